@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	"go.uber.org/zap"
+
+	"tandem/core"
+)
+
+// errorBody is the one error shape of the API.
+// Field names are the app's contract: do not rename.
+type errorBody struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+var kindStatus = map[core.Kind]int{
+	core.KindInvalid:      fiber.StatusBadRequest,
+	core.KindUnauthorized: fiber.StatusUnauthorized,
+	core.KindForbidden:    fiber.StatusForbidden,
+	core.KindNotFound:     fiber.StatusNotFound,
+	core.KindConflict:     fiber.StatusConflict,
+	core.KindTooLarge:     fiber.StatusRequestEntityTooLarge,
+	core.KindUnsupported:  fiber.StatusUnsupportedMediaType,
+	core.KindRateLimited:  fiber.StatusTooManyRequests,
+	core.KindUnavailable:  fiber.StatusServiceUnavailable,
+	core.KindInternal:     fiber.StatusInternalServerError,
+}
+
+// StatusOf is the HTTP status of a core kind.
+func StatusOf(k core.Kind) int { return kindStatus[k] }
+
+// fiberErrors translates Fiber's own errors (no route, wrong method, body
+// limit, body parser) into core errors with the API's codes.
+func fromFiber(fe *fiber.Error) *core.Error {
+	switch fe.Code {
+	case fiber.StatusNotFound:
+		return core.NotFound("not_found", "no such route")
+	case fiber.StatusMethodNotAllowed:
+		return &core.Error{Kind: core.KindInvalid, Code: "method_not_allowed", Message: "method not allowed on this route"}
+	case fiber.StatusRequestEntityTooLarge:
+		return core.TooLarge("payload_too_large", "request body too large")
+	case fiber.StatusUnsupportedMediaType:
+		return core.Unsupported("unsupported_media_type", "unsupported content type")
+	case fiber.StatusRequestTimeout:
+		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out"}
+	}
+	if fe.Code >= 400 && fe.Code < 500 {
+		return core.Invalid("invalid_request", fe.Message)
+	}
+	return core.Internal(fe)
+}
+
+// statusOverride keeps the true status of Fiber errors whose kind is shared.
+func statusOverride(fe *fiber.Error) int {
+	if fe.Code == fiber.StatusMethodNotAllowed || fe.Code == fiber.StatusRequestTimeout {
+		return fe.Code
+	}
+	return 0
+}
+
+// NewErrorHandler renders every error (core, Fiber, panic) as the one body;
+// internal causes go only to the log, with the request id and the route.
+func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		e, status := classify(err)
+		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
+			log.Error("request failed", zap.Error(err), zap.String("request_id", requestIDOf(c)),
+				zap.String("method", c.Method()), zap.String("path", c.Path()))
+		}
+		if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((e.RetryAfter+999_999_999)/1e9)))
+		}
+		return c.Status(status).JSON(renderError(e))
+	}
+}
+
+func classify(err error) (*core.Error, int) {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		e := fromFiber(fe)
+		if s := statusOverride(fe); s != 0 {
+			return e, s
+		}
+		return e, StatusOf(e.Kind)
+	}
+	e := core.As(err)
+	return e, StatusOf(e.Kind)
+}
+
+// renderError makes the body; 5xx text is always generic.
+func renderError(e *core.Error) errorBody {
+	msg, code := e.Message, e.Code
+	switch e.Kind {
+	case core.KindInternal:
+		msg, code = "internal error", "internal_error"
+	case core.KindUnavailable:
+		msg, code = "service unavailable", "unavailable"
+	}
+	if code == "" && e.Kind != core.KindInvalid {
+		code = defaultCode[e.Kind]
+	}
+	return errorBody{Success: false, Error: msg, Code: code, Message: msg}
+}
+
+// defaultCode fills a missing code, except for 400s: the spec's login error
+// with a missing field deliberately carries none.
+var defaultCode = map[core.Kind]string{
+	core.KindUnauthorized: "unauthorized",
+	core.KindForbidden:    "forbidden",
+	core.KindNotFound:     "not_found",
+	core.KindConflict:     "conflict",
+	core.KindTooLarge:     "payload_too_large",
+	core.KindUnsupported:  "unsupported_media_type",
+	core.KindRateLimited:  "rate_limited",
+}

@@ -1,0 +1,13 @@
+package httpapi
+
+import "go.uber.org/fx"
+
+// Module serves every route contributed to the "routes" group.
+var Module = fx.Module("http",
+	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, `group:"routes"`))),
+	fx.Provide(
+		AsRoute(NewHealthHandler),
+		AsRoute(NewDocsHandler),
+	),
+	fx.Invoke(func(*Server) {}), // the one deliberate Invoke: start serving
+)

@@ -1,0 +1,100 @@
+// Package httpapi is the HTTP adapter: the Fiber server, its middleware, the
+// one error mapper and one thin handler file per module.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/cors"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+)
+
+// Config is the HTTP part of the configuration.
+type Config struct {
+	Addr           string
+	PublicURL      string
+	BodyLimit      int // server-wide, sized for the upload route
+	JSONBodyLimit  int // every other route
+	ReadTimeout    time.Duration
+	WriteTimeout   time.Duration
+	IdleTimeout    time.Duration
+	RequestTimeout time.Duration
+	TrustedProxies []string
+	CORSOrigins    string
+}
+
+// Server owns the Fiber app and its listener.
+type Server struct {
+	App *fiber.App
+	cfg Config
+	log *zap.Logger
+	ln  net.Listener
+}
+
+// NewServer builds the app with every route of the group and ties serving
+// to the fx lifecycle; stopping drains in-flight requests.
+func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log), cfg: cfg, log: log}
+	for _, r := range routes {
+		r.Register(s.App)
+	}
+	lc.Append(fx.Hook{OnStart: s.start, OnStop: s.stop})
+	return s
+}
+
+func newApp(cfg Config, log *zap.Logger) *fiber.App {
+	fc := fiber.Config{
+		AppName:               "tandem",
+		Immutable:             true, // values from the context outlive the handler safely
+		ErrorHandler:          NewErrorHandler(log),
+		BodyLimit:             cfg.BodyLimit,
+		ReadTimeout:           cfg.ReadTimeout,
+		WriteTimeout:          cfg.WriteTimeout,
+		IdleTimeout:           cfg.IdleTimeout,
+		DisableStartupMessage: true,
+		EnableIPValidation:    true,
+	}
+	if len(cfg.TrustedProxies) > 0 {
+		fc.ProxyHeader = fiber.HeaderXForwardedFor
+		fc.EnableTrustedProxyCheck = true
+		fc.TrustedProxies = cfg.TrustedProxies
+	}
+	app := fiber.New(fc)
+	app.Use(requestID, accessLog(log), recoverPanics,
+		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
+		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit))
+	return app
+}
+
+func (s *Server) start(context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	go func() {
+		if err := s.App.Listener(ln); err != nil && !errors.Is(err, net.ErrClosed) {
+			s.log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	s.log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("public_url", s.cfg.PublicURL))
+	return nil
+}
+
+func (s *Server) stop(ctx context.Context) error {
+	s.log.Info("draining in-flight requests")
+	return s.App.ShutdownWithContext(ctx)
+}
+
+// Addr is the address actually listened on (useful with port 0).
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}

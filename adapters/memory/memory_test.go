@@ -1,0 +1,13 @@
+package memory_test
+
+import (
+	"testing"
+
+	"tandem/adapters/memory"
+	"tandem/adapters/storetest"
+	"tandem/modules/throttle"
+)
+
+func TestThrottleRepository(t *testing.T) {
+	storetest.ThrottleRepository(t, func(*testing.T) throttle.Repository { return memory.NewThrottleRepo() })
+}

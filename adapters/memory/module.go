@@ -1,0 +1,22 @@
+package memory
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+
+	"tandem/modules/throttle"
+)
+
+// Module binds every repository port to its in-memory implementation.
+var Module = fx.Module("memory",
+	fx.Provide(
+		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		func() Ready { return Ready{} },
+	),
+)
+
+// Ready answers readiness for the memory profile: there is no database to lose.
+type Ready struct{}
+
+func (Ready) Ping(context.Context) error { return nil }

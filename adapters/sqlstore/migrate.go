@@ -1,0 +1,48 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+
+	"tandem/migrations"
+)
+
+// Migrate brings the schema up to the newest version through goose's Provider
+// API (no global state, so parallel tests on several databases are safe).
+func Migrate(ctx context.Context, db *DB) error {
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlstore: migrate up: %w", err)
+	}
+	return nil
+}
+
+// MigrateDownAll rolls every migration back (tests prove Down works).
+func MigrateDownAll(ctx context.Context, db *DB) error {
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		return fmt.Errorf("sqlstore: migrate down: %w", err)
+	}
+	return nil
+}
+
+func provider(db *DB) (*goose.Provider, error) {
+	dialect := goose.DialectMySQL
+	if db.Dialect == SQLite {
+		dialect = goose.DialectSQLite3
+	}
+	sub, err := fs.Sub(migrations.FS, string(db.Dialect))
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(dialect, db.DB.DB, sub)
+}

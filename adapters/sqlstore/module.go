@@ -1,0 +1,34 @@
+package sqlstore
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+
+	"tandem/modules/throttle"
+)
+
+// Module opens the database named by Config, migrates it at start and binds
+// every repository port to its SQL implementation.
+var Module = fx.Module("sql",
+	fx.Provide(newLifecycleDB),
+	fx.Provide(
+		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+	),
+)
+
+// newLifecycleDB opens and migrates during construction (so `fx.New` fails fast
+// on a bad database) and closes with the app.
+func newLifecycleDB(lc fx.Lifecycle, cfg Config) (*DB, error) {
+	ctx := context.Background()
+	db, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	lc.Append(fx.StopHook(db.Close))
+	return db, nil
+}

@@ -1,0 +1,41 @@
+package sqlstore_test
+
+import (
+	"context"
+	"testing"
+
+	"tandem/adapters/sqlstore"
+	"tandem/adapters/sqlstore/sqltest"
+	"tandem/adapters/storetest"
+	"tandem/modules/throttle"
+)
+
+// eachDialect runs fn on a fresh database of every dialect under test.
+func eachDialect(t *testing.T, fn func(t *testing.T, newDB func(t *testing.T) *sqlstore.DB)) {
+	for _, d := range sqltest.Dialects(t) {
+		t.Run(string(d), func(t *testing.T) {
+			fn(t, func(t *testing.T) *sqlstore.DB { return sqltest.Open(t, d) })
+		})
+	}
+}
+
+func TestThrottleRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository {
+			return sqlstore.NewThrottleRepo(newDB(t))
+		})
+	})
+}
+
+func TestMigrationsGoDownAndUpAgain(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		db := newDB(t)
+		ctx := context.Background()
+		if err := sqlstore.MigrateDownAll(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqlstore.Migrate(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

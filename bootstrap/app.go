@@ -1,0 +1,48 @@
+package bootstrap
+
+import (
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"tandem/adapters/httpapi"
+	"tandem/core"
+	"tandem/modules/throttle"
+)
+
+// Options is the whole application for cfg: the modules, the adapters the
+// configuration chooses, and the HTTP server.
+func Options(cfg Config) fx.Option {
+	return fx.Options(
+		fx.Supply(cfg, cfg.HTTP),
+		fx.Provide(NewLogger),
+		fxLogger,
+		fx.Provide(
+			func() core.Clock { return core.SystemClock{} },
+			func() core.IDs { return core.NewUUIDv7() },
+			fx.Annotate(newBus, fx.ParamTags(``, `group:"listeners"`)),
+			func(b *core.Bus) core.Publisher { return b },
+		),
+		storage(cfg.DB),
+		throttle.Module,
+		httpapi.Module,
+		jobs,
+	)
+}
+
+// New builds the app; extra options (tests) may decorate clocks, fakes...
+func New(cfg Config, extra ...fx.Option) *fx.App {
+	return fx.New(Options(cfg), fx.Options(extra...))
+}
+
+// newBus collects every module's listeners; failures are logged, since the
+// fact that triggered them is already committed.
+func newBus(log *zap.Logger, listeners []core.Listener) *core.Bus {
+	return core.NewBus(listeners, func(name string, e core.Event, err error) {
+		log.Error("event listener failed", zap.String("listener", name), zap.String("event", e.EventName()), zap.Error(err))
+	})
+}
+
+// AsListener contributes a listener constructor to the bus.
+func AsListener(f any) any { return fx.Annotate(f, fx.ResultTags(`group:"listeners"`)) }
+

@@ -1,0 +1,297 @@
+// Package bootstrap is the only package that knows every other: it reads the
+// configuration, picks the adapters and assembles the app with fx.
+package bootstrap
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"go.uber.org/zap/zapcore"
+
+	"tandem/adapters/httpapi"
+)
+
+// Config is every TANDEM_* setting, parsed and validated.
+type Config struct {
+	HTTP        httpapi.Config
+	DB          DBConfig
+	Blobs       BlobsConfig
+	Mail        MailConfig
+	MailFrom    string
+	Push        []PushConfig
+	Purchases   string
+	APIKeys     []string
+	AdminEmails []string
+	RateLimitIP int
+	UploadLimit int // bytes per uploaded file
+	LogLevel    zapcore.Level
+	LogFormat   string
+}
+
+type DBKind string
+
+const (
+	DBMemory DBKind = "memory"
+	DBSQLite DBKind = "sqlite"
+	DBMySQL  DBKind = "mysql"
+)
+
+// DBConfig is TANDEM_DB: the kind and, for SQL, the path or DSN.
+type DBConfig struct {
+	Kind DBKind
+	DSN  string
+}
+
+// BlobsConfig is TANDEM_BLOBS.
+type BlobsConfig struct {
+	Kind     string // memory, file, s3
+	Dir      string
+	Bucket   string
+	Endpoint string
+	Region   string
+	Secure   bool
+}
+
+// MailConfig is TANDEM_MAIL.
+type MailConfig struct {
+	Kind     string // log, memory, smtp
+	Host     string // host:port for smtp
+	Username string
+	Password string
+}
+
+// PushConfig is one provider of TANDEM_PUSH.
+type PushConfig struct {
+	Kind        string // log, memory, expo, fcm
+	URL         string
+	Project     string
+	Credentials string
+}
+
+// Load reads the configuration through getenv (os.Getenv in production, a map
+// in tests). Every bad variable gives one line naming it; all are reported.
+func Load(getenv func(string) string) (Config, error) {
+	l := loader{getenv: getenv}
+	uploadLimit := l.bytes("TANDEM_UPLOAD_MAX_BYTES", 10<<20)
+	c := Config{
+		HTTP: httpapi.Config{
+			Addr:           l.str("TANDEM_ADDR", ":8080"),
+			PublicURL:      strings.TrimRight(l.url("TANDEM_PUBLIC_URL", "http://localhost:8080"), "/"),
+			JSONBodyLimit:  l.bytes("TANDEM_JSON_MAX_BYTES", 256<<10),
+			ReadTimeout:    l.duration("TANDEM_READ_TIMEOUT", 30*time.Second),
+			WriteTimeout:   l.duration("TANDEM_WRITE_TIMEOUT", 30*time.Second),
+			IdleTimeout:    l.duration("TANDEM_IDLE_TIMEOUT", 120*time.Second),
+			RequestTimeout: l.duration("TANDEM_REQUEST_TIMEOUT", 15*time.Second),
+			TrustedProxies: l.list("TANDEM_TRUSTED_PROXIES"),
+			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
+		},
+		DB:          l.db(),
+		Blobs:       l.blobs(),
+		Mail:        l.mail(),
+		MailFrom:    l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
+		Push:        l.push(),
+		Purchases:   l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
+		APIKeys:     l.list("TANDEM_API_KEYS"),
+		AdminEmails: l.emails("TANDEM_ADMIN_EMAILS"),
+		RateLimitIP: l.positive("TANDEM_RATE_LIMIT_IP", 60),
+		UploadLimit: uploadLimit,
+		LogLevel:    l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
+		LogFormat:   l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
+	}
+	// Four files per upload plus multipart framing; every other route is
+	// bounded by JSONBodyLimit before parsing.
+	c.HTTP.BodyLimit = 4*uploadLimit + 1<<20
+	return c, errors.Join(l.errs...)
+}
+
+type loader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (l *loader) fail(name, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+}
+
+func (l *loader) str(name, def string) string {
+	if v := strings.TrimSpace(l.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (l *loader) list(name string) []string {
+	var out []string
+	for _, p := range strings.Split(l.getenv(name), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (l *loader) emails(name string) []string {
+	out := l.list(name)
+	for i, e := range out {
+		if !strings.Contains(e, "@") {
+			l.fail(name, "%q is not an e-mail address", e)
+		}
+		out[i] = strings.ToLower(e)
+	}
+	return out
+}
+
+func (l *loader) oneOf(name, def string, allowed ...string) string {
+	v := l.str(name, def)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	l.fail(name, "%q is not one of %s", v, strings.Join(allowed, ", "))
+	return def
+}
+
+func (l *loader) positive(name string, def int) int {
+	v := l.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		l.fail(name, "%q is not a positive whole number", v)
+		return def
+	}
+	return n
+}
+
+func (l *loader) bytes(name string, def int) int { return l.positive(name, def) }
+
+func (l *loader) duration(name string, def time.Duration) time.Duration {
+	v := l.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		l.fail(name, "%q is not a positive duration such as 30s", v)
+		return def
+	}
+	return d
+}
+
+func (l *loader) level(name string, def zapcore.Level) zapcore.Level {
+	v := l.getenv(name)
+	if v == "" {
+		return def
+	}
+	lv, err := zapcore.ParseLevel(v)
+	if err != nil {
+		l.fail(name, "%q is not a log level (debug, info, warn, error)", v)
+		return def
+	}
+	return lv
+}
+
+func (l *loader) url(name, def string) string {
+	v := l.str(name, def)
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.fail(name, "%q is not an http(s) URL", v)
+	}
+	return v
+}
+
+func (l *loader) db() DBConfig {
+	const name = "TANDEM_DB"
+	v := l.str(name, "sqlite:./data/tandem.db")
+	kind, rest, _ := strings.Cut(v, ":")
+	switch {
+	case v == "memory":
+		return DBConfig{Kind: DBMemory}
+	case kind == "sqlite" && rest != "":
+		return DBConfig{Kind: DBSQLite, DSN: rest}
+	case kind == "mysql" && rest != "":
+		if _, err := mysql.ParseDSN(rest); err != nil {
+			l.fail(name, "bad MySQL DSN: %v", err)
+		}
+		return DBConfig{Kind: DBMySQL, DSN: rest}
+	}
+	l.fail(name, "%q is not memory, sqlite:PATH or mysql:DSN", v)
+	return DBConfig{}
+}
+
+func (l *loader) blobs() BlobsConfig {
+	const name = "TANDEM_BLOBS"
+	v := l.str(name, "file:./data/blobs")
+	switch {
+	case v == "memory":
+		return BlobsConfig{Kind: "memory"}
+	case strings.HasPrefix(v, "file:") && len(v) > len("file:"):
+		return BlobsConfig{Kind: "file", Dir: strings.TrimPrefix(v, "file:")}
+	case strings.HasPrefix(v, "s3://"):
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || u.Query().Get("endpoint") == "" {
+			l.fail(name, "%q is not s3://BUCKET?endpoint=HOST:PORT&region=R&secure=false", v)
+			return BlobsConfig{}
+		}
+		q := u.Query()
+		return BlobsConfig{Kind: "s3", Bucket: u.Host, Endpoint: q.Get("endpoint"),
+			Region: q.Get("region"), Secure: q.Get("secure") != "false"}
+	}
+	l.fail(name, "%q is not memory, file:DIR or s3://BUCKET?endpoint=...", v)
+	return BlobsConfig{}
+}
+
+func (l *loader) mail() MailConfig {
+	const name = "TANDEM_MAIL"
+	v := l.str(name, "log")
+	switch {
+	case v == "log" || v == "memory":
+		return MailConfig{Kind: v}
+	case strings.HasPrefix(v, "smtp://"):
+		u, err := url.Parse(v)
+		if err != nil || u.Hostname() == "" || u.Port() == "" {
+			l.fail(name, "%q is not smtp://[USER:PASS@]HOST:PORT", v)
+			return MailConfig{}
+		}
+		pass, _ := u.User.Password()
+		return MailConfig{Kind: "smtp", Host: u.Host, Username: u.User.Username(), Password: pass}
+	}
+	l.fail(name, "%q is not log, memory or smtp://HOST:PORT", v)
+	return MailConfig{}
+}
+
+func (l *loader) push() []PushConfig {
+	const name = "TANDEM_PUSH"
+	var out []PushConfig
+	for _, item := range l.list(name) {
+		kind, query, _ := strings.Cut(item, "?")
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			l.fail(name, "%q: bad options: %v", item, err)
+			continue
+		}
+		p := PushConfig{Kind: kind, URL: q.Get("url"), Project: q.Get("project"), Credentials: q.Get("credentials")}
+		switch {
+		case kind == "log" || kind == "memory" || kind == "expo":
+		case kind == "fcm" && p.Project != "" && p.Credentials != "":
+		case kind == "fcm":
+			l.fail(name, "fcm needs project=... and credentials=FILE")
+			continue
+		default:
+			l.fail(name, "%q is not log, memory, expo or fcm", kind)
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		out = []PushConfig{{Kind: "log"}}
+	}
+	return out
+}

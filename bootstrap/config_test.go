@@ -1,0 +1,71 @@
+package bootstrap
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP.Addr != ":8080" || c.DB.Kind != DBSQLite || c.DB.DSN != "./data/tandem.db" ||
+		c.Blobs.Kind != "file" || c.Mail.Kind != "log" || c.Push[0].Kind != "log" ||
+		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
+		c.HTTP.ReadTimeout != 30*time.Second {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestLoadParsesEveryForm(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"TANDEM_DB":           "mysql:root@tcp(127.0.0.1:3306)/test",
+		"TANDEM_BLOBS":        "s3://photos?endpoint=127.0.0.1:9000&region=eu&secure=false",
+		"TANDEM_MAIL":         "smtp://u:p@mail.local:2525",
+		"TANDEM_PUSH":         "expo?url=http://127.0.0.1:1/push, fcm?project=p1&credentials=/k.json",
+		"TANDEM_ADMIN_EMAILS": " Boss@Example.com ,x@y.z",
+		"TANDEM_API_KEYS":     "k1,k2",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DB.Kind != DBMySQL || c.Blobs.Bucket != "photos" || c.Blobs.Endpoint != "127.0.0.1:9000" || c.Blobs.Secure ||
+		c.Mail.Host != "mail.local:2525" || c.Mail.Username != "u" || c.Mail.Password != "p" ||
+		len(c.Push) != 2 || c.Push[0].URL != "http://127.0.0.1:1/push" || c.Push[1].Project != "p1" ||
+		c.AdminEmails[0] != "boss@example.com" || len(c.APIKeys) != 2 {
+		t.Fatalf("parsed: %+v", c)
+	}
+}
+
+func TestLoadNamesEachBadVariable(t *testing.T) {
+	cases := map[string]string{
+		"TANDEM_DB":               "postgres://x",
+		"TANDEM_BLOBS":            "ftp://x",
+		"TANDEM_MAIL":             "smtp://nohostport",
+		"TANDEM_PUSH":             "fcm?project=p",
+		"TANDEM_PURCHASES":        "apple",
+		"TANDEM_RATE_LIMIT_IP":    "-3",
+		"TANDEM_LOG_LEVEL":        "loud",
+		"TANDEM_LOG_FORMAT":       "xml",
+		"TANDEM_PUBLIC_URL":       "localhost",
+		"TANDEM_READ_TIMEOUT":     "soon",
+		"TANDEM_UPLOAD_MAX_BYTES": "ten",
+		"TANDEM_ADMIN_EMAILS":     "nobody",
+	}
+	for name, value := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(env(map[string]string{name: value}))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], name+": ") {
+				t.Fatalf("want one line naming %s, got %q", name, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"tandem/adapters/sqlstore"
+)
+
+const usage = `usage: tandem [serve | migrate]
+  serve     run the HTTP service (default); migrations run at start
+  migrate   bring the database of TANDEM_DB up to date and exit`
+
+// Run executes one command line. Errors are returned for main to print as one line.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	if cmd == "help" || cmd == "-h" || cmd == "--help" {
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	cfg, err := Load(getenv)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg)
+	case "migrate":
+		return migrate(ctx, cfg, stdout)
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// serve runs until SIGINT/SIGTERM, then drains in-flight requests.
+func serve(ctx context.Context, cfg Config) error {
+	app := New(cfg)
+	if err := app.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return err
+	}
+	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	<-sigCtx.Done()
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancelStop()
+	return app.Stop(stopCtx)
+}
+
+func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
+	if cfg.DB.Kind == DBMemory {
+		fmt.Fprintln(stdout, "memory profile: nothing to migrate")
+		return nil
+	}
+	db, err := sqlstore.Open(ctx, sqlstore.Config{Dialect: sqlDialect(cfg.DB.Kind), DSN: cfg.DB.DSN})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := sqlstore.Migrate(ctx, db); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}

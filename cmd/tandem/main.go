@@ -1,0 +1,21 @@
+// Command tandem is the Tandem backend: `tandem serve|migrate|admin ...`.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"tandem/bootstrap"
+)
+
+func main() {
+	if err := bootstrap.Run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		// One line per problem, e.g. "tandem: TANDEM_DB: ...".
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(os.Stderr, "tandem: "+line)
+		}
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,110 @@
+// Package core is the shared kernel: the error model, time and id ports, the
+// authenticated principal, value types and the domain-event bus. It imports the
+// standard library only.
+package core
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kind says what went wrong; adapters/httpapi maps it to a status. The zero value
+// is KindInternal so that an unclassified error can never leak as a 4xx.
+type Kind uint8
+
+const (
+	KindInternal Kind = iota
+	KindInvalid
+	KindUnauthorized
+	KindForbidden
+	KindNotFound
+	KindConflict
+	KindTooLarge
+	KindUnsupported
+	KindRateLimited
+	KindUnavailable
+)
+
+var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not_found",
+	"conflict", "too_large", "unsupported", "rate_limited", "unavailable"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Error is the only error type that crosses a module boundary.
+type Error struct {
+	Kind       Kind
+	Code       string        // machine code from the spec; "" only where the spec shows none
+	Message    string        // safe to show to the user
+	RetryAfter time.Duration // KindRateLimited only
+	cause      error         // logged, never rendered
+}
+
+func (e *Error) Error() string {
+	s := e.Kind.String()
+	if e.Code != "" {
+		s += " " + e.Code
+	}
+	s += ": " + e.Message
+	if e.cause != nil {
+		s += ": " + e.cause.Error()
+	}
+	return s
+}
+
+// Unwrap exposes the hidden cause to errors.Is/As and to the logs.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Wrap attaches the internal cause; it is logged and never sent to a client.
+func (e *Error) Wrap(err error) *Error { e.cause = err; return e }
+
+func newErr(k Kind, code, msg string) *Error { return &Error{Kind: k, Code: code, Message: msg} }
+
+func Invalid(code, msg string) *Error      { return newErr(KindInvalid, code, msg) }
+func Unauthorized(code, msg string) *Error { return newErr(KindUnauthorized, code, msg) }
+func Forbidden(code, msg string) *Error    { return newErr(KindForbidden, code, msg) }
+func NotFound(code, msg string) *Error     { return newErr(KindNotFound, code, msg) }
+func Conflict(code, msg string) *Error     { return newErr(KindConflict, code, msg) }
+func TooLarge(code, msg string) *Error     { return newErr(KindTooLarge, code, msg) }
+func Unsupported(code, msg string) *Error  { return newErr(KindUnsupported, code, msg) }
+func Unavailable(code, msg string) *Error  { return newErr(KindUnavailable, code, msg) }
+
+// RateLimited is a 429; retryAfter becomes the Retry-After header.
+func RateLimited(code, msg string, retryAfter time.Duration) *Error {
+	e := newErr(KindRateLimited, code, msg)
+	e.RetryAfter = retryAfter
+	return e
+}
+
+// Internal hides err behind a generic message.
+func Internal(err error) *Error {
+	return &Error{Kind: KindInternal, Code: "internal_error", Message: "internal error", cause: err}
+}
+
+// As returns err as *Error, classifying anything else as internal.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}
+
+// KindOf is the kind of err (KindInternal for foreign errors, including nil-safe use).
+func KindOf(err error) Kind {
+	if err == nil {
+		return KindInternal
+	}
+	return As(err).Kind
+}
+
+// IsKind reports whether err is a core.Error of kind k.
+func IsKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}

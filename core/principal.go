@@ -1,0 +1,23 @@
+package core
+
+import "context"
+
+// Principal is the authenticated caller, put in the request context by the
+// auth middleware.
+type Principal struct {
+	UserID string
+	Email  string
+	Admin  bool
+}
+
+type principalKey struct{}
+
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the caller, ok false on unauthenticated routes.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}

@@ -1,0 +1,54 @@
+package tests
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestDependenciesPointInward fails when core or a module imports an outer
+// layer (non-test files only): core takes the standard library only; a module
+// takes core, and fx in its module.go.
+func TestDependenciesPointInward(t *testing.T) {
+	for _, root := range []string{"../core", "../modules"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if !allowedImport(path, p) {
+					t.Errorf("%s imports %s", path, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func allowedImport(file, imp string) bool {
+	first, _, _ := strings.Cut(imp, "/")
+	stdlib := !strings.Contains(first, ".") && first != "tandem"
+	switch {
+	case stdlib:
+		return true
+	case strings.HasPrefix(file, "../core/"):
+		return imp == "tandem/core" // coretest may use core itself
+	case imp == "tandem/core":
+		return true
+	case imp == "go.uber.org/fx":
+		return filepath.Base(file) == "module.go"
+	}
+	return false
+}

@@ -1,0 +1,181 @@
+// Package tests holds the black-box HTTP tests: the real app, assembled by
+// bootstrap on a random port, for each storage profile on a fresh database.
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+
+	"tandem/adapters/httpapi"
+	"tandem/adapters/sqlstore"
+	"tandem/adapters/sqlstore/sqltest"
+	"tandem/bootstrap"
+	"tandem/core"
+	"tandem/core/coretest"
+)
+
+// profile is one storage configuration under test.
+type profile struct {
+	name string
+	sql  sqlstore.Dialect // "" for memory
+}
+
+// profiles are memory and SQLite always, MySQL when TANDEM_TEST_MYSQL_DSN is set
+// (and required under CI).
+func profiles(t *testing.T) []profile {
+	ps := []profile{{name: "memory"}}
+	for _, d := range sqltest.Dialects(t) {
+		ps = append(ps, profile{name: string(d), sql: d})
+	}
+	return ps
+}
+
+// eachProfile runs fn on a fresh app per profile.
+func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), extra ...fx.Option) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newHarness(t, p, extra...))
+		})
+	}
+}
+
+// harness is one running app and a client for it.
+type harness struct {
+	t      *testing.T
+	base   string
+	client *http.Client
+	Clock  *coretest.FixedClock
+	DB     *sqlstore.DB // nil on memory
+	env    map[string]string
+}
+
+func newHarness(t *testing.T, p profile, extra ...fx.Option) *harness {
+	t.Helper()
+	h := &harness{t: t, client: &http.Client{Timeout: 20 * time.Second}, Clock: coretest.NewClock(time.Time{})}
+	h.env = map[string]string{
+		"TANDEM_ADDR":      "127.0.0.1:0",
+		"TANDEM_DB":        "memory",
+		"TANDEM_BLOBS":     "memory",
+		"TANDEM_MAIL":      "memory",
+		"TANDEM_PUSH":      "memory",
+		"TANDEM_LOG_LEVEL": logLevel(),
+		"TANDEM_API_KEYS":  testAPIKey,
+	}
+	if p.sql != "" {
+		c := sqltest.Config(t, p.sql)
+		h.env["TANDEM_DB"] = string(p.sql) + ":" + c.DSN
+	}
+	cfg, err := bootstrap.Load(func(k string) string { return h.env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *httpapi.Server
+	opts := []fx.Option{
+		fx.Decorate(func() core.Clock { return h.Clock }),
+		fx.Populate(&srv),
+	}
+	if p.sql != "" {
+		opts = append(opts, fx.Populate(&h.DB))
+	}
+	full := fxtest.New(t, bootstrap.Options(cfg), fx.Options(opts...), fx.Options(extra...))
+	full.RequireStart()
+	t.Cleanup(full.RequireStop)
+	h.base = "http://" + srv.Addr()
+	return h
+}
+
+const testAPIKey = "test-service-key"
+
+func logLevel() string {
+	if v := os.Getenv("TANDEM_TEST_LOG"); v != "" {
+		return v
+	}
+	return "fatal"
+}
+
+// response is what a request got back.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body as an object.
+func (r response) JSON(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// req describes one request; Body is JSON-encoded unless it is []byte or string.
+type req struct {
+	Method  string
+	Path    string
+	Body    any
+	Token   string
+	Headers map[string]string
+}
+
+func (h *harness) do(r req) response {
+	h.t.Helper()
+	var body io.Reader
+	ct := ""
+	switch b := r.Body.(type) {
+	case nil:
+	case []byte:
+		body, ct = bytes.NewReader(b), "application/json"
+	case string:
+		body, ct = strings.NewReader(b), "application/json"
+	default:
+		buf, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		body, ct = bytes.NewReader(buf), "application/json"
+	}
+	hr, err := http.NewRequestWithContext(context.Background(), r.Method, h.base+r.Path, body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if ct != "" {
+		hr.Header.Set("Content-Type", ct)
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range maps.All(r.Headers) {
+		hr.Header.Set(k, v)
+	}
+	res, err := h.client.Do(hr)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+func (h *harness) get(path, token string) response {
+	h.t.Helper()
+	return h.do(req{Method: "GET", Path: path, Token: token})
+}
+
+func (h *harness) post(path, token string, body any) response {
+	h.t.Helper()
+	return h.do(req{Method: "POST", Path: path, Token: token, Body: body})
+}
