@@ -1,7 +1,6 @@
 package bootstrap
 
 import (
-
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -45,4 +44,3 @@ func newBus(log *zap.Logger, listeners []core.Listener) *core.Bus {
 
 // AsListener contributes a listener constructor to the bus.
 func AsListener(f any) any { return fx.Annotate(f, fx.ResultTags(`group:"listeners"`)) }
-

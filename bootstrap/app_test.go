@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"go.uber.org/fx"
-
 )
 
 // TestAppGraphIsValidForEveryProfile checks the fx graph of each adapter

@@ -17,7 +17,9 @@ type Listener struct {
 }
 
 // Publisher is the port modules publish through.
-type Publisher interface{ Publish(ctx context.Context, e Event) }
+type Publisher interface {
+	Publish(ctx context.Context, e Event)
+}
 
 // Bus delivers each event synchronously to every listener, in registration
 // order. A failing listener does not stop the others: the fact is already

@@ -7,7 +7,9 @@ import (
 )
 
 // Pinger answers whether the storage is reachable.
-type Pinger interface{ Ping(ctx context.Context) error }
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
 
 type healthHandler struct{ db Pinger }
 
