@@ -6,6 +6,7 @@ import (
 
 	"tandem/adapters/httpapi"
 	"tandem/core"
+	"tandem/modules/accounts"
 	"tandem/modules/throttle"
 )
 
@@ -19,12 +20,16 @@ func Options(cfg Config) fx.Option {
 		fx.Provide(
 			func() core.Clock { return core.SystemClock{} },
 			func() core.IDs { return core.NewUUIDv7() },
-			fx.Annotate(newBus, fx.ParamTags(``, `group:"listeners"`)),
+			newBus,
 			func(b *core.Bus) core.Publisher { return b },
 		),
 		storage(cfg.DB),
+		mailer(cfg),
+		security(cfg),
 		throttle.Module,
+		accounts.Module,
 		httpapi.Module,
+		connect,
 		jobs,
 	)
 }
@@ -34,10 +39,10 @@ func New(cfg Config, extra ...fx.Option) *fx.App {
 	return fx.New(Options(cfg), fx.Options(extra...))
 }
 
-// newBus collects every module's listeners; failures are logged, since the
-// fact that triggered them is already committed.
-func newBus(log *zap.Logger, listeners []core.Listener) *core.Bus {
-	return core.NewBus(listeners, func(name string, e core.Event, err error) {
+// newBus makes the event bus; listener failures are logged, since the fact
+// that triggered them is already committed. Listeners join in connect.
+func newBus(log *zap.Logger) *core.Bus {
+	return core.NewBus(nil, func(name string, e core.Event, err error) {
 		log.Error("event listener failed", zap.String("listener", name), zap.String("event", e.EventName()), zap.Error(err))
 	})
 }

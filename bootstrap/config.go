@@ -29,8 +29,11 @@ type Config struct {
 	AdminEmails []string
 	RateLimitIP int
 	UploadLimit int // bytes per uploaded file
-	LogLevel    zapcore.Level
-	LogFormat   string
+	// TokenCacheTTL bounds how long a token revoked by another process may
+	// still be accepted here (at most 5 s, DESIGN.md §3).
+	TokenCacheTTL time.Duration
+	LogLevel      zapcore.Level
+	LogFormat     string
 }
 
 type DBKind string
@@ -90,22 +93,24 @@ func Load(getenv func(string) string) (Config, error) {
 			TrustedProxies: l.list("TANDEM_TRUSTED_PROXIES"),
 			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
 		},
-		DB:          l.db(),
-		Blobs:       l.blobs(),
-		Mail:        l.mail(),
-		MailFrom:    l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
-		Push:        l.push(),
-		Purchases:   l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
-		APIKeys:     l.list("TANDEM_API_KEYS"),
-		AdminEmails: l.emails("TANDEM_ADMIN_EMAILS"),
-		RateLimitIP: l.positive("TANDEM_RATE_LIMIT_IP", 60),
-		UploadLimit: uploadLimit,
-		LogLevel:    l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
-		LogFormat:   l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
+		DB:            l.db(),
+		Blobs:         l.blobs(),
+		Mail:          l.mail(),
+		MailFrom:      l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
+		Push:          l.push(),
+		Purchases:     l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
+		APIKeys:       l.list("TANDEM_API_KEYS"),
+		AdminEmails:   l.emails("TANDEM_ADMIN_EMAILS"),
+		RateLimitIP:   l.positive("TANDEM_RATE_LIMIT_IP", 60),
+		UploadLimit:   uploadLimit,
+		TokenCacheTTL: l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
+		LogLevel:      l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
+		LogFormat:     l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.
 	c.HTTP.BodyLimit = 4*uploadLimit + 1<<20
+	c.HTTP.APIKeys, c.HTTP.RateLimitIP = c.APIKeys, c.RateLimitIP
 	return c, errors.Join(l.errs...)
 }
 
@@ -180,6 +185,15 @@ func (l *loader) duration(name string, def time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		l.fail(name, "%q is not a positive duration such as 30s", v)
+		return def
+	}
+	return d
+}
+
+func (l *loader) cacheTTL(name string, def time.Duration) time.Duration {
+	d := l.duration(name, def)
+	if d > 5*time.Second {
+		l.fail(name, "%s is longer than the 5s a revoked token may live on", d)
 		return def
 	}
 	return d

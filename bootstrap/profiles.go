@@ -4,10 +4,17 @@ import (
 	"fmt"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
+	"tandem/adapters/cache"
 	"tandem/adapters/httpapi"
+	"tandem/adapters/mail/logmail"
+	"tandem/adapters/mail/memmail"
+	"tandem/adapters/mail/smtp"
 	"tandem/adapters/memory"
+	"tandem/adapters/password"
 	"tandem/adapters/sqlstore"
+	"tandem/modules/accounts"
 )
 
 // storage binds every repository port for the TANDEM_DB kind.
@@ -30,4 +37,30 @@ func sqlDialect(k DBKind) sqlstore.Dialect {
 		return sqlstore.MySQL
 	}
 	return sqlstore.SQLite
+}
+
+// mailer binds accounts.Mailer for TANDEM_MAIL.
+func mailer(cfg Config) fx.Option {
+	switch cfg.Mail.Kind {
+	case "log":
+		return fx.Provide(func(log *zap.Logger) accounts.Mailer { return logmail.New(log, cfg.MailFrom) })
+	case "memory":
+		return fx.Provide(memmail.New, func(o *memmail.Outbox) accounts.Mailer { return o })
+	case "smtp":
+		return fx.Provide(func() accounts.Mailer {
+			return smtp.New(smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username,
+				Password: cfg.Mail.Password, From: cfg.MailFrom})
+		})
+	}
+	return fx.Error(fmt.Errorf("TANDEM_MAIL: unknown kind %q", cfg.Mail.Kind))
+}
+
+// security binds the password hasher and the session read cache.
+func security(cfg Config) fx.Option {
+	return fx.Provide(
+		func() accounts.PasswordHasher { return password.New(password.DefaultParams) },
+		func() (accounts.SessionCache, error) { return cache.New(cfg.TokenCacheTTL, 16) },
+		func() accounts.Admins { return accounts.Admins(cfg.AdminEmails) },
+		func(s *accounts.Service) httpapi.Authenticator { return s },
+	)
 }

@@ -8,12 +8,17 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/fx"
+
 	"tandem/adapters/sqlstore"
+	"tandem/core"
+	"tandem/modules/accounts"
 )
 
-const usage = `usage: tandem [serve | migrate]
-  serve     run the HTTP service (default); migrations run at start
-  migrate   bring the database of TANDEM_DB up to date and exit`
+const usage = `usage: tandem [serve | migrate | admin grant|revoke EMAIL]
+  serve                     run the HTTP service (default); migrations run at start
+  migrate                   bring the database of TANDEM_DB up to date and exit
+  admin grant|revoke EMAIL  make an account an administrator, or stop it being one`
 
 // Run executes one command line. Errors are returned for main to print as one line.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -34,6 +39,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return serve(ctx, cfg)
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
+	case "admin":
+		return admin(ctx, cfg, args[1:], stdout)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -71,5 +78,23 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}
+
+// admin runs an administrator command on the configured database, without
+// serving: the graph is built (constructors run), never started.
+func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
+	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
+		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
+	}
+	var acc *accounts.Service
+	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&acc))
+	if err := app.Err(); err != nil {
+		return err
+	}
+	if err := acc.SetAdmin(ctx, args[1], args[0] == "grant"); err != nil {
+		return fmt.Errorf("admin %s %s: %s", args[0], args[1], core.As(err).Message)
+	}
+	fmt.Fprintf(stdout, "%s: administrator %s\n", args[1], map[bool]string{true: "granted", false: "revoked"}[args[0] == "grant"])
 	return nil
 }

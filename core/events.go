@@ -37,6 +37,12 @@ func NewBus(listeners []Listener, report func(listener string, e Event, err erro
 	return &Bus{listeners: listeners, report: report}
 }
 
+// Subscribe adds listeners after construction: bootstrap connects them once
+// the graph is built, because a listener's module may itself publish through
+// the bus (a constructor-time dependency would be a cycle). Not for use after
+// the app has started.
+func (b *Bus) Subscribe(ls ...Listener) { b.listeners = append(b.listeners, ls...) }
+
 func (b *Bus) Publish(ctx context.Context, e Event) {
 	for _, l := range b.listeners {
 		b.deliver(ctx, l, e)

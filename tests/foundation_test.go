@@ -69,7 +69,7 @@ func TestFrameworkErrorsUseTheErrorBody(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
 		}
-	}, probes)
+	}, withFx(probes))
 }
 
 func TestPanicIsA500AndTheServerKeepsServing(t *testing.T) {
@@ -79,7 +79,7 @@ func TestPanicIsA500AndTheServerKeepsServing(t *testing.T) {
 				`{"success":false,"error":"internal error","code":"internal_error","message":"internal error"}`)
 		}
 		expect(t, h.get("/healthz", ""), 200, `{"status":"ok"}`)
-	}, probes)
+	}, withFx(probes))
 }
 
 func TestRequestIDIsEchoedOrMade(t *testing.T) {

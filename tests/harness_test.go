@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"go.uber.org/fx/fxtest"
 
 	"tandem/adapters/httpapi"
+	"tandem/adapters/mail/memmail"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/bootstrap"
@@ -42,14 +44,23 @@ func profiles(t *testing.T) []profile {
 }
 
 // eachProfile runs fn on a fresh app per profile.
-func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), extra ...fx.Option) {
+func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), opts ...option) {
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			fn(t, newHarness(t, p, extra...))
+			fn(t, newHarness(t, p, opts...))
 		})
 	}
 }
+
+// option adjusts a harness before the app is built.
+type option func(*harness)
+
+// withFx adds fx options (probe routes, decorated fakes).
+func withFx(opts ...fx.Option) option { return func(h *harness) { h.extra = append(h.extra, opts...) } }
+
+// withEnv overrides one TANDEM_* variable.
+func withEnv(name, value string) option { return func(h *harness) { h.env[name] = value } }
 
 // harness is one running app and a client for it.
 type harness struct {
@@ -58,10 +69,12 @@ type harness struct {
 	client *http.Client
 	Clock  *coretest.FixedClock
 	DB     *sqlstore.DB // nil on memory
+	Mail   *memmail.Outbox
 	env    map[string]string
+	extra  []fx.Option
 }
 
-func newHarness(t *testing.T, p profile, extra ...fx.Option) *harness {
+func newHarness(t *testing.T, p profile, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, client: &http.Client{Timeout: 20 * time.Second}, Clock: coretest.NewClock(time.Time{})}
 	h.env = map[string]string{
@@ -77,19 +90,22 @@ func newHarness(t *testing.T, p profile, extra ...fx.Option) *harness {
 		c := sqltest.Config(t, p.sql)
 		h.env["TANDEM_DB"] = string(p.sql) + ":" + c.DSN
 	}
+	for _, o := range opts {
+		o(h)
+	}
 	cfg, err := bootstrap.Load(func(k string) string { return h.env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	var srv *httpapi.Server
-	opts := []fx.Option{
+	fxOpts := []fx.Option{
 		fx.Decorate(func() core.Clock { return h.Clock }),
-		fx.Populate(&srv),
+		fx.Populate(&srv, &h.Mail),
 	}
 	if p.sql != "" {
-		opts = append(opts, fx.Populate(&h.DB))
+		fxOpts = append(fxOpts, fx.Populate(&h.DB))
 	}
-	full := fxtest.New(t, bootstrap.Options(cfg), fx.Options(opts...), fx.Options(extra...))
+	full := fxtest.New(t, bootstrap.Options(cfg), fx.Options(fxOpts...), fx.Options(h.extra...))
 	full.RequireStart()
 	t.Cleanup(full.RequireStop)
 	h.base = "http://" + srv.Addr()
@@ -179,3 +195,5 @@ func (h *harness) post(path, token string, body any) response {
 	h.t.Helper()
 	return h.do(req{Method: "POST", Path: path, Token: token, Body: body})
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

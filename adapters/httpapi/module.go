@@ -4,10 +4,11 @@ import "go.uber.org/fx"
 
 // Module serves every route contributed to the "routes" group.
 var Module = fx.Module("http",
-	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, `group:"routes"`))),
+	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, `group:"routes"`))),
 	fx.Provide(
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
+		AsRoute(NewAccountsHandler),
 	),
 	fx.Invoke(func(*Server) {}), // the one deliberate Invoke: start serving
 )

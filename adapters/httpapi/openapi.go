@@ -1,16 +1,76 @@
 package httpapi
 
 import (
-	_ "embed"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
 
 	"github.com/gofiber/fiber/v2"
 )
 
-// OpenAPI is the API document, kept beside the handlers it describes; a test
-// in tests/ fails when it and the router disagree.
+// openapiFS holds the API document in parts: 00-base.json (info, security,
+// shared schemas) and one file per module with its paths and schemas, so each
+// module documents itself beside its handler. A test in tests/ fails when the
+// merged document and the router disagree.
 //
-//go:embed openapi.json
-var OpenAPI []byte
+//go:embed openapi/*.json
+var openapiFS embed.FS
+
+// OpenAPI is the merged OpenAPI 3.1 document.
+var OpenAPI = mustMergeOpenAPI()
+
+func mustMergeOpenAPI() []byte {
+	doc, err := mergeOpenAPI(openapiFS)
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}
+
+func mergeOpenAPI(fsys fs.FS) ([]byte, error) {
+	names, err := fs.Glob(fsys, "openapi/*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	doc := map[string]any{}
+	for _, name := range names {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		var part map[string]any
+		if err := json.Unmarshal(b, &part); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := mergeInto(doc, part, name); err != nil {
+			return nil, err
+		}
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// mergeInto merges objects key by key; the same leaf defined twice is an error.
+func mergeInto(dst, src map[string]any, where string) error {
+	for k, v := range src {
+		old, exists := dst[k]
+		if !exists {
+			dst[k] = v
+			continue
+		}
+		om, ok1 := old.(map[string]any)
+		nm, ok2 := v.(map[string]any)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%s: %q is defined twice", where, k)
+		}
+		if err := mergeInto(om, nm, where+": "+k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 type docsHandler struct{}
 

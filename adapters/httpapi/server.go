@@ -26,6 +26,8 @@ type Config struct {
 	RequestTimeout time.Duration
 	TrustedProxies []string
 	CORSOrigins    string
+	APIKeys        []string // X-API-Key values of the key-guarded routes
+	RateLimitIP    int      // requests per minute per IP on the auth routes
 }
 
 // Server owns the Fiber app and its listener.
@@ -38,8 +40,8 @@ type Server struct {
 
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
-func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log), cfg: cfg, log: log}
+func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth), cfg: cfg, log: log}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -47,7 +49,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, routes []Route) *Se
 	return s
 }
 
-func newApp(cfg Config, log *zap.Logger) *fiber.App {
+func newApp(cfg Config, log *zap.Logger, auth Authenticator) *fiber.App {
 	fc := fiber.Config{
 		AppName:               "tandem",
 		Immutable:             true, // values from the context outlive the handler safely
@@ -67,7 +69,7 @@ func newApp(cfg Config, log *zap.Logger) *fiber.App {
 	app := fiber.New(fc)
 	app.Use(requestID, accessLog(log), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
-		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit))
+		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit), authenticate(auth))
 	return app
 }
 

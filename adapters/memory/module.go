@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"tandem/modules/accounts"
 	"tandem/modules/throttle"
 )
 
@@ -12,6 +13,7 @@ import (
 var Module = fx.Module("memory",
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository))),
 		func() Ready { return Ready{} },
 	),
 )

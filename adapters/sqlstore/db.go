@@ -71,6 +71,7 @@ func MySQLDSN(dsn string) (string, error) {
 	}
 	c.ParseTime = true
 	c.InterpolateParams = true
+	c.ClientFoundRows = true // RowsAffected counts matched rows, as on SQLite
 	c.Loc = time.UTC
 	if c.Params == nil {
 		c.Params = map[string]string{}

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"tandem/modules/accounts"
 	"tandem/modules/throttle"
 )
 
@@ -14,6 +15,7 @@ var Module = fx.Module("sql",
 	fx.Provide(newLifecycleDB),
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository))),
 	),
 )
 

@@ -7,6 +7,7 @@ import (
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
+	"tandem/modules/accounts"
 	"tandem/modules/throttle"
 )
 
@@ -37,5 +38,13 @@ func TestMigrationsGoDownAndUpAgain(t *testing.T) {
 		if err := sqlstore.Migrate(ctx, db); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+func TestAccountRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.AccountRepository(t, func(t *testing.T) accounts.Repository {
+			return sqlstore.NewAccountRepo(newDB(t))
+		})
 	})
 }

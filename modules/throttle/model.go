@@ -7,24 +7,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
-)
 
-// Rule is one limit: at most Limit events per Window for one subject.
-type Rule struct {
-	Name   string // stable: part of the stored key
-	Limit  int
-	Window time.Duration
-}
+	"tandem/core"
+)
 
 // key names the counter of subject under r. The subject (an e-mail, an IP) is
 // hashed so the counters table holds no personal data and keys have one length.
-func (r Rule) key(subject string) string {
+func key(r core.RateRule, subject string) string {
 	sum := sha256.Sum256([]byte(subject))
 	return r.Name + ":" + hex.EncodeToString(sum[:16])
 }
 
 // window returns the start of the fixed window holding now and when it ends.
-func (r Rule) window(now time.Time) (start, end time.Time) {
+func window(r core.RateRule, now time.Time) (start, end time.Time) {
 	start = now.Truncate(r.Window)
 	return start, start.Add(r.Window)
 }

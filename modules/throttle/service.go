@@ -7,7 +7,9 @@ import (
 	"tandem/core"
 )
 
-// Limiter enforces Rules over a Repository.
+// Limiter implements core.Limiter over a Repository of fixed-window counters.
+var _ core.Limiter = (*Limiter)(nil)
+
 type Limiter struct {
 	repo  Repository
 	clock core.Clock
@@ -18,9 +20,9 @@ func NewLimiter(repo Repository, clock core.Clock) *Limiter {
 }
 
 // Hit counts one event and refuses it (429, code) once the limit is passed.
-func (l *Limiter) Hit(ctx context.Context, r Rule, subject, code string) error {
-	start, end := r.window(l.clock.Now())
-	n, err := l.repo.Add(ctx, r.key(subject), start, end)
+func (l *Limiter) Hit(ctx context.Context, r core.RateRule, subject, code string) error {
+	start, end := window(r, l.clock.Now())
+	n, err := l.repo.Add(ctx, key(r, subject), start, end)
 	if err != nil {
 		return err
 	}
@@ -32,9 +34,9 @@ func (l *Limiter) Hit(ctx context.Context, r Rule, subject, code string) error {
 
 // Check refuses when the limit is already reached, without counting: for
 // counters of failures, which are added only when the attempt fails.
-func (l *Limiter) Check(ctx context.Context, r Rule, subject, code string) error {
-	start, end := r.window(l.clock.Now())
-	n, err := l.repo.Count(ctx, r.key(subject), start)
+func (l *Limiter) Check(ctx context.Context, r core.RateRule, subject, code string) error {
+	start, end := window(r, l.clock.Now())
+	n, err := l.repo.Count(ctx, key(r, subject), start)
 	if err != nil {
 		return err
 	}
@@ -45,15 +47,15 @@ func (l *Limiter) Check(ctx context.Context, r Rule, subject, code string) error
 }
 
 // Fail counts one failure (see Check).
-func (l *Limiter) Fail(ctx context.Context, r Rule, subject string) error {
-	start, end := r.window(l.clock.Now())
-	_, err := l.repo.Add(ctx, r.key(subject), start, end)
+func (l *Limiter) Fail(ctx context.Context, r core.RateRule, subject string) error {
+	start, end := window(r, l.clock.Now())
+	_, err := l.repo.Add(ctx, key(r, subject), start, end)
 	return err
 }
 
 // Reset forgets every counted event of subject under r.
-func (l *Limiter) Reset(ctx context.Context, r Rule, subject string) error {
-	return l.repo.Clear(ctx, r.key(subject))
+func (l *Limiter) Reset(ctx context.Context, r core.RateRule, subject string) error {
+	return l.repo.Clear(ctx, key(r, subject))
 }
 
 // Purge drops expired counters; bootstrap runs it periodically.

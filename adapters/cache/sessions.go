@@ -1,0 +1,144 @@
+// Package cache keeps resolved bearer tokens in memory for a few seconds, in
+// front of the database lookup done on every authenticated request.
+package cache
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/allegro/bigcache/v3"
+
+	"tandem/modules/accounts"
+)
+
+// MaxTTL bounds how long a token revoked by another process can keep working here.
+const MaxTTL = 5 * time.Second
+
+// Sizing: a session entry is about 60 bytes plus the e-mail and the 64-byte
+// key. These only size the initial shards; HardMaxCacheSize is the real cap.
+const (
+	shards             = 64
+	maxEntrySize       = 512
+	maxEntriesInWindow = 4096
+)
+
+var _ accounts.SessionCache = (*SessionCache)(nil)
+
+// SessionCache stores sessions in bigcache, off the garbage-collected heap.
+// bigcache expires in whole seconds and only on its clean-up tick, so each
+// entry carries the moment it was cached and Get applies the ttl itself.
+type SessionCache struct {
+	c     *bigcache.BigCache
+	ttl   time.Duration
+	start time.Time // monotonic origin of the cached-at stamps
+}
+
+// New returns a cache whose entries live at most ttl (0 < ttl <= MaxTTL)
+// in at most about maxMB megabytes (maxMB >= 1). Call Close when done.
+func New(ttl time.Duration, maxMB int) (*SessionCache, error) {
+	if ttl <= 0 || ttl > MaxTTL {
+		return nil, fmt.Errorf("cache: session ttl %v must be above 0 and at most %v", ttl, MaxTTL)
+	}
+	if maxMB < 1 {
+		return nil, fmt.Errorf("cache: size %d MB must be at least 1", maxMB)
+	}
+	c, err := bigcache.New(context.Background(), bigcache.Config{
+		Shards:             shards,
+		LifeWindow:         ttl,
+		CleanWindow:        time.Second,
+		MaxEntriesInWindow: maxEntriesInWindow,
+		MaxEntrySize:       maxEntrySize,
+		HardMaxCacheSize:   maxMB,
+		Verbose:            false,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return &SessionCache{c: c, ttl: ttl, start: time.Now()}, nil
+}
+
+// Close stops bigcache's clean-up goroutine.
+func (s *SessionCache) Close() error { return s.c.Close() }
+
+// Get returns the session cached for tokenHash, its ExpiresAt in UTC. An
+// entry older than the ttl, or whose session has expired, is a miss.
+func (s *SessionCache) Get(tokenHash string) (accounts.Session, bool) {
+	b, err := s.c.Get(tokenHash)
+	if err != nil {
+		return accounts.Session{}, false
+	}
+	cachedAt, sess, ok := decode(b)
+	if !ok || s.age(cachedAt) >= s.ttl || !time.Now().Before(sess.ExpiresAt) {
+		return accounts.Session{}, false
+	}
+	return sess, true
+}
+
+// Put caches sess for tokenHash. A full cache or an oversized entry only
+// costs a miss later, so errors are dropped.
+func (s *SessionCache) Put(tokenHash string, sess accounts.Session) {
+	_ = s.c.Set(tokenHash, encode(s.since(), sess))
+}
+
+// Forget drops the given tokens at once (logout, password reset, deletion).
+func (s *SessionCache) Forget(tokenHashes ...string) {
+	for _, h := range tokenHashes {
+		_ = s.c.Delete(h) // the only error is ErrEntryNotFound: already gone
+	}
+}
+
+// since is the monotonic time since the cache was made, immune to wall-clock jumps.
+func (s *SessionCache) since() time.Duration { return time.Since(s.start) }
+
+func (s *SessionCache) age(cachedAt time.Duration) time.Duration { return s.since() - cachedAt }
+
+// Entry layout, little-endian:
+//
+//	cachedAt int64 (ns since start) | expires unix s int64 | expires ns int32 |
+//	admin byte | uvarint len + user id | uvarint len + e-mail
+const fixedLen = 8 + 8 + 4 + 1
+
+func encode(cachedAt time.Duration, sess accounts.Session) []byte {
+	b := make([]byte, fixedLen, fixedLen+2*binary.MaxVarintLen16+len(sess.UserID)+len(sess.Email))
+	binary.LittleEndian.PutUint64(b[0:], uint64(cachedAt))
+	binary.LittleEndian.PutUint64(b[8:], uint64(sess.ExpiresAt.Unix()))
+	binary.LittleEndian.PutUint32(b[16:], uint32(sess.ExpiresAt.Nanosecond()))
+	if sess.Admin {
+		b[20] = 1
+	}
+	b = binary.AppendUvarint(b, uint64(len(sess.UserID)))
+	b = append(b, sess.UserID...)
+	b = binary.AppendUvarint(b, uint64(len(sess.Email)))
+	b = append(b, sess.Email...)
+	return b
+}
+
+func decode(b []byte) (time.Duration, accounts.Session, bool) {
+	if len(b) < fixedLen || b[20] > 1 {
+		return 0, accounts.Session{}, false
+	}
+	cachedAt := time.Duration(binary.LittleEndian.Uint64(b[0:]))
+	sec := int64(binary.LittleEndian.Uint64(b[8:]))
+	nsec := int64(binary.LittleEndian.Uint32(b[16:]))
+	sess := accounts.Session{ExpiresAt: time.Unix(sec, nsec).UTC(), Admin: b[20] == 1}
+	rest := b[fixedLen:]
+	var ok bool
+	if sess.UserID, rest, ok = readString(rest); !ok {
+		return 0, accounts.Session{}, false
+	}
+	if sess.Email, rest, ok = readString(rest); !ok || len(rest) != 0 {
+		return 0, accounts.Session{}, false
+	}
+	return cachedAt, sess, true
+}
+
+func readString(b []byte) (string, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return "", nil, false
+	}
+	b = b[k:]
+	return string(b[:n]), b[n:], true
+}

@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+type accountsHandler struct {
+	svc     *accounts.Service
+	limiter core.Limiter
+	cfg     Config
+}
+
+func NewAccountsHandler(svc *accounts.Service, limiter core.Limiter, cfg Config) *accountsHandler {
+	return &accountsHandler{svc: svc, limiter: limiter, cfg: cfg}
+}
+
+func (h *accountsHandler) Register(r fiber.Router) {
+	auth := r.Group("/api/auth", limitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP))
+	auth.Post("/signup/email", h.signup)
+	auth.Post("/login/email", h.login)
+	auth.Post("/reset", h.reset)
+	auth.Post("/logout", requireUser, h.logout)
+
+	r.Get("/api/users/user/:userId", requireSelf, h.profile)
+	r.Patch("/api/users/user/:userId", requireSelf, h.patchProfile)
+	r.Delete("/api/users/user/:userId", requireSelf, h.deleteAccount)
+	r.Get("/api/users/user/:userId/export", requireSelf, h.export)
+}
+
+// Request bodies: one path serves several steps, told apart by their fields.
+type signupRequest struct {
+	Email            *string `json:"email"`
+	Password         *string `json:"password"`
+	UserID           *string `json:"userId"`
+	VerificationCode *string `json:"verificationCode"`
+}
+
+type resetRequest struct {
+	Email       *string `json:"email"`
+	UserID      *string `json:"userId"`
+	Code        *string `json:"code"`
+	NewPassword *string `json:"newPassword"`
+}
+
+// authReply is every success body of /api/auth. Field names are the app's
+// contract: do not rename.
+type authReply struct {
+	Success bool   `json:"success"`
+	Code    string `json:"code,omitempty"`
+	UserID  string `json:"userId,omitempty"`
+	Token   string `json:"token,omitempty"`
+	Valid   *bool  `json:"valid,omitempty"`
+	Message string `json:"message"`
+}
+
+func (h *accountsHandler) signup(c *fiber.Ctx) error {
+	var in signupRequest
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if in.VerificationCode != nil || (in.UserID != nil && in.Email == nil) {
+		token, err := h.svc.VerifyEmail(ctx, str(in.UserID), str(in.VerificationCode))
+		if err != nil {
+			return err
+		}
+		return c.JSON(authReply{Success: true, Code: "verification_success", UserID: str(in.UserID), Token: token,
+			Message: "e-mail verified"})
+	}
+	userID, err := h.svc.SignUp(ctx, str(in.Email), str(in.Password))
+	if err != nil {
+		return err
+	}
+	return c.JSON(authReply{Success: true, Code: "verification_required", UserID: userID,
+		Message: "a verification code was sent to your e-mail"})
+}
+
+func (h *accountsHandler) login(c *fiber.Ctx) error {
+	var in struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	userID, token, err := h.svc.Login(c.UserContext(), in.Email, in.Password)
+	if err != nil {
+		return err
+	}
+	return c.JSON(authReply{Success: true, UserID: userID, Token: token, Message: "logged in"})
+}
+
+func (h *accountsHandler) reset(c *fiber.Ctx) error {
+	var in resetRequest
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	switch {
+	case in.NewPassword != nil:
+		return h.resetUpdate(c, ctx, str(in.UserID), *in.NewPassword)
+	case in.Code != nil:
+		if err := h.svc.VerifyReset(ctx, str(in.UserID), *in.Code); err != nil {
+			return err
+		}
+		valid := true
+		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, Message: "the code is valid"})
+	case in.Email != nil:
+		userID, err := h.svc.RequestReset(ctx, *in.Email)
+		if err != nil {
+			return err
+		}
+		return c.JSON(authReply{Success: true, Code: "reset_code_sent", UserID: userID,
+			Message: "a reset code was sent to your e-mail"})
+	}
+	return core.Invalid("invalid_request", "send {email}, {userId, code} or {userId, newPassword}")
+}
+
+func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, userID, password string) error {
+	token, err := h.svc.UpdatePassword(ctx, userID, password)
+	if err != nil {
+		return err
+	}
+	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
+		Message: "password updated"})
+}
+
+func (h *accountsHandler) logout(c *fiber.Ctx) error {
+	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
+	if err := h.svc.Logout(c.UserContext(), token); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "message": "logged out"})
+}
+
+// accountJSON is the profile. Field names are the app's contract.
+type accountJSON struct {
+	UserID      string `json:"userId"`
+	Email       string `json:"email"`
+	DisplayName string `json:"displayName"`
+	Timezone    string `json:"timezone"`
+	CreatedAt   int64  `json:"createdAt"`
+}
+
+// profileReply is the body of GET/PATCH: success and the flat profile.
+type profileReply struct {
+	Success bool `json:"success"`
+	accountJSON
+}
+
+func toAccountJSON(a accounts.Account) accountJSON {
+	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
+		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt)}
+}
+
+func (h *accountsHandler) profile(c *fiber.Ctx) error {
+	a, err := h.svc.Profile(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(profileReply{Success: true, accountJSON: toAccountJSON(a)})
+}
+
+func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
+	var in struct {
+		DisplayName *string `json:"displayName"`
+		Timezone    *string `json:"timezone"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	a, err := h.svc.UpdateProfile(c.UserContext(), c.Params("userId"),
+		accounts.ProfilePatch{DisplayName: in.DisplayName, Timezone: in.Timezone})
+	if err != nil {
+		return err
+	}
+	return c.JSON(profileReply{Success: true, accountJSON: toAccountJSON(a)})
+}
+
+func (h *accountsHandler) deleteAccount(c *fiber.Ctx) error {
+	if err := h.svc.Delete(c.UserContext(), c.Params("userId")); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "message": "account and all its data deleted"})
+}
+
+func (h *accountsHandler) export(c *fiber.Ctx) error {
+	a, data, err := h.svc.Export(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "account": toAccountJSON(a), "data": data})
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+)
+
+// Authenticator resolves a bearer token to its user (accounts.Service).
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (core.Principal, error)
+}
+
+const localAuthErr = "authErr"
+
+// authenticate resolves "Authorization: Bearer <token>" when present and puts
+// the principal in the request context. It refuses nothing itself: public
+// routes ignore the outcome, and the guards below answer 401 with the reason.
+func authenticate(a Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		h := c.Get(fiber.HeaderAuthorization)
+		if h == "" {
+			return c.Next()
+		}
+		token, ok := bearerToken(h)
+		if !ok {
+			c.Locals(localAuthErr, core.Unauthorized("unauthorized", "use Authorization: Bearer <token>"))
+			return c.Next()
+		}
+		p, err := a.Authenticate(c.UserContext(), token)
+		if err != nil {
+			c.Locals(localAuthErr, err)
+			return c.Next()
+		}
+		c.SetUserContext(core.WithPrincipal(c.UserContext(), p))
+		return c.Next()
+	}
+}
+
+// bearerToken parses "Bearer <token>" (the scheme is case-insensitive).
+func bearerToken(header string) (string, bool) {
+	scheme, token, _ := strings.Cut(header, " ")
+	token = strings.TrimSpace(token)
+	return token, strings.EqualFold(scheme, "Bearer") && token != ""
+}
+
+// principal returns the caller or the 401 that explains why there is none.
+func principal(c *fiber.Ctx) (core.Principal, error) {
+	if p, ok := core.PrincipalFrom(c.UserContext()); ok {
+		return p, nil
+	}
+	if err, ok := c.Locals(localAuthErr).(error); ok {
+		return core.Principal{}, err
+	}
+	return core.Principal{}, core.Unauthorized("unauthorized", "authentication required: send Authorization: Bearer <token>")
+}
+
+// requireUser admits any authenticated caller.
+func requireUser(c *fiber.Ctx) error {
+	if _, err := principal(c); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
+// requireSelf admits the caller only to their own /{userId} paths.
+func requireSelf(c *fiber.Ctx) error {
+	if err := callerIs(c, c.Params("userId")); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
+// callerIs checks that userID (from the path or, where the path has none,
+// the body) is the caller: 401 without a token, 403 for anyone else.
+func callerIs(c *fiber.Ctx, userID string) error {
+	p, err := principal(c)
+	if err != nil {
+		return err
+	}
+	if userID == "" {
+		return core.Invalid("invalid_request", "userId is required")
+	}
+	if userID != p.UserID {
+		return core.Forbidden("forbidden", "you may only act on your own account")
+	}
+	return nil
+}
+
+// requireAdmin admits administrators only.
+func requireAdmin(c *fiber.Ctx) error {
+	p, err := principal(c)
+	if err != nil {
+		return err
+	}
+	if !p.Admin {
+		return core.Forbidden("forbidden", "administrators only")
+	}
+	return c.Next()
+}
+
+// requireAPIKey checks X-API-Key against the configured service keys in
+// constant time. With no keys configured every request is refused.
+func requireAPIKey(keys []string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		got := []byte(c.Get("X-API-Key"))
+		ok := 0
+		for _, k := range keys {
+			ok |= subtle.ConstantTimeCompare(got, []byte(k))
+		}
+		if len(got) == 0 || ok != 1 {
+			return core.Unauthorized("unauthorized", "missing or invalid X-API-Key")
+		}
+		return c.Next()
+	}
+}
+
+// limitPerIP counts requests per client IP in the shared store.
+func limitPerIP(l core.Limiter, name string, perMinute int) fiber.Handler {
+	rule := core.RateRule{Name: name, Limit: perMinute, Window: time.Minute}
+	return func(c *fiber.Ctx) error {
+		if err := l.Hit(c.UserContext(), rule, c.IP(), "rate_limited"); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}

@@ -1,0 +1,88 @@
+package logmail_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"tandem/adapters/mail/logmail"
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+func TestSendLogsTheMail(t *testing.T) {
+	t.Parallel()
+	obs, logs := observer.New(zapcore.DebugLevel)
+	s := logmail.New(zap.New(obs), "Tandem <no-reply@localhost>")
+
+	m := accounts.Mail{To: "zoe@example.com", Subject: "Your Tandem code", Text: "Your code is 482913."}
+	if err := s.Send(context.Background(), m); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+
+	entries := logs.AllUntimed()
+	if len(entries) != 1 {
+		t.Fatalf("got %d log entries, want 1", len(entries))
+	}
+	e := entries[0]
+	if e.Level != zapcore.InfoLevel || e.Message != "mail" {
+		t.Errorf("entry = %v %q, want info \"mail\"", e.Level, e.Message)
+	}
+	want := map[string]any{
+		"from":    "Tandem <no-reply@localhost>",
+		"to":      "zoe@example.com",
+		"subject": "Your Tandem code",
+		"text":    "Your code is 482913.",
+	}
+	got := e.ContextMap()
+	if len(got) != len(want) {
+		t.Errorf("fields = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("field %s = %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+func TestSendRefusesLineBreaks(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		mail accounts.Mail
+	}{
+		{"LF in To", accounts.Mail{To: "a@example.com\nBcc: b@example.com", Subject: "s"}},
+		{"CR in Subject", accounts.Mail{To: "a@example.com", Subject: "s\rx"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			obs, logs := observer.New(zapcore.DebugLevel)
+			err := logmail.New(zap.New(obs), "no-reply@localhost").Send(context.Background(), tc.mail)
+			if !core.IsKind(err, core.KindInvalid) {
+				t.Errorf("err = %v, want kind invalid", err)
+			}
+			if logs.Len() != 0 {
+				t.Errorf("logged %d entries, want none", logs.Len())
+			}
+		})
+	}
+}
+
+func TestSendCodeIsReadableInJSONLog(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
+	log := zap.New(zapcore.NewCore(enc, zapcore.AddSync(&buf), zapcore.InfoLevel))
+	if err := logmail.New(log, "no-reply@localhost").Send(context.Background(),
+		accounts.Mail{To: "a@example.com", Subject: "Code", Text: "Your code is 004211."}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"text":"Your code is 004211."`) {
+		t.Errorf("log line %q does not show the code", buf.String())
+	}
+}

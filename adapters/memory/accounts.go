@@ -1,0 +1,221 @@
+package memory
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+var _ accounts.Repository = (*AccountRepo)(nil)
+
+type codeKey struct {
+	userID  string
+	purpose accounts.Purpose
+}
+
+// AccountRepo keeps accounts, codes and tokens in maps under one mutex, so
+// each method is atomic like its SQL transaction.
+type AccountRepo struct {
+	mu      sync.RWMutex
+	byID    map[string]accounts.Account
+	byEmail map[string]string
+	codes   map[codeKey]accounts.Code
+	tokens  map[string]accounts.Token
+}
+
+func NewAccountRepo() *AccountRepo {
+	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
+		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}}
+}
+
+func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
+
+func (r *AccountRepo) Create(_ context.Context, a accounts.Account) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, taken := r.byEmail[a.Email]; taken {
+		return core.Conflict("conflict", "e-mail taken")
+	}
+	r.byID[a.ID] = a
+	r.byEmail[a.Email] = a.ID
+	return nil
+}
+
+func (r *AccountRepo) Get(_ context.Context, id string) (accounts.Account, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	a, ok := r.byID[id]
+	if !ok {
+		return accounts.Account{}, errAccountNotFound()
+	}
+	return a, nil
+}
+
+func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
+	r.mu.RLock()
+	id, ok := r.byEmail[email]
+	r.mu.RUnlock()
+	if !ok {
+		return accounts.Account{}, errAccountNotFound()
+	}
+	return r.Get(ctx, id)
+}
+
+func (r *AccountRepo) update(id string, fn func(a *accounts.Account)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.byID[id]
+	if !ok {
+		return errAccountNotFound()
+	}
+	fn(&a)
+	r.byID[id] = a
+	return nil
+}
+
+func (r *AccountRepo) UpdateProfile(_ context.Context, a accounts.Account) error {
+	return r.update(a.ID, func(s *accounts.Account) {
+		s.DisplayName, s.Timezone, s.UpdatedAt = a.DisplayName, a.Timezone, a.UpdatedAt
+	})
+}
+
+func (r *AccountRepo) UpdatePassword(_ context.Context, id, hash string, at time.Time) error {
+	return r.update(id, func(a *accounts.Account) { a.PasswordHash, a.UpdatedAt = hash, at })
+}
+
+func (r *AccountRepo) SetAdmin(_ context.Context, email string, admin bool) error {
+	r.mu.RLock()
+	id, ok := r.byEmail[email]
+	r.mu.RUnlock()
+	if !ok {
+		return errAccountNotFound()
+	}
+	return r.update(id, func(a *accounts.Account) { a.Admin = admin })
+}
+
+func (r *AccountRepo) Delete(_ context.Context, id string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.byID[id]
+	if !ok {
+		return nil, errAccountNotFound()
+	}
+	delete(r.byID, id)
+	delete(r.byEmail, a.Email)
+	delete(r.codes, codeKey{id, accounts.PurposeVerify})
+	delete(r.codes, codeKey{id, accounts.PurposeReset})
+	return r.revokeLocked(id), nil
+}
+
+func (r *AccountRepo) revokeLocked(userID string) []string {
+	var hashes []string
+	for h, t := range r.tokens {
+		if t.UserID == userID {
+			hashes = append(hashes, h)
+			delete(r.tokens, h)
+		}
+	}
+	return hashes
+}
+
+func (r *AccountRepo) PutCode(_ context.Context, c accounts.Code) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.codes[codeKey{c.UserID, c.Purpose}] = c
+	return nil
+}
+
+func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c, ok := r.codes[codeKey{userID, p}]
+	if !ok {
+		return accounts.Code{}, core.NotFound("not_found", "no code")
+	}
+	return c, nil
+}
+
+func (r *AccountRepo) updateCode(userID string, p accounts.Purpose, fn func(c *accounts.Code)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := codeKey{userID, p}
+	c, ok := r.codes[k]
+	if !ok {
+		return core.NotFound("not_found", "no code")
+	}
+	fn(&c)
+	r.codes[k] = c
+	return nil
+}
+
+func (r *AccountRepo) RecordCodeFailure(_ context.Context, userID string, p accounts.Purpose) error {
+	return r.updateCode(userID, p, func(c *accounts.Code) { c.Attempts++ })
+}
+
+func (r *AccountRepo) MarkCodeVerified(_ context.Context, userID string, p accounts.Purpose, at time.Time) error {
+	return r.updateCode(userID, p, func(c *accounts.Code) { c.VerifiedAt = at })
+}
+
+func (r *AccountRepo) Verify(_ context.Context, userID, codeHash string, t accounts.Token) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := codeKey{userID, accounts.PurposeVerify}
+	c, ok := r.codes[k]
+	a, found := r.byID[userID]
+	if !ok || !found || c.Hash != codeHash {
+		return core.Invalid("invalid_code", "invalid or expired code")
+	}
+	delete(r.codes, k)
+	a.Verified = true
+	r.byID[userID] = a
+	r.tokens[t.Hash] = t
+	return nil
+}
+
+func (r *AccountRepo) ResetPassword(_ context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := codeKey{userID, accounts.PurposeReset}
+	c, ok := r.codes[k]
+	a, found := r.byID[userID]
+	if !ok || !found || c.VerifiedAt.IsZero() || !now.Before(c.ExpiresAt) {
+		return nil, core.Invalid("invalid_code", "verify a reset code first")
+	}
+	delete(r.codes, k)
+	a.PasswordHash, a.Verified, a.UpdatedAt = hash, true, now
+	r.byID[userID] = a
+	revoked := r.revokeLocked(userID)
+	r.tokens[t.Hash] = t
+	return revoked, nil
+}
+
+func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byID[t.UserID]; !ok {
+		return errAccountNotFound()
+	}
+	r.tokens[t.Hash] = t
+	return nil
+}
+
+func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Session, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tokens[tokenHash]
+	if !ok {
+		return accounts.Session{}, core.NotFound("not_found", "no token")
+	}
+	a := r.byID[t.UserID]
+	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, ExpiresAt: t.ExpiresAt}, nil
+}
+
+func (r *AccountRepo) DeleteToken(_ context.Context, tokenHash string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.tokens, tokenHash)
+	return nil
+}

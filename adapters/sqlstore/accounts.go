@@ -1,0 +1,224 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+var _ accounts.Repository = (*AccountRepo)(nil)
+
+// AccountRepo stores accounts, auth_codes and auth_tokens.
+type AccountRepo struct{ db *DB }
+
+func NewAccountRepo(db *DB) *AccountRepo { return &AccountRepo{db: db} }
+
+var accountColumns = []string{"id", "email", "password_hash", "verified", "is_admin", "display_name",
+	"timezone", "created_at", "updated_at"}
+
+type accountRow struct {
+	ID           string `db:"id"`
+	Email        string `db:"email"`
+	PasswordHash string `db:"password_hash"`
+	Verified     bool   `db:"verified"`
+	IsAdmin      bool   `db:"is_admin"`
+	DisplayName  string `db:"display_name"`
+	Timezone     string `db:"timezone"`
+	CreatedAt    int64  `db:"created_at"`
+	UpdatedAt    int64  `db:"updated_at"`
+}
+
+func (r accountRow) account() accounts.Account {
+	return accounts.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Verified: r.Verified,
+		Admin: r.IsAdmin, DisplayName: r.DisplayName, Timezone: r.Timezone,
+		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+}
+
+func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Insert("accounts").Columns(accountColumns...).
+		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Timezone,
+			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
+}
+
+func (r *AccountRepo) Get(ctx context.Context, id string) (accounts.Account, error) {
+	return r.getBy(ctx, sq.Eq{"id": id})
+}
+
+func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
+	return r.getBy(ctx, sq.Eq{"email": email})
+}
+
+func (r *AccountRepo) getBy(ctx context.Context, where sq.Eq) (accounts.Account, error) {
+	var row accountRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(accountColumns...).From("accounts").Where(where))
+	return row.account(), err
+}
+
+func (r *AccountRepo) UpdateProfile(ctx context.Context, a accounts.Account) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Update("accounts").
+		Set("display_name", a.DisplayName).Set("timezone", a.Timezone).Set("updated_at", a.UpdatedAt.UnixMilli()).
+		Where(sq.Eq{"id": a.ID}))
+}
+
+func (r *AccountRepo) UpdatePassword(ctx context.Context, id, hash string, at time.Time) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Update("accounts").
+		Set("password_hash", hash).Set("updated_at", at.UnixMilli()).Where(sq.Eq{"id": id}))
+}
+
+func (r *AccountRepo) SetAdmin(ctx context.Context, email string, admin bool) error {
+	if _, err := r.GetByEmail(ctx, email); err != nil {
+		return err
+	}
+	return r.db.exec(ctx, r.db, r.db.sb.Update("accounts").Set("is_admin", admin).Where(sq.Eq{"email": email}))
+}
+
+func (r *AccountRepo) Delete(ctx context.Context, id string) ([]string, error) {
+	var revoked []string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		if revoked, err = r.tokenHashes(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, table := range []string{"auth_tokens", "auth_codes"} {
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": id})); err != nil {
+				return err
+			}
+		}
+		return r.db.execOne(ctx, tx, r.db.sb.Delete("accounts").Where(sq.Eq{"id": id}))
+	})
+	return revoked, err
+}
+
+func (r *AccountRepo) tokenHashes(ctx context.Context, q sqlx.QueryerContext, userID string) ([]string, error) {
+	var hashes []string
+	err := r.db.selectInto(ctx, q, &hashes, r.db.sb.Select("token_hash").From("auth_tokens").Where(sq.Eq{"user_id": userID}))
+	return hashes, err
+}
+
+var codeColumns = []string{"user_id", "purpose", "code_hash", "expires_at", "attempts", "verified_at", "created_at"}
+
+type codeRow struct {
+	UserID     string `db:"user_id"`
+	Purpose    string `db:"purpose"`
+	CodeHash   string `db:"code_hash"`
+	ExpiresAt  int64  `db:"expires_at"`
+	Attempts   int    `db:"attempts"`
+	VerifiedAt int64  `db:"verified_at"`
+	CreatedAt  int64  `db:"created_at"`
+}
+
+func (r codeRow) code() accounts.Code {
+	c := accounts.Code{UserID: r.UserID, Purpose: accounts.Purpose(r.Purpose), Hash: r.CodeHash,
+		ExpiresAt: core.FromMillis(r.ExpiresAt), Attempts: r.Attempts, CreatedAt: core.FromMillis(r.CreatedAt)}
+	if r.VerifiedAt != 0 {
+		c.VerifiedAt = core.FromMillis(r.VerifiedAt)
+	}
+	return c
+}
+
+func (r *AccountRepo) PutCode(ctx context.Context, c accounts.Code) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_codes").
+			Where(sq.Eq{"user_id": c.UserID, "purpose": string(c.Purpose)})); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Insert("auth_codes").Columns(codeColumns...).
+			Values(c.UserID, string(c.Purpose), c.Hash, c.ExpiresAt.UnixMilli(), 0, 0, c.CreatedAt.UnixMilli()))
+	})
+}
+
+func (r *AccountRepo) GetCode(ctx context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
+	var row codeRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(codeColumns...).From("auth_codes").
+		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+	return row.code(), err
+}
+
+func (r *AccountRepo) RecordCodeFailure(ctx context.Context, userID string, p accounts.Purpose) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
+		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+}
+
+func (r *AccountRepo) MarkCodeVerified(ctx context.Context, userID string, p accounts.Purpose, at time.Time) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
+		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+}
+
+func (r *AccountRepo) Verify(ctx context.Context, userID, codeHash string, t accounts.Token) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		// Deleting by hash makes the code single-use even against a concurrent verify.
+		err := r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").
+			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeVerify), "code_hash": codeHash}))
+		if isNotFound(err) {
+			return core.Invalid("invalid_code", "invalid or expired code")
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("verified", true).
+			Where(sq.Eq{"id": userID})); err != nil {
+			return err
+		}
+		return r.insertToken(ctx, tx, t)
+	})
+}
+
+func (r *AccountRepo) ResetPassword(ctx context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+	var revoked []string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").
+			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeReset)}).
+			Where(sq.Gt{"verified_at": 0, "expires_at": now.UnixMilli()}))
+		if isNotFound(err) {
+			return core.Invalid("invalid_code", "verify a reset code first")
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("password_hash", hash).
+			Set("verified", true).Set("updated_at", now.UnixMilli()).Where(sq.Eq{"id": userID})); err != nil {
+			return err
+		}
+		if revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
+			return err
+		}
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID})); err != nil {
+			return err
+		}
+		return r.insertToken(ctx, tx, t)
+	})
+	return revoked, err
+}
+
+func (r *AccountRepo) CreateToken(ctx context.Context, t accounts.Token) error {
+	return r.insertToken(ctx, r.db, t)
+}
+
+func (r *AccountRepo) insertToken(ctx context.Context, e sqlx.ExecerContext, t accounts.Token) error {
+	return r.db.exec(ctx, e, r.db.sb.Insert("auth_tokens").Columns("token_hash", "user_id", "created_at", "expires_at").
+		Values(t.Hash, t.UserID, t.CreatedAt.UnixMilli(), t.ExpiresAt.UnixMilli()))
+}
+
+type sessionRow struct {
+	UserID    string `db:"user_id"`
+	Email     string `db:"email"`
+	IsAdmin   bool   `db:"is_admin"`
+	ExpiresAt int64  `db:"expires_at"`
+}
+
+func (r *AccountRepo) Session(ctx context.Context, tokenHash string) (accounts.Session, error) {
+	var row sessionRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "t.expires_at").
+		From("auth_tokens t").Join("accounts a ON a.id = t.user_id").Where(sq.Eq{"t.token_hash": tokenHash}))
+	return accounts.Session{UserID: row.UserID, Email: row.Email, Admin: row.IsAdmin,
+		ExpiresAt: core.FromMillis(row.ExpiresAt)}, err
+}
+
+func (r *AccountRepo) DeleteToken(ctx context.Context, tokenHash string) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": tokenHash}))
+}

@@ -1,0 +1,57 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+)
+
+// The helpers below build with squirrel, run with sqlx and map errors, so
+// repositories state only their queries. They take the DB or a *sqlx.Tx.
+
+func (d *DB) exec(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) error {
+	_, err := d.execN(ctx, e, b)
+	return err
+}
+
+// execOne fails with KindNotFound when no row was affected.
+func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) error {
+	n, err := d.execN(ctx, e, b)
+	if err == nil && n == 0 {
+		return core.NotFound("not_found", "not found")
+	}
+	return err
+}
+
+func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int64, error) {
+	q, args, err := b.ToSql()
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: build: %w", err)
+	}
+	res, err := e.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	n, err := res.RowsAffected()
+	return n, mapErr(err)
+}
+
+func (d *DB) get(ctx context.Context, q sqlx.QueryerContext, dst any, b sq.Sqlizer) error {
+	query, args, err := b.ToSql()
+	if err != nil {
+		return fmt.Errorf("sqlstore: build: %w", err)
+	}
+	return mapErr(sqlx.GetContext(ctx, q, dst, query, args...))
+}
+
+func (d *DB) selectInto(ctx context.Context, q sqlx.QueryerContext, dst any, b sq.Sqlizer) error {
+	query, args, err := b.ToSql()
+	if err != nil {
+		return fmt.Errorf("sqlstore: build: %w", err)
+	}
+	return mapErr(sqlx.SelectContext(ctx, q, dst, query, args...))
+}

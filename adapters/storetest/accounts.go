@@ -1,0 +1,179 @@
+package storetest
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// AccountRepository checks an accounts.Repository implementation.
+func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Repository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	acc := func(id, email string) accounts.Account {
+		return accounts.Account{ID: id, Email: email, PasswordHash: "h-" + id, CreatedAt: now, UpdatedAt: now}
+	}
+	tok := func(hash, user string) accounts.Token {
+		return accounts.Token{Hash: hash, UserID: user, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+
+	t.Run("create, get by id and e-mail, unique e-mail", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		got, err := r.Get(ctx, "u1")
+		must(t, err)
+		if got.Email != "a@x.io" || got.PasswordHash != "h-u1" || got.Verified || !got.CreatedAt.Equal(now) {
+			t.Fatalf("got %+v", got)
+		}
+		byEmail, err := r.GetByEmail(ctx, "a@x.io")
+		must(t, err)
+		if byEmail.ID != "u1" {
+			t.Fatalf("by e-mail %+v", byEmail)
+		}
+		wantKind(t, r.Create(ctx, acc("u2", "a@x.io")), core.KindConflict)
+		_, err = r.Get(ctx, "nope")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.GetByEmail(ctx, "nope@x.io")
+		wantKind(t, err, core.KindNotFound)
+	})
+
+	t.Run("profile, password and admin updates", func(t *testing.T) {
+		r := newRepo(t)
+		a := acc("u1", "a@x.io")
+		must(t, r.Create(ctx, a))
+		a.DisplayName, a.Timezone, a.UpdatedAt = "Ann", "Europe/Paris", now.Add(time.Minute)
+		must(t, r.UpdateProfile(ctx, a))
+		must(t, r.UpdateProfile(ctx, a)) // unchanged values still count as found
+		must(t, r.UpdatePassword(ctx, "u1", "h2", now))
+		must(t, r.SetAdmin(ctx, "a@x.io", true))
+		got, _ := r.Get(ctx, "u1")
+		if got.DisplayName != "Ann" || got.Timezone != "Europe/Paris" || got.PasswordHash != "h2" || !got.Admin {
+			t.Fatalf("got %+v", got)
+		}
+		wantKind(t, r.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound)
+		wantKind(t, r.UpdatePassword(ctx, "ghost", "h", now), core.KindNotFound)
+	})
+
+	t.Run("codes: put replaces, failures count, verified mark", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		c := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "c1", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
+		must(t, r.PutCode(ctx, c))
+		must(t, r.RecordCodeFailure(ctx, "u1", accounts.PurposeReset))
+		must(t, r.RecordCodeFailure(ctx, "u1", accounts.PurposeReset))
+		got, err := r.GetCode(ctx, "u1", accounts.PurposeReset)
+		must(t, err)
+		if got.Attempts != 2 || got.Hash != "c1" || !got.VerifiedAt.IsZero() || !got.ExpiresAt.Equal(c.ExpiresAt) {
+			t.Fatalf("got %+v", got)
+		}
+		c.Hash = "c2"
+		must(t, r.PutCode(ctx, c))
+		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
+		if got.Attempts != 0 || got.Hash != "c2" {
+			t.Fatalf("replace: %+v", got)
+		}
+		must(t, r.MarkCodeVerified(ctx, "u1", accounts.PurposeReset, now))
+		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
+		if !got.VerifiedAt.Equal(now) {
+			t.Fatalf("verified: %+v", got)
+		}
+		_, err = r.GetCode(ctx, "u1", accounts.PurposeVerify)
+		wantKind(t, err, core.KindNotFound)
+	})
+
+	t.Run("verify consumes the code once and stores the token", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		wantKind(t, r.Verify(ctx, "u1", "wrong", tok("t0", "u1")), core.KindInvalid)
+		must(t, r.Verify(ctx, "u1", "vc", tok("t1", "u1")))
+		wantKind(t, r.Verify(ctx, "u1", "vc", tok("t2", "u1")), core.KindInvalid)
+		a, _ := r.Get(ctx, "u1")
+		s, err := r.Session(ctx, "t1")
+		must(t, err)
+		if !a.Verified || s.UserID != "u1" || s.Email != "a@x.io" || !s.ExpiresAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("account %+v session %+v", a, s)
+		}
+		for _, h := range []string{"t0", "t2"} {
+			_, err = r.Session(ctx, h)
+			wantKind(t, err, core.KindNotFound)
+		}
+	})
+
+	t.Run("reset needs a verified unexpired code and revokes every token", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.Create(ctx, acc("u2", "b@x.io")))
+		must(t, r.CreateToken(ctx, tok("old1", "u1")))
+		must(t, r.CreateToken(ctx, tok("old2", "u1")))
+		must(t, r.CreateToken(ctx, tok("other", "u2")))
+		code := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+		must(t, r.PutCode(ctx, code))
+		_, err := r.ResetPassword(ctx, "u1", "newhash", now, tok("new", "u1"))
+		wantKind(t, err, core.KindInvalid) // not verified yet
+		must(t, r.MarkCodeVerified(ctx, "u1", accounts.PurposeReset, now))
+		_, err = r.ResetPassword(ctx, "u1", "newhash", now.Add(2*time.Hour), tok("new", "u1"))
+		wantKind(t, err, core.KindInvalid) // expired
+		revoked, err := r.ResetPassword(ctx, "u1", "newhash", now, tok("new", "u1"))
+		must(t, err)
+		sort.Strings(revoked)
+		if len(revoked) != 2 || revoked[0] != "old1" || revoked[1] != "old2" {
+			t.Fatalf("revoked %v", revoked)
+		}
+		for _, h := range revoked {
+			_, err := r.Session(ctx, h)
+			wantKind(t, err, core.KindNotFound)
+		}
+		for _, h := range []string{"new", "other"} {
+			_, err := r.Session(ctx, h)
+			must(t, err)
+		}
+		a, _ := r.Get(ctx, "u1")
+		if a.PasswordHash != "newhash" || !a.Verified {
+			t.Fatalf("account %+v", a)
+		}
+		_, err = r.ResetPassword(ctx, "u1", "again", now, tok("again", "u1"))
+		wantKind(t, err, core.KindInvalid) // single use
+	})
+
+	t.Run("tokens: delete one; delete account takes codes and tokens", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.CreateToken(ctx, tok("t1", "u1")))
+		must(t, r.CreateToken(ctx, tok("t2", "u1")))
+		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "c", ExpiresAt: now, CreatedAt: now}))
+		must(t, r.DeleteToken(ctx, "t1"))
+		_, err := r.Session(ctx, "t1")
+		wantKind(t, err, core.KindNotFound)
+		revoked, err := r.Delete(ctx, "u1")
+		must(t, err)
+		if len(revoked) != 1 || revoked[0] != "t2" {
+			t.Fatalf("revoked %v", revoked)
+		}
+		_, err = r.Get(ctx, "u1")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.GetCode(ctx, "u1", accounts.PurposeVerify)
+		wantKind(t, err, core.KindNotFound)
+		must(t, r.Create(ctx, acc("u3", "a@x.io"))) // the e-mail is free again
+		_, err = r.Delete(ctx, "u1")
+		wantKind(t, err, core.KindNotFound)
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantKind(t *testing.T, err error, k core.Kind) {
+	t.Helper()
+	if !core.IsKind(err, k) {
+		t.Fatalf("want kind %v, got %v", k, err)
+	}
+}

@@ -1,0 +1,20 @@
+package bootstrap
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// connect joins what modules contribute through value groups once the graph
+// is built: event listeners to the bus, user-data owners to account deletion
+// and export. Doing it here, not in constructors, keeps the graph acyclic
+// (a module may both publish events and listen to them).
+var connect = fx.Invoke(fx.Annotate(
+	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData) {
+		bus.Subscribe(listeners...)
+		acc.AddDataOwners(owners...)
+	},
+	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`),
+))

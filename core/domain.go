@@ -1,0 +1,39 @@
+package core
+
+import "context"
+
+// The domain events that cross module boundaries. They live in core because
+// a module may not import another module.
+
+// AccountDeleted: an account and its data are gone.
+type AccountDeleted struct{ UserID string }
+
+func (AccountDeleted) EventName() string { return "AccountDeleted" }
+
+// PartnershipEnded: two users are no longer partners (unpair, unlink, deletion).
+type PartnershipEnded struct {
+	PartnershipID string
+	UserIDs       [2]string
+}
+
+func (PartnershipEnded) EventName() string { return "PartnershipEnded" }
+
+// PartnershipStarted: two users became partners (pairing or connection code).
+type PartnershipStarted struct {
+	PartnershipID string
+	UserIDs       [2]string
+}
+
+func (PartnershipStarted) EventName() string { return "PartnershipStarted" }
+
+// UserData is implemented by every module that stores a user's data, from its
+// first version: account deletion purges through it and export collects it.
+// Modules contribute one through the "userdata" value group.
+type UserData interface {
+	// Section names the module's part of an export ("events", "memories"...).
+	Section() string
+	// ExportUser returns the user's data as JSON-ready values.
+	ExportUser(ctx context.Context, userID string) (any, error)
+	// PurgeUser deletes the user's data; it is idempotent.
+	PurgeUser(ctx context.Context, userID string) error
+}

@@ -1,0 +1,166 @@
+// Package accounts holds e-mail accounts: sign-up with a verification code,
+// login, password reset by code, bearer tokens, the profile and
+// administrators.
+package accounts
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"math/big"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// Account is one user.
+type Account struct {
+	ID           string
+	Email        string // trimmed, lower-case
+	PasswordHash string
+	Verified     bool
+	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
+	DisplayName  string
+	Timezone     string // IANA name, "" for UTC
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Purpose says what a one-time code proves.
+type Purpose string
+
+const (
+	PurposeVerify Purpose = "verify"
+	PurposeReset  Purpose = "reset"
+)
+
+// Code is a stored one-time code; only its hash is kept.
+type Code struct {
+	UserID     string
+	Purpose    Purpose
+	Hash       string
+	ExpiresAt  time.Time
+	Attempts   int
+	VerifiedAt time.Time // zero until a reset code is proven
+	CreatedAt  time.Time
+}
+
+// Token is a stored bearer token; only its SHA-256 is kept.
+type Token struct {
+	Hash      string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Session is what a token resolves to.
+type Session struct {
+	UserID    string
+	Email     string
+	Admin     bool
+	ExpiresAt time.Time
+}
+
+const (
+	CodeTTL          = 15 * time.Minute
+	CodeMaxAttempts  = 5
+	TokenTTL         = 90 * 24 * time.Hour
+	MinPassword      = 8
+	MaxPassword      = 128
+	MaxEmail         = 254
+	MaxDisplayName   = 100
+	tokenBytes       = 32
+	codeDigits       = 6
+	codesPerHour     = 5
+	failedLogins     = 10
+	failedLoginsSpan = 15 * time.Minute
+)
+
+// Rate rules; the counters live in the database (core.Limiter).
+var (
+	ruleCodesPerEmail = core.RateRule{Name: "codes_email", Limit: codesPerHour, Window: time.Hour}
+	ruleFailedLogins  = core.RateRule{Name: "login_fail", Limit: failedLogins, Window: failedLoginsSpan}
+)
+
+// NormalizeEmail trims and lower-cases, and refuses what is not an address.
+func NormalizeEmail(s string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(s))
+	if e == "" {
+		return "", core.Invalid("invalid_request", "email is required")
+	}
+	if len(e) > MaxEmail {
+		return "", core.Invalid("invalid_request", "email is too long")
+	}
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
+		return "", core.Invalid("invalid_request", "email is not a valid address")
+	}
+	return e, nil
+}
+
+// ValidatePassword enforces 8 to 128 characters.
+func ValidatePassword(field, p string) error {
+	n := utf8.RuneCountInString(p)
+	if n < MinPassword || n > MaxPassword {
+		return core.Invalid("invalid_request", field+" must be 8 to 128 characters")
+	}
+	return nil
+}
+
+// ValidateTimezone accepts an IANA zone name, or "" for UTC.
+func ValidateTimezone(tz string) error {
+	if tz == "" {
+		return nil
+	}
+	if len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") {
+		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
+	}
+	if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
+	}
+	return nil
+}
+
+// newCode returns six digits from the secure random source.
+func newCode() string {
+	max := big.NewInt(1_000_000)
+	n, err := rand.Int(rand.Reader, max)
+	if err != nil {
+		panic("accounts: crypto/rand failed: " + err.Error())
+	}
+	s := n.String()
+	return strings.Repeat("0", codeDigits-len(s)) + s
+}
+
+// hashCode binds the code to its user and purpose, so a stored hash cannot be
+// replayed for another account or step.
+func hashCode(userID string, p Purpose, code string) string {
+	sum := sha256.Sum256([]byte(userID + "\x00" + string(p) + "\x00" + code))
+	return hex.EncodeToString(sum[:])
+}
+
+// codeMatches compares in constant time.
+func codeMatches(c Code, code string) bool {
+	return subtle.ConstantTimeCompare([]byte(c.Hash), []byte(hashCode(c.UserID, c.Purpose, code))) == 1
+}
+
+// newToken returns the bearer token for the client and its stored hash.
+func newToken() (plain, hash string) {
+	b := make([]byte, tokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		panic("accounts: crypto/rand failed: " + err.Error())
+	}
+	plain = base64.RawURLEncoding.EncodeToString(b)
+	return plain, HashToken(plain)
+}
+
+// HashToken is the stored form of a bearer token.
+func HashToken(plain string) string {
+	sum := sha256.Sum256([]byte(plain))
+	return hex.EncodeToString(sum[:])
+}

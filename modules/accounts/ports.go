@@ -1,0 +1,75 @@
+package accounts
+
+import (
+	"context"
+	"time"
+)
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=accounts_test
+
+// Repository stores accounts, their one-time codes and their session tokens.
+// Get/GetByEmail/GetCode/Session return core.KindNotFound when absent; Create
+// returns core.KindConflict when the e-mail is taken. Every method is one
+// transaction.
+type Repository interface {
+	Create(ctx context.Context, a Account) error
+	Get(ctx context.Context, id string) (Account, error)
+	GetByEmail(ctx context.Context, email string) (Account, error)
+	UpdateProfile(ctx context.Context, a Account) error
+	// UpdatePassword replaces the hash of an unverified account (sign-up again).
+	UpdatePassword(ctx context.Context, id, hash string, at time.Time) error
+	// SetAdmin grants or revokes the stored administrator flag by e-mail.
+	SetAdmin(ctx context.Context, email string, admin bool) error
+	// Delete removes the account, its codes and tokens, returning the token hashes.
+	Delete(ctx context.Context, id string) ([]string, error)
+
+	// PutCode stores c, replacing the user's earlier code of the same purpose.
+	PutCode(ctx context.Context, c Code) error
+	GetCode(ctx context.Context, userID string, p Purpose) (Code, error)
+	// RecordCodeFailure adds one wrong try to the code, atomically.
+	RecordCodeFailure(ctx context.Context, userID string, p Purpose) error
+	// MarkCodeVerified notes that a reset code was proven (reset step 2).
+	MarkCodeVerified(ctx context.Context, userID string, p Purpose, at time.Time) error
+	// Verify consumes the verification code whose hash is codeHash, marks the
+	// account verified and stores the first token, all or nothing. A code
+	// consumed meanwhile gives core.KindInvalid (single use).
+	Verify(ctx context.Context, userID, codeHash string, t Token) error
+	// ResetPassword consumes the verified, unexpired reset code, sets the
+	// password, marks the e-mail verified, revokes every token and stores t,
+	// all or nothing; it returns the revoked token hashes.
+	ResetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
+
+	CreateToken(ctx context.Context, t Token) error
+	// Session resolves a token hash to its account (joined, one query).
+	Session(ctx context.Context, tokenHash string) (Session, error)
+	DeleteToken(ctx context.Context, tokenHash string) error
+}
+
+// Mail is one plain-text message.
+type Mail struct {
+	To      string
+	Subject string
+	Text    string
+}
+
+// Mailer delivers mail. It returns core.KindUnavailable when the relay
+// cannot be reached or refuses the message.
+type Mailer interface {
+	Send(ctx context.Context, m Mail) error
+}
+
+// PasswordHasher hashes passwords (argon2id in production).
+type PasswordHasher interface {
+	Hash(password string) (string, error)
+	// Verify reports whether password matches hash; an unparsable hash is an error.
+	Verify(hash, password string) (bool, error)
+}
+
+// SessionCache is a short-lived read cache of resolved tokens, in front of
+// Repository.Session. Entries live at most a few seconds so that a token
+// revoked by another process dies quickly; this process forgets at once.
+type SessionCache interface {
+	Get(tokenHash string) (Session, bool)
+	Put(tokenHash string, s Session)
+	Forget(tokenHashes ...string)
+}

@@ -1,0 +1,428 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+// Admins is the configured list of administrator e-mails (TANDEM_ADMIN_EMAILS).
+type Admins []string
+
+// Service holds every account rule of the spec and DESIGN.md.
+type Service struct {
+	repo    Repository
+	mailer  Mailer
+	hasher  PasswordHasher
+	cache   SessionCache
+	limiter core.Limiter
+	bus     core.Publisher
+	clock   core.Clock
+	ids     core.IDs
+	admins  Admins
+	owners  []core.UserData
+	dummy   string // a real hash, verified on unknown e-mails so timing reveals nothing
+}
+
+// Deps groups the Service's collaborators (the list is long; names beat order).
+type Deps struct {
+	Repo    Repository
+	Mailer  Mailer
+	Hasher  PasswordHasher
+	Cache   SessionCache
+	Limiter core.Limiter
+	Bus     core.Publisher
+	Clock   core.Clock
+	IDs     core.IDs
+	Admins  Admins
+}
+
+func NewService(d Deps) (*Service, error) {
+	dummy, err := d.Hasher.Hash("timing-equaliser-password")
+	if err != nil {
+		return nil, fmt.Errorf("accounts: hasher: %w", err)
+	}
+	admins := make(Admins, len(d.Admins))
+	for i, a := range d.Admins {
+		admins[i] = strings.ToLower(strings.TrimSpace(a))
+	}
+	return &Service{repo: d.Repo, mailer: d.Mailer, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
+		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy}, nil
+}
+
+// AddDataOwners registers the modules whose user data deletion purges and
+// export gathers (bootstrap calls it once, before serving).
+func (s *Service) AddDataOwners(owners ...core.UserData) { s.owners = append(s.owners, owners...) }
+
+// SignUp creates an unverified account and mails a verification code. Signing
+// up again with an unverified e-mail replaces the password and sends a new code.
+func (s *Service) SignUp(ctx context.Context, email, password string) (string, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return "", err
+	}
+	if err := ValidatePassword("password", password); err != nil {
+		return "", err
+	}
+	existing, err := s.repo.GetByEmail(ctx, email)
+	switch {
+	case err == nil && existing.Verified:
+		return "", errEmailTaken()
+	case err != nil && !core.IsKind(err, core.KindNotFound):
+		return "", err
+	}
+	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
+		return "", err
+	}
+	hash, err := s.hasher.Hash(password)
+	if err != nil {
+		return "", core.Internal(err)
+	}
+	now := s.clock.Now()
+	a := existing
+	if err == nil && a.ID != "" {
+		err = s.repo.UpdatePassword(ctx, a.ID, hash, now)
+	} else {
+		a = Account{ID: s.ids.New(), Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+		err = s.repo.Create(ctx, a)
+	}
+	if core.IsKind(err, core.KindConflict) {
+		return "", errEmailTaken() // a concurrent sign-up won the e-mail
+	}
+	if err != nil {
+		return "", err
+	}
+	return a.ID, s.sendCode(ctx, a, PurposeVerify)
+}
+
+// VerifyEmail checks the sign-up code and returns the first token.
+func (s *Service) VerifyEmail(ctx context.Context, userID, code string) (string, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if a.Verified {
+		return "", errInvalidCode()
+	}
+	c, err := s.checkCode(ctx, userID, PurposeVerify, code)
+	if err != nil {
+		return "", err
+	}
+	plain, t := s.token(userID)
+	if err := s.repo.Verify(ctx, userID, c.Hash, t); err != nil {
+		return "", err
+	}
+	return plain, nil
+}
+
+// Login checks the password. Failures count per e-mail in the database.
+func (s *Service) Login(ctx context.Context, email, password string) (string, string, error) {
+	if strings.TrimSpace(email) == "" || password == "" {
+		return "", "", core.Invalid("", "email and password are required")
+	}
+	email = strings.ToLower(strings.TrimSpace(email))
+	if err := s.limiter.Check(ctx, ruleFailedLogins, email, "rate_limited"); err != nil {
+		return "", "", err
+	}
+	a, err := s.repo.GetByEmail(ctx, email)
+	if err != nil && !core.IsKind(err, core.KindNotFound) {
+		return "", "", err
+	}
+	stored := a.PasswordHash
+	if err != nil {
+		stored = s.dummy
+	}
+	ok, verr := s.hasher.Verify(stored, password)
+	if verr != nil {
+		return "", "", core.Internal(verr)
+	}
+	if err != nil || !ok {
+		if ferr := s.limiter.Fail(ctx, ruleFailedLogins, email); ferr != nil {
+			return "", "", ferr
+		}
+		return "", "", core.Unauthorized("invalid_credentials", "invalid e-mail or password")
+	}
+	if !a.Verified {
+		return "", "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
+	}
+	plain, t := s.token(a.ID)
+	if err := s.repo.CreateToken(ctx, t); err != nil {
+		return "", "", err
+	}
+	return a.ID, plain, nil
+}
+
+// RequestReset mails a reset code to an existing account.
+func (s *Service) RequestReset(ctx context.Context, email string) (string, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return "", err
+	}
+	a, err := s.repo.GetByEmail(ctx, email)
+	if core.IsKind(err, core.KindNotFound) {
+		return "", errUserNotFound()
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
+		return "", err
+	}
+	return a.ID, s.sendCode(ctx, a, PurposeReset)
+}
+
+// VerifyReset proves the reset code; the password update needs this proof.
+func (s *Service) VerifyReset(ctx context.Context, userID, code string) error {
+	if _, err := s.account(ctx, userID); err != nil {
+		return err
+	}
+	if _, err := s.checkCode(ctx, userID, PurposeReset, code); err != nil {
+		return err
+	}
+	return s.repo.MarkCodeVerified(ctx, userID, PurposeReset, s.clock.Now())
+}
+
+// UpdatePassword sets the new password after a proven reset code, revokes
+// every older token and returns a new one.
+func (s *Service) UpdatePassword(ctx context.Context, userID, password string) (string, error) {
+	if err := ValidatePassword("newPassword", password); err != nil {
+		return "", err
+	}
+	if _, err := s.account(ctx, userID); err != nil {
+		return "", err
+	}
+	hash, err := s.hasher.Hash(password)
+	if err != nil {
+		return "", core.Internal(err)
+	}
+	plain, t := s.token(userID)
+	revoked, err := s.repo.ResetPassword(ctx, userID, hash, s.clock.Now(), t)
+	if err != nil {
+		return "", err
+	}
+	s.cache.Forget(revoked...)
+	return plain, nil
+}
+
+// Authenticate resolves a bearer token to the caller, through the cache.
+func (s *Service) Authenticate(ctx context.Context, token string) (core.Principal, error) {
+	if token == "" || len(token) > 256 {
+		return core.Principal{}, errUnauthorized()
+	}
+	h := HashToken(token)
+	sess, ok := s.cache.Get(h)
+	if !ok {
+		var err error
+		sess, err = s.repo.Session(ctx, h)
+		if core.IsKind(err, core.KindNotFound) {
+			return core.Principal{}, errUnauthorized()
+		}
+		if err != nil {
+			return core.Principal{}, err
+		}
+	}
+	if !s.clock.Now().Before(sess.ExpiresAt) {
+		return core.Principal{}, errUnauthorized()
+	}
+	if !ok {
+		s.cache.Put(h, sess)
+	}
+	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email)}, nil
+}
+
+// Logout revokes the presented token.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	h := HashToken(token)
+	s.cache.Forget(h)
+	return s.repo.DeleteToken(ctx, h)
+}
+
+// Profile returns the caller's account.
+func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
+	return s.account(ctx, userID)
+}
+
+// ProfilePatch holds the fields a PATCH may change; nil means unchanged.
+type ProfilePatch struct {
+	DisplayName *string
+	Timezone    *string
+}
+
+func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePatch) (Account, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return Account{}, err
+	}
+	if p.DisplayName != nil {
+		name := strings.TrimSpace(*p.DisplayName)
+		if len([]rune(name)) > MaxDisplayName {
+			return Account{}, core.Invalid("invalid_request", "displayName must be at most 100 characters")
+		}
+		a.DisplayName = name
+	}
+	if p.Timezone != nil {
+		if err := ValidateTimezone(*p.Timezone); err != nil {
+			return Account{}, err
+		}
+		a.Timezone = *p.Timezone
+	}
+	a.UpdatedAt = s.clock.Now()
+	if err := s.repo.UpdateProfile(ctx, a); err != nil {
+		return Account{}, err
+	}
+	return a, nil
+}
+
+// Location is the user's timezone (UTC when unset), for modules that count days.
+func (s *Service) Location(ctx context.Context, userID string) (*time.Location, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if a.Timezone == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(a.Timezone)
+	if err != nil {
+		return time.UTC, nil
+	}
+	return loc, nil
+}
+
+// Exists answers whether the account exists.
+func (s *Service) Exists(ctx context.Context, userID string) (bool, error) {
+	_, err := s.repo.Get(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// SetAdmin grants or revokes the stored administrator flag (tandem admin).
+func (s *Service) SetAdmin(ctx context.Context, email string, admin bool) error {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	if err := s.repo.SetAdmin(ctx, email, admin); err != nil {
+		if core.IsKind(err, core.KindNotFound) {
+			return errUserNotFound()
+		}
+		return err
+	}
+	return nil
+}
+
+// Delete purges the user's data in every module, then the account, then
+// announces AccountDeleted. Purges are idempotent: a failure leaves the
+// account in place and the deletion can simply be retried.
+func (s *Service) Delete(ctx context.Context, userID string) error {
+	if _, err := s.account(ctx, userID); err != nil {
+		return err
+	}
+	for _, o := range s.owners {
+		if err := o.PurgeUser(ctx, userID); err != nil {
+			return fmt.Errorf("purge %s: %w", o.Section(), err)
+		}
+	}
+	revoked, err := s.repo.Delete(ctx, userID)
+	if err != nil {
+		return err
+	}
+	s.cache.Forget(revoked...)
+	s.bus.Publish(ctx, core.AccountDeleted{UserID: userID})
+	return nil
+}
+
+// Export gathers the account and every module's data of the user.
+func (s *Service) Export(ctx context.Context, userID string) (Account, map[string]any, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return Account{}, nil, err
+	}
+	out := make(map[string]any, len(s.owners))
+	for _, o := range s.owners {
+		v, err := o.ExportUser(ctx, userID)
+		if err != nil {
+			return Account{}, nil, fmt.Errorf("export %s: %w", o.Section(), err)
+		}
+		out[o.Section()] = v
+	}
+	return a, out, nil
+}
+
+// checkCode applies expiry, attempt limit and matching; a wrong code counts.
+func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code string) (Code, error) {
+	c, err := s.repo.GetCode(ctx, userID, p)
+	if core.IsKind(err, core.KindNotFound) {
+		return Code{}, errInvalidCode()
+	}
+	if err != nil {
+		return Code{}, err
+	}
+	now := s.clock.Now()
+	if !now.Before(c.ExpiresAt) {
+		return Code{}, errInvalidCode()
+	}
+	if c.Attempts >= CodeMaxAttempts {
+		return Code{}, core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
+	}
+	if !codeMatches(c, strings.TrimSpace(code)) {
+		if err := s.repo.RecordCodeFailure(ctx, userID, p); err != nil {
+			return Code{}, err
+		}
+		return Code{}, errInvalidCode()
+	}
+	return c, nil
+}
+
+func (s *Service) sendCode(ctx context.Context, a Account, p Purpose) error {
+	code := newCode()
+	now := s.clock.Now()
+	c := Code{UserID: a.ID, Purpose: p, Hash: hashCode(a.ID, p, code), ExpiresAt: now.Add(CodeTTL), CreatedAt: now}
+	if err := s.repo.PutCode(ctx, c); err != nil {
+		return err
+	}
+	return s.mailer.Send(ctx, codeMail(a.Email, p, code))
+}
+
+func codeMail(to string, p Purpose, code string) Mail {
+	if p == PurposeReset {
+		return Mail{To: to, Subject: "Your Tandem password reset code",
+			Text: "Your password reset code is " + code + ".\n\nIt expires in 15 minutes. If you did not ask for it, ignore this e-mail.\n"}
+	}
+	return Mail{To: to, Subject: "Your Tandem verification code",
+		Text: "Welcome to Tandem! Your verification code is " + code + ".\n\nIt expires in 15 minutes.\n"}
+}
+
+func (s *Service) token(userID string) (string, Token) {
+	plain, hash := newToken()
+	now := s.clock.Now()
+	return plain, Token{Hash: hash, UserID: userID, CreatedAt: now, ExpiresAt: now.Add(TokenTTL)}
+}
+
+func (s *Service) account(ctx context.Context, userID string) (Account, error) {
+	if strings.TrimSpace(userID) == "" {
+		return Account{}, core.Invalid("invalid_request", "userId is required")
+	}
+	a, err := s.repo.Get(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return Account{}, errUserNotFound()
+	}
+	return a, err
+}
+
+func (s *Service) isConfiguredAdmin(email string) bool { return slices.Contains(s.admins, email) }
+
+func errEmailTaken() error {
+	return core.Conflict("email_already_registered", "this e-mail is already registered")
+}
+func errInvalidCode() error  { return core.Invalid("invalid_code", "invalid or expired code") }
+func errUserNotFound() error { return core.NotFound("user_not_found", "user not found") }
+func errUnauthorized() error {
+	return core.Unauthorized("unauthorized", "missing, invalid or expired token")
+}

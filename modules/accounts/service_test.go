@@ -1,0 +1,461 @@
+package accounts_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/accounts"
+	"tandem/modules/throttle"
+)
+
+// fixture is a Service on memory fakes with a fixed clock.
+type fixture struct {
+	svc   *accounts.Service
+	repo  *memory.AccountRepo
+	clock *coretest.FixedClock
+	mail  *outbox
+	cache *mapCache
+	bus   *coretest.Events
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewAccountRepo(), clock: coretest.NewClock(time.Time{}), mail: &outbox{},
+		cache: &mapCache{m: map[string]accounts.Session{}}, bus: &coretest.Events{}}
+	svc, err := accounts.NewService(accounts.Deps{Repo: f.repo, Mailer: f.mail, Hasher: plainHasher{},
+		Cache: f.cache, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), f.clock), Bus: f.bus,
+		Clock: f.clock, IDs: &coretest.SeqIDs{}, Admins: accounts.Admins{"Boss@X.io"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc = svc
+	return f
+}
+
+// verified signs up and verifies, returning the user id and token.
+func (f *fixture) verified(t *testing.T, email string) (string, string) {
+	t.Helper()
+	id, err := f.svc.SignUp(context.Background(), email, "password1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := f.svc.VerifyEmail(context.Background(), id, f.mail.code(t, email))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, tok
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func TestSignUpRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		email    string
+		password string
+		kind     core.Kind
+		code     string
+	}{
+		{"valid", " Ann@Example.COM ", "password1", 0, ""},
+		{"empty e-mail", "", "password1", core.KindInvalid, "invalid_request"},
+		{"not an address", "ann", "password1", core.KindInvalid, "invalid_request"},
+		{"e-mail of 10 KB", strings.Repeat("a", 10240) + "@x.io", "password1", core.KindInvalid, "invalid_request"},
+		{"password of 7", "b@x.io", "1234567", core.KindInvalid, "invalid_request"},
+		{"password of 129", "b@x.io", strings.Repeat("p", 129), core.KindInvalid, "invalid_request"},
+		{"password of 128 multibyte", "c@x.io", strings.Repeat("é", 128), 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			id, err := f.svc.SignUp(ctx, tc.email, tc.password)
+			if tc.code != "" {
+				wantErr(t, err, tc.kind, tc.code)
+				if len(f.mail.all()) != 0 {
+					t.Fatal("mail sent for a refused sign-up")
+				}
+				return
+			}
+			if err != nil || id == "" {
+				t.Fatalf("id %q err %v", id, err)
+			}
+			a, _ := f.repo.Get(ctx, id)
+			if a.Email != strings.ToLower(strings.TrimSpace(tc.email)) || a.Verified || a.PasswordHash == tc.password {
+				t.Fatalf("stored %+v", a)
+			}
+		})
+	}
+}
+
+func TestVerificationCodeRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("correct code verifies once, then is spent", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		code := f.mail.code(t, "a@x.io")
+		tok, err := f.svc.VerifyEmail(ctx, id, code)
+		if err != nil || tok == "" {
+			t.Fatal(err)
+		}
+		_, err = f.svc.VerifyEmail(ctx, id, code)
+		wantErr(t, err, core.KindInvalid, "invalid_code")
+	})
+	t.Run("expires after 15 minutes", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		code := f.mail.code(t, "a@x.io")
+		f.clock.Advance(15 * time.Minute)
+		_, err := f.svc.VerifyEmail(ctx, id, code)
+		wantErr(t, err, core.KindInvalid, "invalid_code")
+	})
+	t.Run("dead after 5 wrong tries, even for the right code", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		code := f.mail.code(t, "a@x.io")
+		wrong := "000000"
+		if code == wrong {
+			wrong = "111111"
+		}
+		for i := 0; i < 5; i++ {
+			_, err := f.svc.VerifyEmail(ctx, id, wrong)
+			wantErr(t, err, core.KindInvalid, "invalid_code")
+		}
+		_, err := f.svc.VerifyEmail(ctx, id, code)
+		wantErr(t, err, core.KindRateLimited, "too_many_attempts")
+		if core.As(err).RetryAfter <= 0 {
+			t.Fatal("no Retry-After")
+		}
+	})
+	t.Run("signing up again sends a new code and kills the old one", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		old := f.mail.code(t, "a@x.io")
+		id2, err := f.svc.SignUp(ctx, "a@x.io", "password2")
+		if err != nil || id2 != id {
+			t.Fatalf("id %s/%s err %v", id, id2, err)
+		}
+		fresh := f.mail.code(t, "a@x.io")
+		if old != fresh {
+			_, err = f.svc.VerifyEmail(ctx, id, old)
+			wantErr(t, err, core.KindInvalid, "invalid_code")
+		}
+		if _, err := f.svc.VerifyEmail(ctx, id, fresh); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "password2"); err != nil {
+			t.Fatalf("the newest password must hold: %v", err)
+		}
+	})
+	t.Run("a verified e-mail is taken", func(t *testing.T) {
+		f := newFixture(t)
+		f.verified(t, "a@x.io")
+		_, err := f.svc.SignUp(ctx, "A@x.io", "password1")
+		wantErr(t, err, core.KindConflict, "email_already_registered")
+	})
+	t.Run("at most 5 codes per e-mail per hour", func(t *testing.T) {
+		f := newFixture(t)
+		for i := 0; i < 5; i++ {
+			if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := f.svc.SignUp(ctx, "a@x.io", "password1")
+		wantErr(t, err, core.KindRateLimited, "rate_limited")
+		_, err = f.svc.RequestReset(ctx, "a@x.io")
+		wantErr(t, err, core.KindRateLimited, "rate_limited")
+		if n := len(f.mail.all()); n != 5 {
+			t.Fatalf("%d mails", n)
+		}
+		f.clock.Advance(time.Hour)
+		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("unknown user", func(t *testing.T) {
+		f := newFixture(t)
+		_, err := f.svc.VerifyEmail(ctx, "ghost", "123456")
+		wantErr(t, err, core.KindNotFound, "user_not_found")
+	})
+}
+
+func TestLoginRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, _ := f.verified(t, "a@x.io")
+	_, _ = f.svc.SignUp(ctx, "pending@x.io", "password1")
+
+	cases := []struct {
+		name, email, password string
+		kind                  core.Kind
+		code                  string
+	}{
+		{"missing e-mail has no code", "", "password1", core.KindInvalid, ""},
+		{"missing password has no code", "a@x.io", "", core.KindInvalid, ""},
+		{"wrong password", "a@x.io", "nope-nope", core.KindUnauthorized, "invalid_credentials"},
+		{"unknown e-mail", "ghost@x.io", "password1", core.KindUnauthorized, "invalid_credentials"},
+		{"unverified", "pending@x.io", "password1", core.KindForbidden, "email_not_verified"},
+	}
+	for _, tc := range cases {
+		_, _, err := f.svc.Login(ctx, tc.email, tc.password)
+		wantErr(t, err, tc.kind, tc.code)
+	}
+	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1")
+	if err != nil || uid != id || tok == "" {
+		t.Fatalf("login: %s %s %v", uid, tok, err)
+	}
+}
+
+func TestTenFailedLoginsIn15MinutesLockTheEmail(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.verified(t, "a@x.io")
+	for i := 0; i < 10; i++ {
+		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password")
+		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
+	}
+	_, _, err := f.svc.Login(ctx, "a@x.io", "password1")
+	wantErr(t, err, core.KindRateLimited, "rate_limited")
+	f.clock.Advance(15 * time.Minute)
+	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResetRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("request, verify, update revokes every older token", func(t *testing.T) {
+		f := newFixture(t)
+		id, tok1 := f.verified(t, "a@x.io")
+		_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1")
+		if _, err := f.svc.Authenticate(ctx, tok1); err != nil { // warm the cache
+			t.Fatal(err)
+		}
+		rid, err := f.svc.RequestReset(ctx, "A@x.io")
+		if err != nil || rid != id {
+			t.Fatalf("%s %v", rid, err)
+		}
+		_, err = f.svc.UpdatePassword(ctx, id, "new-password")
+		wantErr(t, err, core.KindInvalid, "invalid_code") // not verified yet
+		if err := f.svc.VerifyReset(ctx, id, f.mail.code(t, "a@x.io")); err != nil {
+			t.Fatal(err)
+		}
+		tok3, err := f.svc.UpdatePassword(ctx, id, "new-password")
+		if err != nil || tok3 == "" {
+			t.Fatal(err)
+		}
+		for _, old := range []string{tok1, tok2} {
+			_, err := f.svc.Authenticate(ctx, old)
+			wantErr(t, err, core.KindUnauthorized, "unauthorized")
+		}
+		if p, err := f.svc.Authenticate(ctx, tok3); err != nil || p.UserID != id {
+			t.Fatal(err)
+		}
+		_, _, err = f.svc.Login(ctx, "a@x.io", "password1")
+		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
+		_, err = f.svc.UpdatePassword(ctx, id, "another-password")
+		wantErr(t, err, core.KindInvalid, "invalid_code") // the proof is spent
+	})
+	t.Run("unknown e-mail", func(t *testing.T) {
+		f := newFixture(t)
+		_, err := f.svc.RequestReset(ctx, "ghost@x.io")
+		wantErr(t, err, core.KindNotFound, "user_not_found")
+	})
+	t.Run("wrong and expired codes", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.verified(t, "a@x.io")
+		_, _ = f.svc.RequestReset(ctx, "a@x.io")
+		code := f.mail.code(t, "a@x.io")
+		wrong := "000000"
+		if code == wrong {
+			wrong = "111111"
+		}
+		wantErr(t, f.svc.VerifyReset(ctx, id, wrong), core.KindInvalid, "invalid_code")
+		f.clock.Advance(16 * time.Minute)
+		wantErr(t, f.svc.VerifyReset(ctx, id, code), core.KindInvalid, "invalid_code")
+	})
+	t.Run("a proven code expires with its 15 minutes", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.verified(t, "a@x.io")
+		_, _ = f.svc.RequestReset(ctx, "a@x.io")
+		if err := f.svc.VerifyReset(ctx, id, f.mail.code(t, "a@x.io")); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(15 * time.Minute)
+		_, err := f.svc.UpdatePassword(ctx, id, "new-password")
+		wantErr(t, err, core.KindInvalid, "invalid_code")
+	})
+	t.Run("new password is validated", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.verified(t, "a@x.io")
+		_, err := f.svc.UpdatePassword(ctx, id, "short")
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+	})
+}
+
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, tok := f.verified(t, "a@x.io")
+
+	if _, err := f.svc.Authenticate(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.cache.m[accounts.HashToken(tok)]; !ok {
+		t.Fatal("a resolved token is cached, by its hash")
+	}
+	if err := f.svc.Logout(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.svc.Authenticate(ctx, tok)
+	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+
+	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1")
+	f.clock.Advance(accounts.TokenTTL)
+	_, err = f.svc.Authenticate(ctx, tok2)
+	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	_, err = f.svc.Authenticate(ctx, "")
+	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	_ = id
+}
+
+func TestAdministrators(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	_, bossTok := f.verified(t, "boss@x.io")
+	_, annTok := f.verified(t, "ann@x.io")
+	if p, _ := f.svc.Authenticate(ctx, bossTok); !p.Admin {
+		t.Fatal("configured e-mail is an administrator")
+	}
+	if p, _ := f.svc.Authenticate(ctx, annTok); p.Admin {
+		t.Fatal("ann is not")
+	}
+	if err := f.svc.SetAdmin(ctx, "ANN@x.io", true); err != nil {
+		t.Fatal(err)
+	}
+	f.cache.m = map[string]accounts.Session{}
+	if p, _ := f.svc.Authenticate(ctx, annTok); !p.Admin {
+		t.Fatal("granted")
+	}
+	wantErr(t, f.svc.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound, "user_not_found")
+}
+
+func TestProfileAndDeletion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, tok := f.verified(t, "a@x.io")
+	name, tz, bad := " Ann ", "Europe/Paris", "Mars/Olympus"
+	a, err := f.svc.UpdateProfile(ctx, id, accounts.ProfilePatch{DisplayName: &name, Timezone: &tz})
+	if err != nil || a.DisplayName != "Ann" || a.Timezone != tz {
+		t.Fatalf("%+v %v", a, err)
+	}
+	_, err = f.svc.UpdateProfile(ctx, id, accounts.ProfilePatch{Timezone: &bad})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	loc, _ := f.svc.Location(ctx, id)
+	if loc.String() != tz {
+		t.Fatalf("location %s", loc)
+	}
+
+	owner := &recordingOwner{}
+	f.svc.AddDataOwners(owner)
+	if err := f.svc.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if owner.purged != id {
+		t.Fatal("owners purge the user's data")
+	}
+	_, err = f.svc.Authenticate(ctx, tok)
+	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	if ev := f.bus.All(); len(ev) != 1 || ev[0] != (core.AccountDeleted{UserID: id}) {
+		t.Fatalf("events %v", ev)
+	}
+}
+
+type recordingOwner struct{ purged string }
+
+func (*recordingOwner) Section() string                                 { return "test" }
+func (*recordingOwner) ExportUser(context.Context, string) (any, error) { return nil, nil }
+func (o *recordingOwner) PurgeUser(_ context.Context, userID string) error {
+	o.purged = userID
+	return nil
+}
+
+// plainHasher keeps rule tests fast; the argon2id adapter has its own tests.
+type plainHasher struct{}
+
+func (plainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
+func (plainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+
+type mapCache struct {
+	mu sync.Mutex
+	m  map[string]accounts.Session
+}
+
+func (c *mapCache) Get(h string) (accounts.Session, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[h]
+	return s, ok
+}
+func (c *mapCache) Put(h string, s accounts.Session) { c.mu.Lock(); c.m[h] = s; c.mu.Unlock() }
+func (c *mapCache) Forget(hs ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range hs {
+		delete(c.m, h)
+	}
+}
+
+type outbox struct {
+	mu    sync.Mutex
+	mails []accounts.Mail
+}
+
+func (o *outbox) Send(_ context.Context, m accounts.Mail) error {
+	o.mu.Lock()
+	o.mails = append(o.mails, m)
+	o.mu.Unlock()
+	return nil
+}
+
+func (o *outbox) all() []accounts.Mail {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]accounts.Mail(nil), o.mails...)
+}
+
+var sixDigits = regexp.MustCompile(`\b\d{6}\b`)
+
+func (o *outbox) code(t *testing.T, to string) string {
+	t.Helper()
+	all := o.all()
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].To == to {
+			return sixDigits.FindString(all[i].Text)
+		}
+	}
+	t.Fatalf("no mail to %s", to)
+	return ""
+}
