@@ -1,0 +1,30 @@
+package tests
+
+
+
+// user is a verified account with its token.
+type user struct{ ID, Token string }
+
+// newUser signs up and verifies an account through the API.
+func (h *harness) newUser(email string) user {
+	h.t.Helper()
+	id, tok := h.signUp(email)
+	return user{ID: id, Token: tok}
+}
+
+// keyed is a request to an X-API-Key route (partner connections, messages).
+func (h *harness) keyed(method, path string, u user, body any) response {
+	h.t.Helper()
+	return h.do(req{Method: method, Path: path, Token: u.Token, Body: body,
+		Headers: map[string]string{"X-API-Key": testAPIKey}})
+}
+
+// pair makes a and b partners through the partner-connection flow
+// (create a's code, b links with it).
+func (h *harness) pair(a, b user) {
+	h.t.Helper()
+	code := "pair-" + a.ID
+	expect(h.t, h.keyed("POST", "/api/partnerConnections/create", a, map[string]any{"userId": a.ID, "connectionCode": code}), 200, "")
+	expect(h.t, h.keyed("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": code}), 200, "")
+}
+
