@@ -47,9 +47,12 @@ func mailer(cfg Config) fx.Option {
 	case "memory":
 		return fx.Provide(memmail.New, func(o *memmail.Outbox) accounts.Mailer { return o })
 	case "smtp":
-		return fx.Provide(func() accounts.Mailer {
-			return smtp.New(smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username,
-				Password: cfg.Mail.Password, From: cfg.MailFrom})
+		return fx.Provide(func() (accounts.Mailer, error) {
+			c := smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username, Password: cfg.Mail.Password, From: cfg.MailFrom}
+			if err := c.Validate(); err != nil {
+				return nil, fmt.Errorf("TANDEM_MAIL / TANDEM_MAIL_FROM: %w", err)
+			}
+			return smtp.New(c), nil
 		})
 	}
 	return fx.Error(fmt.Errorf("TANDEM_MAIL: unknown kind %q", cfg.Mail.Kind))
@@ -59,7 +62,13 @@ func mailer(cfg Config) fx.Option {
 func security(cfg Config) fx.Option {
 	return fx.Provide(
 		func() accounts.PasswordHasher { return password.New(password.DefaultParams) },
-		func() (accounts.SessionCache, error) { return cache.New(cfg.TokenCacheTTL, 16) },
+		func(lc fx.Lifecycle) (accounts.SessionCache, error) {
+			c, err := cache.New(cfg.TokenCacheTTL, 16) // 16 MB: ~100k sessions
+			if err == nil {
+				lc.Append(fx.StopHook(c.Close))
+			}
+			return c, err
+		},
 		func() accounts.Admins { return accounts.Admins(cfg.AdminEmails) },
 		func(s *accounts.Service) httpapi.Authenticator { return s },
 	)
