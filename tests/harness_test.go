@@ -35,7 +35,7 @@ type profile struct {
 
 // profiles are memory and SQLite always, MySQL when TANDEM_TEST_MYSQL_DSN is set
 // (and required under CI).
-func profiles(t *testing.T) []profile {
+func profiles(t testing.TB) []profile {
 	ps := []profile{{name: "memory"}}
 	for _, d := range sqltest.Dialects(t) {
 		ps = append(ps, profile{name: string(d), sql: d})
@@ -64,7 +64,7 @@ func withEnv(name, value string) option { return func(h *harness) { h.env[name] 
 
 // harness is one running app and a client for it.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	base   string
 	client *http.Client
 	Clock  *coretest.FixedClock
@@ -74,7 +74,7 @@ type harness struct {
 	extra  []fx.Option
 }
 
-func newHarness(t *testing.T, p profile, opts ...option) *harness {
+func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, client: &http.Client{Timeout: 20 * time.Second}, Clock: coretest.NewClock(time.Time{})}
 	h.env = map[string]string{
@@ -129,7 +129,7 @@ type response struct {
 }
 
 // JSON decodes the body as an object.
-func (r response) JSON(t *testing.T) map[string]any {
+func (r response) JSON(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.Body, &m); err != nil {

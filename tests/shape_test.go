@@ -12,7 +12,7 @@ import (
 // strings "<string>", "<number>", "<bool>", "<null>", "<any>" and "<array>"
 // match any value of that type, and everything else must match exactly.
 // Objects must have exactly the keys of the shape: a missing or an extra field fails.
-func expect(t *testing.T, r response, status int, shape string) {
+func expect(t testing.TB, r response, status int, shape string) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
