@@ -1,7 +1,5 @@
 package tests
 
-
-
 // user is a verified account with its token.
 type user struct{ ID, Token string }
 
@@ -27,4 +25,3 @@ func (h *harness) pair(a, b user) {
 	expect(h.t, h.keyed("POST", "/api/partnerConnections/create", a, map[string]any{"userId": a.ID, "connectionCode": code}), 200, "")
 	expect(h.t, h.keyed("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": code}), 200, "")
 }
-
