@@ -34,6 +34,7 @@ type DB struct {
 	*sqlx.DB
 	Dialect Dialect
 	sb      sq.StatementBuilderType
+	observe func(query string, args []any) // tests: sees every statement before it runs
 }
 
 // Open connects and checks the connection; it does not migrate.

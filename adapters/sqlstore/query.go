@@ -28,9 +28,9 @@ func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) er
 }
 
 func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int64, error) {
-	q, args, err := b.ToSql()
+	q, args, err := d.build(b)
 	if err != nil {
-		return 0, fmt.Errorf("sqlstore: build: %w", err)
+		return 0, err
 	}
 	res, err := e.ExecContext(ctx, q, args...)
 	if err != nil {
@@ -41,17 +41,28 @@ func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int
 }
 
 func (d *DB) get(ctx context.Context, q sqlx.QueryerContext, dst any, b sq.Sqlizer) error {
-	query, args, err := b.ToSql()
+	query, args, err := d.build(b)
 	if err != nil {
-		return fmt.Errorf("sqlstore: build: %w", err)
+		return err
 	}
 	return mapErr(sqlx.GetContext(ctx, q, dst, query, args...))
 }
 
 func (d *DB) selectInto(ctx context.Context, q sqlx.QueryerContext, dst any, b sq.Sqlizer) error {
-	query, args, err := b.ToSql()
+	query, args, err := d.build(b)
 	if err != nil {
-		return fmt.Errorf("sqlstore: build: %w", err)
+		return err
 	}
 	return mapErr(sqlx.SelectContext(ctx, q, dst, query, args...))
+}
+
+func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
+	q, args, err := b.ToSql()
+	if err != nil {
+		return "", nil, fmt.Errorf("sqlstore: build: %w", err)
+	}
+	if d.observe != nil {
+		d.observe(q, args)
+	}
+	return q, args, nil
 }

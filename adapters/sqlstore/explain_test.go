@@ -1,0 +1,83 @@
+package sqlstore_test
+
+import (
+	"database/sql"
+	"strings"
+	"sync"
+	"testing"
+
+	"tandem/adapters/sqlstore"
+	"tandem/adapters/sqlstore/sqltest"
+	"tandem/adapters/storetest"
+	"tandem/modules/accounts"
+	"tandem/modules/throttle"
+)
+
+// TestEveryQueryHasAnIndex runs every repository contract suite on MySQL
+// and EXPLAINs each SELECT, UPDATE and DELETE they issue, on the live data:
+// a full table scan with no usable index fails the test.
+func TestEveryQueryHasAnIndex(t *testing.T) {
+	mysql := false
+	for _, d := range sqltest.Dialects(t) {
+		mysql = mysql || d == sqlstore.MySQL
+	}
+	if !mysql {
+		return // EXPLAIN output is MySQL's; this check needs TANDEM_TEST_MYSQL_DSN
+	}
+	var mu sync.Mutex
+	checked := map[string]bool{}
+	newDB := func(t *testing.T) *sqlstore.DB {
+		db := sqltest.Open(t, sqlstore.MySQL)
+		sqlstore.SetObserver(db, func(q string, args []any) {
+			verb := strings.ToUpper(strings.Fields(q)[0])
+			if verb != "SELECT" && verb != "UPDATE" && verb != "DELETE" {
+				return
+			}
+			mu.Lock()
+			seen := checked[q]
+			checked[q] = true
+			mu.Unlock()
+			if !seen {
+				explain(t, db, q, args)
+			}
+		})
+		return db
+	}
+	storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository { return sqlstore.NewThrottleRepo(newDB(t)) })
+	storetest.AccountRepository(t, func(t *testing.T) accounts.Repository { return sqlstore.NewAccountRepo(newDB(t)) })
+	if len(checked) < 10 {
+		t.Fatalf("only %d statements seen", len(checked))
+	}
+}
+
+func explain(t *testing.T, db *sqlstore.DB, q string, args []any) {
+	rows, err := db.Queryx("EXPLAIN "+q, args...)
+	if err != nil {
+		t.Errorf("EXPLAIN %s: %v", q, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		row := map[string]any{}
+		if err := rows.MapScan(row); err != nil {
+			t.Errorf("EXPLAIN %s: %v", q, err)
+			return
+		}
+		typ, keys, extra := text(row["type"]), text(row["possible_keys"]), text(row["Extra"])
+		if typ == "ALL" && keys == "" && !strings.Contains(extra, "Impossible") {
+			t.Errorf("full scan of %s without a usable index: %s", text(row["table"]), q)
+		}
+	}
+}
+
+func text(v any) string {
+	switch x := v.(type) {
+	case []byte:
+		return string(x)
+	case string:
+		return x
+	case sql.NullString:
+		return x.String
+	}
+	return ""
+}
