@@ -1,0 +1,221 @@
+// Command tandem-load is the project's load tool. It assembles the real app
+// in-process on the chosen store (mail goes to memory so it can read the
+// verification codes), signs up and pairs users over loopback HTTP, then
+// runs a mixed workload from concurrent clients and prints throughput and
+// latency percentiles per route.
+//
+//	go run ./cmd/tandem-load -db sqlite:/tmp/load.db -users 200 -c 16 -d 15s
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/fx"
+
+	"tandem/adapters/httpapi"
+	"tandem/adapters/mail/memmail"
+	"tandem/bootstrap"
+)
+
+const apiKey = "load-key"
+
+func main() {
+	db := flag.String("db", "memory", "TANDEM_DB of the app under load")
+	users := flag.Int("users", 100, "accounts to create (paired two by two)")
+	conc := flag.Int("c", 8, "concurrent clients")
+	dur := flag.Duration("d", 10*time.Second, "measured duration")
+	flag.Parse()
+	if err := run(*db, *users, *conc, *dur); err != nil {
+		fmt.Fprintln(os.Stderr, "tandem-load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(db string, users, conc int, dur time.Duration) error {
+	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
+		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
+		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000"}
+	cfg, err := bootstrap.Load(func(k string) string { return env[k] })
+	if err != nil {
+		return err
+	}
+	var srv *httpapi.Server
+	var outbox *memmail.Outbox
+	app := bootstrap.New(cfg, fx.NopLogger, fx.Populate(&srv, &outbox))
+	ctx := context.Background()
+	if err := app.Start(ctx); err != nil {
+		return err
+	}
+	defer app.Stop(ctx)
+	c := &client{base: "http://" + srv.Addr(), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}}
+
+	start := time.Now()
+	accounts, err := setUp(c, outbox, users)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("set-up: %d users signed up, verified and paired in %s (store %s)\n", len(accounts), time.Since(start).Round(time.Millisecond), db)
+	stats := drive(c, accounts, conc, dur)
+	stats.print(dur)
+	return nil
+}
+
+type account struct{ id, token string }
+
+func setUp(c *client, outbox *memmail.Outbox, n int) ([]account, error) {
+	out := make([]account, 0, n)
+	run := time.Now().UnixNano()
+	for i := 0; i < n; i++ {
+		email := fmt.Sprintf("load-%d-%d@example.com", run, i)
+		var su struct{ UserID string }
+		if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"email": email, "password": "load-password"}, &su); err != nil {
+			return nil, err
+		}
+		var v struct{ Token string }
+		if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"userId": su.UserID, "verificationCode": outbox.Code(email)}, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, account{su.UserID, v.Token})
+	}
+	for i := 0; i+1 < len(out); i += 2 {
+		a, b := out[i], out[i+1]
+		code := "load-" + a.id
+		if _, err := c.call("POST", "/api/partnerConnections/create", a.token, map[string]any{"userId": a.id, "connectionCode": code}, nil); err != nil {
+			return nil, err
+		}
+		if _, err := c.call("POST", "/api/partnerConnections/link", b.token, map[string]any{"userId": b.id, "connectionCode": code}, nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// workload is the mix each client cycles through: mostly reads, as an app does.
+func workload(a account) []request {
+	u := "/api/users/user/" + a.id
+	return []request{
+		{"GET profile", "GET", u, nil},
+		{"GET pairing", "GET", u + "/pairing", nil},
+		{"GET premium status", "GET", u + "/premiums?action=status", nil},
+		{"GET connection", "GET", "/api/partnerConnections/get/" + a.id, nil},
+		{"PATCH profile", "PATCH", u, map[string]any{"displayName": "Load"}},
+		{"GET profile", "GET", u, nil},
+	}
+}
+
+type request struct {
+	name, method, path string
+	body               any
+}
+
+func drive(c *client, accounts []account, conc int, dur time.Duration) *stats {
+	s := &stats{lat: map[string][]time.Duration{}, errs: map[string]int{}}
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; time.Now().Before(deadline); i += conc {
+				a := accounts[i%len(accounts)]
+				for _, r := range workload(a) {
+					t0 := time.Now()
+					_, err := c.call(r.method, r.path, a.token, r.body, nil)
+					s.record(r.name, time.Since(t0), err != nil)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return s
+}
+
+type stats struct {
+	mu   sync.Mutex
+	lat  map[string][]time.Duration
+	errs map[string]int
+}
+
+func (s *stats) record(name string, d time.Duration, failed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lat[name] = append(s.lat[name], d)
+	if failed {
+		s.errs[name]++
+	}
+}
+
+func (s *stats) print(dur time.Duration) {
+	names := make([]string, 0, len(s.lat))
+	total := 0
+	for n, l := range s.lat {
+		names = append(names, n)
+		total += len(l)
+	}
+	sort.Strings(names)
+	fmt.Printf("%-22s %9s %8s %9s %9s %9s %7s\n", "route", "requests", "req/s", "p50", "p90", "p99", "errors")
+	for _, n := range names {
+		l := s.lat[n]
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		fmt.Printf("%-22s %9d %8.0f %9s %9s %9s %7d\n", n, len(l), float64(len(l))/dur.Seconds(),
+			pct(l, 50), pct(l, 90), pct(l, 99), s.errs[n])
+	}
+	fmt.Printf("%-22s %9d %8.0f\n", "all", total, float64(total)/dur.Seconds())
+}
+
+func pct(l []time.Duration, p int) time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	return l[(len(l)-1)*p/100].Round(time.Microsecond)
+}
+
+type client struct {
+	base string
+	http *http.Client
+}
+
+func (c *client) call(method, path, token string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if strings.HasPrefix(path, "/api/partnerConnections") || strings.HasPrefix(path, "/api/messages") {
+		req.Header.Set("X-API-Key", apiKey)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 400 {
+		return res.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
+	}
+	if out != nil {
+		return res.StatusCode, json.Unmarshal(b, out)
+	}
+	return res.StatusCode, nil
+}
