@@ -70,6 +70,7 @@ type harness struct {
 	Clock  *coretest.FixedClock
 	DB     *sqlstore.DB // nil on memory
 	Mail   *memmail.Outbox
+	app    *fxtest.App
 	env    map[string]string
 	extra  []fx.Option
 }
@@ -107,7 +108,8 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	}
 	full := fxtest.New(t, bootstrap.Options(cfg), fx.Options(fxOpts...), fx.Options(h.extra...))
 	full.RequireStart()
-	t.Cleanup(full.RequireStop)
+	t.Cleanup(func() { _ = full.Stop(context.Background()) })
+	h.app = full
 	h.base = "http://" + srv.Addr()
 	return h
 }
