@@ -84,7 +84,7 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 	}
 	now := s.clock.Now()
 	a := existing
-	if err == nil && a.ID != "" {
+	if a.ID != "" { // unverified: the newest password and code win
 		err = s.repo.UpdatePassword(ctx, a.ID, hash, now)
 	} else {
 		a = Account{ID: s.ids.New(), Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
