@@ -123,3 +123,47 @@ func TestPageSize(t *testing.T) {
 		}
 	}
 }
+
+func TestCursorRoundTripAndForgery(t *testing.T) {
+	t.Parallel()
+	c := core.EncodeCursor("1718000000000", "id-7")
+	parts, err := core.DecodeCursor(c, 2)
+	if err != nil || parts[0] != "1718000000000" || parts[1] != "id-7" {
+		t.Fatalf("%v %v", parts, err)
+	}
+	for _, bad := range []string{"!!", core.EncodeCursor("only-one"), ""} {
+		if _, err := core.DecodeCursor(bad, 2); core.KindOf(err) != core.KindInvalid {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+}
+
+func TestVersions(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		a, b string
+		cmp  int
+	}{
+		{"1.2.3", "1.2.3", 0},
+		{"1.2.3", "1.10.0", -1},
+		{"2.0.0", "1.99.99", 1},
+		{"v1.2", "1.2.0", 0},
+		{"1.2.3+7", "1.2.3+12", -1},
+		{"1.2.3+7", "1.2.3", 1},
+	}
+	for _, tc := range cases {
+		a, err1 := core.ParseVersion(tc.a)
+		b, err2 := core.ParseVersion(tc.b)
+		if err1 != nil || err2 != nil || a.Compare(b) != tc.cmp {
+			t.Fatalf("%s vs %s: %v %v %d", tc.a, tc.b, err1, err2, a.Compare(b))
+		}
+	}
+	for _, bad := range []string{"", "1", "1.x.3", "1.2.3.4", "-1.2.3", "1.2.3+b"} {
+		if _, err := core.ParseVersion(bad); core.KindOf(err) != core.KindInvalid {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+	if v, _ := core.ParseVersion("1.2.3+4"); v.String() != "1.2.3+4" {
+		t.Fatal(v.String())
+	}
+}

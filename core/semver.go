@@ -1,0 +1,63 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a client application version MAJOR.MINOR.PATCH, with an
+// optional build (the "+build" suffix or a separate build number).
+type Version struct {
+	Major, Minor, Patch int
+	Build               int // 0 when unknown
+}
+
+// ParseVersion accepts "1.2.3", "1.2.3+45", "v1.2.3", and tolerates "1.2"
+// (patch 0) because app stores show such versions.
+func ParseVersion(s string) (Version, error) {
+	bad := Invalid("invalid_version", fmt.Sprintf("%q is not a version MAJOR.MINOR.PATCH", s))
+	core, build, hasBuild := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), "v"), "+")
+	fields := strings.Split(core, ".")
+	if len(fields) < 2 || len(fields) > 3 {
+		return Version{}, bad
+	}
+	var nums [3]int
+	for i, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || len(f) > 9 {
+			return Version{}, bad
+		}
+		nums[i] = n
+	}
+	v := Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}
+	if hasBuild {
+		n, err := strconv.Atoi(build)
+		if err != nil || n < 0 {
+			return Version{}, bad
+		}
+		v.Build = n
+	}
+	return v, nil
+}
+
+// Compare orders versions by major, minor, patch, then build (-1, 0, +1).
+func (v Version) Compare(o Version) int {
+	for _, d := range [4]int{v.Major - o.Major, v.Minor - o.Minor, v.Patch - o.Patch, v.Build - o.Build} {
+		if d != 0 {
+			if d < 0 {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func (v Version) String() string {
+	s := fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+	if v.Build > 0 {
+		s += "+" + strconv.Itoa(v.Build)
+	}
+	return s
+}
