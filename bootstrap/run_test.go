@@ -1,0 +1,72 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/fx"
+
+	"tandem/adapters/mail/memmail"
+	"tandem/modules/accounts"
+)
+
+func TestRunCommands(t *testing.T) {
+	ctx := context.Background()
+	vars := map[string]string{"TANDEM_DB": "sqlite:" + filepath.Join(t.TempDir(), "t.db"), "TANDEM_MAIL": "memory",
+		"TANDEM_LOG_LEVEL": "fatal", "TANDEM_BLOBS": "memory"}
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := Run(ctx, args, env(vars), &out)
+		return out.String(), err
+	}
+
+	if out, err := run("migrate"); err != nil || !strings.Contains(out, "migrations applied") {
+		t.Fatalf("migrate: %q %v", out, err)
+	}
+	if _, err := run("admin", "grant", "ghost@x.io"); err == nil || !strings.Contains(err.Error(), "user not found") {
+		t.Fatalf("grant to nobody: %v", err)
+	}
+
+	// an account made through the service, then granted through the command
+	cfg, err := Load(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acc *accounts.Service
+	var outbox *memmail.Outbox
+	app := New(cfg, fx.NopLogger, fx.Populate(&acc, &outbox))
+	if err := app.Err(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := acc.SignUp(ctx, "ann@x.io", "password1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("admin", "grant", "ANN@x.io"); err != nil || !strings.Contains(out, "granted") {
+		t.Fatalf("grant: %q %v", out, err)
+	}
+	if p, err := acc.Authenticate(ctx, token); err != nil || !p.Admin {
+		t.Fatalf("not admin after grant: %+v %v", p, err)
+	}
+	if out, err := run("admin", "revoke", "ann@x.io"); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("revoke: %q %v", out, err)
+	}
+
+	if _, err := run("admin", "promote", "x"); err == nil {
+		t.Fatal("bad admin verb accepted")
+	}
+	if _, err := run("dance"); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Fatalf("unknown command: %v", err)
+	}
+	vars["TANDEM_DB"] = "oracle:x"
+	if _, err := run("migrate"); err == nil || !strings.HasPrefix(err.Error(), "TANDEM_DB: ") {
+		t.Fatalf("bad config: %v", err)
+	}
+}
