@@ -109,3 +109,27 @@ func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
 		})
 	}
 }
+
+func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u := h.newUser("m@x.io")
+		expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
+		expect(t, h.get("/api/nothing", ""), 404, "")
+		r := h.get("/metrics", "")
+		expect(t, r, 200, "")
+		body := string(r.Body)
+		for _, want := range []string{
+			`tandem_http_requests_total{method="GET",route="/api/users/user/:userId",status="200"} 1`,
+			`tandem_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+			`tandem_http_request_duration_seconds_bucket{method="POST",route="/api/auth/signup/email",le="+Inf"} 2`,
+			"go_goroutines",
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("metrics lack %s", want)
+			}
+		}
+		if strings.Contains(body, u.ID) {
+			t.Error("a raw path (with an id) became a label")
+		}
+	})
+}

@@ -50,7 +50,7 @@ func requestIDOf(c *fiber.Ctx) string {
 
 // accessLog renders a failed chain through the error handler itself, so the
 // logged status is the one sent, then writes one line per request.
-func accessLog(log *zap.Logger) fiber.Handler {
+func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		if err := c.Next(); err != nil {
@@ -59,6 +59,7 @@ func accessLog(log *zap.Logger) fiber.Handler {
 			}
 		}
 		status := c.Response().StatusCode()
+		m.observe(c, status, time.Since(start))
 		fields := []zap.Field{
 			zap.String("request_id", requestIDOf(c)),
 			zap.String("method", c.Method()),

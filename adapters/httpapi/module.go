@@ -4,8 +4,10 @@ import "go.uber.org/fx"
 
 // Module serves every route contributed to the "routes" group.
 var Module = fx.Module("http",
-	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, `group:"routes"`))),
+	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, `group:"routes"`))),
+	fx.Provide(NewMetrics),
 	fx.Provide(
+		AsRoute(func(m *Metrics) *Metrics { return m }),
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
 		AsRoute(NewAccountsHandler),

@@ -40,8 +40,8 @@ type Server struct {
 
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
-func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth), cfg: cfg, log: log}
+func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m), cfg: cfg, log: log}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -49,7 +49,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 	return s
 }
 
-func newApp(cfg Config, log *zap.Logger, auth Authenticator) *fiber.App {
+func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.App {
 	fc := fiber.Config{
 		AppName:               "tandem",
 		Immutable:             true, // values from the context outlive the handler safely
@@ -67,7 +67,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator) *fiber.App {
 		fc.TrustedProxies = cfg.TrustedProxies
 	}
 	app := fiber.New(fc)
-	app.Use(requestID, accessLog(log), recoverPanics,
+	app.Use(requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
 		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit), authenticate(auth))
 	return app
