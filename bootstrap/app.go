@@ -7,6 +7,9 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -28,6 +31,11 @@ func Options(cfg Config) fx.Option {
 		security(cfg),
 		throttle.Module,
 		accounts.Module,
+		partners.Module,
+		premium.Module,
+		relationship.Module,
+		purchaseVerifier(cfg.Purchases),
+		ports,
 		httpapi.Module,
 		connect,
 		jobs,

@@ -3,6 +3,7 @@
 package bootstrap
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/httpapi"
+	"tandem/modules/premium"
 )
 
 // Config is every TANDEM_* setting, parsed and validated.
@@ -25,6 +27,7 @@ type Config struct {
 	MailFrom    string
 	Push        []PushConfig
 	Purchases   string
+	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
 	APIKeys     []string
 	AdminEmails []string
 	RateLimitIP int
@@ -99,6 +102,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MailFrom:      l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
 		Push:          l.push(),
 		Purchases:     l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
+		Premium:       l.premium(),
 		APIKeys:       l.list("TANDEM_API_KEYS"),
 		AdminEmails:   l.emails("TANDEM_ADMIN_EMAILS"),
 		RateLimitIP:   l.positive("TANDEM_RATE_LIMIT_IP", 60),
@@ -308,4 +312,47 @@ func (l *loader) push() []PushConfig {
 		out = []PushConfig{{Kind: "log"}}
 	}
 	return out
+}
+
+// premium reads the feature gates and limits of premium.
+func (l *loader) premium() premium.Policy {
+	return premium.Policy{
+		FreeLimits:      l.jsonObject("TANDEM_LIMITS_FREE", `{"projects":3,"storage":"1GB","imagesPerUpload":4,"memories":100}`),
+		PremiumLimits:   l.jsonObject("TANDEM_LIMITS_PREMIUM", `{"projects":100,"storage":"100GB","imagesPerUpload":4,"memories":10000}`),
+		FreeFeatures:    l.names("TANDEM_FREE_FEATURES", "basic_memories,messages,events,daily_question"),
+		PremiumFeatures: l.names("TANDEM_PREMIUM_FEATURES", "unlimited_memories,hd_photos,custom_themes,advanced_stats"),
+	}
+}
+
+// jsonObject parses a JSON object; numbers keep their exact text.
+func (l *loader) jsonObject(name, def string) map[string]any {
+	v := l.str(name, def)
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil || dec.More() {
+		l.fail(name, "%q is not a JSON object", v)
+		return nil
+	}
+	return m
+}
+
+// names is a comma list of feature names (letters, digits, _ . - :).
+func (l *loader) names(name, def string) []string {
+	var out []string
+	for _, n := range strings.Split(l.str(name, def), ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if len(n) > 64 || strings.IndexFunc(n, notNameRune) >= 0 {
+			l.fail(name, "%q is not a feature name (letters, digits, _ . - :)", n)
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func notNameRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.-:", r))
 }

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,10 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_READ_TIMEOUT":     "soon",
 		"TANDEM_UPLOAD_MAX_BYTES": "ten",
 		"TANDEM_ADMIN_EMAILS":     "nobody",
+		"TANDEM_LIMITS_FREE":      `["projects"]`,
+		"TANDEM_LIMITS_PREMIUM":   `{"projects":`,
+		"TANDEM_FREE_FEATURES":    "messages,bad feature",
+		"TANDEM_PREMIUM_FEATURES": "hd_photos;custom_themes",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -67,5 +72,23 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 				t.Fatalf("want one line naming %s, got %q", name, err)
 			}
 		})
+	}
+}
+
+func TestLoadPremiumPolicy(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Premium
+	if fmt.Sprint(p.FreeLimits) != "map[imagesPerUpload:4 memories:100 projects:3 storage:1GB]" ||
+		fmt.Sprint(p.PremiumLimits) != "map[imagesPerUpload:4 memories:10000 projects:100 storage:100GB]" ||
+		strings.Join(p.FreeFeatures, ",") != "basic_memories,messages,events,daily_question" ||
+		strings.Join(p.PremiumFeatures, ",") != "unlimited_memories,hd_photos,custom_themes,advanced_stats" {
+		t.Fatalf("defaults: %+v", p)
+	}
+	c, err = Load(env(map[string]string{"TANDEM_LIMITS_FREE": `{"projects": 1}`, "TANDEM_PREMIUM_FEATURES": " a , b.c "}))
+	if err != nil || fmt.Sprint(c.Premium.FreeLimits) != "map[projects:1]" || strings.Join(c.Premium.PremiumFeatures, "|") != "a|b.c" {
+		t.Fatalf("parsed: %+v %v", c.Premium, err)
 	}
 }

@@ -5,6 +5,9 @@ import (
 
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 )
 
 // connect joins what modules contribute through value groups once the graph
@@ -18,3 +21,12 @@ var connect = fx.Invoke(fx.Annotate(
 	},
 	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`),
 ))
+
+// ports binds the small interfaces a module declares in its ports.go to the
+// services of other modules that implement them, and the modules' settings.
+var ports = fx.Provide(
+	func(p *partners.Service) premium.Partners { return p },
+	func(p *partners.Service) relationship.Partnerships { return p },
+	func(a *accounts.Service) relationship.Users { return a },
+	func(c Config) premium.Policy { return c.Premium },
+)

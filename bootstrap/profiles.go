@@ -13,8 +13,10 @@ import (
 	"tandem/adapters/mail/smtp"
 	"tandem/adapters/memory"
 	"tandem/adapters/password"
+	"tandem/adapters/purchases"
 	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
+	"tandem/modules/premium"
 )
 
 // storage binds every repository port for the TANDEM_DB kind.
@@ -72,4 +74,13 @@ func security(cfg Config) fx.Option {
 		func() accounts.Admins { return accounts.Admins(cfg.AdminEmails) },
 		func(s *accounts.Service) httpapi.Authenticator { return s },
 	)
+}
+
+// purchaseVerifier binds premium.PurchaseVerifier for TANDEM_PURCHASES.
+func purchaseVerifier(kind string) fx.Option {
+	switch kind {
+	case "trust":
+		return fx.Provide(func() premium.PurchaseVerifier { return purchases.NewTrust() })
+	}
+	return fx.Error(fmt.Errorf("TANDEM_PURCHASES: unknown verifier %q", kind))
 }

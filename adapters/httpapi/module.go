@@ -11,6 +11,9 @@ var Module = fx.Module("http",
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
 		AsRoute(NewAccountsHandler),
+		AsRoute(NewPartnersHandler),
+		AsRoute(NewPremiumHandler),
+		AsRoute(NewRelationshipHandler),
 	),
 	fx.Invoke(func(*Server) {}), // the one deliberate Invoke: start serving
 )

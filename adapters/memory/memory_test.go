@@ -6,6 +6,9 @@ import (
 	"tandem/adapters/memory"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -15,4 +18,16 @@ func TestThrottleRepository(t *testing.T) {
 
 func TestAccountRepository(t *testing.T) {
 	storetest.AccountRepository(t, func(*testing.T) accounts.Repository { return memory.NewAccountRepo() })
+}
+
+func TestPartnerRepository(t *testing.T) {
+	storetest.PartnerRepository(t, func(*testing.T) partners.Repository { return memory.NewPartnerRepo() })
+}
+
+func TestPremiumRepository(t *testing.T) {
+	storetest.PremiumRepository(t, func(*testing.T) premium.Repository { return memory.NewPremiumRepo() })
+}
+
+func TestRelationshipRepository(t *testing.T) {
+	storetest.RelationshipRepository(t, func(*testing.T) relationship.Repository { return memory.NewRelationshipRepo() })
 }

@@ -6,6 +6,9 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -14,6 +17,9 @@ var Module = fx.Module("memory",
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
 		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository))),
+		fx.Annotate(NewPartnerRepo, fx.As(new(partners.Repository))),
+		fx.Annotate(NewPremiumRepo, fx.As(new(premium.Repository))),
+		fx.Annotate(NewRelationshipRepo, fx.As(new(relationship.Repository))),
 		func() Ready { return Ready{} },
 	),
 )

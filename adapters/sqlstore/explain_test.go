@@ -10,6 +10,9 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -45,6 +48,11 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	}
 	storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository { return sqlstore.NewThrottleRepo(newDB(t)) })
 	storetest.AccountRepository(t, func(t *testing.T) accounts.Repository { return sqlstore.NewAccountRepo(newDB(t)) })
+	storetest.PartnerRepository(t, func(t *testing.T) partners.Repository { return sqlstore.NewPartnerRepo(newDB(t)) })
+	storetest.PremiumRepository(t, func(t *testing.T) premium.Repository { return sqlstore.NewPremiumRepo(newDB(t)) })
+	storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {
+		return sqlstore.NewRelationshipRepo(newDB(t))
+	})
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

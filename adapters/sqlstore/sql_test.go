@@ -8,6 +8,9 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -45,6 +48,30 @@ func TestAccountRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.AccountRepository(t, func(t *testing.T) accounts.Repository {
 			return sqlstore.NewAccountRepo(newDB(t))
+		})
+	})
+}
+
+func TestPartnerRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.PartnerRepository(t, func(t *testing.T) partners.Repository {
+			return sqlstore.NewPartnerRepo(newDB(t))
+		})
+	})
+}
+
+func TestPremiumRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.PremiumRepository(t, func(t *testing.T) premium.Repository {
+			return sqlstore.NewPremiumRepo(newDB(t))
+		})
+	})
+}
+
+func TestRelationshipRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {
+			return sqlstore.NewRelationshipRepo(newDB(t))
 		})
 	})
 }

@@ -2,14 +2,45 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/jmoiron/sqlx"
 )
 
+// txAttempts bounds the re-runs of a deadlock victim.
+const txAttempts = 8
+
 // inTx runs fn in one transaction: commit when fn returns nil, roll back on an
-// error or a panic. On SQLite it is IMMEDIATE (see openSQLite).
-func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+// error or a panic. On SQLite it is IMMEDIATE (see openSQLite). When MySQL
+// rolls it back as a deadlock victim (or, on MariaDB with snapshot isolation,
+// because a row changed under it) it runs again after a short random pause,
+// so fn must only assign what it computes, never accumulate across runs.
+func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.inTxOnce(ctx, fn)
+		if err == nil || attempt == txAttempts || !retryable(err) {
+			return err
+		}
+		pause := time.Duration(attempt)*time.Millisecond + rand.N(5*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+func retryable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1020) // deadlock; record changed since read
+}
+
+func (d *DB) inTxOnce(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := d.BeginTxx(ctx, nil)
 	if err != nil {
 		return mapErr(err)

@@ -1,0 +1,189 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/premium"
+)
+
+type premiumHandler struct{ svc *premium.Service }
+
+func NewPremiumHandler(svc *premium.Service) *premiumHandler { return &premiumHandler{svc: svc} }
+
+func (h *premiumHandler) Register(r fiber.Router) {
+	r.Get("/api/users/user/:userId/premiums", requireSelf, h.get)
+	r.Post("/api/users/user/:userId/premiums", requireSelf, h.post)
+}
+
+// Response bodies. Field names are the app's contract: do not rename.
+type premiumStatusReply struct {
+	IsPremium bool    `json:"isPremium"`
+	Source    string  `json:"source"`
+	PartnerID *string `json:"partnerId"`
+	Message   string  `json:"message"`
+}
+
+type subscriptionJSON struct {
+	Plan               string          `json:"plan"`
+	StartDate          int64           `json:"startDate"`
+	EndDate            int64           `json:"endDate"`
+	IsActive           bool            `json:"isActive"`
+	IsPartnerInherited bool            `json:"isPartnerInherited"`
+	BillingID          string          `json:"billingId"`
+	Platform           string          `json:"platform"`
+	LastRenewed        int64           `json:"lastRenewed"`
+	Cancelled          bool            `json:"cancelled"`
+	Meta               json.RawMessage `json:"meta"`
+}
+
+type subscriptionReply struct {
+	Success      bool              `json:"success"`
+	IsPremium    bool              `json:"isPremium"`
+	Subscription *subscriptionJSON `json:"subscription"`
+}
+
+type limitsReply struct {
+	IsPremium bool           `json:"isPremium"`
+	Limits    premium.Limits `json:"limits"`
+}
+
+type checkReply struct {
+	HasAccess bool   `json:"hasAccess"`
+	Message   string `json:"message,omitempty"`
+}
+
+func (h *premiumHandler) get(c *fiber.Ctx) error {
+	ctx, userID := c.UserContext(), c.Params("userId")
+	switch action := c.Query("action"); action {
+	case "status":
+		st, err := h.svc.Status(ctx, userID)
+		if err != nil {
+			return err
+		}
+		return c.JSON(toStatusReply(st))
+	case "subscription", "details":
+		st, err := h.svc.Status(ctx, userID)
+		if err != nil {
+			return err
+		}
+		return c.JSON(subscriptionReply{Success: true, IsPremium: st.IsPremium, Subscription: toSubscriptionJSON(st)})
+	case "limits":
+		isPremium, limits, err := h.svc.Limits(ctx, userID)
+		if err != nil {
+			return err
+		}
+		return c.JSON(limitsReply{IsPremium: isPremium, Limits: limits})
+	case "check":
+		a, err := h.svc.Check(ctx, userID, c.Query("feature"))
+		if err != nil {
+			return err
+		}
+		if !a.Known {
+			return c.JSON(checkReply{Message: "unknown feature"})
+		}
+		return c.JSON(checkReply{HasAccess: a.HasAccess})
+	case "":
+		return core.Invalid("invalid_request", "action is required: status, subscription, details, limits or check")
+	default:
+		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use status, subscription, details, limits or check")
+	}
+}
+
+func toStatusReply(st premium.Status) premiumStatusReply {
+	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: st.Message()}
+	if st.PartnerID != "" {
+		r.PartnerID = &st.PartnerID
+	}
+	return r
+}
+
+func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
+	s := st.Subscription
+	if s == nil {
+		return nil
+	}
+	return &subscriptionJSON{Plan: s.Plan, StartDate: core.Millis(s.StartDate), EndDate: core.Millis(s.EndDate),
+		IsActive: st.InForce, IsPartnerInherited: st.Inherited, BillingID: s.BillingID, Platform: string(s.Platform),
+		LastRenewed: core.Millis(s.LastRenewed), Cancelled: s.Cancelled, Meta: s.Meta}
+}
+
+// premiumRequest is every POST body, told apart by action. The dates stay raw
+// so that only JSON integers are taken as milliseconds.
+type premiumRequest struct {
+	Action    *string         `json:"action"`
+	Plan      *string         `json:"plan"`
+	StartDate json.RawMessage `json:"startDate"`
+	EndDate   json.RawMessage `json:"endDate"`
+	BillingID *string         `json:"billingId"`
+	Platform  *string         `json:"platform"`
+	Meta      json.RawMessage `json:"meta"`
+}
+
+func (h *premiumHandler) post(c *fiber.Ctx) error {
+	var in premiumRequest
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	start, err := millisField("startDate", in.StartDate)
+	if err != nil {
+		return err
+	}
+	end, err := millisField("endDate", in.EndDate)
+	if err != nil {
+		return err
+	}
+	ctx, userID := c.UserContext(), c.Params("userId")
+	switch action := str(in.Action); action {
+	case "create", "subscribe":
+		d := premium.Draft{Plan: str(in.Plan), BillingID: str(in.BillingID), Platform: str(in.Platform), Meta: in.Meta}
+		if start != nil {
+			d.StartDate = *start
+		}
+		if end != nil {
+			d.EndDate = *end
+		}
+		if err := h.svc.Subscribe(ctx, userID, d); err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"success": true, "created": true})
+	case "update":
+		p := premium.Patch{Plan: in.Plan, StartDate: start, EndDate: end, BillingID: in.BillingID, Platform: in.Platform, Meta: in.Meta}
+		if err := h.svc.Update(ctx, userID, p); err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"success": true, "updated": true})
+	case "cancel", "deactivate":
+		if err := h.svc.Cancel(ctx, userID); err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"success": true, "deactivated": true})
+	case "":
+		return core.Invalid("invalid_request", "action is required: create, subscribe, update, cancel or deactivate")
+	default:
+		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use create, subscribe, update, cancel or deactivate")
+	}
+}
+
+// maxMillis is the last millisecond of year 9999.
+const maxMillis = 253402300799999
+
+// millisField parses a JSON integer of milliseconds since the epoch; absent
+// and null give nil. Strings, fractions and negative numbers are refused.
+func millisField(name string, raw json.RawMessage) (*time.Time, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || n < 0 || n > maxMillis {
+		return nil, core.Invalid("invalid_request", name+" must be a whole number of milliseconds since the epoch")
+	}
+	t := core.FromMillis(n)
+	return &t, nil
+}

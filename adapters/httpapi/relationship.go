@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/modules/relationship"
+)
+
+type relationshipHandler struct{ svc *relationship.Service }
+
+func NewRelationshipHandler(svc *relationship.Service) *relationshipHandler {
+	return &relationshipHandler{svc: svc}
+}
+
+// Register uses the spec's singular /api/user/ path.
+func (h *relationshipHandler) Register(r fiber.Router) {
+	r.Get("/api/user/:userId/relationship", requireSelf, h.get)
+	r.Post("/api/user/:userId/relationship", requireSelf, h.post)
+}
+
+// durationJSON is the spec's duration object. Field names are the app's
+// contract: do not rename.
+type durationJSON struct {
+	Days      int     `json:"days"`
+	StartDate string  `json:"startDate"` // ISO 8601 date-time, midnight UTC of the date
+	EndDate   *string `json:"endDate"`   // null while active
+	IsActive  bool    `json:"isActive"`
+}
+
+// durationReply is the POST body: success and the duration as it now stands.
+type durationReply struct {
+	Success bool `json:"success"`
+	durationJSON
+}
+
+func toDurationJSON(d relationship.Duration) durationJSON {
+	out := durationJSON{Days: d.Days, StartDate: d.StartDate.Time().Format(time.RFC3339), IsActive: d.Active}
+	if !d.Active {
+		end := d.EndDate.Time().Format(time.RFC3339)
+		out.EndDate = &end
+	}
+	return out
+}
+
+func (h *relationshipHandler) get(c *fiber.Ctx) error {
+	d, err := h.svc.Get(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDurationJSON(d))
+}
+
+func (h *relationshipHandler) post(c *fiber.Ctx) error {
+	var in struct {
+		Action string `json:"action"`
+		Date   string `json:"date"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	action, err := relationship.ParseAction(in.Action)
+	if err != nil {
+		return err
+	}
+	ctx, userID := c.UserContext(), c.Params("userId")
+	var d relationship.Duration
+	if action == relationship.ActionStart {
+		d, err = h.svc.Start(ctx, userID, in.Date)
+	} else {
+		d, err = h.svc.End(ctx, userID, in.Date)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(durationReply{Success: true, durationJSON: toDurationJSON(d)})
+}

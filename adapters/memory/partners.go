@@ -1,0 +1,240 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"tandem/core"
+	"tandem/modules/partners"
+)
+
+var _ partners.Repository = (*PartnerRepo)(nil)
+
+// PartnerRepo keeps partnerships, connection codes, pairing codes and
+// requests in maps under one mutex, so each method is atomic like its SQL
+// transaction. members plays the role of the member primary key.
+type PartnerRepo struct {
+	mu           sync.RWMutex
+	partnerships map[string]partners.Partnership // by id
+	members      map[string]string               // user id -> partnership id
+	connections  map[string]partners.Connection  // by user id
+	connByCode   map[string]string               // code -> user id
+	codes        map[string]partners.PairingCode // by user id
+	codeOwner    map[string]string               // code -> user id
+	requests     map[string]partners.Request     // by From
+}
+
+func NewPartnerRepo() *PartnerRepo {
+	return &PartnerRepo{partnerships: map[string]partners.Partnership{}, members: map[string]string{},
+		connections: map[string]partners.Connection{}, connByCode: map[string]string{},
+		codes: map[string]partners.PairingCode{}, codeOwner: map[string]string{},
+		requests: map[string]partners.Request{}}
+}
+
+func errPairedConflict() error { return core.Conflict("already_paired", "already paired") }
+
+func (r *PartnerRepo) Snapshot(_ context.Context, userID string) (partners.Snapshot, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var s partners.Snapshot
+	if p, ok := r.partnershipLocked(userID); ok {
+		s.Partnership = &p
+	}
+	if c, ok := r.connections[userID]; ok {
+		s.Connection = &c
+	}
+	if c, ok := r.codes[userID]; ok {
+		s.PairingCode = &c
+	}
+	if q, ok := r.requests[userID]; ok {
+		s.Outgoing = &q
+	}
+	for _, q := range r.requests {
+		if q.To == userID {
+			s.Incoming = append(s.Incoming, q)
+		}
+	}
+	slices.SortFunc(s.Incoming, func(a, b partners.Request) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.From, b.From)
+	})
+	return s, nil
+}
+
+func (r *PartnerRepo) PartnershipOf(_ context.Context, userID string) (partners.Partnership, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.partnershipLocked(userID)
+	if !ok {
+		return partners.Partnership{}, core.NotFound("not_found", "not paired")
+	}
+	return p, nil
+}
+
+func (r *PartnerRepo) partnershipLocked(userID string) (partners.Partnership, bool) {
+	id, ok := r.members[userID]
+	if !ok {
+		return partners.Partnership{}, false
+	}
+	return r.partnerships[id], true
+}
+
+func (r *PartnerRepo) PutConnection(_ context.Context, c partners.Connection) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if owner, taken := r.connByCode[c.Code]; taken && owner != c.UserID {
+		return core.Conflict("conflict", "connection code taken")
+	}
+	if old, ok := r.connections[c.UserID]; ok {
+		delete(r.connByCode, old.Code)
+	}
+	r.connections[c.UserID] = c
+	r.connByCode[c.Code] = c.UserID
+	return nil
+}
+
+func (r *PartnerRepo) ConnectionOf(_ context.Context, userID string) (partners.Connection, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c, ok := r.connections[userID]
+	if !ok {
+		return partners.Connection{}, core.NotFound("not_found", "no connection")
+	}
+	return c, nil
+}
+
+func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners.Connection, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	owner, ok := r.connByCode[code]
+	if !ok {
+		return partners.Connection{}, core.NotFound("not_found", "no connection")
+	}
+	return r.connections[owner], nil
+}
+
+func (r *PartnerRepo) Link(_ context.Context, p partners.Partnership, code string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.connByCode[code] != p.UserA {
+		return core.NotFound("not_found", "no connection")
+	}
+	return r.createLocked(p)
+}
+
+// createLocked inserts the partnership and its members, refusing a second
+// partnership for either user, and clears both users' pairing data.
+func (r *PartnerRepo) createLocked(p partners.Partnership) error {
+	for _, u := range p.Users() {
+		if _, paired := r.members[u]; paired {
+			return errPairedConflict()
+		}
+	}
+	r.partnerships[p.ID] = p
+	for _, u := range p.Users() {
+		r.members[u] = p.ID
+	}
+	r.clearPairingLocked(p.UserA, p.UserB)
+	return nil
+}
+
+// clearPairingLocked deletes the users' pairing codes and every request from
+// or to them.
+func (r *PartnerRepo) clearPairingLocked(users ...string) {
+	for _, u := range users {
+		if c, ok := r.codes[u]; ok {
+			delete(r.codeOwner, c.Code)
+			delete(r.codes, u)
+		}
+	}
+	for from, q := range r.requests {
+		if slices.Contains(users, q.From) || slices.Contains(users, q.To) {
+			delete(r.requests, from)
+		}
+	}
+}
+
+func (r *PartnerRepo) PutPairingCode(_ context.Context, c partners.PairingCode) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, paired := r.members[c.UserID]; paired {
+		return errPairedConflict()
+	}
+	if owner, taken := r.codeOwner[c.Code]; taken && owner != c.UserID {
+		return core.Conflict("conflict", "pairing code taken")
+	}
+	if old, ok := r.codes[c.UserID]; ok {
+		delete(r.codeOwner, old.Code)
+	}
+	r.codes[c.UserID] = c
+	r.codeOwner[c.Code] = c.UserID
+	return nil
+}
+
+func (r *PartnerRepo) PairingCodeByCode(_ context.Context, code string) (partners.PairingCode, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	owner, ok := r.codeOwner[code]
+	if !ok {
+		return partners.PairingCode{}, core.NotFound("not_found", "no pairing code")
+	}
+	return r.codes[owner], nil
+}
+
+func (r *PartnerRepo) Submit(_ context.Context, q partners.Request, p partners.Partnership) (partners.SubmitOutcome, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, u := range []string{q.From, q.To} {
+		if _, paired := r.members[u]; paired {
+			return partners.SubmitOutcome{}, errPairedConflict()
+		}
+	}
+	if back, ok := r.requests[q.To]; ok && back.To == q.From {
+		mine := r.codes[q.From].Code
+		if err := r.createLocked(p); err != nil {
+			return partners.SubmitOutcome{}, err
+		}
+		return partners.SubmitOutcome{Connected: true, MyCode: mine}, nil
+	}
+	r.requests[q.From] = q
+	return partners.SubmitOutcome{}, nil
+}
+
+func (r *PartnerRepo) End(_ context.Context, userID string) (partners.Partnership, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.endLocked(userID)
+	if !ok {
+		return partners.Partnership{}, core.NotFound("not_found", "not paired")
+	}
+	return p, nil
+}
+
+func (r *PartnerRepo) endLocked(userID string) (partners.Partnership, bool) {
+	p, ok := r.partnershipLocked(userID)
+	if !ok {
+		return partners.Partnership{}, false
+	}
+	delete(r.partnerships, p.ID)
+	for _, u := range p.Users() {
+		delete(r.members, u)
+	}
+	r.clearPairingLocked(p.UserA, p.UserB)
+	return p, true
+}
+
+func (r *PartnerRepo) Purge(_ context.Context, userID string) (partners.Partnership, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ended := r.endLocked(userID)
+	r.clearPairingLocked(userID)
+	if c, ok := r.connections[userID]; ok {
+		delete(r.connByCode, c.Code)
+		delete(r.connections, userID)
+	}
+	return p, ended, nil
+}

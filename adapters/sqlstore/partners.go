@@ -1,0 +1,417 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/partners"
+)
+
+var _ partners.Repository = (*PartnerRepo)(nil)
+
+// PartnerRepo stores partnerships, partnership_members, partner_connections,
+// pairing_codes and pairing_requests.
+//
+// Concurrency: the member primary key makes a second partnership for a user
+// fail inside the creating transaction (already_paired). On SQLite every
+// transaction is IMMEDIATE, so writers run one at a time. On MySQL the write
+// transactions first take row locks (FOR UPDATE) on what they depend on: the
+// connection code (link), both users' pairing codes in id order (submit),
+// the partnership row (end), the member keys (anything that adds pairing
+// data or a partnership); plain reads come after the locks, so they see what
+// the previous holder committed. Any deadlock InnoDB still finds is detected
+// at once, and its victim is run again (inTx).
+type PartnerRepo struct{ db *DB }
+
+func NewPartnerRepo(db *DB) *PartnerRepo { return &PartnerRepo{db: db} }
+
+var (
+	partnershipColumns = []string{"p.id", "p.user_a", "p.user_b", "p.created_at"}
+	connectionColumns  = []string{"user_id", "id", "code", "created_at"}
+	pairingCodeColumns = []string{"user_id", "code", "expires_at", "created_at"}
+	requestColumns     = []string{"from_user", "to_user", "created_at"}
+)
+
+type partnershipRow struct {
+	ID        string `db:"id"`
+	UserA     string `db:"user_a"`
+	UserB     string `db:"user_b"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r partnershipRow) partnership() partners.Partnership {
+	return partners.Partnership{ID: r.ID, UserA: r.UserA, UserB: r.UserB, CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+type connectionRow struct {
+	UserID    string `db:"user_id"`
+	ID        string `db:"id"`
+	Code      string `db:"code"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r connectionRow) connection() partners.Connection {
+	return partners.Connection{ID: r.ID, UserID: r.UserID, Code: r.Code, CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+type pairingCodeRow struct {
+	UserID    string `db:"user_id"`
+	Code      string `db:"code"`
+	ExpiresAt int64  `db:"expires_at"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r pairingCodeRow) pairingCode() partners.PairingCode {
+	return partners.PairingCode{UserID: r.UserID, Code: r.Code, ExpiresAt: core.FromMillis(r.ExpiresAt),
+		CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+type requestRow struct {
+	From      string `db:"from_user"`
+	To        string `db:"to_user"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r requestRow) request() partners.Request {
+	return partners.Request{From: r.From, To: r.To, CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+func errPairedConflict() error { return core.Conflict("already_paired", "already paired") }
+
+// Snapshot reads without a transaction: on SQLite a transaction would take
+// the write lock, and a status read tolerates a change between statements.
+func (r *PartnerRepo) Snapshot(ctx context.Context, userID string) (partners.Snapshot, error) {
+	var (
+		s    partners.Snapshot
+		ship partnershipRow
+		conn connectionRow
+		code pairingCodeRow
+		out  requestRow
+		in   []requestRow
+	)
+	hasShip, err := r.optional(ctx, &ship, r.partnershipQuery(userID))
+	if err != nil {
+		return s, err
+	}
+	hasConn, err := r.optional(ctx, &conn, r.db.sb.Select(connectionColumns...).From("partner_connections").
+		Where(sq.Eq{"user_id": userID}))
+	if err != nil {
+		return s, err
+	}
+	hasCode, err := r.optional(ctx, &code, r.db.sb.Select(pairingCodeColumns...).From("pairing_codes").
+		Where(sq.Eq{"user_id": userID}))
+	if err != nil {
+		return s, err
+	}
+	hasOut, err := r.optional(ctx, &out, r.db.sb.Select(requestColumns...).From("pairing_requests").
+		Where(sq.Eq{"from_user": userID}))
+	if err != nil {
+		return s, err
+	}
+	if err := r.db.selectInto(ctx, r.db, &in, r.db.sb.Select(requestColumns...).From("pairing_requests").
+		Where(sq.Eq{"to_user": userID}).OrderBy("created_at DESC", "from_user")); err != nil {
+		return s, err
+	}
+	if hasShip {
+		p := ship.partnership()
+		s.Partnership = &p
+	}
+	if hasConn {
+		c := conn.connection()
+		s.Connection = &c
+	}
+	if hasCode {
+		c := code.pairingCode()
+		s.PairingCode = &c
+	}
+	if hasOut {
+		q := out.request()
+		s.Outgoing = &q
+	}
+	for _, row := range in {
+		s.Incoming = append(s.Incoming, row.request())
+	}
+	return s, nil
+}
+
+// partnershipQuery reads the user's partnership through the member key.
+func (r *PartnerRepo) partnershipQuery(userID string) sq.SelectBuilder {
+	return r.db.sb.Select(partnershipColumns...).From("partnership_members m").
+		Join("partnerships p ON p.id = m.partnership_id").Where(sq.Eq{"m.user_id": userID})
+}
+
+func (r *PartnerRepo) PartnershipOf(ctx context.Context, userID string) (partners.Partnership, error) {
+	var row partnershipRow
+	err := r.db.get(ctx, r.db, &row, r.partnershipQuery(userID))
+	return row.partnership(), err
+}
+
+// PutConnection updates the user's row when there is one and inserts it
+// otherwise; the unique code index refuses another user's code. The plain
+// existence read takes no gap lock, so first codes of different users never
+// block each other.
+func (r *PartnerRepo) PutConnection(ctx context.Context, c partners.Connection) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		exists, err := r.exists(ctx, tx, "partner_connections", sq.Eq{"user_id": c.UserID})
+		if err != nil {
+			return err
+		}
+		if exists {
+			return r.db.execOne(ctx, tx, r.db.sb.Update("partner_connections").Set("id", c.ID).Set("code", c.Code).
+				Set("created_at", c.CreatedAt.UnixMilli()).Where(sq.Eq{"user_id": c.UserID}))
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Insert("partner_connections").Columns(connectionColumns...).
+			Values(c.UserID, c.ID, c.Code, c.CreatedAt.UnixMilli()))
+	})
+}
+
+func (r *PartnerRepo) ConnectionOf(ctx context.Context, userID string) (partners.Connection, error) {
+	return r.connectionBy(ctx, r.db, sq.Eq{"user_id": userID}, false)
+}
+
+func (r *PartnerRepo) ConnectionByCode(ctx context.Context, code string) (partners.Connection, error) {
+	return r.connectionBy(ctx, r.db, sq.Eq{"code": code}, false)
+}
+
+func (r *PartnerRepo) connectionBy(ctx context.Context, q sqlx.QueryerContext, where sq.Eq, lock bool) (partners.Connection, error) {
+	b := r.db.sb.Select(connectionColumns...).From("partner_connections").Where(where)
+	if lock {
+		b = r.forUpdate(b)
+	}
+	var row connectionRow
+	err := r.db.get(ctx, q, &row, b)
+	return row.connection(), err
+}
+
+// Link holds the code's row first, so concurrent links to one code queue on it.
+func (r *PartnerRepo) Link(ctx context.Context, p partners.Partnership, code string) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		c, err := r.connectionBy(ctx, tx, sq.Eq{"code": code}, true)
+		if err != nil {
+			return err
+		}
+		if c.UserID != p.UserA {
+			return core.NotFound("not_found", "no connection")
+		}
+		return r.create(ctx, tx, p)
+	})
+}
+
+// create inserts the partnership and both members, then clears both users'
+// pairing data. A member already present fails on its primary key.
+func (r *PartnerRepo) create(ctx context.Context, tx *sqlx.Tx, p partners.Partnership) error {
+	if err := r.requireUnpaired(ctx, tx, p.UserA, p.UserB); err != nil {
+		return err
+	}
+	if err := r.db.exec(ctx, tx, r.db.sb.Insert("partnerships").Columns("id", "user_a", "user_b", "created_at").
+		Values(p.ID, p.UserA, p.UserB, p.CreatedAt.UnixMilli())); err != nil {
+		return err
+	}
+	first, second := p.UserA, p.UserB
+	if second < first {
+		first, second = second, first // one lock order for every transaction
+	}
+	err := r.db.exec(ctx, tx, r.db.sb.Insert("partnership_members").Columns("user_id", "partnership_id", "partner_id").
+		Values(first, p.ID, second).Values(second, p.ID, first))
+	if core.IsKind(err, core.KindConflict) {
+		return errPairedConflict()
+	}
+	if err != nil {
+		return err
+	}
+	return r.clearPairing(ctx, tx, p.UserA, p.UserB)
+}
+
+// requireUnpaired fails with already_paired when one of users is a member.
+func (r *PartnerRepo) requireUnpaired(ctx context.Context, tx *sqlx.Tx, users ...string) error {
+	var paired []string
+	if err := r.db.selectInto(ctx, tx, &paired, r.forUpdate(r.db.sb.Select("user_id").From("partnership_members").
+		Where(sq.Eq{"user_id": users}))); err != nil {
+		return err
+	}
+	if len(paired) > 0 {
+		return errPairedConflict()
+	}
+	return nil
+}
+
+// clearPairing deletes the users' pairing codes and every request from or to them.
+func (r *PartnerRepo) clearPairing(ctx context.Context, tx *sqlx.Tx, users ...string) error {
+	for _, del := range []sq.DeleteBuilder{
+		r.db.sb.Delete("pairing_codes").Where(sq.Eq{"user_id": users}),
+		r.db.sb.Delete("pairing_requests").Where(sq.Eq{"from_user": users}),
+		r.db.sb.Delete("pairing_requests").Where(sq.Eq{"to_user": users}),
+	} {
+		if err := r.db.exec(ctx, tx, del); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutPairingCode holds the member key first (a locking read), so a code can
+// never be stored for a user who is being paired meanwhile.
+func (r *PartnerRepo) PutPairingCode(ctx context.Context, c partners.PairingCode) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.requireUnpaired(ctx, tx, c.UserID); err != nil {
+			return err
+		}
+		exists, err := r.exists(ctx, tx, "pairing_codes", sq.Eq{"user_id": c.UserID})
+		if err != nil {
+			return err
+		}
+		if exists {
+			return r.db.execOne(ctx, tx, r.db.sb.Update("pairing_codes").Set("code", c.Code).
+				Set("expires_at", c.ExpiresAt.UnixMilli()).Set("created_at", c.CreatedAt.UnixMilli()).
+				Where(sq.Eq{"user_id": c.UserID}))
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Insert("pairing_codes").Columns(pairingCodeColumns...).
+			Values(c.UserID, c.Code, c.ExpiresAt.UnixMilli(), c.CreatedAt.UnixMilli()))
+	})
+}
+
+func (r *PartnerRepo) PairingCodeByCode(ctx context.Context, code string) (partners.PairingCode, error) {
+	var row pairingCodeRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(pairingCodeColumns...).From("pairing_codes").Where(sq.Eq{"code": code}))
+	return row.pairingCode(), err
+}
+
+// Submit first holds both users' pairing-code rows, in id order: two
+// partners submitting each other's code at once then run one after the
+// other. The request reads that follow are plain reads taken after the lock,
+// so the second sees the first's committed request.
+func (r *PartnerRepo) Submit(ctx context.Context, q partners.Request, p partners.Partnership) (partners.SubmitOutcome, error) {
+	var out partners.SubmitOutcome
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		out = partners.SubmitOutcome{}
+		pair := []string{q.From, q.To}
+		slices.Sort(pair)
+		var codes []pairingCodeRow
+		if err := r.db.selectInto(ctx, tx, &codes, r.forUpdate(r.db.sb.Select(pairingCodeColumns...).
+			From("pairing_codes").Where(sq.Eq{"user_id": pair}).OrderBy("user_id"))); err != nil {
+			return err
+		}
+		if err := r.requireUnpaired(ctx, tx, q.From, q.To); err != nil {
+			return err
+		}
+		var reqs []requestRow
+		if err := r.db.selectInto(ctx, tx, &reqs, r.db.sb.Select(requestColumns...).From("pairing_requests").
+			Where(sq.Eq{"from_user": pair})); err != nil {
+			return err
+		}
+		mine := false
+		for _, row := range reqs {
+			if row.From == q.To && row.To == q.From {
+				for _, c := range codes {
+					if c.UserID == q.From {
+						out.MyCode = c.Code
+					}
+				}
+				out.Connected = true
+				return r.create(ctx, tx, p)
+			}
+			mine = mine || row.From == q.From
+		}
+		if mine {
+			return r.db.execOne(ctx, tx, r.db.sb.Update("pairing_requests").Set("to_user", q.To).
+				Set("created_at", q.CreatedAt.UnixMilli()).Where(sq.Eq{"from_user": q.From}))
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Insert("pairing_requests").Columns(requestColumns...).
+			Values(q.From, q.To, q.CreatedAt.UnixMilli()))
+	})
+	if err != nil {
+		return partners.SubmitOutcome{}, err
+	}
+	return out, nil
+}
+
+func (r *PartnerRepo) End(ctx context.Context, userID string) (partners.Partnership, error) {
+	var p partners.Partnership
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = r.end(ctx, tx, userID)
+		return err
+	})
+	return p, err
+}
+
+// end locks the user's partnership row before changing anything, so both
+// partners unpairing at once queue on it and the second finds nothing.
+func (r *PartnerRepo) end(ctx context.Context, tx *sqlx.Tx, userID string) (partners.Partnership, error) {
+	var id string
+	if err := r.db.get(ctx, tx, &id, r.db.sb.Select("partnership_id").From("partnership_members").
+		Where(sq.Eq{"user_id": userID})); err != nil {
+		return partners.Partnership{}, err
+	}
+	var row partnershipRow
+	if err := r.db.get(ctx, tx, &row, r.forUpdate(r.db.sb.Select("id", "user_a", "user_b", "created_at").
+		From("partnerships").Where(sq.Eq{"id": id}))); err != nil {
+		return partners.Partnership{}, err
+	}
+	p := row.partnership()
+	if err := r.db.exec(ctx, tx, r.db.sb.Delete("partnership_members").Where(sq.Eq{"partnership_id": p.ID})); err != nil {
+		return partners.Partnership{}, err
+	}
+	if err := r.db.execOne(ctx, tx, r.db.sb.Delete("partnerships").Where(sq.Eq{"id": p.ID})); err != nil {
+		return partners.Partnership{}, err
+	}
+	return p, r.clearPairing(ctx, tx, p.UserA, p.UserB)
+}
+
+func (r *PartnerRepo) Purge(ctx context.Context, userID string) (partners.Partnership, bool, error) {
+	var (
+		p     partners.Partnership
+		ended bool
+	)
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = r.end(ctx, tx, userID)
+		if ended, err = found(err); err != nil {
+			return err
+		}
+		if err := r.clearPairing(ctx, tx, userID); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("partner_connections").Where(sq.Eq{"user_id": userID}))
+	})
+	if err != nil || !ended {
+		return partners.Partnership{}, false, err
+	}
+	return p, true, nil
+}
+
+// forUpdate makes a read of a write transaction a locking read on MySQL.
+// SQLite has no FOR UPDATE and needs none: its transactions are IMMEDIATE.
+func (r *PartnerRepo) forUpdate(b sq.SelectBuilder) sq.SelectBuilder {
+	if r.db.Dialect == MySQL {
+		return b.Suffix("FOR UPDATE")
+	}
+	return b
+}
+
+// exists is a plain read of whether table has a row matching where.
+func (r *PartnerRepo) exists(ctx context.Context, tx *sqlx.Tx, table string, where sq.Eq) (bool, error) {
+	var n int
+	err := r.db.get(ctx, tx, &n, r.db.sb.Select("COUNT(*)").From(table).Where(where))
+	return n > 0, err
+}
+
+// optional reads at most one row into dst; ok is false when there is none.
+func (r *PartnerRepo) optional(ctx context.Context, dst any, b sq.Sqlizer) (ok bool, err error) {
+	return found(r.db.get(ctx, r.db, dst, b))
+}
+
+// found turns KindNotFound into (false, nil).
+func found(err error) (bool, error) {
+	if err == nil {
+		return true, nil
+	}
+	if isNotFound(err) {
+		return false, nil
+	}
+	return false, err
+}

@@ -1,0 +1,53 @@
+package partners
+
+import "context"
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=partners_test
+
+// Repository stores partnerships, connection codes, pairing codes and pairing
+// requests. Every method is one transaction. A user is a member of at most one
+// partnership: the storage enforces it (a primary key on the member), so a
+// second partnership fails inside the creating transaction. Methods that
+// create a partnership return core.KindConflict with code already_paired
+// when either user is (or concurrently became) a member.
+type Repository interface {
+	// Snapshot reads everything stored about the user at once.
+	Snapshot(ctx context.Context, userID string) (Snapshot, error)
+	// PartnershipOf returns the user's partnership; core.KindNotFound when unpaired.
+	PartnershipOf(ctx context.Context, userID string) (Partnership, error)
+
+	// PutConnection stores c as c.UserID's only connection code, replacing an
+	// earlier one; core.KindConflict when another user holds c.Code.
+	PutConnection(ctx context.Context, c Connection) error
+	// ConnectionOf returns the user's connection; core.KindNotFound when none.
+	ConnectionOf(ctx context.Context, userID string) (Connection, error)
+	// ConnectionByCode returns the connection holding code; core.KindNotFound when none.
+	ConnectionByCode(ctx context.Context, code string) (Connection, error)
+	// Link creates p, in which p.UserA owns the connection code and p.UserB
+	// links with it: it checks that code still belongs to p.UserA
+	// (core.KindNotFound otherwise), inserts the partnership and both members,
+	// and clears the pairing codes and requests of both users.
+	Link(ctx context.Context, p Partnership, code string) error
+
+	// PutPairingCode stores c as c.UserID's only pairing code, replacing an
+	// earlier one. core.KindConflict with code already_paired when the user is
+	// paired; core.KindConflict (code conflict) when another user holds c.Code.
+	PutPairingCode(ctx context.Context, c PairingCode) error
+	// PairingCodeByCode returns the pairing code; core.KindNotFound when none.
+	PairingCodeByCode(ctx context.Context, code string) (PairingCode, error)
+	// Submit records that r.From submitted r.To's code, all or nothing: when
+	// r.To had already requested r.From, it creates p (the two users, r.To as
+	// UserA) and clears the pairing codes and requests of both, returning
+	// Connected with r.From's pairing code; otherwise it stores r, replacing
+	// r.From's earlier request. Either user paired: already_paired.
+	Submit(ctx context.Context, r Request, p Partnership) (SubmitOutcome, error)
+
+	// End deletes the user's partnership, both members and the pairing codes
+	// and requests of both users, returning what was ended; core.KindNotFound
+	// when the user is not paired.
+	End(ctx context.Context, userID string) (Partnership, error)
+	// Purge ends the user's partnership as End does, if any, and deletes the
+	// user's connection, pairing code and requests (both directions). It is
+	// idempotent; ended is false when there was no partnership.
+	Purge(ctx context.Context, userID string) (p Partnership, ended bool, err error)
+}

@@ -1,0 +1,308 @@
+package partners
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every partnership, connection-code and pairing rule of the
+// spec and DESIGN.md. Its checks give the documented error order; the
+// repository's transactions keep the invariants under concurrency.
+type Service struct {
+	repo  Repository
+	bus   core.Publisher
+	clock core.Clock
+	ids   core.IDs
+}
+
+func NewService(repo Repository, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, bus: bus, clock: clock, ids: ids}
+}
+
+// ConnectionView is a user's partner connection as the GET route shows it.
+type ConnectionView struct {
+	UserID    string
+	PartnerID string // "" while unlinked
+	Code      string // the user's own code, else the code of the partner they linked with
+}
+
+// CreateConnection stores the client's chosen code as the user's connection
+// code, replacing an earlier one.
+func (s *Service) CreateConnection(ctx context.Context, userID, code string) (Connection, error) {
+	if err := requireUser(userID); err != nil {
+		return Connection{}, err
+	}
+	if err := ValidateConnectionCode(code); err != nil {
+		return Connection{}, err
+	}
+	c := Connection{ID: s.ids.New(), UserID: userID, Code: code, CreatedAt: s.clock.Now()}
+	err := s.repo.PutConnection(ctx, c)
+	if core.IsKind(err, core.KindConflict) {
+		return Connection{}, errConnectionTaken()
+	}
+	if err != nil {
+		return Connection{}, err
+	}
+	return c, nil
+}
+
+// Connection returns the user's connection: their own code, or, for the user
+// who linked, the code of the partner. No code at all: 404 not_found.
+func (s *Service) Connection(ctx context.Context, userID string) (ConnectionView, error) {
+	if err := requireUser(userID); err != nil {
+		return ConnectionView{}, err
+	}
+	snap, err := s.repo.Snapshot(ctx, userID)
+	if err != nil {
+		return ConnectionView{}, err
+	}
+	v := ConnectionView{UserID: userID}
+	if snap.Partnership != nil {
+		v.PartnerID = snap.Partnership.PartnerOf(userID)
+	}
+	switch {
+	case snap.Connection != nil:
+		v.Code = snap.Connection.Code
+	case v.PartnerID != "":
+		c, err := s.repo.ConnectionOf(ctx, v.PartnerID)
+		if core.IsKind(err, core.KindNotFound) {
+			return ConnectionView{}, errNoConnection()
+		}
+		if err != nil {
+			return ConnectionView{}, err
+		}
+		v.Code = c.Code
+	default:
+		return ConnectionView{}, errNoConnection()
+	}
+	return v, nil
+}
+
+// Link makes the user the partner of the code's owner and returns the owner.
+// Order: bad code 400; caller paired 409; unknown code 404; own code 400;
+// owner paired 409.
+func (s *Service) Link(ctx context.Context, userID, code string) (string, error) {
+	if err := requireUser(userID); err != nil {
+		return "", err
+	}
+	if err := ValidateConnectionCode(code); err != nil {
+		return "", err
+	}
+	if err := s.requireUnpaired(ctx, userID, errAlreadyPaired); err != nil {
+		return "", err
+	}
+	c, err := s.repo.ConnectionByCode(ctx, code)
+	if core.IsKind(err, core.KindNotFound) {
+		return "", errConnectionNotFound()
+	}
+	if err != nil {
+		return "", err
+	}
+	if c.UserID == userID {
+		return "", core.Invalid("invalid_request", "you cannot link with your own connection code")
+	}
+	if err := s.requireUnpaired(ctx, c.UserID, errPartnerPaired); err != nil {
+		return "", err
+	}
+	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: s.clock.Now()}
+	switch err := s.repo.Link(ctx, p, code); {
+	case core.IsKind(err, core.KindConflict):
+		return "", errPairedMeanwhile()
+	case core.IsKind(err, core.KindNotFound):
+		return "", errConnectionNotFound() // the owner replaced the code meanwhile
+	case err != nil:
+		return "", err
+	}
+	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
+	return c.UserID, nil
+}
+
+// Unlink ends the user's partnership (the connection-code route); it is Unpair.
+func (s *Service) Unlink(ctx context.Context, userID string) error { return s.end(ctx, userID) }
+
+// GenerateCode gives the user a new pairing code, valid 24 hours, replacing
+// the old one.
+func (s *Service) GenerateCode(ctx context.Context, userID string) (PairingCode, error) {
+	if err := requireUser(userID); err != nil {
+		return PairingCode{}, err
+	}
+	if err := s.requireUnpaired(ctx, userID, errAlreadyPaired); err != nil {
+		return PairingCode{}, err
+	}
+	now := s.clock.Now()
+	for draw := 1; ; draw++ {
+		c := PairingCode{UserID: userID, Code: NewPairingCode(), ExpiresAt: now.Add(PairingCodeTTL), CreatedAt: now}
+		err := s.repo.PutPairingCode(ctx, c)
+		switch {
+		case err == nil:
+			return c, nil
+		case isAlreadyPaired(err):
+			return PairingCode{}, errAlreadyPaired()
+		case core.IsKind(err, core.KindConflict) && draw < maxCodeDraws:
+			continue // someone else holds this code: draw again
+		case core.IsKind(err, core.KindConflict):
+			return PairingCode{}, core.Internal(fmt.Errorf("partners: no free pairing code in %d draws: %w", draw, err))
+		}
+		return PairingCode{}, err
+	}
+}
+
+// SubmitCode submits the partner's pairing code. Pending until the owner of
+// the code submits the caller's code; then both are connected at once.
+// Order: caller paired 409; own, unknown or expired code 400; owner paired 409.
+func (s *Service) SubmitCode(ctx context.Context, userID, targetCode string) (SubmitOutcome, error) {
+	if err := requireUser(userID); err != nil {
+		return SubmitOutcome{}, err
+	}
+	if err := s.requireUnpaired(ctx, userID, errAlreadyPaired); err != nil {
+		return SubmitOutcome{}, err
+	}
+	code, ok := NormalizePairingCode(targetCode)
+	if !ok {
+		return SubmitOutcome{}, errInvalidPairingCode()
+	}
+	target, err := s.repo.PairingCodeByCode(ctx, code)
+	if core.IsKind(err, core.KindNotFound) {
+		return SubmitOutcome{}, errInvalidPairingCode()
+	}
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
+	now := s.clock.Now()
+	if target.UserID == userID || !target.ValidAt(now) {
+		return SubmitOutcome{}, errInvalidPairingCode()
+	}
+	if err := s.requireUnpaired(ctx, target.UserID, errPartnerPaired); err != nil {
+		return SubmitOutcome{}, err
+	}
+	p := Partnership{ID: s.ids.New(), UserA: target.UserID, UserB: userID, CreatedAt: now}
+	out, err := s.repo.Submit(ctx, Request{From: userID, To: target.UserID, CreatedAt: now}, p)
+	if core.IsKind(err, core.KindConflict) {
+		return SubmitOutcome{}, errPairedMeanwhile()
+	}
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
+	out.PartnerID = target.UserID
+	if out.Connected {
+		s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
+	}
+	return out, nil
+}
+
+// Status is the user's pairing status.
+func (s *Service) Status(ctx context.Context, userID string) (Status, error) {
+	if err := requireUser(userID); err != nil {
+		return Status{}, err
+	}
+	snap, err := s.repo.Snapshot(ctx, userID)
+	if err != nil {
+		return Status{}, err
+	}
+	return statusOf(userID, snap, s.clock.Now()), nil
+}
+
+// Unpair ends the partnership for both users and clears all their pairing
+// data; it cannot be undone.
+func (s *Service) Unpair(ctx context.Context, userID string) error { return s.end(ctx, userID) }
+
+// PartnerOf is the user's current partner, for other modules.
+func (s *Service) PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error) {
+	_, partnerID, ok, err = s.PartnershipOf(ctx, userID)
+	return partnerID, ok, err
+}
+
+// PartnershipOf is the user's current partnership and partner, for other
+// modules (data that belongs to the couple is keyed by the partnership).
+func (s *Service) PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error) {
+	p, err := s.repo.PartnershipOf(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, err
+	}
+	return p.ID, p.PartnerOf(userID), true, nil
+}
+
+// Section names this module's part of an account export.
+func (s *Service) Section() string { return "partners" }
+
+// ExportUser returns the user's connection code, pairing code and partner.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	snap, err := s.repo.Snapshot(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	var e Export
+	if snap.Connection != nil {
+		e.ConnectionCode = &snap.Connection.Code
+	}
+	if snap.PairingCode != nil {
+		e.PairingCode = &snap.PairingCode.Code
+	}
+	if snap.Partnership != nil {
+		partner := snap.Partnership.PartnerOf(userID)
+		e.PartnerID = &partner
+	}
+	return e, nil
+}
+
+// PurgeUser ends the user's partnership (announcing it) and deletes their
+// connection code, pairing code and requests. It is idempotent.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	p, ended, err := s.repo.Purge(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if ended {
+		s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
+	}
+	return nil
+}
+
+func (s *Service) end(ctx context.Context, userID string) error {
+	if err := requireUser(userID); err != nil {
+		return err
+	}
+	p, err := s.repo.End(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotPaired()
+	}
+	if err != nil {
+		return err
+	}
+	s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
+	return nil
+}
+
+// requireUnpaired fails with paired() when the user has a partnership.
+func (s *Service) requireUnpaired(ctx context.Context, userID string, paired func() error) error {
+	_, err := s.repo.PartnershipOf(ctx, userID)
+	switch {
+	case err == nil:
+		return paired()
+	case core.IsKind(err, core.KindNotFound):
+		return nil
+	}
+	return err
+}
+
+func requireUser(userID string) error {
+	if strings.TrimSpace(userID) == "" {
+		return core.Invalid("invalid_request", "userId is required")
+	}
+	return nil
+}
+
+func isAlreadyPaired(err error) bool {
+	return core.IsKind(err, core.KindConflict) && core.As(err).Code == "already_paired"
+}
+
+func errNoConnection() error { return core.NotFound("not_found", "no partner connection") }
+
+// errPairedMeanwhile: a concurrent request paired one of the two first.
+func errPairedMeanwhile() error { return core.Conflict("already_paired", "already paired") }

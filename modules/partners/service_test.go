@@ -1,0 +1,709 @@
+package partners_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/partners"
+)
+
+var ctx = context.Background()
+
+// fixture is a Service on the memory repository with a fixed clock, counted
+// ids and a recording bus.
+type fixture struct {
+	svc   *partners.Service
+	repo  *memory.PartnerRepo
+	clock *coretest.FixedClock
+	bus   *coretest.Events
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	repo := memory.NewPartnerRepo()
+	return newFixtureOn(repo, repo)
+}
+
+// newFixtureOn lets a test put a fault-injecting wrapper in front of repo.
+func newFixtureOn(repo *memory.PartnerRepo, port partners.Repository) *fixture {
+	f := &fixture{repo: repo, clock: coretest.NewClock(time.Time{}), bus: &coretest.Events{}}
+	f.svc = partners.NewService(port, f.bus, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+func (f *fixture) code(t *testing.T, user string) string {
+	t.Helper()
+	c, err := f.svc.GenerateCode(ctx, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Code
+}
+
+// pairByCodes connects a and b through the pairing flow.
+func (f *fixture) pairByCodes(t *testing.T, a, b string) {
+	t.Helper()
+	ca, cb := f.code(t, a), f.code(t, b)
+	if out, err := f.svc.SubmitCode(ctx, a, cb); err != nil || out.Connected {
+		t.Fatalf("first submit: %+v %v", out, err)
+	}
+	if out, err := f.svc.SubmitCode(ctx, b, ca); err != nil || !out.Connected {
+		t.Fatalf("second submit: %+v %v", out, err)
+	}
+}
+
+// link connects b to a through a's connection code.
+func (f *fixture) link(t *testing.T, a, b string) {
+	t.Helper()
+	if _, err := f.svc.CreateConnection(ctx, a, "code-"+a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Link(ctx, b, "code-"+a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) status(t *testing.T, user string) partners.Status {
+	t.Helper()
+	s, err := f.svc.Status(ctx, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) partner(t *testing.T, user string) string {
+	t.Helper()
+	p, ok, err := f.svc.PartnerOf(ctx, user)
+	if err != nil || ok != (p != "") {
+		t.Fatalf("PartnerOf %s: %q %v %v", user, p, ok, err)
+	}
+	return p
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func wantEvents(t *testing.T, bus *coretest.Events, want ...core.Event) {
+	t.Helper()
+	got := bus.All()
+	if len(got) != len(want) {
+		t.Fatalf("events %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestPairingTable walks every row of the spec's pairing state table.
+func TestPairingTable(t *testing.T) {
+	t.Parallel()
+
+	t.Run("unpaired, generate-code: a code of 6 that expires in 24 h; again replaces it", func(t *testing.T) {
+		f := newFixture(t)
+		c, err := f.svc.GenerateCode(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := partners.NormalizePairingCode(c.Code); !ok || n != c.Code || !c.ExpiresAt.Equal(f.clock.Now().Add(24*time.Hour)) {
+			t.Fatalf("code %+v", c)
+		}
+		s := f.status(t, "a")
+		if s.State != partners.StateUnpaired || s.MyCode == nil || *s.MyCode != c || s.ActionRequired {
+			t.Fatalf("status %+v", s)
+		}
+		again := f.code(t, "a")
+		for again == c.Code { // 1 in 10^9: draw until it differs
+			again = f.code(t, "a")
+		}
+		_, err = f.svc.SubmitCode(ctx, "b", c.Code)
+		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		if s := f.status(t, "a"); s.MyCode.Code != again {
+			t.Fatalf("status %+v", s)
+		}
+	})
+
+	t.Run("unpaired, submit-code, partner has not confirmed: pending, actionRequired false", func(t *testing.T) {
+		f := newFixture(t)
+		cb := f.code(t, "b")
+		out, err := f.svc.SubmitCode(ctx, "a", cb)
+		if err != nil || out != (partners.SubmitOutcome{PartnerID: "b"}) {
+			t.Fatalf("%+v %v", out, err)
+		}
+		if s := f.status(t, "a"); s != (partners.Status{State: partners.StatePending, OutgoingTo: "b"}) {
+			t.Fatalf("a: %+v", s)
+		}
+		s := f.status(t, "b")
+		if s.State != partners.StatePending || s.IncomingFrom != "a" || !s.ActionRequired || s.MyCode == nil {
+			t.Fatalf("b: %+v", s)
+		}
+		if f.partner(t, "a") != "" || len(f.bus.All()) != 0 {
+			t.Fatal("pending must not pair")
+		}
+	})
+
+	t.Run("pending, submit-code from the other partner, mutual: connected with partnerId and myCode", func(t *testing.T) {
+		f := newFixture(t)
+		ca, cb := f.code(t, "a"), f.code(t, "b")
+		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+			t.Fatal(err)
+		}
+		out, err := f.svc.SubmitCode(ctx, "b", strings.ToLower(ca)) // typed in lower case
+		if err != nil || out != (partners.SubmitOutcome{Connected: true, PartnerID: "a", MyCode: cb}) {
+			t.Fatalf("%+v %v", out, err)
+		}
+		for user, partner := range map[string]string{"a": "b", "b": "a"} {
+			if s := f.status(t, user); s != (partners.Status{State: partners.StateConnected, PartnerID: partner}) {
+				t.Fatalf("%s: %+v", user, s)
+			}
+			if f.partner(t, user) != partner {
+				t.Fatalf("%s partner", user)
+			}
+		}
+		id, partner, ok, err := f.svc.PartnershipOf(ctx, "b")
+		if err != nil || !ok || partner != "a" || id == "" {
+			t.Fatalf("PartnershipOf: %q %q %v %v", id, partner, ok, err)
+		}
+		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
+		for _, c := range []string{ca, cb} { // every code is cleared
+			_, err := f.svc.SubmitCode(ctx, "c", c)
+			wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		}
+	})
+
+	t.Run("any, submit-code with an invalid or expired code: invalid_pairing_code, unchanged", func(t *testing.T) {
+		cases := []struct {
+			name string
+			code func(t *testing.T, f *fixture) string
+		}{
+			{"unknown code", func(*testing.T, *fixture) string { return "ZZZZZZ" }},
+			{"malformed code", func(*testing.T, *fixture) string { return "nope!" }},
+			{"empty code", func(*testing.T, *fixture) string { return "" }},
+			{"own code", func(t *testing.T, f *fixture) string { return f.code(t, "a") }},
+			{"expired after exactly 24 h", func(t *testing.T, f *fixture) string {
+				c := f.code(t, "b")
+				f.clock.Advance(24 * time.Hour)
+				return c
+			}},
+			{"replaced by a newer code", func(t *testing.T, f *fixture) string {
+				c := f.code(t, "b")
+				for f.code(t, "b") == c {
+				}
+				return c
+			}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				f := newFixture(t)
+				_, err := f.svc.SubmitCode(ctx, "a", tc.code(t, f))
+				wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+				if s := f.status(t, "a"); s.State != partners.StateUnpaired || s.OutgoingTo != "" {
+					t.Fatalf("stored something: %+v", s)
+				}
+				if s := f.status(t, "b"); s.IncomingFrom != "" {
+					t.Fatalf("b: %+v", s)
+				}
+			})
+		}
+	})
+
+	t.Run("a code is still good 1 ms before 24 h", func(t *testing.T) {
+		f := newFixture(t)
+		cb := f.code(t, "b")
+		f.clock.Advance(24*time.Hour - time.Millisecond)
+		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.status(t, "b"); s.MyCode == nil {
+			t.Fatal("status hides a live code")
+		}
+		f.clock.Advance(time.Millisecond)
+		if s := f.status(t, "b"); s.MyCode != nil || !s.ActionRequired {
+			t.Fatalf("status shows an expired code: %+v", s)
+		}
+	})
+
+	t.Run("connected, unpair: both unpaired, all pairing data cleared, PartnershipEnded", func(t *testing.T) {
+		f := newFixture(t)
+		f.code(t, "c")
+		f.pairByCodes(t, "a", "b")
+		id, _, _, _ := f.svc.PartnershipOf(ctx, "a")
+		if err := f.svc.Unpair(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{"a", "b"} {
+			if s := f.status(t, u); s != (partners.Status{State: partners.StateUnpaired}) {
+				t.Fatalf("%s: %+v", u, s)
+			}
+		}
+		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
+			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
+		wantErr(t, f.svc.Unpair(ctx, "a"), core.KindConflict, "not_paired")
+		if len(f.bus.All()) != 2 {
+			t.Fatal("a refused unpair published")
+		}
+		f.pairByCodes(t, "a", "c") // free to pair again
+	})
+}
+
+// TestSubmitErrorOrder: caller paired, then the code, then the owner.
+func TestSubmitErrorOrder(t *testing.T) {
+	t.Parallel()
+
+	t.Run("caller paired beats an invalid code", func(t *testing.T) {
+		f := newFixture(t)
+		f.link(t, "a", "b")
+		for _, code := range []string{"ZZZZZZ", "", "bad"} {
+			_, err := f.svc.SubmitCode(ctx, "a", code)
+			wantErr(t, err, core.KindConflict, "already_paired")
+		}
+	})
+	t.Run("caller paired beats a valid code", func(t *testing.T) {
+		f := newFixture(t)
+		cc := f.code(t, "c")
+		f.link(t, "a", "b")
+		_, err := f.svc.SubmitCode(ctx, "b", cc)
+		wantErr(t, err, core.KindConflict, "already_paired")
+		if s := f.status(t, "c"); s.IncomingFrom != "" {
+			t.Fatalf("c: %+v", s)
+		}
+	})
+	t.Run("the code is checked before its owner: expired code of a paired owner is invalid", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		stale := &staleCodes{PartnerRepo: repo}
+		f := newFixtureOn(repo, stale)
+		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now()}
+		f.link(t, "b", "c")
+		_, err := f.svc.SubmitCode(ctx, "a", "BBBBBB")
+		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+	})
+	t.Run("owner paired since the code was read: already_paired", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		stale := &staleCodes{PartnerRepo: repo}
+		f := newFixtureOn(repo, stale)
+		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now().Add(time.Hour)}
+		f.link(t, "b", "c")
+		_, err := f.svc.SubmitCode(ctx, "a", "BBBBBB")
+		wantErr(t, err, core.KindConflict, "already_paired")
+		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
+			t.Fatalf("a: %+v", s)
+		}
+	})
+	t.Run("owner paired between the checks and the write: already_paired", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		racy := &pairsFirst{PartnerRepo: repo}
+		f := newFixtureOn(repo, racy)
+		cb := f.code(t, "b")
+		racy.before = func() { f.link(t, "b", "c") }
+		_, err := f.svc.SubmitCode(ctx, "a", cb)
+		wantErr(t, err, core.KindConflict, "already_paired")
+		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
+			t.Fatalf("a: %+v", s)
+		}
+	})
+	t.Run("generate-code while paired", func(t *testing.T) {
+		f := newFixture(t)
+		f.pairByCodes(t, "a", "b")
+		_, err := f.svc.GenerateCode(ctx, "a")
+		wantErr(t, err, core.KindConflict, "already_paired")
+	})
+	t.Run("missing user", func(t *testing.T) {
+		f := newFixture(t)
+		_, err := f.svc.SubmitCode(ctx, " ", "ABCDEF")
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+		_, err = f.svc.GenerateCode(ctx, "")
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+	})
+}
+
+// staleCodes answers PairingCodeByCode with a fixed code, as a read taken
+// just before the owner paired would.
+type staleCodes struct {
+	*memory.PartnerRepo
+	code partners.PairingCode
+}
+
+func (s *staleCodes) PairingCodeByCode(context.Context, string) (partners.PairingCode, error) {
+	return s.code, nil
+}
+
+// pairsFirst runs before() once, just ahead of the next Submit or Link:
+// another request pairing one of the users between the service's checks and
+// the write.
+type pairsFirst struct {
+	*memory.PartnerRepo
+	before func()
+}
+
+func (p *pairsFirst) fire() {
+	if f := p.before; f != nil {
+		p.before = nil
+		f()
+	}
+}
+
+func (p *pairsFirst) Submit(ctx context.Context, r partners.Request, s partners.Partnership) (partners.SubmitOutcome, error) {
+	p.fire()
+	return p.PartnerRepo.Submit(ctx, r, s)
+}
+
+func (p *pairsFirst) Link(ctx context.Context, s partners.Partnership, code string) error {
+	p.fire()
+	return p.PartnerRepo.Link(ctx, s, code)
+}
+
+func TestPendingRequests(t *testing.T) {
+	t.Parallel()
+
+	t.Run("a second submit replaces the caller's outgoing request", func(t *testing.T) {
+		f := newFixture(t)
+		cb, cc := f.code(t, "b"), f.code(t, "c")
+		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.SubmitCode(ctx, "a", cc); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.status(t, "a"); s.OutgoingTo != "c" {
+			t.Fatalf("a: %+v", s)
+		}
+		if s := f.status(t, "b"); s.State != partners.StateUnpaired || s.ActionRequired {
+			t.Fatalf("b: %+v", s)
+		}
+	})
+	t.Run("incomingFrom is the newest request; pairing clears the others' requests to both", func(t *testing.T) {
+		f := newFixture(t)
+		ca := f.code(t, "a")
+		if _, err := f.svc.SubmitCode(ctx, "b", ca); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Minute)
+		if _, err := f.svc.SubmitCode(ctx, "c", ca); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.status(t, "a"); s.IncomingFrom != "c" || !s.ActionRequired || s.State != partners.StatePending {
+			t.Fatalf("a: %+v", s)
+		}
+		out, err := f.svc.SubmitCode(ctx, "a", f.code(t, "b")) // b had asked a: connected
+		if err != nil || !out.Connected || out.MyCode != ca || out.PartnerID != "b" {
+			t.Fatalf("%+v %v", out, err)
+		}
+		if s := f.status(t, "c"); s != (partners.Status{State: partners.StateUnpaired}) {
+			t.Fatalf("c keeps a dead request: %+v", s)
+		}
+	})
+	t.Run("a mutual request needs the other's own submit; submitting twice stays pending", func(t *testing.T) {
+		f := newFixture(t)
+		cb := f.code(t, "b")
+		for range 2 {
+			out, err := f.svc.SubmitCode(ctx, "a", cb)
+			if err != nil || out.Connected {
+				t.Fatalf("%+v %v", out, err)
+			}
+		}
+	})
+}
+
+// TestConnectionTable walks every row of the spec's connection-code table and its errors.
+func TestConnectionTable(t *testing.T) {
+	t.Parallel()
+
+	t.Run("none, create: connection exists, id returned", func(t *testing.T) {
+		f := newFixture(t)
+		c, err := f.svc.CreateConnection(ctx, "a", "our-code_1")
+		if err != nil || c.ID == "" || c.UserID != "a" || c.Code != "our-code_1" {
+			t.Fatalf("%+v %v", c, err)
+		}
+		v, err := f.svc.Connection(ctx, "a")
+		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "our-code_1"}) {
+			t.Fatalf("%+v %v", v, err)
+		}
+	})
+	t.Run("connection exists, link: linked, partnerId of the first user", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.svc.CreateConnection(ctx, "a", "our-code"); err != nil {
+			t.Fatal(err)
+		}
+		partner, err := f.svc.Link(ctx, "b", "our-code")
+		if err != nil || partner != "a" {
+			t.Fatalf("%q %v", partner, err)
+		}
+		for user, want := range map[string]partners.ConnectionView{
+			"a": {UserID: "a", PartnerID: "b", Code: "our-code"},
+			"b": {UserID: "b", PartnerID: "a", Code: "our-code"}, // the linker sees the code they used
+		} {
+			v, err := f.svc.Connection(ctx, user)
+			if err != nil || v != want {
+				t.Fatalf("%s: %+v %v", user, v, err)
+			}
+		}
+		id, _, _, _ := f.svc.PartnershipOf(ctx, "a")
+		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
+		if s := f.status(t, "b"); s.State != partners.StateConnected || s.PartnerID != "a" {
+			t.Fatalf("pairing status: %+v", s)
+		}
+	})
+	t.Run("linked, unlink: unlinked, PartnershipEnded", func(t *testing.T) {
+		f := newFixture(t)
+		f.link(t, "a", "b")
+		if err := f.svc.Unlink(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		v, err := f.svc.Connection(ctx, "a")
+		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "code-a"}) {
+			t.Fatalf("%+v %v", v, err)
+		}
+		_, err = f.svc.Connection(ctx, "b")
+		wantErr(t, err, core.KindNotFound, "not_found")
+		if f.partner(t, "a") != "" || f.partner(t, "b") != "" {
+			t.Fatal("still partners")
+		}
+		events := f.bus.All()
+		if len(events) != 2 || events[1] != (core.PartnershipEnded{PartnershipID: events[0].(core.PartnershipStarted).PartnershipID, UserIDs: [2]string{"a", "b"}}) {
+			t.Fatalf("events %+v", events)
+		}
+		wantErr(t, f.svc.Unlink(ctx, "a"), core.KindConflict, "not_paired")
+		if _, err := f.svc.Link(ctx, "c", "code-a"); err != nil { // the code works again
+			t.Fatal(err)
+		}
+	})
+	t.Run("create again replaces the caller's code", func(t *testing.T) {
+		f := newFixture(t)
+		first, _ := f.svc.CreateConnection(ctx, "a", "first")
+		second, err := f.svc.CreateConnection(ctx, "a", "second")
+		if err != nil || second.ID == first.ID {
+			t.Fatalf("%+v %v", second, err)
+		}
+		_, err = f.svc.Link(ctx, "b", "first")
+		wantErr(t, err, core.KindNotFound, "not_found")
+		if _, err := f.svc.CreateConnection(ctx, "c", "first"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	errCases := []struct {
+		name    string
+		arrange func(t *testing.T, f *fixture)
+		act     func(f *fixture) error
+		kind    core.Kind
+		code    string
+	}{
+		{"create: code of 3", nil, func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "abc"); return err },
+			core.KindInvalid, "invalid_request"},
+		{"create: code of 65", nil, func(f *fixture) error {
+			_, err := f.svc.CreateConnection(ctx, "a", strings.Repeat("a", 65))
+			return err
+		}, core.KindInvalid, "invalid_request"},
+		{"create: bad characters", nil, func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "our code"); return err },
+			core.KindInvalid, "invalid_request"},
+		{"create: taken by another user", func(t *testing.T, f *fixture) { f.svc.CreateConnection(ctx, "b", "taken") },
+			func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "taken"); return err },
+			core.KindConflict, "conflict"},
+		{"get: no connection", nil, func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err },
+			core.KindNotFound, "not_found"},
+		{"get: paired by codes, no connection code", func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
+			func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err }, core.KindNotFound, "not_found"},
+		{"link: unknown code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "nobody-has-it"); return err },
+			core.KindNotFound, "not_found"},
+		{"link: malformed code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "x"); return err },
+			core.KindInvalid, "invalid_request"},
+		{"link: own code", func(t *testing.T, f *fixture) { f.svc.CreateConnection(ctx, "a", "mine") },
+			func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "mine"); return err }, core.KindInvalid, "invalid_request"},
+		{"link: caller already paired", func(t *testing.T, f *fixture) {
+			f.link(t, "a", "b")
+			f.svc.CreateConnection(ctx, "c", "code-c")
+		}, func(f *fixture) error { _, err := f.svc.Link(ctx, "b", "code-c"); return err }, core.KindConflict, "already_paired"},
+		{"link: caller paired beats an unknown code", func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
+			func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "nobody-has-it"); return err }, core.KindConflict, "already_paired"},
+		{"link: owner already paired", func(t *testing.T, f *fixture) { f.link(t, "a", "b") },
+			func(f *fixture) error { _, err := f.svc.Link(ctx, "c", "code-a"); return err }, core.KindConflict, "already_paired"},
+		{"link: owner paired by codes", func(t *testing.T, f *fixture) {
+			f.svc.CreateConnection(ctx, "a", "code-a")
+			f.pairByCodes(t, "a", "b")
+		}, func(f *fixture) error { _, err := f.svc.Link(ctx, "c", "code-a"); return err }, core.KindConflict, "already_paired"},
+		{"unlink: not paired", nil, func(f *fixture) error { return f.svc.Unlink(ctx, "a") }, core.KindConflict, "not_paired"},
+		{"unpair: not paired", nil, func(f *fixture) error { return f.svc.Unpair(ctx, "a") }, core.KindConflict, "not_paired"},
+	}
+	for _, tc := range errCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tc.arrange != nil {
+				tc.arrange(t, f)
+			}
+			before := len(f.bus.All())
+			wantErr(t, tc.act(f), tc.kind, tc.code)
+			if len(f.bus.All()) != before {
+				t.Fatal("a refused operation published an event")
+			}
+		})
+	}
+
+	t.Run("link: owner paired between the checks and the write", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		racy := &pairsFirst{PartnerRepo: repo}
+		f := newFixtureOn(repo, racy)
+		f.svc.CreateConnection(ctx, "a", "code-a")
+		racy.before = func() { f.link(t, "c", "a") }
+		_, err := f.svc.Link(ctx, "b", "code-a")
+		wantErr(t, err, core.KindConflict, "already_paired")
+		if f.partner(t, "b") != "" || f.partner(t, "a") != "c" {
+			t.Fatal("the race broke the partnership")
+		}
+	})
+}
+
+// TestOnePartnershipWhicheverFlow: the two flows share one partnership.
+func TestOnePartnershipWhicheverFlow(t *testing.T) {
+	t.Parallel()
+
+	t.Run("paired by link: no pairing code, no submit, no second link", func(t *testing.T) {
+		f := newFixture(t)
+		cc := f.code(t, "c")
+		f.code(t, "a")
+		f.link(t, "a", "b")
+		if s := f.status(t, "a"); s.MyCode != nil {
+			t.Fatal("linking keeps a pairing code")
+		}
+		_, err := f.svc.GenerateCode(ctx, "b")
+		wantErr(t, err, core.KindConflict, "already_paired")
+		_, err = f.svc.SubmitCode(ctx, "a", cc)
+		wantErr(t, err, core.KindConflict, "already_paired")
+	})
+	t.Run("paired by codes, ended by unlink", func(t *testing.T) {
+		f := newFixture(t)
+		f.pairByCodes(t, "a", "b")
+		if err := f.svc.Unlink(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if f.partner(t, "b") != "" {
+			t.Fatal("still paired")
+		}
+	})
+	t.Run("paired by link, ended by unpair", func(t *testing.T) {
+		f := newFixture(t)
+		f.link(t, "a", "b")
+		if err := f.svc.Unpair(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
+func TestUserData(t *testing.T) {
+	t.Parallel()
+	var _ core.UserData = (*partners.Service)(nil)
+
+	t.Run("export: connection code, pairing code, partner", func(t *testing.T) {
+		f := newFixture(t)
+		if f.svc.Section() != "partners" {
+			t.Fatal(f.svc.Section())
+		}
+		v, err := f.svc.ExportUser(ctx, "a")
+		if err != nil || v != (partners.Export{}) {
+			t.Fatalf("%+v %v", v, err)
+		}
+		ca := f.code(t, "a")
+		f.svc.CreateConnection(ctx, "a", "code-a")
+		v, _ = f.svc.ExportUser(ctx, "a")
+		e := v.(partners.Export)
+		if *e.ConnectionCode != "code-a" || *e.PairingCode != ca || e.PartnerID != nil {
+			t.Fatalf("%+v", e)
+		}
+		f.svc.Link(ctx, "b", "code-a")
+		v, _ = f.svc.ExportUser(ctx, "b")
+		e = v.(partners.Export)
+		if e.ConnectionCode != nil || e.PairingCode != nil || *e.PartnerID != "a" {
+			t.Fatalf("%+v", e)
+		}
+	})
+	t.Run("purge ends the partnership for both, frees the codes, is idempotent", func(t *testing.T) {
+		f := newFixture(t)
+		f.link(t, "a", "b")
+		id, _, _, _ := f.svc.PartnershipOf(ctx, "a")
+		if err := f.svc.PurgeUser(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if f.partner(t, "b") != "" {
+			t.Fatal("b is still paired")
+		}
+		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
+			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
+		if _, err := f.svc.CreateConnection(ctx, "c", "code-a"); err != nil {
+			t.Fatalf("the connection code stays taken: %v", err)
+		}
+		if err := f.svc.PurgeUser(ctx, "a"); err != nil || len(f.bus.All()) != 2 {
+			t.Fatalf("second purge: %v %+v", err, f.bus.All())
+		}
+	})
+	t.Run("purge of an unpaired user deletes their code and requests both ways", func(t *testing.T) {
+		f := newFixture(t)
+		ca, cb := f.code(t, "a"), f.code(t, "b")
+		f.svc.SubmitCode(ctx, "a", cb)
+		f.svc.SubmitCode(ctx, "c", ca)
+		if err := f.svc.PurgeUser(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{"b", "c"} {
+			if s := f.status(t, u); s.State != partners.StateUnpaired {
+				t.Fatalf("%s: %+v", u, s)
+			}
+		}
+		_, err := f.svc.SubmitCode(ctx, "c", ca)
+		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		if len(f.bus.All()) != 0 {
+			t.Fatal("nothing ended")
+		}
+	})
+}
+
+// TestGenerateCodeDrawsAgainOnACollision: a drawn code someone else holds is
+// drawn again rather than refused.
+func TestGenerateCodeDrawsAgainOnACollision(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	busy := &takenOnce{PartnerRepo: repo}
+	f := newFixtureOn(repo, busy)
+	c, err := f.svc.GenerateCode(ctx, "a")
+	if err != nil || busy.calls != 2 || c.Code == "" {
+		t.Fatalf("%+v %v after %d calls", c, err, busy.calls)
+	}
+}
+
+func TestGenerateCodeGivesUpAfterFiveTakenDraws(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	busy := &takenOnce{PartnerRepo: repo, always: true}
+	f := newFixtureOn(repo, busy)
+	_, err := f.svc.GenerateCode(ctx, "a")
+	if core.KindOf(err) != core.KindInternal || busy.calls != 5 {
+		t.Fatalf("%v after %d calls", err, busy.calls)
+	}
+}
+
+type takenOnce struct {
+	*memory.PartnerRepo
+	always bool
+	calls  int
+}
+
+func (r *takenOnce) PutPairingCode(ctx context.Context, c partners.PairingCode) error {
+	r.calls++
+	if r.calls == 1 || r.always {
+		return core.Conflict("conflict", "pairing code taken")
+	}
+	return r.PartnerRepo.PutPairingCode(ctx, c)
+}

@@ -1,0 +1,15 @@
+package premium
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/core"
+)
+
+// Module provides the premium use cases and contributes the service as a
+// user-data owner. The repository and verifier are bound by adapters; Partners
+// and the Policy by bootstrap.
+var Module = fx.Module("premium",
+	fx.Provide(NewService),
+	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+)

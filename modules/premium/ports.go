@@ -1,0 +1,33 @@
+package premium
+
+import "context"
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=premium_test
+
+// Repository stores direct subscriptions, one per user. Get and Update return
+// core.KindNotFound when the user has none. Every method is one transaction.
+type Repository interface {
+	Get(ctx context.Context, userID string) (Subscription, error)
+	// Put creates the user's subscription or replaces every field of the
+	// existing one except CreatedAt.
+	Put(ctx context.Context, s Subscription) error
+	// Update applies fn to the stored subscription and saves the result, all
+	// or nothing; an error from fn is returned and nothing is written.
+	Update(ctx context.Context, userID string, fn func(s *Subscription) error) (Subscription, error)
+	// Delete removes the user's subscription; it is idempotent.
+	Delete(ctx context.Context, userID string) error
+}
+
+// Partners resolves the current partner (partners.Service): inherited premium
+// is derived from the partner's own subscription on every read.
+type Partners interface {
+	PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error)
+}
+
+// PurchaseVerifier confirms a purchase with its store before it is written
+// (TANDEM_PURCHASES) and returns the purchase as the store vouches for it.
+// It returns core.KindInvalid (code invalid_purchase) when the store refuses
+// it and core.KindUnavailable when the store cannot be reached.
+type PurchaseVerifier interface {
+	Verify(ctx context.Context, p Purchase) (Purchase, error)
+}

@@ -1,0 +1,222 @@
+package relationship
+
+import (
+	"context"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every relationship rule of the spec and DESIGN.md.
+type Service struct {
+	repo         Repository
+	partnerships Partnerships
+	users        Users
+	clock        core.Clock
+	ids          core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, partnerships Partnerships, users Users, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, users: users, clock: clock, ids: ids}
+}
+
+// Get returns the couple's relationship as the caller sees it: the active one,
+// else the most recently ended one.
+func (s *Service) Get(ctx context.Context, userID string) (Duration, error) {
+	partnershipID, _, err := s.partnership(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	r, err := s.repo.Latest(ctx, partnershipID)
+	if core.IsKind(err, core.KindNotFound) {
+		return Duration{}, errNoRelationship()
+	}
+	if err != nil {
+		return Duration{}, err
+	}
+	return s.durationFor(ctx, userID, r)
+}
+
+// Start begins the couple's relationship on date (YYYY-MM-DD, not after the
+// caller's today). Either partner may start it; while one is active, starting
+// again is a 409 conflict: end it first.
+func (s *Service) Start(ctx context.Context, userID, date string) (Duration, error) {
+	if strings.TrimSpace(date) == "" {
+		return Duration{}, core.Invalid("invalid_request", "date is required (YYYY-MM-DD)")
+	}
+	start, err := core.ParseDate(date)
+	if err != nil {
+		return Duration{}, err
+	}
+	partnershipID, partnerID, err := s.partnership(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	today, err := s.today(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	if start.After(today) {
+		return Duration{}, errFuture()
+	}
+	now := s.clock.Now()
+	r := Relationship{ID: s.ids.New(), PartnershipID: partnershipID, Members: members(userID, partnerID),
+		StartDate: start, Active: true, CreatedAt: now, UpdatedAt: now}
+	err = s.repo.Start(ctx, r)
+	if core.IsKind(err, core.KindConflict) {
+		return Duration{}, core.Conflict("conflict", "a relationship is already active; end it first")
+	}
+	if err != nil {
+		return Duration{}, err
+	}
+	return r.DurationOn(today), nil
+}
+
+// End ends the couple's active relationship on date, or on the caller's
+// today when date is "". The date may not be in the future nor before the
+// start; a default today that is still before the start (a partner further
+// east started it) ends it on the start date.
+func (s *Service) End(ctx context.Context, userID, date string) (Duration, error) {
+	var on core.Date
+	if strings.TrimSpace(date) != "" {
+		d, err := core.ParseDate(date)
+		if err != nil {
+			return Duration{}, err
+		}
+		on = d
+	}
+	partnershipID, _, err := s.partnership(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	r, err := s.repo.Latest(ctx, partnershipID)
+	if core.IsKind(err, core.KindNotFound) || (err == nil && !r.Active) {
+		return Duration{}, errNoActive()
+	}
+	if err != nil {
+		return Duration{}, err
+	}
+	today, err := s.today(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	switch {
+	case on.IsZero():
+		on = latest(today, r.StartDate)
+	case on.After(today):
+		return Duration{}, errFuture()
+	case on.Before(r.StartDate):
+		return Duration{}, core.Invalid("invalid_date", "the end date must not be before the start date "+r.StartDate.String())
+	}
+	ended, err := s.repo.End(ctx, r.ID, on, s.clock.Now())
+	if core.IsKind(err, core.KindNotFound) {
+		return Duration{}, errNoActive() // ended meanwhile by the partner
+	}
+	if err != nil {
+		return Duration{}, err
+	}
+	return ended.DurationOn(today), nil
+}
+
+// Listener ends the active relationship of a partnership that ended.
+func (s *Service) Listener() core.Listener {
+	return core.Listener{Name: "relationship", Handle: func(ctx context.Context, e core.Event) error {
+		if ended, ok := e.(core.PartnershipEnded); ok {
+			return s.partnershipEnded(ctx, ended.PartnershipID)
+		}
+		return nil
+	}}
+}
+
+// partnershipEnded ends the partnership's active relationship on today's UTC
+// date (the event belongs to no one timezone), never before its start.
+func (s *Service) partnershipEnded(ctx context.Context, partnershipID string) error {
+	r, err := s.repo.Latest(ctx, partnershipID)
+	if core.IsKind(err, core.KindNotFound) || (err == nil && !r.Active) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	_, err = s.repo.End(ctx, r.ID, latest(core.Today(now, nil), r.StartDate), now)
+	if core.IsKind(err, core.KindNotFound) {
+		return nil // ended meanwhile
+	}
+	return err
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "relationship" }
+
+// ExportedRelationship is the export form of one relationship.
+type ExportedRelationship struct {
+	StartDate string  `json:"startDate"`
+	EndDate   *string `json:"endDate"`
+	IsActive  bool    `json:"isActive"`
+	PartnerID string  `json:"partnerId"`
+}
+
+// ExportUser returns every relationship the user was part of, newest first.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	rs, err := s.repo.ListByUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ExportedRelationship, 0, len(rs))
+	for _, r := range rs {
+		e := ExportedRelationship{StartDate: r.StartDate.String(), IsActive: r.Active, PartnerID: r.Members[0]}
+		if e.PartnerID == userID {
+			e.PartnerID = r.Members[1]
+		}
+		if !r.Active {
+			end := r.EndDate.String()
+			e.EndDate = &end
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// PurgeUser deletes the relationships the user was part of: they are the
+// couple's shared record, and the user leaving takes it along.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteByUser(ctx, userID)
+}
+
+// partnership is the caller's current partnership, 409 not_paired without one.
+func (s *Service) partnership(ctx context.Context, userID string) (string, string, error) {
+	id, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		return "", "", errNotPaired()
+	}
+	return id, partnerID, nil
+}
+
+// today is the caller's date in their own timezone (UTC when unset).
+func (s *Service) today(ctx context.Context, userID string) (core.Date, error) {
+	loc, err := s.users.Location(ctx, userID)
+	if err != nil {
+		return core.Date{}, err
+	}
+	return core.Today(s.clock.Now(), loc), nil
+}
+
+func (s *Service) durationFor(ctx context.Context, userID string, r Relationship) (Duration, error) {
+	today, err := s.today(ctx, userID)
+	if err != nil {
+		return Duration{}, err
+	}
+	return r.DurationOn(today), nil
+}
+
+func latest(a, b core.Date) core.Date {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,515 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Partner connections (X-API-Key + bearer) and pairing v1.2, end to end.
+
+func pairingPath(u user) string { return "/api/users/user/" + u.ID + "/pairing" }
+
+func (h *harness) pairingStatus(u user) response {
+	h.t.Helper()
+	return h.get(pairingPath(u), u.Token)
+}
+
+func (h *harness) generateCode(u user) string {
+	h.t.Helper()
+	r := h.post(pairingPath(u), u.Token, map[string]any{"action": "generate-code"})
+	expect(h.t, r, 200, `{"code":"<string>","expiresAt":"<number>"}`)
+	return r.JSON(h.t)["code"].(string)
+}
+
+func (h *harness) submitCode(u user, code string) response {
+	h.t.Helper()
+	return h.post(pairingPath(u), u.Token, map[string]any{"action": "submit-code", "targetCode": code})
+}
+
+func (h *harness) connection(u user) response {
+	h.t.Helper()
+	return h.keyed("GET", "/api/partnerConnections/get/"+u.ID, u, nil)
+}
+
+func (h *harness) connCreate(u user, code string) response {
+	h.t.Helper()
+	return h.keyed("POST", "/api/partnerConnections/create", u, map[string]any{"userId": u.ID, "connectionCode": code})
+}
+
+func (h *harness) connLink(u user, code string) response {
+	h.t.Helper()
+	return h.keyed("POST", "/api/partnerConnections/link", u, map[string]any{"userId": u.ID, "connectionCode": code})
+}
+
+func (h *harness) connUnlink(u user) response {
+	h.t.Helper()
+	return h.keyed("POST", "/api/partnerConnections/unlink", u, map[string]any{"userId": u.ID})
+}
+
+// pairByCodes pairs a and b through the pairing flow.
+func (h *harness) pairByCodes(a, b user) {
+	h.t.Helper()
+	ca, cb := h.generateCode(a), h.generateCode(b)
+	expect(h.t, h.submitCode(a, cb), 200, "")
+	expect(h.t, h.submitCode(b, ca), 200, `{"state":"connected","message":"<string>","partnerId":"`+a.ID+`","myCode":"`+cb+`"}`)
+}
+
+// statusJSON renders the expected GET .../pairing body; "" is null.
+func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, action bool) string {
+	q := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return `"` + s + `"`
+	}
+	if expiresAt == "" {
+		expiresAt = "null"
+	}
+	act := "false"
+	if action {
+		act = "true"
+	}
+	return `{"state":"` + state + `","myCode":` + q(myCode) + `,"expiresAt":` + expiresAt + `,"partnerId":` + q(partner) +
+		`,"incomingFrom":` + q(incoming) + `,"outgoingTo":` + q(outgoing) + `,"actionRequired":` + act + `}`
+}
+
+func unpairedStatus() string { return statusJSON("unpaired", "", "", "", "", "", false) }
+
+func connectionBody(u user, partner, code string) string {
+	p := "null"
+	if partner != "" {
+		p = `"` + partner + `"`
+	}
+	return `{"status":"success","data":{"userId":"` + u.ID + `","partnerId":` + p + `,"connectionCode":"` + code + `"}}`
+}
+
+var pairingCodeRe = regexp.MustCompile(`^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$`)
+
+// TestPairingStateTable walks every row of the spec's pairing table, reading
+// each stored effect back through GET .../pairing.
+func TestPairingStateTable(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		expiry := ms(h.Clock.Now().Add(24 * time.Hour))
+		expect(t, h.pairingStatus(a), 200, unpairedStatus())
+
+		// unpaired + generate-code: a code that expires in 24 h, in milliseconds
+		r := h.post(pairingPath(a), a.Token, map[string]any{"action": "generate-code"})
+		expect(t, r, 200, `{"code":"<string>","expiresAt":`+expiry+`}`)
+		old := r.JSON(t)["code"].(string)
+		if !pairingCodeRe.MatchString(old) {
+			t.Fatalf("code %q", old)
+		}
+		expect(t, h.pairingStatus(a), 200, statusJSON("unpaired", old, expiry, "", "", "", false))
+		ca := h.generateCode(a) // generating again replaces the code
+		for ca == old {
+			ca = h.generateCode(a)
+		}
+		expect(t, h.pairingStatus(a), 200, statusJSON("unpaired", ca, expiry, "", "", "", false))
+		expect(t, h.submitCode(b, old), 400, errBody("invalid_pairing_code", "invalid or expired pairing code"))
+
+		// unpaired + submit-code, the partner has not confirmed: pending
+		cb := h.generateCode(b)
+		expect(t, h.submitCode(a, cb), 200,
+			`{"status":"pending","message":"<string>","partnerId":"`+b.ID+`","actionRequired":false}`)
+		expect(t, h.pairingStatus(a), 200, statusJSON("pending", ca, expiry, "", "", b.ID, false))
+		expect(t, h.pairingStatus(b), 200, statusJSON("pending", cb, expiry, "", a.ID, "", true))
+
+		// pending + submit-code from the other partner (mutual): connected
+		expect(t, h.submitCode(b, " "+strings.ToLower(ca)+" "), 200,
+			`{"state":"connected","message":"<string>","partnerId":"`+a.ID+`","myCode":"`+cb+`"}`)
+		expect(t, h.pairingStatus(a), 200, statusJSON("connected", "", "", b.ID, "", "", false))
+		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
+		expect(t, h.connection(a), 404, errBody("not_found", "no partner connection")) // no connection code
+
+		// any + submit-code with an invalid or expired code: refused, unchanged
+		c, d := h.newUser("c@x.io"), h.newUser("d@x.io")
+		cd := h.generateCode(d)
+		h.Clock.Advance(24 * time.Hour)
+		expect(t, h.submitCode(c, cd), 400, errBody("invalid_pairing_code", "invalid or expired pairing code"))
+		expect(t, h.pairingStatus(c), 200, unpairedStatus())
+		expect(t, h.pairingStatus(d), 200, unpairedStatus()) // the expired code is not shown
+
+		// connected + unpair: both unpaired, every code and request cleared
+		expect(t, h.post(pairingPath(b)+"/unpair", b.Token, nil), 200, `{"success":true}`)
+		expect(t, h.pairingStatus(a), 200, unpairedStatus())
+		expect(t, h.pairingStatus(b), 200, unpairedStatus())
+		expect(t, h.post(pairingPath(a)+"/unpair", a.Token, nil), 409, errBody("not_paired", "not paired"))
+	})
+}
+
+// TestPairingErrors: every error of the pairing routes, with nothing stored.
+func TestPairingErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, p1, p2 := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("p1@x.io"), h.newUser("p2@x.io")
+		cb := h.generateCode(b)
+		ca := h.generateCode(a)
+		h.pair(p1, p2)
+		h.Clock.Advance(time.Hour)
+		cx := h.generateCode(h.newUser("x@x.io")) // expires an hour after cb and ca
+
+		invalid := errBody("invalid_pairing_code", "invalid or expired pairing code")
+		paired := errBody("already_paired", "you are already paired")
+		badAction := errBody("invalid_request", "action must be generate-code or submit-code")
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"no token", req{Method: "POST", Path: pairingPath(a), Body: map[string]any{"action": "generate-code"}},
+				401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"someone else's status", req{Method: "GET", Path: pairingPath(b), Token: a.Token},
+				403, errBody("forbidden", "you may only act on your own account")},
+			{"someone else's code", req{Method: "POST", Path: pairingPath(b), Token: a.Token, Body: map[string]any{"action": "generate-code"}},
+				403, errBody("forbidden", "you may only act on your own account")},
+			{"someone else's unpair", req{Method: "POST", Path: pairingPath(p1) + "/unpair", Token: a.Token},
+				403, errBody("forbidden", "you may only act on your own account")},
+			{"missing action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"targetCode": cb}}, 400, badAction},
+			{"unknown action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "accept"}}, 400, badAction},
+			{"missing targetCode", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code"}},
+				400, errBody("invalid_request", "targetCode is required")},
+			{"targetCode not a string", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: `{"action":"submit-code","targetCode":5}`},
+				400, errBody("invalid_request", "field targetCode must be a string")},
+			{"malformed JSON", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: `{"action":`},
+				400, errBody("invalid_request", "malformed JSON")},
+			{"unknown code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": "ZZZZZZ"}}, 400, invalid},
+			{"malformed code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": "O0I1"}}, 400, invalid},
+			{"empty code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": ""}}, 400, invalid},
+			{"own code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": ca}}, 400, invalid},
+			{"caller paired, valid code", req{Method: "POST", Path: pairingPath(p1), Token: p1.Token, Body: map[string]any{"action": "submit-code", "targetCode": cx}}, 409, paired},
+			{"caller paired beats an invalid code", req{Method: "POST", Path: pairingPath(p1), Token: p1.Token, Body: map[string]any{"action": "submit-code", "targetCode": "ZZZZZZ"}}, 409, paired},
+			{"generate-code while paired", req{Method: "POST", Path: pairingPath(p2), Token: p2.Token, Body: map[string]any{"action": "generate-code"}}, 409, paired},
+			{"unpair while unpaired", req{Method: "POST", Path: pairingPath(a) + "/unpair", Token: a.Token}, 409, errBody("not_paired", "not paired")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
+		}
+		// the refused requests stored nothing
+		expiry := ms(h.Clock.Now().Add(23 * time.Hour))
+		expect(t, h.pairingStatus(a), 200, statusJSON("unpaired", ca, expiry, "", "", "", false))
+		expect(t, h.pairingStatus(b), 200, statusJSON("unpaired", cb, expiry, "", "", "", false))
+		expect(t, h.pairingStatus(p1), 200, statusJSON("connected", "", "", p2.ID, "", "", false))
+
+		// expiry: 24 h after generation the code is dead
+		h.Clock.Advance(23 * time.Hour)
+		expect(t, h.submitCode(a, cb), 400, invalid)
+		expect(t, h.submitCode(a, cx), 200, "") // still good: an hour younger
+		// "owner already paired" (409) needs a code whose owner paired meanwhile; pairing
+		// clears every code of both partners, so it is covered by the unit tests.
+	})
+}
+
+// TestPendingRequestsOverHTTP: one outgoing request per user, newest incoming shown.
+func TestPendingRequestsOverHTTP(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		ca, cb, cc := h.generateCode(a), h.generateCode(b), h.generateCode(c)
+		expiry := ms(h.Clock.Now().Add(24 * time.Hour))
+		expect(t, h.submitCode(a, cb), 200, "")
+		expect(t, h.submitCode(a, cc), 200, "") // replaces the request to b
+		expect(t, h.pairingStatus(b), 200, statusJSON("unpaired", cb, expiry, "", "", "", false))
+		expect(t, h.pairingStatus(c), 200, statusJSON("pending", cc, expiry, "", a.ID, "", true))
+		h.Clock.Advance(time.Minute)
+		expect(t, h.submitCode(b, cc), 200, "")
+		expect(t, h.pairingStatus(c), 200, statusJSON("pending", cc, expiry, "", b.ID, "", true)) // newest first
+		expect(t, h.submitCode(c, ca), 200, `{"state":"connected","message":"<string>","partnerId":"`+a.ID+`","myCode":"`+cc+`"}`)
+		expect(t, h.pairingStatus(b), 200, statusJSON("unpaired", cb, expiry, "", "", "", false)) // b's dead request is gone
+		expect(t, h.submitCode(b, cc), 400, errBody("invalid_pairing_code", "invalid or expired pairing code"))
+	})
+}
+
+// TestPartnerConnectionTable walks the spec's connection table with the
+// stored effect read back through GET.
+func TestPartnerConnectionTable(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		expect(t, h.connection(a), 404, errBody("not_found", "no partner connection"))
+
+		// none + create: connection exists
+		expect(t, h.connCreate(a, "our-code_1"), 200, `{"status":"success","data":{"connectionId":"<string>"}}`)
+		expect(t, h.connection(a), 200, connectionBody(a, "", "our-code_1"))
+
+		// create again replaces the caller's own code
+		first := h.connCreate(a, "Our-Code").JSON(t)["data"].(map[string]any)["connectionId"]
+		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code"))
+		expect(t, h.connLink(b, "our-code_1"), 404, errBody("not_found", "connection code not found"))
+		expect(t, h.connLink(b, "our-code"), 404, errBody("not_found", "connection code not found")) // exact case
+		if first == "" {
+			t.Fatal("no connectionId")
+		}
+
+		// connection exists + link: linked, partnerId of the first user
+		expect(t, h.connLink(b, "Our-Code"), 200, `{"status":"success","data":{"partnerId":"`+a.ID+`"}}`)
+		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "Our-Code"))
+		expect(t, h.connection(b), 200, connectionBody(b, a.ID, "Our-Code"))
+		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
+
+		// linked + unlink: unlinked
+		expect(t, h.connUnlink(b), 200, `{"status":"success","data":{"success":true}}`)
+		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code"))
+		expect(t, h.connection(b), 404, errBody("not_found", "no partner connection"))
+		expect(t, h.pairingStatus(a), 200, unpairedStatus())
+		expect(t, h.connUnlink(b), 409, errBody("not_paired", "not paired"))
+		expect(t, h.connLink(b, "Our-Code"), 200, "") // the code links again
+	})
+}
+
+// TestPartnerConnectionErrors: every error of the connection routes, with
+// nothing stored.
+func TestPartnerConnectionErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, p1, p2 := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("p1@x.io"), h.newUser("p2@x.io")
+		expect(t, h.connCreate(a, "code-a"), 200, "")
+		h.pair(p1, p2) // p1 owns "pair-<p1>"
+		ownerCode := "pair-" + p1.ID
+
+		key := map[string]string{"X-API-Key": testAPIKey}
+		body := func(u user, code string) map[string]any {
+			return map[string]any{"userId": u.ID, "connectionCode": code}
+		}
+		badCode := errBody("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"no X-API-Key", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-b")},
+				401, errBody("unauthorized", "missing or invalid X-API-Key")},
+			{"wrong X-API-Key", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: a.Token,
+				Headers: map[string]string{"X-API-Key": "nope"}}, 401, errBody("unauthorized", "missing or invalid X-API-Key")},
+			{"X-API-Key without a token", req{Method: "POST", Path: "/api/partnerConnections/link", Body: body(b, "code-a"), Headers: key},
+				401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"someone else's userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(a, "code-b"), Headers: key},
+				403, errBody("forbidden", "you may only act on your own account")},
+			{"someone else's connection", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: b.Token, Headers: key},
+				403, errBody("forbidden", "you may only act on your own account")},
+			{"someone else's unlink", req{Method: "POST", Path: "/api/partnerConnections/unlink", Token: b.Token,
+				Body: map[string]any{"userId": p1.ID}, Headers: key}, 403, errBody("forbidden", "you may only act on your own account")},
+			{"missing userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
+				Body: map[string]any{"connectionCode": "code-b"}, Headers: key}, 400, errBody("invalid_request", "userId is required")},
+			{"malformed JSON", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: `{"userId":`, Headers: key},
+				400, errBody("invalid_request", "malformed JSON")},
+			{"code of 3", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "abc"), Headers: key}, 400, badCode},
+			{"code of 65", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, strings.Repeat("c", 65)), Headers: key}, 400, badCode},
+			{"code with a space", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code b"), Headers: key}, 400, badCode},
+			{"missing code", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
+				Body: map[string]any{"userId": b.ID}, Headers: key}, 400, badCode},
+			{"code taken", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-a"), Headers: key},
+				409, errBody("conflict", "connection code already taken")},
+			{"link: malformed code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "a/b"), Headers: key}, 400, badCode},
+			{"link: unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "nobody-has-it"), Headers: key},
+				404, errBody("not_found", "connection code not found")},
+			{"link: own code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: a.Token, Body: body(a, "code-a"), Headers: key},
+				400, errBody("invalid_request", "you cannot link with your own connection code")},
+			{"link: caller already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token, Body: body(p2, "code-a"), Headers: key},
+				409, errBody("already_paired", "you are already paired")},
+			{"link: caller paired beats an unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token,
+				Body: body(p2, "nobody-has-it"), Headers: key}, 409, errBody("already_paired", "you are already paired")},
+			{"link: owner already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, ownerCode), Headers: key},
+				409, errBody("already_paired", "that user is already paired")},
+			{"unlink while unpaired", req{Method: "POST", Path: "/api/partnerConnections/unlink", Token: a.Token,
+				Body: map[string]any{"userId": a.ID}, Headers: key}, 409, errBody("not_paired", "not paired")},
+			{"get without a connection", req{Method: "GET", Path: "/api/partnerConnections/get/" + b.ID, Token: b.Token, Headers: key},
+				404, errBody("not_found", "no partner connection")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
+		}
+		// the refused requests stored nothing
+		expect(t, h.connection(a), 200, connectionBody(a, "", "code-a"))
+		expect(t, h.connection(b), 404, "")
+		expect(t, h.connection(p1), 200, connectionBody(p1, p2.ID, ownerCode))
+		expect(t, h.connection(p2), 200, connectionBody(p2, p1.ID, ownerCode))
+		expect(t, h.pairingStatus(b), 200, unpairedStatus())
+	})
+}
+
+// TestOnePartnershipWhicheverFlow: the flows share the one partnership.
+func TestOnePartnershipWhicheverFlow(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		expect(t, h.connCreate(c, "code-c"), 200, "")
+
+		// paired by codes: no link, ended by unlink
+		h.pairByCodes(a, b)
+		expect(t, h.connLink(a, "code-c"), 409, errBody("already_paired", "you are already paired"))
+		expect(t, h.connection(c), 200, connectionBody(c, "", "code-c"))
+		expect(t, h.connUnlink(a), 200, "")
+		expect(t, h.pairingStatus(b), 200, unpairedStatus())
+
+		// paired by link: no pairing code, ended by unpair
+		h.pair(a, b)
+		expect(t, h.post(pairingPath(a), a.Token, map[string]any{"action": "generate-code"}), 409,
+			errBody("already_paired", "you are already paired"))
+		cc := h.generateCode(c)
+		expect(t, h.submitCode(b, cc), 409, errBody("already_paired", "you are already paired"))
+		expect(t, h.connLink(c, "pair-"+a.ID), 409, errBody("already_paired", "that user is already paired"))
+		expect(t, h.post(pairingPath(b)+"/unpair", b.Token, nil), 200, `{"success":true}`)
+		expect(t, h.connection(a), 200, connectionBody(a, "", "pair-"+a.ID))
+		expect(t, h.connection(b), 404, "")
+	})
+}
+
+// TestAccountDeletionEndsThePartnership: deleting an account ends the
+// partnership for the partner and frees the user's codes; export shows them.
+func TestAccountDeletionEndsThePartnership(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		h.pair(a, b)
+		r := h.get("/api/users/user/"+a.ID+"/export", a.Token)
+		expect(t, r, 200, "")
+		var export struct {
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(r.Body, &export); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"connectionCode":"pair-` + a.ID + `","pairingCode":null,"partnerId":"` + b.ID + `"}`
+		if got := string(export.Data["partners"]); got != want {
+			t.Fatalf("export partners: %s, want %s", got, want)
+		}
+
+		cc := h.generateCode(c)
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + a.ID, Token: a.Token}), 200, "")
+		expect(t, h.pairingStatus(b), 200, unpairedStatus())
+		expect(t, h.connection(b), 404, "")
+		expect(t, h.connCreate(c, "pair-"+a.ID), 200, "") // a's code is free again
+		expect(t, h.submitCode(b, cc), 200, "")           // b may pair again
+	})
+}
+
+// TestConcurrentPairing fires both partners' submit-code at the same instant,
+// 30 times, and expects exactly one partnership each time with no leftover
+// rows; then two users linking to one code at once: one wins.
+func TestConcurrentPairing(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		for round := range 30 {
+			ca, cb := h.generateCode(a), h.generateCode(b)
+			rs := h.atOnce(
+				req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": cb}},
+				req{Method: "POST", Path: pairingPath(b), Token: b.Token, Body: map[string]any{"action": "submit-code", "targetCode": ca}},
+			)
+			first, second := rs[0], rs[1]
+			if _, connected := second.JSON(t)["state"]; !connected {
+				first, second = second, first
+			}
+			expect(t, first, 200, `{"status":"pending","message":"<string>","partnerId":"<string>","actionRequired":false}`)
+			expect(t, second, 200, `{"state":"connected","message":"<string>","partnerId":"<string>","myCode":"<string>"}`)
+			expect(t, h.pairingStatus(a), 200, statusJSON("connected", "", "", b.ID, "", "", false))
+			expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
+			h.wantRows(t, round, 1)
+			expect(t, h.post(pairingPath(a)+"/unpair", a.Token, nil), 200, "")
+			h.wantRows(t, round, 0)
+		}
+
+		owner := h.newUser("o@x.io")
+		expect(t, h.connCreate(owner, "shared-code"), 200, "")
+		for round := range 30 {
+			rs := h.atOnce(
+				h.keyedReq("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": "shared-code"}),
+				h.keyedReq("POST", "/api/partnerConnections/link", c, map[string]any{"userId": c.ID, "connectionCode": "shared-code"}),
+			)
+			won, lost, winner := rs[0], rs[1], b
+			if won.Status != 200 {
+				won, lost, winner = rs[1], rs[0], c
+			}
+			expect(t, won, 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+			if lost.Status != 409 || lost.JSON(t)["code"] != "already_paired" {
+				t.Fatalf("round %d: the second link got %d %s", round, lost.Status, lost.Body)
+			}
+			expect(t, h.connection(owner), 200, connectionBody(owner, winner.ID, "shared-code"))
+			h.wantRows(t, round, 1)
+			expect(t, h.connUnlink(owner), 200, "")
+		}
+	})
+}
+
+func (h *harness) keyedReq(method, path string, u user, body any) req {
+	return req{Method: method, Path: path, Token: u.Token, Body: body, Headers: map[string]string{"X-API-Key": testAPIKey}}
+}
+
+// atOnce sends the requests from goroutines released together by a closed
+// channel and returns the responses in order.
+func (h *harness) atOnce(rs ...req) []response {
+	h.t.Helper()
+	hrs := make([]*http.Request, len(rs))
+	for i, r := range rs {
+		buf, err := json.Marshal(r.Body)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		hr, err := http.NewRequest(r.Method, h.base+r.Path, bytes.NewReader(buf))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+		for k, v := range r.Headers {
+			hr.Header.Set(k, v)
+		}
+		hrs[i] = hr
+	}
+	out, errs := make([]response, len(rs)), make([]error, len(rs))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, hr := range hrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res, err := h.client.Do(hr)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			out[i], errs[i] = response{Status: res.StatusCode, Header: res.Header, Body: b}, err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// wantRows checks the stored rows on the SQL profiles: partnerships
+// partnerships with two members each, and no pairing code or request left.
+func (h *harness) wantRows(t *testing.T, round, partnerships int) {
+	t.Helper()
+	if h.DB == nil {
+		return // memory: the API reads above are the check
+	}
+	for table, want := range map[string]int{"partnerships": partnerships, "partnership_members": 2 * partnerships,
+		"pairing_codes": 0, "pairing_requests": 0} {
+		var n int
+		if err := h.DB.Get(&n, "SELECT COUNT(*) FROM "+table); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Fatalf("round %d: %d rows in %s, want %d", round, n, table, want)
+		}
+	}
+	var orphans int
+	if err := h.DB.Get(&orphans, `SELECT COUNT(*) FROM partnership_members m
+		LEFT JOIN partnerships p ON p.id = m.partnership_id WHERE p.id IS NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if orphans != 0 {
+		t.Fatalf("round %d: %d orphaned members", round, orphans)
+	}
+}

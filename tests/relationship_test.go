@@ -1,0 +1,182 @@
+package tests
+
+import (
+	"testing"
+	"time"
+)
+
+func relationshipPath(u user) string { return "/api/user/" + u.ID + "/relationship" }
+
+// duration is the exact duration object; end "" while active.
+func duration(days int, start, end string) string {
+	endJSON, active := "null", "true"
+	if end != "" {
+		endJSON, active = `"`+end+`T00:00:00Z"`, "false"
+	}
+	return `{"days":` + itoa(int64(days)) + `,"startDate":"` + start + `T00:00:00Z","endDate":` + endJSON + `,"isActive":` + active + `}`
+}
+
+// withSuccess is the POST reply: success and the duration object.
+func withSuccess(d string) string { return `{"success":true,` + d[1:] }
+
+func TestRelationshipStartReadEnd(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) { // the clock stands at 2025-06-15 12:00 UTC
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(a, b)
+		expect(t, h.get(relationshipPath(a), a.Token), 404, errBody("not_found", "no relationship"))
+
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200,
+			withSuccess(duration(487, "2024-02-14", "")))
+		expect(t, h.get(relationshipPath(a), a.Token), 200, duration(487, "2024-02-14", ""))
+		expect(t, h.get(relationshipPath(b), b.Token), 200, duration(487, "2024-02-14", ""))
+		for _, u := range []user{a, b} {
+			expect(t, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 409,
+				errBody("conflict", "a relationship is already active; end it first"))
+		}
+
+		// one instant, two todays: it is already June 16 in Kiritimati
+		expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + b.ID, Token: b.Token,
+			Body: map[string]any{"timezone": "Pacific/Kiritimati"}}), 200, "")
+		expect(t, h.get(relationshipPath(b), b.Token), 200, duration(488, "2024-02-14", ""))
+		expect(t, h.get(relationshipPath(a), a.Token), 200, duration(487, "2024-02-14", ""))
+		h.Clock.Advance(24 * time.Hour)
+		expect(t, h.get(relationshipPath(a), a.Token), 200, duration(488, "2024-02-14", ""))
+
+		// either partner ends it; the count stops at the end date
+		expect(t, h.post(relationshipPath(b), b.Token, map[string]any{"action": "end", "date": "2025-02-14"}), 200,
+			withSuccess(duration(366, "2024-02-14", "2025-02-14")))
+		h.Clock.Advance(60 * 24 * time.Hour) // tokens live 90 days
+		expect(t, h.get(relationshipPath(a), a.Token), 200, duration(366, "2024-02-14", "2025-02-14"))
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "end"}), 404, errBody("not_found", "no active relationship"))
+
+		// a new one may start; ending without a date ends it on the caller's today
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-08-01"}), 200,
+			withSuccess(duration(14, "2025-08-01", "")))
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "end"}), 200,
+			withSuccess(duration(14, "2025-08-01", "2025-08-15")))
+		expect(t, h.get(relationshipPath(b), b.Token), 200, duration(14, "2025-08-01", "2025-08-15"))
+
+		data := h.get("/api/users/user/"+a.ID+"/export", a.Token).JSON(t)["data"].(map[string]any)
+		if rs, ok := data["relationship"].([]any); !ok || len(rs) != 2 {
+			t.Fatalf("export: %v", data["relationship"])
+		}
+	})
+}
+
+func TestRelationshipErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) { // today is 2025-06-15 (UTC)
+		a, b, single := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		h.pair(a, b)
+		expect(t, h.post(relationshipPath(b), b.Token, map[string]any{"action": "start", "date": "2025-01-10"}), 200, "")
+		notPaired := errBody("not_paired", "you need a partner for this")
+		cases := []struct {
+			name   string
+			who    user
+			method string
+			body   any
+			status int
+			want   string
+		}{
+			{"unpaired GET", single, "GET", nil, 409, notPaired},
+			{"unpaired start", single, "POST", map[string]any{"action": "start", "date": "2025-01-01"}, 409, notPaired},
+			{"unpaired end", single, "POST", map[string]any{"action": "end"}, 409, notPaired},
+			{"missing date", single, "POST", map[string]any{"action": "start"}, 400, errBody("invalid_request", "date is required (YYYY-MM-DD)")},
+			{"bad format", a, "POST", map[string]any{"action": "start", "date": "14/02/2024"}, 400,
+				errBody("invalid_date", `\"14/02/2024\" is not a date in the form YYYY-MM-DD`)},
+			{"impossible date", a, "POST", map[string]any{"action": "end", "date": "2025-02-30"}, 400,
+				errBody("invalid_date", `\"2025-02-30\" is not a date in the form YYYY-MM-DD`)},
+			{"future start", single, "POST", map[string]any{"action": "start", "date": "2025-06-16"}, 409, notPaired},
+			{"future end", a, "POST", map[string]any{"action": "end", "date": "2025-06-16"}, 400,
+				errBody("invalid_date", "date must not be in the future")},
+			{"end before the start", a, "POST", map[string]any{"action": "end", "date": "2025-01-09"}, 400,
+				errBody("invalid_date", "the end date must not be before the start date 2025-01-10")},
+			{"date not a string", a, "POST", map[string]any{"action": "end", "date": 20250101}, 400,
+				errBody("invalid_request", "field date must be a string")},
+			{"missing action", a, "POST", map[string]any{"date": "2025-01-01"}, 400,
+				errBody("invalid_request", "action is required: start or end")},
+			{"unknown action", a, "POST", map[string]any{"action": "pause"}, 400,
+				errBody("invalid_request", "action must be start or end")},
+			{"someone else's path", a, "GET:" + b.ID, nil, 403, errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				path := relationshipPath(tc.who)
+				method := tc.method
+				if len(method) > 4 && method[:4] == "GET:" {
+					method, path = "GET", "/api/user/"+method[4:]+"/relationship"
+				}
+				expect(t, h.do(req{Method: method, Path: path, Token: tc.who.Token, Body: tc.body}), tc.status, tc.want)
+			})
+		}
+		expect(t, h.get(relationshipPath(a), ""), 401, "")
+		// nothing changed; and a future start is refused for the paired too
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "end", "date": "2025-06-15"}), 200, "")
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-06-16"}), 400,
+			errBody("invalid_date", "date must not be in the future"))
+		expect(t, h.get(relationshipPath(b), b.Token), 200, duration(156, "2025-01-10", "2025-06-15"))
+	})
+}
+
+func TestRelationshipEndsWhenThePartnershipEnds(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(a, b)
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+		h.Clock.Advance(24 * time.Hour) // 2025-06-16
+
+		expect(t, h.keyed("POST", "/api/partnerConnections/unlink", b, map[string]any{"userId": b.ID}), 200, "")
+		for _, u := range []user{a, b} {
+			expect(t, h.get(relationshipPath(u), u.Token), 409, errBody("not_paired", "you need a partner for this"))
+		}
+		// the stored effect: ended on the day the partnership ended
+		data := h.get("/api/users/user/"+a.ID+"/export", a.Token).JSON(t)["data"].(map[string]any)
+		rs, ok := data["relationship"].([]any)
+		if !ok || len(rs) != 1 {
+			t.Fatalf("export: %v", data["relationship"])
+		}
+		r := rs[0].(map[string]any)
+		if r["isActive"] != false || r["endDate"] != "2025-06-16" || r["startDate"] != "2025-01-01" || r["partnerId"] != b.ID {
+			t.Fatalf("export: %v", r)
+		}
+	})
+}
+
+func TestAccountDeletionTakesPremiumAndRelationshipAlong(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
+		h.pair(payer, partner)
+		now := h.Clock.Now()
+		expect(t, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
+		expect(t, h.post(relationshipPath(partner), partner.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+		expect(t, h.premiumGet(partner, "action=status"), 200,
+			`{"isPremium":true,"source":"partner","partnerId":"`+payer.ID+`","message":"premium shared by your partner"}`)
+
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + payer.ID, Token: payer.Token}), 200, "")
+		expect(t, h.premiumGet(partner, "action=status"), 200, noPremium)
+		expect(t, h.get(relationshipPath(partner), partner.Token), 409, errBody("not_paired", "you need a partner for this"))
+		data := h.get("/api/users/user/"+partner.ID+"/export", partner.Token).JSON(t)["data"].(map[string]any)
+		if rs, ok := data["relationship"].([]any); !ok || len(rs) != 0 {
+			t.Fatalf("the couple's relationship went with the deleted account: %v", data["relationship"])
+		}
+	})
+}
+
+// BenchmarkRelationshipRead measures GET relationship (partnership lookup,
+// latest relationship, the caller's timezone), per profile.
+func BenchmarkRelationshipRead(b *testing.B) {
+	for _, p := range profiles(b) {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHarness(b, p)
+			u, v := h.newUser("a@x.io"), h.newUser("b@x.io")
+			h.pair(u, v)
+			expect(b, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := h.get(relationshipPath(v), v.Token); r.Status != 200 {
+					b.Fatalf("status %d", r.Status)
+				}
+			}
+		})
+	}
+}
