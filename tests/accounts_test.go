@@ -246,3 +246,17 @@ func TestAuthRoutesAreRateLimitedPerIP(t *testing.T) {
 }
 
 func ms(t time.Time) string { return itoa(t.UnixMilli()) }
+
+func TestResetCodeExpiresAfterFifteenMinutes(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("a@x.io")
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"email": "a@x.io"}), 200, "")
+		code := h.Mail.Code("a@x.io")
+		h.Clock.Advance(15 * time.Minute)
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code}), 400,
+			errBody("invalid_code", "invalid or expired code"))
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "brand-new-pass"}), 400,
+			errBody("invalid_code", "verify a reset code first"))
+		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io", "password": pw}), 200, "")
+	})
+}

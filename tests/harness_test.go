@@ -101,7 +101,10 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	var srv *httpapi.Server
 	fxOpts := []fx.Option{
 		fx.Decorate(func() core.Clock { return h.Clock }),
-		fx.Populate(&srv, &h.Mail),
+		fx.Populate(&srv),
+	}
+	if h.env["TANDEM_MAIL"] == "memory" {
+		fxOpts = append(fxOpts, fx.Populate(&h.Mail))
 	}
 	if p.sql != "" {
 		fxOpts = append(fxOpts, fx.Populate(&h.DB))
