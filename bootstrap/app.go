@@ -7,6 +7,9 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -27,6 +30,7 @@ func Options(cfg Config) fx.Option {
 			func(b *core.Bus) core.Publisher { return b },
 		),
 		storage(cfg.DB),
+		blobs(cfg.Blobs),
 		mailer(cfg),
 		security(cfg),
 		throttle.Module,
@@ -34,8 +38,13 @@ func Options(cfg Config) fx.Option {
 		partners.Module,
 		premium.Module,
 		relationship.Module,
+		images.Module,
+		notifications.Module,
+		pusher(cfg.Push),
+		events.Module,
 		purchaseVerifier(cfg.Purchases),
 		ports,
+		notifier,
 		httpapi.Module,
 		connect,
 		jobs,

@@ -95,6 +95,7 @@ func Load(getenv func(string) string) (Config, error) {
 			RequestTimeout: l.duration("TANDEM_REQUEST_TIMEOUT", 15*time.Second),
 			TrustedProxies: l.list("TANDEM_TRUSTED_PROXIES"),
 			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
+			ImageRateLimit: l.positive("TANDEM_IMAGES_RATE_LIMIT", 10),
 		},
 		DB:            l.db(),
 		Blobs:         l.blobs(),
@@ -296,6 +297,10 @@ func (l *loader) push() []PushConfig {
 			continue
 		}
 		p := PushConfig{Kind: kind, URL: q.Get("url"), Project: q.Get("project"), Credentials: q.Get("credentials")}
+		if u, err := url.Parse(p.URL); p.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			l.fail(name, "%q: url must be an http(s) URL", item)
+			continue
+		}
 		switch {
 		case kind == "log" || kind == "memory" || kind == "expo":
 		case kind == "fcm" && p.Project != "" && p.Credentials != "":
@@ -307,6 +312,14 @@ func (l *loader) push() []PushConfig {
 			continue
 		}
 		out = append(out, p)
+	}
+	seen := map[string]bool{}
+	for _, p := range out {
+		if seen[p.Kind] || (p.Kind == "log" && seen["memory"]) || (p.Kind == "memory" && seen["log"]) {
+			l.fail(name, "%s: give each provider once, and at most one of log and memory", p.Kind)
+			break
+		}
+		seen[p.Kind] = true
 	}
 	if len(out) == 0 {
 		out = []PushConfig{{Kind: "log"}}

@@ -60,6 +60,8 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_LIMITS_PREMIUM":   `{"projects":`,
 		"TANDEM_FREE_FEATURES":    "messages,bad feature",
 		"TANDEM_PREMIUM_FEATURES": "hd_photos;custom_themes",
+
+		"TANDEM_IMAGES_RATE_LIMIT": "0",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

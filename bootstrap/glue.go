@@ -1,10 +1,16 @@
 package bootstrap
 
 import (
+	"context"
+
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -28,5 +34,31 @@ var ports = fx.Provide(
 	func(p *partners.Service) premium.Partners { return p },
 	func(p *partners.Service) relationship.Partnerships { return p },
 	func(a *accounts.Service) relationship.Users { return a },
+	func(p *partners.Service) events.Partners { return p },
 	func(c Config) premium.Policy { return c.Premium },
+	func(c Config) images.Settings {
+		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit)}
+	},
 )
+
+// Notifier is what the modules that trigger notifications (events reminders,
+// memories, questions...) declare in their ports.go: bind each with
+// `func(n *Notifier) <module>.Notifier { return n }`. A failed push or save
+// is logged here and never fails the action that triggered it.
+type Notifier struct {
+	svc *notifications.Service
+	log *zap.Logger
+}
+
+func newNotifier(svc *notifications.Service, log *zap.Logger) *Notifier {
+	return &Notifier{svc: svc, log: log}
+}
+
+func (n *Notifier) Notify(ctx context.Context, userID, category, title, message string) error {
+	if _, err := n.svc.Notify(ctx, userID, category, title, message); err != nil {
+		n.log.Warn("notification failed", zap.String("user_id", userID), zap.String("category", category), zap.Error(err))
+	}
+	return nil
+}
+
+var notifier = fx.Provide(newNotifier)

@@ -1,11 +1,16 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/blob/disk"
+	"tandem/adapters/blob/memblob"
+	s3blob "tandem/adapters/blob/s3"
 	"tandem/adapters/cache"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/mail/logmail"
@@ -16,6 +21,7 @@ import (
 	"tandem/adapters/purchases"
 	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
+	"tandem/modules/images"
 	"tandem/modules/premium"
 )
 
@@ -83,4 +89,39 @@ func purchaseVerifier(kind string) fx.Option {
 		return fx.Provide(func() premium.PurchaseVerifier { return purchases.NewTrust() })
 	}
 	return fx.Error(fmt.Errorf("TANDEM_PURCHASES: unknown verifier %q", kind))
+}
+
+// blobs binds images.Blobs for TANDEM_BLOBS, and the Reporter that logs the
+// files a failed deletion leaves behind.
+func blobs(b BlobsConfig) fx.Option {
+	report := fx.Provide(func(log *zap.Logger) images.Reporter { return orphanLog{log} })
+	switch b.Kind {
+	case "memory":
+		return fx.Options(report, fx.Provide(memblob.New, func(s *memblob.Store) images.Blobs { return s }))
+	case "file":
+		return fx.Options(report, fx.Provide(func() (images.Blobs, error) {
+			s, err := disk.New(b.Dir)
+			if err != nil {
+				return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
+			}
+			return s, nil
+		}))
+	case "s3":
+		return fx.Options(report, fx.Provide(func() (images.Blobs, error) {
+			s, err := s3blob.New(s3blob.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, Region: b.Region,
+				Secure: b.Secure, Creds: credentials.NewEnvAWS()})
+			if err != nil {
+				return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
+			}
+			return s, nil
+		}))
+	}
+	return fx.Error(fmt.Errorf("TANDEM_BLOBS: unknown kind %q", b.Kind))
+}
+
+// orphanLog logs a file whose image is gone but which could not be deleted.
+type orphanLog struct{ log *zap.Logger }
+
+func (o orphanLog) OrphanedBlob(_ context.Context, key string, err error) {
+	o.log.Warn("file left behind: its image is deleted but the file could not be", zap.String("key", key), zap.Error(err))
 }

@@ -130,3 +130,19 @@ func limitPerIP(l core.Limiter, name string, perMinute int) fiber.Handler {
 		return c.Next()
 	}
 }
+
+// limitPerUser counts requests per authenticated user in the shared store;
+// it runs after a guard (requireSelf, requireUser), so a caller is known.
+func limitPerUser(l core.Limiter, name string, perMinute int) fiber.Handler {
+	rule := core.RateRule{Name: name, Limit: perMinute, Window: time.Minute}
+	return func(c *fiber.Ctx) error {
+		p, err := principal(c)
+		if err != nil {
+			return err
+		}
+		if err := l.Hit(c.UserContext(), rule, p.UserID, "rate_limited"); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}

@@ -14,6 +14,9 @@ var Module = fx.Module("http",
 		AsRoute(NewPartnersHandler),
 		AsRoute(NewPremiumHandler),
 		AsRoute(NewRelationshipHandler),
+		AsRoute(NewImagesHandler),
+		AsRoute(NewNotificationsHandler),
+		AsRoute(NewEventsHandler),
 	),
 	fx.Invoke(func(*Server) {}), // the one deliberate Invoke: start serving
 )

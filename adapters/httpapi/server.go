@@ -28,6 +28,7 @@ type Config struct {
 	CORSOrigins    string
 	APIKeys        []string // X-API-Key values of the key-guarded routes
 	RateLimitIP    int      // requests per minute per IP on the auth routes
+	ImageRateLimit int      // requests per minute per user on the image routes
 }
 
 // Server owns the Fiber app and its listener.
@@ -61,6 +62,9 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.
 		DisableStartupMessage: true,
 		EnableIPValidation:    true,
 	}
+	// Multipart bodies are parsed by the upload handler, after the token and
+	// the rate limit, with the API's own error text, never before routing.
+	fc.DisablePreParseMultipartForm = true
 	if len(cfg.TrustedProxies) > 0 {
 		fc.ProxyHeader = fiber.HeaderXForwardedFor
 		fc.EnableTrustedProxyCheck = true

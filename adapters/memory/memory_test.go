@@ -6,6 +6,9 @@ import (
 	"tandem/adapters/memory"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -30,4 +33,16 @@ func TestPremiumRepository(t *testing.T) {
 
 func TestRelationshipRepository(t *testing.T) {
 	storetest.RelationshipRepository(t, func(*testing.T) relationship.Repository { return memory.NewRelationshipRepo() })
+}
+
+func TestNotificationRepository(t *testing.T) {
+	storetest.NotificationRepository(t, func(*testing.T) notifications.Repository { return memory.NewNotificationRepo() })
+}
+
+func TestEventRepository(t *testing.T) {
+	storetest.EventRepository(t, func(*testing.T) events.Repository { return memory.NewEventRepo() })
+}
+
+func TestImageRepository(t *testing.T) {
+	storetest.ImageRepository(t, func(*testing.T) images.Repository { return memory.NewImageRepo() })
 }

@@ -6,6 +6,9 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -20,6 +23,9 @@ var Module = fx.Module("memory",
 		fx.Annotate(NewPartnerRepo, fx.As(new(partners.Repository))),
 		fx.Annotate(NewPremiumRepo, fx.As(new(premium.Repository))),
 		fx.Annotate(NewRelationshipRepo, fx.As(new(relationship.Repository))),
+		fx.Annotate(NewImageRepo, fx.As(new(images.Repository))),
+		fx.Annotate(NewEventRepo, fx.As(new(events.Repository))),
+		fx.Annotate(NewNotificationRepo, fx.As(new(notifications.Repository))),
 		func() Ready { return Ready{} },
 	),
 )

@@ -10,6 +10,9 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -53,6 +56,11 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {
 		return sqlstore.NewRelationshipRepo(newDB(t))
 	})
+	storetest.EventRepository(t, func(t *testing.T) events.Repository { return sqlstore.NewEventRepo(newDB(t)) })
+	storetest.NotificationRepository(t, func(t *testing.T) notifications.Repository {
+		return sqlstore.NewNotificationRepo(newDB(t))
+	})
+	storetest.ImageRepository(t, func(t *testing.T) images.Repository { return sqlstore.NewImageRepo(newDB(t)) })
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

@@ -8,6 +8,9 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/events"
+	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/relationship"
@@ -73,5 +76,25 @@ func TestRelationshipRepository(t *testing.T) {
 		storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {
 			return sqlstore.NewRelationshipRepo(newDB(t))
 		})
+	})
+}
+
+func TestNotificationRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.NotificationRepository(t, func(t *testing.T) notifications.Repository {
+			return sqlstore.NewNotificationRepo(newDB(t))
+		})
+	})
+}
+
+func TestEventRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.EventRepository(t, func(t *testing.T) events.Repository { return sqlstore.NewEventRepo(newDB(t)) })
+	})
+}
+
+func TestImageRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.ImageRepository(t, func(t *testing.T) images.Repository { return sqlstore.NewImageRepo(newDB(t)) })
 	})
 }

@@ -1,0 +1,156 @@
+// Package disk keeps blobs as files under one directory (TANDEM_BLOBS=file:DIR).
+package disk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"tandem/core"
+	"tandem/modules/images"
+)
+
+var _ images.Blobs = (*Store)(nil)
+
+const (
+	fileMode = 0o640
+	dirMode  = 0o750
+	// tempPrefix starts with a dot, which no key segment may: a temporary
+	// file can never be opened as a blob.
+	tempPrefix = ".tmp-"
+)
+
+// Store maps a key to DIR/<key>. Keys pass images.CheckBlobKey, so they
+// cannot leave DIR; writes go to a temporary file in the target directory,
+// synced, then renamed over the target, so a reader sees the whole file or
+// none of it.
+type Store struct{ dir string }
+
+// New makes dir if needed and checks that it is a writable directory.
+func New(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("disk blobs: %w", err)
+	}
+	if err := os.MkdirAll(abs, dirMode); err != nil {
+		return nil, fmt.Errorf("disk blobs: %w", err)
+	}
+	probe, err := os.CreateTemp(abs, tempPrefix+"probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("disk blobs: %s is not writable: %w", abs, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return &Store{dir: abs}, nil
+}
+
+// path maps a checked key (or prefix folder) to its file under the root.
+func (s *Store) path(key string) (string, error) {
+	if err := images.CheckBlobKey(key); err != nil {
+		return "", err
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(key))
+	if !strings.HasPrefix(p, s.dir+string(filepath.Separator)) { // belt and braces
+		return "", core.Invalid("invalid_request", "not a valid file key")
+	}
+	return p, nil
+}
+
+func (s *Store) Put(_ context.Context, key, _ string, r io.Reader, size int64) (err error) {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), dirMode); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), tempPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	n, err := io.Copy(tmp, io.LimitReader(r, size))
+	if err != nil {
+		return fmt.Errorf("disk blobs: write %s: %w", key, err)
+	}
+	if n != size {
+		return fmt.Errorf("disk blobs: %s: got %d bytes, want %d", key, n, size)
+	}
+	if err = tmp.Chmod(fileMode); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), p); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, images.BlobInfo, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, images.BlobInfo{}, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, images.BlobInfo{}, core.NotFound("not_found", "no such file")
+	}
+	if err != nil {
+		return nil, images.BlobInfo{}, fmt.Errorf("disk blobs: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, images.BlobInfo{}, core.NotFound("not_found", "no such file")
+	}
+	return f, images.BlobInfo{Size: st.Size(), ContentType: contentType(key)}, nil
+}
+
+// contentType is told by the key's extension: the store keeps no metadata.
+func contentType(key string) string {
+	if t := mime.TypeByExtension(filepath.Ext(key)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+func (s *Store) Delete(_ context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) DeletePrefix(_ context.Context, prefix string) error {
+	if err := images.CheckBlobPrefix(prefix); err != nil {
+		return err
+	}
+	p, err := s.path(strings.TrimSuffix(prefix, "/"))
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(p); err != nil {
+		return fmt.Errorf("disk blobs: %w", err)
+	}
+	return nil
+}

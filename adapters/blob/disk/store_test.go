@@ -1,0 +1,131 @@
+package disk_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"tandem/adapters/blob/disk"
+	"tandem/adapters/storetest"
+	"tandem/modules/images"
+)
+
+func newStore(t *testing.T) (*disk.Store, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "blobs")
+	s, err := disk.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, dir
+}
+
+func TestBlobStore(t *testing.T) {
+	storetest.BlobStore(t, func(t *testing.T) images.Blobs { s, _ := newStore(t); return s })
+}
+
+// files lists every file under dir, relative, temporary ones included.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestFilesLandUnderTheRootWithPrivateModes(t *testing.T) {
+	s, dir := newStore(t)
+	ctx := context.Background()
+	data := []byte("\xff\xd8\xff jpeg bytes")
+	if err := s.Put(ctx, "u/user-1/ab.jpg", "image/jpeg", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "u", "user-1", "ab.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, want 0640", st.Mode().Perm())
+	}
+	if got := files(t, dir); strings.Join(got, ",") != "u/user-1/ab.jpg" {
+		t.Fatalf("files %v", got)
+	}
+}
+
+func TestAFailedWriteLeavesNoFile(t *testing.T) {
+	s, dir := newStore(t)
+	ctx := context.Background()
+	boom := errors.New("connection reset")
+	r := iotest.TimeoutReader(bytes.NewReader(bytes.Repeat([]byte("x"), 100_000))) // fails on the second read
+	if err := s.Put(ctx, "u/user-1/ab.png", "image/png", r, 100_000); err == nil {
+		t.Fatal("a failing reader was stored")
+	}
+	r2 := iotest.ErrReader(boom)
+	if err := s.Put(ctx, "u/user-1/cd.png", "image/png", r2, 10); !errors.Is(err, boom) {
+		t.Fatalf("got %v", err)
+	}
+	if got := files(t, dir); len(got) != 0 {
+		t.Fatalf("left behind: %v", got)
+	}
+	// an earlier whole file survives a failed replacement
+	good := []byte("whole")
+	if err := s.Put(ctx, "u/user-1/ab.png", "image/png", bytes.NewReader(good), 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "u/user-1/ab.png", "image/png", iotest.ErrReader(boom), 5); err == nil {
+		t.Fatal("accepted")
+	}
+	rc, _, err := s.Open(ctx, "u/user-1/ab.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(rc)
+	if buf.String() != "whole" || len(files(t, dir)) != 1 {
+		t.Fatalf("%q %v", buf.String(), files(t, dir))
+	}
+}
+
+func TestTemporaryAndOutsideFilesCannotBeRead(t *testing.T) {
+	s, dir := newStore(t)
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.png"), []byte("outside"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "u"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "u", ".tmp-123"), []byte("partial"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"../secret.png", "u/.tmp-123", "u/../../secret.png"} {
+		if _, _, err := s.Open(ctx, key); err == nil {
+			t.Fatalf("%s was opened", key)
+		}
+	}
+}
+
+func TestNewRefusesAnUnusableDirectory(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(f, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := disk.New(filepath.Join(f, "blobs")); err == nil {
+		t.Fatal("a path under a file was accepted")
+	}
+}

@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/notifications"
+)
+
+type notificationsHandler struct{ svc *notifications.Service }
+
+func NewNotificationsHandler(svc *notifications.Service) *notificationsHandler {
+	return &notificationsHandler{svc: svc}
+}
+
+func (h *notificationsHandler) Register(r fiber.Router) {
+	u := r.Group("/api/users/user/:userId", requireSelf)
+	u.Get("/notification-settings", h.settings)
+	u.Put("/notification-settings", h.updateSettings)
+	u.Patch("/notification-settings", h.updateSettings)
+	u.Post("/send-test-notification", h.sendTest)
+	u.Get("/notifications/unread", h.unread)
+	u.Get("/notifications", h.list)
+	u.Patch("/notifications", h.markRead)
+	u.Post("/devices", h.registerDevice)
+	u.Delete("/devices/:deviceId", h.removeDevice)
+}
+
+// The reply bodies. Field names are the app's contract: do not rename.
+type settingsJSON struct {
+	PauseAll           bool `json:"pauseAll"`
+	DailyReminders     bool `json:"dailyReminders"`
+	MoodUpdates        bool `json:"moodUpdates"`
+	HabitsReminder     bool `json:"habitsReminder"`
+	EventsNotification bool `json:"eventsNotification"`
+	GamesNotification  bool `json:"gamesNotification"`
+	PartnerActivity    bool `json:"partnerActivity"`
+	SystemUpdates      bool `json:"systemUpdates"`
+}
+
+type settingsReply struct {
+	Success  bool         `json:"success"`
+	Settings settingsJSON `json:"settings"`
+	Message  string       `json:"message,omitempty"`
+}
+
+// testReply carries exactly one of userOptedIn and userOptedOut.
+type testReply struct {
+	Success          bool   `json:"success"`
+	Message          string `json:"message"`
+	NotificationType string `json:"notificationType"`
+	UserOptedIn      *bool  `json:"userOptedIn,omitempty"`
+	UserOptedOut     *bool  `json:"userOptedOut,omitempty"`
+	Saved            bool   `json:"saved"`
+	Sent             int    `json:"sent"`
+	Total            int    `json:"total"`
+	Action           string `json:"action"`
+}
+
+type notificationJSON struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Message   string `json:"message"`
+	Category  string `json:"category"`
+	Read      bool   `json:"read"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+type notificationsReply struct {
+	Success       bool               `json:"success"`
+	Notifications []notificationJSON `json:"notifications"`
+}
+
+func toSettingsJSON(s notifications.Settings) settingsJSON {
+	return settingsJSON(notifications.ExportSettings(s))
+}
+
+func (h *notificationsHandler) settings(c *fiber.Ctx) error {
+	s, err := h.svc.Settings(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s)})
+}
+
+// updateSettings takes any subset of the eight keys, booleans only; an
+// unknown key or another type is a 400 and nothing is written.
+func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
+	var in map[string]json.RawMessage
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	patch := notifications.Patch{}
+	for k, raw := range in {
+		key, err := notifications.ParseSetting(k)
+		if err != nil {
+			return err
+		}
+		switch string(bytes.TrimSpace(raw)) {
+		case "true":
+			patch[key] = true
+		case "false":
+			patch[key] = false
+		default:
+			return core.Invalid("invalid_request", "field "+k+" must be a boolean")
+		}
+	}
+	s, err := h.svc.UpdateSettings(c.UserContext(), c.Params("userId"), patch)
+	if err != nil {
+		return err
+	}
+	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s), Message: "notification settings updated"})
+}
+
+func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
+	var in struct {
+		Title    string `json:"title"`
+		Message  string `json:"message"`
+		Category string `json:"category"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	res, err := h.svc.Notify(c.UserContext(), c.Params("userId"), in.Category, in.Title, in.Message)
+	if err != nil {
+		return err
+	}
+	yes := true
+	out := testReply{Success: true, Message: testMessage(res), NotificationType: string(res.Notification.Category),
+		Saved: true, Sent: res.Sent, Total: res.Total, Action: string(res.Action())}
+	if res.OptedIn {
+		out.UserOptedIn = &yes
+	} else {
+		out.UserOptedOut = &yes
+	}
+	return c.JSON(out)
+}
+
+// testMessage says what became of a test notification.
+func testMessage(r notifications.Result) string {
+	switch {
+	case r.Paused:
+		return "notification saved; not pushed: all notifications are paused"
+	case !r.OptedIn:
+		return fmt.Sprintf("notification saved; not pushed: %s is off", r.Setting)
+	case r.Total == 0:
+		return "notification saved; no device is registered"
+	}
+	return fmt.Sprintf("notification saved; pushed to %d of %d devices", r.Sent, r.Total)
+}
+
+func (h *notificationsHandler) list(c *fiber.Ctx) error {
+	page, err := parsePage(c)
+	if err != nil {
+		return err
+	}
+	unreadOnly := false
+	switch v := c.Query("unreadOnly"); v {
+	case "", "false":
+	case "true":
+		unreadOnly = true
+	default:
+		return core.Invalid("invalid_request", "unreadOnly must be true or false")
+	}
+	ns, next, err := h.svc.List(c.UserContext(), c.Params("userId"), unreadOnly, page)
+	if err != nil {
+		return err
+	}
+	out := notificationsReply{Success: true, Notifications: make([]notificationJSON, len(ns))}
+	for i, n := range ns {
+		out.Notifications[i] = notificationJSON{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
+			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
+	}
+	setNextCursor(c, next)
+	return c.JSON(out)
+}
+
+func (h *notificationsHandler) unread(c *fiber.Ctx) error {
+	n, err := h.svc.UnreadCount(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "unreadCount": n})
+}
+
+// markRead takes {notificationId} or {markAll: true}, never both.
+func (h *notificationsHandler) markRead(c *fiber.Ctx) error {
+	var in struct {
+		NotificationID *string `json:"notificationId"`
+		MarkAll        *bool   `json:"markAll"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	ctx, userID := c.UserContext(), c.Params("userId")
+	markAll := in.MarkAll != nil && *in.MarkAll
+	switch {
+	case markAll && in.NotificationID != nil:
+		return core.Invalid("invalid_request", "send either notificationId or markAll: true, not both")
+	case markAll:
+		n, err := h.svc.MarkAllRead(ctx, userID)
+		if err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("%d notifications marked as read", n)
+		if n == 1 {
+			msg = "1 notification marked as read"
+		}
+		return c.JSON(fiber.Map{"success": true, "message": msg, "count": n})
+	case in.NotificationID != nil:
+		if err := h.svc.MarkRead(ctx, userID, *in.NotificationID); err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"success": true, "message": "notification marked as read"})
+	}
+	return core.Invalid("invalid_request", "send notificationId, or markAll: true")
+}
+
+func (h *notificationsHandler) registerDevice(c *fiber.Ctx) error {
+	var in struct {
+		Token    string `json:"token"`
+		Platform string `json:"platform"`
+		Provider string `json:"provider"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	d, err := h.svc.RegisterDevice(c.UserContext(), c.Params("userId"),
+		notifications.Registration{Token: in.Token, Platform: in.Platform, Provider: in.Provider})
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "deviceId": d.ID})
+}
+
+func (h *notificationsHandler) removeDevice(c *fiber.Ctx) error {
+	if err := h.svc.RemoveDevice(c.UserContext(), c.Params("userId"), c.Params("deviceId")); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true})
+}

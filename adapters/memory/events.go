@@ -1,0 +1,125 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"tandem/core"
+	"tandem/modules/events"
+)
+
+var _ events.Repository = (*EventRepo)(nil)
+
+// EventRepo keeps events in a map. It copies on the way in and out so callers
+// can never alias stored state (Participants included).
+type EventRepo struct {
+	mu   sync.RWMutex
+	byID map[string]events.Event
+}
+
+func NewEventRepo() *EventRepo { return &EventRepo{byID: map[string]events.Event{}} }
+
+func cloneEvent(e events.Event) events.Event {
+	e.Participants = append([]string{}, e.Participants...)
+	return e
+}
+
+func errNoEvent() error { return core.NotFound("not_found", "no such event") }
+
+func (r *EventRepo) Create(_ context.Context, e events.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byID[e.ID]; ok {
+		return core.Conflict("conflict", "already exists")
+	}
+	r.byID[e.ID] = cloneEvent(e)
+	return nil
+}
+
+func (r *EventRepo) Get(_ context.Context, id string) (events.Event, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.byID[id]
+	if !ok {
+		return events.Event{}, errNoEvent()
+	}
+	return cloneEvent(e), nil
+}
+
+func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]events.Event, string, error) {
+	var after *events.Cursor
+	if page.Cursor != "" {
+		c, err := events.ParseCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		after = &c
+	}
+	all := r.userEvents(userID, func(e events.Event) bool { return after == nil || after.After(e) })
+	if len(all) > page.Size()+1 {
+		all = all[:page.Size()+1]
+	}
+	evs, next := events.PageOf(all, page)
+	return evs, next, nil
+}
+
+func (r *EventRepo) Overlapping(_ context.Context, userID string, from, to core.Date) ([]events.Event, error) {
+	all := r.userEvents(userID, func(e events.Event) bool { return e.Overlaps(from, to) })
+	if len(all) > core.MaxListItems {
+		all = all[:core.MaxListItems]
+	}
+	return all, nil
+}
+
+// userEvents returns copies of the user's events that keep, in list order.
+func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []events.Event {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := []events.Event{}
+	for _, e := range r.byID {
+		if e.UserID == userID && keep(e) {
+			out = append(out, cloneEvent(e))
+		}
+	}
+	slices.SortFunc(out, events.ListOrder)
+	return out
+}
+
+func (r *EventRepo) Update(_ context.Context, id string, fn func(e *events.Event) error) (events.Event, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.byID[id]
+	if !ok {
+		return events.Event{}, errNoEvent()
+	}
+	e := cloneEvent(old)
+	if err := fn(&e); err != nil {
+		return events.Event{}, err
+	}
+	e.ID, e.UserID, e.CreatedAt = old.ID, old.UserID, old.CreatedAt
+	r.byID[id] = cloneEvent(e)
+	return e, nil
+}
+
+func (r *EventRepo) Delete(_ context.Context, userID, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.byID[id]
+	if !ok || e.UserID != userID {
+		return errNoEvent()
+	}
+	delete(r.byID, id)
+	return nil
+}
+
+func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, e := range r.byID {
+		if e.UserID == userID {
+			delete(r.byID, id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+
+	"tandem/core"
+	"tandem/modules/notifications"
+)
+
+var _ notifications.Repository = (*NotificationRepo)(nil)
+
+// NotificationRepo keeps settings, notifications and devices in maps under
+// one mutex, so each method is atomic like its SQL transaction; byToken plays
+// the role of the unique token index.
+type NotificationRepo struct {
+	mu       sync.RWMutex
+	settings map[string]notifications.Settings       // by user id
+	inbox    map[string][]notifications.Notification // by user id, in insertion order
+	owner    map[string]string                       // notification id -> user id
+	devices  map[string]notifications.Device         // by id
+	byToken  map[string]string                       // token -> device id
+}
+
+func NewNotificationRepo() *NotificationRepo {
+	return &NotificationRepo{settings: map[string]notifications.Settings{},
+		inbox: map[string][]notifications.Notification{}, owner: map[string]string{}, devices: map[string]notifications.Device{},
+		byToken: map[string]string{}}
+}
+
+func (r *NotificationRepo) Settings(_ context.Context, userID string) (notifications.Settings, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	s, ok := r.settings[userID]
+	if !ok {
+		return notifications.Settings{}, core.NotFound("not_found", "no settings")
+	}
+	return s, nil
+}
+
+func (r *NotificationRepo) UpdateSettings(_ context.Context, userID string, fn func(s *notifications.Settings) error) (notifications.Settings, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.settings[userID]
+	if !ok {
+		s = notifications.DefaultSettings(userID)
+	}
+	if err := fn(&s); err != nil {
+		return notifications.Settings{}, err
+	}
+	s.UserID = userID
+	r.settings[userID] = s
+	return s, nil
+}
+
+func (r *NotificationRepo) AddNotification(_ context.Context, n notifications.Notification) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, taken := r.owner[n.ID]; taken {
+		return core.Conflict("conflict", "notification exists")
+	}
+	r.owner[n.ID] = n.UserID
+	r.inbox[n.UserID] = append(r.inbox[n.UserID], n)
+	return nil
+}
+
+// newerNotification orders like the SQL query: created_at, then id, descending.
+func newerNotification(a, b notifications.Notification) int {
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.ID, a.ID)
+}
+
+func (r *NotificationRepo) ListNotifications(_ context.Context, userID string, unreadOnly bool, page core.Page) ([]notifications.Notification, string, error) {
+	var after *notifications.Notification
+	if page.Cursor != "" {
+		at, id, err := decodeNotificationCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		after = &notifications.Notification{ID: id, CreatedAt: core.FromMillis(at)}
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []notifications.Notification
+	for _, n := range r.inbox[userID] {
+		if unreadOnly && n.Read {
+			continue
+		}
+		if after != nil && newerNotification(*after, n) >= 0 {
+			continue // not older than the cursor's item
+		}
+		out = append(out, n)
+	}
+	slices.SortFunc(out, newerNotification)
+	size := page.Size()
+	if len(out) <= size {
+		return out, "", nil
+	}
+	out = out[:size]
+	next := ""
+	if page.Paged() {
+		last := out[len(out)-1]
+		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
+	}
+	return out, next, nil
+}
+
+// decodeNotificationCursor reads a cursor made by ListNotifications.
+func decodeNotificationCursor(cursor string) (int64, string, error) {
+	parts, err := core.DecodeCursor(cursor, 2)
+	if err != nil {
+		return 0, "", err
+	}
+	at, perr := strconv.ParseInt(parts[0], 10, 64)
+	if perr != nil {
+		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return at, parts[1], nil
+}
+
+func (r *NotificationRepo) CountUnread(_ context.Context, userID string) (int, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	n := 0
+	for _, x := range r.inbox[userID] {
+		if !x.Read {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *NotificationRepo) MarkRead(_ context.Context, userID, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.inbox[userID]
+	for i := range list {
+		if list[i].ID == id {
+			list[i].Read = true
+			return nil
+		}
+	}
+	return core.NotFound("not_found", "no such notification")
+}
+
+func (r *NotificationRepo) MarkAllRead(_ context.Context, userID string) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list, n := r.inbox[userID], 0
+	for i := range list {
+		if !list[i].Read {
+			list[i].Read = true
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Device, keep int) (notifications.Device, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id, ok := r.byToken[d.Token]; ok {
+		old := r.devices[id]
+		d.ID, d.CreatedAt = old.ID, old.CreatedAt
+	} else if _, taken := r.devices[d.ID]; taken {
+		return notifications.Device{}, core.Conflict("conflict", "device exists")
+	}
+	r.devices[d.ID] = d
+	r.byToken[d.Token] = d.ID
+	mine := r.devicesLocked(d.UserID)
+	for _, old := range mine[min(keep, len(mine)):] {
+		r.deleteDeviceLocked(old.ID)
+	}
+	return d, nil
+}
+
+// newerDevice orders like the SQL query: updated_at, then id, descending.
+func newerDevice(a, b notifications.Device) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.ID, a.ID)
+}
+
+func (r *NotificationRepo) devicesLocked(userID string) []notifications.Device {
+	var out []notifications.Device
+	for _, d := range r.devices {
+		if d.UserID == userID {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, newerDevice)
+	return out
+}
+
+func (r *NotificationRepo) deleteDeviceLocked(id string) {
+	if d, ok := r.devices[id]; ok {
+		delete(r.byToken, d.Token)
+		delete(r.devices, id)
+	}
+}
+
+func (r *NotificationRepo) Devices(_ context.Context, userID string) ([]notifications.Device, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.devicesLocked(userID), nil
+}
+
+func (r *NotificationRepo) RemoveDevice(_ context.Context, userID, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.devices[id]; !ok || d.UserID != userID {
+		return core.NotFound("not_found", "no such device")
+	}
+	r.deleteDeviceLocked(id)
+	return nil
+}
+
+func (r *NotificationRepo) RemoveDevices(_ context.Context, ids []string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		r.deleteDeviceLocked(id)
+	}
+	return nil
+}
+
+func (r *NotificationRepo) DeleteUser(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.settings, userID)
+	for _, n := range r.inbox[userID] {
+		delete(r.owner, n.ID)
+	}
+	delete(r.inbox, userID)
+	for _, d := range r.devicesLocked(userID) {
+		r.deleteDeviceLocked(d.ID)
+	}
+	return nil
+}

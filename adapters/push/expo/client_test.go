@@ -1,0 +1,181 @@
+package expo_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"tandem/adapters/push/expo"
+	"tandem/modules/notifications"
+)
+
+// fakeExpo speaks Expo's push API: it checks each request and answers one
+// ticket per message, chosen by the token: "...gone]" is DeviceNotRegistered,
+// "...big]" MessageTooBig, anything else ok.
+type fakeExpo struct {
+	t        *testing.T
+	mu       sync.Mutex
+	batches  [][]map[string]any
+	status   int    // answer this HTTP status instead, when set
+	body     string // with this body
+	dropLast bool   // answer one ticket too few
+}
+
+func (f *fakeExpo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/--/api/v2/push/send" ||
+		r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
+		f.t.Errorf("request %s %s %v", r.Method, r.URL.Path, r.Header)
+	}
+	raw, _ := io.ReadAll(r.Body)
+	var msgs []map[string]any
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		f.t.Errorf("body is not a JSON array: %s", raw)
+	}
+	f.mu.Lock()
+	f.batches = append(f.batches, msgs)
+	f.mu.Unlock()
+	if f.status != 0 {
+		w.WriteHeader(f.status)
+		_, _ = io.WriteString(w, f.body)
+		return
+	}
+	var tickets []string
+	for i, m := range msgs {
+		to, _ := m["to"].(string)
+		switch {
+		case strings.HasSuffix(to, "gone]"):
+			tickets = append(tickets, `{"status":"error","message":"\"`+to+`\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"`+to+`"}}`)
+		case strings.HasSuffix(to, "big]"):
+			tickets = append(tickets, `{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`)
+		default:
+			tickets = append(tickets, fmt.Sprintf(`{"status":"ok","id":"ticket-%d"}`, i))
+		}
+	}
+	if f.dropLast {
+		tickets = tickets[:len(tickets)-1]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
+}
+
+// sent returns the batches received so far.
+func (f *fakeExpo) sent() [][]map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]map[string]any(nil), f.batches...)
+}
+
+func start(t *testing.T) (*fakeExpo, *expo.Client) {
+	t.Helper()
+	f := &fakeExpo{t: t}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return f, expo.New(srv.URL+"/--/api/v2/push/send", srv.Client())
+}
+
+func devices(tokens ...string) []notifications.Device {
+	out := make([]notifications.Device, len(tokens))
+	for i, tok := range tokens {
+		out[i] = notifications.Device{ID: fmt.Sprint(i), UserID: "u1", Token: tok, Provider: "expo"}
+	}
+	return out
+}
+
+func outcomes(ds []notifications.Delivery) string {
+	s := ""
+	for _, d := range ds {
+		s += [...]string{"F", "D", "X"}[d.Outcome]
+	}
+	return s
+}
+
+var msg = notifications.Message{NotificationID: "n1", Title: "Hello", Body: "World", Category: "mood"}
+
+func TestTicketsDecideEachDelivery(t *testing.T) {
+	t.Parallel()
+	f, c := start(t)
+	got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]", "ExponentPushToken[big]"))
+	if outcomes(got) != "DXF" || got[2].Err == nil || !strings.Contains(got[2].Err.Error(), "MessageTooBig") {
+		t.Fatalf("%s %v", outcomes(got), got)
+	}
+	batches := f.sent()
+	if len(batches) != 1 || len(batches[0]) != 3 {
+		t.Fatalf("batches %v", batches)
+	}
+	want := `{"body":"World","data":{"category":"mood","notificationId":"n1"},"sound":"default","title":"Hello","to":"ExponentPushToken[a]"}`
+	if b, _ := json.Marshal(batches[0][0]); string(b) != want {
+		t.Fatalf("message\n got %s\nwant %s", b, want)
+	}
+}
+
+func TestAtMostOneHundredPerRequest(t *testing.T) {
+	t.Parallel()
+	f, c := start(t)
+	tokens := make([]string, 250)
+	for i := range tokens {
+		tokens[i] = fmt.Sprintf("ExponentPushToken[%d]", i)
+	}
+	tokens[150] = "ExponentPushToken[gone]"
+	got := c.Push(context.Background(), msg, devices(tokens...))
+	if len(got) != 250 || got[150].Outcome != notifications.OutcomeDeadToken || got[149].Outcome != notifications.OutcomeDelivered ||
+		got[249].Outcome != notifications.OutcomeDelivered {
+		t.Fatalf("%s", outcomes(got))
+	}
+	batches := f.sent()
+	if len(batches) != 3 || len(batches[0]) != 100 || len(batches[1]) != 100 || len(batches[2]) != 50 ||
+		batches[1][50]["to"] != "ExponentPushToken[gone]" {
+		t.Fatalf("batch sizes %d", len(batches))
+	}
+}
+
+func TestAFailedRequestFailsItsWholeBatch(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		drop   bool
+		errHas string
+	}{
+		{"HTTP error with Expo's error body", 400, `{"errors":[{"code":"PUSH_TOO_MANY_EXPERIENCE_IDS","message":"mixed projects"}]}`, false, "PUSH_TOO_MANY_EXPERIENCE_IDS"},
+		{"server error without a body", 503, ``, false, "HTTP 503"},
+		{"answer that is not JSON", 200, `<html>`, false, "not JSON"},
+		{"fewer tickets than messages", 0, ``, true, "1 tickets for 2 messages"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c := start(t)
+			f.status, f.body, f.dropLast = tc.status, tc.body, tc.drop
+			got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]"))
+			if outcomes(got) != "FF" || got[0].Err == nil || !strings.Contains(got[0].Err.Error(), tc.errHas) {
+				t.Fatalf("%s %v", outcomes(got), got)
+			}
+		})
+	}
+}
+
+func TestUnreachableExpoFailsEveryDevice(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	got := expo.New(url, nil).Push(context.Background(), msg, devices("ExponentPushToken[a]"))
+	if outcomes(got) != "F" || got[0].Err == nil {
+		t.Fatalf("%v", got)
+	}
+	_, c := start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := c.Push(ctx, msg, devices("ExponentPushToken[a]")); outcomes(got) != "F" {
+		t.Fatalf("cancelled: %v", got)
+	}
+	if got := c.Push(context.Background(), msg, nil); len(got) != 0 {
+		t.Fatalf("no devices: %v", got)
+	}
+}

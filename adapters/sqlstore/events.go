@@ -1,0 +1,206 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/events"
+)
+
+var _ events.Repository = (*EventRepo)(nil)
+
+// EventRepo stores calendar events. Every read of a user's events goes
+// through idx_events_user_start (user_id, start_date, id).
+type EventRepo struct{ db *DB }
+
+func NewEventRepo(db *DB) *EventRepo { return &EventRepo{db: db} }
+
+var eventColumns = []string{"id", "user_id", "title", "description", "start_date", "end_date",
+	"start_time", "end_time", "location", "event_type", "importance", "notify", "participants",
+	"created_at", "updated_at"}
+
+type eventRow struct {
+	ID           string        `db:"id"`
+	UserID       string        `db:"user_id"`
+	Title        string        `db:"title"`
+	Description  string        `db:"description"`
+	StartDate    dbDate        `db:"start_date"`
+	EndDate      dbDate        `db:"end_date"`
+	StartTime    string        `db:"start_time"`
+	EndTime      string        `db:"end_time"`
+	Location     string        `db:"location"`
+	EventType    string        `db:"event_type"`
+	Importance   string        `db:"importance"`
+	Notify       sql.NullInt64 `db:"notify"`
+	Participants string        `db:"participants"`
+	CreatedAt    int64         `db:"created_at"`
+	UpdatedAt    int64         `db:"updated_at"`
+}
+
+func (r eventRow) event() (events.Event, error) {
+	e := events.Event{ID: r.ID, UserID: r.UserID, Title: r.Title, Description: r.Description,
+		StartDate: r.StartDate.Date, EndDate: r.EndDate.Date, Location: r.Location,
+		Type: events.Type(r.EventType), Importance: events.Importance(r.Importance),
+		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+	var err error
+	if e.StartTime, err = events.ParseWallTime("start_time", r.StartTime); err != nil {
+		return events.Event{}, fmt.Errorf("sqlstore: event %s: %w", r.ID, err)
+	}
+	if e.EndTime, err = events.ParseWallTime("end_time", r.EndTime); err != nil {
+		return events.Event{}, fmt.Errorf("sqlstore: event %s: %w", r.ID, err)
+	}
+	if r.Notify.Valid {
+		e.Notify = events.Notify{Minutes: int(r.Notify.Int64), Set: true}
+	}
+	if err := json.Unmarshal([]byte(r.Participants), &e.Participants); err != nil {
+		return events.Event{}, fmt.Errorf("sqlstore: event %s participants: %w", r.ID, err)
+	}
+	if e.Participants == nil {
+		e.Participants = []string{}
+	}
+	return e, nil
+}
+
+func eventValues(e events.Event) ([]any, error) {
+	participants := e.Participants
+	if participants == nil {
+		participants = []string{}
+	}
+	p, err := json.Marshal(participants)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: event participants: %w", err)
+	}
+	var notify any
+	if e.Notify.Set {
+		notify = e.Notify.Minutes
+	}
+	return []any{e.ID, e.UserID, e.Title, e.Description, dateArg(e.StartDate), dateArg(e.EndDate),
+		e.StartTime.String(), e.EndTime.String(), e.Location, string(e.Type), string(e.Importance), notify,
+		string(p), e.CreatedAt.UnixMilli(), e.UpdatedAt.UnixMilli()}, nil
+}
+
+func rowsToEvents(rows []eventRow) ([]events.Event, error) {
+	out := make([]events.Event, len(rows))
+	for i, row := range rows {
+		e, err := row.event()
+		if err != nil {
+			return nil, core.Internal(err)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (r *EventRepo) Create(ctx context.Context, e events.Event) error {
+	v, err := eventValues(e)
+	if err != nil {
+		return core.Internal(err)
+	}
+	return r.db.exec(ctx, r.db, r.db.sb.Insert("events").Columns(eventColumns...).Values(v...))
+}
+
+func (r *EventRepo) Get(ctx context.Context, id string) (events.Event, error) {
+	return r.get(ctx, r.db, id, "")
+}
+
+func (r *EventRepo) get(ctx context.Context, q sqlx.QueryerContext, id, suffix string) (events.Event, error) {
+	b := r.db.sb.Select(eventColumns...).From("events").Where(sq.Eq{"id": id})
+	if suffix != "" {
+		b = b.Suffix(suffix)
+	}
+	var row eventRow
+	if err := r.db.get(ctx, q, &row, b); err != nil {
+		return events.Event{}, err
+	}
+	e, err := row.event()
+	if err != nil {
+		return events.Event{}, core.Internal(err)
+	}
+	return e, nil
+}
+
+// List pages with a keyset on (start_date, id), the order of the index.
+func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]events.Event, string, error) {
+	b := r.db.sb.Select(eventColumns...).From("events").Where(sq.Eq{"user_id": userID})
+	if page.Cursor != "" {
+		c, err := events.ParseCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		d := c.StartDate.String()
+		b = b.Where(sq.Or{sq.Gt{"start_date": d}, sq.And{sq.Eq{"start_date": d}, sq.Gt{"id": c.ID}}})
+	}
+	var rows []eventRow
+	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("start_date", "id").Limit(uint64(page.Size()+1))); err != nil {
+		return nil, "", err
+	}
+	evs, err := rowsToEvents(rows)
+	if err != nil {
+		return nil, "", err
+	}
+	evs, next := events.PageOf(evs, page)
+	return evs, next, nil
+}
+
+// Overlapping reads a bounded range of idx_events_user_start: an event that
+// touches from starts at most events.MaxSpanDays before it.
+func (r *EventRepo) Overlapping(ctx context.Context, userID string, from, to core.Date) ([]events.Event, error) {
+	var rows []eventRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(eventColumns...).From("events").
+		Where(sq.Eq{"user_id": userID}).
+		Where(sq.GtOrEq{"start_date": events.StartBound(from).String()}).
+		Where(sq.LtOrEq{"start_date": to.String()}).
+		Where(sq.GtOrEq{"end_date": from.String()}).
+		OrderBy("start_date", "id").Limit(core.MaxListItems)); err != nil {
+		return nil, err
+	}
+	return rowsToEvents(rows)
+}
+
+// eventUpdated are the columns an Update may change: all but the key, the
+// owner and created_at.
+var eventUpdated = []string{"title", "description", "start_date", "end_date", "start_time", "end_time",
+	"location", "event_type", "importance", "notify", "participants", "updated_at"}
+
+func (r *EventRepo) Update(ctx context.Context, id string, fn func(e *events.Event) error) (events.Event, error) {
+	var out events.Event
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		e, err := r.get(ctx, tx, id, r.db.forUpdate())
+		if err != nil {
+			return err
+		}
+		old := e
+		if err := fn(&e); err != nil {
+			return err
+		}
+		e.ID, e.UserID, e.CreatedAt = old.ID, old.UserID, old.CreatedAt
+		v, err := eventValues(e)
+		if err != nil {
+			return core.Internal(err)
+		}
+		set := make(map[string]any, len(eventUpdated))
+		for i, col := range eventColumns {
+			if slices.Contains(eventUpdated, col) {
+				set[col] = v[i]
+			}
+		}
+		out = e
+		return r.db.execOne(ctx, tx, r.db.sb.Update("events").SetMap(set).Where(sq.Eq{"id": id}))
+	})
+	return out, err
+}
+
+func (r *EventRepo) Delete(ctx context.Context, userID, id string) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Delete("events").Where(sq.Eq{"id": id, "user_id": userID}))
+}
+
+func (r *EventRepo) DeleteByUser(ctx context.Context, userID string) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Delete("events").Where(sq.Eq{"user_id": userID}))
+}

@@ -1,0 +1,208 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/images"
+)
+
+var _ images.Repository = (*ImageRepo)(nil)
+
+// ImageRepo stores images. The unique index on blob_key keeps one image per
+// file, even under concurrent relinks.
+type ImageRepo struct{ db *DB }
+
+func NewImageRepo(db *DB) *ImageRepo { return &ImageRepo{db: db} }
+
+var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "created_at", "updated_at"}
+
+type imageRow struct {
+	ID        string `db:"id"`
+	UserID    string `db:"user_id"`
+	GroupID   string `db:"group_id"`
+	Seq       int    `db:"seq"`
+	BlobKey   string `db:"blob_key"`
+	URL       string `db:"url"`
+	CreatedAt int64  `db:"created_at"`
+	UpdatedAt int64  `db:"updated_at"`
+}
+
+func (r imageRow) image() images.Image {
+	return images.Image{ID: r.ID, UserID: r.UserID, GroupID: r.GroupID, Seq: r.Seq, Key: r.BlobKey, URL: r.URL,
+		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+}
+
+func rowsToImages(rows []imageRow) []images.Image {
+	out := make([]images.Image, len(rows))
+	for i, row := range rows {
+		out[i] = row.image()
+	}
+	return out
+}
+
+// selectImages reads the images matching where, in the given order; suffix
+// is "" or a lock (forUpdate).
+func (r *ImageRepo) selectImages(ctx context.Context, q sqlx.QueryerContext, where sq.Sqlizer, suffix string,
+	orderBy ...string) ([]images.Image, error) {
+	b := r.db.sb.Select(imageColumns...).From("images").Where(where).OrderBy(orderBy...)
+	if suffix != "" {
+		b = b.Suffix(suffix)
+	}
+	var rows []imageRow
+	if err := r.db.selectInto(ctx, q, &rows, b); err != nil {
+		return nil, err
+	}
+	return rowsToImages(rows), nil
+}
+
+func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image) error {
+	if len(imgs) == 0 {
+		return nil
+	}
+	b := r.db.sb.Insert("images").Columns(imageColumns...)
+	for _, img := range imgs {
+		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL,
+			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli())
+	}
+	return r.db.exec(ctx, r.db, b) // one statement: all rows or none
+}
+
+func (r *ImageRepo) Get(ctx context.Context, userID, id string) (images.Image, error) {
+	var row imageRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(imageColumns...).From("images").
+		Where(sq.Eq{"id": id, "user_id": userID}))
+	return row.image(), err
+}
+
+func (r *ImageRepo) ByKey(ctx context.Context, key string) (images.Image, error) {
+	var row imageRow
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(imageColumns...).From("images").Where(sq.Eq{"blob_key": key}))
+	return row.image(), err
+}
+
+// List pages through idx_images_user_created from the newest end; the
+// position condition is a range on that index.
+func (r *ImageRepo) List(ctx context.Context, userID string, after *images.Position, n int) ([]images.Image, error) {
+	b := r.db.sb.Select(imageColumns...).From("images").Where(sq.Eq{"user_id": userID}).
+		OrderBy("created_at DESC", "id DESC")
+	if after != nil {
+		ms := after.CreatedAt.UnixMilli()
+		b = b.Where(sq.Or{sq.Lt{"created_at": ms}, sq.And{sq.Eq{"created_at": ms}, sq.Lt{"id": after.ID}}})
+	}
+	if n > 0 {
+		b = b.Limit(uint64(n))
+	}
+	var rows []imageRow
+	if err := r.db.selectInto(ctx, r.db, &rows, b); err != nil {
+		return nil, err
+	}
+	return rowsToImages(rows), nil
+}
+
+func (r *ImageRepo) Group(ctx context.Context, userID, groupID string) ([]images.Image, error) {
+	return r.selectImages(ctx, r.db, sq.Eq{"user_id": userID, "group_id": groupID}, "", "seq", "id")
+}
+
+// Relink locks the changed images and the holders of the new keys, lets
+// images.PlanRelink decide, then applies the plan. Keys that move between
+// the changed images (a swap) are first parked on a value no key can take
+// ("~" + id), so the unique index never sees two rows with one key.
+func (r *ImageRepo) Relink(ctx context.Context, userID, groupID string, changes []images.Change, at time.Time) ([]images.Image, []string, error) {
+	ids, keys := make([]string, len(changes)), make([]string, len(changes))
+	for i, c := range changes {
+		ids[i], keys[i] = c.ID, c.Key
+	}
+	var plan images.RelinkPlan
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		targets, err := r.selectImages(ctx, tx, sq.Eq{"id": ids}, r.db.forUpdate(), "id")
+		if err != nil {
+			return err
+		}
+		holders, err := r.selectImages(ctx, tx, sq.Eq{"blob_key": keys}, r.db.forUpdate(), "id")
+		if err != nil {
+			return err
+		}
+		byID, byKey := map[string]images.Image{}, map[string]images.Image{}
+		for _, img := range targets {
+			byID[img.ID] = img
+		}
+		for _, img := range holders {
+			byKey[img.Key] = img
+		}
+		plan, err = images.PlanRelink(userID, groupID, changes, at,
+			func(id string) (images.Image, bool) { img, ok := byID[id]; return img, ok },
+			func(key string) (images.Image, bool) { img, ok := byKey[key]; return img, ok })
+		if err != nil {
+			return err
+		}
+		if len(plan.Removed) > 0 {
+			removed := make([]string, len(plan.Removed))
+			for i, img := range plan.Removed {
+				removed[i] = img.ID
+			}
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete("images").Where(sq.Eq{"id": removed})); err != nil {
+				return err
+			}
+		}
+		for i, img := range plan.Changed {
+			if img.Key == plan.Before[i].Key {
+				continue
+			}
+			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", "~"+img.ID).
+				Where(sq.Eq{"id": img.ID})); err != nil {
+				return err
+			}
+		}
+		for _, img := range plan.Changed {
+			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", img.Key).Set("url", img.URL).
+				Set("updated_at", img.UpdatedAt.UnixMilli()).Where(sq.Eq{"id": img.ID})); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return plan.Changed, plan.Freed, nil
+}
+
+func (r *ImageRepo) Delete(ctx context.Context, userID, id string) (images.Image, error) {
+	var out images.Image
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var row imageRow
+		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(imageColumns...).From("images").
+			Where(sq.Eq{"id": id, "user_id": userID}).Suffix(r.db.forUpdate())); err != nil {
+			return err
+		}
+		out = row.image()
+		return r.db.execOne(ctx, tx, r.db.sb.Delete("images").Where(sq.Eq{"id": id}))
+	})
+	return out, err
+}
+
+func (r *ImageRepo) DeleteGroup(ctx context.Context, userID, groupID string) ([]images.Image, error) {
+	var out []images.Image
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		where := sq.Eq{"user_id": userID, "group_id": groupID}
+		imgs, err := r.selectImages(ctx, tx, where, r.db.forUpdate(), "seq", "id")
+		if err != nil {
+			return err
+		}
+		if len(imgs) == 0 {
+			return core.NotFound("not_found", "no such group")
+		}
+		out = imgs
+		return r.db.exec(ctx, tx, r.db.sb.Delete("images").Where(where))
+	})
+	return out, err
+}
+
+func (r *ImageRepo) DeleteByUser(ctx context.Context, userID string) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Delete("images").Where(sq.Eq{"user_id": userID}))
+}

@@ -1,0 +1,276 @@
+package sqlstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/notifications"
+)
+
+var _ notifications.Repository = (*NotificationRepo)(nil)
+
+// NotificationRepo stores notification_settings, notifications and
+// notification_devices.
+type NotificationRepo struct{ db *DB }
+
+func NewNotificationRepo(db *DB) *NotificationRepo { return &NotificationRepo{db: db} }
+
+var (
+	settingsColumns = []string{"user_id", "pause_all", "daily_reminders", "mood_updates", "habits_reminder",
+		"events_notification", "games_notification", "partner_activity", "system_updates", "resume", "updated_at"}
+	notificationColumns = []string{"id", "user_id", "title", "message", "category", "is_read", "created_at"}
+	deviceColumns       = []string{"id", "user_id", "token", "platform", "provider", "created_at", "updated_at"}
+)
+
+type settingsRow struct {
+	UserID             string `db:"user_id"`
+	PauseAll           bool   `db:"pause_all"`
+	DailyReminders     bool   `db:"daily_reminders"`
+	MoodUpdates        bool   `db:"mood_updates"`
+	HabitsReminder     bool   `db:"habits_reminder"`
+	EventsNotification bool   `db:"events_notification"`
+	GamesNotification  bool   `db:"games_notification"`
+	PartnerActivity    bool   `db:"partner_activity"`
+	SystemUpdates      bool   `db:"system_updates"`
+	Resume             string `db:"resume"`
+	UpdatedAt          int64  `db:"updated_at"`
+}
+
+func (r settingsRow) settings() notifications.Settings {
+	s := notifications.Settings{UserID: r.UserID, PauseAll: r.PauseAll, UpdatedAt: core.FromMillis(r.UpdatedAt),
+		Preferences: notifications.Preferences{DailyReminders: r.DailyReminders, MoodUpdates: r.MoodUpdates,
+			HabitsReminder: r.HabitsReminder, EventsNotification: r.EventsNotification,
+			GamesNotification: r.GamesNotification, PartnerActivity: r.PartnerActivity, SystemUpdates: r.SystemUpdates}}
+	for _, k := range strings.Split(r.Resume, ",") {
+		s.Resume.Set(notifications.Setting(k), true) // "" and unknown keys are ignored
+	}
+	return s
+}
+
+func settingsValues(s notifications.Settings) []any {
+	resume := make([]string, 0, len(notifications.Kinds))
+	for _, k := range s.Resume.On() {
+		resume = append(resume, string(k))
+	}
+	return []any{s.UserID, s.PauseAll, s.DailyReminders, s.MoodUpdates, s.HabitsReminder, s.EventsNotification,
+		s.GamesNotification, s.PartnerActivity, s.SystemUpdates, strings.Join(resume, ","), s.UpdatedAt.UnixMilli()}
+}
+
+type notificationRow struct {
+	ID        string `db:"id"`
+	UserID    string `db:"user_id"`
+	Title     string `db:"title"`
+	Message   string `db:"message"`
+	Category  string `db:"category"`
+	IsRead    bool   `db:"is_read"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r notificationRow) notification() notifications.Notification {
+	return notifications.Notification{ID: r.ID, UserID: r.UserID, Title: r.Title, Message: r.Message,
+		Category: notifications.Category(r.Category), Read: r.IsRead, CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+type deviceRow struct {
+	ID        string `db:"id"`
+	UserID    string `db:"user_id"`
+	Token     string `db:"token"`
+	Platform  string `db:"platform"`
+	Provider  string `db:"provider"`
+	CreatedAt int64  `db:"created_at"`
+	UpdatedAt int64  `db:"updated_at"`
+}
+
+func (r deviceRow) device() notifications.Device {
+	return notifications.Device{ID: r.ID, UserID: r.UserID, Token: r.Token, Platform: notifications.Platform(r.Platform),
+		Provider: notifications.Provider(r.Provider), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+}
+
+func (r *NotificationRepo) Settings(ctx context.Context, userID string) (notifications.Settings, error) {
+	return r.getSettings(ctx, r.db, userID, "")
+}
+
+func (r *NotificationRepo) getSettings(ctx context.Context, q sqlx.QueryerContext, userID, suffix string) (notifications.Settings, error) {
+	var row settingsRow
+	b := r.db.sb.Select(settingsColumns...).From("notification_settings").Where(sq.Eq{"user_id": userID})
+	if suffix != "" {
+		b = b.Suffix(suffix)
+	}
+	err := r.db.get(ctx, q, &row, b)
+	return row.settings(), err
+}
+
+// UpdateSettings locks the user's row (MySQL; SQLite transactions hold the
+// write lock) and writes the result with one upsert, so a first write racing
+// another cannot fail on the key.
+func (r *NotificationRepo) UpdateSettings(ctx context.Context, userID string, fn func(s *notifications.Settings) error) (notifications.Settings, error) {
+	var out notifications.Settings
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		s, err := r.getSettings(ctx, tx, userID, r.db.forUpdate())
+		if isNotFound(err) {
+			s, err = notifications.DefaultSettings(userID), nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(&s); err != nil {
+			return err
+		}
+		s.UserID = userID
+		out = s
+		return r.db.exec(ctx, tx, r.db.sb.Insert("notification_settings").Columns(settingsColumns...).
+			Values(settingsValues(s)...).Suffix(r.db.upsertColumns("user_id", settingsColumns[1:]...)))
+	})
+	return out, err
+}
+
+func (r *NotificationRepo) AddNotification(ctx context.Context, n notifications.Notification) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Insert("notifications").Columns(notificationColumns...).
+		Values(n.ID, n.UserID, n.Title, n.Message, string(n.Category), n.Read, n.CreatedAt.UnixMilli()))
+}
+
+// ListNotifications reads one index range: idx_notifications_user, or
+// idx_notifications_user_read for the unread ones, from the cursor down.
+func (r *NotificationRepo) ListNotifications(ctx context.Context, userID string, unreadOnly bool, page core.Page) ([]notifications.Notification, string, error) {
+	b := r.db.sb.Select(notificationColumns...).From("notifications").Where(sq.Eq{"user_id": userID})
+	if unreadOnly {
+		b = b.Where(sq.Eq{"is_read": false})
+	}
+	if page.Cursor != "" {
+		at, id, err := decodeNotificationCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		b = b.Where(sq.Or{sq.Lt{"created_at": at}, sq.And{sq.Eq{"created_at": at}, sq.Lt{"id": id}}})
+	}
+	size := page.Size()
+	var rows []notificationRow
+	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(size)+1)); err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > size {
+		rows = rows[:size]
+		if page.Paged() {
+			last := rows[size-1]
+			next = core.EncodeCursor(strconv.FormatInt(last.CreatedAt, 10), last.ID)
+		}
+	}
+	out := make([]notifications.Notification, len(rows))
+	for i, row := range rows {
+		out[i] = row.notification()
+	}
+	return out, next, nil
+}
+
+// decodeNotificationCursor reads a cursor made by ListNotifications.
+func decodeNotificationCursor(cursor string) (int64, string, error) {
+	parts, err := core.DecodeCursor(cursor, 2)
+	if err != nil {
+		return 0, "", err
+	}
+	at, perr := strconv.ParseInt(parts[0], 10, 64)
+	if perr != nil {
+		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return at, parts[1], nil
+}
+
+func (r *NotificationRepo) CountUnread(ctx context.Context, userID string) (int, error) {
+	var n int
+	err := r.db.get(ctx, r.db, &n, r.db.sb.Select("COUNT(*)").From("notifications").
+		Where(sq.Eq{"user_id": userID, "is_read": false}))
+	return n, err
+}
+
+// MarkRead matches the row by id and owner; ClientFoundRows (MySQL) makes an
+// already read one count as found.
+func (r *NotificationRepo) MarkRead(ctx context.Context, userID, id string) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Update("notifications").Set("is_read", true).
+		Where(sq.Eq{"id": id, "user_id": userID}))
+}
+
+func (r *NotificationRepo) MarkAllRead(ctx context.Context, userID string) (int, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Update("notifications").Set("is_read", true).
+		Where(sq.Eq{"user_id": userID, "is_read": false}))
+	return int(n), err
+}
+
+// RegisterDevice upserts by the unique token, reads the stored device back
+// and trims the user's devices to keep, in one transaction.
+func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
+	var out notifications.Device
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
+			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
+			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
+			return err
+		}
+		var row deviceRow
+		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(deviceColumns...).From("notification_devices").
+			Where(sq.Eq{"token": d.Token})); err != nil {
+			return err
+		}
+		mine, err := r.devices(ctx, tx, d.UserID)
+		if err != nil {
+			return err
+		}
+		if len(mine) > keep {
+			ids := make([]string, 0, len(mine)-keep)
+			for _, old := range mine[keep:] {
+				ids = append(ids, old.ID)
+			}
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": ids})); err != nil {
+				return err
+			}
+		}
+		out = row.device()
+		return nil
+	})
+	return out, err
+}
+
+func (r *NotificationRepo) Devices(ctx context.Context, userID string) ([]notifications.Device, error) {
+	return r.devices(ctx, r.db, userID)
+}
+
+// devices reads through idx_notification_devices_user.
+func (r *NotificationRepo) devices(ctx context.Context, q sqlx.QueryerContext, userID string) ([]notifications.Device, error) {
+	var rows []deviceRow
+	if err := r.db.selectInto(ctx, q, &rows, r.db.sb.Select(deviceColumns...).From("notification_devices").
+		Where(sq.Eq{"user_id": userID}).OrderBy("updated_at DESC", "id DESC")); err != nil {
+		return nil, err
+	}
+	out := make([]notifications.Device, len(rows))
+	for i, row := range rows {
+		out[i] = row.device()
+	}
+	return out, nil
+}
+
+func (r *NotificationRepo) RemoveDevice(ctx context.Context, userID, id string) error {
+	return r.db.execOne(ctx, r.db, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": id, "user_id": userID}))
+}
+
+func (r *NotificationRepo) RemoveDevices(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return r.db.exec(ctx, r.db, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": ids}))
+}
+
+func (r *NotificationRepo) DeleteUser(ctx context.Context, userID string) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		for _, table := range []string{"notification_settings", "notifications", "notification_devices"} {
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": userID})); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,129 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"tandem/core"
+	"tandem/modules/images"
+)
+
+// BlobStore checks an images.Blobs implementation.
+func BlobStore(t *testing.T, newStore func(t *testing.T) images.Blobs) {
+	ctx := context.Background()
+	put := func(t *testing.T, s images.Blobs, key, contentType string, data []byte) {
+		t.Helper()
+		must(t, s.Put(ctx, key, contentType, bytes.NewReader(data), int64(len(data))))
+	}
+	read := func(t *testing.T, s images.Blobs, key string) ([]byte, images.BlobInfo) {
+		t.Helper()
+		rc, info, err := s.Open(ctx, key)
+		must(t, err)
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		must(t, err)
+		return b, info
+	}
+	absent := func(t *testing.T, s images.Blobs, key string) {
+		t.Helper()
+		rc, _, err := s.Open(ctx, key)
+		if rc != nil {
+			rc.Close()
+		}
+		wantKind(t, err, core.KindNotFound)
+	}
+	png := append([]byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}, bytes.Repeat([]byte{0, 1, 2, 0xFF}, 1000)...)
+
+	t.Run("put, open, size and content type; unknown key", func(t *testing.T) {
+		s := newStore(t)
+		put(t, s, "u/user-1/a1.png", "image/png", png)
+		got, info := read(t, s, "u/user-1/a1.png")
+		if !bytes.Equal(got, png) || info.Size != int64(len(png)) || info.ContentType != "image/png" {
+			t.Fatalf("read back %d bytes, info %+v", len(got), info)
+		}
+		absent(t, s, "u/user-1/nothing.png")
+		absent(t, s, "u/user-1") // a folder is no file
+	})
+
+	t.Run("put replaces", func(t *testing.T) {
+		s := newStore(t)
+		put(t, s, "u/user-1/a.jpg", "image/jpeg", []byte("first"))
+		put(t, s, "u/user-1/a.jpg", "image/jpeg", []byte("second!"))
+		if got, info := read(t, s, "u/user-1/a.jpg"); string(got) != "second!" || info.Size != 7 {
+			t.Fatalf("%q %+v", got, info)
+		}
+	})
+
+	t.Run("a short reader stores nothing", func(t *testing.T) {
+		s := newStore(t)
+		err := s.Put(ctx, "u/user-1/short.png", "image/png", bytes.NewReader(png[:100]), int64(len(png)))
+		if err == nil {
+			t.Fatal("a short body was accepted")
+		}
+		absent(t, s, "u/user-1/short.png")
+	})
+
+	t.Run("delete is idempotent and touches only its key", func(t *testing.T) {
+		s := newStore(t)
+		put(t, s, "u/user-1/a.png", "image/png", png)
+		put(t, s, "u/user-1/b.png", "image/png", png)
+		must(t, s.Delete(ctx, "u/user-1/a.png"))
+		must(t, s.Delete(ctx, "u/user-1/a.png"))
+		must(t, s.Delete(ctx, "u/user-9/never.png"))
+		absent(t, s, "u/user-1/a.png")
+		read(t, s, "u/user-1/b.png")
+	})
+
+	t.Run("delete prefix removes one folder only", func(t *testing.T) {
+		s := newStore(t)
+		for _, k := range []string{"u/user-1/a.png", "u/user-1/b.jpg", "u/user-10/c.png", "u/user-2/d.png"} {
+			put(t, s, k, "image/png", png)
+		}
+		must(t, s.DeletePrefix(ctx, "u/user-1/"))
+		must(t, s.DeletePrefix(ctx, "u/user-1/"))
+		must(t, s.DeletePrefix(ctx, "u/nobody/"))
+		absent(t, s, "u/user-1/a.png")
+		absent(t, s, "u/user-1/b.jpg")
+		read(t, s, "u/user-10/c.png") // a longer id sharing the prefix text stays
+		read(t, s, "u/user-2/d.png")
+		wantKind(t, s.DeletePrefix(ctx, "u/user-2"), core.KindInvalid) // no trailing slash
+		wantKind(t, s.DeletePrefix(ctx, "/"), core.KindInvalid)
+		read(t, s, "u/user-2/d.png")
+	})
+
+	t.Run("keys that could escape are refused", func(t *testing.T) {
+		s := newStore(t)
+		for _, key := range []string{"", "../x.png", "u/../../etc/passwd", "/abs.png", "u//x.png", "u/./x.png",
+			"u/.hidden", `u\x.png`, "u/x.png/", "u/x y.png", "u/%2e%2e/x", strings.Repeat("a", images.MaxBlobKey+1)} {
+			wantKind(t, s.Put(ctx, key, "image/png", bytes.NewReader(png), int64(len(png))), core.KindInvalid)
+			_, _, err := s.Open(ctx, key)
+			wantKind(t, err, core.KindInvalid)
+			wantKind(t, s.Delete(ctx, key), core.KindInvalid)
+		}
+	})
+
+	t.Run("concurrent puts of one key leave one whole file", func(t *testing.T) {
+		s := newStore(t)
+		bodies := [][]byte{bytes.Repeat([]byte("a"), 50_000), bytes.Repeat([]byte("b"), 70_000)}
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b := bodies[i%2]
+				if err := s.Put(ctx, "u/user-1/race.png", "image/png", bytes.NewReader(b), int64(len(b))); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		got, info := read(t, s, "u/user-1/race.png")
+		if !bytes.Equal(got, bodies[0]) && !bytes.Equal(got, bodies[1]) || info.Size != int64(len(got)) {
+			t.Fatalf("mixed file of %d bytes", len(got))
+		}
+	})
+}

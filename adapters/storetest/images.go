@@ -1,0 +1,308 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/images"
+)
+
+// ImageRepository checks an images.Repository implementation.
+func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	img := func(id, user, group string, seq int, at time.Time) images.Image {
+		key := "u/" + user + "/" + id + ".png"
+		return images.Image{ID: id, UserID: user, GroupID: group, Seq: seq, Key: key,
+			URL: "http://files.test/files/" + key, CreatedAt: at, UpdatedAt: at}
+	}
+	same := func(t *testing.T, got, want images.Image) {
+		t.Helper()
+		if got.ID != want.ID || got.UserID != want.UserID || got.GroupID != want.GroupID || got.Seq != want.Seq ||
+			got.Key != want.Key || got.URL != want.URL || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
+			t.Fatalf("got  %+v\nwant %+v", got, want)
+		}
+	}
+	ids := func(imgs []images.Image) string {
+		out := make([]string, len(imgs))
+		for i, x := range imgs {
+			out[i] = x.ID
+		}
+		return strings.Join(out, ",")
+	}
+	create := func(t *testing.T, r images.Repository, imgs ...images.Image) {
+		t.Helper()
+		must(t, r.Create(ctx, imgs))
+	}
+	list := func(t *testing.T, r images.Repository, user string) string {
+		t.Helper()
+		got, err := r.List(ctx, user, nil, 0)
+		must(t, err)
+		return ids(got)
+	}
+
+	t.Run("create, get, by key; another user's is not found", func(t *testing.T) {
+		r := newRepo(t)
+		a := img("a", "u1", "g1", 0, time.UnixMilli(1718452800123).UTC()) // milliseconds survive
+		create(t, r, a, img("b", "u1", "g1", 1, a.CreatedAt))
+		got, err := r.Get(ctx, "u1", "a")
+		must(t, err)
+		same(t, got, a)
+		_, err = r.Get(ctx, "u2", "a")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.Get(ctx, "u1", "zz")
+		wantKind(t, err, core.KindNotFound)
+		got, err = r.ByKey(ctx, a.Key)
+		must(t, err)
+		same(t, got, a)
+		_, err = r.ByKey(ctx, "u/u1/none.png")
+		wantKind(t, err, core.KindNotFound)
+	})
+
+	t.Run("create is all or nothing; ids and keys are unique", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, img("a", "u1", "g1", 0, now))
+		taken := img("c", "u1", "g2", 1, now)
+		taken.Key = img("a", "u1", "", 0, now).Key
+		wantKind(t, r.Create(ctx, []images.Image{img("b", "u1", "g2", 0, now), taken}), core.KindConflict)
+		wantKind(t, r.Create(ctx, []images.Image{img("a", "u2", "g3", 0, now)}), core.KindConflict) // same id
+		if got := list(t, r, "u1") + "|" + list(t, r, "u2"); got != "a|" {
+			t.Fatalf("stored %s", got)
+		}
+	})
+
+	t.Run("list is newest first, pages after a position, and is the user's", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, img("a1", "u1", "g1", 0, now), img("a2", "u1", "g1", 1, now))
+		create(t, r, img("b1", "u1", "g2", 0, now.Add(time.Minute)))
+		create(t, r, img("c1", "u1", "g3", 0, now.Add(-time.Minute)), img("c2", "u1", "g3", 1, now.Add(-time.Minute)))
+		create(t, r, img("x1", "u2", "g4", 0, now))
+		if got := list(t, r, "u1"); got != "b1,a2,a1,c2,c1" {
+			t.Fatalf("order %s", got)
+		}
+		page, err := r.List(ctx, "u1", nil, 2)
+		must(t, err)
+		if ids(page) != "b1,a2" {
+			t.Fatalf("first page %s", ids(page))
+		}
+		var pages []string
+		after := &images.Position{CreatedAt: page[1].CreatedAt, ID: page[1].ID}
+		for {
+			page, err = r.List(ctx, "u1", after, 2)
+			must(t, err)
+			if len(page) == 0 {
+				break
+			}
+			pages = append(pages, ids(page))
+			last := page[len(page)-1]
+			after = &images.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
+		if got := strings.Join(pages, "|"); got != "a1,c2|c1" {
+			t.Fatalf("pages %s", got)
+		}
+		if got := list(t, r, "u3"); got != "" {
+			t.Fatalf("nobody's list %q", got)
+		}
+		if got, err := r.List(ctx, "u3", nil, 0); err != nil || got == nil {
+			t.Fatalf("want an empty, non-nil list: %v %v", got, err)
+		}
+	})
+
+	t.Run("a group reads in upload order and is the user's", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, img("z", "u1", "g1", 0, now), img("y", "u1", "g1", 1, now), img("x", "u1", "g1", 2, now))
+		create(t, r, img("w", "u1", "g2", 0, now))
+		got, err := r.Group(ctx, "u1", "g1")
+		must(t, err)
+		if ids(got) != "z,y,x" {
+			t.Fatalf("group %s", ids(got))
+		}
+		same(t, got[1], img("y", "u1", "g1", 1, now))
+		for _, q := range [][2]string{{"u2", "g1"}, {"u1", "nope"}} {
+			got, err := r.Group(ctx, q[0], q[1])
+			if err != nil || got == nil || len(got) != 0 {
+				t.Fatalf("%v: %v %v", q, got, err)
+			}
+		}
+	})
+
+	t.Run("relink adopts another image's file", func(t *testing.T) {
+		r := newRepo(t)
+		a, b := img("a", "u1", "g1", 0, now), img("b", "u1", "g2", 0, now.Add(time.Minute))
+		create(t, r, a, img("a2", "u1", "g1", 1, now))
+		create(t, r, b)
+		later := now.Add(time.Hour)
+		changed, freed, err := r.Relink(ctx, "u1", "", []images.Change{{ID: "a", Key: b.Key}}, later)
+		must(t, err)
+		want := a
+		want.Key, want.URL, want.UpdatedAt = b.Key, b.URL, later
+		if len(changed) != 1 || strings.Join(freed, ",") != a.Key {
+			t.Fatalf("changed %+v freed %v", changed, freed)
+		}
+		same(t, changed[0], want)
+		got, _ := r.Get(ctx, "u1", "a")
+		same(t, got, want)
+		holder, _ := r.ByKey(ctx, b.Key)
+		same(t, holder, want)
+		_, err = r.ByKey(ctx, a.Key)
+		wantKind(t, err, core.KindNotFound)
+		if got := list(t, r, "u1"); got != "a2,a" { // b was merged into a
+			t.Fatalf("list %s", got)
+		}
+	})
+
+	t.Run("relink to the image's own key changes nothing but the time", func(t *testing.T) {
+		r := newRepo(t)
+		a := img("a", "u1", "g1", 0, now)
+		create(t, r, a)
+		changed, freed, err := r.Relink(ctx, "u1", "g1", []images.Change{{ID: "a", Key: a.Key}}, now.Add(time.Hour))
+		must(t, err)
+		if len(freed) != 0 || changed[0].Key != a.Key || !changed[0].UpdatedAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("%+v %v", changed, freed)
+		}
+	})
+
+	t.Run("relink swaps keys inside a group and frees what nobody holds", func(t *testing.T) {
+		r := newRepo(t)
+		a, b, c := img("a", "u1", "g1", 0, now), img("b", "u1", "g1", 1, now), img("c", "u1", "g1", 2, now)
+		n := img("n", "u1", "g9", 0, now)
+		create(t, r, a, b, c)
+		create(t, r, n)
+		changes := []images.Change{{ID: "a", Key: b.Key}, {ID: "b", Key: a.Key}, {ID: "c", Key: n.Key}}
+		changed, freed, err := r.Relink(ctx, "u1", "g1", changes, now)
+		must(t, err)
+		if ids(changed) != "a,b,c" || strings.Join(freed, ",") != c.Key {
+			t.Fatalf("changed %s freed %v", ids(changed), freed)
+		}
+		group, _ := r.Group(ctx, "u1", "g1")
+		if group[0].Key != b.Key || group[1].Key != a.Key || group[2].Key != n.Key || group[2].URL != n.URL {
+			t.Fatalf("group %+v", group)
+		}
+		if got := list(t, r, "u1"); got != "c,b,a" {
+			t.Fatalf("list %s", got)
+		}
+	})
+
+	t.Run("relink refuses, all or nothing", func(t *testing.T) {
+		r := newRepo(t)
+		a, b, n := img("a", "u1", "g1", 0, now), img("b", "u1", "g1", 1, now), img("n", "u1", "g2", 0, now)
+		o := img("o", "u2", "g3", 0, now)
+		create(t, r, a, b)
+		create(t, r, n)
+		create(t, r, o)
+		cases := []struct {
+			name    string
+			group   string
+			changes []images.Change
+			kind    core.Kind
+		}{
+			{"unknown image", "", []images.Change{{ID: "zz", Key: n.Key}}, core.KindNotFound},
+			{"another user's image", "", []images.Change{{ID: "o", Key: n.Key}}, core.KindNotFound},
+			{"image outside the group", "g1", []images.Change{{ID: "a", Key: b.Key}, {ID: "n", Key: a.Key}}, core.KindNotFound},
+			{"another user's key", "", []images.Change{{ID: "a", Key: o.Key}}, core.KindInvalid},
+			{"a key nobody holds", "", []images.Change{{ID: "a", Key: "u/u1/gone.png"}}, core.KindInvalid},
+			{"second change fails", "g1", []images.Change{{ID: "a", Key: n.Key}, {ID: "b", Key: "u/u1/gone.png"}}, core.KindInvalid},
+			{"a key twice", "", []images.Change{{ID: "a", Key: n.Key}, {ID: "b", Key: n.Key}}, core.KindInvalid},
+			{"an image twice", "", []images.Change{{ID: "a", Key: n.Key}, {ID: "a", Key: b.Key}}, core.KindInvalid},
+		}
+		for _, tc := range cases {
+			_, _, err := r.Relink(ctx, "u1", tc.group, tc.changes, now.Add(time.Hour))
+			if !core.IsKind(err, tc.kind) {
+				t.Fatalf("%s: want %v, got %v", tc.name, tc.kind, err)
+			}
+		}
+		for _, want := range []images.Image{a, b, n} {
+			got, err := r.Get(ctx, "u1", want.ID)
+			must(t, err)
+			same(t, got, want)
+		}
+		got, _ := r.Get(ctx, "u2", "o")
+		same(t, got, o)
+	})
+
+	t.Run("concurrent relinks onto one file leave it one image", func(t *testing.T) {
+		r := newRepo(t)
+		shared := img("s", "u1", "gs", 0, now)
+		create(t, r, shared)
+		const n = 6
+		for i := range n {
+			create(t, r, img(fmt.Sprintf("t%d", i), "u1", fmt.Sprintf("g%d", i), 0, now))
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, errs[i] = r.Relink(ctx, "u1", "", []images.Change{{ID: fmt.Sprintf("t%d", i), Key: shared.Key}}, now)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			must(t, err)
+		}
+		all, err := r.List(ctx, "u1", nil, 0)
+		must(t, err)
+		if len(all) != 1 || all[0].Key != shared.Key || all[0].URL != shared.URL {
+			t.Fatalf("left %+v", all) // each relink merged the previous holder away
+		}
+	})
+
+	t.Run("delete returns the image; another user's is not found", func(t *testing.T) {
+		r := newRepo(t)
+		a := img("a", "u1", "g1", 0, now)
+		create(t, r, a, img("b", "u1", "g1", 1, now))
+		_, err := r.Delete(ctx, "u2", "a")
+		wantKind(t, err, core.KindNotFound)
+		got, err := r.Delete(ctx, "u1", "a")
+		must(t, err)
+		same(t, got, a)
+		_, err = r.Delete(ctx, "u1", "a")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.ByKey(ctx, a.Key)
+		wantKind(t, err, core.KindNotFound)
+		if got := list(t, r, "u1"); got != "b" {
+			t.Fatalf("list %s", got)
+		}
+	})
+
+	t.Run("delete group returns it in order; another user's is not found", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, img("b", "u1", "g1", 1, now), img("a", "u1", "g1", 0, now))
+		create(t, r, img("c", "u1", "g2", 0, now))
+		_, err := r.DeleteGroup(ctx, "u2", "g1")
+		wantKind(t, err, core.KindNotFound)
+		got, err := r.DeleteGroup(ctx, "u1", "g1")
+		must(t, err)
+		if ids(got) != "a,b" {
+			t.Fatalf("deleted %s", ids(got))
+		}
+		_, err = r.DeleteGroup(ctx, "u1", "g1")
+		wantKind(t, err, core.KindNotFound)
+		if got := list(t, r, "u1"); got != "c" {
+			t.Fatalf("list %s", got)
+		}
+	})
+
+	t.Run("delete by user is idempotent and touches only the user", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, img("a", "u1", "g1", 0, now), img("b", "u1", "g1", 1, now))
+		create(t, r, img("c", "u2", "g2", 0, now))
+		must(t, r.DeleteByUser(ctx, "u1"))
+		must(t, r.DeleteByUser(ctx, "u1"))
+		if got := list(t, r, "u1") + "|" + list(t, r, "u2"); got != "|c" {
+			t.Fatalf("left %s", got)
+		}
+		// the keys are free again
+		create(t, r, img("a", "u1", "g1", 0, now))
+		if !slices.Contains([]string{"a"}, list(t, r, "u1")) {
+			t.Fatal("could not store again")
+		}
+	})
+}

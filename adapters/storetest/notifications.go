@@ -1,0 +1,382 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/notifications"
+)
+
+// NotificationRepository checks a notifications.Repository implementation.
+func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notifications.Repository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	note := func(id, user string, at time.Time) notifications.Notification {
+		return notifications.Notification{ID: id, UserID: user, Title: "t-" + id, Message: "m-" + id,
+			Category: "mood", CreatedAt: at}
+	}
+	ids := func(ns []notifications.Notification) string {
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = n.ID
+		}
+		return strings.Join(out, ",")
+	}
+	dev := func(id, user, token string, at time.Time) notifications.Device {
+		return notifications.Device{ID: id, UserID: user, Token: token, Platform: notifications.PlatformIOS,
+			Provider: notifications.ProviderExpo, CreatedAt: at, UpdatedAt: at}
+	}
+	devIDs := func(ds []notifications.Device) string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.ID
+		}
+		return strings.Join(out, ",")
+	}
+	list := func(t *testing.T, r notifications.Repository, user string, unread bool, p core.Page) ([]notifications.Notification, string) {
+		t.Helper()
+		ns, next, err := r.ListNotifications(ctx, user, unread, p)
+		must(t, err)
+		return ns, next
+	}
+
+	t.Run("settings: absent, defaults on first update, every field round-trips", func(t *testing.T) {
+		r := newRepo(t)
+		_, err := r.Settings(ctx, "u1")
+		wantKind(t, err, core.KindNotFound)
+
+		var seen notifications.Settings
+		got, err := r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error {
+			seen = *s
+			s.PauseAll, s.Preferences = true, notifications.Preferences{}
+			s.Resume = notifications.Preferences{MoodUpdates: true, SystemUpdates: true}
+			s.UpdatedAt = time.UnixMilli(1718452800123).UTC()
+			return nil
+		})
+		must(t, err)
+		if seen != notifications.DefaultSettings("u1") {
+			t.Fatalf("fn saw %+v, want the defaults", seen)
+		}
+		want := notifications.Settings{UserID: "u1", PauseAll: true,
+			Resume: notifications.Preferences{MoodUpdates: true, SystemUpdates: true}, UpdatedAt: time.UnixMilli(1718452800123).UTC()}
+		if !sameSettings(got, want) {
+			t.Fatalf("returned %+v", got)
+		}
+		stored, err := r.Settings(ctx, "u1")
+		must(t, err)
+		if !sameSettings(stored, want) {
+			t.Fatalf("stored %+v", stored)
+		}
+		_, err = r.Settings(ctx, "u2")
+		wantKind(t, err, core.KindNotFound)
+
+		// every per-type column is its own
+		for _, k := range notifications.Kinds {
+			_, err := r.UpdateSettings(ctx, "u3", func(s *notifications.Settings) error {
+				s.Preferences = notifications.Preferences{}
+				s.Preferences.Set(k, true)
+				s.Resume = notifications.Preferences{}
+				s.Resume.Set(k, true)
+				return nil
+			})
+			must(t, err)
+			got, _ := r.Settings(ctx, "u3")
+			if on := got.On(); len(on) != 1 || on[0] != k || got.Resume != got.Preferences {
+				t.Fatalf("%s: %+v", k, got)
+			}
+		}
+	})
+
+	t.Run("settings: an error from fn writes nothing", func(t *testing.T) {
+		r := newRepo(t)
+		boom := errors.New("boom")
+		_, err := r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error { s.PauseAll = true; return boom })
+		if !errors.Is(err, boom) {
+			t.Fatalf("fn error: %v", err)
+		}
+		_, err = r.Settings(ctx, "u1")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error { s.MoodUpdates = false; return nil })
+		must(t, err)
+		_, err = r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error { s.MoodUpdates = true; return boom })
+		if !errors.Is(err, boom) {
+			t.Fatalf("fn error: %v", err)
+		}
+		if got, _ := r.Settings(ctx, "u1"); got.MoodUpdates {
+			t.Fatalf("a failed update wrote: %+v", got)
+		}
+	})
+
+	t.Run("concurrent first updates all apply", func(t *testing.T) {
+		r := newRepo(t)
+		fns := make([]func() error, len(notifications.Kinds))
+		for i, k := range notifications.Kinds {
+			fns[i] = func() error {
+				_, err := r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error { s.Set(k, false); return nil })
+				return err
+			}
+		}
+		for _, err := range race(fns...) {
+			must(t, err)
+		}
+		if got, _ := r.Settings(ctx, "u1"); len(got.On()) != 0 {
+			t.Fatalf("lost updates: %+v", got)
+		}
+	})
+
+	t.Run("inbox: newest first, ties by id, unread only, per user", func(t *testing.T) {
+		r := newRepo(t)
+		for _, n := range []notifications.Notification{
+			note("n1", "u1", now), note("n3", "u1", now.Add(time.Minute)), note("n2", "u1", now.Add(time.Minute)),
+			note("n4", "u1", now.Add(-time.Hour)), note("x1", "u2", now.Add(time.Hour)),
+		} {
+			must(t, r.AddNotification(ctx, n))
+		}
+		wantKind(t, r.AddNotification(ctx, note("n1", "u1", now)), core.KindConflict)
+		all, next := list(t, r, "u1", false, core.Page{})
+		if ids(all) != "n3,n2,n1,n4" || next != "" {
+			t.Fatalf("list %s next %q", ids(all), next)
+		}
+		first := all[2]
+		if first.UserID != "u1" || first.Title != "t-n1" || first.Message != "m-n1" || first.Category != "mood" ||
+			first.Read || !first.CreatedAt.Equal(now) {
+			t.Fatalf("round trip %+v", first)
+		}
+		n, err := r.CountUnread(ctx, "u1")
+		must(t, err)
+		if n != 4 {
+			t.Fatalf("unread %d", n)
+		}
+
+		must(t, r.MarkRead(ctx, "u1", "n2"))
+		must(t, r.MarkRead(ctx, "u1", "n2")) // again is harmless
+		wantKind(t, r.MarkRead(ctx, "u2", "n1"), core.KindNotFound)
+		wantKind(t, r.MarkRead(ctx, "u1", "x1"), core.KindNotFound)
+		wantKind(t, r.MarkRead(ctx, "u1", "nope"), core.KindNotFound)
+		unread, _ := list(t, r, "u1", true, core.Page{})
+		if ids(unread) != "n3,n1,n4" {
+			t.Fatalf("unread %s", ids(unread))
+		}
+		all, _ = list(t, r, "u1", false, core.Page{})
+		if !all[1].Read || all[0].Read {
+			t.Fatalf("read flags %+v", all)
+		}
+		if n, _ := r.CountUnread(ctx, "u1"); n != 3 {
+			t.Fatalf("unread %d", n)
+		}
+
+		marked, err := r.MarkAllRead(ctx, "u1")
+		must(t, err)
+		if marked != 3 {
+			t.Fatalf("marked %d", marked)
+		}
+		if again, _ := r.MarkAllRead(ctx, "u1"); again != 0 {
+			t.Fatalf("marked again %d", again)
+		}
+		if n, _ := r.CountUnread(ctx, "u1"); n != 0 {
+			t.Fatalf("unread %d", n)
+		}
+		if n, _ := r.CountUnread(ctx, "u2"); n != 1 {
+			t.Fatalf("the other user's were marked: %d", n)
+		}
+		if none, next := list(t, r, "nobody", false, core.Page{Limit: 5}); len(none) != 0 || next != "" {
+			t.Fatalf("nobody %v %q", none, next)
+		}
+	})
+
+	t.Run("inbox pages by cursor, across equal timestamps", func(t *testing.T) {
+		r := newRepo(t)
+		for i := range 7 {
+			at := now.Add(time.Duration(i/3) * time.Second) // three per second
+			must(t, r.AddNotification(ctx, note(fmt.Sprintf("n%d", i), "u1", at)))
+		}
+		must(t, r.MarkRead(ctx, "u1", "n5"))
+		for _, tc := range []struct {
+			unread bool
+			want   []string
+		}{
+			{false, []string{"n6,n5", "n4,n3", "n2,n1", "n0"}},
+			{true, []string{"n6,n4", "n3,n2", "n1,n0"}},
+		} {
+			var pages []string
+			p := core.Page{Limit: 2}
+			for {
+				ns, next := list(t, r, "u1", tc.unread, p)
+				pages = append(pages, ids(ns))
+				if next == "" {
+					break
+				}
+				p.Cursor = next
+				if len(pages) > 10 {
+					t.Fatal("paging does not end")
+				}
+			}
+			if strings.Join(pages, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("unread=%v pages %v, want %v", tc.unread, pages, tc.want)
+			}
+		}
+		ns, next := list(t, r, "u1", false, core.Page{Limit: 7})
+		if len(ns) != 7 || next != "" {
+			t.Fatalf("exact page: %d %q", len(ns), next)
+		}
+		ns, next = list(t, r, "u1", false, core.Page{Limit: 3}) // more to come: a cursor
+		if len(ns) != 3 || next == "" {
+			t.Fatalf("first page: %d %q", len(ns), next)
+		}
+		for _, bad := range []string{"!!", core.EncodeCursor("x", "n1"), core.EncodeCursor("1")} {
+			_, _, err := r.ListNotifications(ctx, "u1", false, core.Page{Limit: 2, Cursor: bad})
+			wantKind(t, err, core.KindInvalid)
+		}
+	})
+
+	t.Run("devices: register, re-register moves, newest first", func(t *testing.T) {
+		r := newRepo(t)
+		d1, err := r.RegisterDevice(ctx, dev("d1", "u1", "ExponentPushToken[a]", now), 10)
+		must(t, err)
+		if d1 != dev("d1", "u1", "ExponentPushToken[a]", now) {
+			t.Fatalf("stored %+v", d1)
+		}
+		_, err = r.RegisterDevice(ctx, dev("d2", "u1", "ExponentPushToken[b]", now.Add(time.Minute)), 10)
+		must(t, err)
+		_, err = r.RegisterDevice(ctx, dev("d3", "u1", "ExponentPushToken[A]", now.Add(2*time.Minute)), 10) // tokens are case-sensitive
+		must(t, err)
+		ds, err := r.Devices(ctx, "u1")
+		must(t, err)
+		if devIDs(ds) != "d3,d2,d1" {
+			t.Fatalf("devices %s", devIDs(ds))
+		}
+
+		// the same token from another user: the same device, moved, its creation kept
+		later := now.Add(time.Hour)
+		again := dev("d9", "u2", "ExponentPushToken[a]", later)
+		again.Platform, again.Provider = notifications.PlatformAndroid, notifications.ProviderFCM
+		moved, err := r.RegisterDevice(ctx, again, 10)
+		must(t, err)
+		want := notifications.Device{ID: "d1", UserID: "u2", Token: "ExponentPushToken[a]", Platform: notifications.PlatformAndroid,
+			Provider: notifications.ProviderFCM, CreatedAt: now, UpdatedAt: later}
+		if moved != want {
+			t.Fatalf("moved %+v", moved)
+		}
+		if ds, _ := r.Devices(ctx, "u1"); devIDs(ds) != "d3,d2" {
+			t.Fatalf("u1 devices %s", devIDs(ds))
+		}
+		if ds, _ := r.Devices(ctx, "u2"); len(ds) != 1 || ds[0] != want {
+			t.Fatalf("u2 devices %+v", ds)
+		}
+		// re-registering by the same user refreshes it to the front
+		_, err = r.RegisterDevice(ctx, dev("d10", "u1", "ExponentPushToken[b]", later), 10)
+		must(t, err)
+		if ds, _ := r.Devices(ctx, "u1"); devIDs(ds) != "d2,d3" {
+			t.Fatalf("refreshed %s", devIDs(ds))
+		}
+		if ds, _ := r.Devices(ctx, "nobody"); len(ds) != 0 {
+			t.Fatalf("nobody %v", ds)
+		}
+	})
+
+	t.Run("devices: a user keeps the most recent ones", func(t *testing.T) {
+		r := newRepo(t)
+		for i := range 5 {
+			_, err := r.RegisterDevice(ctx, dev(fmt.Sprintf("d%d", i), "u1", fmt.Sprintf("tok-%d", i), now.Add(time.Duration(i)*time.Minute)), 3)
+			must(t, err)
+		}
+		_, err := r.RegisterDevice(ctx, dev("o1", "u2", "tok-other", now), 3)
+		must(t, err)
+		if ds, _ := r.Devices(ctx, "u1"); devIDs(ds) != "d4,d3,d2" {
+			t.Fatalf("kept %s", devIDs(ds))
+		}
+		// a forgotten token is free: registering it again makes a new device
+		d, err := r.RegisterDevice(ctx, dev("d5", "u1", "tok-0", now.Add(time.Hour)), 3)
+		must(t, err)
+		if d.ID != "d5" {
+			t.Fatalf("got %+v", d)
+		}
+		if ds, _ := r.Devices(ctx, "u2"); devIDs(ds) != "o1" {
+			t.Fatalf("another user's devices were trimmed: %s", devIDs(ds))
+		}
+	})
+
+	t.Run("devices: concurrent registrations of one token make one device", func(t *testing.T) {
+		r := newRepo(t)
+		fns := make([]func() error, 8)
+		for i := range fns {
+			fns[i] = func() error {
+				_, err := r.RegisterDevice(ctx, dev(fmt.Sprintf("d%d", i), fmt.Sprintf("u%d", i%2), "tok", now), 10)
+				return err
+			}
+		}
+		for _, err := range race(fns...) {
+			must(t, err)
+		}
+		a, _ := r.Devices(ctx, "u0")
+		b, _ := r.Devices(ctx, "u1")
+		if len(a)+len(b) != 1 {
+			t.Fatalf("devices %+v %+v", a, b)
+		}
+	})
+
+	t.Run("devices: remove own, others' and unknown; remove dead ones", func(t *testing.T) {
+		r := newRepo(t)
+		for _, d := range []notifications.Device{dev("d1", "u1", "t1", now), dev("d2", "u1", "t2", now), dev("d3", "u2", "t3", now)} {
+			_, err := r.RegisterDevice(ctx, d, 10)
+			must(t, err)
+		}
+		wantKind(t, r.RemoveDevice(ctx, "u1", "d3"), core.KindNotFound)
+		wantKind(t, r.RemoveDevice(ctx, "u1", "nope"), core.KindNotFound)
+		must(t, r.RemoveDevice(ctx, "u1", "d1"))
+		wantKind(t, r.RemoveDevice(ctx, "u1", "d1"), core.KindNotFound)
+		must(t, r.RemoveDevices(ctx, nil))
+		must(t, r.RemoveDevices(ctx, []string{"d2", "d3", "ghost"}))
+		a, _ := r.Devices(ctx, "u1")
+		b, _ := r.Devices(ctx, "u2")
+		if len(a)+len(b) != 0 {
+			t.Fatalf("left %+v %+v", a, b)
+		}
+		// the removed token is free again
+		d, err := r.RegisterDevice(ctx, dev("d4", "u1", "t1", now), 10)
+		must(t, err)
+		if d.ID != "d4" {
+			t.Fatalf("got %+v", d)
+		}
+	})
+
+	t.Run("delete user is idempotent and touches only the user", func(t *testing.T) {
+		r := newRepo(t)
+		for _, u := range []string{"u1", "u2"} {
+			_, err := r.UpdateSettings(ctx, u, func(s *notifications.Settings) error { s.MoodUpdates = false; return nil })
+			must(t, err)
+			must(t, r.AddNotification(ctx, note("n-"+u, u, now)))
+			_, err = r.RegisterDevice(ctx, dev("d-"+u, u, "tok-"+u, now), 10)
+			must(t, err)
+		}
+		must(t, r.DeleteUser(ctx, "u1"))
+		must(t, r.DeleteUser(ctx, "u1"))
+		_, err := r.Settings(ctx, "u1")
+		wantKind(t, err, core.KindNotFound)
+		if ns, _ := list(t, r, "u1", false, core.Page{}); len(ns) != 0 {
+			t.Fatalf("notifications left: %v", ns)
+		}
+		if ds, _ := r.Devices(ctx, "u1"); len(ds) != 0 {
+			t.Fatalf("devices left: %v", ds)
+		}
+		if s, err := r.Settings(ctx, "u2"); err != nil || s.MoodUpdates {
+			t.Fatalf("u2 settings %+v %v", s, err)
+		}
+		if ns, _ := list(t, r, "u2", false, core.Page{}); ids(ns) != "n-u2" {
+			t.Fatalf("u2 notifications %s", ids(ns))
+		}
+		if ds, _ := r.Devices(ctx, "u2"); devIDs(ds) != "d-u2" {
+			t.Fatalf("u2 devices %s", devIDs(ds))
+		}
+	})
+}
+
+func sameSettings(a, b notifications.Settings) bool {
+	return a.UserID == b.UserID && a.PauseAll == b.PauseAll && a.Preferences == b.Preferences &&
+		a.Resume == b.Resume && a.UpdatedAt.Equal(b.UpdatedAt)
+}

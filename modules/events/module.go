@@ -1,0 +1,15 @@
+package events
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/core"
+)
+
+// Module provides the calendar-event use cases and contributes the service
+// as a user-data owner. Storage is bound by the adapter modules and Partners
+// by bootstrap/glue.go, so this package never imports them.
+var Module = fx.Module("events",
+	fx.Provide(NewService),
+	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+)

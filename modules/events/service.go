@@ -1,0 +1,231 @@
+package events
+
+import (
+	"context"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every calendar-event rule of the spec and DESIGN.md.
+type Service struct {
+	repo     Repository
+	partners Partners
+	clock    core.Clock
+	ids      core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, partners Partners, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, clock: clock, ids: ids}
+}
+
+// Create stores a new event of the user. The body must say action "create";
+// title and startDate are required (see Draft for the defaults).
+func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, error) {
+	switch d.Action {
+	case "create":
+	case "":
+		return Event{}, invalid("action is required: create")
+	default:
+		return Event{}, invalid("action must be create")
+	}
+	if err := requireID("userId", userID); err != nil {
+		return Event{}, err
+	}
+	e, err := d.event()
+	if err != nil {
+		return Event{}, err
+	}
+	now := s.clock.Now()
+	e.ID, e.UserID, e.CreatedAt, e.UpdatedAt = s.ids.New(), userID, now, now
+	if err := s.repo.Create(ctx, e); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// List returns the user's own events by date (start date, then id) and the
+// cursor of the next page, if any.
+func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Event, string, error) {
+	if err := requireID("userId", userID); err != nil {
+		return nil, "", err
+	}
+	if page.Cursor != "" {
+		if _, err := ParseCursor(page.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	evs, next, err := s.repo.List(ctx, userID, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if evs == nil {
+		evs = []Event{}
+	}
+	return evs, next, nil
+}
+
+// Get returns one event the user may read: their own, or their current
+// partner's (partner true). Anyone else's is event_not_found, as if it did
+// not exist. The partner is consulted only for an event that is not the
+// user's own.
+func (s *Service) Get(ctx context.Context, userID, id string) (e Event, partner bool, err error) {
+	if err := requireIDs(userID, id); err != nil {
+		return Event{}, false, err
+	}
+	e, err = s.repo.Get(ctx, id)
+	if err != nil {
+		return Event{}, false, notFound(err)
+	}
+	if e.UserID == userID {
+		return e, false, nil
+	}
+	partnerID, ok, err := s.partners.PartnerOf(ctx, userID)
+	if err != nil {
+		return Event{}, false, err
+	}
+	if !ok || partnerID != e.UserID {
+		return Event{}, false, errNotFound()
+	}
+	return e, true, nil
+}
+
+// Update changes the given fields of the user's own event and returns it
+// complete. Only the owner may: the partner's event is event_not_found too.
+// The fields are checked together (a new startDate must still be on or
+// before endDate), all or nothing.
+func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event, error) {
+	if err := requireIDs(userID, id); err != nil {
+		return Event{}, err
+	}
+	if p.empty() {
+		return Event{}, invalid("send at least one event field to change")
+	}
+	now := s.clock.Now()
+	e, err := s.repo.Update(ctx, id, func(e *Event) error {
+		if e.UserID != userID {
+			return errNotFound()
+		}
+		next, err := p.apply(*e)
+		if err != nil {
+			return err
+		}
+		next.UpdatedAt = now
+		*e = next
+		return nil
+	})
+	if err != nil {
+		return Event{}, notFound(err)
+	}
+	return e, nil
+}
+
+// Delete removes the user's own event for good.
+func (s *Service) Delete(ctx context.Context, userID, id string) error {
+	if err := requireIDs(userID, id); err != nil {
+		return err
+	}
+	return notFound(s.repo.Delete(ctx, userID, id))
+}
+
+// DateRange splits the events of the user and of the current partner that
+// touch from..to into exact matches (same start and end as the request) and
+// the other overlapping ones; both bounds are inclusive.
+func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Date) (RangeReport, error) {
+	if from.After(to) {
+		return RangeReport{}, invalid("startDate must not be after endDate")
+	}
+	if err := requireID("userId", userID); err != nil {
+		return RangeReport{}, err
+	}
+	own, err := s.repo.Overlapping(ctx, userID, from, to)
+	if err != nil {
+		return RangeReport{}, err
+	}
+	var theirs []Event
+	partnerID, ok, err := s.partners.PartnerOf(ctx, userID)
+	if err != nil {
+		return RangeReport{}, err
+	}
+	if ok {
+		if theirs, err = s.repo.Overlapping(ctx, partnerID, from, to); err != nil {
+			return RangeReport{}, err
+		}
+	}
+	return buildReport(from, to, own, theirs), nil
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "events" }
+
+// ExportedEvent is the export form of one event (the API's record).
+type ExportedEvent struct {
+	ID              string   `json:"id"`
+	Title           string   `json:"title"`
+	Description     string   `json:"description"`
+	StartDate       string   `json:"startDate"`
+	EndDate         string   `json:"endDate"`
+	StartTime       string   `json:"startTime"`
+	EndTime         string   `json:"endTime"`
+	Location        string   `json:"location"`
+	EventType       string   `json:"eventType"`
+	ImportanceLevel string   `json:"importanceLevel"`
+	Notify          string   `json:"notify"`
+	Participants    []string `json:"participants"`
+	CreatedAt       int64    `json:"createdAt"`
+	UpdatedAt       int64    `json:"updatedAt"`
+}
+
+// ExportUser returns every event of the user by date, however many: it
+// reads them page by page. The partner's events are theirs, not exported.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	out := []ExportedEvent{}
+	page := core.Page{Limit: core.MaxPageLimit}
+	for {
+		evs, next, err := s.repo.List(ctx, userID, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			out = append(out, ExportedEvent{ID: e.ID, Title: e.Title, Description: e.Description,
+				StartDate: e.StartDate.String(), EndDate: e.EndDate.String(), StartTime: e.StartTime.String(),
+				EndTime: e.EndTime.String(), Location: e.Location, EventType: string(e.Type),
+				ImportanceLevel: string(e.Importance), Notify: e.Notify.String(), Participants: e.Participants,
+				CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)})
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Cursor = next
+	}
+}
+
+// PurgeUser deletes every event of the user. Their id may stay in the
+// participants of other users' events: it is a label there, never access.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteByUser(ctx, userID)
+}
+
+func requireID(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return invalid(field + " is required")
+	}
+	return nil
+}
+
+func requireIDs(userID, eventID string) error {
+	if err := requireID("userId", userID); err != nil {
+		return err
+	}
+	return requireID("eventId", eventID)
+}
+
+// notFound gives a repository's not-found the spec's code; other errors
+// (an invalid patch, a database failure) pass unchanged.
+func notFound(err error) error {
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotFound()
+	}
+	return err
+}

@@ -1,0 +1,271 @@
+// Package images holds users' uploaded images: the records (url, key, group),
+// the rules of an upload (1 to 4 JPEG, PNG or WEBP files, each within the size
+// limit, the format decided by the bytes) and the files themselves, kept in a
+// blob store under unguessable keys that carry the owner's id.
+package images
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+// Image is one stored image. Each blob key belongs to exactly one image, so
+// deleting the image deletes its file.
+type Image struct {
+	ID        string
+	UserID    string
+	GroupID   string // shared by the images of one upload (a single image has its own)
+	Seq       int    // position in its upload, from 0: a group reads in upload order
+	Key       string // blob key, see NewKey
+	URL       string // {TANDEM_PUBLIC_URL}/files/{Key}, fixed when uploaded
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Format is an accepted image format.
+type Format struct {
+	Ext         string // file extension in the key
+	ContentType string
+}
+
+var (
+	JPEG = Format{Ext: "jpg", ContentType: "image/jpeg"}
+	PNG  = Format{Ext: "png", ContentType: "image/png"}
+	WEBP = Format{Ext: "webp", ContentType: "image/webp"}
+
+	formats = []Format{JPEG, PNG, WEBP}
+)
+
+// SniffLen is how many leading bytes Detect looks at.
+const SniffLen = 12
+
+var (
+	magicJPEG = []byte{0xFF, 0xD8, 0xFF}
+	magicPNG  = []byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}
+)
+
+// Detect decides the format from a file's first bytes (its magic number),
+// never from a declared content type or file name: JPEG FF D8 FF, PNG
+// 89 50 4E 47 0D 0A 1A 0A, WEBP "RIFF" <size> "WEBP".
+func Detect(head []byte) (Format, bool) {
+	switch {
+	case bytes.HasPrefix(head, magicJPEG):
+		return JPEG, true
+	case bytes.HasPrefix(head, magicPNG):
+		return PNG, true
+	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
+		return WEBP, true
+	}
+	return Format{}, false
+}
+
+const (
+	// MaxPerUpload is the spec's limit of images per upload request.
+	MaxPerUpload = 4
+	// MaxGroupUpdate bounds the items of one bulk group update.
+	MaxGroupUpdate = 100
+	// PresignTTL is how long a redirect to the blob store stays valid.
+	PresignTTL = 15 * time.Minute
+
+	keyPrefix      = "u/"
+	keyRandomBytes = 16 // 128 bits: keys cannot be guessed
+	maxOwnerLen    = 64
+)
+
+// File is one uploaded file: its size and a way to read it, more than once
+// (the bytes are checked before anything is stored, then stored).
+type File struct {
+	Size int64
+	Open func() (io.ReadCloser, error)
+}
+
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	PublicURL    string // TANDEM_PUBLIC_URL, without a trailing slash
+	MaxFileBytes int64  // TANDEM_UPLOAD_MAX_BYTES, per file
+}
+
+// URLOf is the address handed out for key; it never changes.
+func (s Settings) URLOf(key string) string { return s.PublicURL + "/files/" + key }
+
+// NewKey draws a fresh blob key u/<userID>/<32 hex>.<ext> from crypto/rand.
+// It carries the owner, so a user's files share one prefix (purge, audits).
+func NewKey(userID string, f Format) string {
+	var b [keyRandomBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("images: crypto/rand failed: " + err.Error())
+	}
+	return keyPrefix + userID + "/" + hex.EncodeToString(b[:]) + "." + f.Ext
+}
+
+// OwnerPrefix is the blob-key prefix of every file of the user.
+func OwnerPrefix(userID string) string { return keyPrefix + userID + "/" }
+
+// ParseKey checks that key has the form NewKey makes and returns its owner
+// and format; anything else (path tricks included) is not a key.
+func ParseKey(key string) (owner string, f Format, ok bool) {
+	rest, found := strings.CutPrefix(key, keyPrefix)
+	if !found {
+		return "", Format{}, false
+	}
+	owner, name, found := strings.Cut(rest, "/")
+	if !found || !validOwner(owner) {
+		return "", Format{}, false
+	}
+	random, ext, found := strings.Cut(name, ".")
+	if !found || len(random) != 2*keyRandomBytes || !isLowerHex(random) {
+		return "", Format{}, false
+	}
+	for _, f := range formats {
+		if f.Ext == ext {
+			return owner, f, true
+		}
+	}
+	return "", Format{}, false
+}
+
+// validOwner accepts user ids that are safe inside a key and a path segment.
+func validOwner(id string) bool {
+	if id == "" || len(id) > maxOwnerLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Position is a place in the newest-first list: the last image of a page.
+type Position struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Change points image ID at the blob Key (held by another of the user's
+// images, or already by this one).
+type Change struct {
+	ID  string
+	Key string
+}
+
+// RelinkPlan is what a Repository.Relink changes: computed by PlanRelink
+// from the stored images, applied by the repository in its transaction.
+type RelinkPlan struct {
+	Before  []Image  // the changed images as stored, in the order of changes
+	Changed []Image  // the same images pointing at their new keys
+	Removed []Image  // images whose file a changed image took over
+	Freed   []string // keys no image holds afterwards: their files may go
+}
+
+// PlanRelink decides a Relink (see Repository) from the stored images, which
+// byID and byKey look up; the repository holds them locked meanwhile.
+func PlanRelink(userID, groupID string, changes []Change, at time.Time,
+	byID func(id string) (Image, bool), byKey func(key string) (Image, bool)) (RelinkPlan, error) {
+	var p RelinkPlan
+	targets := make(map[string]bool, len(changes))
+	newKeys := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		if targets[c.ID] || newKeys[c.Key] {
+			return RelinkPlan{}, core.Invalid("invalid_request", "an image or a key is given twice")
+		}
+		img, ok := byID(c.ID)
+		if !ok || img.UserID != userID || (groupID != "" && img.GroupID != groupID) {
+			return RelinkPlan{}, core.NotFound("not_found", "no such image: "+c.ID)
+		}
+		targets[c.ID], newKeys[c.Key] = true, true
+		p.Before = append(p.Before, img)
+	}
+	for i, c := range changes {
+		holder, ok := byKey(c.Key)
+		if !ok || holder.UserID != userID {
+			return RelinkPlan{}, core.Invalid("invalid_request", "no image of the user holds key "+c.Key)
+		}
+		if !targets[holder.ID] {
+			p.Removed = append(p.Removed, holder)
+		}
+		next := p.Before[i]
+		next.Key, next.URL, next.UpdatedAt = c.Key, holder.URL, at
+		p.Changed = append(p.Changed, next)
+	}
+	for _, img := range p.Before {
+		if !newKeys[img.Key] {
+			p.Freed = append(p.Freed, img.Key)
+		}
+	}
+	return p, nil
+}
+
+// Update is a client's request to point an image at an uploaded file: the
+// url and key the upload answered.
+type Update struct {
+	ID  string // empty on the single-image PUT (the id is in the path)
+	URL string
+	Key string
+}
+
+// Uploaded is the outcome of an upload: the new images, in the order sent.
+type Uploaded struct {
+	GroupID string
+	Images  []Image
+}
+
+// Download is how GET /files/{key} answers: a redirect to the blob store
+// (RedirectURL), or the bytes.
+type Download struct {
+	RedirectURL string
+	Body        io.ReadCloser
+	Size        int64
+	ContentType string
+}
+
+// ExportedImage is the export form of an image (the API's record).
+type ExportedImage struct {
+	ID        string `json:"_id"`
+	UserID    string `json:"userId"`
+	URL       string `json:"url"`
+	Key       string `json:"key"`
+	GroupID   string `json:"groupId"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+// The module's errors.
+
+func errNoImage() error { return core.NotFound("not_found", "image not found") }
+func errNoGroup() error { return core.NotFound("not_found", "image group not found") }
+func errNoFile() error  { return core.NotFound("not_found", "file not found") }
+func errNotInGroup(id string) error {
+	return core.NotFound("not_found", "image "+id+" is not in this group")
+}
+func errFileCount() error {
+	return core.Invalid("invalid_request", "send 1 to 4 images, each in a part named file")
+}
+func errFormat() error {
+	return core.Unsupported("unsupported_media_type", "images must be JPEG, PNG or WEBP")
+}
+func errKeyNotYours() error {
+	return core.Forbidden("forbidden", "key is not one of your files")
+}
+func errKeyUnknown() error {
+	return core.Invalid("invalid_request", "key is not one of your uploaded images: upload the file first")
+}
+func errURLMismatch() error {
+	return core.Invalid("invalid_request", "url is not the address of key")
+}

@@ -1,0 +1,122 @@
+package images
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=images_test
+
+// Repository stores image records. Every method is one transaction. A blob
+// key belongs to at most one image (the storage enforces it), so the file of
+// a deleted image can always be deleted with it.
+type Repository interface {
+	// Create stores the images of one upload, all or nothing;
+	// core.KindConflict when an id or a key is taken.
+	Create(ctx context.Context, imgs []Image) error
+	// Get returns the user's image; core.KindNotFound when there is none with
+	// that id, or it is another user's.
+	Get(ctx context.Context, userID, id string) (Image, error)
+	// ByKey returns the image holding the blob key; core.KindNotFound when none.
+	ByKey(ctx context.Context, key string) (Image, error)
+	// List returns up to n of the user's images newest first (CreatedAt, then
+	// ID, descending), starting after the position when it is not nil; n <= 0
+	// means all of them.
+	List(ctx context.Context, userID string, after *Position, n int) ([]Image, error)
+	// Group returns the user's images of the group in upload order (Seq); an
+	// empty slice when there are none.
+	Group(ctx context.Context, userID, groupID string) ([]Image, error)
+	// Relink points each changed image at its change's key, all or nothing,
+	// and sets its URL to that of the image which held the key and its
+	// UpdatedAt to at. An image that held one of the keys and is not itself
+	// changed is removed: its file now belongs to the changed image. It
+	// returns the changed images (in the order of changes) and the keys no
+	// image holds any more, whose files may be deleted. When groupID is not
+	// empty every changed image must be in that group. core.KindNotFound when
+	// a changed image is not the user's (or not in the group); core.KindInvalid
+	// when a key is held by none of the user's images or appears twice.
+	Relink(ctx context.Context, userID, groupID string, changes []Change, at time.Time) (changed []Image, freed []string, err error)
+	// Delete removes the user's image and returns it; core.KindNotFound as Get.
+	Delete(ctx context.Context, userID, id string) (Image, error)
+	// DeleteGroup removes the user's images of the group and returns them in
+	// upload order; core.KindNotFound when there are none.
+	DeleteGroup(ctx context.Context, userID, groupID string) ([]Image, error)
+	// DeleteByUser removes every image of the user; it is idempotent.
+	DeleteByUser(ctx context.Context, userID string) error
+}
+
+// Blobs stores files by key (TANDEM_BLOBS: disk, S3-compatible or memory).
+// Every method refuses a key that fails CheckBlobKey with core.KindInvalid.
+type Blobs interface {
+	// Put stores exactly size bytes read from r under key, replacing a file
+	// of that key. Fewer bytes than size is an error and stores nothing; no
+	// reader ever sees a partly written file.
+	Put(ctx context.Context, key, contentType string, r io.Reader, size int64) error
+	// Open returns the file's bytes (the caller closes them) and its size and
+	// content type; core.KindNotFound when there is no such file.
+	Open(ctx context.Context, key string) (io.ReadCloser, BlobInfo, error)
+	// Delete removes the file; it is idempotent.
+	Delete(ctx context.Context, key string) error
+	// DeletePrefix removes every file whose key starts with prefix, which
+	// ends with "/" (one owner's folder); it is idempotent.
+	DeletePrefix(ctx context.Context, prefix string) error
+}
+
+// BlobInfo describes a stored file.
+type BlobInfo struct {
+	Size        int64
+	ContentType string
+}
+
+// Presigner is implemented by blob stores the client may fetch from directly
+// (S3): GET /files/{key} then redirects to a URL valid for ttl.
+type Presigner interface {
+	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
+}
+
+// Reporter hears of files that could not be deleted after their images were
+// (bootstrap logs them): the file is left behind and an operator should know.
+// The owner's files are all removed anyway when the account is deleted.
+type Reporter interface {
+	OrphanedBlob(ctx context.Context, key string, err error)
+}
+
+// MaxBlobKey bounds the length of a blob key.
+const MaxBlobKey = 512
+
+// CheckBlobKey is the key rule every Blobs implementation enforces, so a key
+// maps safely to a path: "/"-separated segments of A-Z a-z 0-9 . _ -, none
+// empty and none starting with "." (no "..", no hidden or temporary names),
+// at most MaxBlobKey bytes. A prefix for DeletePrefix is such a key plus "/".
+func CheckBlobKey(key string) error {
+	if key == "" || len(key) > MaxBlobKey {
+		return errBadBlobKey()
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || seg[0] == '.' {
+			return errBadBlobKey()
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+				return errBadBlobKey()
+			}
+		}
+	}
+	return nil
+}
+
+// CheckBlobPrefix checks a DeletePrefix argument.
+func CheckBlobPrefix(prefix string) error {
+	folder, ok := strings.CutSuffix(prefix, "/")
+	if !ok {
+		return errBadBlobKey()
+	}
+	return CheckBlobKey(folder)
+}
+
+func errBadBlobKey() error { return core.Invalid("invalid_request", "not a valid file key") }

@@ -1,0 +1,387 @@
+package images
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every image rule of the spec and DESIGN.md.
+type Service struct {
+	repo     Repository
+	blobs    Blobs
+	report   Reporter
+	settings Settings
+	clock    core.Clock
+	ids      core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, blobs Blobs, report Reporter, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, blobs: blobs, report: report, settings: settings, clock: clock, ids: ids}
+}
+
+// Upload stores 1 to MaxPerUpload images as one group, all or nothing. Every
+// file is checked first (size: 413, format by its bytes: 415), so a bad later
+// file stores nothing; when storing fails part way, the files already written
+// are deleted again.
+func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uploaded, error) {
+	if len(files) == 0 {
+		return Uploaded{}, errFileCount()
+	}
+	if len(files) > MaxPerUpload {
+		return Uploaded{}, core.Invalid("invalid_request", "at most 4 images per upload")
+	}
+	if !validOwner(userID) {
+		return Uploaded{}, core.Invalid("invalid_request", "invalid user id")
+	}
+	kinds := make([]Format, len(files))
+	for i, f := range files {
+		if f.Size > s.settings.MaxFileBytes {
+			return Uploaded{}, core.TooLarge("payload_too_large",
+				"each image must be at most "+strconv.FormatInt(s.settings.MaxFileBytes, 10)+" bytes")
+		}
+		format, err := sniff(f)
+		if err != nil {
+			return Uploaded{}, err
+		}
+		kinds[i] = format
+	}
+
+	now, groupID := s.clock.Now(), s.ids.New()
+	imgs := make([]Image, len(files))
+	for i := range files {
+		key := NewKey(userID, kinds[i])
+		imgs[i] = Image{ID: s.ids.New(), UserID: userID, GroupID: groupID, Seq: i, Key: key,
+			URL: s.settings.URLOf(key), CreatedAt: now, UpdatedAt: now}
+	}
+	for i, f := range files {
+		if err := s.store(ctx, imgs[i].Key, kinds[i], f); err != nil {
+			s.discard(ctx, imgs[:i+1]) // the failed Put may have left a file too
+			return Uploaded{}, err
+		}
+	}
+	if err := s.repo.Create(ctx, imgs); err != nil {
+		s.discard(ctx, imgs)
+		return Uploaded{}, err
+	}
+	return Uploaded{GroupID: groupID, Images: imgs}, nil
+}
+
+// sniff reads the first bytes of f and decides its format (415 otherwise).
+func sniff(f File) (Format, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return Format{}, core.Internal(fmt.Errorf("images: open upload: %w", err))
+	}
+	defer rc.Close()
+	head := make([]byte, SniffLen)
+	n, err := io.ReadFull(rc, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return Format{}, core.Internal(fmt.Errorf("images: read upload: %w", err))
+	}
+	format, ok := Detect(head[:n])
+	if !ok {
+		return Format{}, errFormat()
+	}
+	return format, nil
+}
+
+func (s *Service) store(ctx context.Context, key string, format Format, f File) error {
+	rc, err := f.Open()
+	if err != nil {
+		return core.Internal(fmt.Errorf("images: open upload: %w", err))
+	}
+	defer rc.Close()
+	return s.blobs.Put(ctx, key, format.ContentType, rc, f.Size)
+}
+
+// discard deletes the files of images that will not be stored; it outlives
+// a cancelled request, so a client hanging up leaves nothing behind.
+func (s *Service) discard(ctx context.Context, imgs []Image) {
+	ctx = context.WithoutCancel(ctx)
+	for _, img := range imgs {
+		s.deleteBlob(ctx, img.Key)
+	}
+}
+
+// deleteBlob deletes a file no image holds any more; a failure is reported,
+// not returned: the records already changed and the caller's request succeeded.
+func (s *Service) deleteBlob(ctx context.Context, key string) {
+	if err := s.blobs.Delete(ctx, key); err != nil {
+		s.report.OrphanedBlob(ctx, key, err)
+	}
+}
+
+// Get returns the user's image (404 not_found for an unknown or another user's).
+func (s *Service) Get(ctx context.Context, userID, imageID string) (Image, error) {
+	img, err := s.repo.Get(ctx, userID, imageID)
+	if core.IsKind(err, core.KindNotFound) {
+		return Image{}, errNoImage()
+	}
+	return img, err
+}
+
+// List returns one page of the user's images, newest first, and the cursor
+// of the next page ("" on the last page, and always without a limit).
+func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Image, string, error) {
+	var after *Position
+	if page.Cursor != "" {
+		parts, err := core.DecodeCursor(page.Cursor, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		ms, perr := strconv.ParseInt(parts[0], 10, 64)
+		if perr != nil || parts[1] == "" {
+			return nil, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
+		}
+		after = &Position{CreatedAt: core.FromMillis(ms), ID: parts[1]}
+	}
+	n := page.Size()
+	fetch := n
+	if page.Paged() {
+		fetch = n + 1 // one more tells whether a next page exists
+	}
+	imgs, err := s.repo.List(ctx, userID, after, fetch)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if page.Paged() && len(imgs) > n {
+		imgs = imgs[:n]
+		last := imgs[n-1]
+		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
+	}
+	return imgs, next, nil
+}
+
+// Group returns the user's images of the group, in upload order.
+func (s *Service) Group(ctx context.Context, userID, groupID string) ([]Image, error) {
+	imgs, err := s.repo.Group(ctx, userID, groupID)
+	if err != nil {
+		return nil, err
+	}
+	if len(imgs) == 0 {
+		return nil, errNoGroup()
+	}
+	return imgs, nil
+}
+
+// Update points the image at another uploaded file of the user (the spec's
+// flow: upload the new file, then PUT its url and key). The image that the
+// upload created for that file is merged into this one, and this image's
+// previous file is deleted.
+func (s *Service) Update(ctx context.Context, userID, imageID string, u Update) (Image, error) {
+	u.ID = imageID
+	changed, err := s.relink(ctx, userID, "", []Update{u})
+	if err != nil {
+		return Image{}, err
+	}
+	return changed[0], nil
+}
+
+// UpdateGroup applies several such updates to images of one group, all or
+// nothing, and returns the whole group as it then stands.
+func (s *Service) UpdateGroup(ctx context.Context, userID, groupID string, us []Update) ([]Image, error) {
+	if len(us) == 0 {
+		return nil, core.Invalid("invalid_request", "images must list at least one {_id, url, key}")
+	}
+	if len(us) > MaxGroupUpdate {
+		return nil, core.Invalid("invalid_request", "at most 100 images per update")
+	}
+	ids := make(map[string]bool, len(us))
+	for _, u := range us {
+		if strings.TrimSpace(u.ID) == "" {
+			return nil, core.Invalid("invalid_request", "every image needs its _id")
+		}
+		if ids[u.ID] {
+			return nil, core.Invalid("invalid_request", "image "+u.ID+" is listed twice")
+		}
+		ids[u.ID] = true
+	}
+	if _, err := s.Group(ctx, userID, groupID); err != nil {
+		return nil, err
+	}
+	if _, err := s.relink(ctx, userID, groupID, us); err != nil {
+		return nil, err
+	}
+	return s.Group(ctx, userID, groupID)
+}
+
+// relink checks each update's url and key (the key must be one of the
+// caller's files and the url its address), then lets the repository apply
+// them in one transaction and deletes the files no image holds any more.
+func (s *Service) relink(ctx context.Context, userID, groupID string, us []Update) ([]Image, error) {
+	changes := make([]Change, len(us))
+	keys := make(map[string]bool, len(us))
+	for i, u := range us {
+		if u.Key == "" || u.URL == "" {
+			return nil, core.Invalid("invalid_request", "url and key are required")
+		}
+		if keys[u.Key] {
+			return nil, core.Invalid("invalid_request", "key "+u.Key+" is given twice")
+		}
+		keys[u.Key] = true
+		if err := s.checkFile(ctx, userID, u); err != nil {
+			return nil, err
+		}
+		changes[i] = Change{ID: u.ID, Key: u.Key}
+	}
+	changed, freed, err := s.repo.Relink(ctx, userID, groupID, changes, s.clock.Now())
+	switch {
+	case core.IsKind(err, core.KindNotFound) && groupID != "":
+		return nil, errNotInGroup(notFoundID(ctx, s.repo, userID, groupID, changes))
+	case core.IsKind(err, core.KindNotFound):
+		return nil, errNoImage()
+	case core.IsKind(err, core.KindInvalid):
+		return nil, errKeyUnknown() // the file's image was deleted meanwhile
+	case err != nil:
+		return nil, err
+	}
+	for _, key := range freed {
+		s.deleteBlob(ctx, key)
+	}
+	return changed, nil
+}
+
+// checkFile answers 403 for a key of another user and 400 for one that is no
+// uploaded file or whose url is not its address.
+func (s *Service) checkFile(ctx context.Context, userID string, u Update) error {
+	owner, _, ok := ParseKey(u.Key)
+	if !ok {
+		return errKeyUnknown()
+	}
+	if owner != userID {
+		return errKeyNotYours()
+	}
+	holder, err := s.repo.ByKey(ctx, u.Key)
+	if core.IsKind(err, core.KindNotFound) {
+		return errKeyUnknown()
+	}
+	if err != nil {
+		return err
+	}
+	if holder.UserID != userID {
+		return errKeyNotYours()
+	}
+	if u.URL != holder.URL {
+		return errURLMismatch()
+	}
+	return nil
+}
+
+// notFoundID names the first changed image that is not in the group.
+func notFoundID(ctx context.Context, repo Repository, userID, groupID string, changes []Change) string {
+	imgs, err := repo.Group(ctx, userID, groupID)
+	if err != nil {
+		return changes[0].ID
+	}
+	in := make(map[string]bool, len(imgs))
+	for _, img := range imgs {
+		in[img.ID] = true
+	}
+	for _, c := range changes {
+		if !in[c.ID] {
+			return c.ID
+		}
+	}
+	return changes[0].ID
+}
+
+// Delete removes the user's image and its file.
+func (s *Service) Delete(ctx context.Context, userID, imageID string) (Image, error) {
+	img, err := s.repo.Delete(ctx, userID, imageID)
+	if core.IsKind(err, core.KindNotFound) {
+		return Image{}, errNoImage()
+	}
+	if err != nil {
+		return Image{}, err
+	}
+	s.deleteBlob(ctx, img.Key)
+	return img, nil
+}
+
+// DeleteGroup removes the user's images of the group and their files.
+func (s *Service) DeleteGroup(ctx context.Context, userID, groupID string) ([]Image, error) {
+	imgs, err := s.repo.DeleteGroup(ctx, userID, groupID)
+	if core.IsKind(err, core.KindNotFound) {
+		return nil, errNoGroup()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, img := range imgs {
+		s.deleteBlob(ctx, img.Key)
+	}
+	return imgs, nil
+}
+
+// File serves GET /files/{key}, which needs no token: the key is the secret.
+// Only the file of a stored image is served (404 for anything else); a store
+// that can presign (S3) is redirected to, others stream the bytes.
+func (s *Service) File(ctx context.Context, key string) (Download, error) {
+	_, format, ok := ParseKey(key)
+	if !ok {
+		return Download{}, errNoFile()
+	}
+	if _, err := s.repo.ByKey(ctx, key); err != nil {
+		if core.IsKind(err, core.KindNotFound) {
+			return Download{}, errNoFile()
+		}
+		return Download{}, err
+	}
+	if p, ok := s.blobs.(Presigner); ok {
+		u, err := p.PresignGet(ctx, key, PresignTTL)
+		if err != nil {
+			return Download{}, err
+		}
+		return Download{RedirectURL: u}, nil
+	}
+	body, info, err := s.blobs.Open(ctx, key)
+	if core.IsKind(err, core.KindNotFound) {
+		return Download{}, errNoFile()
+	}
+	if err != nil {
+		return Download{}, err
+	}
+	return Download{Body: body, Size: info.Size, ContentType: format.ContentType}, nil
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "images" }
+
+// ExportUser returns the user's image records, newest first.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	imgs, err := s.repo.List(ctx, userID, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ExportedImage, len(imgs))
+	for i, img := range imgs {
+		out[i] = Export(img)
+	}
+	return out, nil
+}
+
+// Export is the record form of an image.
+func Export(img Image) ExportedImage {
+	return ExportedImage{ID: img.ID, UserID: img.UserID, URL: img.URL, Key: img.Key, GroupID: img.GroupID,
+		CreatedAt: core.Millis(img.CreatedAt)}
+}
+
+// PurgeUser deletes the user's records, then every file under the user's
+// prefix (left-behind files included); running it again finishes the job.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	if err := s.repo.DeleteByUser(ctx, userID); err != nil {
+		return err
+	}
+	if !validOwner(userID) {
+		return nil // no key can carry this id: there are no files
+	}
+	return s.blobs.DeletePrefix(ctx, OwnerPrefix(userID))
+}

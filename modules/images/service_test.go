@@ -1,0 +1,653 @@
+package images_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/blob/memblob"
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/images"
+)
+
+const maxBytes = 1000
+
+var settings = images.Settings{PublicURL: "https://api.test", MaxFileBytes: maxBytes}
+
+// Test files: the format is in the leading bytes only.
+var (
+	pngBytes  = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1}, 60)...)
+	jpegBytes = append([]byte("\xff\xd8\xff\xe0"), bytes.Repeat([]byte{2}, 60)...)
+	webpBytes = append([]byte("RIFF\x1a\x00\x00\x00WEBPVP8L"), bytes.Repeat([]byte{3}, 14)...)
+	gifBytes  = []byte("GIF89a\x02\x00\x02\x00\x80\x00\x00")
+)
+
+func file(b []byte) images.File {
+	return images.File{Size: int64(len(b)), Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}}
+}
+
+// orphans is a recording Reporter.
+type orphans struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (o *orphans) OrphanedBlob(_ context.Context, key string, _ error) {
+	o.mu.Lock()
+	o.keys = append(o.keys, key)
+	o.mu.Unlock()
+}
+
+// flakyBlobs fails the nth Put (1-based) and any Delete of a key in failDelete.
+type flakyBlobs struct {
+	*memblob.Store
+	mu         sync.Mutex
+	puts       int
+	failPut    int
+	failDelete map[string]bool
+}
+
+func (f *flakyBlobs) Put(ctx context.Context, key, ct string, r io.Reader, size int64) error {
+	f.mu.Lock()
+	f.puts++
+	n := f.puts
+	f.mu.Unlock()
+	if n == f.failPut {
+		// a half-written file is the worst case the service must clean up
+		_ = f.Store.Put(ctx, key, ct, io.LimitReader(r, 3), 3)
+		return core.Unavailable("unavailable", "the file store is unavailable")
+	}
+	return f.Store.Put(ctx, key, ct, r, size)
+}
+
+func (f *flakyBlobs) Delete(ctx context.Context, key string) error {
+	if f.failDelete[key] {
+		return errors.New("disk on fire")
+	}
+	return f.Store.Delete(ctx, key)
+}
+
+// failingCreate is an image repo whose Create fails (the database went away).
+type failingCreate struct{ *memory.ImageRepo }
+
+func (failingCreate) Create(context.Context, []images.Image) error {
+	return core.Unavailable("unavailable", "the database is unavailable")
+}
+
+type fixture struct {
+	svc     *images.Service
+	repo    *memory.ImageRepo
+	blobs   *flakyBlobs
+	orphans *orphans
+	clock   *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewImageRepo(), blobs: &flakyBlobs{Store: memblob.New(), failDelete: map[string]bool{}},
+		orphans: &orphans{}, clock: coretest.NewClock(time.Time{})}
+	f.svc = images.NewService(f.repo, f.blobs, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+func (f *fixture) upload(t *testing.T, user string, files ...[]byte) images.Uploaded {
+	t.Helper()
+	in := make([]images.File, len(files))
+	for i, b := range files {
+		in[i] = file(b)
+	}
+	up, err := f.svc.Upload(context.Background(), user, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up
+}
+
+// stored is everything the fixture holds: image ids newest first, and blob keys.
+func (f *fixture) stored(t *testing.T, user string) (ids []string, keys []string) {
+	t.Helper()
+	imgs, err := f.repo.List(context.Background(), user, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range imgs {
+		ids = append(ids, img.ID)
+	}
+	keys = f.blobs.Keys()
+	slices.Sort(keys)
+	return ids, keys
+}
+
+func (f *fixture) blob(t *testing.T, key string) []byte {
+	t.Helper()
+	rc, _, err := f.blobs.Open(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return b
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func TestUploadRules(t *testing.T) {
+	t.Parallel()
+	big := append(append([]byte{}, pngBytes...), make([]byte, maxBytes-len(pngBytes)+1)...)
+	edge := big[:maxBytes]
+	cases := []struct {
+		name    string
+		files   [][]byte
+		kind    core.Kind
+		code    string
+		formats []images.Format
+	}{
+		{name: "one png", files: [][]byte{pngBytes}, formats: []images.Format{images.PNG}},
+		{name: "four of every format", files: [][]byte{jpegBytes, pngBytes, webpBytes, jpegBytes},
+			formats: []images.Format{images.JPEG, images.PNG, images.WEBP, images.JPEG}},
+		{name: "exactly the size limit", files: [][]byte{edge}, formats: []images.Format{images.PNG}},
+		{name: "no file", files: nil, kind: core.KindInvalid, code: "invalid_request"},
+		{name: "five files", files: [][]byte{pngBytes, pngBytes, pngBytes, pngBytes, pngBytes}, kind: core.KindInvalid, code: "invalid_request"},
+		{name: "one byte over the limit", files: [][]byte{big}, kind: core.KindTooLarge, code: "payload_too_large"},
+		{name: "a gif", files: [][]byte{gifBytes}, kind: core.KindUnsupported, code: "unsupported_media_type"},
+		{name: "text", files: [][]byte{[]byte("just some text, named photo.png")}, kind: core.KindUnsupported, code: "unsupported_media_type"},
+		{name: "empty file", files: [][]byte{{}}, kind: core.KindUnsupported, code: "unsupported_media_type"},
+		{name: "a bad later file stores nothing", files: [][]byte{pngBytes, jpegBytes, gifBytes}, kind: core.KindUnsupported, code: "unsupported_media_type"},
+		{name: "a large later file stores nothing", files: [][]byte{pngBytes, big}, kind: core.KindTooLarge, code: "payload_too_large"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			in := make([]images.File, len(tc.files))
+			for i, b := range tc.files {
+				in[i] = file(b)
+			}
+			up, err := f.svc.Upload(context.Background(), "user-1", in)
+			if tc.code != "" {
+				wantErr(t, err, tc.kind, tc.code)
+				if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
+					t.Fatalf("a refused upload stored %v %v", ids, keys)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if up.GroupID == "" || len(up.Images) != len(tc.files) {
+				t.Fatalf("%+v", up)
+			}
+			for i, img := range up.Images {
+				owner, format, ok := images.ParseKey(img.Key)
+				if !ok || owner != "user-1" || format != tc.formats[i] || img.URL != "https://api.test/files/"+img.Key ||
+					img.GroupID != up.GroupID || img.Seq != i || img.UserID != "user-1" || !img.CreatedAt.Equal(f.clock.Now()) {
+					t.Fatalf("image %d: %+v", i, img)
+				}
+				if !bytes.Equal(f.blob(t, img.Key), tc.files[i]) {
+					t.Fatalf("image %d: stored bytes differ", i)
+				}
+				got, err := f.svc.Get(context.Background(), "user-1", img.ID)
+				if err != nil || got != img {
+					t.Fatalf("read back %+v %v", got, err)
+				}
+			}
+		})
+	}
+}
+
+func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	three := []images.File{file(pngBytes), file(jpegBytes), file(webpBytes)}
+
+	t.Run("the third file cannot be written", func(t *testing.T) {
+		f := newFixture(t)
+		f.blobs.failPut = 3
+		_, err := f.svc.Upload(ctx, "user-1", three)
+		wantErr(t, err, core.KindUnavailable, "unavailable")
+		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
+			t.Fatalf("left %v %v", ids, keys)
+		}
+	})
+	t.Run("the records cannot be written", func(t *testing.T) {
+		f := newFixture(t)
+		svc := images.NewService(failingCreate{f.repo}, f.blobs, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+		_, err := svc.Upload(ctx, "user-1", three)
+		wantErr(t, err, core.KindUnavailable, "unavailable")
+		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
+			t.Fatalf("left %v %v", ids, keys)
+		}
+	})
+	t.Run("a cleanup that fails is reported", func(t *testing.T) {
+		f := newFixture(t)
+		f.blobs.failPut = 2
+		var first string
+		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+		_, err := svc.Upload(ctx, "user-1", three)
+		wantErr(t, err, core.KindUnavailable, "unavailable")
+		if len(f.orphans.keys) != 1 || f.orphans.keys[0] != first {
+			t.Fatalf("reported %v, want [%s]", f.orphans.keys, first)
+		}
+	})
+}
+
+// firstKeyFails refuses to delete the first key it stored.
+type firstKeyFails struct {
+	*flakyBlobs
+	first *string
+}
+
+func (b *firstKeyFails) Put(ctx context.Context, key, ct string, r io.Reader, size int64) error {
+	if *b.first == "" {
+		*b.first = key
+		b.failDelete[key] = true
+	}
+	return b.flakyBlobs.Put(ctx, key, ct, r, size)
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	var want []string
+	for range 3 {
+		up := f.upload(t, "user-1", pngBytes, jpegBytes)
+		want = append([]string{up.Images[1].ID, up.Images[0].ID}, want...) // one upload, one ms: id descending
+		f.clock.Advance(time.Second)
+	}
+	f.upload(t, "user-2", pngBytes)
+
+	all, next, err := f.svc.List(ctx, "user-1", core.Page{})
+	if err != nil || next != "" || strings.Join(idsOf(all), ",") != strings.Join(want, ",") {
+		t.Fatalf("all: %v %q %v, want %v", idsOf(all), next, err, want)
+	}
+	var got []string
+	page := core.Page{Limit: 4}
+	for i := 0; ; i++ {
+		imgs, next, err := f.svc.List(ctx, "user-1", page)
+		if err != nil || i > 3 {
+			t.Fatal(err)
+		}
+		got = append(got, idsOf(imgs)...)
+		if next == "" {
+			break
+		}
+		page.Cursor = next
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("paged %v, want %v", got, want)
+	}
+	if imgs, next, err := f.svc.List(ctx, "user-1", core.Page{Limit: 6}); len(imgs) != 6 || next != "" || err != nil {
+		t.Fatalf("an exact last page has no next cursor: %d %q %v", len(imgs), next, err)
+	}
+	for _, bad := range []string{"nope!", core.EncodeCursor("x", "id-1"), core.EncodeCursor("1"), core.EncodeCursor("1", "")} {
+		_, _, err := f.svc.List(ctx, "user-1", core.Page{Limit: 2, Cursor: bad})
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	if imgs, _, err := f.svc.List(ctx, "nobody", core.Page{}); err != nil || imgs == nil || len(imgs) != 0 {
+		t.Fatalf("an empty list is empty, not nil: %v %v", imgs, err)
+	}
+}
+
+func idsOf(imgs []images.Image) []string {
+	out := make([]string, len(imgs))
+	for i, img := range imgs {
+		out[i] = img.ID
+	}
+	return out
+}
+
+func TestUpdatePointsTheImageAtANewUpload(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T) (*fixture, images.Image, images.Image, images.Image) {
+		f := newFixture(t)
+		old := f.upload(t, "user-1", pngBytes).Images[0]
+		f.clock.Advance(time.Minute)
+		fresh := f.upload(t, "user-1", jpegBytes).Images[0]
+		other := f.upload(t, "user-2", webpBytes).Images[0]
+		f.clock.Advance(time.Minute)
+		return f, old, fresh, other
+	}
+	t.Run("the spec's flow: upload new, PUT its url and key", func(t *testing.T) {
+		f, old, fresh, _ := setup(t)
+		got, err := f.svc.Update(ctx, "user-1", old.ID, images.Update{URL: fresh.URL, Key: fresh.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := old
+		want.Key, want.URL, want.UpdatedAt = fresh.Key, fresh.URL, f.clock.Now()
+		if got != want {
+			t.Fatalf("got %+v\nwant %+v", got, want)
+		}
+		ids, keys := f.stored(t, "user-1")
+		if strings.Join(ids, ",") != old.ID { // the upload's own record merged into the image
+			t.Fatalf("records %v", ids)
+		}
+		if slices.Contains(keys, old.Key) || !slices.Contains(keys, fresh.Key) {
+			t.Fatalf("files %v: the old file must go, the new stay", keys)
+		}
+		if again, err := f.svc.Update(ctx, "user-1", old.ID, images.Update{URL: fresh.URL, Key: fresh.Key}); err != nil || again.Key != fresh.Key {
+			t.Fatalf("repeating the PUT: %+v %v", again, err)
+		}
+	})
+
+	cases := []struct {
+		name  string
+		id    func(old, fresh, other images.Image) string
+		u     func(old, fresh, other images.Image) images.Update
+		kind  core.Kind
+		code  string
+		msg   string
+		owner string
+	}{
+		{name: "unknown image", id: func(o, _, _ images.Image) string { return "nope" },
+			u: func(_, n, _ images.Image) images.Update { return images.Update{URL: n.URL, Key: n.Key} }, kind: core.KindNotFound, code: "not_found", msg: "image not found"},
+		{name: "another user's image", id: func(_, _, x images.Image) string { return x.ID },
+			u: func(_, n, _ images.Image) images.Update { return images.Update{URL: n.URL, Key: n.Key} }, kind: core.KindNotFound, code: "not_found", msg: "image not found"},
+		{name: "another user's key", u: func(_, _, x images.Image) images.Update { return images.Update{URL: x.URL, Key: x.Key} },
+			kind: core.KindForbidden, code: "forbidden", msg: "key is not one of your files"},
+		{name: "a key never uploaded", u: func(_, n, _ images.Image) images.Update {
+			k := "u/user-1/" + strings.Repeat("0", 32) + ".png"
+			return images.Update{URL: settings.URLOf(k), Key: k}
+		}, kind: core.KindInvalid, code: "invalid_request", msg: "key is not one of your uploaded images: upload the file first"},
+		{name: "not a key", u: func(_, n, _ images.Image) images.Update { return images.Update{URL: n.URL, Key: "../../etc/passwd"} },
+			kind: core.KindInvalid, code: "invalid_request", msg: "key is not one of your uploaded images: upload the file first"},
+		{name: "url of another key", u: func(o, n, _ images.Image) images.Update { return images.Update{URL: o.URL, Key: n.Key} },
+			kind: core.KindInvalid, code: "invalid_request", msg: "url is not the address of key"},
+		{name: "missing url", u: func(_, n, _ images.Image) images.Update { return images.Update{Key: n.Key} },
+			kind: core.KindInvalid, code: "invalid_request", msg: "url and key are required"},
+		{name: "missing key", u: func(_, n, _ images.Image) images.Update { return images.Update{URL: n.URL} },
+			kind: core.KindInvalid, code: "invalid_request", msg: "url and key are required"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, old, fresh, other := setup(t)
+			id := old.ID
+			if tc.id != nil {
+				id = tc.id(old, fresh, other)
+			}
+			_, err := f.svc.Update(ctx, "user-1", id, tc.u(old, fresh, other))
+			wantErr(t, err, tc.kind, tc.code)
+			if core.As(err).Message != tc.msg {
+				t.Fatalf("message %q", core.As(err).Message)
+			}
+			ids, keys := f.stored(t, "user-1")
+			if len(ids) != 2 || len(keys) != 3 {
+				t.Fatalf("a refused update changed %v %v", ids, keys)
+			}
+			if got, _ := f.svc.Get(ctx, "user-1", old.ID); got != old {
+				t.Fatalf("changed: %+v", got)
+			}
+		})
+	}
+}
+
+func TestUpdateGroupIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T) (*fixture, images.Uploaded, images.Uploaded) {
+		f := newFixture(t)
+		group := f.upload(t, "user-1", pngBytes, jpegBytes, webpBytes)
+		f.clock.Advance(time.Minute)
+		fresh := f.upload(t, "user-1", jpegBytes, pngBytes)
+		return f, group, fresh
+	}
+	u := func(img, to images.Image) images.Update { return images.Update{ID: img.ID, URL: to.URL, Key: to.Key} }
+
+	t.Run("two images get new files; the group reads back whole", func(t *testing.T) {
+		f, g, n := setup(t)
+		f.clock.Advance(time.Minute)
+		got, err := f.svc.UpdateGroup(ctx, "user-1", g.GroupID, []images.Update{u(g.Images[2], n.Images[0]), u(g.Images[0], n.Images[1])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(idsOf(got), ",") != strings.Join(idsOf(g.Images), ",") ||
+			got[0].Key != n.Images[1].Key || got[1] != g.Images[1] || got[2].Key != n.Images[0].Key ||
+			got[2].URL != n.Images[0].URL || !got[2].UpdatedAt.Equal(f.clock.Now()) {
+			t.Fatalf("group %+v", got)
+		}
+		ids, keys := f.stored(t, "user-1")
+		if len(ids) != 3 || len(keys) != 3 || slices.Contains(keys, g.Images[0].Key) || slices.Contains(keys, g.Images[2].Key) {
+			t.Fatalf("left %v %v", ids, keys)
+		}
+	})
+
+	cases := []struct {
+		name  string
+		group func(g images.Uploaded) string
+		us    func(g, n images.Uploaded) []images.Update
+		kind  core.Kind
+		msg   string
+	}{
+		{"an image of another group", nil, func(g, n images.Uploaded) []images.Update {
+			return []images.Update{u(g.Images[0], n.Images[0]), u(n.Images[1], g.Images[1])}
+		}, core.KindNotFound, "image id-7 is not in this group"},
+		{"unknown group", func(images.Uploaded) string { return "nope" }, func(g, n images.Uploaded) []images.Update {
+			return []images.Update{u(g.Images[0], n.Images[0])}
+		}, core.KindNotFound, "image group not found"},
+		{"the second key is bad", nil, func(g, n images.Uploaded) []images.Update {
+			bad := u(g.Images[1], n.Images[1])
+			bad.URL = "https://elsewhere/x.png"
+			return []images.Update{u(g.Images[0], n.Images[0]), bad}
+		}, core.KindInvalid, "url is not the address of key"},
+		{"an image twice", nil, func(g, n images.Uploaded) []images.Update {
+			return []images.Update{u(g.Images[0], n.Images[0]), u(g.Images[0], n.Images[1])}
+		}, core.KindInvalid, "image id-2 is listed twice"},
+		{"a key twice", nil, func(g, n images.Uploaded) []images.Update {
+			return []images.Update{u(g.Images[0], n.Images[0]), u(g.Images[1], n.Images[0])}
+		}, core.KindInvalid, "key " + "%KEY%" + " is given twice"},
+		{"no _id", nil, func(g, n images.Uploaded) []images.Update {
+			return []images.Update{{URL: n.Images[0].URL, Key: n.Images[0].Key}}
+		}, core.KindInvalid, "every image needs its _id"},
+		{"nothing to update", nil, func(g, n images.Uploaded) []images.Update { return nil },
+			core.KindInvalid, "images must list at least one {_id, url, key}"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, g, n := setup(t)
+			group := g.GroupID
+			if tc.group != nil {
+				group = tc.group(g)
+			}
+			_, err := f.svc.UpdateGroup(ctx, "user-1", group, tc.us(g, n))
+			want := strings.ReplaceAll(tc.msg, "%KEY%", n.Images[0].Key)
+			if !core.IsKind(err, tc.kind) || core.As(err).Message != want {
+				t.Fatalf("want %v %q, got %v", tc.kind, want, err)
+			}
+			ids, keys := f.stored(t, "user-1")
+			if len(ids) != 5 || len(keys) != 5 {
+				t.Fatalf("a refused update changed %v %v", ids, keys)
+			}
+			if got, _ := f.svc.Group(ctx, "user-1", g.GroupID); !slices.Equal(got, g.Images) {
+				t.Fatalf("group changed: %+v", got)
+			}
+		})
+	}
+}
+
+func TestDeleteRemovesRecordAndFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	single := f.upload(t, "user-1", pngBytes).Images[0]
+	group := f.upload(t, "user-1", pngBytes, jpegBytes)
+	theirs := f.upload(t, "user-2", pngBytes)
+
+	_, err := f.svc.Delete(ctx, "user-1", theirs.Images[0].ID)
+	wantErr(t, err, core.KindNotFound, "not_found")
+	_, err = f.svc.DeleteGroup(ctx, "user-1", theirs.GroupID)
+	wantErr(t, err, core.KindNotFound, "not_found")
+	_, err = f.svc.Group(ctx, "user-1", theirs.GroupID)
+	wantErr(t, err, core.KindNotFound, "not_found")
+
+	got, err := f.svc.Delete(ctx, "user-1", single.ID)
+	if err != nil || got != single {
+		t.Fatalf("%+v %v", got, err)
+	}
+	_, err = f.svc.Delete(ctx, "user-1", single.ID)
+	wantErr(t, err, core.KindNotFound, "not_found")
+	_, err = f.svc.File(ctx, single.Key)
+	wantErr(t, err, core.KindNotFound, "not_found")
+
+	deleted, err := f.svc.DeleteGroup(ctx, "user-1", group.GroupID)
+	if err != nil || !slices.Equal(deleted, group.Images) {
+		t.Fatalf("%+v %v", deleted, err)
+	}
+	_, err = f.svc.DeleteGroup(ctx, "user-1", group.GroupID)
+	wantErr(t, err, core.KindNotFound, "not_found")
+	ids, keys := f.stored(t, "user-1")
+	if len(ids) != 0 || strings.Join(keys, ",") != theirs.Images[0].Key {
+		t.Fatalf("left %v %v", ids, keys)
+	}
+
+	// a file that cannot be deleted is reported; the image is gone all the same
+	img := f.upload(t, "user-1", webpBytes).Images[0]
+	f.blobs.failDelete[img.Key] = true
+	if _, err := f.svc.Delete(ctx, "user-1", img.ID); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(f.orphans.keys, ",") != img.Key {
+		t.Fatalf("reported %v", f.orphans.keys)
+	}
+}
+
+func TestFileServesStoredImagesOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	img := f.upload(t, "user-1", webpBytes).Images[0]
+	d, err := f.svc.File(ctx, img.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(d.Body)
+	d.Body.Close()
+	if !bytes.Equal(b, webpBytes) || d.Size != int64(len(webpBytes)) || d.ContentType != "image/webp" || d.RedirectURL != "" {
+		t.Fatalf("%+v", d)
+	}
+	orphan := "u/user-1/" + strings.Repeat("f", 32) + ".png" // a file without an image is not served
+	if err := f.blobs.Put(ctx, orphan, "image/png", bytes.NewReader(pngBytes), int64(len(pngBytes))); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{orphan, "u/user-1/../../etc/passwd", "", "u/user-1/" + strings.Repeat("f", 32) + ".gif"} {
+		_, err := f.svc.File(ctx, key)
+		wantErr(t, err, core.KindNotFound, "not_found")
+	}
+}
+
+func TestExportAndPurge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	var owner core.UserData = f.svc
+	if owner.Section() != "images" {
+		t.Fatal(owner.Section())
+	}
+	if v, err := owner.ExportUser(ctx, "user-1"); err != nil || mustJSON(t, v) != "[]" {
+		t.Fatalf("nothing to export: %v %v", v, err)
+	}
+	up := f.upload(t, "user-1", pngBytes)
+	img := up.Images[0]
+	theirs := f.upload(t, "user-2", pngBytes).Images[0]
+	orphan := images.OwnerPrefix("user-1") + strings.Repeat("e", 32) + ".jpg" // e.g. left by a crash
+	if err := f.blobs.Put(ctx, orphan, "image/jpeg", bytes.NewReader(jpegBytes), int64(len(jpegBytes))); err != nil {
+		t.Fatal(err)
+	}
+	v, err := owner.ExportUser(ctx, "user-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"_id":"` + img.ID + `","userId":"user-1","url":"` + img.URL + `","key":"` + img.Key + `","groupId":"` +
+		up.GroupID + `","createdAt":` + itoa(core.Millis(f.clock.Now())) + `}]`
+	if got := mustJSON(t, v); got != want {
+		t.Fatalf("export\n got %s\nwant %s", got, want)
+	}
+	for range 2 {
+		if err := owner.PurgeUser(ctx, "user-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, keys := f.stored(t, "user-1")
+	if len(ids) != 0 || strings.Join(keys, ",") != theirs.Key {
+		t.Fatalf("left %v %v", ids, keys)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The interactions below are the point of their tests, so they use gomock.
+
+func TestARefusedUploadTouchesNoStore(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	repo, blobs, report := NewMockRepository(ctrl), NewMockBlobs(ctrl), NewMockReporter(ctrl) // any call fails the test
+	svc := images.NewService(repo, blobs, report, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	for _, files := range [][]images.File{
+		nil,
+		{file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes)},
+		{file(pngBytes), file(gifBytes)},
+		{file(pngBytes), file(make([]byte, maxBytes+1))},
+	} {
+		if _, err := svc.Upload(context.Background(), "user-1", files); err == nil {
+			t.Fatal("accepted")
+		}
+	}
+}
+
+func TestAPresigningStoreIsRedirectedTo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	presigner := NewMockPresigner(ctrl)
+	store := &presigning{Store: memblob.New(), Presigner: presigner}
+	repo := memory.NewImageRepo()
+	svc := images.NewService(repo, store, &orphans{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	up, err := svc.Upload(ctx, "user-1", []images.File{file(pngBytes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := up.Images[0].Key
+	presigner.EXPECT().PresignGet(gomock.Any(), key, images.PresignTTL).Return("https://s3.test/b/"+key+"?X-Amz-Signature=x", nil)
+	d, err := svc.File(ctx, key)
+	if err != nil || d.RedirectURL != "https://s3.test/b/"+key+"?X-Amz-Signature=x" || d.Body != nil {
+		t.Fatalf("%+v %v", d, err)
+	}
+	// unknown keys are answered from the records, without presigning
+	_, err = svc.File(ctx, "u/user-1/"+strings.Repeat("0", 32)+".png")
+	wantErr(t, err, core.KindNotFound, "not_found")
+}
+
+type presigning struct {
+	*memblob.Store
+	images.Presigner
+}

@@ -1,0 +1,417 @@
+// Package notifications holds a user's notification settings, their inbox of
+// stored notifications, their push devices, and the dispatch rule that joins
+// them: a notification is always saved, and pushed to the user's devices only
+// when the setting its category maps to is on and pauseAll is off.
+package notifications
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// Setting is one of the eight keys of the notification settings, spelled as
+// the spec spells them (they are the JSON keys and the stored names).
+type Setting string
+
+const (
+	PauseAll           Setting = "pauseAll"
+	DailyReminders     Setting = "dailyReminders"
+	MoodUpdates        Setting = "moodUpdates"
+	HabitsReminder     Setting = "habitsReminder"
+	EventsNotification Setting = "eventsNotification"
+	GamesNotification  Setting = "gamesNotification"
+	PartnerActivity    Setting = "partnerActivity"
+	SystemUpdates      Setting = "systemUpdates"
+)
+
+// Kinds are the seven per-type settings, in the spec's order; PauseAll is the
+// master toggle over them.
+var Kinds = [...]Setting{DailyReminders, MoodUpdates, HabitsReminder, EventsNotification, GamesNotification,
+	PartnerActivity, SystemUpdates}
+
+// ParseSetting accepts the eight keys exactly (case-sensitive, like JSON).
+func ParseSetting(s string) (Setting, error) {
+	if Setting(s) == PauseAll {
+		return PauseAll, nil
+	}
+	for _, k := range Kinds {
+		if Setting(s) == k {
+			return k, nil
+		}
+	}
+	return "", core.Invalid("invalid_request", "unknown setting "+strconv.Quote(s)+
+		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates")
+}
+
+// Preferences are the seven per-type settings.
+type Preferences struct {
+	DailyReminders     bool
+	MoodUpdates        bool
+	HabitsReminder     bool
+	EventsNotification bool
+	GamesNotification  bool
+	PartnerActivity    bool
+	SystemUpdates      bool
+}
+
+// AllOn is every type switched on (the defaults).
+func AllOn() Preferences {
+	var p Preferences
+	for _, k := range Kinds {
+		p.Set(k, true)
+	}
+	return p
+}
+
+// Get is the value of one per-type setting (false for PauseAll or an unknown key).
+func (p Preferences) Get(k Setting) bool {
+	switch k {
+	case DailyReminders:
+		return p.DailyReminders
+	case MoodUpdates:
+		return p.MoodUpdates
+	case HabitsReminder:
+		return p.HabitsReminder
+	case EventsNotification:
+		return p.EventsNotification
+	case GamesNotification:
+		return p.GamesNotification
+	case PartnerActivity:
+		return p.PartnerActivity
+	case SystemUpdates:
+		return p.SystemUpdates
+	}
+	return false
+}
+
+// Set changes one per-type setting; PauseAll and unknown keys are ignored.
+func (p *Preferences) Set(k Setting, on bool) {
+	switch k {
+	case DailyReminders:
+		p.DailyReminders = on
+	case MoodUpdates:
+		p.MoodUpdates = on
+	case HabitsReminder:
+		p.HabitsReminder = on
+	case EventsNotification:
+		p.EventsNotification = on
+	case GamesNotification:
+		p.GamesNotification = on
+	case PartnerActivity:
+		p.PartnerActivity = on
+	case SystemUpdates:
+		p.SystemUpdates = on
+	}
+}
+
+// On lists the per-type settings that are on, in the spec's order.
+func (p Preferences) On() []Setting {
+	var out []Setting
+	for _, k := range Kinds {
+		if p.Get(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Settings are a user's notification settings as stored. While PauseAll is
+// true every per-type setting is stored false (the spec: pauseAll turns all
+// other settings off), and Resume keeps what they were, so that turning the
+// pause off brings the user's own choices back instead of leaving everything
+// off. Resume is all false while not paused.
+type Settings struct {
+	UserID   string
+	PauseAll bool
+	Preferences
+	Resume    Preferences
+	UpdatedAt time.Time
+}
+
+// DefaultSettings are the settings of a user who never set any: pauseAll
+// false and every type on.
+func DefaultSettings(userID string) Settings {
+	return Settings{UserID: userID, Preferences: AllOn()}
+}
+
+// Value is the value of any of the eight keys.
+func (s Settings) Value(k Setting) bool {
+	if k == PauseAll {
+		return s.PauseAll
+	}
+	return s.Preferences.Get(k)
+}
+
+// Allows reports whether a notification of category c may be pushed: its
+// setting is on and pauseAll is off.
+func (s Settings) Allows(c Category) bool { return !s.PauseAll && s.Get(c.Setting()) }
+
+// Patch is a partial update: the keys present and their new values.
+type Patch map[Setting]bool
+
+// Apply returns s changed by p, by these rules:
+//   - the per-type keys of p change the user's choices: the stored ones, or
+//     while paused the remembered ones (Resume);
+//   - pauseAll true pauses: the choices are remembered and every per-type
+//     setting is stored off, whatever else p says;
+//   - pauseAll false, or turning any type on while paused, ends the pause:
+//     the remembered choices come back, with p's keys applied on top;
+//   - turning a type off while paused keeps the pause (and remembers it off).
+func (s Settings) Apply(p Patch) Settings {
+	choices := s.Preferences
+	if s.PauseAll {
+		choices = s.Resume
+	}
+	turnsOn := false
+	for _, k := range Kinds {
+		if on, ok := p[k]; ok {
+			choices.Set(k, on)
+			turnsOn = turnsOn || on
+		}
+	}
+	paused := s.PauseAll && !turnsOn
+	if v, ok := p[PauseAll]; ok {
+		paused = v
+	}
+	out := s
+	out.PauseAll = paused
+	if paused {
+		out.Preferences, out.Resume = Preferences{}, choices
+	} else {
+		out.Preferences, out.Resume = choices, Preferences{}
+	}
+	return out
+}
+
+// Category is what a notification is about; it maps to the setting that
+// decides whether it is pushed.
+type Category string
+
+// categorySettings is the spec's category → setting mapping table.
+var categorySettings = map[Category]Setting{
+	"mood": MoodUpdates, "moodUpdates": MoodUpdates,
+	"habits": HabitsReminder, "habitsReminder": HabitsReminder,
+	"events": EventsNotification, "eventsNotification": EventsNotification,
+	"games": GamesNotification, "gamesNotification": GamesNotification,
+	"questions": DailyReminders, "dailyReminders": DailyReminders,
+	"notes": PartnerActivity, "partnerActivity": PartnerActivity,
+	"systemUpdates": SystemUpdates,
+}
+
+// The categories other modules send.
+const (
+	CategoryQuestions       Category = "questions"
+	CategoryEvents          Category = "events"
+	CategoryPartnerActivity Category = "partnerActivity"
+)
+
+// ParseCategory accepts the thirteen categories of the spec exactly.
+func ParseCategory(s string) (Category, error) {
+	c := Category(s)
+	if s == "" {
+		return "", core.Invalid("invalid_request", "category is required")
+	}
+	if _, ok := categorySettings[c]; !ok {
+		return "", core.Invalid("invalid_request", "unknown category "+strconv.Quote(s)+
+			": use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates")
+	}
+	return c, nil
+}
+
+// Setting is the setting c maps to ("" for an unparsed, unknown category).
+func (c Category) Setting() Setting { return categorySettings[c] }
+
+// Notification is one stored notification of a user's inbox.
+type Notification struct {
+	ID        string
+	UserID    string
+	Title     string
+	Message   string
+	Category  Category
+	Read      bool
+	CreatedAt time.Time
+}
+
+const (
+	MaxTitle   = 200  // characters
+	MaxMessage = 2000 // characters
+)
+
+// validateContent checks a notification's title and message.
+func validateContent(title, message string) error {
+	switch {
+	case strings.TrimSpace(title) == "":
+		return core.Invalid("invalid_request", "title is required")
+	case utf8.RuneCountInString(title) > MaxTitle:
+		return core.Invalid("invalid_request", "title must be at most 200 characters")
+	case strings.TrimSpace(message) == "":
+		return core.Invalid("invalid_request", "message is required")
+	case utf8.RuneCountInString(message) > MaxMessage:
+		return core.Invalid("invalid_request", "message must be at most 2000 characters")
+	}
+	return nil
+}
+
+// Platform is the operating system of a device.
+type Platform string
+
+const (
+	PlatformIOS     Platform = "ios"
+	PlatformAndroid Platform = "android"
+	PlatformWeb     Platform = "web"
+)
+
+// ParsePlatform accepts ios, android and web.
+func ParsePlatform(s string) (Platform, error) {
+	switch p := Platform(s); p {
+	case PlatformIOS, PlatformAndroid, PlatformWeb:
+		return p, nil
+	case "":
+		return "", core.Invalid("invalid_request", "platform is required: ios, android or web")
+	}
+	return "", core.Invalid("invalid_request", "platform must be ios, android or web")
+}
+
+// Provider is the push service that delivers to a device's token.
+type Provider string
+
+const (
+	ProviderExpo Provider = "expo"
+	ProviderFCM  Provider = "fcm"
+)
+
+// ParseProvider accepts expo and fcm.
+func ParseProvider(s string) (Provider, error) {
+	switch p := Provider(s); p {
+	case ProviderExpo, ProviderFCM:
+		return p, nil
+	case "":
+		return "", core.Invalid("invalid_request", "provider is required: expo or fcm")
+	}
+	return "", core.Invalid("invalid_request", "provider must be expo or fcm")
+}
+
+// MaxToken bounds a push token (FCM tokens are about 160 characters, Expo's 40).
+const MaxToken = 1024
+
+// ValidateToken checks a push token: printable ASCII without spaces, at most
+// MaxToken long; an Expo token has Expo's own form, ExponentPushToken[...] or
+// ExpoPushToken[...], which is all Expo's API accepts.
+func ValidateToken(p Provider, token string) error {
+	if token == "" {
+		return core.Invalid("invalid_request", "token is required")
+	}
+	if len(token) > MaxToken {
+		return core.Invalid("invalid_request", "token must be at most 1024 characters")
+	}
+	for i := 0; i < len(token); i++ {
+		if token[i] <= ' ' || token[i] > '~' {
+			return core.Invalid("invalid_request", "token must be printable ASCII without spaces")
+		}
+	}
+	if p == ProviderExpo && !isExpoToken(token) {
+		return core.Invalid("invalid_request", "an expo token looks like ExponentPushToken[...]")
+	}
+	return nil
+}
+
+func isExpoToken(t string) bool {
+	for _, prefix := range []string{"ExponentPushToken[", "ExpoPushToken["} {
+		if strings.HasPrefix(t, prefix) && strings.HasSuffix(t, "]") && len(t) > len(prefix)+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// Device is a registered push target. A token belongs to one device, and so
+// to one user: registering it again moves the device to the new user.
+type Device struct {
+	ID        string
+	UserID    string
+	Token     string
+	Platform  Platform
+	Provider  Provider
+	CreatedAt time.Time
+	UpdatedAt time.Time // the last registration
+}
+
+// MaxDevices is how many devices a user keeps: registering one more forgets
+// the least recently registered (reinstalls make new tokens, and a token no
+// provider has reported dead yet would otherwise be pushed to forever).
+const MaxDevices = 10
+
+// Registration is a device registration request.
+type Registration struct {
+	Token    string
+	Platform string
+	Provider string
+}
+
+// Message is what a push carries.
+type Message struct {
+	NotificationID string
+	Title          string
+	Body           string
+	Category       Category
+}
+
+// Outcome is what became of one device's push.
+type Outcome uint8
+
+const (
+	// OutcomeFailed: not accepted (the provider is unreachable, refused the
+	// message, or is not configured); the device is kept.
+	OutcomeFailed Outcome = iota
+	// OutcomeDelivered: accepted by the provider (or by the log/memory sender).
+	OutcomeDelivered
+	// OutcomeDeadToken: the provider says the token will never work again;
+	// the device is removed.
+	OutcomeDeadToken
+)
+
+// Delivery is the outcome of one device's push; Err says why it failed, for
+// the log.
+type Delivery struct {
+	Outcome Outcome
+	Err     error
+}
+
+// Action is the spec's action of a send result.
+type Action string
+
+const (
+	ActionSavedAndSent Action = "saved_and_sent"
+	ActionSavedOnly    Action = "saved_only"
+)
+
+// Result is what a Notify did: the notification is always saved; Sent counts
+// the deliveries accepted out of Total, the user's devices.
+type Result struct {
+	Notification Notification
+	// OptedIn: the category's setting is on and pauseAll is off, so a push
+	// was attempted on every device.
+	OptedIn bool
+	Setting Setting // the setting the category maps to
+	Paused  bool    // pauseAll was on
+	Sent    int
+	Total   int
+	Removed int // devices removed because their provider reported the token dead
+}
+
+// Action is saved_and_sent when at least one device accepted the push, else
+// saved_only (opted out, no device, or every delivery failed).
+func (r Result) Action() Action {
+	if r.Sent > 0 {
+		return ActionSavedAndSent
+	}
+	return ActionSavedOnly
+}
+
+func errNotificationNotFound() error { return core.NotFound("not_found", "notification not found") }
+
+func errDeviceNotFound() error { return core.NotFound("not_found", "device not found") }

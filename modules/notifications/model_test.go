@@ -1,0 +1,213 @@
+package notifications_test
+
+import (
+	"strings"
+	"testing"
+
+	"tandem/core"
+	n "tandem/modules/notifications"
+)
+
+func wantInvalid(t *testing.T, what string, err error) {
+	t.Helper()
+	if core.KindOf(err) != core.KindInvalid || core.As(err).Code != "invalid_request" {
+		t.Fatalf("%s: want 400 invalid_request, got %v", what, err)
+	}
+}
+
+func TestParseSetting(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"pauseAll", "dailyReminders", "moodUpdates", "habitsReminder", "eventsNotification",
+		"gamesNotification", "partnerActivity", "systemUpdates"} {
+		if s, err := n.ParseSetting(ok); err != nil || string(s) != ok {
+			t.Fatalf("%q: %q %v", ok, s, err)
+		}
+	}
+	for _, bad := range []string{"", "PauseAll", "pause_all", "mood", "questions", "all"} {
+		_, err := n.ParseSetting(bad)
+		wantInvalid(t, bad, err)
+	}
+}
+
+func TestCategoryMapsToItsSetting(t *testing.T) {
+	t.Parallel()
+	// The spec's mapping table, row by row.
+	want := map[string]n.Setting{
+		"mood": n.MoodUpdates, "moodUpdates": n.MoodUpdates,
+		"habits": n.HabitsReminder, "habitsReminder": n.HabitsReminder,
+		"events": n.EventsNotification, "eventsNotification": n.EventsNotification,
+		"games": n.GamesNotification, "gamesNotification": n.GamesNotification,
+		"questions": n.DailyReminders, "dailyReminders": n.DailyReminders,
+		"notes": n.PartnerActivity, "partnerActivity": n.PartnerActivity,
+		"systemUpdates": n.SystemUpdates,
+	}
+	for in, setting := range want {
+		c, err := n.ParseCategory(in)
+		if err != nil || string(c) != in || c.Setting() != setting {
+			t.Fatalf("%q: %q → %q, %v", in, c, c.Setting(), err)
+		}
+	}
+	for _, bad := range []string{"", "Mood", "pauseAll", "system", "partner", "question", "note"} {
+		_, err := n.ParseCategory(bad)
+		wantInvalid(t, bad, err)
+	}
+}
+
+func TestParsePlatformAndProvider(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"ios", "android", "web"} {
+		if p, err := n.ParsePlatform(ok); err != nil || string(p) != ok {
+			t.Fatalf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "iOS", "windows"} {
+		_, err := n.ParsePlatform(bad)
+		wantInvalid(t, bad, err)
+	}
+	for _, ok := range []string{"expo", "fcm"} {
+		if p, err := n.ParseProvider(ok); err != nil || string(p) != ok {
+			t.Fatalf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "apns", "FCM"} {
+		_, err := n.ParseProvider(bad)
+		wantInvalid(t, bad, err)
+	}
+}
+
+func TestValidateToken(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		provider n.Provider
+		token    string
+		ok       bool
+	}{
+		{"expo token", n.ProviderExpo, "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]", true},
+		{"new expo form", n.ProviderExpo, "ExpoPushToken[abc]", true},
+		{"fcm token", n.ProviderFCM, "dQw4w9WgXcQ:APA91bH-" + strings.Repeat("x", 140), true},
+		{"fcm of 1024", n.ProviderFCM, strings.Repeat("a", 1024), true},
+		{"fcm of 1025", n.ProviderFCM, strings.Repeat("a", 1025), false},
+		{"empty", n.ProviderFCM, "", false},
+		{"space inside", n.ProviderFCM, "abc def", false},
+		{"non-ASCII", n.ProviderFCM, "tökén", false},
+		{"control character", n.ProviderFCM, "abc\x00", false},
+		{"fcm token sent as expo", n.ProviderExpo, "dQw4w9WgXcQ:APA91bH", false},
+		{"expo without a body", n.ProviderExpo, "ExponentPushToken[]", false},
+		{"expo unclosed", n.ProviderExpo, "ExponentPushToken[abc", false},
+		{"expo token sent as fcm is just a string", n.ProviderFCM, "ExponentPushToken[abc]", true},
+	}
+	for _, tc := range cases {
+		err := n.ValidateToken(tc.provider, tc.token)
+		if tc.ok != (err == nil) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.ok {
+			wantInvalid(t, tc.name, err)
+		}
+	}
+}
+
+// prefs builds Preferences with exactly the named types on.
+func prefs(on ...n.Setting) n.Preferences {
+	var p n.Preferences
+	for _, k := range on {
+		p.Set(k, true)
+	}
+	return p
+}
+
+func TestApplySettingsPatch(t *testing.T) {
+	t.Parallel()
+	allOn := n.AllOn()
+	withoutMood := allOn
+	withoutMood.MoodUpdates = false
+	paused := func(resume n.Preferences) n.Settings { return n.Settings{PauseAll: true, Resume: resume} }
+	active := func(p n.Preferences) n.Settings { return n.Settings{Preferences: p} }
+	cases := []struct {
+		name  string
+		from  n.Settings
+		patch n.Patch
+		want  n.Settings
+	}{
+		{"one type off", active(allOn), n.Patch{n.MoodUpdates: false}, active(withoutMood)},
+		{"one type on", active(prefs()), n.Patch{n.GamesNotification: true}, active(prefs(n.GamesNotification))},
+		{"the same value again changes nothing", active(allOn), n.Patch{n.SystemUpdates: true}, active(allOn)},
+		{"pauseAll true turns every other setting off and remembers them",
+			active(withoutMood), n.Patch{n.PauseAll: true}, paused(withoutMood)},
+		{"pauseAll true wins over types turned on in the same request",
+			active(prefs()), n.Patch{n.PauseAll: true, n.MoodUpdates: true}, paused(prefs(n.MoodUpdates))},
+		{"pauseAll false brings the remembered choices back",
+			paused(withoutMood), n.Patch{n.PauseAll: false}, active(withoutMood)},
+		{"pauseAll false with types applies them on top",
+			paused(withoutMood), n.Patch{n.PauseAll: false, n.MoodUpdates: true, n.SystemUpdates: false},
+			active(func() n.Preferences { p := allOn; p.SystemUpdates = false; return p }())},
+		{"turning a type on while paused ends the pause",
+			paused(prefs(n.DailyReminders)), n.Patch{n.MoodUpdates: true}, active(prefs(n.DailyReminders, n.MoodUpdates))},
+		{"turning a type off while paused keeps the pause and remembers it",
+			paused(allOn), n.Patch{n.MoodUpdates: false}, paused(withoutMood)},
+		{"pausing again keeps what was remembered",
+			paused(withoutMood), n.Patch{n.PauseAll: true}, paused(withoutMood)},
+		{"pauseAll false while not paused changes nothing", active(withoutMood), n.Patch{n.PauseAll: false}, active(withoutMood)},
+		{"a pause with nothing remembered comes back all off", paused(prefs()), n.Patch{n.PauseAll: false}, active(prefs())},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.from.Apply(tc.patch)
+			if got != tc.want {
+				t.Fatalf("got  %+v\nwant %+v", got, tc.want)
+			}
+			if got.PauseAll && len(got.On()) != 0 {
+				t.Fatal("paused with a type on")
+			}
+		})
+	}
+}
+
+func TestSettingsAllowByCategory(t *testing.T) {
+	t.Parallel()
+	def := n.DefaultSettings("u")
+	if def.PauseAll || len(def.On()) != 7 || def.Resume != (n.Preferences{}) {
+		t.Fatalf("defaults %+v", def)
+	}
+	off := def.Apply(n.Patch{n.HabitsReminder: false})
+	pausedAll := def.Apply(n.Patch{n.PauseAll: true})
+	cases := []struct {
+		s    n.Settings
+		cat  n.Category
+		want bool
+	}{
+		{def, "habits", true},
+		{off, "habits", false},
+		{off, "habitsReminder", false},
+		{off, "mood", true},
+		{pausedAll, "systemUpdates", false},
+		{pausedAll, "questions", false},
+		{def, "questions", true},
+	}
+	for i, tc := range cases {
+		if got := tc.s.Allows(tc.cat); got != tc.want {
+			t.Fatalf("%d: %s → %v", i, tc.cat, got)
+		}
+	}
+	if !pausedAll.Value(n.PauseAll) || pausedAll.Value(n.MoodUpdates) || !def.Value(n.MoodUpdates) {
+		t.Fatal("Value")
+	}
+}
+
+func TestResultAction(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		r    n.Result
+		want n.Action
+	}{
+		{n.Result{OptedIn: true, Sent: 1, Total: 2}, n.ActionSavedAndSent},
+		{n.Result{OptedIn: true, Sent: 0, Total: 2}, n.ActionSavedOnly},
+		{n.Result{OptedIn: true}, n.ActionSavedOnly},
+		{n.Result{OptedIn: false, Total: 3}, n.ActionSavedOnly},
+	} {
+		if got := tc.r.Action(); got != tc.want {
+			t.Fatalf("%+v: %s", tc.r, got)
+		}
+	}
+}

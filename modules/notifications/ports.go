@@ -1,0 +1,64 @@
+package notifications
+
+import (
+	"context"
+
+	"tandem/core"
+)
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=notifications_test
+
+// Repository stores settings, the inbox and devices. Every method is one
+// transaction.
+type Repository interface {
+	// Settings returns the user's stored settings; core.KindNotFound when the
+	// user never set any.
+	Settings(ctx context.Context, userID string) (Settings, error)
+	// UpdateSettings applies fn to the stored settings (DefaultSettings when
+	// none are stored) and saves the result, all or nothing; an error from fn
+	// is returned and nothing is written.
+	UpdateSettings(ctx context.Context, userID string, fn func(s *Settings) error) (Settings, error)
+
+	// AddNotification stores n in its user's inbox.
+	AddNotification(ctx context.Context, n Notification) error
+	// ListNotifications returns the user's notifications newest first (by
+	// CreatedAt, then id), only the unread ones when unreadOnly, one page at
+	// a time: page.Size() items after page.Cursor, and the cursor of the next
+	// page ("" when this is the last, or when the page is not Paged). A
+	// cursor it did not hand out is core.KindInvalid.
+	ListNotifications(ctx context.Context, userID string, unreadOnly bool, page core.Page) ([]Notification, string, error)
+	// CountUnread counts the user's unread notifications.
+	CountUnread(ctx context.Context, userID string) (int, error)
+	// MarkRead marks one of the user's notifications read (again is
+	// harmless); core.KindNotFound when the user has no notification id.
+	MarkRead(ctx context.Context, userID, id string) error
+	// MarkAllRead marks every unread notification of the user read and
+	// returns how many it marked.
+	MarkAllRead(ctx context.Context, userID string) (int, error)
+
+	// RegisterDevice stores d under its token: a new token is a new device;
+	// a known one keeps its id and creation time and takes d's user,
+	// platform, provider and UpdatedAt (moving it to d.UserID). Then the
+	// user keeps only their keep most recently registered devices. It
+	// returns the stored device.
+	RegisterDevice(ctx context.Context, d Device, keep int) (Device, error)
+	// Devices returns the user's devices, most recently registered first.
+	Devices(ctx context.Context, userID string) ([]Device, error)
+	// RemoveDevice deletes one of the user's devices; core.KindNotFound when
+	// the user has no device id.
+	RemoveDevice(ctx context.Context, userID, id string) error
+	// RemoveDevices deletes the devices with these ids, whoever owns them
+	// (tokens a provider reported dead); unknown ids are ignored.
+	RemoveDevices(ctx context.Context, ids []string) error
+
+	// DeleteUser deletes the user's settings, notifications and devices; it
+	// is idempotent.
+	DeleteUser(ctx context.Context, userID string) error
+}
+
+// Pusher delivers a push to devices through their providers (TANDEM_PUSH).
+// It returns exactly one Delivery per device, in the order of to; it never
+// fails as a whole: what went wrong is in each Delivery's Err.
+type Pusher interface {
+	Push(ctx context.Context, m Message, to []Device) []Delivery
+}

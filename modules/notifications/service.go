@@ -1,0 +1,281 @@
+package notifications
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every notification rule of the spec and DESIGN.md.
+type Service struct {
+	repo   Repository
+	pusher Pusher
+	clock  core.Clock
+	ids    core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, pusher Pusher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, pusher: pusher, clock: clock, ids: ids}
+}
+
+// Settings returns the user's settings, the defaults when never set.
+func (s *Service) Settings(ctx context.Context, userID string) (Settings, error) {
+	st, err := s.repo.Settings(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return DefaultSettings(userID), nil
+	}
+	return st, err
+}
+
+// UpdateSettings applies p (any subset of the eight keys, at least one) by
+// the rules of Settings.Apply and returns the full set after the update.
+func (s *Service) UpdateSettings(ctx context.Context, userID string, p Patch) (Settings, error) {
+	if len(p) == 0 {
+		return Settings{}, core.Invalid("invalid_request", "send at least one of the eight setting keys")
+	}
+	for k := range p {
+		if _, err := ParseSetting(string(k)); err != nil {
+			return Settings{}, err
+		}
+	}
+	now := s.clock.Now()
+	return s.repo.UpdateSettings(ctx, userID, func(st *Settings) error {
+		*st = st.Apply(p)
+		st.UserID, st.UpdatedAt = userID, now
+		return nil
+	})
+}
+
+// Notify saves a notification in the user's inbox, then, when the setting its
+// category maps to is on and pauseAll is off, pushes it to every device of
+// the user through its provider. Devices whose token the provider reports
+// dead are removed. Other modules call it through a port of their own.
+func (s *Service) Notify(ctx context.Context, userID, category, title, message string) (Result, error) {
+	c, err := ParseCategory(category)
+	if err != nil {
+		return Result{}, err
+	}
+	title, message = strings.TrimSpace(title), strings.TrimSpace(message)
+	if err := validateContent(title, message); err != nil {
+		return Result{}, err
+	}
+	settings, err := s.Settings(ctx, userID)
+	if err != nil {
+		return Result{}, err
+	}
+	n := Notification{ID: s.ids.New(), UserID: userID, Title: title, Message: message, Category: c,
+		CreatedAt: s.clock.Now()}
+	if err := s.repo.AddNotification(ctx, n); err != nil {
+		return Result{}, err
+	}
+	devices, err := s.repo.Devices(ctx, userID)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Notification: n, OptedIn: settings.Allows(c), Setting: c.Setting(), Paused: settings.PauseAll,
+		Total: len(devices)}
+	if !res.OptedIn || len(devices) == 0 {
+		return res, nil
+	}
+	deliveries := s.pusher.Push(ctx, Message{NotificationID: n.ID, Title: title, Body: message, Category: c}, devices)
+	var dead []string
+	for i, d := range devices {
+		if i >= len(deliveries) {
+			break // a pusher that answered short: the rest failed
+		}
+		switch deliveries[i].Outcome {
+		case OutcomeDelivered:
+			res.Sent++
+		case OutcomeDeadToken:
+			dead = append(dead, d.ID)
+		}
+	}
+	if len(dead) > 0 {
+		if err := s.repo.RemoveDevices(ctx, dead); err != nil {
+			return Result{}, err
+		}
+		res.Removed = len(dead)
+	}
+	return res, nil
+}
+
+// List returns the user's notifications newest first, the unread ones only
+// when unreadOnly; page as in Repository.ListNotifications.
+func (s *Service) List(ctx context.Context, userID string, unreadOnly bool, page core.Page) ([]Notification, string, error) {
+	ns, next, err := s.repo.ListNotifications(ctx, userID, unreadOnly, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if ns == nil {
+		ns = []Notification{}
+	}
+	return ns, next, nil
+}
+
+// UnreadCount counts the user's unread notifications.
+func (s *Service) UnreadCount(ctx context.Context, userID string) (int, error) {
+	return s.repo.CountUnread(ctx, userID)
+}
+
+// MarkRead marks one of the user's notifications read; 404 not_found for an
+// unknown id or another user's.
+func (s *Service) MarkRead(ctx context.Context, userID, notificationID string) error {
+	if strings.TrimSpace(notificationID) == "" {
+		return core.Invalid("invalid_request", "notificationId is required")
+	}
+	err := s.repo.MarkRead(ctx, userID, notificationID)
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotificationNotFound()
+	}
+	return err
+}
+
+// MarkAllRead marks every unread notification of the user read and returns
+// how many there were.
+func (s *Service) MarkAllRead(ctx context.Context, userID string) (int, error) {
+	return s.repo.MarkAllRead(ctx, userID)
+}
+
+// RegisterDevice registers a push token for the user. The same token again
+// returns the same device, moved to this user when another had it (a phone
+// changes hands, or a couple shares one).
+func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registration) (Device, error) {
+	platform, err := ParsePlatform(r.Platform)
+	if err != nil {
+		return Device{}, err
+	}
+	provider, err := ParseProvider(r.Provider)
+	if err != nil {
+		return Device{}, err
+	}
+	if err := ValidateToken(provider, r.Token); err != nil {
+		return Device{}, err
+	}
+	now := s.clock.Now()
+	d := Device{ID: s.ids.New(), UserID: userID, Token: r.Token, Platform: platform, Provider: provider,
+		CreatedAt: now, UpdatedAt: now}
+	return s.repo.RegisterDevice(ctx, d, MaxDevices)
+}
+
+// RemoveDevice unregisters one of the user's devices; 404 not_found for an
+// unknown id or another user's.
+func (s *Service) RemoveDevice(ctx context.Context, userID, deviceID string) error {
+	err := s.repo.RemoveDevice(ctx, userID, deviceID)
+	if core.IsKind(err, core.KindNotFound) {
+		return errDeviceNotFound()
+	}
+	return err
+}
+
+// Listener notifies both former partners when their partnership ends
+// (category partnerActivity), and removes whatever a deleted account still
+// received while it was being deleted.
+func (s *Service) Listener() core.Listener {
+	return core.Listener{Name: "notifications", Handle: func(ctx context.Context, e core.Event) error {
+		switch ev := e.(type) {
+		case core.PartnershipEnded:
+			var errs []error
+			for _, u := range ev.UserIDs {
+				if u == "" {
+					continue
+				}
+				if _, err := s.Notify(ctx, u, string(CategoryPartnerActivity), "Partnership ended",
+					"You and your partner are no longer connected."); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		case core.AccountDeleted:
+			return s.repo.DeleteUser(ctx, ev.UserID)
+		}
+		return nil
+	}}
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "notifications" }
+
+// Export is the user's data of this module. Device tokens are left out: with
+// them anyone could push to the phone through Expo.
+type Export struct {
+	Settings      ExportedSettings       `json:"settings"`
+	Notifications []ExportedNotification `json:"notifications"`
+	Devices       []ExportedDevice       `json:"devices"`
+}
+
+// ExportedSettings are the eight keys as the API shows them.
+type ExportedSettings struct {
+	PauseAll           bool `json:"pauseAll"`
+	DailyReminders     bool `json:"dailyReminders"`
+	MoodUpdates        bool `json:"moodUpdates"`
+	HabitsReminder     bool `json:"habitsReminder"`
+	EventsNotification bool `json:"eventsNotification"`
+	GamesNotification  bool `json:"gamesNotification"`
+	PartnerActivity    bool `json:"partnerActivity"`
+	SystemUpdates      bool `json:"systemUpdates"`
+}
+
+// ExportSettings is st in the API's form.
+func ExportSettings(st Settings) ExportedSettings {
+	return ExportedSettings{PauseAll: st.PauseAll, DailyReminders: st.DailyReminders, MoodUpdates: st.MoodUpdates,
+		HabitsReminder: st.HabitsReminder, EventsNotification: st.EventsNotification,
+		GamesNotification: st.GamesNotification, PartnerActivity: st.PartnerActivity, SystemUpdates: st.SystemUpdates}
+}
+
+type ExportedNotification struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Message   string `json:"message"`
+	Category  string `json:"category"`
+	Read      bool   `json:"read"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+type ExportedDevice struct {
+	ID           string `json:"id"`
+	Platform     string `json:"platform"`
+	Provider     string `json:"provider"`
+	RegisteredAt int64  `json:"registeredAt"`
+}
+
+// ExportUser returns the settings, every notification (newest first) and the
+// devices of the user.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	st, err := s.Settings(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := Export{Settings: ExportSettings(st), Notifications: []ExportedNotification{}, Devices: []ExportedDevice{}}
+	page := core.Page{Limit: core.MaxPageLimit}
+	for {
+		ns, next, err := s.repo.ListNotifications(ctx, userID, false, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			out.Notifications = append(out.Notifications, ExportedNotification{ID: n.ID, Title: n.Title,
+				Message: n.Message, Category: string(n.Category), Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)})
+		}
+		if next == "" {
+			break
+		}
+		page.Cursor = next
+	}
+	devices, err := s.repo.Devices(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range devices {
+		out.Devices = append(out.Devices, ExportedDevice{ID: d.ID, Platform: string(d.Platform),
+			Provider: string(d.Provider), RegisteredAt: core.Millis(d.UpdatedAt)})
+	}
+	return out, nil
+}
+
+// PurgeUser deletes the user's settings, notifications and devices.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteUser(ctx, userID)
+}

@@ -1,0 +1,598 @@
+package notifications_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	n "tandem/modules/notifications"
+)
+
+// fixture is a Service on the memory repository, a recording pusher and a
+// fixed clock (2025-06-15 12:00 UTC).
+type fixture struct {
+	svc    *n.Service
+	repo   *memory.NotificationRepo
+	pusher *fakePusher
+	clock  *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewNotificationRepo(), pusher: &fakePusher{}, clock: coretest.NewClock(time.Time{})}
+	f.svc = n.NewService(f.repo, f.pusher, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+// fakePusher answers by token: "dead..." is a dead token, "fail..." fails,
+// anything else is delivered. It records every push.
+type fakePusher struct {
+	mu    sync.Mutex
+	calls []pushCall
+}
+
+type pushCall struct {
+	m  n.Message
+	to []string // tokens
+}
+
+func (p *fakePusher) Push(_ context.Context, m n.Message, to []n.Device) []n.Delivery {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	call := pushCall{m: m}
+	out := make([]n.Delivery, len(to))
+	for i, d := range to {
+		call.to = append(call.to, d.Token)
+		switch {
+		case strings.HasPrefix(d.Token, "dead"):
+			out[i] = n.Delivery{Outcome: n.OutcomeDeadToken}
+		case strings.HasPrefix(d.Token, "fail"):
+			out[i] = n.Delivery{Outcome: n.OutcomeFailed, Err: errors.New("provider down")}
+		default:
+			out[i] = n.Delivery{Outcome: n.OutcomeDelivered}
+		}
+	}
+	p.calls = append(p.calls, call)
+	return out
+}
+
+func (p *fakePusher) all() []pushCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]pushCall(nil), p.calls...)
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func (f *fixture) register(t *testing.T, user, token string) n.Device {
+	t.Helper()
+	d, err := f.svc.RegisterDevice(context.Background(), user, n.Registration{Token: token, Platform: "android", Provider: "fcm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (f *fixture) inbox(t *testing.T, user string) []n.Notification {
+	t.Helper()
+	ns, _, err := f.svc.List(context.Background(), user, false, core.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+func (f *fixture) tokens(t *testing.T, user string) string {
+	t.Helper()
+	ds, err := f.repo.Devices(context.Background(), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Token
+	}
+	return strings.Join(out, ",")
+}
+
+func TestDispatchRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		patch    n.Patch // applied before sending; nil: defaults
+		category string
+		tokens   []string // registered oldest first
+		optedIn  bool
+		sent     int
+		removed  int
+		pushedTo string // tokens of the one push, "" for none
+		left     string // tokens after, newest first
+	}{
+		{name: "defaults, two devices: sent to both", category: "mood", tokens: []string{"a", "b"},
+			optedIn: true, sent: 2, pushedTo: "b,a", left: "b,a"},
+		{name: "defaults, no device: saved only", category: "systemUpdates", optedIn: true},
+		{name: "mapped setting off: not pushed", patch: n.Patch{n.MoodUpdates: false}, category: "mood",
+			tokens: []string{"a"}, left: "a"},
+		{name: "alias category, its setting off", patch: n.Patch{n.MoodUpdates: false}, category: "moodUpdates",
+			tokens: []string{"a"}, left: "a"},
+		{name: "another setting off does not matter", patch: n.Patch{n.MoodUpdates: false}, category: "questions",
+			tokens: []string{"a"}, optedIn: true, sent: 1, pushedTo: "a", left: "a"},
+		{name: "pauseAll: nothing is pushed", patch: n.Patch{n.PauseAll: true}, category: "systemUpdates",
+			tokens: []string{"a", "b"}, left: "b,a"},
+		{name: "un-paused: pushed again", patch: n.Patch{n.PauseAll: false}, category: "notes",
+			tokens: []string{"a"}, optedIn: true, sent: 1, pushedTo: "a", left: "a"},
+		{name: "dead token removed, not counted", category: "events", tokens: []string{"dead-1", "a"},
+			optedIn: true, sent: 1, removed: 1, pushedTo: "a,dead-1", left: "a"},
+		{name: "failed delivery kept, not counted", category: "games", tokens: []string{"fail-1", "a"},
+			optedIn: true, sent: 1, pushedTo: "a,fail-1", left: "a,fail-1"},
+		{name: "every delivery failed: saved only", category: "habits", tokens: []string{"fail-1"},
+			optedIn: true, sent: 0, pushedTo: "fail-1", left: "fail-1"},
+		{name: "only dead tokens: all removed", category: "partnerActivity", tokens: []string{"dead-1", "dead-2"},
+			optedIn: true, sent: 0, removed: 2, pushedTo: "dead-2,dead-1", left: ""},
+		{name: "opted out: dead tokens stay unknown", patch: n.Patch{n.PauseAll: true}, category: "mood",
+			tokens: []string{"dead-1"}, left: "dead-1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, tok := range tc.tokens {
+				f.register(t, "u1", tok)
+				f.clock.Advance(time.Second)
+			}
+			f.register(t, "u2", "someone-else")
+			if tc.patch != nil {
+				if _, err := f.svc.UpdateSettings(ctx, "u1", tc.patch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := f.svc.Notify(ctx, "u1", tc.category, " Hello ", " World ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OptedIn != tc.optedIn || res.Sent != tc.sent || res.Total != len(tc.tokens) || res.Removed != tc.removed ||
+				res.Setting != n.Category(tc.category).Setting() || res.Paused != tc.patch[n.PauseAll] {
+				t.Fatalf("result %+v", res)
+			}
+			wantAction := n.ActionSavedOnly
+			if tc.sent > 0 {
+				wantAction = n.ActionSavedAndSent
+			}
+			if res.Action() != wantAction {
+				t.Fatalf("action %s", res.Action())
+			}
+			// always saved, unread, trimmed
+			inbox := f.inbox(t, "u1")
+			want := n.Notification{ID: res.Notification.ID, UserID: "u1", Title: "Hello", Message: "World",
+				Category: n.Category(tc.category), CreatedAt: f.clock.Now()}
+			if len(inbox) != 1 || inbox[0] != want || res.Notification != want {
+				t.Fatalf("inbox %+v, result %+v", inbox, res.Notification)
+			}
+			calls := f.pusher.all()
+			switch {
+			case tc.pushedTo == "" && len(calls) != 0:
+				t.Fatalf("pushed %+v", calls)
+			case tc.pushedTo != "" && (len(calls) != 1 || strings.Join(calls[0].to, ",") != tc.pushedTo):
+				t.Fatalf("pushes %+v", calls)
+			case tc.pushedTo != "" && calls[0].m != (n.Message{NotificationID: want.ID, Title: "Hello", Body: "World", Category: want.Category}):
+				t.Fatalf("message %+v", calls[0].m)
+			}
+			if got := f.tokens(t, "u1"); got != tc.left {
+				t.Fatalf("devices left %q", got)
+			}
+			if f.tokens(t, "u2") != "someone-else" {
+				t.Fatal("another user's device was touched")
+			}
+		})
+	}
+}
+
+func TestNotifyRefusesBadInputAndSavesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name, category, title, message, msg string
+	}{
+		{"unknown category", "birthdays", "t", "m", `unknown category "birthdays"`},
+		{"empty category", "", "t", "m", "category is required"},
+		{"category in the wrong case", "Mood", "t", "m", `unknown category "Mood"`},
+		{"blank title", "mood", "  ", "m", "title is required"},
+		{"title of 201", "mood", strings.Repeat("é", 201), "m", "title must be at most 200 characters"},
+		{"blank message", "mood", "t", "\n", "message is required"},
+		{"message of 2001", "mood", "t", strings.Repeat("x", 2001), "message must be at most 2000 characters"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.register(t, "u1", "a")
+			_, err := f.svc.Notify(ctx, "u1", tc.category, tc.title, tc.message)
+			wantErr(t, err, core.KindInvalid, "invalid_request")
+			if !strings.HasPrefix(core.As(err).Message, tc.msg) {
+				t.Fatalf("message %q", core.As(err).Message)
+			}
+			if len(f.inbox(t, "u1")) != 0 || len(f.pusher.all()) != 0 {
+				t.Fatal("a refused notification was saved or pushed")
+			}
+		})
+	}
+	t.Run("exactly at the limits", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.svc.Notify(ctx, "u1", "mood", strings.Repeat("é", 200), strings.Repeat("x", 2000)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestSettingsReadAndUpdate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	st, err := f.svc.Settings(ctx, "u1")
+	if err != nil || st != n.DefaultSettings("u1") {
+		t.Fatalf("defaults %+v %v", st, err)
+	}
+	if _, err := f.repo.Settings(ctx, "u1"); !core.IsKind(err, core.KindNotFound) {
+		t.Fatal("reading the defaults wrote them")
+	}
+
+	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.MoodUpdates: false, "sounds": true})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	if _, err := f.repo.Settings(ctx, "u1"); !core.IsKind(err, core.KindNotFound) {
+		t.Fatal("a refused update wrote")
+	}
+
+	f.clock.Advance(time.Hour)
+	st, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.MoodUpdates: false, n.PauseAll: true})
+	if err != nil || !st.PauseAll || len(st.On()) != 0 || !st.UpdatedAt.Equal(f.clock.Now()) || st.UserID != "u1" {
+		t.Fatalf("paused %+v %v", st, err)
+	}
+	if got, _ := f.svc.Settings(ctx, "u1"); got != st {
+		t.Fatalf("read back %+v", got)
+	}
+	st, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.PauseAll: false})
+	want := n.AllOn()
+	want.MoodUpdates = false
+	if err != nil || st.PauseAll || st.Preferences != want {
+		t.Fatalf("resumed %+v %v", st, err)
+	}
+	if other, _ := f.svc.Settings(ctx, "u2"); other != n.DefaultSettings("u2") {
+		t.Fatalf("another user's settings changed: %+v", other)
+	}
+}
+
+func TestInboxRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	var ids []string
+	for i := range 3 {
+		res, err := f.svc.Notify(ctx, "u1", "questions", fmt.Sprintf("q%d", i), "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Notification.ID)
+		f.clock.Advance(time.Minute)
+	}
+	other, err := f.svc.Notify(ctx, "u2", "mood", "theirs", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(user string) int {
+		t.Helper()
+		c, err := f.svc.UnreadCount(ctx, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := count("u1"); c != 3 {
+		t.Fatalf("unread %d", c)
+	}
+	if ns := f.inbox(t, "u1"); len(ns) != 3 || ns[0].ID != ids[2] || ns[2].ID != ids[0] {
+		t.Fatalf("newest first: %+v", ns)
+	}
+	empty, next, err := f.svc.List(ctx, "nobody", true, core.Page{})
+	if err != nil || empty == nil || len(empty) != 0 || next != "" {
+		t.Fatalf("an empty inbox is a non-nil empty list: %#v %q %v", empty, next, err)
+	}
+
+	wantErr(t, f.svc.MarkRead(ctx, "u1", other.Notification.ID), core.KindNotFound, "not_found")
+	wantErr(t, f.svc.MarkRead(ctx, "u1", "nope"), core.KindNotFound, "not_found")
+	wantErr(t, f.svc.MarkRead(ctx, "u1", " "), core.KindInvalid, "invalid_request")
+	if err := f.svc.MarkRead(ctx, "u1", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.MarkRead(ctx, "u1", ids[1]); err != nil {
+		t.Fatalf("marking again: %v", err)
+	}
+	unread, _, _ := f.svc.List(ctx, "u1", true, core.Page{})
+	if len(unread) != 2 || unread[0].ID != ids[2] || unread[1].ID != ids[0] || count("u1") != 2 {
+		t.Fatalf("unread %+v", unread)
+	}
+	marked, err := f.svc.MarkAllRead(ctx, "u1")
+	if err != nil || marked != 2 || count("u1") != 0 || count("u2") != 1 {
+		t.Fatalf("mark all %d %v", marked, err)
+	}
+	if marked, _ := f.svc.MarkAllRead(ctx, "u1"); marked != 0 {
+		t.Fatalf("again %d", marked)
+	}
+}
+
+func TestDeviceRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		reg  n.Registration
+		msg  string
+	}{
+		{"missing platform", n.Registration{Token: "t", Provider: "fcm"}, "platform is required: ios, android or web"},
+		{"unknown platform", n.Registration{Token: "t", Platform: "tizen", Provider: "fcm"}, "platform must be ios, android or web"},
+		{"missing provider", n.Registration{Token: "t", Platform: "ios"}, "provider is required: expo or fcm"},
+		{"unknown provider", n.Registration{Token: "t", Platform: "ios", Provider: "apns"}, "provider must be expo or fcm"},
+		{"missing token", n.Registration{Platform: "ios", Provider: "fcm"}, "token is required"},
+		{"expo token of the wrong form", n.Registration{Token: "abc", Platform: "ios", Provider: "expo"}, "an expo token looks like ExponentPushToken[...]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			_, err := f.svc.RegisterDevice(ctx, "u1", tc.reg)
+			wantErr(t, err, core.KindInvalid, "invalid_request")
+			if core.As(err).Message != tc.msg {
+				t.Fatalf("message %q", core.As(err).Message)
+			}
+			if f.tokens(t, "u1") != "" {
+				t.Fatal("a refused device was stored")
+			}
+		})
+	}
+
+	t.Run("the same token again is the same device, moved to the new user", func(t *testing.T) {
+		f := newFixture(t)
+		reg := n.Registration{Token: "ExponentPushToken[abc]", Platform: "ios", Provider: "expo"}
+		d1, err := f.svc.RegisterDevice(ctx, "u1", reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := n.Device{ID: d1.ID, UserID: "u1", Token: reg.Token, Platform: n.PlatformIOS, Provider: n.ProviderExpo,
+			CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now()}
+		if d1 != want {
+			t.Fatalf("registered %+v", d1)
+		}
+		f.clock.Advance(time.Hour)
+		again, err := f.svc.RegisterDevice(ctx, "u1", reg)
+		if err != nil || again.ID != d1.ID || !again.UpdatedAt.Equal(f.clock.Now()) {
+			t.Fatalf("again %+v %v", again, err)
+		}
+		moved, err := f.svc.RegisterDevice(ctx, "u2", reg)
+		if err != nil || moved.ID != d1.ID || moved.UserID != "u2" {
+			t.Fatalf("moved %+v %v", moved, err)
+		}
+		if f.tokens(t, "u1") != "" || f.tokens(t, "u2") != reg.Token {
+			t.Fatal("not moved")
+		}
+		wantErr(t, f.svc.RemoveDevice(ctx, "u1", d1.ID), core.KindNotFound, "not_found")
+		wantErr(t, f.svc.RemoveDevice(ctx, "u2", "nope"), core.KindNotFound, "not_found")
+		if err := f.svc.RemoveDevice(ctx, "u2", d1.ID); err != nil {
+			t.Fatal(err)
+		}
+		if f.tokens(t, "u2") != "" {
+			t.Fatal("not removed")
+		}
+	})
+
+	t.Run("a user keeps the ten most recently registered devices", func(t *testing.T) {
+		f := newFixture(t)
+		for i := range n.MaxDevices + 2 {
+			f.register(t, "u1", fmt.Sprintf("t%02d", i))
+			f.clock.Advance(time.Second)
+		}
+		got := f.tokens(t, "u1")
+		if strings.Count(got, ",") != n.MaxDevices-1 || !strings.HasPrefix(got, "t11,") || !strings.HasSuffix(got, ",t02") {
+			t.Fatalf("kept %s", got)
+		}
+	})
+}
+
+func TestPartnershipEndedNotifiesBothFormerPartners(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	bus := core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
+	f.register(t, "ann", "ann-phone")
+	f.register(t, "bob", "bob-phone")
+	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Patch{n.PartnerActivity: false}); err != nil {
+		t.Fatal(err)
+	}
+
+	bus.Publish(ctx, core.PartnershipEnded{PartnershipID: "p1", UserIDs: [2]string{"ann", "bob"}})
+	for _, u := range []string{"ann", "bob"} {
+		ns := f.inbox(t, u)
+		if len(ns) != 1 || ns[0].Category != n.CategoryPartnerActivity || ns[0].Title != "Partnership ended" ||
+			ns[0].Message != "You and your partner are no longer connected." || ns[0].Read {
+			t.Fatalf("%s: %+v", u, ns)
+		}
+	}
+	// Bob turned partner activity off: saved, but only Ann's phone got a push.
+	calls := f.pusher.all()
+	if len(calls) != 1 || strings.Join(calls[0].to, ",") != "ann-phone" {
+		t.Fatalf("pushes %+v", calls)
+	}
+
+	bus.Publish(ctx, core.PartnershipStarted{PartnershipID: "p2", UserIDs: [2]string{"ann", "bob"}})
+	bus.Publish(ctx, core.PartnershipEnded{PartnershipID: "p3"}) // no users: nothing
+	if len(f.inbox(t, "ann")) != 1 || len(f.pusher.all()) != 1 {
+		t.Fatal("other events notified")
+	}
+
+	// A deleted account loses what it received while being deleted.
+	bus.Publish(ctx, core.AccountDeleted{UserID: "ann"})
+	if len(f.inbox(t, "ann")) != 0 || f.tokens(t, "ann") != "" || len(f.inbox(t, "bob")) != 1 {
+		t.Fatal("AccountDeleted did not purge exactly ann")
+	}
+}
+
+func TestExportAndPurge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	var owner core.UserData = f.svc
+	if owner.Section() != "notifications" {
+		t.Fatal(owner.Section())
+	}
+	v, err := owner.ExportUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults := `{"pauseAll":false,"dailyReminders":true,"moodUpdates":true,"habitsReminder":true,` +
+		`"eventsNotification":true,"gamesNotification":true,"partnerActivity":true,"systemUpdates":true}`
+	if got := mustJSON(t, v); got != `{"settings":`+defaults+`,"notifications":[],"devices":[]}` {
+		t.Fatalf("empty export %s", got)
+	}
+
+	at := core.Millis(f.clock.Now())
+	d := f.register(t, "u1", "secret-token")
+	if _, err := f.svc.UpdateSettings(ctx, "u1", n.Patch{n.GamesNotification: false}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := f.svc.Notify(ctx, "u1", "mood", "One", "first")
+	f.clock.Advance(time.Second)
+	second, _ := f.svc.Notify(ctx, "u1", "notes", "Two", "second")
+	if err := f.svc.MarkRead(ctx, "u1", first.Notification.ID); err != nil {
+		t.Fatal(err)
+	}
+	v, err = owner.ExportUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"settings":` + strings.Replace(defaults, `"gamesNotification":true`, `"gamesNotification":false`, 1) +
+		`,"notifications":[{"id":"` + second.Notification.ID + `","title":"Two","message":"second","category":"notes","read":false,"createdAt":` + fmt.Sprint(at+1000) + `},` +
+		`{"id":"` + first.Notification.ID + `","title":"One","message":"first","category":"mood","read":true,"createdAt":` + fmt.Sprint(at) + `}],` +
+		`"devices":[{"id":"` + d.ID + `","platform":"android","provider":"fcm","registeredAt":` + fmt.Sprint(at) + `}]}`
+	if got := mustJSON(t, v); got != want {
+		t.Fatalf("export\n got %s\nwant %s", got, want)
+	}
+
+	f.register(t, "u2", "theirs")
+	for range 2 {
+		if err := owner.PurgeUser(ctx, "u1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := owner.ExportUser(ctx, "u1"); mustJSON(t, v) != `{"settings":`+defaults+`,"notifications":[],"devices":[]}` {
+		t.Fatalf("after purge %s", mustJSON(t, v))
+	}
+	if f.tokens(t, "u2") != "theirs" {
+		t.Fatal("purge touched another user")
+	}
+}
+
+func TestExportPagesThroughALongInbox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	const total = core.MaxPageLimit + 3
+	for range total {
+		if err := f.repo.AddNotification(ctx, n.Notification{ID: fmt.Sprintf("n%04d", f.clock.Now().Unix()), UserID: "u1",
+			Title: "t", Message: "m", Category: "mood", CreatedAt: f.clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Second)
+	}
+	v, err := f.svc.ExportUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(v.(n.Export).Notifications); got != total {
+		t.Fatalf("exported %d of %d", got, total)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The interactions below are the point of their tests, so they use gomock.
+
+func TestOptedOutNeverReachesThePusher(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	pusher := NewMockPusher(ctrl) // any call fails the test
+	repo := memory.NewNotificationRepo()
+	svc := n.NewService(repo, pusher, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateSettings(ctx, "u1", n.Patch{n.EventsNotification: false}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := svc.Notify(ctx, "u1", "events", "t", "m"); err != nil || res.OptedIn || res.Total != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res, err := svc.Notify(ctx, "u2", "events", "no devices", "m"); err != nil || !res.OptedIn || res.Total != 0 {
+		t.Fatalf("no devices, no push: %+v %v", res, err)
+	}
+}
+
+func TestOnePushForAllDevicesAndDeadOnesRemovedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	pusher := NewMockPusher(ctrl)
+	repo := NewMockRepository(ctrl)
+	clock := coretest.NewClock(time.Time{})
+	svc := n.NewService(repo, pusher, clock, &coretest.SeqIDs{})
+	devices := []n.Device{{ID: "d1", UserID: "u1", Token: "a"}, {ID: "d2", UserID: "u1", Token: "b"}, {ID: "d3", UserID: "u1", Token: "c"}}
+
+	gomock.InOrder(
+		repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.Settings{}, core.NotFound("not_found", "none")),
+		repo.EXPECT().AddNotification(gomock.Any(), n.Notification{ID: "id-1", UserID: "u1", Title: "t", Message: "m",
+			Category: "systemUpdates", CreatedAt: clock.Now()}).Return(nil),
+		repo.EXPECT().Devices(gomock.Any(), "u1").Return(devices, nil),
+		pusher.EXPECT().Push(gomock.Any(), n.Message{NotificationID: "id-1", Title: "t", Body: "m", Category: "systemUpdates"}, devices).
+			Return([]n.Delivery{{Outcome: n.OutcomeDeadToken}, {Outcome: n.OutcomeDelivered}, {Outcome: n.OutcomeDeadToken}}),
+		repo.EXPECT().RemoveDevices(gomock.Any(), []string{"d1", "d3"}).Return(nil),
+	)
+	res, err := svc.Notify(ctx, "u1", "systemUpdates", "t", "m")
+	if err != nil || res.Sent != 1 || res.Total != 3 || res.Removed != 2 || !res.OptedIn {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+func TestAFailingStoreFailsNotify(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo := NewMockRepository(ctrl)
+	svc := n.NewService(repo, NewMockPusher(ctrl), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	down := core.Unavailable("unavailable", "the database is unavailable")
+	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil)
+	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
+	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
+		t.Fatalf("got %v", err)
+	}
+}

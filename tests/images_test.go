@@ -1,0 +1,689 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"go.uber.org/fx"
+
+	"tandem/adapters/blob/memblob"
+)
+
+// Images and /files, end to end: uploads checked by their bytes, records
+// read back, the spec's update flow, groups, the per-user rate limit, and
+// the three blob stores.
+
+func imagesPath(u user) string { return "/api/users/user/" + u.ID + "/images" }
+
+// tiny 2x2 test images, encoded by the standard library.
+func testImage() image.Image {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	img.Set(1, 1, color.RGBA{B: 255, A: 255})
+	return img
+}
+
+func pngFile(t testing.TB) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, testImage()); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func jpegFile(t testing.TB) []byte {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, testImage(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func gifFile(t testing.TB) []byte {
+	var b bytes.Buffer
+	if err := gif.Encode(&b, testImage(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// webpFile is a 1x1 lossless WEBP: the RIFF header, "WEBP", one VP8L chunk.
+var webpFile = []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00")
+
+// part is one part of a multipart body.
+type part struct {
+	name, filename, contentType string
+	data                        []byte
+}
+
+func filePart(filename, contentType string, data []byte) part {
+	return part{name: "file", filename: filename, contentType: contentType, data: data}
+}
+
+func multipartBody(t testing.TB, parts ...part) ([]byte, string) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for _, p := range parts {
+		hdr := textproto.MIMEHeader{}
+		if p.filename != "" {
+			hdr.Set("Content-Disposition", `form-data; name="`+p.name+`"; filename="`+p.filename+`"`)
+			hdr.Set("Content-Type", p.contentType)
+		} else {
+			hdr.Set("Content-Disposition", `form-data; name="`+p.name+`"`)
+		}
+		pw, err := w.CreatePart(hdr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = pw.Write(p.data)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), w.FormDataContentType()
+}
+
+func (h *harness) upload(u user, parts ...part) response {
+	h.t.Helper()
+	body, ct := multipartBody(h.t, parts...)
+	return h.do(req{Method: "POST", Path: imagesPath(u), Token: u.Token, Body: body, Headers: map[string]string{"Content-Type": ct}})
+}
+
+// uploaded is an upload's answer.
+type uploaded struct {
+	Files []struct {
+		Data struct{ URL, Key string } `json:"data"`
+	} `json:"files"`
+	GroupID string `json:"groupId"`
+}
+
+func (h *harness) mustUpload(u user, parts ...part) uploaded {
+	h.t.Helper()
+	r := h.upload(u, parts...)
+	expect(h.t, r, 200, "")
+	var up uploaded
+	if err := json.Unmarshal(r.Body, &up); err != nil {
+		h.t.Fatal(err)
+	}
+	return up
+}
+
+// imageRecord is the exact record of an image.
+func imageRecord(id string, u user, key, groupID string, createdAt int64) string {
+	return `{"_id":"` + id + `","userId":"` + u.ID + `","url":"http://localhost:8080/files/` + key + `","key":"` + key +
+		`","groupId":"` + groupID + `","createdAt":` + itoa(createdAt) + `}`
+}
+
+// listed decodes GET .../images: an array of strings, each a JSON record.
+func (h *harness) listed(u user, query string) ([]map[string]any, response) {
+	h.t.Helper()
+	r := h.get(imagesPath(u)+query, u.Token)
+	expect(h.t, r, 200, "")
+	var raw []any
+	if err := json.Unmarshal(r.Body, &raw); err != nil || raw == nil {
+		h.t.Fatalf("not an array: %s", r.Body)
+	}
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		s, ok := v.(string)
+		if !ok {
+			h.t.Fatalf("element %d is not a string: %s", i, r.Body)
+		}
+		if err := json.Unmarshal([]byte(s), &out[i]); err != nil {
+			h.t.Fatalf("element %d is not a JSON record: %q", i, s)
+		}
+	}
+	return out, r
+}
+
+func ids(recs []map[string]any) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i], _ = r["_id"].(string)
+	}
+	return out
+}
+
+// groupIDs reads GET .../images/group/{groupId} and returns the ids in order.
+func (h *harness) groupIDs(u user, groupID string) []string {
+	h.t.Helper()
+	r := h.get(imagesPath(u)+"/group/"+groupID, u.Token)
+	expect(h.t, r, 200, "")
+	var recs []map[string]any
+	if err := json.Unmarshal(r.Body, &recs); err != nil {
+		h.t.Fatal(err)
+	}
+	return ids(recs)
+}
+
+// fetch reads a /files URL without following redirects.
+func (h *harness) fetch(fileURL string) response {
+	h.t.Helper()
+	path := strings.TrimPrefix(fileURL, "http://localhost:8080")
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(h.base + path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+func expectFile(t testing.TB, r response, contentType string, data []byte) {
+	t.Helper()
+	if r.Status != 200 || !bytes.Equal(r.Body, data) || r.Header.Get("Content-Type") != contentType ||
+		r.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("file: %d %v, %d bytes", r.Status, r.Header, len(r.Body))
+	}
+}
+
+// eachImageProfile runs fn on every storage profile with the memory blob
+// store at hand, and a rate limit no scenario reaches unless it sets one.
+func eachImageProfile(t *testing.T, fn func(t *testing.T, h *harness, blobs *memblob.Store), opts ...option) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			var blobs *memblob.Store
+			all := append([]option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"), withFx(fx.Populate(&blobs))}, opts...)
+			fn(t, newHarness(t, p, all...), blobs)
+		})
+	}
+}
+
+func TestImagesUploadReadAndDelete(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
+		u := h.newUser("a@x.io")
+		pngB, jpegB := pngFile(t), jpegFile(t)
+		t0 := h.Clock.Now().UnixMilli()
+
+		// one image: the group is its own
+		r := h.upload(u, filePart("me.png", "image/png", pngB))
+		expect(t, r, 200, `{"success":true,"files":[{"data":{"url":"<string>","key":"<string>"}}],"groupId":"<string>"}`)
+		var one uploaded
+		_ = json.Unmarshal(r.Body, &one)
+		key1 := one.Files[0].Data.Key
+		if !strings.HasPrefix(key1, "u/"+u.ID+"/") || !strings.HasSuffix(key1, ".png") || len(key1) != len("u/"+u.ID+"/")+32+4 ||
+			one.Files[0].Data.URL != "http://localhost:8080/files/"+key1 {
+			t.Fatalf("key %q url %q", key1, one.Files[0].Data.URL)
+		}
+
+		// three at once, each format told by its bytes (the names and types lie)
+		h.Clock.Advance(time.Second)
+		t1 := h.Clock.Now().UnixMilli()
+		r = h.upload(u, filePart("a.gif", "image/gif", jpegB), filePart("b", "application/octet-stream", webpFile),
+			filePart("c.jpg", "image/jpeg", pngB))
+		file := `{"data":{"url":"<string>","key":"<string>"}}`
+		expect(t, r, 200, `{"success":true,"files":[`+file+`,`+file+`,`+file+`],"groupId":"<string>"}`)
+		var three uploaded
+		_ = json.Unmarshal(r.Body, &three)
+		for i, ext := range []string{".jpg", ".webp", ".png"} {
+			if !strings.HasSuffix(three.Files[i].Data.Key, ext) {
+				t.Fatalf("file %d: %s", i, three.Files[i].Data.Key)
+			}
+		}
+
+		// the list: strings holding records, newest first
+		recs, res := h.listed(u, "")
+		if len(recs) != 4 || res.Header.Get("X-Next-Cursor") != "" || ids(recs)[3] == "" || recs[3]["key"] != key1 {
+			t.Fatalf("list %s", res.Body)
+		}
+		id1 := ids(recs)[3]
+		expect(t, h.get(imagesPath(u)+"/"+id1, u.Token), 200, imageRecord(id1, u, key1, one.GroupID, t0))
+		groupIDs := h.groupIDs(u, three.GroupID) // upload order
+		for i, id := range groupIDs {
+			expect(t, h.get(imagesPath(u)+"/"+id, u.Token), 200, imageRecord(id, u, three.Files[i].Data.Key, three.GroupID, t1))
+		}
+		listed := ids(recs[:3])
+		sort.Strings(listed)
+		inGroup := slices.Clone(groupIDs)
+		sort.Strings(inGroup)
+		if !slices.Equal(listed, inGroup) {
+			t.Fatalf("newest first: %v, group %v", ids(recs), groupIDs)
+		}
+		expect(t, h.get(imagesPath(u)+"/group/"+one.GroupID, u.Token), 200, `[`+imageRecord(id1, u, key1, one.GroupID, t0)+`]`)
+
+		// the files are public, with the type their bytes say
+		expectFile(t, h.fetch(one.Files[0].Data.URL), "image/png", pngB)
+		expectFile(t, h.fetch(three.Files[0].Data.URL), "image/jpeg", jpegB)
+		expectFile(t, h.fetch(three.Files[1].Data.URL), "image/webp", webpFile)
+		if got := len(blobs.Keys()); got != 4 {
+			t.Fatalf("%d files stored", got)
+		}
+
+		// the export holds the records
+		data := h.get("/api/users/user/"+u.ID+"/export", u.Token).JSON(t)["data"].(map[string]any)
+		if exp, ok := data["images"].([]any); !ok || len(exp) != 4 {
+			t.Fatalf("export: %v", data["images"])
+		}
+
+		// delete one: record and file go
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id1, Token: u.Token}), 200,
+			`{"success":true,"deletedId":"`+id1+`"}`)
+		expect(t, h.get(imagesPath(u)+"/"+id1, u.Token), 404, errBody("not_found", "image not found"))
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id1, Token: u.Token}), 404, errBody("not_found", "image not found"))
+		expect(t, h.fetch(one.Files[0].Data.URL), 404, errBody("not_found", "file not found"))
+
+		// delete the group: every record and file go
+		deleted := `["` + strings.Join(groupIDs, `","`) + `"]`
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/group/" + three.GroupID, Token: u.Token}), 200,
+			`{"success":true,"groupId":"`+three.GroupID+`","deletedIds":`+deleted+`}`)
+		expect(t, h.get(imagesPath(u)+"/group/"+three.GroupID, u.Token), 404, errBody("not_found", "image group not found"))
+		expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
+		expect(t, h.fetch(three.Files[2].Data.URL), 404, "")
+		if keys := blobs.Keys(); len(keys) != 0 {
+			t.Fatalf("files left: %v", keys)
+		}
+	})
+}
+
+func TestImagesRefusedUploadsStoreNothing(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		pngB := pngFile(t)
+		big := append(slices.Clone(pngB), make([]byte, 5000)...) // TANDEM_UPLOAD_MAX_BYTES is 4096 here
+		five := []part{}
+		for range 5 {
+			five = append(five, filePart("x.png", "image/png", pngB))
+		}
+		mp := func(parts ...part) ([]byte, map[string]string) {
+			body, ct := multipartBody(t, parts...)
+			return body, map[string]string{"Content-Type": ct}
+		}
+		noFile, noFileCT := mp(part{name: "caption", data: []byte("hello")})
+		fiveB, fiveCT := mp(five...)
+		wrongName, wrongNameCT := mp(part{name: "files", filename: "x.png", contentType: "image/png", data: pngB})
+		mixedName, mixedNameCT := mp(filePart("x.png", "image/png", pngB), part{name: "image", filename: "y.png", contentType: "image/png", data: pngB})
+		gifB, gifCT := mp(filePart("x.gif", "image/gif", gifFile(t)))
+		textB, textCT := mp(filePart("photo.png", "image/png", []byte("this is text, not a picture")))
+		laterB, laterCT := mp(filePart("a.png", "image/png", pngB), filePart("b.jpg", "image/jpeg", jpegFile(t)), filePart("c.png", "image/png", gifFile(t)))
+		bigB, bigCT := mp(filePart("big.png", "image/png", big))
+		laterBigB, laterBigCT := mp(filePart("a.png", "image/png", pngB), filePart("big.png", "image/png", big))
+		emptyB, emptyCT := mp(filePart("empty.png", "image/png", nil))
+		const filesMsg = "send 1 to 4 images, each in a part named file"
+		const formatMsg = "images must be JPEG, PNG or WEBP"
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"no file", req{Body: noFile, Headers: noFileCT}, 400, errBody("invalid_request", filesMsg)},
+			{"five files", req{Body: fiveB, Headers: fiveCT}, 400, errBody("invalid_request", "at most 4 images per upload")},
+			{"a part named files", req{Body: wrongName, Headers: wrongNameCT}, 400, errBody("invalid_request", "send each image in a part named file, not files")},
+			{"a second part name", req{Body: mixedName, Headers: mixedNameCT}, 400, errBody("invalid_request", "send each image in a part named file, not image")},
+			{"a gif", req{Body: gifB, Headers: gifCT}, 415, errBody("unsupported_media_type", formatMsg)},
+			{"text named .png, sent as image/png", req{Body: textB, Headers: textCT}, 415, errBody("unsupported_media_type", formatMsg)},
+			{"an empty file", req{Body: emptyB, Headers: emptyCT}, 415, errBody("unsupported_media_type", formatMsg)},
+			{"a bad third file", req{Body: laterB, Headers: laterCT}, 415, errBody("unsupported_media_type", formatMsg)},
+			{"a file over the limit", req{Body: bigB, Headers: bigCT}, 413, errBody("payload_too_large", "each image must be at most 4096 bytes")},
+			{"a later file over the limit", req{Body: laterBigB, Headers: laterBigCT}, 413, errBody("payload_too_large", "each image must be at most 4096 bytes")},
+			{"a JSON body", req{Body: map[string]any{"file": "aGVsbG8="}}, 415,
+				errBody("unsupported_media_type", "send the images as multipart/form-data, each in a part named file")},
+			{"malformed multipart", req{Body: []byte("--x\r\nnot a part"), Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=x"}}, 400,
+				errBody("invalid_request", "malformed multipart body")},
+			{"a compressed body", req{Body: gifB, Headers: map[string]string{"Content-Type": gifCT["Content-Type"], "Content-Encoding": "gzip"}}, 415,
+				errBody("unsupported_media_type", "send the images uncompressed: no Content-Encoding")},
+			{"no token", req{Body: noFile, Headers: noFileCT, Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"another user's path", req{Body: gifB, Headers: gifCT, Path: imagesPath(other)}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				tc.r.Method = "POST"
+				if tc.r.Path == "" {
+					tc.r.Path = imagesPath(u)
+				}
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = u.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
+		expect(t, h.get(imagesPath(other), other.Token), 200, `[]`)
+		if keys := blobs.Keys(); len(keys) != 0 {
+			t.Fatalf("a refused upload left files: %v", keys)
+		}
+	}, withEnv("TANDEM_UPLOAD_MAX_BYTES", "4096"))
+}
+
+func TestImagesUpdateFlowAndErrors(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		pngB, jpegB := pngFile(t), jpegFile(t)
+		old := h.mustUpload(u, filePart("old.png", "image/png", pngB))
+		recs, _ := h.listed(u, "")
+		oldID, t0 := ids(recs)[0], h.Clock.Now().UnixMilli()
+		h.Clock.Advance(time.Minute)
+		fresh := h.mustUpload(u, filePart("new.jpg", "image/jpeg", jpegB))
+		theirs := h.mustUpload(other, filePart("x.png", "image/png", pngB))
+		theirRecs, _ := h.listed(other, "")
+		put := func(id string, body any) response {
+			return h.do(req{Method: "PUT", Path: imagesPath(u) + "/" + id, Token: u.Token, Body: body})
+		}
+		relink := func(up uploaded) map[string]any {
+			return map[string]any{"url": up.Files[0].Data.URL, "key": up.Files[0].Data.Key}
+		}
+		neverKey := "u/" + u.ID + "/" + strings.Repeat("0", 32) + ".png"
+		cases := []struct {
+			name   string
+			id     string
+			body   any
+			status int
+			resp   string
+		}{
+			{"another user's key", oldID, relink(theirs), 403, errBody("forbidden", "key is not one of your files")},
+			{"a key never uploaded", oldID, map[string]any{"url": "http://localhost:8080/files/" + neverKey, "key": neverKey}, 400,
+				errBody("invalid_request", "key is not one of your uploaded images: upload the file first")},
+			{"a path for a key", oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": "../../etc/passwd"}, 400,
+				errBody("invalid_request", "key is not one of your uploaded images: upload the file first")},
+			{"the url of another file", oldID, map[string]any{"url": old.Files[0].Data.URL, "key": fresh.Files[0].Data.Key}, 400,
+				errBody("invalid_request", "url is not the address of key")},
+			{"no url", oldID, map[string]any{"key": fresh.Files[0].Data.Key}, 400, errBody("invalid_request", "url and key are required")},
+			{"key not a string", oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": 7}, 400, errBody("invalid_request", "field key must be a string")},
+			{"malformed JSON", oldID, `{"url":`, 400, errBody("invalid_request", "malformed JSON")},
+			{"unknown image", "nope", relink(fresh), 404, errBody("not_found", "image not found")},
+			{"another user's image", ids(theirRecs)[0], relink(fresh), 404, errBody("not_found", "image not found")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) { expect(t, put(tc.id, tc.body), tc.status, tc.resp) })
+		}
+		expect(t, h.get(imagesPath(u)+"/"+oldID, u.Token), 200, imageRecord(oldID, u, old.Files[0].Data.Key, old.GroupID, t0))
+
+		// the spec's flow: upload the new file, PUT its url and key on the old image
+		want := imageRecord(oldID, u, fresh.Files[0].Data.Key, old.GroupID, t0)
+		expect(t, put(oldID, relink(fresh)), 200, want)
+		expect(t, h.get(imagesPath(u)+"/"+oldID, u.Token), 200, want)
+		recs, _ = h.listed(u, "")
+		if strings.Join(ids(recs), ",") != oldID {
+			t.Fatalf("the upload's own record was not merged: %v", ids(recs))
+		}
+		expect(t, h.get(imagesPath(u)+"/group/"+fresh.GroupID, u.Token), 404, "")
+		expectFile(t, h.fetch(fresh.Files[0].Data.URL), "image/jpeg", jpegB)
+		expect(t, h.fetch(old.Files[0].Data.URL), 404, "") // the old file is deleted
+		expect(t, put(oldID, relink(fresh)), 200, want)    // again: nothing changes
+		if got := len(blobs.Keys()); got != 2 {
+			t.Fatalf("%d files, want the new one and the other user's", got)
+		}
+	})
+}
+
+func TestImagesGroupBulkUpdate(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
+		u := h.newUser("a@x.io")
+		pngB, jpegB := pngFile(t), jpegFile(t)
+		g := h.mustUpload(u, filePart("a.png", "image/png", pngB), filePart("b.png", "image/png", pngB), filePart("c.png", "image/png", pngB))
+		gIDs := h.groupIDs(u, g.GroupID)
+		t0 := h.Clock.Now().UnixMilli()
+		h.Clock.Advance(time.Minute)
+		n := h.mustUpload(u, filePart("x.jpg", "image/jpeg", jpegB), filePart("y.webp", "image/webp", webpFile))
+		nIDs := h.groupIDs(u, n.GroupID)
+		item := func(id string, up uploaded, i int) map[string]any {
+			return map[string]any{"_id": id, "url": up.Files[i].Data.URL, "key": up.Files[i].Data.Key}
+		}
+		put := func(group string, body any) response {
+			return h.do(req{Method: "PUT", Path: imagesPath(u) + "/group/" + group, Token: u.Token, Body: body})
+		}
+		cases := []struct {
+			name   string
+			group  string
+			body   any
+			status int
+			resp   string
+		}{
+			{"an image of another group", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0), item(nIDs[1], g, 1)}}, 404,
+				errBody("not_found", "image "+nIDs[1]+" is not in this group")},
+			{"unknown group", "nope", map[string]any{"images": []any{item(gIDs[0], n, 0)}}, 404, errBody("not_found", "image group not found")},
+			{"a bad second url", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0),
+				map[string]any{"_id": gIDs[1], "url": "http://elsewhere/x.png", "key": n.Files[1].Data.Key}}}, 400,
+				errBody("invalid_request", "url is not the address of key")},
+			{"an image twice", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0), item(gIDs[0], n, 1)}}, 400,
+				errBody("invalid_request", "image "+gIDs[0]+" is listed twice")},
+			{"no images field", g.GroupID, map[string]any{"files": []any{}}, 400, errBody("invalid_request", "images is required: [{_id, url, key}]")},
+			{"an empty list", g.GroupID, map[string]any{"images": []any{}}, 400, errBody("invalid_request", "images must list at least one {_id, url, key}")},
+			{"images not an array", g.GroupID, map[string]any{"images": "all"}, 400, errBody("invalid_request", "field images must be an array")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) { expect(t, put(tc.group, tc.body), tc.status, tc.resp) })
+		}
+		if !slices.Equal(h.groupIDs(u, g.GroupID), gIDs) || !slices.Equal(h.groupIDs(u, n.GroupID), nIDs) {
+			t.Fatal("a refused bulk update changed a group")
+		}
+
+		// both new files move into the group, in one transaction
+		r := put(g.GroupID, map[string]any{"images": []any{item(gIDs[2], n, 0), item(gIDs[0], n, 1)}})
+		expect(t, r, 200, `[`+imageRecord(gIDs[0], u, n.Files[1].Data.Key, g.GroupID, t0)+`,`+
+			imageRecord(gIDs[1], u, g.Files[1].Data.Key, g.GroupID, t0)+`,`+
+			imageRecord(gIDs[2], u, n.Files[0].Data.Key, g.GroupID, t0)+`]`)
+		expect(t, h.get(imagesPath(u)+"/group/"+g.GroupID, u.Token), 200, string(r.Body))
+		expect(t, h.get(imagesPath(u)+"/group/"+n.GroupID, u.Token), 404, "")
+		expect(t, h.fetch(g.Files[0].Data.URL), 404, "")
+		expect(t, h.fetch(g.Files[2].Data.URL), 404, "")
+		expectFile(t, h.fetch(n.Files[1].Data.URL), "image/webp", webpFile)
+		if got := len(blobs.Keys()); got != 3 {
+			t.Fatalf("%d files, want 3", got)
+		}
+	})
+}
+
+func TestImagesListPages(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, _ *memblob.Store) {
+		u := h.newUser("a@x.io")
+		var want []string
+		for range 5 {
+			h.mustUpload(u, filePart("a.png", "image/png", pngFile(t)))
+			recs, _ := h.listed(u, "?limit=1")
+			want = append(want, ids(recs)[0])
+			h.Clock.Advance(time.Second)
+		}
+		slices.Reverse(want)
+		var got []string
+		cursor := ""
+		for range 4 {
+			recs, r := h.listed(u, "?limit=2&cursor="+url.QueryEscape(cursor))
+			got = append(got, ids(recs)...)
+			if cursor = r.Header.Get("X-Next-Cursor"); cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("paged %v, want %v", got, want)
+		}
+		all, r := h.listed(u, "")
+		if !slices.Equal(ids(all), want) || r.Header.Get("X-Next-Cursor") != "" {
+			t.Fatalf("unpaged %v", ids(all))
+		}
+		expect(t, h.get(imagesPath(u)+"?limit=0", u.Token), 400, errBody("invalid_request", "limit must be a whole number from 1 to 500"))
+		expect(t, h.get(imagesPath(u)+"?limit=2&cursor=garbage!", u.Token), 400,
+			errBody("invalid_request", "cursor is not one this server handed out"))
+	})
+}
+
+func TestImagesAreRateLimitedPerUser(t *testing.T) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, p) // the default: 10 requests per minute per user
+			a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+			up := h.mustUpload(a, filePart("a.png", "image/png", pngFile(t)))
+			for range 9 {
+				expect(t, h.get(imagesPath(a), a.Token), 200, "")
+			}
+			r := h.get(imagesPath(a), a.Token)
+			expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
+			if r.Header.Get("Retry-After") == "" {
+				t.Fatal("no Retry-After")
+			}
+			expect(t, h.upload(a, filePart("a.png", "image/png", pngFile(t))), 429, "")
+			expect(t, h.get(imagesPath(b), b.Token), 200, `[]`)         // per user
+			expect(t, h.fetch(up.Files[0].Data.URL), 200, "")           // files are not image endpoints
+			expect(t, h.get("/api/users/user/"+a.ID, a.Token), 200, "") // nor is the profile
+			h.Clock.Advance(time.Minute)
+			expect(t, h.get(imagesPath(a), a.Token), 200, "")
+		})
+	}
+}
+
+func TestFilesRefuseWhatIsNoKey(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, _ *memblob.Store) {
+		u := h.newUser("a@x.io")
+		up := h.mustUpload(u, filePart("a.png", "image/png", pngFile(t)))
+		key := up.Files[0].Data.Key
+		name := key[strings.LastIndex(key, "/")+1:]
+		for _, path := range []string{
+			"/files/u/" + u.ID + "/" + strings.Repeat("0", 32) + ".png",
+			"/files/u/" + u.ID + "/" + name + "x",
+			"/files/u/other/" + name,
+			"/files/u/" + u.ID + "/..%2F..%2F..%2Fetc%2Fpasswd",
+			"/files/u/..%2F" + u.ID + "/" + name,
+			"/files/u/%2e%2e/" + name,
+			"/files/" + key + "/x",
+			"/files/x/" + u.ID + "/" + name,
+		} {
+			r := h.fetch("http://localhost:8080" + path)
+			if r.Status != 404 || len(r.Body) > 0 && bytes.Equal(r.Body, pngFile(t)) {
+				t.Fatalf("%s: %d", path, r.Status)
+			}
+		}
+		expectFile(t, h.fetch(up.Files[0].Data.URL), "image/png", pngFile(t))
+	})
+}
+
+func TestDeletingTheAccountDeletesImagesAndFiles(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		mine := h.mustUpload(u, filePart("a.png", "image/png", pngFile(t)), filePart("b.jpg", "image/jpeg", jpegFile(t)))
+		theirs := h.mustUpload(other, filePart("c.png", "image/png", pngFile(t)))
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + u.ID, Token: u.Token}), 200, "")
+		keys := blobs.Keys()
+		if len(keys) != 1 || keys[0] != theirs.Files[0].Data.Key {
+			t.Fatalf("files left: %v", keys)
+		}
+		expect(t, h.fetch(mine.Files[0].Data.URL), 404, "")
+		expectFile(t, h.fetch(theirs.Files[0].Data.URL), "image/png", pngFile(t))
+	})
+}
+
+// The same flow on the two other blob stores.
+
+func TestImagesOnDisk(t *testing.T) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "file:"+dir), withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
+			u := h.newUser("a@x.io")
+			onDisk := func() []string {
+				var out []string
+				_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(dir, path)
+						out = append(out, filepath.ToSlash(rel))
+					}
+					return err
+				})
+				return out
+			}
+			pngB := pngFile(t)
+			expect(t, h.upload(u, filePart("a.png", "image/png", pngB), filePart("b.gif", "image/gif", gifFile(t))), 415, "")
+			if files := onDisk(); len(files) != 0 {
+				t.Fatalf("a refused upload left %v", files)
+			}
+			up := h.mustUpload(u, filePart("a.png", "image/png", pngB))
+			key := up.Files[0].Data.Key
+			if files := onDisk(); len(files) != 1 || files[0] != key {
+				t.Fatalf("on disk: %v", files)
+			}
+			st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(key)))
+			if err != nil || st.Mode().Perm() != 0o640 {
+				t.Fatalf("%v %v", st, err)
+			}
+			expectFile(t, h.fetch(up.Files[0].Data.URL), "image/png", pngB)
+			expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/group/" + up.GroupID, Token: u.Token}), 200, "")
+			if files := onDisk(); len(files) != 0 {
+				t.Fatalf("left %v", files)
+			}
+			expect(t, h.fetch(up.Files[0].Data.URL), 404, "")
+		})
+	}
+}
+
+// TestImagesOnS3 runs against an in-process S3 server (gofakes3). The keys
+// come from the process environment, so its subtests are not parallel.
+func TestImagesOnS3(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			backend := s3mem.New()
+			if err := backend.CreateBucket("photos"); err != nil {
+				t.Fatal(err)
+			}
+			s3 := httptest.NewServer(gofakes3.New(backend).Server())
+			defer s3.Close()
+			endpoint := strings.TrimPrefix(s3.URL, "http://")
+			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "s3://photos?endpoint="+endpoint+"&region=us-east-1&secure=false"),
+				withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
+			u := h.newUser("a@x.io")
+			jpegB := jpegFile(t)
+			up := h.mustUpload(u, filePart("a.jpg", "image/jpeg", jpegB), filePart("b.webp", "image/webp", webpFile))
+			key := up.Files[0].Data.Key
+			if _, err := backend.HeadObject("photos", key); err != nil {
+				t.Fatalf("not in the bucket: %v", err)
+			}
+
+			r := h.fetch(up.Files[0].Data.URL)
+			loc := r.Header.Get("Location")
+			if r.Status != 302 || !strings.HasPrefix(loc, s3.URL+"/photos/"+key+"?") || !strings.Contains(loc, "X-Amz-Signature=") ||
+				!strings.Contains(loc, "X-Amz-Expires=900") {
+				t.Fatalf("%d %q", r.Status, loc)
+			}
+			res, err := http.Get(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !bytes.Equal(got, jpegB) || res.Header.Get("Content-Type") != "image/jpeg" {
+				t.Fatalf("presigned GET: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+			}
+
+			recs, _ := h.listed(u, "")
+			for _, id := range ids(recs) {
+				expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id, Token: u.Token}), 200, "")
+			}
+			for _, f := range up.Files {
+				if _, err := backend.HeadObject("photos", f.Data.Key); err == nil {
+					t.Fatalf("%s is still in the bucket", f.Data.Key)
+				}
+			}
+			expect(t, h.fetch(up.Files[0].Data.URL), 404, errBody("not_found", "file not found"))
+		})
+	}
+}

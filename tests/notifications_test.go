@@ -1,0 +1,702 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+
+	"tandem/adapters/push/mempush"
+)
+
+// Notification settings, the inbox, devices and the dispatch rule, end to end.
+
+func notifPath(u user, rest string) string { return "/api/users/user/" + u.ID + rest }
+
+// eachProfileWithPushes is eachProfile with the memory pusher's outbox (the
+// harness runs TANDEM_PUSH=memory), to see what was pushed.
+func eachProfileWithPushes(t *testing.T, fn func(t *testing.T, h *harness, pushes *mempush.Outbox), opts ...option) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			var out *mempush.Outbox
+			h := newHarness(t, p, append(opts, withFx(fx.Populate(&out)))...)
+			fn(t, h, out)
+		})
+	}
+}
+
+// settingsJSON is the settings object: the defaults with pauseAll as given
+// and the named types off.
+func settingsJSON(pauseAll bool, off ...string) string {
+	var parts []string
+	parts = append(parts, fmt.Sprintf(`"pauseAll":%v`, pauseAll))
+	for _, k := range []string{"dailyReminders", "moodUpdates", "habitsReminder", "eventsNotification",
+		"gamesNotification", "partnerActivity", "systemUpdates"} {
+		on := !pauseAll
+		for _, o := range off {
+			if o == k {
+				on = false
+			}
+		}
+		parts = append(parts, fmt.Sprintf(`"%s":%v`, k, on))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+const settingsUpdated = `"message":"notification settings updated"`
+
+func (h *harness) registerDevice(u user, token, platform, provider string) string {
+	h.t.Helper()
+	r := h.post(notifPath(u, "/devices"), u.Token, map[string]any{"token": token, "platform": platform, "provider": provider})
+	expect(h.t, r, 200, `{"success":true,"deviceId":"<string>"}`)
+	return r.JSON(h.t)["deviceId"].(string)
+}
+
+func (h *harness) sendTest(u user, category string) response {
+	h.t.Helper()
+	return h.post(notifPath(u, "/send-test-notification"), u.Token,
+		map[string]any{"title": "Hello", "message": "Just testing", "category": category})
+}
+
+func (h *harness) unreadCount(t *testing.T, u user) int {
+	t.Helper()
+	r := h.get(notifPath(u, "/notifications/unread"), u.Token)
+	expect(t, r, 200, `{"success":true,"unreadCount":"<number>"}`)
+	return int(r.JSON(t)["unreadCount"].(float64))
+}
+
+// notificationJSON is one inbox item as listed.
+func notificationJSON(id, title, message, category string, read bool, at time.Time) string {
+	return fmt.Sprintf(`{"id":%q,"title":%q,"message":%q,"category":%q,"read":%v,"createdAt":%d}`,
+		id, title, message, category, read, at.UnixMilli())
+}
+
+func TestNotificationSettingsReadAndUpdate(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		path := notifPath(u, "/notification-settings")
+		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+
+		steps := []struct {
+			name, method string
+			body         map[string]any
+			want         string
+		}{
+			{"one type off", "PATCH", map[string]any{"moodUpdates": false}, settingsJSON(false, "moodUpdates")},
+			{"PUT takes a subset too", "PUT", map[string]any{"gamesNotification": false, "systemUpdates": false},
+				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates")},
+			{"pauseAll true turns every other setting off", "PUT", map[string]any{"pauseAll": true}, settingsJSON(true)},
+			{"turning a type off while paused keeps the pause", "PATCH", map[string]any{"habitsReminder": false}, settingsJSON(true)},
+			{"pauseAll false brings the earlier choices back", "PATCH", map[string]any{"pauseAll": false},
+				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates", "habitsReminder")},
+			{"pauseAll true wins over a type turned on with it", "PATCH", map[string]any{"pauseAll": true, "moodUpdates": true}, settingsJSON(true)},
+			{"turning a type on while paused ends the pause", "PATCH", map[string]any{"gamesNotification": true},
+				settingsJSON(false, "systemUpdates", "habitsReminder")},
+			{"everything back on", "PUT", map[string]any{"habitsReminder": true, "systemUpdates": true}, settingsJSON(false)},
+		}
+		for _, s := range steps {
+			r := h.do(req{Method: s.method, Path: path, Token: u.Token, Body: s.body})
+			expect(t, r, 200, `{"success":true,"settings":`+s.want+`,`+settingsUpdated+`}`)
+			expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+s.want+`}`) // stored
+		}
+		expect(t, h.do(req{Method: "PATCH", Path: path, Token: u.Token, Body: map[string]any{"pauseAll": true}}), 200, "")
+		expect(t, h.get(notifPath(other, "/notification-settings"), other.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+
+		// the export carries the settings
+		data := h.get("/api/users/user/"+u.ID+"/export", u.Token).JSON(t)["data"].(map[string]any)
+		b, _ := json.Marshal(data["notifications"].(map[string]any)["settings"])
+		var want, got any
+		_ = json.Unmarshal([]byte(settingsJSON(true)), &want)
+		_ = json.Unmarshal(b, &got)
+		if fmt.Sprint(want) != fmt.Sprint(got) {
+			t.Fatalf("export settings %s", b)
+		}
+	})
+}
+
+func TestNotificationSettingsErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		path := notifPath(u, "/notification-settings")
+		unknown := func(k string) string {
+			return errBody("invalid_request", `unknown setting \"`+k+`\": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates`)
+		}
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"unknown key", req{Method: "PATCH", Path: path, Body: `{"moodUpdates":false,"sounds":true}`}, 400, unknown("sounds")},
+			{"key in the wrong case", req{Method: "PUT", Path: path, Body: `{"PauseAll":true}`}, 400, unknown("PauseAll")},
+			{"string instead of a boolean", req{Method: "PATCH", Path: path, Body: `{"pauseAll":"true"}`}, 400,
+				errBody("invalid_request", "field pauseAll must be a boolean")},
+			{"number instead of a boolean", req{Method: "PATCH", Path: path, Body: `{"moodUpdates":0}`}, 400,
+				errBody("invalid_request", "field moodUpdates must be a boolean")},
+			{"null instead of a boolean", req{Method: "PUT", Path: path, Body: `{"systemUpdates":null}`}, 400,
+				errBody("invalid_request", "field systemUpdates must be a boolean")},
+			{"empty object", req{Method: "PATCH", Path: path, Body: `{}`}, 400,
+				errBody("invalid_request", "send at least one of the eight setting keys")},
+			{"array body", req{Method: "PATCH", Path: path, Body: `[{"pauseAll":true}]`}, 400,
+				errBody("invalid_request", "request body must be a JSON object")},
+			{"malformed JSON", req{Method: "PUT", Path: path, Body: `{"pauseAll":`}, 400, errBody("invalid_request", "malformed JSON")},
+			{"empty body", req{Method: "PATCH", Path: path, Body: ``}, 400, errBody("invalid_request", "request body is empty")},
+			{"not JSON", req{Method: "PATCH", Path: path, Body: []byte("pauseAll=true"), Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
+				errBody("unsupported_media_type", "send the body as application/json")},
+			{"no token", req{Method: "GET", Path: path, Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"someone else's settings", req{Method: "PATCH", Path: notifPath(other, "/notification-settings"), Body: map[string]any{"pauseAll": true}}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = u.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		// nothing was written
+		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+		expect(t, h.get(notifPath(other, "/notification-settings"), other.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+	})
+}
+
+// TestSendTestNotificationDispatchRules is the dispatch table over HTTP:
+// setting on/off × pauseAll × devices, with the stored effect (the inbox) and
+// what reached the pusher.
+func TestSendTestNotificationDispatchRules(t *testing.T) {
+	type device struct{ token, platform, provider string } // token: a format with the row number
+	phone := device{"ExponentPushToken[phone-%d]", "ios", "expo"}
+	tablet := device{"fcm-tablet-%d", "android", "fcm"}
+	pause := map[string]any{"pauseAll": true}
+	cases := []struct {
+		name     string
+		settings []map[string]any // PATCHed in order first
+		devices  []device
+		category string
+		reply    string // without the common keys
+	}{
+		{"defaults, two devices", nil, []device{phone, tablet}, "mood",
+			`"message":"notification saved; pushed to 2 of 2 devices","userOptedIn":true,"sent":2,"total":2,"action":"saved_and_sent"`},
+		{"defaults, no device", nil, nil, "systemUpdates",
+			`"message":"notification saved; no device is registered","userOptedIn":true,"sent":0,"total":0,"action":"saved_only"`},
+		{"mapped setting off", []map[string]any{{"dailyReminders": false}}, []device{phone}, "questions",
+			`"message":"notification saved; not pushed: dailyReminders is off","userOptedOut":true,"sent":0,"total":1,"action":"saved_only"`},
+		{"alias category, mapped setting off", []map[string]any{{"partnerActivity": false}}, []device{phone, tablet}, "notes",
+			`"message":"notification saved; not pushed: partnerActivity is off","userOptedOut":true,"sent":0,"total":2,"action":"saved_only"`},
+		{"another setting off", []map[string]any{{"moodUpdates": false}}, []device{tablet}, "events",
+			`"message":"notification saved; pushed to 1 of 1 devices","userOptedIn":true,"sent":1,"total":1,"action":"saved_and_sent"`},
+		{"pauseAll", []map[string]any{pause}, []device{phone, tablet}, "gamesNotification",
+			`"message":"notification saved; not pushed: all notifications are paused","userOptedOut":true,"sent":0,"total":2,"action":"saved_only"`},
+		{"pauseAll, no device", []map[string]any{pause}, nil, "habits",
+			`"message":"notification saved; not pushed: all notifications are paused","userOptedOut":true,"sent":0,"total":0,"action":"saved_only"`},
+		{"paused, then un-paused", []map[string]any{pause, {"pauseAll": false}}, []device{phone}, "habitsReminder",
+			`"message":"notification saved; pushed to 1 of 1 devices","userOptedIn":true,"sent":1,"total":1,"action":"saved_and_sent"`},
+		{"off before the pause stays off after it", []map[string]any{{"eventsNotification": false}, pause, {"pauseAll": false}},
+			[]device{phone}, "eventsNotification",
+			`"message":"notification saved; not pushed: eventsNotification is off","userOptedOut":true,"sent":0,"total":1,"action":"saved_only"`},
+	}
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		for i, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				u := h.newUser(fmt.Sprintf("u%d@x.io", i))
+				bystander := h.newUser(fmt.Sprintf("b%d@x.io", i))
+				h.registerDevice(bystander, fmt.Sprintf("ExponentPushToken[b%d]", i), "ios", "expo")
+				for _, d := range tc.devices {
+					h.registerDevice(u, fmt.Sprintf(d.token, i), d.platform, d.provider)
+				}
+				for _, patch := range tc.settings {
+					expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notification-settings"), Token: u.Token, Body: patch}), 200, "")
+				}
+				expect(t, h.sendTest(u, tc.category), 200,
+					`{"success":true,"notificationType":"`+tc.category+`","saved":true,`+tc.reply+`}`)
+
+				// stored: one unread notification with exactly what was sent
+				r := h.get(notifPath(u, "/notifications"), u.Token)
+				expect(t, r, 200, `{"success":true,"notifications":[`+
+					notificationJSON("<string>", "Hello", "Just testing", tc.category, false, h.Clock.Now())+`]}`)
+				if n := h.unreadCount(t, u); n != 1 {
+					t.Fatalf("unread %d", n)
+				}
+				// pushed: one per device when the reply says so, each carrying the notification
+				id := r.JSON(t)["notifications"].([]any)[0].(map[string]any)["id"].(string)
+				got := pushes.To(u.ID)
+				want := 0
+				if strings.Contains(tc.reply, `"userOptedIn":true`) {
+					want = len(tc.devices)
+				}
+				if len(got) != want {
+					t.Fatalf("%d pushes, want %d", len(got), want)
+				}
+				for _, p := range got {
+					if p.Message.NotificationID != id || p.Message.Title != "Hello" || p.Message.Body != "Just testing" ||
+						string(p.Message.Category) != tc.category {
+						t.Fatalf("push %+v", p)
+					}
+				}
+				if len(pushes.To(bystander.ID)) != 0 {
+					t.Fatal("another user's device got the push")
+				}
+			})
+		}
+	})
+}
+
+func TestSendTestNotificationErrors(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.registerDevice(u, "ExponentPushToken[a]", "ios", "expo")
+		path := notifPath(u, "/send-test-notification")
+		body := func(title, message, category any) map[string]any {
+			return map[string]any{"title": title, "message": message, "category": category}
+		}
+		categories := `: use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates`
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"unknown category", req{Method: "POST", Path: path, Body: body("t", "m", "birthdays")}, 400,
+				errBody("invalid_request", `unknown category \"birthdays\"`+categories)},
+			{"a setting key that is no category", req{Method: "POST", Path: path, Body: body("t", "m", "pauseAll")}, 400,
+				errBody("invalid_request", `unknown category \"pauseAll\"`+categories)},
+			{"missing category", req{Method: "POST", Path: path, Body: map[string]any{"title": "t", "message": "m"}}, 400,
+				errBody("invalid_request", "category is required")},
+			{"blank title", req{Method: "POST", Path: path, Body: body(" ", "m", "mood")}, 400, errBody("invalid_request", "title is required")},
+			{"title of 201", req{Method: "POST", Path: path, Body: body(strings.Repeat("t", 201), "m", "mood")}, 400,
+				errBody("invalid_request", "title must be at most 200 characters")},
+			{"missing message", req{Method: "POST", Path: path, Body: map[string]any{"title": "t", "category": "mood"}}, 400,
+				errBody("invalid_request", "message is required")},
+			{"message of 2001", req{Method: "POST", Path: path, Body: body("t", strings.Repeat("m", 2001), "mood")}, 400,
+				errBody("invalid_request", "message must be at most 2000 characters")},
+			{"message not a string", req{Method: "POST", Path: path, Body: body("t", 42, "mood")}, 400,
+				errBody("invalid_request", "field message must be a string")},
+			{"category not a string", req{Method: "POST", Path: path, Body: body("t", "m", []string{"mood"})}, 400,
+				errBody("invalid_request", "field category must be a string")},
+			{"malformed JSON", req{Method: "POST", Path: path, Body: `{"title":"t",`}, 400, errBody("invalid_request", "malformed JSON")},
+			{"no token", req{Method: "POST", Path: path, Token: "-", Body: body("t", "m", "mood")}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"to someone else", req{Method: "POST", Path: notifPath(other, "/send-test-notification"), Body: body("t", "m", "mood")}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = u.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		// nothing saved, nothing pushed
+		expect(t, h.get(notifPath(u, "/notifications"), u.Token), 200, `{"success":true,"notifications":[]}`)
+		expect(t, h.get(notifPath(other, "/notifications"), other.Token), 200, `{"success":true,"notifications":[]}`)
+		if len(pushes.All()) != 0 {
+			t.Fatalf("pushed %+v", pushes.All())
+		}
+	})
+}
+
+func TestInboxListsPagesAndMarksRead(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		cats := []string{"mood", "events", "questions", "notes", "systemUpdates"}
+		var ids []string
+		var times []time.Time
+		for _, c := range cats {
+			r := h.post(notifPath(u, "/send-test-notification"), u.Token, map[string]any{"title": "T " + c, "message": "M " + c, "category": c})
+			expect(t, r, 200, "")
+			times = append(times, h.Clock.Now())
+			h.Clock.Advance(time.Second)
+		}
+		r := h.get(notifPath(u, "/notifications"), u.Token)
+		list := r.JSON(t)["notifications"].([]any)
+		for i := range list {
+			ids = append(ids, list[len(list)-1-i].(map[string]any)["id"].(string)) // oldest first
+		}
+		item := func(i int, read bool) string {
+			return notificationJSON(ids[i], "T "+cats[i], "M "+cats[i], cats[i], read, times[i])
+		}
+		items := func(read map[int]bool, idx ...int) string {
+			var parts []string
+			for _, i := range idx {
+				parts = append(parts, item(i, read[i]))
+			}
+			return `{"success":true,"notifications":[` + strings.Join(parts, ",") + `]}`
+		}
+		none := map[int]bool{}
+		expect(t, r, 200, items(none, 4, 3, 2, 1, 0))
+		if r.Header.Get("X-Next-Cursor") != "" {
+			t.Fatal("an unpaged list has no cursor")
+		}
+
+		// pages of two, by the X-Next-Cursor header
+		var pages []string
+		path := notifPath(u, "/notifications?limit=2")
+		for {
+			r := h.get(path, u.Token)
+			expect(t, r, 200, "")
+			var page []string
+			for _, n := range r.JSON(t)["notifications"].([]any) {
+				page = append(page, n.(map[string]any)["category"].(string))
+			}
+			pages = append(pages, strings.Join(page, ","))
+			next := r.Header.Get("X-Next-Cursor")
+			if next == "" {
+				break
+			}
+			path = notifPath(u, "/notifications?limit=2&cursor="+next)
+		}
+		if strings.Join(pages, "|") != "systemUpdates,notes|questions,events|mood" {
+			t.Fatalf("pages %v", pages)
+		}
+
+		// mark one read, then the rest
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"notificationId": ids[1]}}),
+			200, `{"success":true,"message":"notification marked as read"}`)
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"notificationId": ids[1]}}),
+			200, `{"success":true,"message":"notification marked as read"}`) // again is harmless
+		expect(t, h.get(notifPath(u, "/notifications"), u.Token), 200, items(map[int]bool{1: true}, 4, 3, 2, 1, 0))
+		expect(t, h.get(notifPath(u, "/notifications?unreadOnly=true"), u.Token), 200, items(none, 4, 3, 2, 0))
+		expect(t, h.get(notifPath(u, "/notifications?unreadOnly=true&limit=3"), u.Token), 200, items(none, 4, 3, 2))
+		expect(t, h.get(notifPath(u, "/notifications?unreadOnly=false&limit=1"), u.Token), 200, items(none, 4))
+		if n := h.unreadCount(t, u); n != 4 {
+			t.Fatalf("unread %d", n)
+		}
+
+		// another user's notification is not found, and stays unread
+		expect(t, h.sendTest(other, "mood"), 200, "")
+		otherID := h.get(notifPath(other, "/notifications"), other.Token).JSON(t)["notifications"].([]any)[0].(map[string]any)["id"].(string)
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"notificationId": otherID}}),
+			404, errBody("not_found", "notification not found"))
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"notificationId": "nope"}}),
+			404, errBody("not_found", "notification not found"))
+
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"markAll": true}}),
+			200, `{"success":true,"message":"4 notifications marked as read","count":4}`)
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(u, "/notifications"), Token: u.Token, Body: map[string]any{"markAll": true}}),
+			200, `{"success":true,"message":"0 notifications marked as read","count":0}`)
+		expect(t, h.get(notifPath(u, "/notifications?unreadOnly=true"), u.Token), 200, `{"success":true,"notifications":[]}`)
+		if n := h.unreadCount(t, u); n != 0 {
+			t.Fatalf("unread %d", n)
+		}
+		if n := h.unreadCount(t, other); n != 1 {
+			t.Fatalf("the other user's unread %d", n)
+		}
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(other, "/notifications"), Token: other.Token, Body: map[string]any{"markAll": true}}),
+			200, `{"success":true,"message":"1 notification marked as read","count":1}`)
+
+		// the export carries the inbox, newest first
+		data := h.get("/api/users/user/"+u.ID+"/export", u.Token).JSON(t)["data"].(map[string]any)
+		exported := data["notifications"].(map[string]any)["notifications"].([]any)
+		if len(exported) != 5 || exported[0].(map[string]any)["id"] != ids[4] || exported[4].(map[string]any)["read"] != true {
+			t.Fatalf("export %v", exported)
+		}
+	})
+}
+
+func TestInboxErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		expect(t, h.sendTest(u, "mood"), 200, "")
+		list, patch := notifPath(u, "/notifications"), notifPath(u, "/notifications")
+		limitMsg := errBody("invalid_request", "limit must be a whole number from 1 to 500")
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"limit 0", req{Method: "GET", Path: list + "?limit=0"}, 400, limitMsg},
+			{"limit 501", req{Method: "GET", Path: list + "?limit=501"}, 400, limitMsg},
+			{"limit not a number", req{Method: "GET", Path: list + "?limit=ten"}, 400, limitMsg},
+			{"forged cursor", req{Method: "GET", Path: list + "?limit=2&cursor=bm9wZQ"}, 400,
+				errBody("invalid_request", "cursor is not one this server handed out")},
+			{"unreadOnly not a boolean", req{Method: "GET", Path: list + "?unreadOnly=yes"}, 400,
+				errBody("invalid_request", "unreadOnly must be true or false")},
+			{"neither id nor markAll", req{Method: "PATCH", Path: patch, Body: map[string]any{}}, 400,
+				errBody("invalid_request", "send notificationId, or markAll: true")},
+			{"markAll false", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": false}}, 400,
+				errBody("invalid_request", "send notificationId, or markAll: true")},
+			{"both", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": true, "notificationId": "x"}}, 400,
+				errBody("invalid_request", "send either notificationId or markAll: true, not both")},
+			{"empty id", req{Method: "PATCH", Path: patch, Body: map[string]any{"notificationId": ""}}, 400,
+				errBody("invalid_request", "notificationId is required")},
+			{"markAll not a boolean", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": "true"}}, 400,
+				errBody("invalid_request", "field markAll must be a boolean")},
+			{"id not a string", req{Method: "PATCH", Path: patch, Body: map[string]any{"notificationId": 7}}, 400,
+				errBody("invalid_request", "field notificationId must be a string")},
+			{"malformed JSON", req{Method: "PATCH", Path: patch, Body: `{"markAll":tru}`}, 400, errBody("invalid_request", "malformed JSON")},
+			{"no token", req{Method: "GET", Path: notifPath(u, "/notifications/unread"), Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"someone else's count", req{Method: "GET", Path: notifPath(other, "/notifications/unread")}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+			{"someone else's list", req{Method: "GET", Path: notifPath(other, "/notifications")}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+			{"marking someone else's", req{Method: "PATCH", Path: notifPath(other, "/notifications"), Body: map[string]any{"markAll": true}}, 403,
+				errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = u.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		if n := h.unreadCount(t, u); n != 1 {
+			t.Fatalf("a refused request marked: %d unread", n)
+		}
+	})
+}
+
+func TestDevicesRegisterMoveAndRemove(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		total := func(u user) string {
+			t.Helper()
+			r := h.sendTest(u, "systemUpdates")
+			expect(t, r, 200, "")
+			return fmt.Sprint(r.JSON(t)["total"])
+		}
+		d1 := h.registerDevice(a, "ExponentPushToken[shared]", "ios", "expo")
+		if again := h.registerDevice(a, "ExponentPushToken[shared]", "ios", "expo"); again != d1 {
+			t.Fatalf("re-registering made a new device %s", again)
+		}
+		d2 := h.registerDevice(a, "fcm:token-a", "web", "fcm")
+		if total(a) != "2" {
+			t.Fatal("a has two devices")
+		}
+		// the same token from b: the same device, now b's
+		if moved := h.registerDevice(b, "ExponentPushToken[shared]", "android", "expo"); moved != d1 {
+			t.Fatalf("moved device %s, want %s", moved, d1)
+		}
+		if total(a) != "1" || total(b) != "1" {
+			t.Fatal("the device did not move")
+		}
+		last := pushes.To(b.ID)
+		if len(last) != 1 || last[0].Device.ID != d1 || last[0].Device.Platform != "android" {
+			t.Fatalf("pushes to b %+v", last)
+		}
+
+		// export lists devices without their tokens
+		data := h.get("/api/users/user/"+a.ID+"/export", a.Token).JSON(t)["data"].(map[string]any)
+		devs, _ := json.Marshal(data["notifications"].(map[string]any)["devices"])
+		if want := `[{"id":"` + d2 + `","platform":"web","provider":"fcm","registeredAt":` + itoa(h.Clock.Now().UnixMilli()) + `}]`; string(devs) != want {
+			t.Fatalf("export devices %s, want %s", devs, want)
+		}
+
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(a, "/devices/"+d1), Token: a.Token}), 404, errBody("not_found", "device not found"))
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(a, "/devices/nope"), Token: a.Token}), 404, errBody("not_found", "device not found"))
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(b, "/devices/"+d1), Token: a.Token}), 403, errBody("forbidden", "you may only act on your own account"))
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(a, "/devices/"+d2), Token: a.Token}), 200, `{"success":true}`)
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(a, "/devices/"+d2), Token: a.Token}), 404, errBody("not_found", "device not found"))
+		if total(a) != "0" || total(b) != "1" {
+			t.Fatal("remove")
+		}
+	})
+}
+
+func TestDeviceRegistrationErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		path := notifPath(u, "/devices")
+		dev := func(token, platform, provider any) map[string]any {
+			return map[string]any{"token": token, "platform": platform, "provider": provider}
+		}
+		cases := []struct {
+			name string
+			r    req
+			code int
+			body string
+		}{
+			{"unknown platform", req{Method: "POST", Path: path, Body: dev("t", "tizen", "fcm")}, 400, errBody("invalid_request", "platform must be ios, android or web")},
+			{"missing platform", req{Method: "POST", Path: path, Body: map[string]any{"token": "t", "provider": "fcm"}}, 400, errBody("invalid_request", "platform is required: ios, android or web")},
+			{"unknown provider", req{Method: "POST", Path: path, Body: dev("t", "ios", "apns")}, 400, errBody("invalid_request", "provider must be expo or fcm")},
+			{"missing provider", req{Method: "POST", Path: path, Body: map[string]any{"token": "t", "platform": "ios"}}, 400, errBody("invalid_request", "provider is required: expo or fcm")},
+			{"missing token", req{Method: "POST", Path: path, Body: map[string]any{"platform": "ios", "provider": "fcm"}}, 400, errBody("invalid_request", "token is required")},
+			{"token with a space", req{Method: "POST", Path: path, Body: dev("a b", "ios", "fcm")}, 400, errBody("invalid_request", "token must be printable ASCII without spaces")},
+			{"token of 1025", req{Method: "POST", Path: path, Body: dev(strings.Repeat("t", 1025), "ios", "fcm")}, 400, errBody("invalid_request", "token must be at most 1024 characters")},
+			{"expo token of the wrong form", req{Method: "POST", Path: path, Body: dev("fcm-looking", "ios", "expo")}, 400, errBody("invalid_request", "an expo token looks like ExponentPushToken[...]")},
+			{"token not a string", req{Method: "POST", Path: path, Body: dev(12, "ios", "fcm")}, 400, errBody("invalid_request", "field token must be a string")},
+			{"malformed JSON", req{Method: "POST", Path: path, Body: `{"token":`}, 400, errBody("invalid_request", "malformed JSON")},
+			{"no token", req{Method: "POST", Path: path, Token: "-", Body: dev("t", "ios", "fcm")}, 401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"for someone else", req{Method: "POST", Path: notifPath(other, "/devices"), Body: dev("t", "ios", "fcm")}, 403, errBody("forbidden", "you may only act on your own account")},
+			{"delete without a token", req{Method: "DELETE", Path: path + "/some-id", Token: "-"}, 401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"delete someone else's", req{Method: "DELETE", Path: notifPath(other, "/devices/some-id")}, 403, errBody("forbidden", "you may only act on your own account")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = u.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.code, tc.body)
+			})
+		}
+		// nothing stored: a test notification finds no device
+		expect(t, h.sendTest(u, "mood"), 200, `{"success":true,"message":"notification saved; no device is registered","notificationType":"mood",`+
+			`"userOptedIn":true,"saved":true,"sent":0,"total":0,"action":"saved_only"}`)
+		expect(t, h.sendTest(other, "mood"), 200, `{"success":true,"message":"notification saved; no device is registered","notificationType":"mood",`+
+			`"userOptedIn":true,"saved":true,"sent":0,"total":0,"action":"saved_only"}`)
+	})
+}
+
+func TestPartnershipEndedNotifiesBothPartners(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.registerDevice(a, "ExponentPushToken[a]", "ios", "expo")
+		h.registerDevice(b, "fcm-b", "android", "fcm")
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(b, "/notification-settings"), Token: b.Token,
+			Body: map[string]any{"partnerActivity": false}}), 200, "")
+		h.pair(a, b)
+		expect(t, h.keyed("POST", "/api/partnerConnections/unlink", a, map[string]any{"userId": a.ID}), 200, "")
+		for _, u := range []user{a, b} {
+			expect(t, h.get(notifPath(u, "/notifications"), u.Token), 200, `{"success":true,"notifications":[`+
+				notificationJSON("<string>", "Partnership ended", "You and your partner are no longer connected.", "partnerActivity", false, h.Clock.Now())+`]}`)
+		}
+		// b turned partner activity off: saved for both, pushed to a only
+		if len(pushes.To(a.ID)) != 1 || len(pushes.To(b.ID)) != 0 {
+			t.Fatalf("pushes a %d b %d", len(pushes.To(a.ID)), len(pushes.To(b.ID)))
+		}
+	})
+}
+
+func TestAccountDeletionPurgesNotifications(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		old := h.registerDevice(a, "ExponentPushToken[a]", "ios", "expo")
+		expect(t, h.do(req{Method: "PATCH", Path: notifPath(a, "/notification-settings"), Token: a.Token, Body: map[string]any{"pauseAll": true}}), 200, "")
+		expect(t, h.sendTest(a, "mood"), 200, "")
+		h.pair(a, b)
+
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + a.ID, Token: a.Token}), 200, "")
+		// the partner learns of it; a's device is gone: its token is a new device for b
+		if n := h.unreadCount(t, b); n != 1 {
+			t.Fatalf("partner's unread %d", n)
+		}
+		if d := h.registerDevice(b, "ExponentPushToken[a]", "ios", "expo"); d == old {
+			t.Fatal("the deleted account's device survived")
+		}
+		if h.DB != nil { // and no row of a is left behind
+			for _, table := range []string{"notification_settings", "notifications", "notification_devices"} {
+				var n int
+				if err := h.DB.Get(&n, "SELECT COUNT(*) FROM "+table+" WHERE user_id = ?", a.ID); err != nil || n != 0 {
+					t.Fatalf("%s: %d rows of the deleted account (%v)", table, n, err)
+				}
+			}
+		}
+	})
+}
+
+// expoServer is a local Expo push API: it records each request and answers
+// DeviceNotRegistered for tokens ending in "gone]".
+type expoServer struct {
+	mu       sync.Mutex
+	requests []expoRequest
+}
+
+type expoRequest struct {
+	method, path, contentType, accept string
+	body                              []map[string]any
+}
+
+func (e *expoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var msgs []map[string]any
+	_ = json.Unmarshal(raw, &msgs)
+	e.mu.Lock()
+	e.requests = append(e.requests, expoRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("Accept"), msgs})
+	e.mu.Unlock()
+	var tickets []string
+	for i, m := range msgs {
+		if strings.HasSuffix(fmt.Sprint(m["to"]), "gone]") {
+			tickets = append(tickets, `{"status":"error","message":"not registered","details":{"error":"DeviceNotRegistered"}}`)
+		} else {
+			tickets = append(tickets, fmt.Sprintf(`{"status":"ok","id":"ticket-%d"}`, i))
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
+}
+
+func (e *expoServer) all() []expoRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]expoRequest(nil), e.requests...)
+}
+
+// TestPushThroughExpo runs the app with TANDEM_PUSH=expo?url=<local Expo>:
+// the request the app sends, the dead token it removes, and an fcm device
+// that no configured provider serves (counted, not sent).
+func TestPushThroughExpo(t *testing.T) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			fake := &expoServer{}
+			srv := httptest.NewServer(fake)
+			t.Cleanup(srv.Close)
+			h := newHarness(t, p, withEnv("TANDEM_PUSH", "expo?url="+srv.URL+"/--/api/v2/push/send"))
+			u := h.newUser("a@x.io")
+			h.registerDevice(u, "ExponentPushToken[live]", "ios", "expo")
+			h.Clock.Advance(time.Second)
+			h.registerDevice(u, "ExponentPushToken[gone]", "android", "expo")
+			h.Clock.Advance(time.Second)
+			h.registerDevice(u, "fcm-only-token", "android", "fcm")
+
+			r := h.post(notifPath(u, "/send-test-notification"), u.Token, map[string]any{"title": "Hi", "message": "From Expo", "category": "events"})
+			expect(t, r, 200, `{"success":true,"message":"notification saved; pushed to 1 of 3 devices","notificationType":"events",`+
+				`"userOptedIn":true,"saved":true,"sent":1,"total":3,"action":"saved_and_sent"}`)
+			id := h.get(notifPath(u, "/notifications"), u.Token).JSON(t)["notifications"].([]any)[0].(map[string]any)["id"].(string)
+
+			reqs := fake.all()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests to Expo", len(reqs))
+			}
+			got := reqs[0]
+			if got.method != "POST" || got.path != "/--/api/v2/push/send" || got.contentType != "application/json" || got.accept != "application/json" {
+				t.Fatalf("request %+v", got)
+			}
+			body, _ := json.Marshal(got.body)
+			msg := func(to string) string {
+				return `{"body":"From Expo","data":{"category":"events","notificationId":"` + id + `"},"sound":"default","title":"Hi","to":"` + to + `"}`
+			}
+			if want := `[` + msg("ExponentPushToken[gone]") + `,` + msg("ExponentPushToken[live]") + `]`; string(body) != want {
+				t.Fatalf("sent\n%s\nwant\n%s", body, want)
+			}
+
+			// the dead token's device is gone: the next send counts two devices
+			expect(t, h.post(notifPath(u, "/send-test-notification"), u.Token, map[string]any{"title": "Again", "message": "m", "category": "events"}),
+				200, `{"success":true,"message":"notification saved; pushed to 1 of 2 devices","notificationType":"events",`+
+					`"userOptedIn":true,"saved":true,"sent":1,"total":2,"action":"saved_and_sent"}`)
+			reqs = fake.all()
+			if len(reqs) != 2 || len(reqs[1].body) != 1 || reqs[1].body[0]["to"] != "ExponentPushToken[live]" {
+				t.Fatalf("second request %+v", reqs)
+			}
+			data := h.get("/api/users/user/"+u.ID+"/export", u.Token).JSON(t)["data"].(map[string]any)
+			if devs := data["notifications"].(map[string]any)["devices"].([]any); len(devs) != 2 {
+				t.Fatalf("devices after the dead token: %v", devs)
+			}
+		})
+	}
+}
