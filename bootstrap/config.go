@@ -35,8 +35,10 @@ type Config struct {
 	// TokenCacheTTL bounds how long a token revoked by another process may
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration
-	LogLevel      zapcore.Level
-	LogFormat     string
+	// ReminderInterval is how often this process sends due event reminders.
+	ReminderInterval time.Duration
+	LogLevel         zapcore.Level
+	LogFormat        string
 }
 
 type DBKind string
@@ -97,20 +99,21 @@ func Load(getenv func(string) string) (Config, error) {
 			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
 			ImageRateLimit: l.positive("TANDEM_IMAGES_RATE_LIMIT", 10),
 		},
-		DB:            l.db(),
-		Blobs:         l.blobs(),
-		Mail:          l.mail(),
-		MailFrom:      l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
-		Push:          l.push(),
-		Purchases:     l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
-		Premium:       l.premium(),
-		APIKeys:       l.list("TANDEM_API_KEYS"),
-		AdminEmails:   l.emails("TANDEM_ADMIN_EMAILS"),
-		RateLimitIP:   l.positive("TANDEM_RATE_LIMIT_IP", 60),
-		UploadLimit:   uploadLimit,
-		TokenCacheTTL: l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
-		LogLevel:      l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
-		LogFormat:     l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
+		DB:               l.db(),
+		Blobs:            l.blobs(),
+		Mail:             l.mail(),
+		MailFrom:         l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
+		Push:             l.push(),
+		Purchases:        l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
+		Premium:          l.premium(),
+		APIKeys:          l.list("TANDEM_API_KEYS"),
+		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),
+		RateLimitIP:      l.positive("TANDEM_RATE_LIMIT_IP", 60),
+		UploadLimit:      uploadLimit,
+		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
+		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),
+		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
+		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.

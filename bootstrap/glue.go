@@ -35,6 +35,8 @@ var ports = fx.Provide(
 	func(p *partners.Service) relationship.Partnerships { return p },
 	func(a *accounts.Service) relationship.Users { return a },
 	func(p *partners.Service) events.Partners { return p },
+	func(a *accounts.Service) events.Users { return a },
+	func(n *Notifier) events.Notifier { return n },
 	func(c Config) premium.Policy { return c.Premium },
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit)}

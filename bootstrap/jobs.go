@@ -2,36 +2,57 @@ package bootstrap
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/modules/events"
 	"tandem/modules/throttle"
 )
 
-// jobs runs the housekeeping loops of this process. They are idempotent, so
-// running them in every process behind a load balancer is harmless.
-var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, limiter *throttle.Limiter) {
+// job is one periodic task of this process. Every job is safe to run in all
+// processes behind a load balancer at once: purges are idempotent and
+// reminders are claimed in the database before they are sent.
+type job struct {
+	name  string
+	every time.Duration
+	run   func(ctx context.Context) (int, error)
+}
+
+// jobs starts the periodic tasks with the app and stops them with it.
+var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter, reminders *events.Reminders) {
+	list := []job{
+		{"purge throttle counters", 10 * time.Minute, limiter.Purge},
+		{"send event reminders", cfg.ReminderInterval, reminders.SendDue},
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	var wg sync.WaitGroup
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go func() {
-				defer close(done)
-				every(ctx, 10*time.Minute, func() {
-					if n, err := limiter.Purge(ctx); err != nil {
-						log.Warn("purge throttle counters", zap.Error(err))
-					} else if n > 0 {
-						log.Debug("purged throttle counters", zap.Int("rows", n))
-					}
-				})
-			}()
+			for _, j := range list {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					every(ctx, j.every, func() { runJob(ctx, log, j) })
+				}()
+			}
 			return nil
 		},
-		OnStop: func(context.Context) error { cancel(); <-done; return nil },
+		OnStop: func(context.Context) error { cancel(); wg.Wait(); return nil },
 	})
 })
+
+func runJob(ctx context.Context, log *zap.Logger, j job) {
+	n, err := j.run(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Warn("job failed", zap.String("job", j.name), zap.Error(err))
+	case n > 0:
+		log.Info("job done", zap.String("job", j.name), zap.Int("items", n))
+	}
+}
 
 func every(ctx context.Context, d time.Duration, fn func()) {
 	t := time.NewTicker(d)

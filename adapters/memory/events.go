@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/events"
@@ -122,4 +123,32 @@ func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
 		}
 	}
 	return nil
+}
+
+func (r *EventRepo) DueReminders(_ context.Context, now time.Time, limit int) ([]events.Event, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var due []events.Event
+	for _, e := range r.byID {
+		if !e.RemindAt.IsZero() && !e.RemindAt.After(now) {
+			due = append(due, cloneEvent(e))
+		}
+	}
+	slices.SortFunc(due, func(a, b events.Event) int { return a.RemindAt.Compare(b.RemindAt) })
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	return due, nil
+}
+
+func (r *EventRepo) ClaimReminder(_ context.Context, id string, at time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.byID[id]
+	if !ok || e.RemindAt.IsZero() || !e.RemindAt.Equal(at) {
+		return false, nil
+	}
+	e.RemindAt = time.Time{}
+	r.byID[id] = e
+	return true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -24,7 +25,7 @@ func NewEventRepo(db *DB) *EventRepo { return &EventRepo{db: db} }
 
 var eventColumns = []string{"id", "user_id", "title", "description", "start_date", "end_date",
 	"start_time", "end_time", "location", "event_type", "importance", "notify", "participants",
-	"created_at", "updated_at"}
+	"created_at", "updated_at", "remind_at"}
 
 type eventRow struct {
 	ID           string        `db:"id"`
@@ -42,6 +43,7 @@ type eventRow struct {
 	Participants string        `db:"participants"`
 	CreatedAt    int64         `db:"created_at"`
 	UpdatedAt    int64         `db:"updated_at"`
+	RemindAt     sql.NullInt64 `db:"remind_at"`
 }
 
 func (r eventRow) event() (events.Event, error) {
@@ -58,6 +60,9 @@ func (r eventRow) event() (events.Event, error) {
 	}
 	if r.Notify.Valid {
 		e.Notify = events.Notify{Minutes: int(r.Notify.Int64), Set: true}
+	}
+	if r.RemindAt.Valid {
+		e.RemindAt = core.FromMillis(r.RemindAt.Int64)
 	}
 	if err := json.Unmarshal([]byte(r.Participants), &e.Participants); err != nil {
 		return events.Event{}, fmt.Errorf("sqlstore: event %s participants: %w", r.ID, err)
@@ -77,13 +82,16 @@ func eventValues(e events.Event) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: event participants: %w", err)
 	}
-	var notify any
+	var notify, remindAt any
 	if e.Notify.Set {
 		notify = e.Notify.Minutes
 	}
+	if !e.RemindAt.IsZero() {
+		remindAt = e.RemindAt.UnixMilli()
+	}
 	return []any{e.ID, e.UserID, e.Title, e.Description, dateArg(e.StartDate), dateArg(e.EndDate),
 		e.StartTime.String(), e.EndTime.String(), e.Location, string(e.Type), string(e.Importance), notify,
-		string(p), e.CreatedAt.UnixMilli(), e.UpdatedAt.UnixMilli()}, nil
+		string(p), e.CreatedAt.UnixMilli(), e.UpdatedAt.UnixMilli(), remindAt}, nil
 }
 
 func rowsToEvents(rows []eventRow) ([]events.Event, error) {
@@ -167,7 +175,7 @@ func (r *EventRepo) Overlapping(ctx context.Context, userID string, from, to cor
 // eventUpdated are the columns an Update may change: all but the key, the
 // owner and created_at.
 var eventUpdated = []string{"title", "description", "start_date", "end_date", "start_time", "end_time",
-	"location", "event_type", "importance", "notify", "participants", "updated_at"}
+	"location", "event_type", "importance", "notify", "participants", "updated_at", "remind_at"}
 
 func (r *EventRepo) Update(ctx context.Context, id string, fn func(e *events.Event) error) (events.Event, error) {
 	var out events.Event
@@ -203,4 +211,20 @@ func (r *EventRepo) Delete(ctx context.Context, userID, id string) error {
 
 func (r *EventRepo) DeleteByUser(ctx context.Context, userID string) error {
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("events").Where(sq.Eq{"user_id": userID}))
+}
+
+func (r *EventRepo) DueReminders(ctx context.Context, now time.Time, limit int) ([]events.Event, error) {
+	var rows []eventRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(eventColumns...).From("events").
+		Where(sq.LtOrEq{"remind_at": now.UnixMilli()}).Where(sq.NotEq{"remind_at": nil}).
+		OrderBy("remind_at").Limit(uint64(limit))); err != nil {
+		return nil, err
+	}
+	return rowsToEvents(rows)
+}
+
+func (r *EventRepo) ClaimReminder(ctx context.Context, id string, at time.Time) (bool, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Update("events").Set("remind_at", nil).
+		Where(sq.Eq{"id": id, "remind_at": at.UnixMilli()}))
+	return n == 1, err
 }

@@ -295,4 +295,40 @@ func EventRepository(t *testing.T, newRepo func(t *testing.T) events.Repository)
 		_, err = r.Get(ctx, "e3")
 		must(t, err)
 	})
+
+	t.Run("due reminders come earliest first; a claim wins once", func(t *testing.T) {
+		r := newRepo(t)
+		at := func(e events.Event, d time.Duration) events.Event { e.RemindAt = now.Add(d); return e }
+		create(t, r, at(ev("late", "u1", "2025-07-01", "2025-07-01"), time.Hour),
+			at(ev("b", "u1", "2025-07-01", "2025-07-01"), -time.Minute),
+			at(ev("a", "u2", "2025-07-01", "2025-07-01"), -time.Hour),
+			ev("none", "u1", "2025-07-01", "2025-07-01"))
+		due, err := r.DueReminders(ctx, now, 10)
+		must(t, err)
+		if ids(due) != "[a b]" || !due[0].RemindAt.Equal(now.Add(-time.Hour)) {
+			t.Fatalf("due %s", ids(due))
+		}
+		if one, _ := r.DueReminders(ctx, now, 1); ids(one) != "[a]" {
+			t.Fatalf("limit: %s", ids(one))
+		}
+		won, err := r.ClaimReminder(ctx, "a", due[0].RemindAt)
+		must(t, err)
+		again, _ := r.ClaimReminder(ctx, "a", due[0].RemindAt)
+		stale, _ := r.ClaimReminder(ctx, "b", now) // not the stored time: someone re-armed it
+		if !won || again || stale {
+			t.Fatalf("claims: %v %v %v", won, again, stale)
+		}
+		if left, _ := r.DueReminders(ctx, now, 10); ids(left) != "[b]" {
+			t.Fatalf("after claim: %s", ids(left))
+		}
+		got, _ := r.Get(ctx, "a")
+		if !got.RemindAt.IsZero() {
+			t.Fatal("a claimed reminder is cleared")
+		}
+		upd, err := r.Update(ctx, "late", func(e *events.Event) error { e.RemindAt = time.Time{}; return nil })
+		must(t, err)
+		if !upd.RemindAt.IsZero() {
+			t.Fatal("update clears the reminder")
+		}
+	})
 }

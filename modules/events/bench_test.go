@@ -21,7 +21,7 @@ func BenchmarkDateRange(b *testing.B) {
 	repo := sqlstore.NewEventRepo(db)
 	partners := &couples{m: map[string]string{}}
 	partners.pair("me", "partner")
-	svc := events.NewService(repo, partners, coretest.NewClock(time.Time{}), core.NewUUIDv7())
+	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), core.NewUUIDv7())
 	first := date(b, "2020-01-01")
 	const perUser = 3000
 	for _, user := range []string{"me", "partner"} {

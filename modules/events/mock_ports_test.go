@@ -14,6 +14,7 @@ import (
 	reflect "reflect"
 	core "tandem/core"
 	events "tandem/modules/events"
+	time "time"
 
 	gomock "go.uber.org/mock/gomock"
 )
@@ -40,6 +41,45 @@ func NewMockRepository(ctrl *gomock.Controller) *MockRepository {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockRepository) EXPECT() *MockRepositoryMockRecorder {
 	return m.recorder
+}
+
+// ClaimReminder mocks base method.
+func (m *MockRepository) ClaimReminder(ctx context.Context, id string, at time.Time) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ClaimReminder", ctx, id, at)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ClaimReminder indicates an expected call of ClaimReminder.
+func (mr *MockRepositoryMockRecorder) ClaimReminder(ctx, id, at any) *MockRepositoryClaimReminderCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimReminder", reflect.TypeOf((*MockRepository)(nil).ClaimReminder), ctx, id, at)
+	return &MockRepositoryClaimReminderCall{Call: call}
+}
+
+// MockRepositoryClaimReminderCall wrap *gomock.Call
+type MockRepositoryClaimReminderCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryClaimReminderCall) Return(arg0 bool, arg1 error) *MockRepositoryClaimReminderCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryClaimReminderCall) Do(f func(context.Context, string, time.Time) (bool, error)) *MockRepositoryClaimReminderCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryClaimReminderCall) DoAndReturn(f func(context.Context, string, time.Time) (bool, error)) *MockRepositoryClaimReminderCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
 }
 
 // Create mocks base method.
@@ -152,6 +192,45 @@ func (c *MockRepositoryDeleteByUserCall) Do(f func(context.Context, string) erro
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockRepositoryDeleteByUserCall) DoAndReturn(f func(context.Context, string) error) *MockRepositoryDeleteByUserCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// DueReminders mocks base method.
+func (m *MockRepository) DueReminders(ctx context.Context, now time.Time, limit int) ([]events.Event, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DueReminders", ctx, now, limit)
+	ret0, _ := ret[0].([]events.Event)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DueReminders indicates an expected call of DueReminders.
+func (mr *MockRepositoryMockRecorder) DueReminders(ctx, now, limit any) *MockRepositoryDueRemindersCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DueReminders", reflect.TypeOf((*MockRepository)(nil).DueReminders), ctx, now, limit)
+	return &MockRepositoryDueRemindersCall{Call: call}
+}
+
+// MockRepositoryDueRemindersCall wrap *gomock.Call
+type MockRepositoryDueRemindersCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryDueRemindersCall) Return(arg0 []events.Event, arg1 error) *MockRepositoryDueRemindersCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryDueRemindersCall) Do(f func(context.Context, time.Time, int) ([]events.Event, error)) *MockRepositoryDueRemindersCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryDueRemindersCall) DoAndReturn(f func(context.Context, time.Time, int) ([]events.Event, error)) *MockRepositoryDueRemindersCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -309,6 +388,131 @@ func (c *MockRepositoryUpdateCall) Do(f func(context.Context, string, func(*even
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockRepositoryUpdateCall) DoAndReturn(f func(context.Context, string, func(*events.Event) error) (events.Event, error)) *MockRepositoryUpdateCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockUsers is a mock of Users interface.
+type MockUsers struct {
+	ctrl     *gomock.Controller
+	recorder *MockUsersMockRecorder
+	isgomock struct{}
+}
+
+// MockUsersMockRecorder is the mock recorder for MockUsers.
+type MockUsersMockRecorder struct {
+	mock *MockUsers
+}
+
+// NewMockUsers creates a new mock instance.
+func NewMockUsers(ctrl *gomock.Controller) *MockUsers {
+	mock := &MockUsers{ctrl: ctrl}
+	mock.recorder = &MockUsersMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockUsers) EXPECT() *MockUsersMockRecorder {
+	return m.recorder
+}
+
+// Location mocks base method.
+func (m *MockUsers) Location(ctx context.Context, userID string) (*time.Location, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Location", ctx, userID)
+	ret0, _ := ret[0].(*time.Location)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Location indicates an expected call of Location.
+func (mr *MockUsersMockRecorder) Location(ctx, userID any) *MockUsersLocationCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Location", reflect.TypeOf((*MockUsers)(nil).Location), ctx, userID)
+	return &MockUsersLocationCall{Call: call}
+}
+
+// MockUsersLocationCall wrap *gomock.Call
+type MockUsersLocationCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockUsersLocationCall) Return(arg0 *time.Location, arg1 error) *MockUsersLocationCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockUsersLocationCall) Do(f func(context.Context, string) (*time.Location, error)) *MockUsersLocationCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockUsersLocationCall) DoAndReturn(f func(context.Context, string) (*time.Location, error)) *MockUsersLocationCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockNotifier is a mock of Notifier interface.
+type MockNotifier struct {
+	ctrl     *gomock.Controller
+	recorder *MockNotifierMockRecorder
+	isgomock struct{}
+}
+
+// MockNotifierMockRecorder is the mock recorder for MockNotifier.
+type MockNotifierMockRecorder struct {
+	mock *MockNotifier
+}
+
+// NewMockNotifier creates a new mock instance.
+func NewMockNotifier(ctrl *gomock.Controller) *MockNotifier {
+	mock := &MockNotifier{ctrl: ctrl}
+	mock.recorder = &MockNotifierMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockNotifier) EXPECT() *MockNotifierMockRecorder {
+	return m.recorder
+}
+
+// Notify mocks base method.
+func (m *MockNotifier) Notify(ctx context.Context, userID, category, title, message string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Notify", ctx, userID, category, title, message)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Notify indicates an expected call of Notify.
+func (mr *MockNotifierMockRecorder) Notify(ctx, userID, category, title, message any) *MockNotifierNotifyCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Notify", reflect.TypeOf((*MockNotifier)(nil).Notify), ctx, userID, category, title, message)
+	return &MockNotifierNotifyCall{Call: call}
+}
+
+// MockNotifierNotifyCall wrap *gomock.Call
+type MockNotifierNotifyCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockNotifierNotifyCall) Return(arg0 error) *MockNotifierNotifyCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockNotifierNotifyCall) Do(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockNotifierNotifyCall) DoAndReturn(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

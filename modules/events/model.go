@@ -51,6 +51,9 @@ type Event struct {
 	Participants []string // user ids; never nil once validated
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// RemindAt is when the owner's reminder is due; zero when it was sent,
+	// or when there is none still to send (see Service.schedule).
+	RemindAt time.Time
 }
 
 // Validate checks every rule a stored event satisfies.

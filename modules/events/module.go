@@ -10,6 +10,6 @@ import (
 // as a user-data owner. Storage is bound by the adapter modules and Partners
 // by bootstrap/glue.go, so this package never imports them.
 var Module = fx.Module("events",
-	fx.Provide(NewService),
+	fx.Provide(NewService, NewReminders),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
 )

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"time"
 
 	"tandem/core"
 )
@@ -35,6 +36,23 @@ type Repository interface {
 	Delete(ctx context.Context, userID, id string) error
 	// DeleteByUser removes every event of the user; it is idempotent.
 	DeleteByUser(ctx context.Context, userID string) error
+	// DueReminders returns up to limit events whose RemindAt is set and not
+	// after now, earliest first.
+	DueReminders(ctx context.Context, now time.Time, limit int) ([]Event, error)
+	// ClaimReminder clears the event's RemindAt if it still equals at, and
+	// reports whether this caller did: of several processes, one sends.
+	ClaimReminder(ctx context.Context, id string, at time.Time) (bool, error)
+}
+
+// Users gives the owner's timezone, in which a reminder's lead time counts
+// (accounts.Service).
+type Users interface {
+	Location(ctx context.Context, userID string) (*time.Location, error)
+}
+
+// Notifier delivers a reminder to the owner (the notifications module).
+type Notifier interface {
+	Notify(ctx context.Context, userID, category, title, message string) error
 }
 
 // Partners resolves the current partner (partners.Service): the single read

@@ -11,13 +11,14 @@ import (
 type Service struct {
 	repo     Repository
 	partners Partners
+	users    Users
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partners Partners, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partners: partners, clock: clock, ids: ids}
+func NewService(repo Repository, partners Partners, users Users, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, users: users, clock: clock, ids: ids}
 }
 
 // Create stores a new event of the user. The body must say action "create";
@@ -39,6 +40,11 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, er
 	}
 	now := s.clock.Now()
 	e.ID, e.UserID, e.CreatedAt, e.UpdatedAt = s.ids.New(), userID, now, now
+	loc, err := s.users.Location(ctx, userID)
+	if err != nil {
+		return Event{}, err
+	}
+	e.RemindAt = schedule(e, loc, now)
 	if err := s.repo.Create(ctx, e); err != nil {
 		return Event{}, err
 	}
@@ -103,6 +109,10 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event
 		return Event{}, invalid("send at least one event field to change")
 	}
 	now := s.clock.Now()
+	loc, err := s.users.Location(ctx, userID)
+	if err != nil {
+		return Event{}, err
+	}
 	e, err := s.repo.Update(ctx, id, func(e *Event) error {
 		if e.UserID != userID {
 			return errNotFound()
@@ -112,6 +122,7 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event
 			return err
 		}
 		next.UpdatedAt = now
+		next.RemindAt = schedule(next, loc, now)
 		*e = next
 		return nil
 	})

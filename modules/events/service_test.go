@@ -24,13 +24,15 @@ type fixture struct {
 	svc      *events.Service
 	repo     *memory.EventRepo
 	partners *couples
+	zones    zones
 	clock    *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewEventRepo(), partners: &couples{m: map[string]string{}}, clock: coretest.NewClock(time.Time{})}
-	f.svc = events.NewService(f.repo, f.partners, f.clock, &coretest.SeqIDs{})
+	f := &fixture{repo: memory.NewEventRepo(), partners: &couples{m: map[string]string{}}, zones: zones{},
+		clock: coretest.NewClock(time.Time{})}
+	f.svc = events.NewService(f.repo, f.partners, f.zones, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -545,7 +547,7 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	partners := NewMockPartners(ctrl) // any unexpected call fails the test
 	repo := memory.NewEventRepo()
-	svc := events.NewService(repo, partners, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	mine, err := svc.Create(ctx, "me", events.Draft{Action: "create", Title: "mine", StartDate: "2025-07-01"})
 	if err != nil {
 		t.Fatal(err)
@@ -573,7 +575,7 @@ func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	partners := NewMockPartners(ctrl)
-	svc := events.NewService(repo, partners, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	from, to := date(t, "2025-03-01"), date(t, "2025-03-03")
 
 	gomock.InOrder(
