@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -98,11 +99,12 @@ func requestDeadline(d time.Duration) fiber.Handler {
 	}
 }
 
-// limitBody refuses bodies over max on every route except multipart uploads,
-// whose bound is the server-wide BodyLimit sized for them.
+// limitBody refuses bodies over max on every route except the image upload
+// (a multipart POST to /api/users/user/{userId}/images), whose bound is the
+// server-wide BodyLimit sized for it.
 func limitBody(max int) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if isMultipart(c) {
+		if isUpload(c) {
 			return c.Next()
 		}
 		if n := c.Request().Header.ContentLength(); n > max || len(c.Request().Body()) > max {
@@ -113,6 +115,13 @@ func limitBody(max int) fiber.Handler {
 }
 
 func isMultipart(c *fiber.Ctx) bool {
-	ct := c.Get(fiber.HeaderContentType)
-	return len(ct) >= 19 && ct[:19] == fiber.MIMEMultipartForm
+	return strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEMultipartForm)
+}
+
+func isUpload(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost || !isMultipart(c) {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(c.Path(), "/"), "/") // "", api, users, user, {id}, images
+	return len(parts) == 6 && parts[1] == "api" && parts[2] == "users" && parts[3] == "user" && parts[5] == "images"
 }
