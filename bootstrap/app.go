@@ -7,13 +7,20 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 // Options is the whole application for cfg: the modules, the adapters the
@@ -42,6 +49,13 @@ func Options(cfg Config) fx.Option {
 		notifications.Module,
 		pusher(cfg.Push),
 		events.Module,
+		memories.Module,
+		messages.Module,
+		questions.Module,
+		versions.Module,
+		flags.Module,
+		advice.Module,
+		feedback.Module,
 		purchaseVerifier(cfg.Purchases),
 		ports,
 		notifier,

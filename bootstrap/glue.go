@@ -8,11 +8,16 @@ import (
 
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 )
 
@@ -38,6 +43,15 @@ var ports = fx.Provide(
 	func(a *accounts.Service) events.Users { return a },
 	func(n *Notifier) events.Notifier { return n },
 	func(c Config) premium.Policy { return c.Premium },
+	func(p *premium.Service) flags.Premium { return premiumStatus{p} },
+	func(p *partners.Service) memories.Partners { return p },
+	func(n *Notifier) memories.Notifier { return n },
+	func(c Config) memories.Settings { return memories.Settings{PublicURL: c.HTTP.PublicURL} },
+	func(p *partners.Service) messages.Partnerships { return p },
+	func(p *partners.Service) questions.Partnerships { return p },
+	func(a *accounts.Service) questions.Users { return a },
+	func(n *Notifier) questions.Notifier { return n },
+	func(a *accounts.Service) advice.Users { return a },
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit)}
 	},

@@ -18,7 +18,8 @@ import (
 const usage = `usage: tandem [serve | migrate | admin grant|revoke EMAIL]
   serve                     run the HTTP service (default); migrations run at start
   migrate                   bring the database of TANDEM_DB up to date and exit
-  admin grant|revoke EMAIL  make an account an administrator, or stop it being one`
+  admin grant|revoke EMAIL  make an account an administrator, or stop it being one
+  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy`
 
 // Run executes one command line. Errors are returned for main to print as one line.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -84,6 +85,9 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 // admin runs an administrator command on the configured database, without
 // serving: the graph is built (constructors run), never started.
 func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "version-policy" {
+		return versionPolicy(ctx, cfg, args[1:], stdout)
+	}
 	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
 		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
 	}

@@ -1,5 +1,10 @@
 package tests
 
+import (
+	"encoding/json"
+	"testing"
+)
+
 // user is a verified account with its token.
 type user struct{ ID, Token string }
 
@@ -24,4 +29,32 @@ func (h *harness) pair(a, b user) {
 	code := "pair-" + a.ID
 	expect(h.t, h.keyed("POST", "/api/partnerConnections/create", a, map[string]any{"userId": a.ID, "connectionCode": code}), 200, "")
 	expect(h.t, h.keyed("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": code}), 200, "")
+}
+
+// jsonStr is v as JSON (a string quoted and escaped).
+func jsonStr(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// sameJSON compares a decoded value with a JSON shape (see expect).
+func sameJSON(t *testing.T, got any, shape string) {
+	t.Helper()
+	var want any
+	if err := json.Unmarshal([]byte(shape), &want); err != nil {
+		t.Fatalf("bad shape %s: %v", shape, err)
+	}
+	b, _ := json.Marshal(got)
+	var norm any
+	_ = json.Unmarshal(b, &norm)
+	if err := match("$", want, norm); err != nil {
+		t.Fatalf("%v\ngot: %s", err, b)
+	}
+}
+
+// setTimezone sets u's profile timezone (an IANA name) through the API.
+func setTimezone(t *testing.T, h *harness, u user, tz string) {
+	t.Helper()
+	expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + u.ID, Token: u.Token,
+		Body: map[string]any{"timezone": tz}}), 200, "")
 }

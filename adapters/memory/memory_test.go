@@ -6,13 +6,20 @@ import (
 	"tandem/adapters/memory"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 func TestThrottleRepository(t *testing.T) {
@@ -45,4 +52,32 @@ func TestEventRepository(t *testing.T) {
 
 func TestImageRepository(t *testing.T) {
 	storetest.ImageRepository(t, func(*testing.T) images.Repository { return memory.NewImageRepo() })
+}
+
+func TestMemoryRepository(t *testing.T) {
+	storetest.MemoryRepository(t, func(*testing.T) memories.Repository { return memory.NewMemoryRepo() })
+}
+
+func TestMessageRepository(t *testing.T) {
+	storetest.MessageRepository(t, func(*testing.T) messages.Repository { return memory.NewMessageRepo() })
+}
+
+func TestQuestionRepository(t *testing.T) {
+	storetest.QuestionRepository(t, func(*testing.T) questions.Repository { return memory.NewQuestionRepo() })
+}
+
+func TestVersionRepository(t *testing.T) {
+	storetest.VersionRepository(t, func(*testing.T) versions.Repository { return memory.NewVersionRepo() })
+}
+
+func TestFlagRepository(t *testing.T) {
+	storetest.FlagRepository(t, func(*testing.T) flags.Repository { return memory.NewFlagRepo() })
+}
+
+func TestAdviceRepository(t *testing.T) {
+	storetest.AdviceRepository(t, func(*testing.T) advice.Repository { return memory.NewAdviceRepo() })
+}
+
+func TestFeedbackRepository(t *testing.T) {
+	storetest.FeedbackRepository(t, func(*testing.T) feedback.Repository { return memory.NewFeedbackRepo() })
 }

@@ -6,13 +6,20 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 // Module binds every repository port to its in-memory implementation.
@@ -26,6 +33,13 @@ var Module = fx.Module("memory",
 		fx.Annotate(NewImageRepo, fx.As(new(images.Repository))),
 		fx.Annotate(NewEventRepo, fx.As(new(events.Repository))),
 		fx.Annotate(NewNotificationRepo, fx.As(new(notifications.Repository))),
+		fx.Annotate(NewMemoryRepo, fx.As(new(memories.Repository))),
+		fx.Annotate(NewMessageRepo, fx.As(new(messages.Repository))),
+		fx.Annotate(NewQuestionRepo, fx.As(new(questions.Repository))),
+		fx.Annotate(NewVersionRepo, fx.As(new(versions.Repository))),
+		fx.Annotate(NewFlagRepo, fx.As(new(flags.Repository))),
+		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
+		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
 		func() Ready { return Ready{} },
 	),
 )

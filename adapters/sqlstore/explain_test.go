@@ -10,13 +10,20 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 // TestEveryQueryHasAnIndex runs every repository contract suite on MySQL
@@ -61,6 +68,13 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 		return sqlstore.NewNotificationRepo(newDB(t))
 	})
 	storetest.ImageRepository(t, func(t *testing.T) images.Repository { return sqlstore.NewImageRepo(newDB(t)) })
+	storetest.MemoryRepository(t, func(t *testing.T) memories.Repository { return sqlstore.NewMemoryRepo(newDB(t)) })
+	storetest.MessageRepository(t, func(t *testing.T) messages.Repository { return sqlstore.NewMessageRepo(newDB(t)) })
+	storetest.QuestionRepository(t, func(t *testing.T) questions.Repository { return sqlstore.NewQuestionRepo(newDB(t)) })
+	storetest.VersionRepository(t, func(t *testing.T) versions.Repository { return sqlstore.NewVersionRepo(newDB(t)) })
+	storetest.FlagRepository(t, func(t *testing.T) flags.Repository { return sqlstore.NewFlagRepo(newDB(t)) })
+	storetest.AdviceRepository(t, func(t *testing.T) advice.Repository { return sqlstore.NewAdviceRepo(newDB(t)) })
+	storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

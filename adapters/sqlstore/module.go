@@ -6,13 +6,20 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 // Module opens the database named by Config, migrates it at start and binds
@@ -21,6 +28,8 @@ var Module = fx.Module("sql",
 	fx.Provide(newLifecycleDB),
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		fx.Annotate(NewVersionRepo, fx.As(new(versions.Repository))),
+		fx.Annotate(NewFlagRepo, fx.As(new(flags.Repository))),
 		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository))),
 		fx.Annotate(NewPartnerRepo, fx.As(new(partners.Repository))),
 		fx.Annotate(NewPremiumRepo, fx.As(new(premium.Repository))),
@@ -28,6 +37,11 @@ var Module = fx.Module("sql",
 		fx.Annotate(NewImageRepo, fx.As(new(images.Repository))),
 		fx.Annotate(NewEventRepo, fx.As(new(events.Repository))),
 		fx.Annotate(NewNotificationRepo, fx.As(new(notifications.Repository))),
+		fx.Annotate(NewMemoryRepo, fx.As(new(memories.Repository))),
+		fx.Annotate(NewMessageRepo, fx.As(new(messages.Repository))),
+		fx.Annotate(NewQuestionRepo, fx.As(new(questions.Repository))),
+		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
+		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
 	),
 )
 

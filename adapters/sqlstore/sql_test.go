@@ -8,13 +8,20 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
+	"tandem/modules/memories"
+	"tandem/modules/messages"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
+	"tandem/modules/questions"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
+	"tandem/modules/versions"
 )
 
 // eachDialect runs fn on a fresh database of every dialect under test.
@@ -96,5 +103,47 @@ func TestEventRepository(t *testing.T) {
 func TestImageRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.ImageRepository(t, func(t *testing.T) images.Repository { return sqlstore.NewImageRepo(newDB(t)) })
+	})
+}
+
+func TestMemoryRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.MemoryRepository(t, func(t *testing.T) memories.Repository { return sqlstore.NewMemoryRepo(newDB(t)) })
+	})
+}
+
+func TestMessageRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.MessageRepository(t, func(t *testing.T) messages.Repository { return sqlstore.NewMessageRepo(newDB(t)) })
+	})
+}
+
+func TestQuestionRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.QuestionRepository(t, func(t *testing.T) questions.Repository { return sqlstore.NewQuestionRepo(newDB(t)) })
+	})
+}
+
+func TestVersionRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.VersionRepository(t, func(t *testing.T) versions.Repository { return sqlstore.NewVersionRepo(newDB(t)) })
+	})
+}
+
+func TestFlagRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.FlagRepository(t, func(t *testing.T) flags.Repository { return sqlstore.NewFlagRepo(newDB(t)) })
+	})
+}
+
+func TestAdviceRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.AdviceRepository(t, func(t *testing.T) advice.Repository { return sqlstore.NewAdviceRepo(newDB(t)) })
+	})
+}
+
+func TestFeedbackRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
 	})
 }

@@ -116,4 +116,3 @@ func TestRemindersAreSentOnceWhenDue(t *testing.T) {
 		t.Fatal("a disarmed reminder was sent")
 	}
 }
-

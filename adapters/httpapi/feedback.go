@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/feedback"
+)
+
+type feedbackHandler struct{ svc *feedback.Service }
+
+func NewFeedbackHandler(svc *feedback.Service) *feedbackHandler { return &feedbackHandler{svc: svc} }
+
+func (h *feedbackHandler) Register(r fiber.Router) {
+	r.Post("/api/users/user/:userId/feedback", requireSelf, h.submit)
+	r.Get("/api/users/user/:userId/feedback", requireSelf, h.list)
+	r.Get("/api/admin/feedback", requireAdmin, h.listAll)
+}
+
+// feedbackJSON is one listed feedback message. Field names are the app's
+// contract: do not rename. createdAt is dd/mm/yyyy (UTC), as the spec
+// writes feedback dates; timestamp is the instant in milliseconds.
+type feedbackJSON struct {
+	FeedbackID      string `json:"feedbackId"`
+	FeedbackMessage string `json:"feedbackMessage"`
+	UserID          string `json:"userId"`
+	CreatedAt       string `json:"createdAt"`
+	Timestamp       int64  `json:"timestamp"`
+}
+
+type feedbackListReply struct {
+	Success  bool           `json:"success"`
+	Feedback []feedbackJSON `json:"feedback"`
+}
+
+type feedbackSubmitReply struct {
+	Success    bool   `json:"success"`
+	FeedbackID string `json:"feedbackId"`
+	Message    string `json:"message"`
+}
+
+func (h *feedbackHandler) submit(c *fiber.Ctx) error {
+	var in struct {
+		FeedbackMessage string `json:"feedbackMessage"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	f, err := h.svc.Submit(c.UserContext(), c.Params("userId"), in.FeedbackMessage)
+	if err != nil {
+		return err
+	}
+	return c.JSON(feedbackSubmitReply{Success: true, FeedbackID: f.ID, Message: "Thank you for your feedback"})
+}
+
+func (h *feedbackHandler) list(c *fiber.Ctx) error {
+	page, err := parsePage(c)
+	if err != nil {
+		return err
+	}
+	fs, next, err := h.svc.List(c.UserContext(), c.Params("userId"), page)
+	if err != nil {
+		return err
+	}
+	setNextCursor(c, next)
+	return c.JSON(toFeedbackList(fs))
+}
+
+func (h *feedbackHandler) listAll(c *fiber.Ctx) error {
+	page, err := parsePage(c)
+	if err != nil {
+		return err
+	}
+	fs, next, err := h.svc.ListAll(c.UserContext(), page)
+	if err != nil {
+		return err
+	}
+	setNextCursor(c, next)
+	return c.JSON(toFeedbackList(fs))
+}
+
+func toFeedbackList(fs []feedback.Feedback) feedbackListReply {
+	out := feedbackListReply{Success: true, Feedback: make([]feedbackJSON, len(fs))}
+	for i, f := range fs {
+		out.Feedback[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: f.Date(),
+			Timestamp: core.Millis(f.CreatedAt)}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package httpapi
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/flags"
+)
+
+type flagsHandler struct{ svc *flags.Service }
+
+func NewFlagsHandler(svc *flags.Service) *flagsHandler { return &flagsHandler{svc: svc} }
+
+// Register: reading a flag and the list of a user's flags are public (the
+// app asks before anyone signs in); action=all and every write are for
+// administrators.
+func (h *flagsHandler) Register(r fiber.Router) {
+	r.Get("/api/feature-flags", h.get)
+	r.Post("/api/feature-flags", requireAdmin, h.post)
+}
+
+// Response bodies. Field names are the app's contract: do not rename.
+type flagCheckReply struct {
+	Enabled bool          `json:"enabled"`
+	Message string        `json:"message"`
+	FlagKey string        `json:"flagKey"`
+	Flag    *flagInfoJSON `json:"flag"` // null for an unknown flag
+}
+
+type flagInfoJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type enabledFlagsReply struct {
+	UserID       *string  `json:"userId"`
+	EnabledFlags []string `json:"enabledFlags"`
+	Platform     *string  `json:"platform"`
+}
+
+// flagJSON is a flag with every field (administrators).
+type flagJSON struct {
+	ID                 string   `json:"id"`
+	Key                string   `json:"key"`
+	Name               string   `json:"name"`
+	Description        string   `json:"description"`
+	IsEnabled          bool     `json:"isEnabled"`
+	EnabledForPremium  bool     `json:"enabledForPremium"`
+	EnabledForUserIDs  []string `json:"enabledForUserIds"`
+	DisabledForUserIDs []string `json:"disabledForUserIds"`
+	RolloutPercentage  int      `json:"rolloutPercentage"`
+	Platforms          []string `json:"platforms"`
+	CreatedBy          string   `json:"createdBy"`
+	CreatedAt          int64    `json:"createdAt"`
+	UpdatedAt          int64    `json:"updatedAt"`
+}
+
+type flagCreatedReply struct {
+	Success bool   `json:"success"`
+	Created bool   `json:"created"`
+	FlagID  string `json:"flagId"`
+	Message string `json:"message"`
+}
+
+type flagToggledReply struct {
+	Success   bool   `json:"success"`
+	FlagKey   string `json:"flagKey"`
+	IsEnabled bool   `json:"isEnabled"`
+	Message   string `json:"message"`
+}
+
+type flagUpdatedReply struct {
+	Success bool     `json:"success"`
+	Updated bool     `json:"updated"`
+	Flag    flagJSON `json:"flag"`
+	Message string   `json:"message"`
+}
+
+type flagDeletedReply struct {
+	Success bool   `json:"success"`
+	Deleted bool   `json:"deleted"`
+	FlagKey string `json:"flagKey"`
+	Message string `json:"message"`
+}
+
+type flagListReply struct {
+	Success bool       `json:"success"`
+	Flags   []flagJSON `json:"flags"`
+}
+
+func toFlagJSON(f flags.Flag) flagJSON {
+	ps := make([]string, len(f.Platforms))
+	for i, p := range f.Platforms {
+		ps[i] = string(p)
+	}
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return flagJSON{ID: f.ID, Key: f.Key, Name: f.Name, Description: f.Description, IsEnabled: f.IsEnabled,
+		EnabledForPremium: f.EnabledForPremium, EnabledForUserIDs: nonNil(f.EnabledForUserIDs),
+		DisabledForUserIDs: nonNil(f.DisabledForUserIDs), RolloutPercentage: f.RolloutPercentage, Platforms: ps,
+		CreatedBy: f.CreatedBy, CreatedAt: core.Millis(f.CreatedAt), UpdatedAt: core.Millis(f.UpdatedAt)}
+}
+
+func (h *flagsHandler) get(c *fiber.Ctx) error {
+	ctx, userID, platform := c.UserContext(), c.Query("userId"), c.Query("platform")
+	switch action := c.Query("action"); action {
+	case "":
+		d, err := h.svc.Evaluate(ctx, c.Query("flag"), userID, platform)
+		if err != nil {
+			return err
+		}
+		r := flagCheckReply{Enabled: d.Enabled, Message: d.Reason.Message(), FlagKey: d.Key}
+		if d.Flag != nil {
+			r.Flag = &flagInfoJSON{Name: d.Flag.Name, Description: d.Flag.Description}
+		}
+		return c.JSON(r)
+	case "list":
+		keys, err := h.svc.Enabled(ctx, userID, platform)
+		if err != nil {
+			return err
+		}
+		return c.JSON(enabledFlagsReply{UserID: orNull(userID), EnabledFlags: keys, Platform: orNull(platform)})
+	case "all":
+		if err := adminOnly(c); err != nil {
+			return err
+		}
+		page, err := parsePage(c)
+		if err != nil {
+			return err
+		}
+		fs, next, err := h.svc.List(ctx, page)
+		if err != nil {
+			return err
+		}
+		out := make([]flagJSON, 0, len(fs))
+		for _, f := range fs {
+			out = append(out, toFlagJSON(f))
+		}
+		setNextCursor(c, next)
+		return c.JSON(flagListReply{Success: true, Flags: out})
+	default:
+		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use list or all, or flag=<key> without action")
+	}
+}
+
+// adminOnly is requireAdmin for the one branch (action=all) of a route that
+// is otherwise public: 401 without a token, 403 for anyone else.
+func adminOnly(c *fiber.Ctx) error {
+	p, err := principal(c)
+	if err != nil {
+		return err
+	}
+	if !p.Admin {
+		return core.Forbidden("forbidden", "administrators only")
+	}
+	return nil
+}
+
+// flagRequest is every POST body, told apart by action: create names the
+// flag key, toggle, update and delete name flagKey.
+type flagRequest struct {
+	Action             *string   `json:"action"`
+	Key                *string   `json:"key"`
+	FlagKey            *string   `json:"flagKey"`
+	Name               *string   `json:"name"`
+	Description        *string   `json:"description"`
+	IsEnabled          *bool     `json:"isEnabled"`
+	EnabledForPremium  *bool     `json:"enabledForPremium"`
+	RolloutPercentage  *float64  `json:"rolloutPercentage"`
+	Platforms          *[]string `json:"platforms"`
+	EnabledForUserIDs  *[]string `json:"enabledForUserIds"`
+	DisabledForUserIDs *[]string `json:"disabledForUserIds"`
+	CreatedBy          *string   `json:"createdBy"`
+}
+
+func (in flagRequest) draft() flags.Draft {
+	d := flags.Draft{Key: str(in.Key), Name: str(in.Name), Description: str(in.Description),
+		RolloutPercentage: in.RolloutPercentage, CreatedBy: str(in.CreatedBy)}
+	if in.IsEnabled != nil {
+		d.IsEnabled = *in.IsEnabled
+	}
+	if in.EnabledForPremium != nil {
+		d.EnabledForPremium = *in.EnabledForPremium
+	}
+	if in.Platforms != nil {
+		d.Platforms = *in.Platforms
+	}
+	if in.EnabledForUserIDs != nil {
+		d.EnabledForUserIDs = *in.EnabledForUserIDs
+	}
+	if in.DisabledForUserIDs != nil {
+		d.DisabledForUserIDs = *in.DisabledForUserIDs
+	}
+	return d
+}
+
+func (in flagRequest) patch() flags.Patch {
+	return flags.Patch{Name: in.Name, Description: in.Description, IsEnabled: in.IsEnabled,
+		EnabledForPremium: in.EnabledForPremium, RolloutPercentage: in.RolloutPercentage, Platforms: in.Platforms,
+		EnabledForUserIDs: in.EnabledForUserIDs, DisabledForUserIDs: in.DisabledForUserIDs}
+}
+
+func (h *flagsHandler) post(c *fiber.Ctx) error {
+	var in flagRequest
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	ctx, key := c.UserContext(), str(in.FlagKey)
+	switch action := str(in.Action); action {
+	case "create":
+		f, err := h.svc.Create(ctx, in.draft())
+		if err != nil {
+			return err
+		}
+		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: "feature flag created"})
+	case "toggle":
+		f, err := h.svc.Toggle(ctx, key, in.IsEnabled)
+		if err != nil {
+			return err
+		}
+		msg := "feature flag disabled"
+		if f.IsEnabled {
+			msg = "feature flag enabled"
+		}
+		return c.JSON(flagToggledReply{Success: true, FlagKey: f.Key, IsEnabled: f.IsEnabled, Message: msg})
+	case "update":
+		f, err := h.svc.Update(ctx, key, in.patch())
+		if err != nil {
+			return err
+		}
+		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: "feature flag updated"})
+	case "delete":
+		if err := h.svc.Delete(ctx, key); err != nil {
+			return err
+		}
+		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: "feature flag deleted"})
+	case "":
+		return core.Invalid("invalid_request", "action is required: create, toggle, update or delete")
+	default:
+		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use create, toggle, update or delete")
+	}
+}

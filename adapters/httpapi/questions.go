@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/questions"
+)
+
+type questionsHandler struct{ svc *questions.Service }
+
+func NewQuestionsHandler(svc *questions.Service) *questionsHandler {
+	return &questionsHandler{svc: svc}
+}
+
+func (h *questionsHandler) Register(r fiber.Router) {
+	g := r.Group("/api/users/user/:userId/daily-question", requireSelf)
+	g.Get("/history", h.history) // before anything parametric that may come later
+	g.Get("/", h.today)
+	g.Post("/", h.act)
+}
+
+// The reply bodies. Field names are the app's contract: do not rename.
+type dailyQuestionJSON struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Category string `json:"category"`
+	Date     string `json:"date"`
+}
+
+// conversationItemJSON carries text on answers and replies (left out while
+// locked), reaction and messageId on reactions, replyTo on replies that
+// point at an item, and locked only when true.
+type conversationItemJSON struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	UserID    string `json:"userId"`
+	Text      string `json:"text,omitempty"`
+	Reaction  string `json:"reaction,omitempty"`
+	ReplyTo   string `json:"replyTo,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
+	Locked    bool   `json:"locked,omitempty"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+type dailyQuestionView struct {
+	Question          dailyQuestionJSON      `json:"question"`
+	Conversation      []conversationItemJSON `json:"conversation"`
+	AnsweredByMe      bool                   `json:"answeredByMe"`
+	AnsweredByPartner bool                   `json:"answeredByPartner"`
+}
+
+type dailyQuestionReply struct {
+	Success bool `json:"success"`
+	dailyQuestionView
+}
+
+type questionHistoryReply struct {
+	Success   bool                `json:"success"`
+	Questions []dailyQuestionView `json:"questions"`
+}
+
+func toDailyQuestionView(v questions.View) dailyQuestionView {
+	out := dailyQuestionView{
+		Question: dailyQuestionJSON{ID: v.Daily.ID, Text: v.Daily.Text, Category: string(v.Daily.Category),
+			Date: v.Daily.Date.String()},
+		Conversation: make([]conversationItemJSON, len(v.Conversation)),
+		AnsweredByMe: v.AnsweredByMe, AnsweredByPartner: v.AnsweredByPartner,
+	}
+	for i, it := range v.Conversation {
+		out.Conversation[i] = conversationItemJSON{ID: it.ID, Type: string(it.Kind), UserID: it.UserID, Text: it.Text,
+			Reaction: it.Reaction, ReplyTo: it.ReplyTo, MessageID: it.MessageID, Locked: it.Locked,
+			Timestamp: core.Millis(it.CreatedAt)}
+	}
+	return out
+}
+
+func (h *questionsHandler) today(c *fiber.Ctx) error {
+	v, err := h.svc.Today(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(v)})
+}
+
+func (h *questionsHandler) act(c *fiber.Ctx) error {
+	var in struct {
+		Action    string `json:"action"`
+		Text      string `json:"text"`
+		ReplyTo   string `json:"replyTo"`
+		MessageID string `json:"messageId"`
+		Reaction  string `json:"reaction"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	v, err := h.svc.Act(c.UserContext(), c.Params("userId"), questions.Action{Action: in.Action, Text: in.Text,
+		ReplyTo: in.ReplyTo, MessageID: in.MessageID, Reaction: in.Reaction})
+	if err != nil {
+		return err
+	}
+	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(v)})
+}
+
+// history pages by ?limit= (1 to 100, default 30) and ?cursor=; the cursor
+// of the next page comes in X-Next-Cursor.
+func (h *questionsHandler) history(c *fiber.Ctx) error {
+	page := core.Page{Cursor: c.Query("cursor")}
+	if s := c.Query("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > questions.MaxHistory {
+			return core.Invalid("invalid_request", "limit must be a whole number from 1 to 100")
+		}
+		page.Limit = n
+	}
+	vs, next, err := h.svc.History(c.UserContext(), c.Params("userId"), page)
+	if err != nil {
+		return err
+	}
+	out := questionHistoryReply{Success: true, Questions: make([]dailyQuestionView, len(vs))}
+	for i, v := range vs {
+		out.Questions[i] = toDailyQuestionView(v)
+	}
+	setNextCursor(c, next)
+	return c.JSON(out)
+}

@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+
+	"tandem/core"
+	"tandem/modules/feedback"
+)
+
+var _ feedback.Repository = (*FeedbackRepo)(nil)
+
+// FeedbackRepo keeps feedback by id under one mutex.
+type FeedbackRepo struct {
+	mu   sync.RWMutex
+	byID map[string]feedback.Feedback
+}
+
+func NewFeedbackRepo() *FeedbackRepo { return &FeedbackRepo{byID: map[string]feedback.Feedback{}} }
+
+func (r *FeedbackRepo) Create(_ context.Context, f feedback.Feedback) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, taken := r.byID[f.ID]; taken {
+		return core.Conflict("conflict", "feedback exists")
+	}
+	r.byID[f.ID] = f
+	return nil
+}
+
+func (r *FeedbackRepo) ListByUser(_ context.Context, userID string, page core.Page) ([]feedback.Feedback, string, error) {
+	return r.list(page, func(f feedback.Feedback) bool { return f.UserID == userID })
+}
+
+func (r *FeedbackRepo) List(_ context.Context, page core.Page) ([]feedback.Feedback, string, error) {
+	return r.list(page, func(feedback.Feedback) bool { return true })
+}
+
+// newerFeedback orders like the SQL queries: created_at, then id, descending.
+func newerFeedback(a, b feedback.Feedback) int {
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.ID, a.ID)
+}
+
+func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) ([]feedback.Feedback, string, error) {
+	var after *feedback.Feedback
+	if page.Cursor != "" {
+		at, id, err := decodeFeedbackCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		after = &feedback.Feedback{ID: id, CreatedAt: core.FromMillis(at)}
+	}
+	r.mu.RLock()
+	var out []feedback.Feedback
+	for _, f := range r.byID {
+		if keep(f) && (after == nil || newerFeedback(*after, f) < 0) {
+			out = append(out, f)
+		}
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, newerFeedback)
+	size := page.Size()
+	if len(out) <= size {
+		return out, "", nil
+	}
+	out = out[:size]
+	next := ""
+	if page.Paged() {
+		last := out[len(out)-1]
+		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
+	}
+	return out, next, nil
+}
+
+// decodeFeedbackCursor reads a cursor made by the lists.
+func decodeFeedbackCursor(cursor string) (int64, string, error) {
+	parts, err := core.DecodeCursor(cursor, 2)
+	if err != nil {
+		return 0, "", err
+	}
+	at, perr := strconv.ParseInt(parts[0], 10, 64)
+	if perr != nil {
+		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return at, parts[1], nil
+}
+
+func (r *FeedbackRepo) DeleteByUser(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, f := range r.byID {
+		if f.UserID == userID {
+			delete(r.byID, id)
+		}
+	}
+	return nil
+}

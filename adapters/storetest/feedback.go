@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/feedback"
+)
+
+// FeedbackRepository checks a feedback.Repository implementation.
+func FeedbackRepository(t *testing.T, newRepo func(t *testing.T) feedback.Repository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	fb := func(id, user string, at time.Time) feedback.Feedback {
+		return feedback.Feedback{ID: id, UserID: user, Message: "message " + id, CreatedAt: at}
+	}
+	ids := func(fs []feedback.Feedback) string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.ID
+		}
+		return strings.Join(out, ",")
+	}
+	// seed stores f1..f5 of u1 a minute apart (f3 and f4 at the same
+	// instant) and g1 of u2 in between.
+	seed := func(t *testing.T, r feedback.Repository) {
+		t.Helper()
+		for _, f := range []feedback.Feedback{fb("f1", "u1", now), fb("f2", "u1", now.Add(time.Minute)),
+			fb("g1", "u2", now.Add(90*time.Second)), fb("f3", "u1", now.Add(2*time.Minute)),
+			fb("f4", "u1", now.Add(2*time.Minute)), fb("f5", "u1", now.Add(3*time.Minute))} {
+			must(t, r.Create(ctx, f))
+		}
+	}
+
+	t.Run("create and read back every field; an id is taken once", func(t *testing.T) {
+		r := newRepo(t)
+		want := feedback.Feedback{ID: "f1", UserID: "u1", Message: strings.Repeat("ü💬", feedback.MaxMessage/2),
+			CreatedAt: time.UnixMilli(1718452800123).UTC()}
+		must(t, r.Create(ctx, want))
+		wantKind(t, r.Create(ctx, fb("f1", "u2", now)), core.KindConflict)
+		got, next, err := r.ListByUser(ctx, "u1", core.Page{})
+		must(t, err)
+		if len(got) != 1 || got[0] != want || next != "" {
+			t.Fatalf("got %+v next %q", got, next)
+		}
+		none, _, err := r.ListByUser(ctx, "u2", core.Page{})
+		must(t, err)
+		if len(none) != 0 {
+			t.Fatalf("u2 has %v", none)
+		}
+	})
+
+	t.Run("lists are newest first, by time then id, paged", func(t *testing.T) {
+		r := newRepo(t)
+		seed(t, r)
+		mine, next, err := r.ListByUser(ctx, "u1", core.Page{})
+		must(t, err)
+		if ids(mine) != "f5,f4,f3,f2,f1" || next != "" {
+			t.Fatalf("u1 %s next %q", ids(mine), next)
+		}
+		all, _, err := r.List(ctx, core.Page{})
+		must(t, err)
+		if ids(all) != "f5,f4,f3,g1,f2,f1" {
+			t.Fatalf("all %s", ids(all))
+		}
+		p1, next, err := r.ListByUser(ctx, "u1", core.Page{Limit: 2})
+		must(t, err)
+		p2, next2, err := r.ListByUser(ctx, "u1", core.Page{Limit: 2, Cursor: next})
+		must(t, err)
+		p3, next3, err := r.ListByUser(ctx, "u1", core.Page{Limit: 2, Cursor: next2})
+		must(t, err)
+		if ids(p1) != "f5,f4" || ids(p2) != "f3,f2" || ids(p3) != "f1" || next3 != "" {
+			t.Fatalf("pages %s | %s | %s next %q", ids(p1), ids(p2), ids(p3), next3)
+		}
+		a1, an, err := r.List(ctx, core.Page{Limit: 3})
+		must(t, err)
+		a2, an2, err := r.List(ctx, core.Page{Limit: 3, Cursor: an})
+		must(t, err)
+		if ids(a1) != "f5,f4,f3" || ids(a2) != "g1,f2,f1" || an2 != "" {
+			t.Fatalf("all pages %s | %s next %q", ids(a1), ids(a2), an2)
+		}
+		for _, bad := range []string{"x!", core.EncodeCursor("soon", "f1"), core.EncodeCursor("1")} {
+			_, _, err = r.List(ctx, core.Page{Limit: 2, Cursor: bad})
+			wantKind(t, err, core.KindInvalid)
+			_, _, err = r.ListByUser(ctx, "u1", core.Page{Limit: 2, Cursor: bad})
+			wantKind(t, err, core.KindInvalid)
+		}
+	})
+
+	t.Run("delete is idempotent and touches only the user", func(t *testing.T) {
+		r := newRepo(t)
+		seed(t, r)
+		must(t, r.DeleteByUser(ctx, "u1"))
+		must(t, r.DeleteByUser(ctx, "u1"))
+		all, _, err := r.List(ctx, core.Page{})
+		must(t, err)
+		if ids(all) != "g1" {
+			t.Fatalf("left %s", ids(all))
+		}
+	})
+}

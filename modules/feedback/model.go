@@ -1,0 +1,46 @@
+// Package feedback holds the users' feedback messages: written by a user,
+// read back by that user (their history) and by administrators (all of it).
+package feedback
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// Feedback is one message a user sent about the app.
+type Feedback struct {
+	ID        string
+	UserID    string
+	Message   string
+	CreatedAt time.Time
+}
+
+// DateLayout is the spec's dd/mm/yyyy form of dates in feedback output.
+const DateLayout = "02/01/2006"
+
+// Date is the day f was sent, dd/mm/yyyy in UTC: one rule for the user's
+// history and the administrators' list alike (the exact instant is sent
+// alongside, in milliseconds, for clients that show local dates).
+func (f Feedback) Date() string { return f.CreatedAt.UTC().Format(DateLayout) }
+
+const MaxMessage = 5000 // characters of one feedback message
+
+// SubmitRate bounds the feedback one user may send, against spam: the
+// counter lives in the shared store (core.Limiter), so it holds across
+// processes.
+var SubmitRate = core.RateRule{Name: "feedback_user", Limit: 20, Window: time.Hour}
+
+// normalizeMessage trims msg and checks it is 1 to MaxMessage characters.
+func normalizeMessage(msg string) (string, error) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "", core.Invalid("invalid_request", "feedbackMessage is required")
+	}
+	if utf8.RuneCountInString(msg) > MaxMessage {
+		return "", core.Invalid("invalid_request", "feedbackMessage must be at most 5000 characters")
+	}
+	return msg, nil
+}

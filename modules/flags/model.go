@@ -1,0 +1,421 @@
+// Package flags holds server-side feature flags: their rules (global switch,
+// user allow and deny lists, platforms, premium, gradual rollout) and the
+// evaluation of a flag for one user on one platform.
+package flags
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// The limits of a flag.
+const (
+	MaxKey         = 64
+	MaxName        = 100  // characters
+	MaxDescription = 1000 // characters
+	MaxCreatedBy   = 255  // characters
+	MaxUserID      = 64   // characters of one listed (or queried) user id
+	MaxListedUsers = 1000 // ids in each of enabledForUserIds and disabledForUserIds
+	// MaxFlags bounds how many flags exist, so that evaluating every flag
+	// for a user (action=list) and listing them all stay bounded reads.
+	MaxFlags = core.MaxListItems
+)
+
+// CodeTooMany is the code of the conflict a Repository returns when MaxFlags
+// flags exist already.
+const CodeTooMany = "too_many_flags"
+
+// Flag is one feature flag. Platforms empty means every platform.
+type Flag struct {
+	ID                 string
+	Key                string
+	Name               string
+	Description        string
+	IsEnabled          bool
+	EnabledForPremium  bool
+	EnabledForUserIDs  []string // never nil once validated
+	DisabledForUserIDs []string // never nil once validated
+	RolloutPercentage  int      // 0 to 100
+	Platforms          []Platform
+	CreatedBy          string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// Validate checks every rule a stored flag satisfies.
+func (f Flag) Validate() error {
+	if err := ValidateKey(f.Key); err != nil {
+		return err
+	}
+	switch {
+	case f.Name == "":
+		return invalid("name is required")
+	case utf8.RuneCountInString(f.Name) > MaxName:
+		return invalid(fmt.Sprintf("name must be at most %d characters", MaxName))
+	case utf8.RuneCountInString(f.Description) > MaxDescription:
+		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
+	case utf8.RuneCountInString(f.CreatedBy) > MaxCreatedBy:
+		return invalid(fmt.Sprintf("createdBy must be at most %d characters", MaxCreatedBy))
+	case f.RolloutPercentage < 0 || f.RolloutPercentage > 100:
+		return errRollout()
+	}
+	for _, p := range f.Platforms {
+		if _, err := ParsePlatform(string(p)); err != nil {
+			return err
+		}
+	}
+	if _, err := NormalizeUserIDs("enabledForUserIds", f.EnabledForUserIDs); err != nil {
+		return err
+	}
+	if _, err := NormalizeUserIDs("disabledForUserIds", f.DisabledForUserIDs); err != nil {
+		return err
+	}
+	for _, id := range f.EnabledForUserIDs {
+		if slices.Contains(f.DisabledForUserIDs, id) {
+			return invalid(fmt.Sprintf("user %q is in both enabledForUserIds and disabledForUserIds", id))
+		}
+	}
+	return nil
+}
+
+// ValidateKey accepts 1 to 64 characters of a-z, 0-9, _, . and -.
+func ValidateKey(key string) error {
+	if len(key) == 0 || len(key) > MaxKey {
+		return errBadKey()
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return errBadKey()
+		}
+	}
+	return nil
+}
+
+// Platform is where the app runs.
+type Platform string
+
+const (
+	PlatformIOS     Platform = "ios"
+	PlatformAndroid Platform = "android"
+	PlatformWeb     Platform = "web"
+)
+
+// ParsePlatform accepts ios, android and web, exactly as written.
+func ParsePlatform(s string) (Platform, error) {
+	switch p := Platform(s); p {
+	case PlatformIOS, PlatformAndroid, PlatformWeb:
+		return p, nil
+	}
+	return "", invalid("platform must be ios, android or web")
+}
+
+// NormalizePlatforms checks the platforms and drops repeats, keeping the
+// first place; never nil.
+func NormalizePlatforms(ps []string) ([]Platform, error) {
+	out := make([]Platform, 0, len(ps))
+	for _, s := range ps {
+		p, err := ParsePlatform(s)
+		if err != nil {
+			return nil, invalid("platforms may hold only ios, android and web")
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// NormalizeUserIDs trims the ids, drops repeats, sorts them (byte order,
+// as every store returns them) and checks them: at most MaxListedUsers, each
+// 1 to MaxUserID characters; field names the list in errors. Never nil for
+// a valid list.
+func NormalizeUserIDs(field string, ids []string) ([]string, error) {
+	if len(ids) > MaxListedUsers {
+		return nil, invalid(fmt.Sprintf("%s may hold at most %d user ids", field, MaxListedUsers))
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if id == "" || utf8.RuneCountInString(id) > MaxUserID {
+			return nil, invalid(fmt.Sprintf("%s must hold user ids of 1 to %d characters", field, MaxUserID))
+		}
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// ParseRollout accepts a whole number from 0 to 100 (JSON sends numbers as
+// float64; 50.0 is 50, 12.5 is refused).
+func ParseRollout(x float64) (int, error) {
+	if math.IsNaN(x) || x != math.Trunc(x) || x < 0 || x > 100 {
+		return 0, errRollout()
+	}
+	return int(x), nil
+}
+
+// Bucket places a user in one of 100 buckets of a flag: the first 8 bytes
+// of SHA-256("flagKey:userId") as a big-endian number, mod 100. It depends
+// on nothing else, so every call and every process agrees, and a user is in
+// the rollout at p percent when Bucket < p: raising p never drops anyone.
+func Bucket(flagKey, userID string) int {
+	sum := sha256.Sum256([]byte(flagKey + ":" + userID))
+	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
+}
+
+// Listing is where a user stands in a flag's user lists.
+type Listing uint8
+
+const (
+	Unlisted       Listing = iota
+	ListedEnabled          // in enabledForUserIds
+	ListedDisabled         // in disabledForUserIds
+)
+
+// Rule is a flag as evaluated for one user: its settings (lists left out)
+// and where that user is listed.
+type Rule struct {
+	Flag    Flag
+	Listing Listing
+}
+
+// Reason says which step of the evaluation decided.
+type Reason string
+
+const (
+	ReasonUnknown      Reason = "unknown"
+	ReasonDisabled     Reason = "disabled"
+	ReasonDenied       Reason = "denied"
+	ReasonAllowed      Reason = "allowed"
+	ReasonPlatform     Reason = "platform"
+	ReasonPremium      Reason = "premium"
+	ReasonRolledOut    Reason = "rolled_out"
+	ReasonNotRolledOut Reason = "not_rolled_out"
+)
+
+// Message is the human-readable form of the reason.
+func (r Reason) Message() string {
+	switch r {
+	case ReasonUnknown:
+		return "feature flag not found"
+	case ReasonDisabled:
+		return "feature is disabled"
+	case ReasonDenied:
+		return "feature is disabled for this user"
+	case ReasonAllowed:
+		return "feature is enabled for this user"
+	case ReasonPlatform:
+		return "feature is not available on this platform"
+	case ReasonPremium:
+		return "feature is for premium users"
+	case ReasonRolledOut:
+		return "feature is enabled"
+	}
+	return "feature is not yet enabled for this user"
+}
+
+// Subject is who asks: a user id ("" for an anonymous caller) and a
+// platform ("" when not given).
+type Subject struct {
+	UserID   string
+	Platform Platform
+}
+
+// Evaluate decides a rule for s, in DESIGN.md's order: unknown (nil) off;
+// disabled off; denied off; allowed on; platforms set and s's platform not
+// in them off; premium only and s not premium off; else on when s's bucket is
+// below the rollout percentage. isPremium is called only when that step is
+// reached. An anonymous subject is in no list, not premium, and in the
+// rollout only at 100 percent, since it has no stable bucket.
+func Evaluate(r *Rule, s Subject, isPremium func() (bool, error)) (bool, Reason, error) {
+	switch {
+	case r == nil:
+		return false, ReasonUnknown, nil
+	case !r.Flag.IsEnabled:
+		return false, ReasonDisabled, nil
+	case s.UserID != "" && r.Listing == ListedDisabled:
+		return false, ReasonDenied, nil
+	case s.UserID != "" && r.Listing == ListedEnabled:
+		return true, ReasonAllowed, nil
+	case len(r.Flag.Platforms) > 0 && !slices.Contains(r.Flag.Platforms, s.Platform):
+		return false, ReasonPlatform, nil
+	}
+	if r.Flag.EnabledForPremium {
+		premium := false
+		if s.UserID != "" {
+			var err error
+			if premium, err = isPremium(); err != nil {
+				return false, "", err
+			}
+		}
+		if !premium {
+			return false, ReasonPremium, nil
+		}
+	}
+	in := r.Flag.RolloutPercentage >= 100 || (s.UserID != "" && Bucket(r.Flag.Key, s.UserID) < r.Flag.RolloutPercentage)
+	if in {
+		return true, ReasonRolledOut, nil
+	}
+	return false, ReasonNotRolledOut, nil
+}
+
+// Draft is a create request as sent. Absent booleans are false; an absent
+// rolloutPercentage is 100 (everyone the other rules admit); absent lists
+// and platforms are empty; an absent or blank createdBy is the caller's
+// e-mail.
+type Draft struct {
+	Key                string
+	Name               string
+	Description        string
+	IsEnabled          bool
+	EnabledForPremium  bool
+	RolloutPercentage  *float64
+	Platforms          []string
+	EnabledForUserIDs  []string
+	DisabledForUserIDs []string
+	CreatedBy          string
+}
+
+// Patch is an update request; nil fields stay as they are. The key, id and
+// creator never change.
+type Patch struct {
+	Name               *string
+	Description        *string
+	IsEnabled          *bool
+	EnabledForPremium  *bool
+	RolloutPercentage  *float64
+	Platforms          *[]string
+	EnabledForUserIDs  *[]string
+	DisabledForUserIDs *[]string
+}
+
+func (p Patch) empty() bool {
+	return p.Name == nil && p.Description == nil && p.IsEnabled == nil && p.EnabledForPremium == nil &&
+		p.RolloutPercentage == nil && p.Platforms == nil && p.EnabledForUserIDs == nil && p.DisabledForUserIDs == nil
+}
+
+// apply returns f with p's fields, validated as a whole.
+func (p Patch) apply(f Flag) (Flag, error) {
+	var err error
+	if p.Name != nil {
+		f.Name = strings.TrimSpace(*p.Name)
+	}
+	if p.Description != nil {
+		f.Description = strings.TrimSpace(*p.Description)
+	}
+	if p.IsEnabled != nil {
+		f.IsEnabled = *p.IsEnabled
+	}
+	if p.EnabledForPremium != nil {
+		f.EnabledForPremium = *p.EnabledForPremium
+	}
+	if p.RolloutPercentage != nil {
+		if f.RolloutPercentage, err = ParseRollout(*p.RolloutPercentage); err != nil {
+			return Flag{}, err
+		}
+	}
+	if p.Platforms != nil {
+		if f.Platforms, err = NormalizePlatforms(*p.Platforms); err != nil {
+			return Flag{}, err
+		}
+	}
+	if p.EnabledForUserIDs != nil {
+		if f.EnabledForUserIDs, err = NormalizeUserIDs("enabledForUserIds", *p.EnabledForUserIDs); err != nil {
+			return Flag{}, err
+		}
+	}
+	if p.DisabledForUserIDs != nil {
+		if f.DisabledForUserIDs, err = NormalizeUserIDs("disabledForUserIds", *p.DisabledForUserIDs); err != nil {
+			return Flag{}, err
+		}
+	}
+	if f.Platforms == nil {
+		f.Platforms = []Platform{}
+	}
+	if f.EnabledForUserIDs == nil {
+		f.EnabledForUserIDs = []string{}
+	}
+	if f.DisabledForUserIDs == nil {
+		f.DisabledForUserIDs = []string{}
+	}
+	return f, f.Validate()
+}
+
+// flag builds the flag d describes (without id, creator and times), validated.
+func (d Draft) flag() (Flag, error) {
+	if d.Key == "" {
+		return Flag{}, invalid("key is required")
+	}
+	if err := ValidateKey(d.Key); err != nil {
+		return Flag{}, err
+	}
+	rollout := 100.0
+	if d.RolloutPercentage != nil {
+		rollout = *d.RolloutPercentage
+	}
+	p := Patch{Name: &d.Name, Description: &d.Description, IsEnabled: &d.IsEnabled,
+		EnabledForPremium: &d.EnabledForPremium, RolloutPercentage: &rollout, Platforms: &d.Platforms,
+		EnabledForUserIDs: &d.EnabledForUserIDs, DisabledForUserIDs: &d.DisabledForUserIDs}
+	return p.apply(Flag{Key: d.Key})
+}
+
+// Cursor is a position in the key order of the flags: a page continues after it.
+type Cursor struct{ Key string }
+
+// String is the opaque form handed to clients.
+func (c Cursor) String() string { return core.EncodeCursor(c.Key) }
+
+// ParseCursor reverses Cursor.String; anything else is a 400.
+func ParseCursor(s string) (Cursor, error) {
+	parts, err := core.DecodeCursor(s, 1)
+	if err != nil {
+		return Cursor{}, err
+	}
+	if ValidateKey(parts[0]) != nil {
+		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return Cursor{Key: parts[0]}, nil
+}
+
+// PageOf cuts fs, read in key order with one more than page.Size() asked
+// for, to the page, and returns the next cursor when the caller pages and
+// more follow. Repositories share it so every store pages alike.
+func PageOf(fs []Flag, page core.Page) ([]Flag, string) {
+	if len(fs) <= page.Size() {
+		return fs, ""
+	}
+	fs = fs[:page.Size()]
+	if !page.Paged() {
+		return fs, ""
+	}
+	return fs, Cursor{Key: fs[len(fs)-1].Key}.String()
+}
+
+func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+
+func errBadKey() error {
+	return invalid("key must be 1 to 64 characters of a-z, 0-9, _, . and -")
+}
+
+func errRollout() error {
+	return invalid("rolloutPercentage must be a whole number from 0 to 100")
+}
+
+func errNotFound() error { return core.NotFound("not_found", "feature flag not found") }
+
+func errKeyTaken() error {
+	return core.Conflict("conflict", "a feature flag with this key already exists")
+}
+
+func errTooMany() error {
+	return core.Conflict("conflict", fmt.Sprintf("there are already %d feature flags: delete one first", MaxFlags))
+}

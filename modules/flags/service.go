@@ -1,0 +1,255 @@
+package flags
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// Service holds every feature-flag rule of the spec and DESIGN.md.
+type Service struct {
+	repo    Repository
+	premium Premium
+	clock   core.Clock
+	ids     core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, premium Premium, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, premium: premium, clock: clock, ids: ids}
+}
+
+// Decision is one flag evaluated for one caller. Flag is nil for an
+// unknown key.
+type Decision struct {
+	Key     string
+	Enabled bool
+	Reason  Reason
+	Flag    *Flag // name and description; lists left out
+}
+
+// Evaluate decides whether the flag is on for userID on platform (both
+// optional). An unknown key is off, not an error; a userID that is no
+// account is simply in no list and not premium.
+func (s *Service) Evaluate(ctx context.Context, key, userID, platform string) (Decision, error) {
+	if key == "" {
+		return Decision{}, invalid("flag is required: the key of a feature flag")
+	}
+	if err := ValidateKey(key); err != nil {
+		return Decision{}, err
+	}
+	sub, err := subject(userID, platform)
+	if err != nil {
+		return Decision{}, err
+	}
+	r, err := s.repo.RuleFor(ctx, key, sub.UserID)
+	if core.IsKind(err, core.KindNotFound) {
+		return Decision{Key: key, Reason: ReasonUnknown}, nil
+	}
+	if err != nil {
+		return Decision{}, err
+	}
+	on, why, err := Evaluate(&r, sub, func() (bool, error) { return s.premium.IsPremium(ctx, sub.UserID) })
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{Key: key, Enabled: on, Reason: why, Flag: &r.Flag}, nil
+}
+
+// Enabled returns the keys of every flag that is on for userID on platform
+// (both optional), in key order; never nil. Premium is asked at most once.
+func (s *Service) Enabled(ctx context.Context, userID, platform string) ([]string, error) {
+	sub, err := subject(userID, platform)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := s.repo.RulesFor(ctx, sub.UserID)
+	if err != nil {
+		return nil, err
+	}
+	var premium *bool
+	isPremium := func() (bool, error) {
+		if premium == nil {
+			p, err := s.premium.IsPremium(ctx, sub.UserID)
+			if err != nil {
+				return false, err
+			}
+			premium = &p
+		}
+		return *premium, nil
+	}
+	keys := []string{}
+	for i := range rules {
+		on, _, err := Evaluate(&rules[i], sub, isPremium)
+		if err != nil {
+			return nil, err
+		}
+		if on {
+			keys = append(keys, rules[i].Flag.Key)
+		}
+	}
+	return keys, nil
+}
+
+// List returns the flags with every field in key order (administrators),
+// and the cursor of the next page, if any.
+func (s *Service) List(ctx context.Context, page core.Page) ([]Flag, string, error) {
+	if page.Cursor != "" {
+		if _, err := ParseCursor(page.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	fs, next, err := s.repo.List(ctx, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if fs == nil {
+		fs = []Flag{}
+	}
+	return fs, next, nil
+}
+
+// Create stores a new flag (administrators). createdBy is as sent, else
+// the e-mail of the calling administrator. 409 conflict when the key is
+// taken or MaxFlags flags exist.
+func (s *Service) Create(ctx context.Context, d Draft) (Flag, error) {
+	f, err := d.flag()
+	if err != nil {
+		return Flag{}, err
+	}
+	f.CreatedBy = strings.TrimSpace(d.CreatedBy)
+	if f.CreatedBy == "" {
+		if p, ok := core.PrincipalFrom(ctx); ok {
+			f.CreatedBy = p.Email
+		}
+	}
+	if err := f.Validate(); err != nil {
+		return Flag{}, err
+	}
+	now := s.clock.Now()
+	f.ID, f.CreatedAt, f.UpdatedAt = s.ids.New(), now, now
+	switch err := s.repo.Create(ctx, f, MaxFlags); {
+	case core.IsKind(err, core.KindConflict) && core.As(err).Code == CodeTooMany:
+		return Flag{}, errTooMany()
+	case core.IsKind(err, core.KindConflict):
+		return Flag{}, errKeyTaken()
+	case err != nil:
+		return Flag{}, err
+	}
+	return f, nil
+}
+
+// Toggle sets the flag's global switch (administrators); isEnabled is required.
+func (s *Service) Toggle(ctx context.Context, key string, isEnabled *bool) (Flag, error) {
+	if err := requireKey(key); err != nil {
+		return Flag{}, err
+	}
+	if isEnabled == nil {
+		return Flag{}, invalid("isEnabled is required: true or false")
+	}
+	return s.update(ctx, key, Patch{IsEnabled: isEnabled})
+}
+
+// Update changes the given fields of the flag (administrators), checked
+// together, all or nothing, and returns it complete.
+func (s *Service) Update(ctx context.Context, key string, p Patch) (Flag, error) {
+	if err := requireKey(key); err != nil {
+		return Flag{}, err
+	}
+	if p.empty() {
+		return Flag{}, invalid("send at least one of name, description, isEnabled, enabledForPremium, " +
+			"rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds")
+	}
+	return s.update(ctx, key, p)
+}
+
+func (s *Service) update(ctx context.Context, key string, p Patch) (Flag, error) {
+	now := s.clock.Now()
+	f, err := s.repo.Update(ctx, key, func(f *Flag) error {
+		next, err := p.apply(*f)
+		if err != nil {
+			return err
+		}
+		next.UpdatedAt = now
+		*f = next
+		return nil
+	})
+	return f, notFound(err)
+}
+
+// Delete removes the flag for good (administrators); it is then unknown,
+// so off, everywhere.
+func (s *Service) Delete(ctx context.Context, key string) error {
+	if err := requireKey(key); err != nil {
+		return err
+	}
+	return notFound(s.repo.Delete(ctx, key))
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner:
+// a user's data here is their place in flag lists.
+func (s *Service) Section() string { return "featureFlags" }
+
+// ExportedListings is the export form: the keys of the flags that name the
+// user in enabledForUserIds and in disabledForUserIds.
+type ExportedListings struct {
+	EnabledFor  []string `json:"enabledFor"`
+	DisabledFor []string `json:"disabledFor"`
+}
+
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	rules, err := s.repo.RulesFor(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := ExportedListings{EnabledFor: []string{}, DisabledFor: []string{}}
+	for _, r := range rules {
+		switch r.Listing {
+		case ListedEnabled:
+			out.EnabledFor = append(out.EnabledFor, r.Flag.Key)
+		case ListedDisabled:
+			out.DisabledFor = append(out.DisabledFor, r.Flag.Key)
+		}
+	}
+	return out, nil
+}
+
+// PurgeUser removes the user from every flag's lists.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.Unlist(ctx, userID)
+}
+
+// subject checks the optional userId and platform of a public read.
+func subject(userID, platform string) (Subject, error) {
+	if utf8.RuneCountInString(userID) > MaxUserID {
+		return Subject{}, invalid(fmt.Sprintf("userId must be at most %d characters", MaxUserID))
+	}
+	s := Subject{UserID: userID}
+	if platform != "" {
+		p, err := ParsePlatform(platform)
+		if err != nil {
+			return Subject{}, err
+		}
+		s.Platform = p
+	}
+	return s, nil
+}
+
+func requireKey(key string) error {
+	if key == "" {
+		return invalid("flagKey is required")
+	}
+	return ValidateKey(key)
+}
+
+// notFound gives a repository's not-found the module's message; other
+// errors (an invalid patch, a database failure) pass unchanged.
+func notFound(err error) error {
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotFound()
+	}
+	return err
+}

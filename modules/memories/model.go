@@ -1,0 +1,270 @@
+// Package memories holds each user's memories: a title, a description, the
+// day it happened and the addresses of its images. Memories are private to
+// their owner; the current partner only hears that one was added.
+package memories
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// The limits of a memory's fields.
+const (
+	MaxTitle       = 200  // characters
+	MaxDescription = 5000 // characters
+	MaxImages      = 20
+	MaxImageURL    = 2048 // bytes of one image address
+)
+
+// MinDate and MaxDate bound every memory date and every date query (MaxDate is
+// the end of a MySQL DATE; nothing older than MinDate is a couple's memory).
+var (
+	MinDate = core.Date{Year: 1900, Month: time.January, Day: 1}
+	MaxDate = core.Date{Year: 9999, Month: time.December, Day: 31}
+)
+
+// Memory is one memory, owned by UserID.
+type Memory struct {
+	ID          string
+	UserID      string
+	Title       string
+	Description string
+	Date        core.Date
+	Images      []string // image addresses, in the order given; never nil once validated
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	// PublicURL is TANDEM_PUBLIC_URL without a trailing slash: every image
+	// address must be one of the files this server hands out, under
+	// PublicURL/files/.
+	PublicURL string
+}
+
+// FilesURL is the prefix every image address starts with.
+func (s Settings) FilesURL() string { return s.PublicURL + "/files/" }
+
+// Draft is a create request as sent; Create parses and checks it. title and
+// date are required; description defaults to "" and images to none.
+type Draft struct {
+	Action      string // must be "create"
+	Title       string
+	Description string
+	Date        string // YYYY-MM-DD
+	Images      []string
+}
+
+// Patch is an update request; nil fields stay as they are. Only the title
+// and the description may change: Date and Images are carried so that a
+// request trying to change them is refused instead of silently ignored.
+type Patch struct {
+	Title       *string
+	Description *string
+	Date        *string
+	Images      *[]string
+}
+
+// check refuses a patch that changes nothing, or what may not change.
+func (p Patch) check() error {
+	if p.Date != nil || p.Images != nil {
+		return invalid("date and images cannot be changed: send title and/or description")
+	}
+	if p.Title == nil && p.Description == nil {
+		return invalid("send title and/or description to change")
+	}
+	return nil
+}
+
+// apply returns m with p's fields, checked.
+func (p Patch) apply(m Memory) (Memory, error) {
+	if err := p.check(); err != nil {
+		return Memory{}, err
+	}
+	if p.Title != nil {
+		m.Title = strings.TrimSpace(*p.Title)
+	}
+	if p.Description != nil {
+		m.Description = strings.TrimSpace(*p.Description)
+	}
+	return m, validateText(m.Title, m.Description)
+}
+
+// validateText checks the title and the description.
+func validateText(title, description string) error {
+	switch {
+	case title == "":
+		return invalid("title is required")
+	case utf8.RuneCountInString(title) > MaxTitle:
+		return invalid(fmt.Sprintf("title must be at most %d characters", MaxTitle))
+	case utf8.RuneCountInString(description) > MaxDescription:
+		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
+	}
+	return nil
+}
+
+// ParseDay reads the YYYY-MM-DD date named field of a query or a body: "" is
+// a 400 invalid_request (required), anything else that is not a real date
+// between MinDate and MaxDate a 400 invalid_date.
+func ParseDay(field, s string) (core.Date, error) {
+	if s == "" {
+		return core.Date{}, invalid(field + " is required (YYYY-MM-DD)")
+	}
+	d, err := core.ParseDate(s)
+	if err != nil {
+		return core.Date{}, core.Invalid("invalid_date", field+" must be a date in the form YYYY-MM-DD")
+	}
+	if d.Before(MinDate) || d.After(MaxDate) {
+		return core.Date{}, core.Invalid("invalid_date", field+" must be between 1900-01-01 and 9999-12-31")
+	}
+	return d, nil
+}
+
+// CheckDay is the rule of a memory's date: a memory is of a day that has
+// begun somewhere, so it may be at most one day after the UTC date of now
+// (the local date of a user east of UTC, up to UTC+14, runs ahead of it).
+func CheckDay(d core.Date, now time.Time) error {
+	if d.After(core.Today(now, time.UTC).AddDays(1)) {
+		return core.Invalid("invalid_date", "date must not be in the future")
+	}
+	return nil
+}
+
+// NormalizeImages checks image addresses: at most MaxImages, each an http or
+// https URL of at most MaxImageURL bytes under s.FilesURL() (a file this
+// server hands out), its key made of "/"-separated segments of A-Z a-z 0-9
+// . _ - none starting with ".". Surrounding spaces are trimmed and repeats
+// dropped (keeping the first place). It never returns nil for a valid list.
+func NormalizeImages(addrs []string, s Settings) ([]string, error) {
+	if len(addrs) > MaxImages {
+		return nil, invalid(fmt.Sprintf("images may hold at most %d addresses", MaxImages))
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		a = strings.TrimSpace(a)
+		if err := checkImage(a, s); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func checkImage(addr string, s Settings) error {
+	if addr == "" || len(addr) > MaxImageURL {
+		return invalid(fmt.Sprintf("images must be addresses of 1 to %d characters", MaxImageURL))
+	}
+	u, err := url.Parse(addr)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return invalid("images must be http or https addresses")
+	}
+	key, ok := strings.CutPrefix(addr, s.FilesURL())
+	if !ok || !validKey(key) {
+		return invalid("images must be addresses of uploaded images (" + s.FilesURL() + "...)")
+	}
+	return nil
+}
+
+// validKey accepts a file key as the files route serves it.
+func validKey(key string) bool {
+	if key == "" {
+		return false
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || seg[0] == '.' {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Span is an inclusive range of memory dates; AllDates is every date.
+type Span struct{ From, To core.Date }
+
+// AllDates is the span of an unfiltered list.
+var AllDates = Span{From: MinDate, To: MaxDate}
+
+// Cursor is a position in the list order of a user's memories (newest date
+// first; on one date, the latest created first; then the id, descending): a
+// page continues after it.
+type Cursor struct {
+	Date      core.Date
+	CreatedAt int64 // milliseconds
+	ID        string
+}
+
+// CursorAfter is the cursor that continues after m.
+func CursorAfter(m Memory) Cursor {
+	return Cursor{Date: m.Date, CreatedAt: core.Millis(m.CreatedAt), ID: m.ID}
+}
+
+// String is the opaque form handed to clients.
+func (c Cursor) String() string {
+	return core.EncodeCursor(c.Date.String(), strconv.FormatInt(c.CreatedAt, 10), c.ID)
+}
+
+// ParseCursor reverses Cursor.String; anything else is a 400.
+func ParseCursor(s string) (Cursor, error) {
+	parts, err := core.DecodeCursor(s, 3)
+	if err != nil {
+		return Cursor{}, err
+	}
+	d, derr := core.ParseDate(parts[0])
+	ms, merr := strconv.ParseInt(parts[1], 10, 64)
+	if derr != nil || merr != nil || parts[2] == "" {
+		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return Cursor{Date: d, CreatedAt: ms, ID: parts[2]}, nil
+}
+
+// ListOrder compares memories in list order: the newer date first, then the
+// later creation, then the greater id.
+func ListOrder(a, b Memory) int {
+	if c := b.Date.Time().Compare(a.Date.Time()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(core.Millis(b.CreatedAt), core.Millis(a.CreatedAt)); c != 0 {
+		return c
+	}
+	return strings.Compare(b.ID, a.ID)
+}
+
+// After reports whether m comes after c in list order.
+func (c Cursor) After(m Memory) bool {
+	return ListOrder(m, Memory{Date: c.Date, CreatedAt: core.FromMillis(c.CreatedAt), ID: c.ID}) > 0
+}
+
+// PageOf cuts ms, read in list order with one more than page.Size() asked
+// for, to the page, and returns the next cursor when the caller pages and
+// more follow. Repositories share it so every store pages alike.
+func PageOf(ms []Memory, page core.Page) ([]Memory, string) {
+	if len(ms) <= page.Size() {
+		return ms, ""
+	}
+	ms = ms[:page.Size()]
+	if !page.Paged() {
+		return ms, ""
+	}
+	return ms, CursorAfter(ms[len(ms)-1]).String()
+}
+
+func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+
+func errNotFound() error { return core.NotFound("not_found", "memory not found") }

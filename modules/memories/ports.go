@@ -1,0 +1,49 @@
+package memories
+
+import (
+	"context"
+
+	"tandem/core"
+)
+
+//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=memories_test
+
+// Repository stores memories. Every method is one transaction. Get, Update
+// and Delete return core.KindNotFound when the user has no memory with that
+// id (another user's included); the service words it as not_found.
+type Repository interface {
+	// Create stores a new memory; core.KindConflict when the id is taken.
+	Create(ctx context.Context, m Memory) error
+	// Get returns the user's memory.
+	Get(ctx context.Context, userID, id string) (Memory, error)
+	// List returns the user's memories dated within span (bounds included)
+	// in list order (see ListOrder), at most page.Size(), after page.Cursor
+	// when it is set, and the cursor of the next page when page.Paged() and
+	// more follow (else ""). A cursor that is not one of this order's is
+	// core.KindInvalid.
+	List(ctx context.Context, userID string, span Span, page core.Page) ([]Memory, string, error)
+	// Count counts the user's memories of one date.
+	Count(ctx context.Context, userID string, date core.Date) (int, error)
+	// Update applies fn to the user's stored memory and saves the result, all
+	// or nothing: an error from fn is returned and nothing is written. The
+	// id, owner and creation time cannot change.
+	Update(ctx context.Context, userID, id string, fn func(m *Memory) error) (Memory, error)
+	// Delete removes the user's memory.
+	Delete(ctx context.Context, userID, id string) error
+	// DeleteByUser removes every memory of the user; it is idempotent.
+	DeleteByUser(ctx context.Context, userID string) error
+}
+
+// Partners resolves the current partner (partners.Service), who hears of
+// each new memory.
+type Partners interface {
+	PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error)
+}
+
+// Notifier sends a notification to a user (the notifications module: saved
+// in the inbox, pushed when the user's settings allow the category). The
+// memory it announces is already stored, so its error never undoes or fails
+// the creation: the bootstrap adapter logs failures.
+type Notifier interface {
+	Notify(ctx context.Context, userID, category, title, message string) error
+}

@@ -1,0 +1,239 @@
+package memories
+
+import (
+	"context"
+	"strings"
+
+	"tandem/core"
+)
+
+// CategoryPartnerActivity is the notification category of "your partner
+// added a memory" (the spec's partnerActivity setting).
+const CategoryPartnerActivity = "partnerActivity"
+
+// Service holds every memory rule of the spec and DESIGN.md.
+type Service struct {
+	repo     Repository
+	partners Partners
+	notifier Notifier
+	settings Settings
+	clock    core.Clock
+	ids      core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, partners Partners, notifier Notifier, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, notifier: notifier, settings: settings, clock: clock, ids: ids}
+}
+
+// Create stores a new memory of the user and tells the current partner
+// (category partnerActivity). The body must say action "create"; title and
+// date are required. The partner is looked up before anything is written,
+// so a failed lookup leaves nothing behind; the notification comes after the
+// commit and cannot fail the creation (see Notifier).
+func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, error) {
+	switch d.Action {
+	case "create":
+	case "":
+		return Memory{}, invalid("action is required: create")
+	default:
+		return Memory{}, invalid("action must be create")
+	}
+	if err := requireID("userId", userID); err != nil {
+		return Memory{}, err
+	}
+	m, err := s.memory(d)
+	if err != nil {
+		return Memory{}, err
+	}
+	partnerID, paired, err := s.partners.PartnerOf(ctx, userID)
+	if err != nil {
+		return Memory{}, err
+	}
+	now := s.clock.Now()
+	m.ID, m.UserID, m.CreatedAt, m.UpdatedAt = s.ids.New(), userID, now, now
+	if err := s.repo.Create(ctx, m); err != nil {
+		return Memory{}, err
+	}
+	if paired {
+		_ = s.notifier.Notify(ctx, partnerID, CategoryPartnerActivity, "New memory",
+			"Your partner added a memory: "+m.Title) // reported by the adapter; the memory stands
+	}
+	return m, nil
+}
+
+// memory builds the memory d describes, checked.
+func (s *Service) memory(d Draft) (Memory, error) {
+	m := Memory{Title: strings.TrimSpace(d.Title), Description: strings.TrimSpace(d.Description)}
+	if err := validateText(m.Title, m.Description); err != nil {
+		return Memory{}, err
+	}
+	var err error
+	if m.Date, err = ParseDay("date", strings.TrimSpace(d.Date)); err != nil {
+		return Memory{}, err
+	}
+	if err := CheckDay(m.Date, s.clock.Now()); err != nil {
+		return Memory{}, err
+	}
+	if m.Images, err = NormalizeImages(d.Images, s.settings); err != nil {
+		return Memory{}, err
+	}
+	return m, nil
+}
+
+// Get returns one of the user's memories; anyone else's, and an unknown id,
+// is not_found.
+func (s *Service) Get(ctx context.Context, userID, id string) (Memory, error) {
+	if err := requireIDs(userID, id); err != nil {
+		return Memory{}, err
+	}
+	m, err := s.repo.Get(ctx, userID, id)
+	if err != nil {
+		return Memory{}, notFound(err)
+	}
+	return m, nil
+}
+
+// List returns the user's memories, newest date first, and the cursor of the
+// next page, if any.
+func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Memory, string, error) {
+	return s.list(ctx, userID, AllDates, page)
+}
+
+// DateRange returns the user's memories dated from..to (both included), in
+// list order and paged like List. start after end is a 400.
+func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Date, page core.Page) ([]Memory, string, error) {
+	if from.After(to) {
+		return nil, "", invalid("startDate must not be after endDate")
+	}
+	return s.list(ctx, userID, Span{From: from, To: to}, page)
+}
+
+func (s *Service) list(ctx context.Context, userID string, span Span, page core.Page) ([]Memory, string, error) {
+	if err := requireID("userId", userID); err != nil {
+		return nil, "", err
+	}
+	if page.Cursor != "" {
+		if _, err := ParseCursor(page.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	ms, next, err := s.repo.List(ctx, userID, span, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if ms == nil {
+		ms = []Memory{}
+	}
+	return ms, next, nil
+}
+
+// Count counts the user's memories of date.
+func (s *Service) Count(ctx context.Context, userID string, date core.Date) (int, error) {
+	if err := requireID("userId", userID); err != nil {
+		return 0, err
+	}
+	return s.repo.Count(ctx, userID, date)
+}
+
+// Update changes the title and/or the description of the user's memory and
+// returns it complete; the date and the images cannot change.
+func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Memory, error) {
+	if err := requireIDs(userID, id); err != nil {
+		return Memory{}, err
+	}
+	if err := p.check(); err != nil {
+		return Memory{}, err
+	}
+	now := s.clock.Now()
+	m, err := s.repo.Update(ctx, userID, id, func(m *Memory) error {
+		next, err := p.apply(*m)
+		if err != nil {
+			return err
+		}
+		next.UpdatedAt = now
+		*m = next
+		return nil
+	})
+	if err != nil {
+		return Memory{}, notFound(err)
+	}
+	return m, nil
+}
+
+// Delete removes the user's memory for good.
+func (s *Service) Delete(ctx context.Context, userID, id string) error {
+	if err := requireIDs(userID, id); err != nil {
+		return err
+	}
+	return notFound(s.repo.Delete(ctx, userID, id))
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "memories" }
+
+// ExportedMemory is the export form of one memory (the API's record).
+type ExportedMemory struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Date        string   `json:"date"`
+	Images      []string `json:"images"`
+	CreatedAt   int64    `json:"createdAt"`
+	UpdatedAt   int64    `json:"updatedAt"`
+}
+
+// ExportUser returns every memory of the user in list order, however many:
+// it reads them page by page.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	out := []ExportedMemory{}
+	page := core.Page{Limit: core.MaxPageLimit}
+	for {
+		ms, next, err := s.repo.List(ctx, userID, AllDates, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			images := m.Images
+			if images == nil {
+				images = []string{}
+			}
+			out = append(out, ExportedMemory{ID: m.ID, Title: m.Title, Description: m.Description,
+				Date: m.Date.String(), Images: images, CreatedAt: core.Millis(m.CreatedAt),
+				UpdatedAt: core.Millis(m.UpdatedAt)})
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Cursor = next
+	}
+}
+
+// PurgeUser deletes every memory of the user. The image files they point to
+// belong to the images module, which purges its own.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteByUser(ctx, userID)
+}
+
+func requireID(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return invalid(field + " is required")
+	}
+	return nil
+}
+
+func requireIDs(userID, memoryID string) error {
+	if err := requireID("userId", userID); err != nil {
+		return err
+	}
+	return requireID("memoryId", memoryID)
+}
+
+// notFound gives a repository's not-found the module's wording; other errors
+// (an invalid patch, a database failure) pass unchanged.
+func notFound(err error) error {
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotFound()
+	}
+	return err
+}

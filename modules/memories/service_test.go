@@ -1,0 +1,578 @@
+package memories_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/memories"
+)
+
+// fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00
+// UTC), sequential ids (id-1, id-2, ...) and a recording notifier.
+type fixture struct {
+	svc      *memories.Service
+	repo     *memory.MemoryRepo
+	partners *couples
+	notes    *notes
+	clock    *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewMemoryRepo(), partners: &couples{m: map[string]string{}}, notes: &notes{},
+		clock: coretest.NewClock(time.Time{})}
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, settings, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+// create stores a memory of user on day and returns it; the clock moves on a
+// millisecond so creation times differ.
+func (f *fixture) create(t *testing.T, user, title, day string) memories.Memory {
+	t.Helper()
+	m, err := f.svc.Create(context.Background(), user, memories.Draft{Action: "create", Title: title, Date: day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Millisecond)
+	return m
+}
+
+func (f *fixture) stored(t *testing.T, user string) []memories.Memory {
+	t.Helper()
+	ms, _, err := f.repo.List(context.Background(), user, memories.AllDates, core.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func titles(ms []memories.Memory) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Title
+	}
+	return strings.Join(out, ",")
+}
+
+func TestCreateRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ok := func(edit func(d *memories.Draft)) memories.Draft {
+		d := memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}
+		edit(&d)
+		return d
+	}
+	cases := []struct {
+		name  string
+		draft memories.Draft
+		code  string // "" when accepted
+		msg   string
+		check func(t *testing.T, m memories.Memory)
+	}{
+		{name: "only title and date: no description, no images", draft: ok(func(*memories.Draft) {}),
+			check: func(t *testing.T, m memories.Memory) {
+				if m.Title != "Beach" || m.Description != "" || m.Date != date(t, "2025-06-01") || m.Images == nil || len(m.Images) != 0 {
+					t.Fatalf("stored %+v", m)
+				}
+			}},
+		{name: "every field, trimmed", draft: memories.Draft{Action: "create", Title: "  First trip ", Description: " snow \n",
+			Date: " 2024-02-29 ", Images: []string{img("u/a.jpg"), " " + img("u/b.png"), img("u/a.jpg")}},
+			check: func(t *testing.T, m memories.Memory) {
+				if m.Title != "First trip" || m.Description != "snow" || m.Date != date(t, "2024-02-29") ||
+					!slices.Equal(m.Images, []string{img("u/a.jpg"), img("u/b.png")}) {
+					t.Fatalf("stored %+v", m)
+				}
+			}},
+		{name: "today", draft: ok(func(d *memories.Draft) { d.Date = "2025-06-15" }), check: func(*testing.T, memories.Memory) {}},
+		{name: "tomorrow (already today east of UTC)", draft: ok(func(d *memories.Draft) { d.Date = "2025-06-16" }),
+			check: func(*testing.T, memories.Memory) {}},
+		{name: "title of 200 characters", draft: ok(func(d *memories.Draft) { d.Title = strings.Repeat("é", 200) }),
+			check: func(*testing.T, memories.Memory) {}},
+		{name: "description of 5000", draft: ok(func(d *memories.Draft) { d.Description = strings.Repeat("d", 5000) }),
+			check: func(*testing.T, memories.Memory) {}},
+		{name: "no action", draft: ok(func(d *memories.Draft) { d.Action = "" }), code: "invalid_request", msg: "action is required: create"},
+		{name: "wrong action", draft: ok(func(d *memories.Draft) { d.Action = "update" }), code: "invalid_request", msg: "action must be create"},
+		{name: "action checked before the fields", draft: memories.Draft{Action: "Create"}, code: "invalid_request", msg: "action must be create"},
+		{name: "no title", draft: ok(func(d *memories.Draft) { d.Title = "" }), code: "invalid_request", msg: "title is required"},
+		{name: "blank title", draft: ok(func(d *memories.Draft) { d.Title = " \t " }), code: "invalid_request", msg: "title is required"},
+		{name: "title of 201", draft: ok(func(d *memories.Draft) { d.Title = strings.Repeat("t", 201) }), code: "invalid_request",
+			msg: "title must be at most 200 characters"},
+		{name: "description of 5001", draft: ok(func(d *memories.Draft) { d.Description = strings.Repeat("d", 5001) }),
+			code: "invalid_request", msg: "description must be at most 5000 characters"},
+		{name: "no date", draft: ok(func(d *memories.Draft) { d.Date = "" }), code: "invalid_request", msg: "date is required (YYYY-MM-DD)"},
+		{name: "impossible date", draft: ok(func(d *memories.Draft) { d.Date = "2025-02-30" }), code: "invalid_date",
+			msg: "date must be a date in the form YYYY-MM-DD"},
+		{name: "not a date", draft: ok(func(d *memories.Draft) { d.Date = "yesterday" }), code: "invalid_date",
+			msg: "date must be a date in the form YYYY-MM-DD"},
+		{name: "before 1900", draft: ok(func(d *memories.Draft) { d.Date = "1899-12-31" }), code: "invalid_date",
+			msg: "date must be between 1900-01-01 and 9999-12-31"},
+		{name: "the day after tomorrow", draft: ok(func(d *memories.Draft) { d.Date = "2025-06-17" }), code: "invalid_date",
+			msg: "date must not be in the future"},
+		{name: "21 images", draft: ok(func(d *memories.Draft) { d.Images = make([]string, 21) }), code: "invalid_request",
+			msg: "images may hold at most 20 addresses"},
+		{name: "an image elsewhere", draft: ok(func(d *memories.Draft) { d.Images = []string{"https://tracker.example/p.gif"} }),
+			code: "invalid_request", msg: "images must be addresses of uploaded images (https://tandem.example/files/...)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			m, err := f.svc.Create(ctx, "u1", tc.draft)
+			if tc.code != "" {
+				wantErr(t, err, core.KindInvalid, tc.code)
+				if core.As(err).Message != tc.msg {
+					t.Fatalf("message %q", core.As(err).Message)
+				}
+				if n := len(f.stored(t, "u1")); n != 0 {
+					t.Fatalf("%d memories written", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := f.clock.Now()
+			if m.ID != "id-1" || m.UserID != "u1" || !m.CreatedAt.Equal(now) || !m.UpdatedAt.Equal(now) {
+				t.Fatalf("created %+v", m)
+			}
+			tc.check(t, m)
+			got, err := f.repo.Get(ctx, "u1", m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, got)
+		})
+	}
+	f := newFixture(t)
+	_, err := f.svc.Create(ctx, " ", memories.Draft{Action: "create", Title: "t", Date: "2025-01-01"})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.create(t, "solo", "Alone", "2025-06-01")
+	if got := f.notes.all(); len(got) != 0 {
+		t.Fatalf("notified without a partner: %v", got)
+	}
+	f.partners.pair("me", "partner")
+	f.create(t, "me", "Our beach day", "2025-06-01")
+	f.create(t, "partner", "Picnic", "2025-06-02")
+	want := []note{
+		{user: "partner", category: "partnerActivity", title: "New memory", message: "Your partner added a memory: Our beach day"},
+		{user: "me", category: "partnerActivity", title: "New memory", message: "Your partner added a memory: Picnic"},
+	}
+	if got := f.notes.all(); !slices.Equal(got, want) {
+		t.Fatalf("notes %+v", got)
+	}
+	f.partners.unpair("me", "partner")
+	f.create(t, "me", "After", "2025-06-03")
+	if got := f.notes.all(); len(got) != 2 {
+		t.Fatalf("a former partner was notified: %+v", got)
+	}
+	// a refused memory notifies nobody
+	f.partners.pair("me", "partner")
+	if _, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Date: "2025-06-01"}); err == nil {
+		t.Fatal("accepted without a title")
+	}
+	if got := f.notes.all(); len(got) != 2 {
+		t.Fatalf("notified of a refused memory: %+v", got)
+	}
+}
+
+func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.notes.fail = core.Unavailable("unavailable", "push is down")
+	f.partners.pair("me", "partner")
+	m, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "Kept", Date: "2025-06-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.stored(t, "me"); len(got) != 1 || got[0].ID != m.ID {
+		t.Fatalf("stored %+v", got)
+	}
+	if len(f.notes.all()) != 1 {
+		t.Fatal("the notifier was not asked")
+	}
+}
+
+func TestGetOnlyOwnMemories(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.partners.pair("me", "partner")
+	mine := f.create(t, "me", "mine", "2025-06-01")
+	theirs := f.create(t, "partner", "theirs", "2025-06-01")
+	cases := []struct {
+		name, user, id string
+		kind           core.Kind
+		code           string // "" when readable
+	}{
+		{name: "my own", user: "me", id: mine.ID},
+		{name: "my partner's", user: "me", id: theirs.ID, kind: core.KindNotFound, code: "not_found"},
+		{name: "no such memory", user: "me", id: "ghost", kind: core.KindNotFound, code: "not_found"},
+		{name: "no memory id", user: "me", id: " ", kind: core.KindInvalid, code: "invalid_request"},
+		{name: "no user id", user: "", id: mine.ID, kind: core.KindInvalid, code: "invalid_request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := f.svc.Get(ctx, tc.user, tc.id)
+			if tc.code != "" {
+				wantErr(t, err, tc.kind, tc.code)
+				return
+			}
+			if err != nil || m.ID != tc.id || m.Title != "mine" {
+				t.Fatalf("%+v %v", m, err)
+			}
+		})
+	}
+	_, err := f.svc.Get(ctx, "me", theirs.ID)
+	if core.As(err).Message != "memory not found" {
+		t.Fatalf("message %q", core.As(err).Message)
+	}
+}
+
+func TestListIsOwnMemoriesNewestFirstInPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	ms, next, err := f.svc.List(ctx, "u1", core.Page{})
+	if err != nil || ms == nil || len(ms) != 0 || next != "" {
+		t.Fatalf("empty: %v %q %v", ms, next, err)
+	}
+	f.create(t, "u1", "c", "2025-03-01")
+	f.create(t, "u1", "a", "2024-12-31")
+	f.create(t, "u1", "d", "2025-03-01") // same day as c, created later: before it
+	f.create(t, "u1", "b", "2025-01-15")
+	f.partners.pair("u1", "u2")
+	f.create(t, "u2", "theirs", "2025-02-01")
+
+	ms, next, err = f.svc.List(ctx, "u1", core.Page{})
+	if err != nil || titles(ms) != "d,c,b,a" || next != "" {
+		t.Fatalf("list %s %q %v", titles(ms), next, err)
+	}
+	var seen []memories.Memory
+	page := core.Page{Limit: 3}
+	for {
+		ms, next, err := f.svc.List(ctx, "u1", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, ms...)
+		if next == "" {
+			break
+		}
+		page.Cursor = next
+	}
+	if titles(seen) != "d,c,b,a" {
+		t.Fatalf("pages %s", titles(seen))
+	}
+	_, _, err = f.svc.List(ctx, "u1", core.Page{Limit: 3, Cursor: "forged"})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+func TestDateRangeRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	for _, m := range []struct{ title, day string }{
+		{"before", "2025-02-28"}, {"first day", "2025-03-01"}, {"middle", "2025-03-15"}, {"middle later", "2025-03-15"},
+		{"last day", "2025-03-31"}, {"after", "2025-04-01"},
+	} {
+		f.create(t, "me", m.title, m.day)
+	}
+	f.create(t, "other", "someone else's", "2025-03-15")
+	cases := []struct {
+		name, from, to string
+		page           core.Page
+		want           string // titles; "!" when refused
+		wantNext       bool
+	}{
+		{name: "inclusive bounds, newest first", from: "2025-03-01", to: "2025-03-31", want: "last day,middle later,middle,first day"},
+		{name: "one day", from: "2025-03-15", to: "2025-03-15", want: "middle later,middle"},
+		{name: "nothing there", from: "2030-01-01", to: "2030-12-31", want: ""},
+		{name: "a long range", from: "1900-01-01", to: "9999-12-31", want: "after,last day,middle later,middle,first day,before"},
+		{name: "paged", from: "2025-03-01", to: "2025-03-31", page: core.Page{Limit: 2}, want: "last day,middle later", wantNext: true},
+		{name: "start after end", from: "2025-03-02", to: "2025-03-01", want: "!"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, next, err := f.svc.DateRange(ctx, "me", date(t, tc.from), date(t, tc.to), tc.page)
+			if tc.want == "!" {
+				wantErr(t, err, core.KindInvalid, "invalid_request")
+				if core.As(err).Message != "startDate must not be after endDate" {
+					t.Fatalf("message %q", core.As(err).Message)
+				}
+				return
+			}
+			if err != nil || ms == nil || titles(ms) != tc.want || (next != "") != tc.wantNext {
+				t.Fatalf("%s %q %v", titles(ms), next, err)
+			}
+			if next != "" {
+				rest, last, err := f.svc.DateRange(ctx, "me", date(t, tc.from), date(t, tc.to), core.Page{Limit: 2, Cursor: next})
+				if err != nil || titles(rest) != "middle,first day" || last != "" {
+					t.Fatalf("second page %s %q %v", titles(rest), last, err)
+				}
+			}
+		})
+	}
+}
+
+func TestCountIsPerDate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.create(t, "me", "a", "2025-03-01")
+	f.create(t, "me", "b", "2025-03-01")
+	f.create(t, "me", "c", "2025-03-02")
+	f.create(t, "other", "d", "2025-03-01")
+	for day, want := range map[string]int{"2025-03-01": 2, "2025-03-02": 1, "2025-03-03": 0} {
+		if n, err := f.svc.Count(ctx, "me", date(t, day)); err != nil || n != want {
+			t.Fatalf("%s: %d %v", day, n, err)
+		}
+	}
+	_, err := f.svc.Count(ctx, "", date(t, "2025-03-01"))
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+func TestUpdateRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := func(v string) *string { return &v }
+	cases := []struct {
+		name      string
+		patch     memories.Patch
+		otherUser bool
+		id        string // "" for the seeded memory
+		kind      core.Kind
+		msg       string // "" when accepted
+		title     string
+		desc      string
+	}{
+		{name: "title only", patch: memories.Patch{Title: s(" Renamed ")}, title: "Renamed", desc: "seed text"},
+		{name: "description only", patch: memories.Patch{Description: s(" new words ")}, title: "Seed", desc: "new words"},
+		{name: "both", patch: memories.Patch{Title: s("T"), Description: s("D")}, title: "T", desc: "D"},
+		{name: "clearing the description", patch: memories.Patch{Description: s("")}, title: "Seed", desc: ""},
+		{name: "nothing", patch: memories.Patch{}, kind: core.KindInvalid, msg: "send title and/or description to change"},
+		{name: "a date", patch: memories.Patch{Title: s("T"), Date: s("2025-01-01")}, kind: core.KindInvalid,
+			msg: "date and images cannot be changed: send title and/or description"},
+		{name: "images", patch: memories.Patch{Images: &[]string{}}, kind: core.KindInvalid,
+			msg: "date and images cannot be changed: send title and/or description"},
+		{name: "a blank title", patch: memories.Patch{Title: s("  ")}, kind: core.KindInvalid, msg: "title is required"},
+		{name: "title of 201", patch: memories.Patch{Title: s(strings.Repeat("t", 201))}, kind: core.KindInvalid,
+			msg: "title must be at most 200 characters"},
+		{name: "description of 5001", patch: memories.Patch{Description: s(strings.Repeat("d", 5001))}, kind: core.KindInvalid,
+			msg: "description must be at most 5000 characters"},
+		{name: "another user's", patch: memories.Patch{Title: s("mine now")}, otherUser: true, kind: core.KindNotFound, msg: "memory not found"},
+		{name: "unknown id", patch: memories.Patch{Title: s("x")}, id: "ghost", kind: core.KindNotFound, msg: "memory not found"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			seed, err := f.svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Seed", Description: "seed text",
+				Date: "2025-06-01", Images: []string{img("a.jpg")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.clock.Advance(time.Hour)
+			user, id := "me", seed.ID
+			if tc.otherUser {
+				user = "other"
+			}
+			if tc.id != "" {
+				id = tc.id
+			}
+			m, err := f.svc.Update(ctx, user, id, tc.patch)
+			got, gerr := f.repo.Get(ctx, "me", seed.ID)
+			if gerr != nil {
+				t.Fatal(gerr)
+			}
+			if tc.msg != "" {
+				if core.KindOf(err) != tc.kind || core.As(err).Message != tc.msg {
+					t.Fatalf("got %v", err)
+				}
+				if got.Title != "Seed" || got.Description != "seed text" || !got.UpdatedAt.Equal(seed.UpdatedAt) {
+					t.Fatalf("written: %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range []memories.Memory{m, got} {
+				if x.Title != tc.title || x.Description != tc.desc || x.Date != seed.Date ||
+					!slices.Equal(x.Images, seed.Images) || !x.CreatedAt.Equal(seed.CreatedAt) ||
+					!x.UpdatedAt.Equal(f.clock.Now()) {
+					t.Fatalf("updated %+v", x)
+				}
+			}
+		})
+	}
+}
+
+func TestDeleteOnlyTheOwnersMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	m := f.create(t, "me", "gone soon", "2025-06-01")
+	wantErr(t, f.svc.Delete(ctx, "other", m.ID), core.KindNotFound, "not_found")
+	wantErr(t, f.svc.Delete(ctx, "me", "ghost"), core.KindNotFound, "not_found")
+	wantErr(t, f.svc.Delete(ctx, "me", ""), core.KindInvalid, "invalid_request")
+	if err := f.svc.Delete(ctx, "me", m.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, f.svc.Delete(ctx, "me", m.ID), core.KindNotFound, "not_found")
+	if n := len(f.stored(t, "me")); n != 0 {
+		t.Fatalf("%d left", n)
+	}
+}
+
+func TestExportAndPurge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	if got, err := f.svc.ExportUser(ctx, "me"); err != nil || len(got.([]memories.ExportedMemory)) != 0 {
+		t.Fatalf("empty export %v %v", got, err)
+	}
+	for range core.MaxPageLimit + 2 { // more than one page
+		f.create(t, "me", "m", "2025-01-01")
+	}
+	first, err := f.svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Newest", Description: "d",
+		Date: "2025-06-01", Images: []string{img("a.jpg")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, "partner", "theirs", "2025-01-01")
+	if f.svc.Section() != "memories" {
+		t.Fatal(f.svc.Section())
+	}
+	got, err := f.svc.ExportUser(ctx, "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := got.([]memories.ExportedMemory)
+	ms := core.Millis(first.CreatedAt)
+	want := memories.ExportedMemory{ID: first.ID, Title: "Newest", Description: "d", Date: "2025-06-01",
+		Images: []string{img("a.jpg")}, CreatedAt: ms, UpdatedAt: ms}
+	if len(all) != core.MaxPageLimit+3 || !slices.Equal(all[0].Images, want.Images) || all[0].ID != want.ID ||
+		all[0].Title != want.Title || all[0].Description != want.Description || all[0].Date != want.Date ||
+		all[0].CreatedAt != want.CreatedAt || all[0].UpdatedAt != want.UpdatedAt || all[1].Images == nil {
+		t.Fatalf("export of %d, first %+v", len(all), all[0])
+	}
+	if err := f.svc.PurgeUser(ctx, "me"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.PurgeUser(ctx, "me"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.stored(t, "me")); n != 0 {
+		t.Fatalf("%d left", n)
+	}
+	if n := len(f.stored(t, "partner")); n != 1 {
+		t.Fatalf("the partner's memories went too: %d", n)
+	}
+}
+
+// The interactions below are the point of their tests, so they use gomock.
+
+func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl)
+	svc := memories.NewService(repo, partners, notifier, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	gomock.InOrder(
+		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
+		repo.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil),
+		notifier.EXPECT().Notify(gomock.Any(), "partner", "partnerActivity", "New memory", "Your partner added a memory: Beach").
+			Return(errors.New("push is down")).Times(1),
+	)
+	if _, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAFailedPartnerLookupWritesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl) // no writes, no notes expected
+	svc := memories.NewService(repo, partners, notifier, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	broken := errors.New("database on fire")
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, core.Internal(broken))
+	_, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"})
+	if !errors.Is(err, broken) || core.KindOf(err) != core.KindInternal {
+		t.Fatalf("got %v", err)
+	}
+	// and an invalid draft is refused before the partner is even asked
+	_, err = svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach"})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+// couples is a fake Partners: a symmetric map of current partners.
+type couples struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (c *couples) PartnerOf(_ context.Context, userID string) (string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[userID]
+	return p, ok, nil
+}
+
+func (c *couples) pair(a, b string) {
+	c.mu.Lock()
+	c.m[a], c.m[b] = b, a
+	c.mu.Unlock()
+}
+
+func (c *couples) unpair(a, b string) {
+	c.mu.Lock()
+	delete(c.m, a)
+	delete(c.m, b)
+	c.mu.Unlock()
+}
+
+// notes is a recording Notifier; fail makes every call fail after recording.
+type notes struct {
+	mu   sync.Mutex
+	got  []note
+	fail error
+}
+
+type note struct{ user, category, title, message string }
+
+func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, note{userID, category, title, message})
+	return n.fail
+}
+
+func (n *notes) all() []note {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.got)
+}

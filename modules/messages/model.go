@@ -1,0 +1,111 @@
+// Package messages holds the couple's shared message list: every message
+// belongs to the thread of the partnership it was sent in (the sender's own
+// thread while unpaired), so a new partner never sees an earlier couple's
+// messages.
+package messages
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// MaxBody bounds a message, in characters after trimming.
+const MaxBody = 4000
+
+// Message is one message of a thread.
+type Message struct {
+	ID        string
+	Scope     string // the thread: a partnership id, or SoloScope(author) while unpaired
+	AuthorID  string
+	Body      string
+	CreatedAt time.Time
+}
+
+// soloPrefix marks the thread of a user without a partner; partnership ids
+// (UUIDs) never contain a colon, so the two kinds of scope cannot meet.
+const soloPrefix = "user:"
+
+// SoloScope is the thread of userID while unpaired.
+func SoloScope(userID string) string { return soloPrefix + userID }
+
+// ScopeOf is the thread a user reads and writes: the partnership's while
+// paired, else the user's own.
+func ScopeOf(userID, partnershipID string) string {
+	if partnershipID != "" {
+		return partnershipID
+	}
+	return SoloScope(userID)
+}
+
+// NormalizeBody trims a message body and checks it: required (not blank)
+// and at most MaxBody characters.
+func NormalizeBody(body string) (string, error) {
+	body = strings.TrimSpace(body)
+	switch {
+	case body == "":
+		return "", core.Invalid("invalid_request", "body is required")
+	case utf8.RuneCountInString(body) > MaxBody:
+		return "", core.Invalid("invalid_request", fmt.Sprintf("body must be at most %d characters", MaxBody))
+	}
+	return body, nil
+}
+
+// Cursor is a position in the list order of a thread (newest first: by
+// CreatedAt, then id, descending): a page continues after it.
+type Cursor struct {
+	CreatedAt int64 // milliseconds
+	ID        string
+}
+
+// CursorAfter is the cursor that continues after m.
+func CursorAfter(m Message) Cursor { return Cursor{CreatedAt: core.Millis(m.CreatedAt), ID: m.ID} }
+
+// String is the opaque form handed to clients.
+func (c Cursor) String() string { return core.EncodeCursor(strconv.FormatInt(c.CreatedAt, 10), c.ID) }
+
+// ParseCursor reverses Cursor.String; anything else is a 400.
+func ParseCursor(s string) (Cursor, error) {
+	parts, err := core.DecodeCursor(s, 2)
+	if err != nil {
+		return Cursor{}, err
+	}
+	ms, perr := strconv.ParseInt(parts[0], 10, 64)
+	if perr != nil || parts[1] == "" {
+		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return Cursor{CreatedAt: ms, ID: parts[1]}, nil
+}
+
+// ListOrder compares messages in list order: the latest first, then the
+// greater id.
+func ListOrder(a, b Message) int {
+	if c := cmp.Compare(core.Millis(b.CreatedAt), core.Millis(a.CreatedAt)); c != 0 {
+		return c
+	}
+	return strings.Compare(b.ID, a.ID)
+}
+
+// After reports whether m comes after c in list order.
+func (c Cursor) After(m Message) bool {
+	return ListOrder(m, Message{CreatedAt: core.FromMillis(c.CreatedAt), ID: c.ID}) > 0
+}
+
+// PageOf cuts ms, read in list order with one more than page.Size() asked
+// for, to the page, and returns the next cursor when the caller pages and
+// more follow. Repositories share it so every store pages alike.
+func PageOf(ms []Message, page core.Page) ([]Message, string) {
+	if len(ms) <= page.Size() {
+		return ms, ""
+	}
+	ms = ms[:page.Size()]
+	if !page.Paged() {
+		return ms, ""
+	}
+	return ms, CursorAfter(ms[len(ms)-1]).String()
+}

@@ -1,0 +1,15 @@
+package messages
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/core"
+)
+
+// Module provides the message use cases and contributes the service as a
+// user-data owner. Storage is bound by the adapter modules and Partnerships
+// by bootstrap/glue.go, so this package never imports them.
+var Module = fx.Module("messages",
+	fx.Provide(NewService),
+	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+)

@@ -1,0 +1,135 @@
+package messages
+
+import (
+	"context"
+	"strings"
+
+	"tandem/core"
+)
+
+// Service holds every message rule of the spec and DESIGN.md.
+type Service struct {
+	repo         Repository
+	partnerships Partnerships
+	clock        core.Clock
+	ids          core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, partnerships Partnerships, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, clock: clock, ids: ids}
+}
+
+// Send adds a message by the user to their current thread: the
+// partnership's while paired, else their own. The body is trimmed and must
+// hold 1 to MaxBody characters.
+func (s *Service) Send(ctx context.Context, userID, body string) (Message, error) {
+	if err := requireUser(userID); err != nil {
+		return Message{}, err
+	}
+	body, err := NormalizeBody(body)
+	if err != nil {
+		return Message{}, err
+	}
+	scope, err := s.scope(ctx, userID)
+	if err != nil {
+		return Message{}, err
+	}
+	m := Message{ID: s.ids.New(), Scope: scope, AuthorID: userID, Body: body, CreatedAt: s.clock.Now()}
+	if err := s.repo.Add(ctx, m); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}
+
+// List returns the user's current thread newest first, the same for both
+// partners, and the cursor of the next page, if any. An earlier
+// partnership's thread is never listed, nor the solo thread while paired.
+func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Message, string, error) {
+	if err := requireUser(userID); err != nil {
+		return nil, "", err
+	}
+	if page.Cursor != "" {
+		if _, err := ParseCursor(page.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	scope, err := s.scope(ctx, userID)
+	if err != nil {
+		return nil, "", err
+	}
+	ms, next, err := s.repo.List(ctx, scope, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if ms == nil {
+		ms = []Message{}
+	}
+	return ms, next, nil
+}
+
+// scope is the user's current thread.
+func (s *Service) scope(ctx context.Context, userID string) (string, error) {
+	partnershipID, _, paired, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if !paired {
+		partnershipID = ""
+	}
+	return ScopeOf(userID, partnershipID), nil
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "messages" }
+
+// ExportedMessage is the export form of a message the user wrote: the API's
+// record plus the partnership whose thread holds it (null: the solo thread).
+type ExportedMessage struct {
+	ID            string  `json:"id"`
+	Body          string  `json:"body"`
+	Author        string  `json:"author"`
+	CreatedAt     int64   `json:"createdAt"`
+	PartnershipID *string `json:"partnershipId"`
+}
+
+// ExportUser returns every message the user wrote, in every thread, newest
+// first, however many: it reads them page by page. The partner's messages
+// are the partner's data, not exported here.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	out := []ExportedMessage{}
+	page := core.Page{Limit: core.MaxPageLimit}
+	for {
+		ms, next, err := s.repo.ByAuthor(ctx, userID, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			e := ExportedMessage{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
+			if m.Scope != SoloScope(userID) {
+				e.PartnershipID = &m.Scope
+			}
+			out = append(out, e)
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Cursor = next
+	}
+}
+
+// PurgeUser deletes every message the user wrote, in every thread, and their
+// solo thread. The partner's messages in a shared thread stay: they are the
+// partner's data (in the partner's export, deleted with the partner's
+// account). Deleting the account ends the partnership, so that thread is
+// listed to nobody any more.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteUser(ctx, userID)
+}
+
+func requireUser(userID string) error {
+	if strings.TrimSpace(userID) == "" {
+		return core.Invalid("invalid_request", "userId is required")
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package messages_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/messages"
+)
+
+// fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00
+// UTC) and sequential ids (id-1, id-2, ...).
+type fixture struct {
+	svc     *messages.Service
+	repo    *memory.MessageRepo
+	couples *partnerships
+	clock   *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewMessageRepo(), couples: &partnerships{m: map[string]membership{}},
+		clock: coretest.NewClock(time.Time{})}
+	f.svc = messages.NewService(f.repo, f.couples, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+// send sends body as user; the clock moves on a millisecond so messages
+// have distinct times.
+func (f *fixture) send(t *testing.T, user, body string) messages.Message {
+	t.Helper()
+	m, err := f.svc.Send(context.Background(), user, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Millisecond)
+	return m
+}
+
+// thread is what user lists now, bodies newest first.
+func (f *fixture) thread(t *testing.T, user string) string {
+	t.Helper()
+	ms, next, err := f.svc.List(context.Background(), user, core.Page{})
+	if err != nil || ms == nil || next != "" {
+		t.Fatalf("list: %v %q %v", ms, next, err)
+	}
+	return bodies(ms)
+}
+
+func bodies(ms []messages.Message) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Body
+	}
+	return strings.Join(out, ",")
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+func TestSendRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name, user, body string
+		paired           bool
+		want             string // stored body; "" when refused
+		msg              string
+	}{
+		{name: "unpaired: the solo thread", user: "u1", body: "note to self", want: "note to self"},
+		{name: "paired: the partnership's thread", user: "u1", body: "hi love", paired: true, want: "hi love"},
+		{name: "trimmed", user: "u1", body: "  hi \n", want: "hi"},
+		{name: "4000 characters", user: "u1", body: strings.Repeat("é", 4000), want: strings.Repeat("é", 4000)},
+		{name: "empty", user: "u1", body: "", msg: "body is required"},
+		{name: "blank", user: "u1", body: " \t\n", msg: "body is required"},
+		{name: "4001 characters", user: "u1", body: strings.Repeat("a", 4001), msg: "body must be at most 4000 characters"},
+		{name: "no user", user: " ", body: "hi", msg: "userId is required"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if tc.paired {
+				f.couples.pair("p1", "u1", "u2")
+			}
+			m, err := f.svc.Send(ctx, tc.user, tc.body)
+			if tc.msg != "" {
+				wantErr(t, err, core.KindInvalid, "invalid_request")
+				if core.As(err).Message != tc.msg {
+					t.Fatalf("message %q", core.As(err).Message)
+				}
+				if all, _, _ := f.repo.ByAuthor(ctx, tc.user, core.Page{}); len(all) != 0 {
+					t.Fatalf("%d written", len(all))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			scope := "user:u1"
+			if tc.paired {
+				scope = "p1"
+			}
+			want := messages.Message{ID: "id-1", Scope: scope, AuthorID: "u1", Body: tc.want, CreatedAt: f.clock.Now()}
+			if m != want {
+				t.Fatalf("sent %+v", m)
+			}
+			stored, _, err := f.repo.List(ctx, scope, core.Page{})
+			if err != nil || len(stored) != 1 || stored[0] != want {
+				t.Fatalf("stored %+v %v", stored, err)
+			}
+		})
+	}
+}
+
+func TestTheThreadBelongsToThePartnership(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.send(t, "ann", "ann alone")
+	f.send(t, "bob", "bob alone")
+
+	// paired: both read one thread, newest first; the solo threads are not listed
+	f.couples.pair("p1", "ann", "bob")
+	if got := f.thread(t, "ann"); got != "" {
+		t.Fatalf("a new couple's thread is not empty: %s", got)
+	}
+	f.send(t, "ann", "hi bob")
+	f.send(t, "bob", "hi ann")
+	for _, u := range []string{"ann", "bob"} {
+		if got := f.thread(t, u); got != "hi ann,hi bob" {
+			t.Fatalf("%s reads %s", u, got)
+		}
+	}
+	ms, _, _ := f.svc.List(context.Background(), "ann", core.Page{})
+	if ms[0].AuthorID != "bob" || ms[1].AuthorID != "ann" {
+		t.Fatalf("authors %+v", ms)
+	}
+
+	// unpaired: each is back in their own thread, the couple's is gone from view
+	f.couples.unpair("ann", "bob")
+	if got := f.thread(t, "ann"); got != "ann alone" {
+		t.Fatalf("ann after unpairing: %s", got)
+	}
+
+	// a new partner never sees the earlier couple's messages
+	f.couples.pair("p2", "ann", "cid")
+	if got := f.thread(t, "cid"); got != "" {
+		t.Fatalf("the new partner reads %s", got)
+	}
+	f.send(t, "cid", "hello ann")
+	if got := f.thread(t, "ann"); got != "hello ann" {
+		t.Fatalf("ann with cid: %s", got)
+	}
+	if got := f.thread(t, "bob"); got != "bob alone" {
+		t.Fatalf("bob alone again: %s", got)
+	}
+
+	// re-pairing the same two is a new partnership, with a new thread
+	f.couples.unpair("ann", "cid")
+	f.couples.pair("p3", "ann", "bob")
+	if got := f.thread(t, "bob"); got != "" {
+		t.Fatalf("a renewed couple reads %s", got)
+	}
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	for _, b := range []string{"1", "2", "3", "4", "5"} {
+		f.send(t, "u1", b)
+	}
+	var seen []messages.Message
+	page := core.Page{Limit: 2}
+	for {
+		ms, next, err := f.svc.List(ctx, "u1", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, ms...)
+		if next == "" {
+			break
+		}
+		page.Cursor = next
+	}
+	if bodies(seen) != "5,4,3,2,1" {
+		t.Fatalf("pages %s", bodies(seen))
+	}
+	_, _, err := f.svc.List(ctx, "u1", core.Page{Limit: 2, Cursor: "forged"})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	_, _, err = f.svc.List(ctx, "", core.Page{})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+func TestExportIsWhatTheUserWroteAndPurgeKeepsThePartners(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	if got, err := f.svc.ExportUser(ctx, "ann"); err != nil || len(got.([]messages.ExportedMessage)) != 0 {
+		t.Fatalf("empty export %v %v", got, err)
+	}
+	solo := f.send(t, "ann", "ann alone")
+	f.couples.pair("p1", "ann", "bob")
+	for range core.MaxPageLimit { // more than one page of export
+		f.send(t, "ann", "x")
+	}
+	shared := f.send(t, "ann", "to bob")
+	f.send(t, "bob", "to ann")
+	if f.svc.Section() != "messages" {
+		t.Fatal(f.svc.Section())
+	}
+	got, err := f.svc.ExportUser(ctx, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := got.([]messages.ExportedMessage)
+	last, first := all[0], all[len(all)-1]
+	if len(all) != core.MaxPageLimit+2 || last.ID != shared.ID || last.Body != "to bob" || last.Author != "ann" ||
+		last.CreatedAt != core.Millis(shared.CreatedAt) || last.PartnershipID == nil || *last.PartnershipID != "p1" ||
+		first.ID != solo.ID || first.PartnershipID != nil {
+		t.Fatalf("export of %d: newest %+v, oldest %+v", len(all), last, first)
+	}
+
+	// ann deletes her account: what she wrote goes, bob's messages stay his
+	if err := f.svc.PurgeUser(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.PurgeUser(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.thread(t, "bob"); got != "to ann" {
+		t.Fatalf("bob's thread %s", got)
+	}
+	f.couples.unpair("ann", "bob")
+	if got := f.thread(t, "ann"); got != "" {
+		t.Fatalf("ann's solo thread %s", got)
+	}
+	if got, _ := f.svc.ExportUser(ctx, "bob"); len(got.([]messages.ExportedMessage)) != 1 {
+		t.Fatalf("bob's export %v", got)
+	}
+}
+
+// The interaction below is the point of its test, so it uses gomock.
+
+func TestAFailedPartnershipLookupWritesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo, couples := NewMockRepository(ctrl), NewMockPartnerships(ctrl) // the repository must not be called
+	svc := messages.NewService(repo, couples, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	broken := errors.New("database on fire")
+	couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("", "", false, core.Internal(broken)).Times(2)
+	if _, err := svc.Send(ctx, "ann", "hi"); !errors.Is(err, broken) {
+		t.Fatalf("send: %v", err)
+	}
+	if _, _, err := svc.List(ctx, "ann", core.Page{}); !errors.Is(err, broken) {
+		t.Fatalf("list: %v", err)
+	}
+	// an invalid body is refused before the partnership is even asked
+	_, err := svc.Send(ctx, "ann", " ")
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+// partnerships is a fake Partnerships: each member's current partnership.
+type partnerships struct {
+	mu sync.Mutex
+	m  map[string]membership
+}
+
+type membership struct{ id, partner string }
+
+func (p *partnerships) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m, ok := p.m[userID]
+	return m.id, m.partner, ok, nil
+}
+
+func (p *partnerships) pair(id, a, b string) {
+	p.mu.Lock()
+	p.m[a], p.m[b] = membership{id, b}, membership{id, a}
+	p.mu.Unlock()
+}
+
+func (p *partnerships) unpair(a, b string) {
+	p.mu.Lock()
+	delete(p.m, a)
+	delete(p.m, b)
+	p.mu.Unlock()
+}

@@ -1,0 +1,281 @@
+// Package questions holds the shared daily question: each couple gets one
+// question per date from a bank written for the app, both partners answer it
+// independently, and a chat-like conversation of answers, replies and
+// reactions grows under it. A partner's answer stays locked until the reader
+// has answered too, and a question returns to a couple no sooner than
+// RepeatWindowDays later.
+package questions
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"tandem/core"
+)
+
+// Category groups the bank's questions.
+type Category string
+
+const (
+	CategoryFun       Category = "fun"
+	CategoryDeep      Category = "deep"
+	CategoryMemories  Category = "memories"
+	CategoryFuture    Category = "future"
+	CategoryGratitude Category = "gratitude"
+	CategoryIntimacy  Category = "intimacy"
+	CategoryEveryday  Category = "everyday"
+)
+
+// Categories are every category, in the bank's order.
+var Categories = []Category{CategoryFun, CategoryDeep, CategoryMemories, CategoryFuture, CategoryGratitude,
+	CategoryIntimacy, CategoryEveryday}
+
+// Valid reports whether c is one of Categories.
+func (c Category) Valid() bool {
+	for _, k := range Categories {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Question is one question of the bank. Its ID is stable: it is what the
+// repeat rule compares, so texts may be polished without a repeat.
+type Question struct {
+	ID       string
+	Text     string
+	Category Category
+}
+
+// Daily is the question a couple got for one date. Text and Category are
+// copied from the bank when it is picked, so history shows what was asked
+// even after the bank changes.
+type Daily struct {
+	ID            string
+	PartnershipID string
+	Date          core.Date
+	QuestionID    string
+	Text          string
+	Category      Category
+	CreatedAt     time.Time
+}
+
+// Kind is what a conversation item is.
+type Kind string
+
+const (
+	KindAnswer   Kind = "answer"
+	KindReply    Kind = "reply"
+	KindReaction Kind = "reaction"
+)
+
+// Message is one item of a daily question's conversation. An answer and a
+// reply carry Text (a reply may point at the item it answers with ReplyTo);
+// a reaction carries Reaction and the item it reacts to in MessageID.
+type Message struct {
+	ID        string
+	DailyID   string
+	UserID    string
+	Kind      Kind
+	Text      string
+	Reaction  string
+	ReplyTo   string
+	MessageID string
+	CreatedAt time.Time
+}
+
+// Entry is one of a user's messages with the question it belongs to (export).
+type Entry struct {
+	Daily   Daily
+	Message Message
+}
+
+const (
+	// RepeatWindowDays: a question returns to a couple no sooner than this
+	// many days later. Dates are compared both ways, because a partner far
+	// east opens tomorrow's question while the other is still on today's.
+	RepeatWindowDays = 30
+	MaxText          = 2000 // characters of an answer or a reply
+	MaxReaction      = 16   // characters of a reaction (an emoji or a short word)
+	DefaultHistory   = 30   // questions per history page without limit
+	MaxHistory       = 100  // largest history page
+)
+
+// NearbyFrom and NearbyTo bound the dates whose questions day's pick must
+// avoid: every date less than RepeatWindowDays away, either side.
+func NearbyFrom(day core.Date) core.Date { return day.AddDays(-(RepeatWindowDays - 1)) }
+func NearbyTo(day core.Date) core.Date   { return day.AddDays(RepeatWindowDays - 1) }
+
+// Pick chooses the question of day for a couple, given the couple's
+// questions of the nearby dates (NearbyFrom..NearbyTo): among the bank's
+// questions not asked on any of them, preferring a category other than the
+// ones of the dates right before and after, the one a stable hash of
+// (partnershipID, day) points at. The same inputs always give the same
+// question, in every process.
+func Pick(bank []Question, partnershipID string, day core.Date, nearby []Daily) Question {
+	used := map[string]bool{}
+	neighbour := map[Category]bool{}
+	for _, d := range nearby {
+		used[d.QuestionID] = true
+		if gap := day.DaysUntil(d.Date); gap == 1 || gap == -1 {
+			neighbour[d.Category] = true
+		}
+	}
+	var fresh, varied []Question
+	for _, q := range bank {
+		if used[q.ID] {
+			continue
+		}
+		fresh = append(fresh, q)
+		if !neighbour[q.Category] {
+			varied = append(varied, q)
+		}
+	}
+	candidates := varied
+	if len(candidates) == 0 {
+		candidates = fresh
+	}
+	if len(candidates) == 0 {
+		candidates = bank // only with a bank smaller than the window: never with Bank
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(partnershipID + "|" + day.String()))
+	return candidates[h.Sum64()%uint64(len(candidates))]
+}
+
+// Action is a POST to the daily question: an answer, a reply or a reaction.
+type Action struct {
+	Action    string // answer, reply or react
+	Text      string // answer and reply
+	ReplyTo   string // reply, optional
+	MessageID string // react
+	Reaction  string // react
+}
+
+// validate checks the fields of the action and returns it trimmed; fields of
+// another action are refused, so a client mistake is not silently dropped.
+func (a Action) validate() (Action, error) {
+	a.Text, a.ReplyTo = strings.TrimSpace(a.Text), strings.TrimSpace(a.ReplyTo)
+	a.MessageID, a.Reaction = strings.TrimSpace(a.MessageID), strings.TrimSpace(a.Reaction)
+	switch a.Action {
+	case "answer":
+		if a.ReplyTo != "" || a.MessageID != "" || a.Reaction != "" {
+			return Action{}, invalid("an answer takes text only")
+		}
+		return a, validateText(a.Text)
+	case "reply":
+		if a.MessageID != "" || a.Reaction != "" {
+			return Action{}, invalid("a reply takes text and, optionally, replyTo")
+		}
+		return a, validateText(a.Text)
+	case "react":
+		if a.Text != "" || a.ReplyTo != "" {
+			return Action{}, invalid("a reaction takes messageId and reaction")
+		}
+		if a.MessageID == "" {
+			return Action{}, invalid("messageId is required")
+		}
+		return a, validateReaction(a.Reaction)
+	case "":
+		return Action{}, invalid("action is required: answer, reply or react")
+	}
+	return Action{}, invalid("unknown action " + strconv.Quote(a.Action) + ": use answer, reply or react")
+}
+
+func validateText(s string) error {
+	if s == "" {
+		return invalid("text is required")
+	}
+	if utf8.RuneCountInString(s) > MaxText {
+		return invalid("text must be at most 2000 characters")
+	}
+	return nil
+}
+
+func validateReaction(s string) error {
+	if s == "" {
+		return invalid("reaction is required")
+	}
+	if utf8.RuneCountInString(s) > MaxReaction {
+		return invalid("reaction must be at most 16 characters")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return invalid("reaction must not hold control characters")
+		}
+	}
+	return nil
+}
+
+// Item is a conversation item as one reader sees it: the partner's answers
+// and replies are Locked, without text, until the reader has answered.
+type Item struct {
+	Message
+	Locked bool
+}
+
+// View is a daily question as one partner sees it.
+type View struct {
+	Daily             Daily
+	Conversation      []Item // oldest first; never nil
+	AnsweredByMe      bool
+	AnsweredByPartner bool
+}
+
+// viewFor shapes d's conversation (oldest first) for reader.
+func viewFor(reader string, d Daily, msgs []Message) View {
+	v := View{Daily: d, Conversation: make([]Item, 0, len(msgs))}
+	for _, m := range msgs {
+		if m.Kind == KindAnswer {
+			if m.UserID == reader {
+				v.AnsweredByMe = true
+			} else {
+				v.AnsweredByPartner = true
+			}
+		}
+	}
+	for _, m := range msgs {
+		it := Item{Message: m}
+		if m.UserID != reader && !v.AnsweredByMe && m.Kind != KindReaction {
+			it.Locked, it.Text = true, ""
+		}
+		v.Conversation = append(v.Conversation, it)
+	}
+	return v
+}
+
+// answered reports whether userID has answered in msgs.
+func answered(userID string, msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Kind == KindAnswer && m.UserID == userID {
+			return true
+		}
+	}
+	return false
+}
+
+// target finds the answer or reply id in msgs, the only items one may reply
+// or react to.
+func target(id string, msgs []Message) error {
+	for _, m := range msgs {
+		if m.ID != id {
+			continue
+		}
+		if m.Kind == KindReaction {
+			return invalid("you can reply and react to answers and replies only")
+		}
+		return nil
+	}
+	return core.NotFound("not_found", "no such message in today's conversation")
+}
+
+func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+
+func errNotPaired() error {
+	return core.Conflict("not_paired", "the daily question is for couples: pair with your partner first")
+}

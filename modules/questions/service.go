@@ -1,0 +1,256 @@
+package questions
+
+import (
+	"context"
+
+	"tandem/core"
+)
+
+// Service holds every daily-question rule of the spec and DESIGN.md.
+type Service struct {
+	repo         Repository
+	partnerships Partnerships
+	users        Users
+	notifier     Notifier
+	clock        core.Clock
+	ids          core.IDs
+	bank         []Question
+}
+
+// NewService is a plain constructor, usable without fx; it serves Bank.
+func NewService(repo Repository, partnerships Partnerships, users Users, notifier Notifier, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, users: users, notifier: notifier, clock: clock, ids: ids, bank: Bank}
+}
+
+// CategoryNotify is the notification category of "your partner answered".
+const CategoryNotify = "questions"
+
+// couple is the caller's side of a partnership and their today.
+type couple struct {
+	partnershipID, partnerID string
+	today                    core.Date
+}
+
+// Today returns the couple's question of the caller's today (the date in the
+// caller's timezone), picking it when neither partner has opened that date
+// yet. Unpaired: 409 not_paired.
+func (s *Service) Today(ctx context.Context, userID string) (View, error) {
+	c, err := s.couple(ctx, userID)
+	if err != nil {
+		return View{}, err
+	}
+	d, err := s.open(ctx, c)
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(ctx, userID, d)
+}
+
+// Act answers, replies to or reacts in the conversation of the caller's
+// today's question and returns the question as the caller then sees it.
+// Rules: one answer per user (again: 409 conflict, the first answer stands:
+// the partner may already have read and replied to it); replies and
+// reactions only after one's own answer (409 conflict), and only to answers
+// and replies of this conversation (404 not_found for another id, 400 for a
+// reaction's id); a user's second reaction to an item replaces the first.
+// An answer notifies the partner (category questions); a failed
+// notification does not fail the answer.
+func (s *Service) Act(ctx context.Context, userID string, a Action) (View, error) {
+	a, err := a.validate()
+	if err != nil {
+		return View{}, err
+	}
+	c, err := s.couple(ctx, userID)
+	if err != nil {
+		return View{}, err
+	}
+	var d Daily
+	if a.Action == "answer" {
+		d, err = s.open(ctx, c)
+	} else {
+		// Replies and reactions need one's own answer, so a date nobody has
+		// opened yet is refused as it is: nothing is picked for a refusal.
+		d, err = s.repo.Find(ctx, c.partnershipID, c.today)
+		if core.IsKind(err, core.KindNotFound) {
+			return View{}, errAnswerFirst()
+		}
+	}
+	if err != nil {
+		return View{}, err
+	}
+	msgs, err := s.repo.Messages(ctx, []string{d.ID})
+	if err != nil {
+		return View{}, err
+	}
+	m := Message{ID: s.ids.New(), DailyID: d.ID, UserID: userID, CreatedAt: s.clock.Now()}
+	switch a.Action {
+	case "answer":
+		if answered(userID, msgs) {
+			return View{}, errAnsweredAlready()
+		}
+		m.Kind, m.Text = KindAnswer, a.Text
+		err := s.repo.AddMessage(ctx, m)
+		if core.IsKind(err, core.KindConflict) {
+			return View{}, errAnsweredAlready() // a concurrent answer of the same user won
+		}
+		if err != nil {
+			return View{}, err
+		}
+		s.notifyPartner(ctx, c.partnerID, answered(c.partnerID, msgs))
+	case "reply":
+		if !answered(userID, msgs) {
+			return View{}, errAnswerFirst()
+		}
+		if a.ReplyTo != "" {
+			if err := target(a.ReplyTo, msgs); err != nil {
+				return View{}, err
+			}
+		}
+		m.Kind, m.Text, m.ReplyTo = KindReply, a.Text, a.ReplyTo
+		if err := s.repo.AddMessage(ctx, m); err != nil {
+			return View{}, err
+		}
+	case "react":
+		if !answered(userID, msgs) {
+			return View{}, errAnswerFirst()
+		}
+		if err := target(a.MessageID, msgs); err != nil {
+			return View{}, err
+		}
+		m.Kind, m.Reaction, m.MessageID = KindReaction, a.Reaction, a.MessageID
+		if _, err := s.repo.React(ctx, m); err != nil {
+			return View{}, err
+		}
+	}
+	return s.view(ctx, userID, d)
+}
+
+// History returns the couple's questions of dates up to the caller's today,
+// newest first, each as the caller sees it; page.Limit 0 means
+// DefaultHistory, more than MaxHistory is a 400. The next cursor comes back
+// when more follow.
+func (s *Service) History(ctx context.Context, userID string, page core.Page) ([]View, string, error) {
+	switch {
+	case page.Limit == 0:
+		page.Limit = DefaultHistory
+	case page.Limit < 0 || page.Limit > MaxHistory:
+		return nil, "", invalid("limit must be a whole number from 1 to 100")
+	}
+	c, err := s.couple(ctx, userID)
+	if err != nil {
+		return nil, "", err
+	}
+	days, next, err := s.repo.History(ctx, c.partnershipID, c.today, page)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]View, 0, len(days))
+	if len(days) == 0 {
+		return out, next, nil
+	}
+	ids := make([]string, len(days))
+	for i, d := range days {
+		ids[i] = d.ID
+	}
+	msgs, err := s.repo.Messages(ctx, ids)
+	if err != nil {
+		return nil, "", err
+	}
+	byDaily := map[string][]Message{}
+	for _, m := range msgs {
+		byDaily[m.DailyID] = append(byDaily[m.DailyID], m)
+	}
+	for _, d := range days {
+		out = append(out, viewFor(userID, d, byDaily[d.ID]))
+	}
+	return out, next, nil
+}
+
+// couple resolves the caller's partnership and today; 409 not_paired.
+func (s *Service) couple(ctx context.Context, userID string) (couple, error) {
+	pid, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil {
+		return couple{}, err
+	}
+	if !ok {
+		return couple{}, errNotPaired()
+	}
+	loc, err := s.users.Location(ctx, userID)
+	if err != nil {
+		return couple{}, err
+	}
+	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc)}, nil
+}
+
+// open returns the couple's question of c.today, picking it by Pick when it
+// is the first time either partner asks for that date.
+func (s *Service) open(ctx context.Context, c couple) (Daily, error) {
+	return s.repo.Open(ctx, c.partnershipID, c.today, func(nearby []Daily) (Daily, error) {
+		q := Pick(s.bank, c.partnershipID, c.today, nearby)
+		return Daily{ID: s.ids.New(), PartnershipID: c.partnershipID, Date: c.today, QuestionID: q.ID, Text: q.Text,
+			Category: q.Category, CreatedAt: s.clock.Now()}, nil
+	})
+}
+
+func (s *Service) view(ctx context.Context, userID string, d Daily) (View, error) {
+	msgs, err := s.repo.Messages(ctx, []string{d.ID})
+	if err != nil {
+		return View{}, err
+	}
+	return viewFor(userID, d, msgs), nil
+}
+
+// notifyPartner tells the partner that the caller answered; the adapter
+// logs a failure, which never fails the answer that is already stored.
+func (s *Service) notifyPartner(ctx context.Context, partnerID string, partnerAnswered bool) {
+	msg := "Your partner answered today's question. Answer it too to see what they said."
+	if partnerAnswered {
+		msg = "Your partner answered today's question too: see what they said."
+	}
+	_ = s.notifier.Notify(ctx, partnerID, CategoryNotify, "Your partner answered", msg)
+}
+
+// Section, ExportUser and PurgeUser make the module a core.UserData owner.
+func (s *Service) Section() string { return "questions" }
+
+// ExportedMessage is one of the user's conversation items with its question.
+type ExportedMessage struct {
+	ID        string `json:"id"`
+	Date      string `json:"date"`
+	Question  string `json:"question"`
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Reaction  string `json:"reaction,omitempty"`
+	ReplyTo   string `json:"replyTo,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// ExportUser returns every answer, reply and reaction of the user, oldest
+// first, with the question each belongs to.
+func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
+	entries, err := s.repo.MessagesByUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ExportedMessage, len(entries))
+	for i, e := range entries {
+		m := e.Message
+		out[i] = ExportedMessage{ID: m.ID, Date: e.Daily.Date.String(), Question: e.Daily.Text, Type: string(m.Kind),
+			Text: m.Text, Reaction: m.Reaction, ReplyTo: m.ReplyTo, MessageID: m.MessageID, Timestamp: core.Millis(m.CreatedAt)}
+	}
+	return out, nil
+}
+
+// PurgeUser deletes the user's conversation items and the reactions to them.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteByUser(ctx, userID)
+}
+
+func errAnsweredAlready() error {
+	return core.Conflict("conflict", "you have already answered today's question")
+}
+
+func errAnswerFirst() error {
+	return core.Conflict("conflict", "answer today's question first")
+}

@@ -1,0 +1,584 @@
+package questions_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/questions"
+)
+
+// couples is a Partnerships fake: user -> (partnership, partner).
+type couples struct {
+	mu sync.Mutex
+	m  map[string][2]string
+}
+
+func (c *couples) pair(pid, a, b string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[a], c.m[b] = [2]string{pid, b}, [2]string{pid, a}
+}
+
+func (c *couples) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[userID]
+	return p[0], p[1], ok, nil
+}
+
+// zones is a Users fake: a user's timezone, UTC when unset.
+type zones map[string]*time.Location
+
+func (z zones) Location(_ context.Context, userID string) (*time.Location, error) {
+	if userID == "ghost" {
+		return nil, core.NotFound("user_not_found", "user not found")
+	}
+	if loc, ok := z[userID]; ok {
+		return loc, nil
+	}
+	return time.UTC, nil
+}
+
+// notes records notifications; fail makes every one fail.
+type notes struct {
+	mu   sync.Mutex
+	sent []string
+	fail bool
+}
+
+func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.sent = append(n.sent, userID+"|"+category+"|"+title+"|"+message)
+	if n.fail {
+		return errors.New("push service down")
+	}
+	return nil
+}
+
+func (n *notes) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.sent...)
+}
+
+// fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00
+// UTC) and sequential ids; ann and bob are a couple (p1), cat is single.
+type fixture struct {
+	svc     *questions.Service
+	repo    *memory.QuestionRepo
+	couples *couples
+	zones   zones
+	notes   *notes
+	clock   *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewQuestionRepo(), couples: &couples{m: map[string][2]string{}}, zones: zones{},
+		notes: &notes{}, clock: coretest.NewClock(time.Time{})}
+	f.couples.pair("p1", "ann", "bob")
+	f.svc = questions.NewService(f.repo, f.couples, f.zones, f.notes, f.clock, &coretest.SeqIDs{})
+	return f
+}
+
+func (f *fixture) today(t *testing.T, user string) questions.View {
+	t.Helper()
+	v, err := f.svc.Today(context.Background(), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func (f *fixture) act(t *testing.T, user string, a questions.Action) questions.View {
+	t.Helper()
+	v, err := f.svc.Act(context.Background(), user, a)
+	if err != nil {
+		t.Fatalf("%s %+v: %v", user, a, err)
+	}
+	return v
+}
+
+func answer(text string) questions.Action { return questions.Action{Action: "answer", Text: text} }
+
+func reply(text, to string) questions.Action {
+	return questions.Action{Action: "reply", Text: text, ReplyTo: to}
+}
+
+func react(id, reaction string) questions.Action {
+	return questions.Action{Action: "react", MessageID: id, Reaction: reaction}
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+// show renders a conversation compactly: kind:user:text/reaction[>target][!locked].
+func show(items []questions.Item) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		s := string(it.Kind) + ":" + it.UserID + ":" + it.Text + it.Reaction
+		if it.ReplyTo != "" {
+			s += ">" + it.ReplyTo
+		}
+		if it.MessageID != "" {
+			s += ">" + it.MessageID
+		}
+		if it.Locked {
+			s += "!"
+		}
+		out[i] = s
+	}
+	return strings.Join(out, " ")
+}
+
+func zone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+func TestTodayIsTheDateInEachPartnersOwnTimezone(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name           string
+		at             time.Time
+		annTZ, bobTZ   string // "" leaves it unset (UTC)
+		annDay, bobDay string
+	}{
+		{"both unset: UTC", time.Date(2025, 6, 15, 23, 30, 0, 0, time.UTC), "", "", "2025-06-15", "2025-06-15"},
+		{"Kiritimati is a day ahead of Honolulu", time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC),
+			"Pacific/Kiritimati", "Pacific/Honolulu", "2025-06-16", "2025-06-15"},
+		{"Tokyo's morning is New York's evening before", time.Date(2025, 6, 15, 2, 0, 0, 0, time.UTC),
+			"Asia/Tokyo", "America/New_York", "2025-06-15", "2025-06-14"},
+		{"same zone, after local midnight", time.Date(2025, 6, 15, 22, 30, 0, 0, time.UTC),
+			"Europe/Paris", "Europe/Paris", "2025-06-16", "2025-06-16"},
+		{"one unset, one west of UTC", time.Date(2025, 1, 1, 3, 0, 0, 0, time.UTC), "", "America/Los_Angeles",
+			"2025-01-01", "2024-12-31"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.clock.Set(tc.at)
+			if tc.annTZ != "" {
+				f.zones["ann"] = zone(t, tc.annTZ)
+			}
+			if tc.bobTZ != "" {
+				f.zones["bob"] = zone(t, tc.bobTZ)
+			}
+			a, b := f.today(t, "ann"), f.today(t, "bob")
+			if a.Daily.Date.String() != tc.annDay || b.Daily.Date.String() != tc.bobDay {
+				t.Fatalf("ann on %s, bob on %s", a.Daily.Date, b.Daily.Date)
+			}
+			if (a.Daily.ID == b.Daily.ID) != (tc.annDay == tc.bobDay) {
+				t.Fatalf("same date must mean the same question: %+v / %+v", a.Daily, b.Daily)
+			}
+			// Whoever is behind reaches the other's date later and finds the
+			// question the other already had, answer included.
+			f.act(t, "ann", answer("ann's answer on "+tc.annDay))
+			for range 3 {
+				if v := f.today(t, "bob"); v.Daily.Date == a.Daily.Date {
+					if v.Daily != a.Daily || !v.AnsweredByPartner || show(v.Conversation) != "answer:ann:!" {
+						t.Fatalf("bob on ann's date: %+v %s", v.Daily, show(v.Conversation))
+					}
+					return
+				}
+				f.clock.Advance(24 * time.Hour)
+			}
+			t.Fatalf("bob never reached %s", a.Daily.Date)
+		})
+	}
+}
+
+func TestTheCoupleGetsOneQuestionPerDateEvenWhenBothOpenAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	views := make([]questions.View, 10)
+	var wg sync.WaitGroup
+	for i := range views {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := []string{"ann", "bob"}[i%2]
+			v, err := f.svc.Today(context.Background(), user)
+			if err != nil {
+				t.Error(err)
+			}
+			views[i] = v
+		}()
+	}
+	wg.Wait()
+	for _, v := range views {
+		if v.Daily != views[0].Daily {
+			t.Fatalf("two questions for one date: %+v / %+v", views[0].Daily, v.Daily)
+		}
+	}
+}
+
+func TestAQuestionDoesNotReturnWithin30DaysOverNinetyDays(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.zones["ann"], f.zones["bob"] = zone(t, "Pacific/Kiritimati"), zone(t, "Pacific/Honolulu")
+	byDate := map[core.Date]questions.Daily{}
+	for i := range 90 {
+		// Ann, a day ahead, usually opens first; every third day Bob does.
+		users := []string{"ann", "bob"}
+		if i%3 == 0 {
+			users = []string{"bob", "ann"}
+		}
+		for _, u := range users {
+			v := f.today(t, u)
+			if prev, ok := byDate[v.Daily.Date]; ok && prev != v.Daily {
+				t.Fatalf("%s: %s got %s, the partner had %s", v.Daily.Date, u, v.Daily.QuestionID, prev.QuestionID)
+			}
+			byDate[v.Daily.Date] = v.Daily
+		}
+		f.clock.Advance(24 * time.Hour)
+	}
+	if len(byDate) < 90 {
+		t.Fatalf("%d dates", len(byDate))
+	}
+	for d, q := range byDate {
+		if q.Text == "" || !q.Category.Valid() {
+			t.Fatalf("%s: %+v", d, q)
+		}
+		for od, oq := range byDate {
+			if gap := d.DaysUntil(od); od != d && oq.QuestionID == q.QuestionID && gap < 30 && gap > -30 {
+				t.Fatalf("%s on %s and %s", q.QuestionID, d, od)
+			}
+		}
+	}
+}
+
+func TestUnpairedUsersGetNotPaired(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.svc.Today(ctx, "cat")
+	wantErr(t, err, core.KindConflict, "not_paired")
+	_, err = f.svc.Act(ctx, "cat", answer("hi"))
+	wantErr(t, err, core.KindConflict, "not_paired")
+	_, _, err = f.svc.History(ctx, "cat", core.Page{})
+	wantErr(t, err, core.KindConflict, "not_paired")
+	_, err = f.svc.Act(ctx, "cat", questions.Action{Action: "wave"}) // bad input is a 400 first
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	_, err = f.svc.Today(ctx, "ghost")
+	if core.KindOf(err) != core.KindConflict {
+		t.Fatalf("an unpaired ghost: %v", err)
+	}
+}
+
+func TestActRules(t *testing.T) {
+	t.Parallel()
+	// Each case starts from ann and bob's today (the question is id-1), runs
+	// setup, then the action; ids go id-2, id-3... in the order of writes.
+	type step struct {
+		user string
+		a    questions.Action
+	}
+	cases := []struct {
+		name     string
+		setup    []step
+		user     string
+		a        questions.Action
+		errKind  core.Kind // 0 (internal) with errCode "" means accepted
+		errCode  string
+		errMsg   string
+		wantConv string // ann's view of the conversation afterwards
+	}{
+		{name: "answer", user: "ann", a: answer("  Our trip to Porto  "), wantConv: "answer:ann:Our trip to Porto"},
+		{name: "answer of 2000 characters", user: "ann", a: answer(strings.Repeat("é", 2000)),
+			wantConv: "answer:ann:" + strings.Repeat("é", 2000)},
+		{name: "answer of 2001 characters", user: "ann", a: answer(strings.Repeat("é", 2001)),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "text must be at most 2000 characters"},
+		{name: "blank answer", user: "ann", a: answer(" \n\t "),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "text is required"},
+		{name: "answer with a reaction's fields", user: "ann", a: questions.Action{Action: "answer", Text: "x", Reaction: "👍"},
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "an answer takes text only"},
+		{name: "answering again", setup: []step{{"ann", answer("first")}}, user: "ann", a: answer("second"),
+			errKind: core.KindConflict, errCode: "conflict", errMsg: "you have already answered today's question",
+			wantConv: "answer:ann:first"},
+		{name: "both partners answer", setup: []step{{"bob", answer("bob's")}}, user: "ann", a: answer("ann's"),
+			wantConv: "answer:bob:bob's answer:ann:ann's"},
+		{name: "reply before answering", setup: []step{{"bob", answer("bob's")}}, user: "ann", a: reply("hm", ""),
+			errKind: core.KindConflict, errCode: "conflict", errMsg: "answer today's question first",
+			wantConv: "answer:bob:!"},
+		{name: "reply without replyTo", setup: []step{{"ann", answer("a")}}, user: "ann", a: reply("more", ""),
+			wantConv: "answer:ann:a reply:ann:more"},
+		{name: "several replies to the partner's answer",
+			setup: []step{{"ann", answer("a")}, {"bob", answer("b")}, {"ann", reply("one", "id-3")}},
+			user:  "ann", a: reply("two", "id-3"),
+			wantConv: "answer:ann:a answer:bob:b reply:ann:one>id-3 reply:ann:two>id-3"},
+		{name: "reply to a reply", setup: []step{{"ann", answer("a")}, {"bob", answer("b")}, {"bob", reply("r", "id-2")}},
+			user: "ann", a: reply("rr", "id-4"), wantConv: "answer:ann:a answer:bob:b reply:bob:r>id-2 reply:ann:rr>id-4"},
+		{name: "reply to an unknown message", setup: []step{{"ann", answer("a")}}, user: "ann", a: reply("x", "nope"),
+			errKind: core.KindNotFound, errCode: "not_found", errMsg: "no such message in today's conversation",
+			wantConv: "answer:ann:a"},
+		{name: "reply to a reaction", setup: []step{{"ann", answer("a")}, {"ann", react("id-2", "👍")}},
+			user: "ann", a: reply("x", "id-3"),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "you can reply and react to answers and replies only",
+			wantConv: "answer:ann:a reaction:ann:👍>id-2"},
+		{name: "blank reply", setup: []step{{"ann", answer("a")}}, user: "ann", a: reply("  ", ""),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "text is required", wantConv: "answer:ann:a"},
+		{name: "reply with a messageId", user: "ann", a: questions.Action{Action: "reply", Text: "x", MessageID: "id-2"},
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "a reply takes text and, optionally, replyTo"},
+		{name: "react before answering", setup: []step{{"bob", answer("b")}}, user: "ann", a: react("id-2", "❤️"),
+			errKind: core.KindConflict, errCode: "conflict", errMsg: "answer today's question first", wantConv: "answer:bob:!"},
+		{name: "react to the partner's answer", setup: []step{{"bob", answer("b")}, {"ann", answer("a")}},
+			user: "ann", a: react("id-2", " ❤️ "), wantConv: "answer:bob:b answer:ann:a reaction:ann:❤️>id-2"},
+		{name: "a second reaction replaces the first",
+			setup: []step{{"bob", answer("b")}, {"ann", answer("a")}, {"ann", react("id-2", "❤️")}, {"ann", react("id-3", "😂")}},
+			user:  "ann", a: react("id-2", "🔥"),
+			wantConv: "answer:bob:b answer:ann:a reaction:ann:🔥>id-2 reaction:ann:😂>id-3"},
+		{name: "reaction of 16 characters", setup: []step{{"ann", answer("a")}}, user: "ann",
+			a: react("id-2", strings.Repeat("ha", 8)), wantConv: "answer:ann:a reaction:ann:" + strings.Repeat("ha", 8) + ">id-2"},
+		{name: "reaction of 17 characters", setup: []step{{"ann", answer("a")}}, user: "ann",
+			a: react("id-2", strings.Repeat("h", 17)), errKind: core.KindInvalid, errCode: "invalid_request",
+			errMsg: "reaction must be at most 16 characters", wantConv: "answer:ann:a"},
+		{name: "reaction with a control character", user: "ann", a: react("id-2", "a\u0007"),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "reaction must not hold control characters"},
+		{name: "reaction missing", user: "ann", a: react("id-2", ""),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "reaction is required"},
+		{name: "messageId missing", user: "ann", a: react(" ", "👍"),
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "messageId is required"},
+		{name: "react with text", user: "ann", a: questions.Action{Action: "react", MessageID: "id-2", Reaction: "👍", Text: "x"},
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "a reaction takes messageId and reaction"},
+		{name: "react to an unknown message", setup: []step{{"ann", answer("a")}}, user: "ann", a: react("id-99", "👍"),
+			errKind: core.KindNotFound, errCode: "not_found", errMsg: "no such message in today's conversation",
+			wantConv: "answer:ann:a"},
+		{name: "react to a reaction", setup: []step{{"ann", answer("a")}, {"ann", react("id-2", "👍")}}, user: "ann",
+			a: react("id-3", "👍"), errKind: core.KindInvalid, errCode: "invalid_request",
+			errMsg: "you can reply and react to answers and replies only", wantConv: "answer:ann:a reaction:ann:👍>id-2"},
+		{name: "no action", user: "ann", a: questions.Action{Text: "x"},
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: "action is required: answer, reply or react"},
+		{name: "unknown action", user: "ann", a: questions.Action{Action: "delete"},
+			errKind: core.KindInvalid, errCode: "invalid_request", errMsg: `unknown action "delete": use answer, reply or react`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.today(t, "ann") // the question is id-1
+			for _, s := range tc.setup {
+				f.act(t, s.user, s.a)
+			}
+			_, err := f.svc.Act(context.Background(), tc.user, tc.a)
+			if tc.errCode != "" {
+				wantErr(t, err, tc.errKind, tc.errCode)
+				if core.As(err).Message != tc.errMsg {
+					t.Fatalf("message %q", core.As(err).Message)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got := show(f.today(t, "ann").Conversation); got != tc.wantConv {
+				t.Fatalf("conversation\n got %s\nwant %s", got, tc.wantConv)
+			}
+		})
+	}
+}
+
+func TestThePartnersAnswerIsLockedUntilTheReaderAnswers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	v := f.today(t, "bob")
+	if v.AnsweredByMe || v.AnsweredByPartner || v.Conversation == nil || len(v.Conversation) != 0 {
+		t.Fatalf("a fresh question: %+v", v)
+	}
+	f.act(t, "ann", answer("The lake"))            // id-2
+	f.act(t, "ann", reply("and the boat", "id-2")) // id-3
+	mine := f.act(t, "ann", react("id-2", "🥰"))    // id-4
+	if show(mine.Conversation) != "answer:ann:The lake reply:ann:and the boat>id-2 reaction:ann:🥰>id-2" ||
+		!mine.AnsweredByMe || mine.AnsweredByPartner {
+		t.Fatalf("ann's own view: %s %+v", show(mine.Conversation), mine)
+	}
+	v = f.today(t, "bob")
+	if show(v.Conversation) != "answer:ann:! reply:ann:>id-2! reaction:ann:🥰>id-2" || v.AnsweredByMe || !v.AnsweredByPartner {
+		t.Fatalf("bob before answering: %s %+v", show(v.Conversation), v)
+	}
+	v = f.act(t, "bob", answer("The mountains"))
+	if show(v.Conversation) != "answer:ann:The lake reply:ann:and the boat>id-2 reaction:ann:🥰>id-2 answer:bob:The mountains" ||
+		!v.AnsweredByMe || !v.AnsweredByPartner {
+		t.Fatalf("bob after answering: %s %+v", show(v.Conversation), v)
+	}
+	if v := f.today(t, "ann"); !v.AnsweredByMe || !v.AnsweredByPartner || v.Conversation[3].Locked {
+		t.Fatalf("ann sees bob's answer: %s", show(v.Conversation))
+	}
+}
+
+func TestHistoryIsNewestFirstAndPaged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.zones["ann"] = zone(t, "Pacific/Kiritimati") // a day ahead of bob (UTC)
+	f.clock.Set(time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC))
+	for i := range 35 {
+		f.today(t, "bob")
+		if i%2 == 0 {
+			f.act(t, "bob", answer(fmt.Sprintf("bob %d", i)))
+		}
+		f.clock.Advance(24 * time.Hour)
+	}
+	f.clock.Advance(-24 * time.Hour) // bob's today is 2025-06-04 again; ann is on 06-05
+	f.act(t, "ann", answer("ann ahead"))
+
+	dates := func(vs []questions.View) string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = v.Daily.Date.String()[5:]
+		}
+		return strings.Join(out, ",")
+	}
+	page, next, err := f.svc.History(ctx, "bob", core.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != questions.DefaultHistory || page[0].Daily.Date.String() != "2025-06-04" || next == "" {
+		t.Fatalf("first page: %d from %s, next %q", len(page), dates(page), next)
+	}
+	if show(page[0].Conversation) != "answer:bob:bob 34" || !page[0].AnsweredByMe || page[1].AnsweredByMe {
+		t.Fatalf("bob's newest: %s", show(page[0].Conversation))
+	}
+	rest, last, err := f.svc.History(ctx, "bob", core.Page{Cursor: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dates(rest) != "05-05,05-04,05-03,05-02,05-01" || last != "" {
+		t.Fatalf("second page %s next %q", dates(rest), last)
+	}
+	// ann, a day ahead, sees her today first; bob's answer there is locked
+	// for her only where she has not answered.
+	annPage, _, err := f.svc.History(ctx, "ann", core.Page{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dates(annPage) != "06-05,06-04,06-03" || show(annPage[1].Conversation) != "answer:bob:!" ||
+		show(annPage[0].Conversation) != "answer:ann:ann ahead" {
+		t.Fatalf("ann's history %s: %s / %s", dates(annPage), show(annPage[0].Conversation), show(annPage[1].Conversation))
+	}
+	for _, limit := range []int{101, -1} {
+		_, _, err = f.svc.History(ctx, "bob", core.Page{Limit: limit})
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	all, _, err := f.svc.History(ctx, "bob", core.Page{Limit: questions.MaxHistory})
+	if err != nil || len(all) != 35 {
+		t.Fatalf("limit 100: %d, %v", len(all), err)
+	}
+	_, _, err = f.svc.History(ctx, "bob", core.Page{Cursor: "garbage"})
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+func TestAnswerNotifiesThePartnerOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	n := NewMockNotifier(ctrl)
+	f := newFixture(t)
+	svc := questions.NewService(f.repo, f.couples, f.zones, n, f.clock, &coretest.SeqIDs{})
+
+	// ann answers first: bob is invited to answer too.
+	n.EXPECT().Notify(gomock.Any(), "bob", "questions", "Your partner answered",
+		"Your partner answered today's question. Answer it too to see what they said.").Return(nil).Times(1)
+	if _, err := svc.Act(ctx, "ann", answer("a")); err != nil {
+		t.Fatal(err)
+	}
+	// replies, reactions and refused answers notify nobody.
+	for _, a := range []questions.Action{reply("r", ""), react("id-2", "👍"), answer("again")} {
+		_, _ = svc.Act(ctx, "ann", a)
+	}
+	// bob answers second, and the push fails: the answer stands.
+	n.EXPECT().Notify(gomock.Any(), "ann", "questions", "Your partner answered",
+		"Your partner answered today's question too: see what they said.").Return(errors.New("push down")).Times(1)
+	v, err := svc.Act(ctx, "bob", answer("b"))
+	if err != nil || !v.AnsweredByMe {
+		t.Fatalf("bob's answer with a failing notifier: %v %+v", err, v)
+	}
+}
+
+func TestExportAndPurge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	if f.svc.Section() != "questions" {
+		t.Fatal(f.svc.Section())
+	}
+	q := f.today(t, "ann").Daily
+	f.act(t, "ann", answer("mine"))      // id-2
+	f.act(t, "bob", answer("his"))       // id-3
+	f.act(t, "bob", react("id-2", "❤️")) // id-4
+	f.clock.Advance(time.Minute)
+	f.act(t, "ann", reply("thanks", "id-3")) // id-5
+	f.act(t, "ann", react("id-3", "👍"))      // id-6
+
+	got, err := f.svc.ExportUser(ctx, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, later := core.Millis(f.clock.Now().Add(-time.Minute)), core.Millis(f.clock.Now())
+	want := []questions.ExportedMessage{
+		{ID: "id-2", Date: "2025-06-15", Question: q.Text, Type: "answer", Text: "mine", Timestamp: at},
+		{ID: "id-5", Date: "2025-06-15", Question: q.Text, Type: "reply", Text: "thanks", ReplyTo: "id-3", Timestamp: later},
+		{ID: "id-6", Date: "2025-06-15", Question: q.Text, Type: "reaction", Reaction: "👍", MessageID: "id-3", Timestamp: later},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("export\n got %+v\nwant %+v", got, want)
+	}
+	if err := f.svc.PurgeUser(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.PurgeUser(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.svc.ExportUser(ctx, "ann"); fmt.Sprint(got) != "[]" {
+		t.Fatalf("after purge: %v", got)
+	}
+	// bob keeps his answer; his reaction to ann's answer went with it.
+	if v := f.today(t, "bob"); show(v.Conversation) != "answer:bob:his" || v.Daily != q {
+		t.Fatalf("bob after ann's purge: %s", show(v.Conversation))
+	}
+}
+
+func TestNotificationFailureIsNotTheAnswersFailure(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.notes.fail = true
+	v := f.act(t, "ann", answer("still saved"))
+	if !v.AnsweredByMe || len(f.notes.all()) != 1 {
+		t.Fatalf("%+v, notes %v", v, f.notes.all())
+	}
+}
+
+func TestARefusedReplyOrReactionPicksNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	for _, a := range []questions.Action{reply("first!", ""), react("id-1", "👍")} {
+		_, err := f.svc.Act(ctx, "ann", a)
+		wantErr(t, err, core.KindConflict, "conflict")
+	}
+	if _, err := f.repo.Find(ctx, "p1", core.Date{Year: 2025, Month: time.June, Day: 15}); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("a question was picked for a refusal: %v", err)
+	}
+	if v := f.act(t, "ann", answer("now")); v.Daily.ID != "id-1" || !v.AnsweredByMe {
+		t.Fatalf("the answer opens the date: %+v", v)
+	}
+}

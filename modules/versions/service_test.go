@@ -1,0 +1,277 @@
+package versions_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"tandem/adapters/memory"
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/versions"
+)
+
+// fixture is a Service on the memory repository with a fixed clock
+// (2025-06-15 12:00 UTC).
+type fixture struct {
+	svc   *versions.Service
+	repo  *memory.VersionRepo
+	clock *coretest.FixedClock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: memory.NewVersionRepo(), clock: coretest.NewClock(time.Time{})}
+	f.svc = versions.NewService(f.repo, f.clock)
+	return f
+}
+
+func (f *fixture) set(t *testing.T, platform string, d versions.PolicyDraft) versions.Policy {
+	t.Helper()
+	p, err := f.svc.SetPolicy(context.Background(), platform, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func wantErr(t *testing.T, err error, kind core.Kind, code, msg string) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != kind || e.Code != code || (msg != "" && e.Message != msg) {
+		t.Fatalf("want %v/%s %q, got %v", kind, code, msg, err)
+	}
+}
+
+func intp(n int) *int { return &n }
+
+// draft is min 1.2.0, recommended 1.4.0, latest 1.5.0+20.
+func draft(deprecation *time.Time) versions.PolicyDraft {
+	return versions.PolicyDraft{MinRequiredVersion: "1.2.0", RecommendedVersion: "v1.4", LatestVersion: "1.5.0+20",
+		DownloadURL: " https://apps.apple.com/app/id1 ", UpdateMessage: " A new version is out ", ReleaseNotes: "Faster.",
+		DeprecationDate: deprecation}
+}
+
+func TestCheckRules(t *testing.T) {
+	t.Parallel()
+	now := coretest.NewClock(time.Time{}).Now()
+	tomorrow, today := now.Add(24*time.Hour), now
+	type want struct {
+		typ         versions.UpdateType
+		current     string
+		min         string
+		deprecation time.Time
+	}
+	cases := []struct {
+		name        string
+		deprecation *time.Time // of the policy
+		version     string
+		build       *int
+		want        want
+	}{
+		{name: "below the minimum: required", version: "1.1.9", want: want{versions.UpdateRequired, "1.1.9", "1.2.0", time.Time{}}},
+		{name: "far below: required", version: "0.0.1", want: want{versions.UpdateRequired, "0.0.1", "1.2.0", time.Time{}}},
+		{name: "at the minimum: recommended", version: "1.2.0", want: want{versions.UpdateRecommended, "1.2.0", "1.2.0", time.Time{}}},
+		{name: "below recommended: recommended", version: "1.3.99", want: want{versions.UpdateRecommended, "1.3.99", "1.2.0", time.Time{}}},
+		{name: "at recommended: optional", version: "1.4.0", want: want{versions.UpdateOptional, "1.4.0", "1.2.0", time.Time{}}},
+		{name: "latest without a build counts as latest", version: "1.5.0", want: want{versions.UpdateNone, "1.5.0", "1.2.0", time.Time{}}},
+		{name: "latest with an older build: optional", version: "1.5.0", build: intp(19), want: want{versions.UpdateOptional, "1.5.0+19", "1.2.0", time.Time{}}},
+		{name: "the latest build: none", version: "1.5.0+20", want: want{versions.UpdateNone, "1.5.0+20", "1.2.0", time.Time{}}},
+		{name: "a newer build: none", version: "1.5.0", build: intp(21), want: want{versions.UpdateNone, "1.5.0+21", "1.2.0", time.Time{}}},
+		{name: "build in the version agreeing with the number", version: "1.5.0+21", build: intp(21), want: want{versions.UpdateNone, "1.5.0+21", "1.2.0", time.Time{}}},
+		{name: "newer than latest: none", version: "2.0.0", want: want{versions.UpdateNone, "2.0.0", "1.2.0", time.Time{}}},
+		{name: "short and v-prefixed versions are read", version: "v1.4", want: want{versions.UpdateOptional, "1.4.0", "1.2.0", time.Time{}}},
+		{name: "minor beats patch numerically", version: "1.10.0", want: want{versions.UpdateNone, "1.10.0", "1.2.0", time.Time{}}},
+
+		{name: "deprecation ahead: shown below recommended", deprecation: &tomorrow, version: "1.3.0",
+			want: want{versions.UpdateRecommended, "1.3.0", "1.2.0", tomorrow}},
+		{name: "deprecation ahead: shown when required", deprecation: &tomorrow, version: "1.0.0",
+			want: want{versions.UpdateRequired, "1.0.0", "1.2.0", tomorrow}},
+		{name: "deprecation ahead: not shown at recommended", deprecation: &tomorrow, version: "1.4.0",
+			want: want{versions.UpdateOptional, "1.4.0", "1.2.0", time.Time{}}},
+		{name: "deprecation reached: recommended becomes the minimum", deprecation: &today, version: "1.3.0",
+			want: want{versions.UpdateRequired, "1.3.0", "1.4.0", today}},
+		{name: "deprecation reached: recommended itself may continue", deprecation: &today, version: "1.4.0",
+			want: want{versions.UpdateOptional, "1.4.0", "1.4.0", time.Time{}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.set(t, "ios", draft(tc.deprecation))
+			f.set(t, "android", versions.PolicyDraft{MinRequiredVersion: "9.0.0", RecommendedVersion: "9.0.0",
+				LatestVersion: "9.0.0", DownloadURL: "https://play.google.com/x", UpdateMessage: "android"})
+			r, err := f.svc.Check(context.Background(), versions.Client{Platform: "ios", CurrentVersion: tc.version,
+				BuildNumber: tc.build, UserID: "u1", DeviceInfo: &versions.DeviceInfo{OS: "iOS", OSVersion: "18.1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := tc.want
+			if r.Type != w.typ || r.Current.String() != w.current || r.MinRequired.String() != w.min ||
+				r.Recommended.String() != "1.4.0" || r.Latest.String() != "1.5.0+20" ||
+				r.DownloadURL != "https://apps.apple.com/app/id1" || !r.DeprecationDate.Equal(w.deprecation) {
+				t.Fatalf("got %+v, want %+v", r, w)
+			}
+			offered := w.typ != versions.UpdateNone
+			if (r.Message == "A new version is out") != offered || (r.ReleaseNotes == "Faster.") != offered ||
+				(!offered && (r.Message != "" || r.ReleaseNotes != "")) {
+				t.Fatalf("message %q notes %q", r.Message, r.ReleaseNotes)
+			}
+		})
+	}
+}
+
+func TestCheckWithoutAPolicyOffersNoUpdate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.set(t, "ios", draft(nil)) // another platform's policy does not apply
+	r, err := f.svc.Check(context.Background(), versions.Client{Platform: "web", CurrentVersion: "0.1.0", BuildNumber: intp(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Type != versions.UpdateNone || !r.CanContinue() || r.UpdateRequired() || r.UpdateRecommended() ||
+		r.Current.String() != "0.1.0+3" || r.MinRequired != r.Current || r.Recommended != r.Current || r.Latest != r.Current ||
+		r.Message != "" || r.ReleaseNotes != "" || r.DownloadURL != "" || !r.DeprecationDate.IsZero() {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestCheckRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 65)
+	cases := []struct {
+		name string
+		c    versions.Client
+		code string
+		msg  string
+	}{
+		{"no platform", versions.Client{CurrentVersion: "1.0.0"}, "invalid_request", "platform is required: ios, android or web"},
+		{"unknown platform", versions.Client{Platform: "symbian", CurrentVersion: "1.0.0"}, "invalid_request", "platform must be ios, android or web"},
+		{"no version", versions.Client{Platform: "ios", CurrentVersion: " "}, "invalid_request", "currentVersion is required"},
+		{"one number", versions.Client{Platform: "ios", CurrentVersion: "1"}, "invalid_version", `"1" is not a version MAJOR.MINOR.PATCH`},
+		{"letters", versions.Client{Platform: "ios", CurrentVersion: "1.2.x"}, "invalid_version", `"1.2.x" is not a version MAJOR.MINOR.PATCH`},
+		{"pre-release", versions.Client{Platform: "ios", CurrentVersion: "1.2.3-beta"}, "invalid_version", ""},
+		{"four numbers", versions.Client{Platform: "ios", CurrentVersion: "1.2.3.4"}, "invalid_version", ""},
+		{"negative build number", versions.Client{Platform: "ios", CurrentVersion: "1.2.3", BuildNumber: intp(-1)}, "invalid_version",
+			"the build number must be a whole number from 0 to 999999999"},
+		{"builds disagree", versions.Client{Platform: "ios", CurrentVersion: "1.2.3+4", BuildNumber: intp(5)}, "invalid_version",
+			"the build in the version and the build number disagree"},
+		{"long userId", versions.Client{Platform: "ios", CurrentVersion: "1.2.3", UserID: long}, "invalid_request", "userId must be at most 64 characters"},
+		{"long device field", versions.Client{Platform: "ios", CurrentVersion: "1.2.3",
+			DeviceInfo: &versions.DeviceInfo{DeviceModel: strings.Repeat("m", 201)}}, "invalid_request", "each deviceInfo field must be at most 200 characters"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctrl := gomock.NewController(t)
+			repo := NewMockRepository(ctrl) // no call expected: bad input reads nothing
+			_, err := versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(), tc.c)
+			wantErr(t, err, core.KindInvalid, tc.code, tc.msg)
+		})
+	}
+}
+
+// TestCheckIsOneRead: the hot public path reads the platform's policy once
+// and writes nothing (the interaction is the point, hence gomock).
+func TestCheckIsOneRead(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	repo := NewMockRepository(ctrl)
+	repo.EXPECT().Get(gomock.Any(), versions.PlatformAndroid).Return(versions.Policy{}, core.NotFound("not_found", "none")).Times(1)
+	r, err := versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
+		versions.Client{Platform: "android", CurrentVersion: "1.0.0", UserID: "u1"})
+	if err != nil || !r.CanContinue() {
+		t.Fatalf("%+v %v", r, err)
+	}
+
+	ctrl = gomock.NewController(t)
+	repo = NewMockRepository(ctrl)
+	down := core.Unavailable("unavailable", "the database is unavailable")
+	repo.EXPECT().Get(gomock.Any(), versions.PlatformIOS).Return(versions.Policy{}, down).Times(1)
+	_, err = versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
+		versions.Client{Platform: "ios", CurrentVersion: "1.0.0"})
+	wantErr(t, err, core.KindUnavailable, "unavailable", "") // a failing store is not "no policy"
+}
+
+func TestSetPolicyStoresANormalisedPolicy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	dep := time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600))
+	p := f.set(t, "android", draft(&dep))
+	got, err := f.svc.Policy(ctx, "android")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []versions.Policy{p, got} {
+		if x.Platform != versions.PlatformAndroid || x.MinRequired.String() != "1.2.0" || x.Recommended.String() != "1.4.0" ||
+			x.Latest.String() != "1.5.0+20" || x.DownloadURL != "https://apps.apple.com/app/id1" ||
+			x.UpdateMessage != "A new version is out" || x.ReleaseNotes != "Faster." || !x.DeprecationDate.Equal(dep) ||
+			x.DeprecationDate.Location() != time.UTC || !x.UpdatedAt.Equal(f.clock.Now()) {
+			t.Fatalf("%+v", x)
+		}
+	}
+
+	// replacing drops what the new draft leaves out
+	f.clock.Advance(time.Hour)
+	f.set(t, "android", versions.PolicyDraft{MinRequiredVersion: "2.0.0", RecommendedVersion: "2.0.0", LatestVersion: "2.0.0",
+		DownloadURL: "https://play.google.com/store/apps/details?id=x", UpdateMessage: "v2"})
+	got, _ = f.svc.Policy(ctx, "android")
+	if got.ReleaseNotes != "" || !got.DeprecationDate.IsZero() || got.Latest.String() != "2.0.0" || !got.UpdatedAt.Equal(f.clock.Now()) {
+		t.Fatalf("replaced %+v", got)
+	}
+	_, err = f.svc.Policy(ctx, "web")
+	wantErr(t, err, core.KindNotFound, "not_found", "no version policy for web")
+	_, err = f.svc.Policy(ctx, "palm")
+	wantErr(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
+}
+
+func TestSetPolicyRefusesBadInputAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	mod := func(fn func(d *versions.PolicyDraft)) versions.PolicyDraft {
+		d := draft(nil)
+		fn(&d)
+		return d
+	}
+	cases := []struct {
+		name     string
+		platform string
+		d        versions.PolicyDraft
+		code     string
+		msg      string
+	}{
+		{"unknown platform", "palm", draft(nil), "invalid_request", "platform must be ios, android or web"},
+		{"missing min", "ios", mod(func(d *versions.PolicyDraft) { d.MinRequiredVersion = "" }), "invalid_request", "minRequiredVersion is required"},
+		{"missing recommended", "ios", mod(func(d *versions.PolicyDraft) { d.RecommendedVersion = "" }), "invalid_request", "recommendedVersion is required"},
+		{"missing latest", "ios", mod(func(d *versions.PolicyDraft) { d.LatestVersion = "" }), "invalid_request", "latestVersion is required"},
+		{"bad min", "ios", mod(func(d *versions.PolicyDraft) { d.MinRequiredVersion = "one" }), "invalid_version",
+			`minRequiredVersion "one" is not a version MAJOR.MINOR.PATCH`},
+		{"bad latest", "ios", mod(func(d *versions.PolicyDraft) { d.LatestVersion = "1.2.3.4" }), "invalid_version",
+			`latestVersion "1.2.3.4" is not a version MAJOR.MINOR.PATCH`},
+		{"min above recommended", "ios", mod(func(d *versions.PolicyDraft) { d.MinRequiredVersion = "1.4.1" }), "invalid_request",
+			"versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion"},
+		{"recommended above latest", "ios", mod(func(d *versions.PolicyDraft) { d.RecommendedVersion = "1.6.0" }), "invalid_request",
+			"versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion"},
+		{"http url", "ios", mod(func(d *versions.PolicyDraft) { d.DownloadURL = "http://x.io" }), "invalid_request",
+			"downloadUrl must be an https URL of at most 2048 characters"},
+		{"no message", "ios", mod(func(d *versions.PolicyDraft) { d.UpdateMessage = "" }), "invalid_request", "updateMessage is required"},
+		{"deprecation before 1970", "ios", mod(func(d *versions.PolicyDraft) { x := time.Unix(-1, 0); d.DeprecationDate = &x }),
+			"invalid_request", "deprecationDate must be milliseconds between 1970 and 9999"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			_, err := f.svc.SetPolicy(context.Background(), tc.platform, tc.d)
+			wantErr(t, err, core.KindInvalid, tc.code, tc.msg)
+			for _, p := range []versions.Platform{versions.PlatformIOS, versions.PlatformAndroid, versions.PlatformWeb} {
+				if _, err := f.repo.Get(context.Background(), p); !core.IsKind(err, core.KindNotFound) {
+					t.Fatalf("%s written: %v", p, err)
+				}
+			}
+		})
+	}
+}

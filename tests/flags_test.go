@@ -1,0 +1,363 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Feature flags: public evaluation and lists, administrators' writes.
+
+const flagsPath = "/api/feature-flags"
+
+func (h *harness) flagWrite(u user, body map[string]any) response {
+	h.t.Helper()
+	return h.post(flagsPath, u.Token, body)
+}
+
+// flagCheck evaluates key for the query's userId and platform ("" leaves one out).
+func (h *harness) flagCheck(key, userID, platform string) response {
+	h.t.Helper()
+	q := flagsPath + "?flag=" + key
+	if userID != "" {
+		q += "&userId=" + userID
+	}
+	if platform != "" {
+		q += "&platform=" + platform
+	}
+	return h.get(q, "")
+}
+
+func checkReply(key string, enabled bool, message, name, description string) string {
+	flag := "null"
+	if name != "" {
+		flag = `{"name":"` + name + `","description":"` + description + `"}`
+	}
+	return `{"enabled":` + bstr(enabled) + `,"message":"` + message + `","flagKey":"` + key + `","flag":` + flag + `}`
+}
+
+func listReply(userID, platform string, keys ...string) string {
+	q := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return `"` + s + `"`
+	}
+	return `{"userId":` + q(userID) + `,"enabledFlags":[` + strings.Join(quoted(keys), ",") + `],"platform":` + q(platform) + `}`
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = `"` + s + `"`
+	}
+	return out
+}
+
+// flagJSON renders a flag of action=all.
+func flagJSON(id, key, name, description string, enabled, premium bool, allow, deny []string, rollout int,
+	platforms []string, createdBy string, created, updated int64) string {
+	return `{"id":"` + id + `","key":"` + key + `","name":"` + name + `","description":"` + description +
+		`","isEnabled":` + bstr(enabled) + `,"enabledForPremium":` + bstr(premium) +
+		`,"enabledForUserIds":[` + strings.Join(quoted(allow), ",") + `],"disabledForUserIds":[` + strings.Join(quoted(deny), ",") +
+		`],"rolloutPercentage":` + fmt.Sprint(rollout) + `,"platforms":[` + strings.Join(quoted(platforms), ",") +
+		`],"createdBy":"` + createdBy + `","createdAt":` + itoa(created) + `,"updatedAt":` + itoa(updated) + `}`
+}
+
+func TestFeatureFlagStateTableAndStoredEffect(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss, ann, bob := h.newUser("boss@x.io"), h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		created := h.Clock.Now().UnixMilli()
+
+		// absent: an unknown flag is off, not an error
+		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
+
+		// absent + create: present with the given isEnabled (false); createdBy defaults to the admin's e-mail
+		r := h.flagWrite(boss, map[string]any{"action": "create", "key": "dark_mode", "name": "Dark mode",
+			"description": "A darker theme", "isEnabled": false, "enabledForPremium": false, "rolloutPercentage": 100, "platforms": []string{}})
+		expect(t, r, 200, `{"success":true,"created":true,"flagId":"<string>","message":"feature flag created"}`)
+		id := r.JSON(t)["flagId"].(string)
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+			flagJSON(id, "dark_mode", "Dark mode", "A darker theme", false, false, nil, nil, 100, nil, "boss@x.io", created, created)+`]}`)
+		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
+
+		// disabled + toggle true: enabled for everyone, on every platform
+		h.Clock.Advance(time.Minute)
+		expect(t, h.flagWrite(boss, map[string]any{"action": "toggle", "flagKey": "dark_mode", "isEnabled": true}), 200,
+			`{"success":true,"flagKey":"dark_mode","isEnabled":true,"message":"feature flag enabled"}`)
+		for _, u := range []string{ann.ID, bob.ID, "not-an-account", ""} {
+			expect(t, h.flagCheck("dark_mode", u, "web"), 200, checkReply("dark_mode", true, "feature is enabled", "Dark mode", "A darker theme"))
+		}
+		expect(t, h.get(flagsPath+"?action=list&userId="+ann.ID+"&platform=android", ""), 200, listReply(ann.ID, "android", "dark_mode"))
+
+		// update: rollout 0 with ann on the allow list and bob on the deny list
+		h.Clock.Advance(time.Minute)
+		updated := h.Clock.Now().UnixMilli()
+		allow, deny := []string{ann.ID}, []string{bob.ID}
+		expect(t, h.flagWrite(boss, map[string]any{"action": "update", "flagKey": "dark_mode", "rolloutPercentage": 0,
+			"enabledForUserIds": allow, "disabledForUserIds": deny, "platforms": []string{"ios"}}), 200,
+			`{"success":true,"updated":true,"flag":`+flagJSON(id, "dark_mode", "Dark mode", "A darker theme", true, false, allow, deny, 0,
+				[]string{"ios"}, "boss@x.io", created, updated)+`,"message":"feature flag updated"}`)
+		expect(t, h.flagCheck("dark_mode", ann.ID, "web"), 200, checkReply("dark_mode", true, "feature is enabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck("dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck("dark_mode", "someone", "android"), 200, checkReply("dark_mode", false, "feature is not available on this platform", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck("dark_mode", "someone", "ios"), 200, checkReply("dark_mode", false, "feature is not yet enabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+			flagJSON(id, "dark_mode", "Dark mode", "A darker theme", true, false, allow, deny, 0, []string{"ios"}, "boss@x.io", created, updated)+`]}`)
+
+		// enabled + toggle false: off even for the allow list
+		expect(t, h.flagWrite(boss, map[string]any{"action": "toggle", "flagKey": "dark_mode", "isEnabled": false}), 200,
+			`{"success":true,"flagKey":"dark_mode","isEnabled":false,"message":"feature flag disabled"}`)
+		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
+
+		// the export names the flags that list the user; account deletion takes the user off every list
+		data := h.get("/api/users/user/"+ann.ID+"/export", ann.Token).JSON(t)["data"].(map[string]any)
+		if fmt.Sprint(data["featureFlags"]) != "map[disabledFor:[] enabledFor:[dark_mode]]" {
+			t.Fatalf("export: %v", data["featureFlags"])
+		}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+			flagJSON(id, "dark_mode", "Dark mode", "A darker theme", false, false, nil, deny, 0, []string{"ios"}, "boss@x.io", created, updated)+`]}`)
+
+		// delete: unknown, so off, everywhere; the key can be used again
+		expect(t, h.flagWrite(boss, map[string]any{"action": "delete", "flagKey": "dark_mode"}), 200,
+			`{"success":true,"deleted":true,"flagKey":"dark_mode","message":"feature flag deleted"}`)
+		expect(t, h.flagCheck("dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "dark_mode", "name": "Again", "createdBy": "release-bot"}), 200, "")
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+			flagJSON("<string>", "dark_mode", "Again", "", false, false, nil, nil, 100, nil, "release-bot", h.Clock.Now().UnixMilli(), h.Clock.Now().UnixMilli())+`]}`)
+	}, asAdmin)
+}
+
+// TestFeatureFlagPremiumIsDerived: enabledForPremium follows the premium
+// module, inherited premium included, and ends with the partnership.
+func TestFeatureFlagPremiumIsDerived(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss, payer, partner, free := h.newUser("boss@x.io"), h.newUser("payer@x.io"), h.newUser("partner@x.io"), h.newUser("free@x.io")
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "hd_photos", "name": "HD", "isEnabled": true,
+			"enabledForPremium": true}), 200, "")
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "everyone", "name": "E", "isEnabled": true}), 200, "")
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "web.only", "name": "W", "isEnabled": true,
+			"platforms": []string{"web"}}), 200, "")
+		now := h.Clock.Now()
+		expect(t, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
+		h.pair(payer, partner)
+
+		premiumOn := checkReply("hd_photos", true, "feature is enabled", "HD", "")
+		premiumOff := checkReply("hd_photos", false, "feature is for premium users", "HD", "")
+		expect(t, h.flagCheck("hd_photos", payer.ID, "ios"), 200, premiumOn)
+		expect(t, h.flagCheck("hd_photos", partner.ID, "ios"), 200, premiumOn) // inherited
+		expect(t, h.flagCheck("hd_photos", free.ID, "ios"), 200, premiumOff)
+		expect(t, h.flagCheck("hd_photos", "no-such-account", "ios"), 200, premiumOff)
+		expect(t, h.flagCheck("hd_photos", "", "ios"), 200, premiumOff)
+		expect(t, h.get(flagsPath+"?action=list&userId="+partner.ID+"&platform=web", ""), 200, listReply(partner.ID, "web", "everyone", "hd_photos", "web.only"))
+		expect(t, h.get(flagsPath+"?action=list&userId="+free.ID+"&platform=ios", ""), 200, listReply(free.ID, "ios", "everyone"))
+		expect(t, h.get(flagsPath+"?action=list", ""), 200, listReply("", "", "everyone"))
+
+		expect(t, h.keyed("POST", "/api/partnerConnections/unlink", partner, map[string]any{"userId": partner.ID}), 200, "")
+		expect(t, h.flagCheck("hd_photos", partner.ID, "ios"), 200, premiumOff)
+		h.Clock.Advance(31 * 24 * time.Hour) // the payer's subscription ends by the clock
+		expect(t, h.flagCheck("hd_photos", payer.ID, "ios"), 200, premiumOff)
+	}, asAdmin)
+}
+
+// TestFeatureFlagRolloutIsStable: the same users are in at every read, and
+// raising the percentage keeps everyone who was in.
+func TestFeatureFlagRolloutIsStable(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss := h.newUser("boss@x.io")
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "gradual", "name": "G", "isEnabled": true,
+			"rolloutPercentage": 30}), 200, "")
+		in := func() map[string]bool {
+			got := map[string]bool{}
+			for i := range 60 {
+				u := fmt.Sprint("user-", i)
+				got[u] = h.flagCheck("gradual", u, "").JSON(t)["enabled"] == true
+			}
+			return got
+		}
+		at30 := in()
+		if fmt.Sprint(in()) != fmt.Sprint(at30) {
+			t.Fatal("the rollout changed between two reads")
+		}
+		expect(t, h.flagWrite(boss, map[string]any{"action": "update", "flagKey": "gradual", "rolloutPercentage": 60}), 200, "")
+		at60, n30, n60 := in(), 0, 0
+		for u, on := range at30 {
+			if on && !at60[u] {
+				t.Fatalf("%s dropped when the rollout rose", u)
+			}
+			if on {
+				n30++
+			}
+			if at60[u] {
+				n60++
+			}
+		}
+		if n30 == 0 || n60 <= n30 || n60 == 60 {
+			t.Fatalf("30%%: %d of 60, 60%%: %d of 60", n30, n60)
+		}
+	}, asAdmin)
+}
+
+func TestFeatureFlagAdministratorsPageThroughAll(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss := h.newUser("boss@x.io")
+		for _, k := range []string{"c", "a", "e", "b", "d"} {
+			expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": k, "name": k}), 200, "")
+		}
+		var got []string
+		path := flagsPath + "?action=all&limit=2"
+		for pages := 0; ; pages++ {
+			r := h.get(path, boss.Token)
+			expect(t, r, 200, "")
+			for _, f := range r.JSON(t)["flags"].([]any) {
+				got = append(got, f.(map[string]any)["key"].(string))
+			}
+			next := r.Header.Get("X-Next-Cursor")
+			if next == "" {
+				if pages != 2 {
+					t.Fatalf("%d pages", pages+1)
+				}
+				break
+			}
+			path = flagsPath + "?action=all&limit=2&cursor=" + next
+		}
+		if strings.Join(got, ",") != "a,b,c,d,e" {
+			t.Fatalf("pages: %v", got)
+		}
+	}, asAdmin)
+}
+
+func TestFeatureFlagErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss, user := h.newUser("boss@x.io"), h.newUser("ann@x.io")
+		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "existing", "name": "Existing", "isEnabled": true,
+			"rolloutPercentage": 40, "enabledForUserIds": []string{"u1"}}), 200, "")
+		create := func(extra map[string]any) req {
+			b := map[string]any{"action": "create", "key": "fresh", "name": "Fresh"}
+			for k, v := range extra {
+				b[k] = v
+			}
+			return req{Method: "POST", Path: flagsPath, Body: b}
+		}
+		write := func(b map[string]any) req { return req{Method: "POST", Path: flagsPath, Body: b} }
+		public := func(query string) req { return req{Method: "GET", Path: flagsPath + query, Token: "-"} }
+		rollout := "rolloutPercentage must be a whole number from 0 to 100"
+		badKey := "key must be 1 to 64 characters of a-z, 0-9, _, . and -"
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"GET without flag or action", public(""), 400, errBody("invalid_request", "flag is required: the key of a feature flag")},
+			{"GET unknown action", public("?action=mine"), 400,
+				errBody("invalid_request", `unknown action \"mine\": use list or all, or flag=<key> without action`)},
+			{"GET malformed key", public("?flag=Dark%20Mode"), 400, errBody("invalid_request", badKey)},
+			{"GET unknown platform", public("?flag=existing&platform=tv"), 400, errBody("invalid_request", "platform must be ios, android or web")},
+			{"GET list with an unknown platform", public("?action=list&platform=IOS"), 400, errBody("invalid_request", "platform must be ios, android or web")},
+			{"GET long userId", public("?flag=existing&userId=" + strings.Repeat("u", 65)), 400,
+				errBody("invalid_request", "userId must be at most 64 characters")},
+			{"GET all without a token", public("?action=all"), 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"GET all by a non-administrator", req{Method: "GET", Path: flagsPath + "?action=all", Token: user.Token}, 403,
+				errBody("forbidden", "administrators only")},
+			{"GET all with a bad limit", req{Method: "GET", Path: flagsPath + "?action=all&limit=501"}, 400,
+				errBody("invalid_request", "limit must be a whole number from 1 to 500")},
+			{"GET all with a bad cursor", req{Method: "GET", Path: flagsPath + "?action=all&limit=5&cursor=xyz"}, 400,
+				errBody("invalid_request", "cursor is not one this server handed out")},
+
+			{"POST without a token", req{Method: "POST", Path: flagsPath, Body: map[string]any{"action": "create", "key": "k", "name": "K"}, Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"POST by a non-administrator", req{Method: "POST", Path: flagsPath, Body: map[string]any{"action": "toggle", "flagKey": "existing", "isEnabled": false},
+				Token: user.Token}, 403, errBody("forbidden", "administrators only")},
+			{"POST without action", write(map[string]any{"key": "k"}), 400, errBody("invalid_request", "action is required: create, toggle, update or delete")},
+			{"POST unknown action", write(map[string]any{"action": "rename"}), 400,
+				errBody("invalid_request", `unknown action \"rename\": use create, toggle, update or delete`)},
+			{"POST malformed JSON", req{Method: "POST", Path: flagsPath, Body: `{"action":"create"`}, 400, errBody("invalid_request", "malformed JSON")},
+			{"create: taken key", create(map[string]any{"key": "existing"}), 409, errBody("conflict", "a feature flag with this key already exists")},
+			{"create: no key", create(map[string]any{"key": nil}), 400, errBody("invalid_request", "key is required")},
+			{"create: bad key", create(map[string]any{"key": "new flag"}), 400, errBody("invalid_request", badKey)},
+			{"create: key of 65", create(map[string]any{"key": strings.Repeat("k", 65)}), 400, errBody("invalid_request", badKey)},
+			{"create: no name", create(map[string]any{"name": ""}), 400, errBody("invalid_request", "name is required")},
+			{"create: rollout 101", create(map[string]any{"rolloutPercentage": 101}), 400, errBody("invalid_request", rollout)},
+			{"create: rollout 12.5", create(map[string]any{"rolloutPercentage": 12.5}), 400, errBody("invalid_request", rollout)},
+			{"create: rollout as a string", create(map[string]any{"rolloutPercentage": "50"}), 400,
+				errBody("invalid_request", "field rolloutPercentage must be a number")},
+			{"create: isEnabled as a string", create(map[string]any{"isEnabled": "true"}), 400,
+				errBody("invalid_request", "field isEnabled must be a boolean")},
+			{"create: unknown platform", create(map[string]any{"platforms": []string{"ios", "windows"}}), 400,
+				errBody("invalid_request", "platforms may hold only ios, android and web")},
+			{"create: platforms not an array", create(map[string]any{"platforms": "ios"}), 400,
+				errBody("invalid_request", "field platforms must be an array")},
+			{"create: a user in both lists", create(map[string]any{"enabledForUserIds": []string{"x"}, "disabledForUserIds": []string{"x"}}), 400,
+				errBody("invalid_request", `user \"x\" is in both enabledForUserIds and disabledForUserIds`)},
+			{"create: 1001 listed users", create(map[string]any{"enabledForUserIds": manyIDs(1001)}), 400,
+				errBody("invalid_request", "enabledForUserIds may hold at most 1000 user ids")},
+			{"toggle: unknown flag", write(map[string]any{"action": "toggle", "flagKey": "ghost", "isEnabled": true}), 404,
+				errBody("not_found", "feature flag not found")},
+			{"toggle: no isEnabled", write(map[string]any{"action": "toggle", "flagKey": "existing"}), 400,
+				errBody("invalid_request", "isEnabled is required: true or false")},
+			{"toggle: no flagKey", write(map[string]any{"action": "toggle", "isEnabled": true}), 400, errBody("invalid_request", "flagKey is required")},
+			{"update: unknown flag", write(map[string]any{"action": "update", "flagKey": "ghost", "name": "X"}), 404,
+				errBody("not_found", "feature flag not found")},
+			{"update: nothing to change", write(map[string]any{"action": "update", "flagKey": "existing"}), 400,
+				errBody("invalid_request", "send at least one of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds")},
+			{"update: one bad field refuses all", write(map[string]any{"action": "update", "flagKey": "existing", "isEnabled": false, "rolloutPercentage": -5}), 400,
+				errBody("invalid_request", rollout)},
+			{"update: a listed user in both lists", write(map[string]any{"action": "update", "flagKey": "existing", "disabledForUserIds": []string{"u1"}}), 400,
+				errBody("invalid_request", `user \"u1\" is in both enabledForUserIds and disabledForUserIds`)},
+			{"delete: unknown flag", write(map[string]any{"action": "delete", "flagKey": "ghost"}), 404, errBody("not_found", "feature flag not found")},
+			{"delete: no flagKey", write(map[string]any{"action": "delete"}), 400, errBody("invalid_request", "flagKey is required")},
+			{"PUT is no route", req{Method: "PUT", Path: flagsPath, Body: map[string]any{}}, 405, ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = boss.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		// nothing was written by any refused request
+		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+			flagJSON("<string>", "existing", "Existing", "", true, false, []string{"u1"}, nil, 40, nil, "boss@x.io",
+				h.Clock.Now().UnixMilli(), h.Clock.Now().UnixMilli())+`]}`)
+	}, asAdmin)
+}
+
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprint("user-", i)
+	}
+	return out
+}
+
+// BenchmarkFeatureFlagList measures the public list: every flag evaluated
+// for one user, premium asked once.
+func BenchmarkFeatureFlagList(b *testing.B) {
+	for _, p := range profiles(b) {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHarness(b, p, asAdmin)
+			boss := h.newUser("boss@x.io")
+			for i := range 20 {
+				expect(b, h.flagWrite(boss, map[string]any{"action": "create", "key": fmt.Sprint("flag-", i), "name": "F",
+					"isEnabled": true, "enabledForPremium": i%4 == 0, "rolloutPercentage": 50}), 200, "")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := h.get(flagsPath+"?action=list&userId="+boss.ID+"&platform=ios", ""); r.Status != 200 {
+					b.Fatalf("status %d", r.Status)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,229 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// App version checks (public) and the per-platform update policy (administrators).
+
+const policyPath = "/api/admin/version-policy/"
+
+// asAdmin makes boss@x.io an administrator of the app under test.
+var asAdmin = withEnv("TANDEM_ADMIN_EMAILS", "boss@x.io")
+
+// checkBody renders the expected version check result; "" is null for
+// updateType, releaseNotes and deprecationDate.
+func checkBody(typ, current, min, rec, latest, message, notes, url, deprecation string) string {
+	q := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return `"` + s + `"`
+	}
+	if deprecation == "" {
+		deprecation = "null"
+	}
+	return `{"updateRequired":` + bstr(typ == "required") + `,"updateRecommended":` + bstr(typ == "recommended") +
+		`,"canContinue":` + bstr(typ != "required") + `,"updateType":` + q(typ) + `,"currentVersion":"` + current +
+		`","minRequiredVersion":"` + min + `","recommendedVersion":"` + rec + `","latestVersion":"` + latest +
+		`","updateMessage":"` + message + `","releaseNotes":` + q(notes) + `,"downloadUrl":"` + url +
+		`","deprecationDate":` + deprecation + `}`
+}
+
+func (h *harness) versionCheck(body map[string]any) response {
+	h.t.Helper()
+	return h.post("/api/version-check", "", body)
+}
+
+func TestVersionCheckFollowsThePolicy(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss := h.newUser("boss@x.io")
+		now := h.Clock.Now()
+		store := "https://apps.apple.com/app/id1"
+
+		// no policy: no update, the app may continue, every version is the client's
+		none := checkBody("", "1.0.0", "1.0.0", "1.0.0", "1.0.0", "", "", "", "")
+		expect(t, h.versionCheck(map[string]any{"platform": "ios", "currentVersion": "1.0.0"}), 200, none)
+		expect(t, h.get("/api/version-check?platform=ios&version=1.0", ""), 200, none)
+		expect(t, h.get(policyPath+"ios", boss.Token), 404, errBody("not_found", "no version policy for ios"))
+
+		// an administrator sets the iOS policy; it reads back as stored
+		dep := now.Add(24 * time.Hour).UnixMilli()
+		stored := `{"platform":"ios","minRequiredVersion":"1.2.0","recommendedVersion":"1.4.0","latestVersion":"1.5.0+20",` +
+			`"downloadUrl":"` + store + `","updateMessage":"A new version is out","releaseNotes":"Faster.","deprecationDate":` + itoa(dep) +
+			`,"updatedAt":` + itoa(now.UnixMilli()) + `}`
+		expect(t, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: boss.Token, Body: map[string]any{
+			"minRequiredVersion": "1.2", "recommendedVersion": "v1.4.0", "latestVersion": "1.5.0+20", "downloadUrl": store,
+			"updateMessage": " A new version is out ", "releaseNotes": "Faster.", "deprecationDate": dep}}), 200, stored)
+		expect(t, h.get(policyPath+"ios", boss.Token), 200, stored)
+
+		cases := []struct {
+			version string
+			build   any // nil: not sent
+			body    string
+		}{
+			{"1.1.9", nil, checkBody("required", "1.1.9", "1.2.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, itoa(dep))},
+			{"1.2.0", nil, checkBody("recommended", "1.2.0", "1.2.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, itoa(dep))},
+			{"1.4.0", nil, checkBody("optional", "1.4.0", "1.2.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, "")},
+			{"1.5.0", 19, checkBody("optional", "1.5.0+19", "1.2.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, "")},
+			{"1.5.0", nil, checkBody("", "1.5.0", "1.2.0", "1.4.0", "1.5.0+20", "", "", store, "")},
+			{"1.5.0+20", 20, checkBody("", "1.5.0+20", "1.2.0", "1.4.0", "1.5.0+20", "", "", store, "")},
+			{"2.0.0", nil, checkBody("", "2.0.0", "1.2.0", "1.4.0", "1.5.0+20", "", "", store, "")},
+		}
+		for _, tc := range cases {
+			t.Run(tc.version, func(t *testing.T) {
+				body := map[string]any{"platform": "ios", "currentVersion": tc.version, "userId": "whoever",
+					"deviceInfo": map[string]any{"os": "iOS", "osVersion": "18.1", "deviceModel": "iPhone15,2", "appVersion": tc.version}}
+				query := "/api/version-check?platform=ios&version=" + strings.ReplaceAll(tc.version, "+", "%2B") + "&userId=whoever"
+				if tc.build != nil {
+					body["currentBuildNumber"] = tc.build
+					query += "&buildNumber=" + itoa(int64(tc.build.(int)))
+				}
+				expect(t, h.versionCheck(body), 200, tc.body)
+				expect(t, h.get(query, ""), 200, tc.body)
+			})
+		}
+		// the policy is per platform; a token on the public route changes nothing
+		expect(t, h.do(req{Method: "POST", Path: "/api/version-check", Token: boss.Token,
+			Body: map[string]any{"platform": "android", "currentVersion": "0.0.1"}}), 200,
+			checkBody("", "0.0.1", "0.0.1", "0.0.1", "0.0.1", "", "", "", ""))
+
+		// from the deprecation date on, below recommended is required
+		h.Clock.Advance(24 * time.Hour)
+		expect(t, h.versionCheck(map[string]any{"platform": "ios", "currentVersion": "1.3.0"}), 200,
+			checkBody("required", "1.3.0", "1.4.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, itoa(dep)))
+		expect(t, h.versionCheck(map[string]any{"platform": "ios", "currentVersion": "1.4.0"}), 200,
+			checkBody("optional", "1.4.0", "1.4.0", "1.4.0", "1.5.0+20", "A new version is out", "Faster.", store, ""))
+
+		// replacing the policy drops what the new body leaves out
+		expect(t, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: boss.Token, Body: map[string]any{
+			"minRequiredVersion": "2.0.0", "recommendedVersion": "2.0.0", "latestVersion": "2.1.0", "downloadUrl": store,
+			"updateMessage": "Version 2", "releaseNotes": nil}}), 200, "")
+		expect(t, h.get(policyPath+"ios", boss.Token), 200, `{"platform":"ios","minRequiredVersion":"2.0.0","recommendedVersion":"2.0.0",`+
+			`"latestVersion":"2.1.0","downloadUrl":"`+store+`","updateMessage":"Version 2","releaseNotes":null,"deprecationDate":null,`+
+			`"updatedAt":`+itoa(h.Clock.Now().UnixMilli())+`}`)
+		expect(t, h.versionCheck(map[string]any{"platform": "ios", "currentVersion": "1.9.9"}), 200,
+			checkBody("required", "1.9.9", "2.0.0", "2.0.0", "2.1.0", "Version 2", "", store, ""))
+	}, asAdmin)
+}
+
+func TestVersionErrors(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss, user := h.newUser("boss@x.io"), h.newUser("ann@x.io")
+		valid := func(extra map[string]any) map[string]any {
+			b := map[string]any{"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
+				"downloadUrl": "https://play.google.com/store/apps/details?id=x", "updateMessage": "Update"}
+			for k, v := range extra {
+				b[k] = v
+			}
+			return b
+		}
+		check := func(body any) req { return req{Method: "POST", Path: "/api/version-check", Body: body, Token: "-"} }
+		put := func(platform string, body any) req {
+			return req{Method: "PUT", Path: policyPath + platform, Body: body}
+		}
+		build := "currentBuildNumber must be a whole number from 0 to 999999999"
+		cases := []struct {
+			name   string
+			r      req
+			status int
+			body   string
+		}{
+			{"check: malformed JSON", check(`{"platform":`), 400, errBody("invalid_request", "malformed JSON")},
+			{"check: no platform", check(map[string]any{"currentVersion": "1.0.0"}), 400,
+				errBody("invalid_request", "platform is required: ios, android or web")},
+			{"check: unknown platform", check(map[string]any{"platform": "symbian", "currentVersion": "1.0.0"}), 400,
+				errBody("invalid_request", "platform must be ios, android or web")},
+			{"check: platform not a string", check(map[string]any{"platform": 1, "currentVersion": "1.0.0"}), 400,
+				errBody("invalid_request", "field platform must be a string")},
+			{"check: no version", check(map[string]any{"platform": "ios"}), 400, errBody("invalid_request", "currentVersion is required")},
+			{"check: bad version", check(map[string]any{"platform": "ios", "currentVersion": "1.x"}), 400,
+				errBody("invalid_version", `\"1.x\" is not a version MAJOR.MINOR.PATCH`)},
+			{"check: build as a string", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": "45"}), 400,
+				errBody("invalid_version", build)},
+			{"check: negative build", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": -1}), 400,
+				errBody("invalid_version", build)},
+			{"check: fractional build", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": 4.5}), 400,
+				errBody("invalid_version", build)},
+			{"check: builds disagree", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0+4", "currentBuildNumber": 5}), 400,
+				errBody("invalid_version", "the build in the version and the build number disagree")},
+			{"check: long userId", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "userId": strings.Repeat("u", 65)}), 400,
+				errBody("invalid_request", "userId must be at most 64 characters")},
+			{"check: deviceInfo not an object", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "deviceInfo": "phone"}), 400,
+				errBody("invalid_request", "field deviceInfo must be an object")},
+			{"check: not JSON", req{Method: "POST", Path: "/api/version-check", Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
+				errBody("unsupported_media_type", "send the body as application/json")},
+			{"GET check: no version", req{Method: "GET", Path: "/api/version-check?platform=ios", Token: "-"}, 400,
+				errBody("invalid_request", "currentVersion is required")},
+			{"GET check: bad build", req{Method: "GET", Path: "/api/version-check?platform=web&version=1.0.0&buildNumber=%2B5", Token: "-"}, 400,
+				errBody("invalid_version", "buildNumber must be a whole number from 0 to 999999999")},
+			{"GET check: no platform", req{Method: "GET", Path: "/api/version-check?version=1.0.0", Token: "-"}, 400,
+				errBody("invalid_request", "platform is required: ios, android or web")},
+
+			{"policy PUT without a token", req{Method: "PUT", Path: policyPath + "android", Body: valid(nil), Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"policy PUT by a non-administrator", req{Method: "PUT", Path: policyPath + "android", Body: valid(nil), Token: user.Token}, 403,
+				errBody("forbidden", "administrators only")},
+			{"policy GET without a token", req{Method: "GET", Path: policyPath + "android", Token: "-"}, 401,
+				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
+			{"policy GET by a non-administrator", req{Method: "GET", Path: policyPath + "android", Token: user.Token}, 403,
+				errBody("forbidden", "administrators only")},
+			{"policy: unknown platform", put("palm", valid(nil)), 400, errBody("invalid_request", "platform must be ios, android or web")},
+			{"policy GET: unknown platform", req{Method: "GET", Path: policyPath + "palm"}, 400, errBody("invalid_request", "platform must be ios, android or web")},
+			{"policy: min above recommended", put("android", valid(map[string]any{"minRequiredVersion": "1.1.1"})), 400,
+				errBody("invalid_request", "versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")},
+			{"policy: recommended above latest", put("android", valid(map[string]any{"recommendedVersion": "1.3.0"})), 400,
+				errBody("invalid_request", "versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")},
+			{"policy: bad version", put("android", valid(map[string]any{"latestVersion": "latest"})), 400,
+				errBody("invalid_version", `latestVersion \"latest\" is not a version MAJOR.MINOR.PATCH`)},
+			{"policy: missing version", put("android", valid(map[string]any{"minRequiredVersion": nil})), 400,
+				errBody("invalid_request", "minRequiredVersion is required")},
+			{"policy: http url", put("android", valid(map[string]any{"downloadUrl": "http://play.google.com/x"})), 400,
+				errBody("invalid_request", "downloadUrl must be an https URL of at most 2048 characters")},
+			{"policy: no url", put("android", valid(map[string]any{"downloadUrl": ""})), 400, errBody("invalid_request", "downloadUrl is required")},
+			{"policy: no message", put("android", valid(map[string]any{"updateMessage": " "})), 400, errBody("invalid_request", "updateMessage is required")},
+			{"policy: deprecation as a string", put("android", valid(map[string]any{"deprecationDate": "2030-01-01"})), 400,
+				errBody("invalid_request", "deprecationDate must be a whole number of milliseconds since the epoch")},
+			{"policy: version not a string", put("android", valid(map[string]any{"latestVersion": 2})), 400,
+				errBody("invalid_request", "field latestVersion must be a string")},
+			{"policy: empty body", put("android", ""), 400, errBody("invalid_request", "request body is empty")},
+			{"policy: DELETE is no route", req{Method: "DELETE", Path: policyPath + "android"}, 405, ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				switch tc.r.Token {
+				case "":
+					tc.r.Token = boss.Token
+				case "-":
+					tc.r.Token = ""
+				}
+				expect(t, h.do(tc.r), tc.status, tc.body)
+			})
+		}
+		// nothing was stored by any refused request
+		expect(t, h.get(policyPath+"android", boss.Token), 404, errBody("not_found", "no version policy for android"))
+		expect(t, h.versionCheck(map[string]any{"platform": "android", "currentVersion": "0.1.0"}), 200,
+			checkBody("", "0.1.0", "0.1.0", "0.1.0", "0.1.0", "", "", "", ""))
+	}, asAdmin)
+}
+
+// BenchmarkVersionCheck measures the hot public path: one read by key.
+func BenchmarkVersionCheck(b *testing.B) {
+	for _, p := range profiles(b) {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHarness(b, p, asAdmin)
+			boss := h.newUser("boss@x.io")
+			expect(b, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: boss.Token, Body: map[string]any{
+				"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
+				"downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}}), 200, "")
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := h.get("/api/version-check?platform=ios&version=1.0.5", ""); r.Status != 200 {
+					b.Fatalf("status %d", r.Status)
+				}
+			}
+		})
+	}
+}
