@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/base64"
+	"strconv"
 	"strings"
 )
 
@@ -46,4 +47,61 @@ func DecodeCursor(cursor string, n int) ([]string, error) {
 		return nil, Invalid("invalid_request", "cursor is not one this server handed out")
 	}
 	return parts, nil
+}
+
+// EveryPage reads a list page by page to its end and converts each item: an
+// export holds all of a user's items, however many, without one unbounded query.
+func EveryPage[T, U any](list func(Page) ([]T, string, error), convert func(T) U) ([]U, error) {
+	out := []U{}
+	page := Page{Limit: MaxPageLimit}
+	for {
+		items, next, err := list(page)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range items {
+			out = append(out, convert(item))
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Cursor = next
+	}
+}
+
+// TimeCursor is a position in a list kept newest first by creation time
+// (milliseconds), then id: the keyset of the inbox-like lists.
+type TimeCursor struct {
+	At int64
+	ID string
+}
+
+// String is the opaque form handed to clients.
+func (c TimeCursor) String() string { return EncodeCursor(strconv.FormatInt(c.At, 10), c.ID) }
+
+// ParseTimeCursor reverses TimeCursor.String; anything else is a 400.
+func ParseTimeCursor(s string) (TimeCursor, error) {
+	parts, err := DecodeCursor(s, 2)
+	if err != nil {
+		return TimeCursor{}, err
+	}
+	at, perr := strconv.ParseInt(parts[0], 10, 64)
+	if perr != nil || parts[1] == "" {
+		return TimeCursor{}, Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return TimeCursor{At: at, ID: parts[1]}, nil
+}
+
+// CutPage cuts items, read in list order with one more than page.Size()
+// asked for, to the page, and returns the cursor after its last item when
+// the caller pages and more follow. Every store pages through it alike.
+func CutPage[T any](items []T, page Page, cursorAfter func(T) string) ([]T, string) {
+	if len(items) <= page.Size() {
+		return items, ""
+	}
+	items = items[:page.Size()]
+	if !page.Paged() {
+		return items, ""
+	}
+	return items, cursorAfter(items[len(items)-1])
 }

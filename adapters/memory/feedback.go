@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
 	"sync"
 
 	"tandem/core"
@@ -50,11 +49,11 @@ func newerFeedback(a, b feedback.Feedback) int {
 func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) ([]feedback.Feedback, string, error) {
 	var after *feedback.Feedback
 	if page.Cursor != "" {
-		at, id, err := decodeFeedbackCursor(page.Cursor)
+		c, err := core.ParseTimeCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		after = &feedback.Feedback{ID: id, CreatedAt: core.FromMillis(at)}
+		after = &feedback.Feedback{ID: c.ID, CreatedAt: core.FromMillis(c.At)}
 	}
 	r.mu.RLock()
 	var out []feedback.Feedback
@@ -65,30 +64,10 @@ func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) (
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(out, newerFeedback)
-	size := page.Size()
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	next := ""
-	if page.Paged() {
-		last := out[len(out)-1]
-		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
-	}
+	out, next := core.CutPage(out, page, func(x feedback.Feedback) string {
+		return core.TimeCursor{At: core.Millis(x.CreatedAt), ID: x.ID}.String()
+	})
 	return out, next, nil
-}
-
-// decodeFeedbackCursor reads a cursor made by the lists.
-func decodeFeedbackCursor(cursor string) (int64, string, error) {
-	parts, err := core.DecodeCursor(cursor, 2)
-	if err != nil {
-		return 0, "", err
-	}
-	at, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil {
-		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return at, parts[1], nil
 }
 
 func (r *FeedbackRepo) DeleteByUser(_ context.Context, userID string) error {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
 	"sync"
 
 	"tandem/core"
@@ -78,11 +77,11 @@ func newerNotification(a, b notifications.Notification) int {
 func (r *NotificationRepo) ListNotifications(_ context.Context, userID string, unreadOnly bool, page core.Page) ([]notifications.Notification, string, error) {
 	var after *notifications.Notification
 	if page.Cursor != "" {
-		at, id, err := decodeNotificationCursor(page.Cursor)
+		c, err := core.ParseTimeCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		after = &notifications.Notification{ID: id, CreatedAt: core.FromMillis(at)}
+		after = &notifications.Notification{ID: c.ID, CreatedAt: core.FromMillis(c.At)}
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -97,30 +96,10 @@ func (r *NotificationRepo) ListNotifications(_ context.Context, userID string, u
 		out = append(out, n)
 	}
 	slices.SortFunc(out, newerNotification)
-	size := page.Size()
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	next := ""
-	if page.Paged() {
-		last := out[len(out)-1]
-		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
-	}
+	out, next := core.CutPage(out, page, func(x notifications.Notification) string {
+		return core.TimeCursor{At: core.Millis(x.CreatedAt), ID: x.ID}.String()
+	})
 	return out, next, nil
-}
-
-// decodeNotificationCursor reads a cursor made by ListNotifications.
-func decodeNotificationCursor(cursor string) (int64, string, error) {
-	parts, err := core.DecodeCursor(cursor, 2)
-	if err != nil {
-		return 0, "", err
-	}
-	at, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil {
-		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return at, parts[1], nil
 }
 
 func (r *NotificationRepo) CountUnread(_ context.Context, userID string) (int, error) {

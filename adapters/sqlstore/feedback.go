@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"strconv"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -54,43 +53,25 @@ func (r *FeedbackRepo) List(ctx context.Context, page core.Page) ([]feedback.Fee
 
 func (r *FeedbackRepo) list(ctx context.Context, b sq.SelectBuilder, page core.Page) ([]feedback.Feedback, string, error) {
 	if page.Cursor != "" {
-		at, id, err := decodeFeedbackCursor(page.Cursor)
+		c, err := core.ParseTimeCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		b = b.Where(sq.Or{sq.Lt{"created_at": at}, sq.And{sq.Eq{"created_at": at}, sq.Lt{"id": id}}})
+		b = b.Where(olderThan(c.At, c.ID))
 	}
 	size := page.Size()
 	var rows []feedbackRow
 	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(size)+1)); err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(rows) > size {
-		rows = rows[:size]
-		if page.Paged() {
-			last := rows[size-1]
-			next = core.EncodeCursor(strconv.FormatInt(last.CreatedAt, 10), last.ID)
-		}
-	}
+	rows, next := core.CutPage(rows, page, func(row feedbackRow) string {
+		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}.String()
+	})
 	out := make([]feedback.Feedback, len(rows))
 	for i, row := range rows {
 		out[i] = row.feedback()
 	}
 	return out, next, nil
-}
-
-// decodeFeedbackCursor reads a cursor made by list.
-func decodeFeedbackCursor(cursor string) (int64, string, error) {
-	parts, err := core.DecodeCursor(cursor, 2)
-	if err != nil {
-		return 0, "", err
-	}
-	at, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil {
-		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return at, parts[1], nil
 }
 
 func (r *FeedbackRepo) DeleteByUser(ctx context.Context, userID string) error {

@@ -92,7 +92,7 @@ func (r *ImageRepo) List(ctx context.Context, userID string, after *images.Posit
 		OrderBy("created_at DESC", "id DESC")
 	if after != nil {
 		ms := after.CreatedAt.UnixMilli()
-		b = b.Where(sq.Or{sq.Lt{"created_at": ms}, sq.And{sq.Eq{"created_at": ms}, sq.Lt{"id": after.ID}}})
+		b = b.Where(olderThan(ms, after.ID))
 	}
 	if n > 0 {
 		b = b.Limit(uint64(n))

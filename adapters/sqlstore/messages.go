@@ -56,7 +56,7 @@ func (r *MessageRepo) page(ctx context.Context, where sq.Eq, page core.Page) ([]
 		if err != nil {
 			return nil, "", err
 		}
-		b = b.Where(sq.Or{sq.Lt{"created_at": c.CreatedAt}, sq.And{sq.Eq{"created_at": c.CreatedAt}, sq.Lt{"id": c.ID}}})
+		b = b.Where(olderThan(c.CreatedAt, c.ID))
 	}
 	var rows []messageRow
 	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").

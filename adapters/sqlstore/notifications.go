@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -142,43 +141,25 @@ func (r *NotificationRepo) ListNotifications(ctx context.Context, userID string,
 		b = b.Where(sq.Eq{"is_read": false})
 	}
 	if page.Cursor != "" {
-		at, id, err := decodeNotificationCursor(page.Cursor)
+		c, err := core.ParseTimeCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		b = b.Where(sq.Or{sq.Lt{"created_at": at}, sq.And{sq.Eq{"created_at": at}, sq.Lt{"id": id}}})
+		b = b.Where(olderThan(c.At, c.ID))
 	}
 	size := page.Size()
 	var rows []notificationRow
 	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(size)+1)); err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(rows) > size {
-		rows = rows[:size]
-		if page.Paged() {
-			last := rows[size-1]
-			next = core.EncodeCursor(strconv.FormatInt(last.CreatedAt, 10), last.ID)
-		}
-	}
+	rows, next := core.CutPage(rows, page, func(row notificationRow) string {
+		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}.String()
+	})
 	out := make([]notifications.Notification, len(rows))
 	for i, row := range rows {
 		out[i] = row.notification()
 	}
 	return out, next, nil
-}
-
-// decodeNotificationCursor reads a cursor made by ListNotifications.
-func decodeNotificationCursor(cursor string) (int64, string, error) {
-	parts, err := core.DecodeCursor(cursor, 2)
-	if err != nil {
-		return 0, "", err
-	}
-	at, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil {
-		return 0, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return at, parts[1], nil
 }
 
 func (r *NotificationRepo) CountUnread(ctx context.Context, userID string) (int, error) {

@@ -66,3 +66,9 @@ func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
 	}
 	return q, args, nil
 }
+
+// olderThan is the keyset condition of a newest-first list on (created_at,
+// id): the rows after the cursor's, served by an index ending in those two.
+func olderThan(at int64, id string) sq.Or {
+	return sq.Or{sq.Lt{"created_at": at}, sq.And{sq.Eq{"created_at": at}, sq.Lt{"id": id}}}
+}

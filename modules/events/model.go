@@ -420,14 +420,7 @@ func ParseCursor(s string) (Cursor, error) {
 // for, to the page, and returns the next cursor when the caller pages and
 // more follow. Repositories share it so every store pages alike.
 func PageOf(evs []Event, page core.Page) ([]Event, string) {
-	if len(evs) <= page.Size() {
-		return evs, ""
-	}
-	evs = evs[:page.Size()]
-	if !page.Paged() {
-		return evs, ""
-	}
-	return evs, CursorAfter(evs[len(evs)-1]).String()
+	return core.CutPage(evs, page, func(e Event) string { return CursorAfter(e).String() })
 }
 
 // ListOrder compares events in list order: start date, then id.

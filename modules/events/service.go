@@ -191,25 +191,14 @@ type ExportedEvent struct {
 // ExportUser returns every event of the user by date, however many: it
 // reads them page by page. The partner's events are theirs, not exported.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	out := []ExportedEvent{}
-	page := core.Page{Limit: core.MaxPageLimit}
-	for {
-		evs, next, err := s.repo.List(ctx, userID, page)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range evs {
-			out = append(out, ExportedEvent{ID: e.ID, Title: e.Title, Description: e.Description,
-				StartDate: e.StartDate.String(), EndDate: e.EndDate.String(), StartTime: e.StartTime.String(),
-				EndTime: e.EndTime.String(), Location: e.Location, EventType: string(e.Type),
-				ImportanceLevel: string(e.Importance), Notify: e.Notify.String(), Participants: e.Participants,
-				CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)})
-		}
-		if next == "" {
-			return out, nil
-		}
-		page.Cursor = next
-	}
+	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, userID, p) }
+	return core.EveryPage(list, func(e Event) ExportedEvent {
+		return ExportedEvent{ID: e.ID, Title: e.Title, Description: e.Description,
+			StartDate: e.StartDate.String(), EndDate: e.EndDate.String(), StartTime: e.StartTime.String(),
+			EndTime: e.EndTime.String(), Location: e.Location, EventType: string(e.Type),
+			ImportanceLevel: string(e.Importance), Notify: e.Notify.String(), Participants: e.Participants,
+			CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)}
+	})
 }
 
 // PurgeUser deletes every event of the user. Their id may stay in the

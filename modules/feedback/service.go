@@ -73,22 +73,11 @@ type ExportedFeedback struct {
 // ExportUser returns every feedback message of the user, newest first,
 // however many: it reads them page by page.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	out := []ExportedFeedback{}
-	page := core.Page{Limit: core.MaxPageLimit}
-	for {
-		fs, next, err := s.repo.ListByUser(ctx, userID, page)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fs {
-			out = append(out, ExportedFeedback{FeedbackID: f.ID, FeedbackMessage: f.Message, CreatedAt: f.Date(),
-				Timestamp: core.Millis(f.CreatedAt)})
-		}
-		if next == "" {
-			return out, nil
-		}
-		page.Cursor = next
-	}
+	list := func(p core.Page) ([]Feedback, string, error) { return s.repo.ListByUser(ctx, userID, p) }
+	return core.EveryPage(list, func(f Feedback) ExportedFeedback {
+		return ExportedFeedback{FeedbackID: f.ID, FeedbackMessage: f.Message, CreatedAt: f.Date(),
+			Timestamp: core.Millis(f.CreatedAt)}
+	})
 }
 
 // PurgeUser deletes the user's feedback.

@@ -390,14 +390,7 @@ func ParseCursor(s string) (Cursor, error) {
 // for, to the page, and returns the next cursor when the caller pages and
 // more follow. Repositories share it so every store pages alike.
 func PageOf(fs []Flag, page core.Page) ([]Flag, string) {
-	if len(fs) <= page.Size() {
-		return fs, ""
-	}
-	fs = fs[:page.Size()]
-	if !page.Paged() {
-		return fs, ""
-	}
-	return fs, Cursor{Key: fs[len(fs)-1].Key}.String()
+	return core.CutPage(fs, page, func(f Flag) string { return Cursor{Key: f.Key}.String() })
 }
 
 func invalid(msg string) error { return core.Invalid("invalid_request", msg) }

@@ -255,14 +255,7 @@ func (c Cursor) After(m Memory) bool {
 // for, to the page, and returns the next cursor when the caller pages and
 // more follow. Repositories share it so every store pages alike.
 func PageOf(ms []Memory, page core.Page) ([]Memory, string) {
-	if len(ms) <= page.Size() {
-		return ms, ""
-	}
-	ms = ms[:page.Size()]
-	if !page.Paged() {
-		return ms, ""
-	}
-	return ms, CursorAfter(ms[len(ms)-1]).String()
+	return core.CutPage(ms, page, func(m Memory) string { return CursorAfter(m).String() })
 }
 
 func invalid(msg string) error { return core.Invalid("invalid_request", msg) }

@@ -186,27 +186,15 @@ type ExportedMemory struct {
 // ExportUser returns every memory of the user in list order, however many:
 // it reads them page by page.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	out := []ExportedMemory{}
-	page := core.Page{Limit: core.MaxPageLimit}
-	for {
-		ms, next, err := s.repo.List(ctx, userID, AllDates, page)
-		if err != nil {
-			return nil, err
+	list := func(p core.Page) ([]Memory, string, error) { return s.repo.List(ctx, userID, AllDates, p) }
+	return core.EveryPage(list, func(m Memory) ExportedMemory {
+		images := m.Images
+		if images == nil {
+			images = []string{}
 		}
-		for _, m := range ms {
-			images := m.Images
-			if images == nil {
-				images = []string{}
-			}
-			out = append(out, ExportedMemory{ID: m.ID, Title: m.Title, Description: m.Description,
-				Date: m.Date.String(), Images: images, CreatedAt: core.Millis(m.CreatedAt),
-				UpdatedAt: core.Millis(m.UpdatedAt)})
-		}
-		if next == "" {
-			return out, nil
-		}
-		page.Cursor = next
-	}
+		return ExportedMemory{ID: m.ID, Title: m.Title, Description: m.Description, Date: m.Date.String(),
+			Images: images, CreatedAt: core.Millis(m.CreatedAt), UpdatedAt: core.Millis(m.UpdatedAt)}
+	})
 }
 
 // PurgeUser deletes every memory of the user. The image files they point to

@@ -100,12 +100,5 @@ func (c Cursor) After(m Message) bool {
 // for, to the page, and returns the next cursor when the caller pages and
 // more follow. Repositories share it so every store pages alike.
 func PageOf(ms []Message, page core.Page) ([]Message, string) {
-	if len(ms) <= page.Size() {
-		return ms, ""
-	}
-	ms = ms[:page.Size()]
-	if !page.Paged() {
-		return ms, ""
-	}
-	return ms, CursorAfter(ms[len(ms)-1]).String()
+	return core.CutPage(ms, page, func(m Message) string { return CursorAfter(m).String() })
 }

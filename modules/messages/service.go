@@ -97,25 +97,14 @@ type ExportedMessage struct {
 // first, however many: it reads them page by page. The partner's messages
 // are the partner's data, not exported here.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	out := []ExportedMessage{}
-	page := core.Page{Limit: core.MaxPageLimit}
-	for {
-		ms, next, err := s.repo.ByAuthor(ctx, userID, page)
-		if err != nil {
-			return nil, err
+	list := func(p core.Page) ([]Message, string, error) { return s.repo.ByAuthor(ctx, userID, p) }
+	return core.EveryPage(list, func(m Message) ExportedMessage {
+		e := ExportedMessage{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
+		if m.Scope != SoloScope(userID) {
+			e.PartnershipID = &m.Scope
 		}
-		for _, m := range ms {
-			e := ExportedMessage{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
-			if m.Scope != SoloScope(userID) {
-				e.PartnershipID = &m.Scope
-			}
-			out = append(out, e)
-		}
-		if next == "" {
-			return out, nil
-		}
-		page.Cursor = next
-	}
+		return e
+	})
 }
 
 // PurgeUser deletes every message the user wrote, in every thread, and their

@@ -248,22 +248,17 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := Export{Settings: ExportSettings(st), Notifications: []ExportedNotification{}, Devices: []ExportedDevice{}}
-	page := core.Page{Limit: core.MaxPageLimit}
-	for {
-		ns, next, err := s.repo.ListNotifications(ctx, userID, false, page)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range ns {
-			out.Notifications = append(out.Notifications, ExportedNotification{ID: n.ID, Title: n.Title,
-				Message: n.Message, Category: string(n.Category), Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)})
-		}
-		if next == "" {
-			break
-		}
-		page.Cursor = next
+	list := func(p core.Page) ([]Notification, string, error) {
+		return s.repo.ListNotifications(ctx, userID, false, p)
 	}
+	notifications, err := core.EveryPage(list, func(n Notification) ExportedNotification {
+		return ExportedNotification{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
+			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := Export{Settings: ExportSettings(st), Notifications: notifications, Devices: []ExportedDevice{}}
 	devices, err := s.repo.Devices(ctx, userID)
 	if err != nil {
 		return nil, err
