@@ -5,7 +5,6 @@
 package advice
 
 import (
-	"hash/fnv"
 	"time"
 
 	"tandem/core"
@@ -70,38 +69,13 @@ const RepeatWindowDays = 30
 func NearbyFrom(day core.Date) core.Date { return day.AddDays(-(RepeatWindowDays - 1)) }
 func NearbyTo(day core.Date) core.Date   { return day.AddDays(RepeatWindowDays - 1) }
 
-// Pick chooses the advice of day for a user, given the user's advice of the
-// nearby dates: among the bank's pieces not given on any of them, preferring
-// a theme other than the ones of the dates right before and after, the one a
-// stable hash of (userID, day) points at. The same inputs always give the
-// same advice, in every process.
+// Pick chooses the advice of day for a user with core.PickDaily: no repeat
+// within the window, another theme than the days around it when it can.
 func Pick(bank []Advice, userID string, day core.Date, nearby []Daily) Advice {
-	used := map[string]bool{}
-	neighbour := map[Theme]bool{}
-	for _, d := range nearby {
-		used[d.AdviceID] = true
-		if gap := day.DaysUntil(d.Date); gap == 1 || gap == -1 {
-			neighbour[d.Theme] = true
-		}
+	given := make([]core.Given, len(nearby))
+	for i, d := range nearby {
+		given[i] = core.Given{Date: d.Date, ID: d.AdviceID, Group: string(d.Theme)}
 	}
-	var fresh, varied []Advice
-	for _, a := range bank {
-		if used[a.ID] {
-			continue
-		}
-		fresh = append(fresh, a)
-		if !neighbour[a.Theme] {
-			varied = append(varied, a)
-		}
-	}
-	candidates := varied
-	if len(candidates) == 0 {
-		candidates = fresh
-	}
-	if len(candidates) == 0 {
-		candidates = bank // only with a bank smaller than the window: never with Bank
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(userID + "|" + day.String()))
-	return candidates[h.Sum64()%uint64(len(candidates))]
+	key := func(a Advice) (string, string) { return a.ID, string(a.Theme) }
+	return core.PickDaily(bank, key, userID, day, given)
 }

@@ -7,7 +7,6 @@
 package questions
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -111,41 +110,15 @@ const (
 func NearbyFrom(day core.Date) core.Date { return day.AddDays(-(RepeatWindowDays - 1)) }
 func NearbyTo(day core.Date) core.Date   { return day.AddDays(RepeatWindowDays - 1) }
 
-// Pick chooses the question of day for a couple, given the couple's
-// questions of the nearby dates (NearbyFrom..NearbyTo): among the bank's
-// questions not asked on any of them, preferring a category other than the
-// ones of the dates right before and after, the one a stable hash of
-// (partnershipID, day) points at. The same inputs always give the same
-// question, in every process.
+// Pick chooses the question of day for a couple with core.PickDaily: no repeat
+// within the window, another category than the days around it when it can.
 func Pick(bank []Question, partnershipID string, day core.Date, nearby []Daily) Question {
-	used := map[string]bool{}
-	neighbour := map[Category]bool{}
-	for _, d := range nearby {
-		used[d.QuestionID] = true
-		if gap := day.DaysUntil(d.Date); gap == 1 || gap == -1 {
-			neighbour[d.Category] = true
-		}
+	given := make([]core.Given, len(nearby))
+	for i, d := range nearby {
+		given[i] = core.Given{Date: d.Date, ID: d.QuestionID, Group: string(d.Category)}
 	}
-	var fresh, varied []Question
-	for _, q := range bank {
-		if used[q.ID] {
-			continue
-		}
-		fresh = append(fresh, q)
-		if !neighbour[q.Category] {
-			varied = append(varied, q)
-		}
-	}
-	candidates := varied
-	if len(candidates) == 0 {
-		candidates = fresh
-	}
-	if len(candidates) == 0 {
-		candidates = bank // only with a bank smaller than the window: never with Bank
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(partnershipID + "|" + day.String()))
-	return candidates[h.Sum64()%uint64(len(candidates))]
+	key := func(q Question) (string, string) { return q.ID, string(q.Category) }
+	return core.PickDaily(bank, key, partnershipID, day, given)
 }
 
 // Action is a POST to the daily question: an answer, a reply or a reaction.
