@@ -18,7 +18,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 	flag := func(key string) flags.Flag {
 		return flags.Flag{ID: "id-" + key, Key: key, Name: "Name " + key, Description: "Description ✨",
 			IsEnabled: true, EnabledForPremium: true, RolloutPercentage: 42,
-			Platforms:         []flags.Platform{flags.PlatformWeb, flags.PlatformIOS},
+			Platforms:         []flags.Platform{core.PlatformWeb, core.PlatformIOS},
 			EnabledForUserIDs: []string{"A", "a", "u-1", "ü"}, DisabledForUserIDs: []string{"u-2"},
 			CreatedBy: "boss@x.io", CreatedAt: now, UpdatedAt: now}
 	}
@@ -136,7 +136,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 		later := now.Add(time.Hour)
 		out, err := r.Update(ctx, "k", func(f *flags.Flag) error {
 			f.Name, f.Description, f.IsEnabled, f.EnabledForPremium, f.RolloutPercentage = "New", "", false, false, 0
-			f.Platforms = []flags.Platform{flags.PlatformAndroid}
+			f.Platforms = []flags.Platform{core.PlatformAndroid}
 			f.EnabledForUserIDs, f.DisabledForUserIDs = []string{"u-2", "u-3"}, []string{}
 			f.UpdatedAt = later
 			f.ID, f.Key, f.CreatedBy, f.CreatedAt = "hijack", "other", "mallory", later // cannot change
@@ -145,7 +145,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 		must(t, err)
 		want := flag("k")
 		want.Name, want.Description, want.IsEnabled, want.EnabledForPremium, want.RolloutPercentage = "New", "", false, false, 0
-		want.Platforms, want.EnabledForUserIDs, want.DisabledForUserIDs = []flags.Platform{flags.PlatformAndroid}, []string{"u-2", "u-3"}, []string{}
+		want.Platforms, want.EnabledForUserIDs, want.DisabledForUserIDs = []flags.Platform{core.PlatformAndroid}, []string{"u-2", "u-3"}, []string{}
 		want.UpdatedAt = later
 		same(t, out, want)
 		got, _ := r.Get(ctx, "k")

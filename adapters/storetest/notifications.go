@@ -28,7 +28,7 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 		return strings.Join(out, ",")
 	}
 	dev := func(id, user, token string, at time.Time) notifications.Device {
-		return notifications.Device{ID: id, UserID: user, Token: token, Platform: notifications.PlatformIOS,
+		return notifications.Device{ID: id, UserID: user, Token: token, Platform: core.PlatformIOS,
 			Provider: notifications.ProviderExpo, CreatedAt: at, UpdatedAt: at}
 	}
 	devIDs := func(ds []notifications.Device) string {
@@ -254,10 +254,10 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 		// the same token from another user: the same device, moved, its creation kept
 		later := now.Add(time.Hour)
 		again := dev("d9", "u2", "ExponentPushToken[a]", later)
-		again.Platform, again.Provider = notifications.PlatformAndroid, notifications.ProviderFCM
+		again.Platform, again.Provider = core.PlatformAndroid, notifications.ProviderFCM
 		moved, err := r.RegisterDevice(ctx, again, 10)
 		must(t, err)
-		want := notifications.Device{ID: "d1", UserID: "u2", Token: "ExponentPushToken[a]", Platform: notifications.PlatformAndroid,
+		want := notifications.Device{ID: "d1", UserID: "u2", Token: "ExponentPushToken[a]", Platform: core.PlatformAndroid,
 			Provider: notifications.ProviderFCM, CreatedAt: now, UpdatedAt: later}
 		if moved != want {
 			t.Fatalf("moved %+v", moved)

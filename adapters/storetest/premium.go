@@ -17,7 +17,7 @@ func PremiumRepository(t *testing.T, newRepo func(t *testing.T) premium.Reposito
 	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
 	sub := func(user, plan string) premium.Subscription {
 		return premium.Subscription{UserID: user, Plan: plan, StartDate: now, EndDate: now.Add(30 * 24 * time.Hour),
-			IsActive: true, BillingID: "b-" + user, Platform: premium.PlatformIOS, LastRenewed: now,
+			IsActive: true, BillingID: "b-" + user, Platform: core.PlatformIOS, LastRenewed: now,
 			Meta: json.RawMessage(`{"store":"apple","n":[1,2]}`), CreatedAt: now, UpdatedAt: now}
 	}
 	same := func(t *testing.T, got, want premium.Subscription) {

@@ -37,28 +37,28 @@ func VersionRepository(t *testing.T, newRepo func(t *testing.T) versions.Reposit
 
 	t.Run("put, get, a platform without a policy", func(t *testing.T) {
 		r := newRepo(t)
-		p := policy(versions.PlatformIOS, "1.0.0", "1.2.0+7", "999999999.2.3+123456789")
+		p := policy(core.PlatformIOS, "1.0.0", "1.2.0+7", "999999999.2.3+123456789")
 		must(t, r.Put(ctx, p))
-		got, err := r.Get(ctx, versions.PlatformIOS)
+		got, err := r.Get(ctx, core.PlatformIOS)
 		must(t, err)
 		same(t, got, p)
-		_, err = r.Get(ctx, versions.PlatformAndroid)
+		_, err = r.Get(ctx, core.PlatformAndroid)
 		wantKind(t, err, core.KindNotFound)
 	})
 
 	t.Run("put replaces every field and touches only its platform", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Put(ctx, policy(versions.PlatformIOS, "1.0.0", "1.1.0", "1.2.0")))
-		must(t, r.Put(ctx, policy(versions.PlatformWeb, "3.0.0", "3.0.0", "3.0.0")))
-		next := versions.Policy{Platform: versions.PlatformIOS, MinRequired: ver("2.0.0"), Recommended: ver("2.1.0"),
+		must(t, r.Put(ctx, policy(core.PlatformIOS, "1.0.0", "1.1.0", "1.2.0")))
+		must(t, r.Put(ctx, policy(core.PlatformWeb, "3.0.0", "3.0.0", "3.0.0")))
+		next := versions.Policy{Platform: core.PlatformIOS, MinRequired: ver("2.0.0"), Recommended: ver("2.1.0"),
 			Latest: ver("2.2.0"), DownloadURL: "https://apps.example.com/new", UpdateMessage: "New",
 			UpdatedAt: now.Add(time.Hour)} // no notes, no deprecation date
 		must(t, r.Put(ctx, next))
-		got, err := r.Get(ctx, versions.PlatformIOS)
+		got, err := r.Get(ctx, core.PlatformIOS)
 		must(t, err)
 		same(t, got, next)
-		web, err := r.Get(ctx, versions.PlatformWeb)
+		web, err := r.Get(ctx, core.PlatformWeb)
 		must(t, err)
-		same(t, web, policy(versions.PlatformWeb, "3.0.0", "3.0.0", "3.0.0"))
+		same(t, web, policy(core.PlatformWeb, "3.0.0", "3.0.0", "3.0.0"))
 	})
 }

@@ -68,7 +68,7 @@ func (f Flag) Validate() error {
 		return errRollout()
 	}
 	for _, p := range f.Platforms {
-		if _, err := ParsePlatform(string(p)); err != nil {
+		if _, err := core.ParsePlatform(string(p)); err != nil {
 			return err
 		}
 	}
@@ -100,30 +100,15 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// Platform is where the app runs.
-type Platform string
-
-const (
-	PlatformIOS     Platform = "ios"
-	PlatformAndroid Platform = "android"
-	PlatformWeb     Platform = "web"
-)
-
-// ParsePlatform accepts ios, android and web, exactly as written.
-func ParsePlatform(s string) (Platform, error) {
-	switch p := Platform(s); p {
-	case PlatformIOS, PlatformAndroid, PlatformWeb:
-		return p, nil
-	}
-	return "", invalid("platform must be ios, android or web")
-}
+// Platform is where the app runs, one for every module.
+type Platform = core.Platform
 
 // NormalizePlatforms checks the platforms and drops repeats, keeping the
 // first place; never nil.
 func NormalizePlatforms(ps []string) ([]Platform, error) {
 	out := make([]Platform, 0, len(ps))
 	for _, s := range ps {
-		p, err := ParsePlatform(s)
+		p, err := core.ParsePlatform(s)
 		if err != nil {
 			return nil, invalid("platforms may hold only ios, android and web")
 		}

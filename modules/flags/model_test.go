@@ -90,7 +90,7 @@ func TestNormalizeLists(t *testing.T) {
 	}
 
 	ps, err := flags.NormalizePlatforms([]string{"web", "ios", "web"})
-	if err != nil || !slices.Equal(ps, []flags.Platform{flags.PlatformWeb, flags.PlatformIOS}) {
+	if err != nil || !slices.Equal(ps, []flags.Platform{core.PlatformWeb, core.PlatformIOS}) {
 		t.Fatalf("%v %v", ps, err)
 	}
 	if ps, err := flags.NormalizePlatforms(nil); err != nil || ps == nil || len(ps) != 0 {
@@ -107,7 +107,7 @@ func TestNormalizeLists(t *testing.T) {
 func TestFlagValidate(t *testing.T) {
 	t.Parallel()
 	valid := func() flags.Flag {
-		return flags.Flag{Key: "k", Name: "N", RolloutPercentage: 10, Platforms: []flags.Platform{flags.PlatformIOS},
+		return flags.Flag{Key: "k", Name: "N", RolloutPercentage: 10, Platforms: []flags.Platform{core.PlatformIOS},
 			EnabledForUserIDs: []string{"a"}, DisabledForUserIDs: []string{"b"}}
 	}
 	cases := []struct {
@@ -210,7 +210,7 @@ func TestRaisingTheRolloutNeverDropsAUser(t *testing.T) {
 func TestEvaluationOrder(t *testing.T) {
 	t.Parallel()
 	user := "user-1" // bucket 67 for key dark_mode
-	ios, web := flags.PlatformIOS, flags.PlatformWeb
+	ios, web := core.PlatformIOS, core.PlatformWeb
 	type premium int
 	const (
 		notAsked premium = iota // premium must not be consulted

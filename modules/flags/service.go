@@ -229,7 +229,7 @@ func subject(userID, platform string) (Subject, error) {
 	}
 	s := Subject{UserID: userID}
 	if platform != "" {
-		p, err := ParsePlatform(platform)
+		p, err := core.ParsePlatform(platform)
 		if err != nil {
 			return Subject{}, err
 		}

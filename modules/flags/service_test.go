@@ -87,7 +87,7 @@ func TestCreateRules(t *testing.T) {
 				EnabledForPremium: true, RolloutPercentage: pct(25), Platforms: []string{"android", "ios", "android"},
 				EnabledForUserIDs: []string{"u2", " u1 "}, DisabledForUserIDs: []string{"u3"}, CreatedBy: " Release team "},
 			want: flags.Flag{Name: "Checkout", Description: "New checkout", IsEnabled: true, EnabledForPremium: true,
-				RolloutPercentage: 25, Platforms: []flags.Platform{flags.PlatformAndroid, flags.PlatformIOS},
+				RolloutPercentage: 25, Platforms: []flags.Platform{core.PlatformAndroid, core.PlatformIOS},
 				EnabledForUserIDs: []string{"u1", "u2"}, DisabledForUserIDs: []string{"u3"}, CreatedBy: "Release team"}},
 		{name: "rollout 0 is kept", ctx: admin, draft: flags.Draft{Key: "k", Name: "K", RolloutPercentage: pct(0)},
 			want: flags.Flag{Name: "K", Platforms: []flags.Platform{}, EnabledForUserIDs: []string{}, DisabledForUserIDs: []string{},

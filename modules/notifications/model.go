@@ -256,25 +256,8 @@ func validateContent(title, message string) error {
 	return nil
 }
 
-// Platform is the operating system of a device.
-type Platform string
-
-const (
-	PlatformIOS     Platform = "ios"
-	PlatformAndroid Platform = "android"
-	PlatformWeb     Platform = "web"
-)
-
-// ParsePlatform accepts ios, android and web.
-func ParsePlatform(s string) (Platform, error) {
-	switch p := Platform(s); p {
-	case PlatformIOS, PlatformAndroid, PlatformWeb:
-		return p, nil
-	case "":
-		return "", core.Invalid("invalid_request", "platform is required: ios, android or web")
-	}
-	return "", core.Invalid("invalid_request", "platform must be ios, android or web")
-}
+// Platform is where the app runs, one for every module.
+type Platform = core.Platform
 
 // Provider is the push service that delivers to a device's token.
 type Provider string

@@ -53,17 +53,8 @@ func TestCategoryMapsToItsSetting(t *testing.T) {
 	}
 }
 
-func TestParsePlatformAndProvider(t *testing.T) {
+func TestParseProvider(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{"ios", "android", "web"} {
-		if p, err := n.ParsePlatform(ok); err != nil || string(p) != ok {
-			t.Fatalf("%q: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "iOS", "windows"} {
-		_, err := n.ParsePlatform(bad)
-		wantInvalid(t, bad, err)
-	}
 	for _, ok := range []string{"expo", "fcm"} {
 		if p, err := n.ParseProvider(ok); err != nil || string(p) != ok {
 			t.Fatalf("%q: %v", ok, err)

@@ -143,7 +143,7 @@ func (s *Service) MarkAllRead(ctx context.Context, userID string) (int, error) {
 // returns the same device, moved to this user when another had it (a phone
 // changes hands, or a couple shares one).
 func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registration) (Device, error) {
-	platform, err := ParsePlatform(r.Platform)
+	platform, err := core.ParsePlatform(r.Platform)
 	if err != nil {
 		return Device{}, err
 	}

@@ -36,23 +36,17 @@ func (s Subscription) Grants(now time.Time) bool {
 	return s.IsActive && !s.Cancelled && now.Before(s.EndDate)
 }
 
-// Platform is where the subscription was bought; "" when not given.
-type Platform string
+// Platform is where the subscription was bought; PlatformNone when not given.
+type Platform = core.Platform
 
-const (
-	PlatformNone    Platform = ""
-	PlatformIOS     Platform = "ios"
-	PlatformAndroid Platform = "android"
-	PlatformWeb     Platform = "web"
-)
+const PlatformNone Platform = ""
 
-// ParsePlatform accepts ios, android and web (and "" for none).
+// ParsePlatform accepts ios, android and web, and "" for none.
 func ParsePlatform(s string) (Platform, error) {
-	switch p := Platform(s); p {
-	case PlatformNone, PlatformIOS, PlatformAndroid, PlatformWeb:
-		return p, nil
+	if s == "" {
+		return PlatformNone, nil
 	}
-	return "", core.Invalid("invalid_request", "platform must be ios, android or web")
+	return core.ParsePlatform(s)
 }
 
 // Source says where a user's premium comes from.

@@ -84,11 +84,11 @@ func TestSubscribeRules(t *testing.T) {
 	}{
 		{name: "all fields", draft: premium.Draft{Plan: " 9.99 ", StartDate: start, EndDate: end, BillingID: "gp-1",
 			Platform: "android", Meta: json.RawMessage(`{ "store": "play" }`)},
-			want: premium.Subscription{Plan: "9.99", BillingID: "gp-1", Platform: premium.PlatformAndroid, Meta: json.RawMessage(`{"store":"play"}`)}},
+			want: premium.Subscription{Plan: "9.99", BillingID: "gp-1", Platform: core.PlatformAndroid, Meta: json.RawMessage(`{"store":"play"}`)}},
 		{name: "optional fields left out", draft: premium.Draft{Plan: "9.99", StartDate: start, EndDate: end},
 			want: premium.Subscription{Plan: "9.99", Meta: json.RawMessage(`{}`)}},
 		{name: "web platform", draft: premium.Draft{Plan: "1", StartDate: start, EndDate: end, Platform: "web"},
-			want: premium.Subscription{Plan: "1", Platform: premium.PlatformWeb, Meta: json.RawMessage(`{}`)}},
+			want: premium.Subscription{Plan: "1", Platform: core.PlatformWeb, Meta: json.RawMessage(`{}`)}},
 		{name: "blank plan", draft: premium.Draft{Plan: "  ", StartDate: start, EndDate: end}, errCode: "invalid_request"},
 		{name: "plan of 65", draft: premium.Draft{Plan: strings.Repeat("9", 65), StartDate: start, EndDate: end}, errCode: "invalid_request"},
 		{name: "end at start", draft: premium.Draft{Plan: "9.99", StartDate: start, EndDate: start}, errCode: "invalid_request"},
@@ -280,7 +280,7 @@ func TestUpdateRules(t *testing.T) {
 		wantRenewed bool
 	}{
 		{name: "plan only", patch: premium.Patch{Plan: ptr("19.99")}, check: func(t *testing.T, s premium.Subscription) {
-			if s.Plan != "19.99" || s.BillingID != "b1" || string(s.Meta) != `{"a":1}` || s.Platform != premium.PlatformIOS {
+			if s.Plan != "19.99" || s.BillingID != "b1" || string(s.Meta) != `{"a":1}` || s.Platform != core.PlatformIOS {
 				t.Fatalf("%+v", s)
 			}
 		}},
@@ -293,7 +293,7 @@ func TestUpdateRules(t *testing.T) {
 		{name: "earlier end is no renewal", patch: premium.Patch{EndDate: tptr(base.AddDate(0, 0, 10))}},
 		{name: "platform, billing and meta", patch: premium.Patch{Platform: ptr("web"), BillingID: ptr("b2"), Meta: json.RawMessage(`{"b": 2}`)},
 			check: func(t *testing.T, s premium.Subscription) {
-				if s.Platform != premium.PlatformWeb || s.BillingID != "b2" || string(s.Meta) != `{"b":2}` {
+				if s.Platform != core.PlatformWeb || s.BillingID != "b2" || string(s.Meta) != `{"b":2}` {
 					t.Fatalf("%+v", s)
 				}
 			}},
@@ -487,7 +487,7 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 	storeEnd := now.AddDate(0, 1, 0) // the store only vouches for a month
 
 	verifier.EXPECT().Verify(gomock.Any(), premium.Purchase{UserID: "u1", Plan: "9.99", StartDate: now,
-		EndDate: claimed.EndDate, BillingID: "receipt", Platform: premium.PlatformIOS}).
+		EndDate: claimed.EndDate, BillingID: "receipt", Platform: core.PlatformIOS}).
 		DoAndReturn(func(_ context.Context, p premium.Purchase) (premium.Purchase, error) {
 			p.EndDate = storeEnd
 			return p, nil

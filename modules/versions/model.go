@@ -13,25 +13,8 @@ import (
 	"tandem/core"
 )
 
-// Platform is an app platform; each has its own policy.
-type Platform string
-
-const (
-	PlatformIOS     Platform = "ios"
-	PlatformAndroid Platform = "android"
-	PlatformWeb     Platform = "web"
-)
-
-// ParsePlatform accepts ios, android and web, exactly as written.
-func ParsePlatform(s string) (Platform, error) {
-	switch p := Platform(s); p {
-	case PlatformIOS, PlatformAndroid, PlatformWeb:
-		return p, nil
-	case "":
-		return "", core.Invalid("invalid_request", "platform is required: ios, android or web")
-	}
-	return "", core.Invalid("invalid_request", "platform must be ios, android or web")
-}
+// Platform is where the app runs, one for every module.
+type Platform = core.Platform
 
 // The limits of a policy's texts and of what a client sends.
 const (
@@ -60,7 +43,7 @@ type Policy struct {
 
 // Validate checks every rule a stored policy satisfies.
 func (p Policy) Validate() error {
-	if _, err := ParsePlatform(string(p.Platform)); err != nil {
+	if _, err := core.ParsePlatform(string(p.Platform)); err != nil {
 		return err
 	}
 	if p.MinRequired.Compare(p.Recommended) > 0 || p.Recommended.Compare(p.Latest) > 0 {

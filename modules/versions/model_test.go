@@ -8,32 +8,6 @@ import (
 	"tandem/modules/versions"
 )
 
-func TestParsePlatform(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in  string
-		ok  bool
-		msg string
-	}{
-		{"ios", true, ""},
-		{"android", true, ""},
-		{"web", true, ""},
-		{"", false, "platform is required: ios, android or web"},
-		{"iOS", false, "platform must be ios, android or web"},
-		{"windows", false, "platform must be ios, android or web"},
-		{" ios", false, "platform must be ios, android or web"},
-	}
-	for _, tc := range cases {
-		p, err := versions.ParsePlatform(tc.in)
-		if tc.ok != (err == nil) || (tc.ok && string(p) != tc.in) {
-			t.Errorf("%q: %q %v", tc.in, p, err)
-		}
-		if err != nil && (core.As(err).Code != "invalid_request" || core.As(err).Message != tc.msg) {
-			t.Errorf("%q: %v", tc.in, err)
-		}
-	}
-}
-
 func TestPolicyValidate(t *testing.T) {
 	t.Parallel()
 	v := func(s string) core.Version {
@@ -44,7 +18,7 @@ func TestPolicyValidate(t *testing.T) {
 		return x
 	}
 	valid := func() versions.Policy {
-		return versions.Policy{Platform: versions.PlatformIOS, MinRequired: v("1.0.0"), Recommended: v("1.1.0"),
+		return versions.Policy{Platform: core.PlatformIOS, MinRequired: v("1.0.0"), Recommended: v("1.1.0"),
 			Latest: v("1.2.0"), DownloadURL: "https://apps.apple.com/app/id1", UpdateMessage: "Update"}
 	}
 	cases := []struct {

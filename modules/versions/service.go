@@ -21,7 +21,7 @@ func NewService(repo Repository, clock core.Clock) *Service {
 // read of the platform's policy; without a policy there is no update and
 // the app may continue.
 func (s *Service) Check(ctx context.Context, c Client) (Result, error) {
-	platform, err := ParsePlatform(c.Platform)
+	platform, err := core.ParsePlatform(c.Platform)
 	if err != nil {
 		return Result{}, err
 	}
@@ -44,7 +44,7 @@ func (s *Service) Check(ctx context.Context, c Client) (Result, error) {
 
 // Policy returns the platform's policy; 404 not_found when it has none.
 func (s *Service) Policy(ctx context.Context, platform string) (Policy, error) {
-	pl, err := ParsePlatform(platform)
+	pl, err := core.ParsePlatform(platform)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -57,7 +57,7 @@ func (s *Service) Policy(ctx context.Context, platform string) (Policy, error) {
 
 // SetPolicy creates or replaces the platform's policy (administrators).
 func (s *Service) SetPolicy(ctx context.Context, platform string, d PolicyDraft) (Policy, error) {
-	pl, err := ParsePlatform(platform)
+	pl, err := core.ParsePlatform(platform)
 	if err != nil {
 		return Policy{}, err
 	}

@@ -180,7 +180,7 @@ func TestCheckIsOneRead(t *testing.T) {
 	t.Parallel()
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
-	repo.EXPECT().Get(gomock.Any(), versions.PlatformAndroid).Return(versions.Policy{}, core.NotFound("not_found", "none")).Times(1)
+	repo.EXPECT().Get(gomock.Any(), core.PlatformAndroid).Return(versions.Policy{}, core.NotFound("not_found", "none")).Times(1)
 	r, err := versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
 		versions.Client{Platform: "android", CurrentVersion: "1.0.0", UserID: "u1"})
 	if err != nil || !r.CanContinue() {
@@ -190,7 +190,7 @@ func TestCheckIsOneRead(t *testing.T) {
 	ctrl = gomock.NewController(t)
 	repo = NewMockRepository(ctrl)
 	down := core.Unavailable("unavailable", "the database is unavailable")
-	repo.EXPECT().Get(gomock.Any(), versions.PlatformIOS).Return(versions.Policy{}, down).Times(1)
+	repo.EXPECT().Get(gomock.Any(), core.PlatformIOS).Return(versions.Policy{}, down).Times(1)
 	_, err = versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
 		versions.Client{Platform: "ios", CurrentVersion: "1.0.0"})
 	wantErr(t, err, core.KindUnavailable, "unavailable", "") // a failing store is not "no policy"
@@ -207,7 +207,7 @@ func TestSetPolicyStoresANormalisedPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range []versions.Policy{p, got} {
-		if x.Platform != versions.PlatformAndroid || x.MinRequired.String() != "1.2.0" || x.Recommended.String() != "1.4.0" ||
+		if x.Platform != core.PlatformAndroid || x.MinRequired.String() != "1.2.0" || x.Recommended.String() != "1.4.0" ||
 			x.Latest.String() != "1.5.0+20" || x.DownloadURL != "https://apps.apple.com/app/id1" ||
 			x.UpdateMessage != "A new version is out" || x.ReleaseNotes != "Faster." || !x.DeprecationDate.Equal(dep) ||
 			x.DeprecationDate.Location() != time.UTC || !x.UpdatedAt.Equal(f.clock.Now()) {
@@ -267,7 +267,7 @@ func TestSetPolicyRefusesBadInputAndWritesNothing(t *testing.T) {
 			f := newFixture(t)
 			_, err := f.svc.SetPolicy(context.Background(), tc.platform, tc.d)
 			wantErr(t, err, core.KindInvalid, tc.code, tc.msg)
-			for _, p := range []versions.Platform{versions.PlatformIOS, versions.PlatformAndroid, versions.PlatformWeb} {
+			for _, p := range []versions.Platform{core.PlatformIOS, core.PlatformAndroid, core.PlatformWeb} {
 				if _, err := f.repo.Get(context.Background(), p); !core.IsKind(err, core.KindNotFound) {
 					t.Fatalf("%s written: %v", p, err)
 				}
