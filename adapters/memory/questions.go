@@ -70,7 +70,7 @@ func (r *QuestionRepo) Find(_ context.Context, partnershipID string, day core.Da
 
 func (r *QuestionRepo) History(_ context.Context, partnershipID string, until core.Date, page core.Page) ([]questions.Daily, string, error) {
 	if page.Cursor != "" {
-		before, err := decodeQuestionCursor(page.Cursor)
+		before, err := questions.ParseHistoryCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -87,29 +87,8 @@ func (r *QuestionRepo) History(_ context.Context, partnershipID string, until co
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(out, func(a, b questions.Daily) int { return b.Date.Time().Compare(a.Date.Time()) })
-	size := page.Size()
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	next := ""
-	if page.Paged() {
-		next = core.EncodeCursor(out[len(out)-1].Date.String())
-	}
+	out, next := core.CutPage(out, page, func(d questions.Daily) string { return questions.HistoryCursor(d.Date) })
 	return out, next, nil
-}
-
-// decodeQuestionCursor reads a cursor made by History: the last date listed.
-func decodeQuestionCursor(cursor string) (core.Date, error) {
-	parts, err := core.DecodeCursor(cursor, 1)
-	if err != nil {
-		return core.Date{}, err
-	}
-	d, err := core.ParseDate(parts[0])
-	if err != nil {
-		return core.Date{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return d, nil
 }
 
 // olderMessage orders like the SQL query: created_at, then id.

@@ -130,7 +130,7 @@ func (r *QuestionRepo) dailyOn(ctx context.Context, q sqlx.QueryerContext, partn
 // (or until) down.
 func (r *QuestionRepo) History(ctx context.Context, partnershipID string, until core.Date, page core.Page) ([]questions.Daily, string, error) {
 	if page.Cursor != "" {
-		before, err := decodeQuestionCursor(page.Cursor)
+		before, err := questions.ParseHistoryCursor(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -145,31 +145,12 @@ func (r *QuestionRepo) History(ctx context.Context, partnershipID string, until 
 		OrderBy("day DESC").Limit(uint64(size)+1)); err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(rows) > size {
-		rows = rows[:size]
-		if page.Paged() {
-			next = core.EncodeCursor(rows[size-1].Day.String())
-		}
-	}
+	rows, next := core.CutPage(rows, page, func(row questionDailyRow) string { return questions.HistoryCursor(row.Day.Date) })
 	out := make([]questions.Daily, len(rows))
 	for i, row := range rows {
 		out[i] = row.daily()
 	}
 	return out, next, nil
-}
-
-// decodeQuestionCursor reads a cursor made by History: the last date listed.
-func decodeQuestionCursor(cursor string) (core.Date, error) {
-	parts, err := core.DecodeCursor(cursor, 1)
-	if err != nil {
-		return core.Date{}, err
-	}
-	d, err := core.ParseDate(parts[0])
-	if err != nil {
-		return core.Date{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return d, nil
 }
 
 // Messages reads idx_question_messages_daily.

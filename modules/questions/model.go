@@ -252,3 +252,19 @@ func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
 func errNotPaired() error {
 	return core.Conflict("not_paired", "the daily question is for couples: pair with your partner first")
 }
+
+// HistoryCursor is the cursor after a history page whose last date is d.
+func HistoryCursor(d core.Date) string { return core.EncodeCursor(d.String()) }
+
+// ParseHistoryCursor reverses HistoryCursor; anything else is a 400.
+func ParseHistoryCursor(s string) (core.Date, error) {
+	parts, err := core.DecodeCursor(s, 1)
+	if err != nil {
+		return core.Date{}, err
+	}
+	d, err := core.ParseDate(parts[0])
+	if err != nil {
+		return core.Date{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+	}
+	return d, nil
+}
