@@ -65,7 +65,7 @@ func run(db string, users, conc int, dur time.Duration) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("set-up: %d users signed up, verified and paired in %s (store %s)\n", len(accounts), time.Since(start).Round(time.Millisecond), db)
+	fmt.Printf("set-up: %d users signed up, verified, paired and their relationships started in %s (store %s)\n", len(accounts), time.Since(start).Round(time.Millisecond), db)
 	stats := drive(c, accounts, conc, dur)
 	stats.print(dur)
 	return nil
@@ -97,11 +97,15 @@ func setUp(c *client, outbox *memmail.Outbox, n int) ([]account, error) {
 		if _, err := c.call("POST", "/api/partnerConnections/link", b.token, map[string]any{"userId": b.id, "connectionCode": code}, nil); err != nil {
 			return nil, err
 		}
+		if _, err := c.call("POST", "/api/user/"+a.id+"/relationship", a.token, map[string]any{"action": "start", "date": "2025-02-14"}, nil); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// workload is the mix each client cycles through: mostly reads, as an app does.
+// workload is the mix each client cycles through: mostly reads, as an app
+// does, over every module a home screen touches, plus the writes of a day.
 func workload(a account) []request {
 	u := "/api/users/user/" + a.id
 	return []request{
@@ -109,8 +113,21 @@ func workload(a account) []request {
 		{"GET pairing", "GET", u + "/pairing", nil},
 		{"GET premium status", "GET", u + "/premiums?action=status", nil},
 		{"GET connection", "GET", "/api/partnerConnections/get/" + a.id, nil},
+		{"GET relationship", "GET", "/api/user/" + a.id + "/relationship", nil},
+		{"GET daily question", "GET", u + "/daily-question", nil},
+		{"GET advice", "GET", u + "/advice", nil},
+		{"GET unread", "GET", u + "/notifications/unread", nil},
+		{"GET messages", "GET", "/api/messages/list?limit=20", nil},
+		{"POST message", "POST", "/api/messages/send", map[string]any{"body": "load message"}},
+		{"GET memories", "GET", u + "/memories?limit=20", nil},
+		{"POST memory", "POST", u + "/memories", map[string]any{"action": "create", "title": "Load",
+			"description": "a day", "date": "2026-01-02", "images": []string{}}},
+		{"GET events range", "GET", u + "/events/date-range?startDate=2026-01-01&endDate=2026-01-31", nil},
+		{"POST event", "POST", u + "/events", map[string]any{"action": "create", "title": "Load",
+			"startDate": "2026-01-10"}},
+		{"GET version check", "GET", "/api/version-check?platform=ios&version=1.0.0", nil},
+		{"GET flags list", "GET", "/api/feature-flags?action=list&platform=ios&userId=" + a.id, nil},
 		{"PATCH profile", "PATCH", u, map[string]any{"displayName": "Load"}},
-		{"GET profile", "GET", u, nil},
 	}
 }
 
@@ -120,7 +137,7 @@ type request struct {
 }
 
 func drive(c *client, accounts []account, conc int, dur time.Duration) *stats {
-	s := &stats{lat: map[string][]time.Duration{}, errs: map[string]int{}}
+	s := &stats{lat: map[string][]time.Duration{}, errs: map[string]int{}, last: map[string]error{}}
 	deadline := time.Now().Add(dur)
 	var wg sync.WaitGroup
 	for w := 0; w < conc; w++ {
@@ -132,7 +149,7 @@ func drive(c *client, accounts []account, conc int, dur time.Duration) *stats {
 				for _, r := range workload(a) {
 					t0 := time.Now()
 					_, err := c.call(r.method, r.path, a.token, r.body, nil)
-					s.record(r.name, time.Since(t0), err != nil)
+					s.record(r.name, time.Since(t0), err)
 				}
 			}
 		}(w)
@@ -145,14 +162,16 @@ type stats struct {
 	mu   sync.Mutex
 	lat  map[string][]time.Duration
 	errs map[string]int
+	last map[string]error // one failure per route, to say why
 }
 
-func (s *stats) record(name string, d time.Duration, failed bool) {
+func (s *stats) record(name string, d time.Duration, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lat[name] = append(s.lat[name], d)
-	if failed {
+	if err != nil {
 		s.errs[name]++
+		s.last[name] = err
 	}
 }
 
@@ -172,6 +191,11 @@ func (s *stats) print(dur time.Duration) {
 			pct(l, 50), pct(l, 90), pct(l, 99), s.errs[n])
 	}
 	fmt.Printf("%-22s %9d %8.0f\n", "all", total, float64(total)/dur.Seconds())
+	for _, n := range names {
+		if err := s.last[n]; err != nil {
+			fmt.Printf("%s failed, e.g.: %v\n", n, err)
+		}
+	}
 }
 
 func pct(l []time.Duration, p int) time.Duration {
