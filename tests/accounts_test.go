@@ -54,6 +54,8 @@ func TestSignUpAndVerification(t *testing.T) {
 			400, errBody("invalid_code", "invalid or expired code"))
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "ANN@example.com", "password": pw}),
 			409, errBody("email_already_registered", "this e-mail is already registered"))
+		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "ann@example.com", "password": "short"}),
+			409, errBody("email_already_registered", "this e-mail is already registered"))
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"userId": "nobody", "verificationCode": "123456"}),
 			404, errBody("user_not_found", "user not found"))
 	})
@@ -96,6 +98,7 @@ func TestLogin(t *testing.T) {
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io"}), 400, missing)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"password": pw}), 400, missing)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "", "password": ""}), 400, missing)
+		expect(t, h.do(req{Method: "POST", Path: "/api/auth/login/email", Body: ""}), 400, missing)
 		bad := errBody("invalid_credentials", "invalid e-mail or password")
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io", "password": "wrong-pass"}), 401, bad)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "ghost@x.io", "password": pw}), 401, bad)

@@ -65,14 +65,14 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := ValidatePassword("password", password); err != nil {
-		return "", err
-	}
 	existing, err := s.repo.GetByEmail(ctx, email)
 	switch {
 	case err == nil && existing.Verified:
-		return "", errEmailTaken()
+		return "", errEmailTaken() // before the password: whatever was typed, the e-mail is taken
 	case err != nil && !core.IsKind(err, core.KindNotFound):
+		return "", err
+	}
+	if err := ValidatePassword("password", password); err != nil {
 		return "", err
 	}
 	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
