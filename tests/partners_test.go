@@ -127,7 +127,8 @@ func TestPairingStateTable(t *testing.T) {
 			`{"state":"connected","message":"<string>","partnerId":"`+a.ID+`","myCode":"`+cb+`"}`)
 		expect(t, h.pairingStatus(a), 200, statusJSON("connected", "", "", b.ID, "", "", false))
 		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
-		expect(t, h.connection(a), 404, errBody("not_found", "no partner connection")) // no connection code
+		// paired by pairing code: the connection shows the partner and no code
+		expect(t, h.connection(a), 200, `{"status":"success","data":{"userId":"`+a.ID+`","partnerId":"`+b.ID+`","connectionCode":null}}`)
 
 		// any + submit-code with an invalid or expired code: refused, unchanged
 		c, d := h.newUser("c@x.io"), h.newUser("d@x.io")

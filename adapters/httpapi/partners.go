@@ -43,11 +43,12 @@ type connectionReply struct {
 	Data   any    `json:"data"`
 }
 
-// connectionJSON is GET's data; partnerId is null while unlinked.
+// connectionJSON is GET's data; partnerId is null while unlinked,
+// connectionCode null for a couple paired by pairing code.
 type connectionJSON struct {
 	UserID         string  `json:"userId"`
 	PartnerID      *string `json:"partnerId"`
-	ConnectionCode string  `json:"connectionCode"`
+	ConnectionCode *string `json:"connectionCode"`
 }
 
 func connectionOK(data any) connectionReply { return connectionReply{Status: "success", Data: data} }
@@ -78,7 +79,7 @@ func (h *partnersHandler) getConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(connectionOK(connectionJSON{UserID: v.UserID, PartnerID: orNull(v.PartnerID), ConnectionCode: v.Code}))
+	return c.JSON(connectionOK(connectionJSON{UserID: v.UserID, PartnerID: orNull(v.PartnerID), ConnectionCode: orNull(v.Code)}))
 }
 
 func (h *partnersHandler) link(c *fiber.Ctx) error {

@@ -26,7 +26,7 @@ func NewService(repo Repository, bus core.Publisher, clock core.Clock, ids core.
 type ConnectionView struct {
 	UserID    string
 	PartnerID string // "" while unlinked
-	Code      string // the user's own code, else the code of the partner they linked with
+	Code      string // the user's own code, else the partner's; "" when paired without one
 }
 
 // CreateConnection stores the client's chosen code as the user's connection
@@ -50,7 +50,8 @@ func (s *Service) CreateConnection(ctx context.Context, userID, code string) (Co
 }
 
 // Connection returns the user's connection: their own code, or, for the user
-// who linked, the code of the partner. No code at all: 404 not_found.
+// who linked, the code of the partner; a couple paired by pairing code has
+// a partner and no code. Neither a code nor a partner: 404 not_found.
 func (s *Service) Connection(ctx context.Context, userID string) (ConnectionView, error) {
 	if err := requireUser(userID); err != nil {
 		return ConnectionView{}, err
@@ -68,13 +69,12 @@ func (s *Service) Connection(ctx context.Context, userID string) (ConnectionView
 		v.Code = snap.Connection.Code
 	case v.PartnerID != "":
 		c, err := s.repo.ConnectionOf(ctx, v.PartnerID)
-		if core.IsKind(err, core.KindNotFound) {
-			return ConnectionView{}, errNoConnection()
-		}
-		if err != nil {
+		switch {
+		case err == nil:
+			v.Code = c.Code
+		case !core.IsKind(err, core.KindNotFound):
 			return ConnectionView{}, err
 		}
-		v.Code = c.Code
 	default:
 		return ConnectionView{}, errNoConnection()
 	}

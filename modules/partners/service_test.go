@@ -513,8 +513,6 @@ func TestConnectionTable(t *testing.T) {
 			core.KindConflict, "conflict"},
 		{"get: no connection", nil, func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err },
 			core.KindNotFound, "not_found"},
-		{"get: paired by codes, no connection code", func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
-			func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err }, core.KindNotFound, "not_found"},
 		{"link: unknown code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "nobody-has-it"); return err },
 			core.KindNotFound, "not_found"},
 		{"link: malformed code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "x"); return err },
@@ -706,4 +704,13 @@ func (r *takenOnce) PutPairingCode(ctx context.Context, c partners.PairingCode) 
 		return core.Conflict("conflict", "pairing code taken")
 	}
 	return r.PartnerRepo.PutPairingCode(ctx, c)
+}
+
+func TestConnectionOfACouplePairedByPairingCode(t *testing.T) {
+	f := newFixture(t)
+	f.pairByCodes(t, "a", "b")
+	v, err := f.svc.Connection(context.Background(), "a")
+	if err != nil || v != (partners.ConnectionView{UserID: "a", PartnerID: "b"}) {
+		t.Fatalf("got %+v %v, want the partner and no code", v, err)
+	}
 }
