@@ -156,7 +156,7 @@ func TestVersionErrors(t *testing.T) {
 			{"check: not JSON", req{Method: "POST", Path: "/api/version-check", Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
 				errBody("unsupported_media_type", "send the body as application/json")},
 			{"GET check: no version", req{Method: "GET", Path: "/api/version-check?platform=ios", Token: "-"}, 400,
-				errBody("invalid_request", "currentVersion is required")},
+				errBody("invalid_request", "version is required")},
 			{"GET check: bad build", req{Method: "GET", Path: "/api/version-check?platform=web&version=1.0.0&buildNumber=%2B5", Token: "-"}, 400,
 				errBody("invalid_version", "buildNumber must be a whole number from 0 to 999999999")},
 			{"GET check: no platform", req{Method: "GET", Path: "/api/version-check?version=1.0.0", Token: "-"}, 400,

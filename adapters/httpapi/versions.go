@@ -135,6 +135,9 @@ func (h *versionsHandler) checkGet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(c.Query("version")) == "" {
+		return core.Invalid("invalid_request", "version is required") // the query's name, not the body's
+	}
 	r, err := h.svc.Check(c.UserContext(), versions.Client{Platform: c.Query("platform"),
 		CurrentVersion: c.Query("version"), BuildNumber: n, UserID: c.Query("userId")})
 	if err != nil {

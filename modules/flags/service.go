@@ -38,12 +38,13 @@ func (s *Service) Evaluate(ctx context.Context, key, userID, platform string) (D
 	if key == "" {
 		return Decision{}, invalid("flag is required: the key of a feature flag")
 	}
-	if err := ValidateKey(key); err != nil {
-		return Decision{}, err
-	}
 	sub, err := subject(userID, platform)
 	if err != nil {
 		return Decision{}, err
+	}
+	if ValidateKey(key) != nil {
+		// no flag can have this key: it is unknown, so off, like any other
+		return Decision{Key: key, Reason: ReasonUnknown}, nil
 	}
 	r, err := s.repo.RuleFor(ctx, key, sub.UserID)
 	if core.IsKind(err, core.KindNotFound) {

@@ -273,13 +273,17 @@ func TestEvaluateThroughTheService(t *testing.T) {
 	}
 	bad := []struct{ key, user, platform, msg string }{
 		{"", "u", "ios", "flag is required: the key of a feature flag"},
-		{"Bad", "u", "ios", "key must be 1 to 64 characters of a-z, 0-9, _, . and -"},
 		{"premium_only", "u", "tv", "platform must be ios, android or web"},
 		{"premium_only", strings.Repeat("u", 65), "ios", "userId must be at most 64 characters"},
 	}
 	for _, b := range bad {
 		_, err := f.svc.Evaluate(ctx, b.key, b.user, b.platform)
 		wantErr(t, err, core.KindInvalid, "invalid_request", b.msg)
+	}
+	// a key no flag can have is unknown, so off: the app asks, it is not wrong
+	d, err = f.svc.Evaluate(ctx, "Dark Mode", "u", "ios")
+	if err != nil || d.Enabled || d.Reason != flags.ReasonUnknown || d.Flag != nil {
+		t.Fatalf("got %+v %v, want unknown and off", d, err)
 	}
 }
 
