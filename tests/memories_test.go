@@ -117,6 +117,13 @@ func TestMemoriesCreateListReadUpdateDelete(t *testing.T) {
 		r = h.do(req{Method: "PUT", Path: memoryPath(u, tripID), Token: u.Token, Body: `{"title":null,"description":"so cold"}`})
 		trip = memoryBody(tripID, "Trip", "so cold", "2025-06-01", pics, t0, later)
 		expect(t, r, 200, trip)
+		// the whole record sent back, date and images as they are: only the text changes
+		record := h.get(memoryPath(u, tripID), u.Token).JSON(t)
+		record["title"] = "Trip north"
+		r = h.do(req{Method: "PUT", Path: memoryPath(u, tripID), Token: u.Token, Body: record})
+		trip = memoryBody(tripID, "Trip north", "so cold", "2025-06-01", pics, t0, later)
+		expect(t, r, 200, trip)
+		expect(t, h.get(memoryPath(u, tripID), u.Token), 200, trip)
 
 		// DELETE is permanent
 		expect(t, h.do(req{Method: "DELETE", Path: memoryPath(u, dentistID), Token: u.Token}), 200,
@@ -369,7 +376,7 @@ func TestMemoryErrors(t *testing.T) {
 			{"update only nulls", put(seedID, `{"title":null}`), 400, invalid("send title and/or description to change")},
 			{"update the date", put(seedID, map[string]any{"title": "x", "date": "2025-01-01"}), 400,
 				invalid("date and images cannot be changed: send title and/or description")},
-			{"update the images", put(seedID, map[string]any{"images": []string{}}), 400,
+			{"update the images", put(seedID, map[string]any{"title": "x", "images": []string{"http://localhost:8080/files/u/x.jpg"}}), 400,
 				invalid("date and images cannot be changed: send title and/or description")},
 			{"update to a blank title", put(seedID, map[string]any{"title": " "}), 400, invalid("title is required")},
 			{"update with description of 5001", put(seedID, map[string]any{"description": strings.Repeat("d", 5001)}), 400,

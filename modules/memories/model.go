@@ -66,7 +66,8 @@ type Draft struct {
 
 // Patch is an update request; nil fields stay as they are. Only the title
 // and the description may change: Date and Images are carried so that a
-// request trying to change them is refused instead of silently ignored.
+// request changing them is refused instead of silently ignored, while an app
+// that sends the whole record back, date and images as they are, succeeds.
 type Patch struct {
 	Title       *string
 	Description *string
@@ -74,21 +75,29 @@ type Patch struct {
 	Images      *[]string
 }
 
-// check refuses a patch that changes nothing, or what may not change.
+// check refuses a patch that changes nothing.
 func (p Patch) check() error {
-	if p.Date != nil || p.Images != nil {
-		return invalid("date and images cannot be changed: send title and/or description")
-	}
 	if p.Title == nil && p.Description == nil {
 		return invalid("send title and/or description to change")
 	}
 	return nil
 }
 
+// keeps reports whether p's date and images, when sent, are m's own.
+func (p Patch) keeps(m Memory) bool {
+	if p.Date != nil && strings.TrimSpace(*p.Date) != m.Date.String() {
+		return false
+	}
+	return p.Images == nil || slices.Equal(*p.Images, m.Images)
+}
+
 // apply returns m with p's fields, checked.
 func (p Patch) apply(m Memory) (Memory, error) {
 	if err := p.check(); err != nil {
 		return Memory{}, err
+	}
+	if !p.keeps(m) {
+		return Memory{}, invalid("date and images cannot be changed: send title and/or description")
 	}
 	if p.Title != nil {
 		m.Title = strings.TrimSpace(*p.Title)
