@@ -52,21 +52,12 @@ func (r *FeedbackRepo) List(ctx context.Context, page core.Page) ([]feedback.Fee
 }
 
 func (r *FeedbackRepo) list(ctx context.Context, b sq.SelectBuilder, page core.Page) ([]feedback.Feedback, string, error) {
-	if page.Cursor != "" {
-		c, err := core.ParseTimeCursor(page.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		b = b.Where(olderThan(c.At, c.ID))
-	}
-	size := page.Size()
-	var rows []feedbackRow
-	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(size)+1)); err != nil {
+	rows, next, err := newestFirst(ctx, r.db, b, page, func(row feedbackRow) core.TimeCursor {
+		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}
+	})
+	if err != nil {
 		return nil, "", err
 	}
-	rows, next := core.CutPage(rows, page, func(row feedbackRow) string {
-		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}.String()
-	})
 	out := make([]feedback.Feedback, len(rows))
 	for i, row := range rows {
 		out[i] = row.feedback()

@@ -48,27 +48,20 @@ func (r *MessageRepo) ByAuthor(ctx context.Context, authorID string, page core.P
 }
 
 // page reads one index range from the cursor down, with a keyset on
-// (created_at, id).
+// (created_at, id); the cursor is the one messages.CursorAfter makes.
 func (r *MessageRepo) page(ctx context.Context, where sq.Eq, page core.Page) ([]messages.Message, string, error) {
 	b := r.db.sb.Select(messageColumns...).From("messages").Where(where)
-	if page.Cursor != "" {
-		c, err := messages.ParseCursor(page.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		b = b.Where(olderThan(c.CreatedAt, c.ID))
-	}
-	var rows []messageRow
-	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").
-		Limit(uint64(page.Size()+1))); err != nil {
+	rows, next, err := newestFirst(ctx, r.db, b, page, func(row messageRow) core.TimeCursor {
+		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}
+	})
+	if err != nil {
 		return nil, "", err
 	}
 	out := make([]messages.Message, len(rows))
 	for i, row := range rows {
 		out[i] = row.message()
 	}
-	ms, next := messages.PageOf(out, page)
-	return ms, next, nil
+	return out, next, nil
 }
 
 // DeleteUser deletes by author, then the solo thread, in one transaction;

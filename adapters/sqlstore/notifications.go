@@ -140,21 +140,12 @@ func (r *NotificationRepo) ListNotifications(ctx context.Context, userID string,
 	if unreadOnly {
 		b = b.Where(sq.Eq{"is_read": false})
 	}
-	if page.Cursor != "" {
-		c, err := core.ParseTimeCursor(page.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		b = b.Where(olderThan(c.At, c.ID))
-	}
-	size := page.Size()
-	var rows []notificationRow
-	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(size)+1)); err != nil {
+	rows, next, err := newestFirst(ctx, r.db, b, page, func(row notificationRow) core.TimeCursor {
+		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}
+	})
+	if err != nil {
 		return nil, "", err
 	}
-	rows, next := core.CutPage(rows, page, func(row notificationRow) string {
-		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}.String()
-	})
 	out := make([]notifications.Notification, len(rows))
 	for i, row := range rows {
 		out[i] = row.notification()

@@ -67,6 +67,25 @@ func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
 	return q, args, nil
 }
 
+// newestFirst reads one page of b, a list kept newest first on (created_at,
+// id), from the page's cursor down; key gives a row's place for the next
+// cursor.
+func newestFirst[R any](ctx context.Context, d *DB, b sq.SelectBuilder, page core.Page, key func(R) core.TimeCursor) ([]R, string, error) {
+	if page.Cursor != "" {
+		c, err := core.ParseTimeCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		b = b.Where(olderThan(c.At, c.ID))
+	}
+	var rows []R
+	if err := d.selectInto(ctx, d, &rows, b.OrderBy("created_at DESC", "id DESC").Limit(uint64(page.Size())+1)); err != nil {
+		return nil, "", err
+	}
+	rows, next := core.CutPage(rows, page, func(row R) string { return key(row).String() })
+	return rows, next, nil
+}
+
 // olderThan is the keyset condition of a newest-first list on (created_at,
 // id): the rows after the cursor's, served by an index ending in those two.
 func olderThan(at int64, id string) sq.Or {

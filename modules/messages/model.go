@@ -7,7 +7,6 @@ package messages
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -66,20 +65,14 @@ type Cursor struct {
 // CursorAfter is the cursor that continues after m.
 func CursorAfter(m Message) Cursor { return Cursor{CreatedAt: core.Millis(m.CreatedAt), ID: m.ID} }
 
-// String is the opaque form handed to clients.
-func (c Cursor) String() string { return core.EncodeCursor(strconv.FormatInt(c.CreatedAt, 10), c.ID) }
+// String is the opaque form handed to clients: a core.TimeCursor, the form
+// the SQL store pages by.
+func (c Cursor) String() string { return core.TimeCursor{At: c.CreatedAt, ID: c.ID}.String() }
 
 // ParseCursor reverses Cursor.String; anything else is a 400.
 func ParseCursor(s string) (Cursor, error) {
-	parts, err := core.DecodeCursor(s, 2)
-	if err != nil {
-		return Cursor{}, err
-	}
-	ms, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil || parts[1] == "" {
-		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
-	}
-	return Cursor{CreatedAt: ms, ID: parts[1]}, nil
+	c, err := core.ParseTimeCursor(s)
+	return Cursor{CreatedAt: c.At, ID: c.ID}, err
 }
 
 // ListOrder compares messages in list order: the latest first, then the
