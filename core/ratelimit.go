@@ -16,12 +16,14 @@ type RateRule struct {
 // (implemented by modules/throttle over the database). Refusals are
 // KindRateLimited errors carrying the given code and a Retry-After.
 type Limiter interface {
-	// Hit counts one event and refuses it once the limit is passed.
+	// Hit counts one event atomically (one upsert that returns the new
+	// count) and refuses it once the limit is passed. Attempt-based flows
+	// reserve the attempt with Hit before doing the work, so a crowd of
+	// concurrent attempts can never pass the limit.
 	Hit(ctx context.Context, r RateRule, subject, code string) error
-	// Check refuses when the limit is already reached, without counting.
-	Check(ctx context.Context, r RateRule, subject, code string) error
-	// Fail counts one failure (paired with Check).
-	Fail(ctx context.Context, r RateRule, subject string) error
+	// Undo gives back one event counted by Hit in the current window (never
+	// below zero): a reserved attempt that turned out to succeed.
+	Undo(ctx context.Context, r RateRule, subject string) error
 	// Reset forgets the subject's counted events under r.
 	Reset(ctx context.Context, r RateRule, subject string) error
 }

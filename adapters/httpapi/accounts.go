@@ -92,7 +92,7 @@ func (h *accountsHandler) login(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	userID, token, err := h.svc.Login(c.UserContext(), in.Email, in.Password)
+	userID, token, err := h.svc.Login(c.UserContext(), in.Email, in.Password, c.IP())
 	if err != nil {
 		return err
 	}

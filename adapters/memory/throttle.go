@@ -49,6 +49,17 @@ func (r *ThrottleRepo) Count(_ context.Context, key string, window time.Time) (i
 	return r.counters[counterKey{key, window.UnixMilli()}].hits, nil
 }
 
+func (r *ThrottleRepo) Sub(_ context.Context, key string, window time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := counterKey{key, window.UnixMilli()}
+	if c, ok := r.counters[k]; ok && c.hits > 0 {
+		c.hits--
+		r.counters[k] = c
+	}
+	return nil
+}
+
 func (r *ThrottleRepo) Clear(_ context.Context, key string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

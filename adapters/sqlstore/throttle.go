@@ -45,6 +45,11 @@ func (r *ThrottleRepo) get(ctx context.Context, q sqlx.QueryerContext, key strin
 		Where(sq.Eq{"k": key, "bucket": window.UnixMilli()}))
 }
 
+func (r *ThrottleRepo) Sub(ctx context.Context, key string, window time.Time) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Update("throttle_counters").Set("hits", sq.Expr("hits - 1")).
+		Where(sq.Eq{"k": key, "bucket": window.UnixMilli()}).Where(sq.Gt{"hits": 0}))
+}
+
 func (r *ThrottleRepo) Clear(ctx context.Context, key string) error {
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("throttle_counters").Where(sq.Eq{"k": key}))
 }

@@ -30,6 +30,24 @@ func ThrottleRepository(t *testing.T, newRepo func(t *testing.T) throttle.Reposi
 		mustCount(t, r, "b", w1, 0)
 	})
 
+	t.Run("sub gives one back, never below zero", func(t *testing.T) {
+		r := newRepo(t)
+		mustAdd(t, r, "a", w1, w2)
+		mustAdd(t, r, "a", w1, w2)
+		for range 3 {
+			if err := r.Sub(ctx, "a", w1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustCount(t, r, "a", w1, 0)
+		if err := r.Sub(ctx, "absent", w1); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := r.Add(ctx, "a", w1, w2); err != nil || n != 1 {
+			t.Fatalf("add after sub: n=%d err=%v", n, err)
+		}
+	})
+
 	t.Run("clear forgets every window of a key", func(t *testing.T) {
 		r := newRepo(t)
 		mustAdd(t, r, "a", w1, w2)

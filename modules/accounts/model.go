@@ -77,14 +77,16 @@ const (
 	tokenBytes       = 32
 	codeDigits       = 6
 	codesPerHour     = 5
-	failedLogins     = 10
+	failedLogins     = 10  // per (e-mail, client IP)
+	failedLoginsMail = 100 // per e-mail across every IP: the ceiling of a distributed guess
 	failedLoginsSpan = 15 * time.Minute
 )
 
 // Rate rules; the counters live in the database (core.Limiter).
 var (
-	ruleCodesPerEmail = core.RateRule{Name: "codes_email", Limit: codesPerHour, Window: time.Hour}
-	ruleFailedLogins  = core.RateRule{Name: "login_fail", Limit: failedLogins, Window: failedLoginsSpan}
+	ruleCodesPerEmail     = core.RateRule{Name: "codes_email", Limit: codesPerHour, Window: time.Hour}
+	ruleFailedLogins      = core.RateRule{Name: "login_fail_ip", Limit: failedLogins, Window: failedLoginsSpan}
+	ruleFailedLoginsEmail = core.RateRule{Name: "login_fail", Limit: failedLoginsMail, Window: failedLoginsSpan}
 )
 
 // NormalizeEmail trims and lower-cases, and refuses what is not an address.

@@ -119,13 +119,17 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string) (string,
 	return plain, nil
 }
 
-// Login checks the password. Failures count per e-mail in the database.
-func (s *Service) Login(ctx context.Context, email, password string) (string, string, error) {
+// Login checks the password. Each attempt is reserved in the database
+// before the password is verified, under two counters: one per (e-mail,
+// client IP), which locks out a guesser without locking the owner out from
+// elsewhere, and a much higher one per e-mail across all IPs. A successful
+// attempt gives both reservations back.
+func (s *Service) Login(ctx context.Context, email, password, clientIP string) (string, string, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
 		return "", "", core.Invalid("", "email and password are required")
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
-	if err := s.limiter.Check(ctx, ruleFailedLogins, email, "rate_limited"); err != nil {
+	if err := s.reserveLogin(ctx, email, clientIP); err != nil {
 		return "", "", err
 	}
 	a, err := s.repo.GetByEmail(ctx, email)
@@ -141,10 +145,10 @@ func (s *Service) Login(ctx context.Context, email, password string) (string, st
 		return "", "", core.Internal(verr)
 	}
 	if err != nil || !ok {
-		if ferr := s.limiter.Fail(ctx, ruleFailedLogins, email); ferr != nil {
-			return "", "", ferr
-		}
 		return "", "", core.Unauthorized("invalid_credentials", "invalid e-mail or password")
+	}
+	if err := s.releaseLogin(ctx, email, clientIP); err != nil {
+		return "", "", err
 	}
 	if !a.Verified {
 		return "", "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
@@ -154,6 +158,20 @@ func (s *Service) Login(ctx context.Context, email, password string) (string, st
 		return "", "", err
 	}
 	return a.ID, plain, nil
+}
+
+func (s *Service) reserveLogin(ctx context.Context, email, clientIP string) error {
+	if err := s.limiter.Hit(ctx, ruleFailedLogins, email+"\x00"+clientIP, "rate_limited"); err != nil {
+		return err
+	}
+	return s.limiter.Hit(ctx, ruleFailedLoginsEmail, email, "rate_limited")
+}
+
+func (s *Service) releaseLogin(ctx context.Context, email, clientIP string) error {
+	if err := s.limiter.Undo(ctx, ruleFailedLogins, email+"\x00"+clientIP); err != nil {
+		return err
+	}
+	return s.limiter.Undo(ctx, ruleFailedLoginsEmail, email)
 }
 
 // RequestReset mails a reset code to an existing account.

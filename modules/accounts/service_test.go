@@ -158,7 +158,7 @@ func TestVerificationCodeRules(t *testing.T) {
 		if _, err := f.svc.VerifyEmail(ctx, id, fresh); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := f.svc.Login(ctx, "a@x.io", "password2"); err != nil {
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "password2", testIP); err != nil {
 			t.Fatalf("the newest password must hold: %v", err)
 		}
 	})
@@ -213,10 +213,10 @@ func TestLoginRules(t *testing.T) {
 		{"unverified", "pending@x.io", "password1", core.KindForbidden, "email_not_verified"},
 	}
 	for _, tc := range cases {
-		_, _, err := f.svc.Login(ctx, tc.email, tc.password)
+		_, _, err := f.svc.Login(ctx, tc.email, tc.password, testIP)
 		wantErr(t, err, tc.kind, tc.code)
 	}
-	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1")
+	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1", testIP)
 	if err != nil || uid != id || tok == "" {
 		t.Fatalf("login: %s %s %v", uid, tok, err)
 	}
@@ -228,13 +228,13 @@ func TestTenFailedLoginsIn15MinutesLockTheEmail(t *testing.T) {
 	f := newFixture(t)
 	f.verified(t, "a@x.io")
 	for i := 0; i < 10; i++ {
-		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password")
+		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password", testIP)
 		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
 	}
-	_, _, err := f.svc.Login(ctx, "a@x.io", "password1")
+	_, _, err := f.svc.Login(ctx, "a@x.io", "password1", testIP)
 	wantErr(t, err, core.KindRateLimited, "rate_limited")
 	f.clock.Advance(15 * time.Minute)
-	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1"); err != nil {
+	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", testIP); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -246,7 +246,7 @@ func TestResetRules(t *testing.T) {
 	t.Run("request, verify, update revokes every older token", func(t *testing.T) {
 		f := newFixture(t)
 		id, tok1 := f.verified(t, "a@x.io")
-		_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1")
+		_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", testIP)
 		if _, err := f.svc.Authenticate(ctx, tok1); err != nil { // warm the cache
 			t.Fatal(err)
 		}
@@ -270,7 +270,7 @@ func TestResetRules(t *testing.T) {
 		if p, err := f.svc.Authenticate(ctx, tok3); err != nil || p.UserID != id {
 			t.Fatal(err)
 		}
-		_, _, err = f.svc.Login(ctx, "a@x.io", "password1")
+		_, _, err = f.svc.Login(ctx, "a@x.io", "password1", testIP)
 		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
 		_, err = f.svc.UpdatePassword(ctx, id, "another-password")
 		wantErr(t, err, core.KindInvalid, "invalid_code") // the proof is spent
@@ -330,7 +330,7 @@ func TestTokens(t *testing.T) {
 	_, err := f.svc.Authenticate(ctx, tok)
 	wantErr(t, err, core.KindUnauthorized, "unauthorized")
 
-	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1")
+	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", testIP)
 	f.clock.Advance(accounts.TokenTTL)
 	_, err = f.svc.Authenticate(ctx, tok2)
 	wantErr(t, err, core.KindUnauthorized, "unauthorized")
@@ -459,3 +459,6 @@ func (o *outbox) code(t *testing.T, to string) string {
 	t.Fatalf("no mail to %s", to)
 	return ""
 }
+
+// testIP is the client address of every login in these tests.
+const testIP = "198.51.100.7"

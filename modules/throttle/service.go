@@ -32,25 +32,10 @@ func (l *Limiter) Hit(ctx context.Context, r core.RateRule, subject, code string
 	return nil
 }
 
-// Check refuses when the limit is already reached, without counting: for
-// counters of failures, which are added only when the attempt fails.
-func (l *Limiter) Check(ctx context.Context, r core.RateRule, subject, code string) error {
-	start, end := window(r, l.clock.Now())
-	n, err := l.repo.Count(ctx, key(r, subject), start)
-	if err != nil {
-		return err
-	}
-	if n >= r.Limit {
-		return l.refuse(code, end)
-	}
-	return nil
-}
-
-// Fail counts one failure (see Check).
-func (l *Limiter) Fail(ctx context.Context, r core.RateRule, subject string) error {
-	start, end := window(r, l.clock.Now())
-	_, err := l.repo.Add(ctx, key(r, subject), start, end)
-	return err
+// Undo gives back one event of the current window (see core.Limiter).
+func (l *Limiter) Undo(ctx context.Context, r core.RateRule, subject string) error {
+	start, _ := window(r, l.clock.Now())
+	return l.repo.Sub(ctx, key(r, subject), start)
 }
 
 // Reset forgets every counted event of subject under r.

@@ -32,29 +32,34 @@ func TestLimiterRules(t *testing.T) {
 			t.Fatal("subjects must not share a counter")
 		}
 	})
-	t.Run("check counts nothing; fail counts", func(t *testing.T) {
+	t.Run("undo gives a reserved attempt back", func(t *testing.T) {
 		for i := 0; i < 3; i++ {
-			if err := l.Check(ctx, rule, "a@x", "rate_limited"); err != nil {
+			if err := l.Hit(ctx, rule, "a@x", "rate_limited"); err != nil {
 				t.Fatal(err)
 			}
-			_ = l.Fail(ctx, rule, "a@x")
 		}
-		if err := l.Check(ctx, rule, "a@x", "rate_limited"); !core.IsKind(err, core.KindRateLimited) {
+		if err := l.Undo(ctx, rule, "a@x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Hit(ctx, rule, "a@x", "rate_limited"); err != nil {
+			t.Fatalf("after undo one more must pass: %v", err)
+		}
+		if err := l.Hit(ctx, rule, "a@x", "rate_limited"); !core.IsKind(err, core.KindRateLimited) {
 			t.Fatalf("want refusal, got %v", err)
 		}
 	})
 	t.Run("a new window starts afresh", func(t *testing.T) {
 		clock.Advance(15 * time.Minute)
-		if err := l.Check(ctx, rule, "a@x", "rate_limited"); err != nil {
+		if err := l.Hit(ctx, rule, "a@x", "rate_limited"); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("reset forgets", func(t *testing.T) {
 		for i := 0; i < 3; i++ {
-			_ = l.Fail(ctx, rule, "b@x")
+			_ = l.Hit(ctx, rule, "b@x", "rate_limited")
 		}
 		_ = l.Reset(ctx, rule, "b@x")
-		if err := l.Check(ctx, rule, "b@x", "rate_limited"); err != nil {
+		if err := l.Hit(ctx, rule, "b@x", "rate_limited"); err != nil {
 			t.Fatal(err)
 		}
 	})
