@@ -8,6 +8,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/throttle"
 )
@@ -22,9 +23,11 @@ type job struct {
 }
 
 // jobs starts the periodic tasks with the app and stops them with it.
-var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter, reminders *events.Reminders) {
+var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
+	accts *accounts.Service, reminders *events.Reminders) {
 	list := []job{
 		{"purge throttle counters", 10 * time.Minute, limiter.Purge},
+		{"purge expired tokens, codes and reset proofs", 10 * time.Minute, accts.Purge},
 		{"send event reminders", cfg.ReminderInterval, reminders.SendDue},
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -45,7 +45,7 @@ func TestRunCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"))
+	token, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"), accounts.Client{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func TestPasswordReset(t *testing.T) {
 		id, oldToken := h.signUp("a@x.io")
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"email": "ghost@x.io"}), 404, errBody("user_not_found", "user not found"))
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "brand-new-pass"}),
-			400, errBody("invalid_code", "verify a reset code first"))
+			400, errBody("invalid_code", "send the verified code or the resetToken with the new password"))
 
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"email": "a@x.io"}), 200,
 			`{"success":true,"code":"reset_code_sent","userId":"`+id+`","message":"<string>"}`)
@@ -134,9 +134,10 @@ func TestPasswordReset(t *testing.T) {
 			wrong = "999999"
 		}
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": wrong}), 400, errBody("invalid_code", "invalid or expired code"))
-		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code}), 200,
-			`{"success":true,"code":"code_valid","valid":true,"message":"<string>"}`)
-		r := h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "brand-new-pass"})
+		v := h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code})
+		expect(t, v, 200, `{"success":true,"code":"code_valid","valid":true,"resetToken":"<string>","message":"<string>"}`)
+		r := h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "brand-new-pass",
+			"resetToken": v.JSON(t)["resetToken"]})
 		expect(t, r, 200, `{"success":true,"code":"password_updated","userId":"`+id+`","token":"<string>","message":"<string>"}`)
 		newToken := r.JSON(t)["token"].(string)
 
@@ -147,7 +148,7 @@ func TestPasswordReset(t *testing.T) {
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io", "password": "brand-new-pass"}), 200, "")
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "again-new-pass"}), 400, "")
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"nothing": true}), 400,
-			errBody("invalid_request", "send {email}, {userId, code} or {userId, newPassword}"))
+			errBody("invalid_request", "send {email}, {userId, code} or {userId, newPassword, code or resetToken}"))
 	})
 }
 
@@ -258,7 +259,7 @@ func TestResetCodeExpiresAfterFifteenMinutes(t *testing.T) {
 		h.Clock.Advance(15 * time.Minute)
 		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code}), 400,
 			errBody("invalid_code", "invalid or expired code"))
-		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "brand-new-pass"}), 400,
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code, "newPassword": "brand-new-pass"}), 400,
 			errBody("invalid_code", "verify a reset code first"))
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io", "password": pw}), 200, "")
 	})

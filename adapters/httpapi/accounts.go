@@ -26,6 +26,9 @@ func (h *accountsHandler) Register(r fiber.Router) {
 	auth.Post("/reset", h.reset)
 	auth.Post("/logout", requireUser, h.logout)
 
+	r.Get("/api/users/user/:userId/sessions", requireSelf, h.sessions)
+	r.Delete("/api/users/user/:userId/sessions/:sessionId", requireSelf, h.deleteSession)
+
 	r.Get("/api/users/user/:userId", requireSelf, h.profile)
 	r.Patch("/api/users/user/:userId", requireSelf, h.patchProfile)
 	r.Delete("/api/users/user/:userId", requireSelf, h.deleteAccount)
@@ -44,6 +47,7 @@ type resetRequest struct {
 	Email       *string `json:"email"`
 	UserID      *string `json:"userId"`
 	Code        *string `json:"code"`
+	ResetToken  *string `json:"resetToken"`
 	NewPassword *string `json:"newPassword"`
 }
 
@@ -55,7 +59,15 @@ type authReply struct {
 	UserID  string `json:"userId,omitempty"`
 	Token   string `json:"token,omitempty"`
 	Valid   *bool  `json:"valid,omitempty"`
-	Message string `json:"message"`
+	// ResetToken is an addition to the spec: the proof the password update
+	// step may carry instead of the code.
+	ResetToken string `json:"resetToken,omitempty"`
+	Message    string `json:"message"`
+}
+
+// clientOf is who is calling, for login counters and the sessions list.
+func clientOf(c *fiber.Ctx) accounts.Client {
+	return accounts.Client{IP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)}
 }
 
 func (h *accountsHandler) signup(c *fiber.Ctx) error {
@@ -65,7 +77,7 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if in.VerificationCode != nil || (in.UserID != nil && in.Email == nil) {
-		token, err := h.svc.VerifyEmail(ctx, str(in.UserID), str(in.VerificationCode))
+		token, err := h.svc.VerifyEmail(ctx, str(in.UserID), str(in.VerificationCode), clientOf(c))
 		if err != nil {
 			return err
 		}
@@ -92,7 +104,7 @@ func (h *accountsHandler) login(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	userID, token, err := h.svc.Login(c.UserContext(), in.Email, in.Password, c.IP())
+	userID, token, err := h.svc.Login(c.UserContext(), in.Email, in.Password, clientOf(c))
 	if err != nil {
 		return err
 	}
@@ -107,13 +119,15 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	switch {
 	case in.NewPassword != nil:
-		return h.resetUpdate(c, ctx, str(in.UserID), *in.NewPassword)
+		return h.resetUpdate(c, ctx, in)
 	case in.Code != nil:
-		if err := h.svc.VerifyReset(ctx, str(in.UserID), *in.Code); err != nil {
+		proof, err := h.svc.VerifyReset(ctx, str(in.UserID), *in.Code)
+		if err != nil {
 			return err
 		}
 		valid := true
-		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, Message: "the code is valid"})
+		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, ResetToken: proof,
+			Message: "the code is valid"})
 	case in.Email != nil:
 		userID, err := h.svc.RequestReset(ctx, *in.Email)
 		if err != nil {
@@ -122,11 +136,13 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 		return c.JSON(authReply{Success: true, Code: "reset_code_sent", UserID: userID,
 			Message: "a reset code was sent to your e-mail"})
 	}
-	return core.Invalid("invalid_request", "send {email}, {userId, code} or {userId, newPassword}")
+	return core.Invalid("invalid_request", "send {email}, {userId, code} or {userId, newPassword, code or resetToken}")
 }
 
-func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, userID, password string) error {
-	token, err := h.svc.UpdatePassword(ctx, userID, password)
+func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, in resetRequest) error {
+	userID := str(in.UserID)
+	proof := accounts.ResetProof{Code: str(in.Code), ResetToken: str(in.ResetToken)}
+	token, err := h.svc.UpdatePassword(ctx, userID, *in.NewPassword, proof, clientOf(c))
 	if err != nil {
 		return err
 	}
@@ -135,11 +151,59 @@ func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, userID,
 }
 
 func (h *accountsHandler) logout(c *fiber.Ctx) error {
+	var in struct {
+		All bool `json:"all"`
+	}
+	if len(c.Body()) > 0 {
+		if err := BindJSON(c, &in); err != nil {
+			return err
+		}
+	}
+	p, _ := principal(c)
 	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
-	if err := h.svc.Logout(c.UserContext(), token); err != nil {
+	if err := h.svc.Logout(c.UserContext(), p.UserID, token, in.All); err != nil {
 		return err
 	}
+	if in.All {
+		return c.JSON(fiber.Map{"success": true, "message": "logged out everywhere"})
+	}
 	return c.JSON(fiber.Map{"success": true, "message": "logged out"})
+}
+
+// sessionJSON is one live token as its owner sees it; never the token.
+type sessionJSON struct {
+	ID         string `json:"id"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastUsedAt *int64 `json:"lastUsedAt"`
+	UserAgent  string `json:"userAgent"`
+	Current    bool   `json:"current"`
+}
+
+func (h *accountsHandler) sessions(c *fiber.Ctx) error {
+	ts, err := h.svc.Sessions(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
+	current := accounts.HashToken(token)
+	out := make([]sessionJSON, len(ts))
+	for i, t := range ts {
+		out[i] = sessionJSON{ID: t.ID, CreatedAt: core.Millis(t.CreatedAt), UserAgent: t.UserAgent,
+			Current: t.Hash == current}
+		if !t.LastUsedAt.IsZero() {
+			ms := core.Millis(t.LastUsedAt)
+			out[i].LastUsedAt = &ms
+		}
+	}
+	return c.JSON(fiber.Map{"success": true, "sessions": out})
+}
+
+func (h *accountsHandler) deleteSession(c *fiber.Ctx) error {
+	id := c.Params("sessionId")
+	if err := h.svc.DeleteSession(c.UserContext(), c.Params("userId"), id); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "deletedId": id})
 }
 
 // accountJSON is the profile. Field names are the app's contract.

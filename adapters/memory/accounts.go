@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,10 +84,6 @@ func (r *AccountRepo) UpdateProfile(_ context.Context, a accounts.Account) error
 	})
 }
 
-func (r *AccountRepo) UpdatePassword(_ context.Context, id, hash string, at time.Time) error {
-	return r.update(id, func(a *accounts.Account) { a.PasswordHash, a.UpdatedAt = hash, at })
-}
-
 func (r *AccountRepo) SetAdmin(_ context.Context, email string, admin bool) error {
 	r.mu.RLock()
 	id, ok := r.byEmail[email]
@@ -155,8 +153,17 @@ func (r *AccountRepo) RecordCodeFailure(_ context.Context, userID string, p acco
 	return r.updateCode(userID, p, func(c *accounts.Code) { c.Attempts++ })
 }
 
-func (r *AccountRepo) MarkCodeVerified(_ context.Context, userID string, p accounts.Purpose, at time.Time) error {
-	return r.updateCode(userID, p, func(c *accounts.Code) { c.VerifiedAt = at })
+func (r *AccountRepo) ProveCode(_ context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := codeKey{userID, p}
+	c, ok := r.codes[k]
+	if !ok || c.Hash != codeHash {
+		return core.Invalid("invalid_code", "invalid or expired code")
+	}
+	c.VerifiedAt, c.ProofHash, c.ProofExpiresAt = at, proofHash, proofExpires
+	r.codes[k] = c
+	return nil
 }
 
 func (r *AccountRepo) Verify(_ context.Context, userID, codeHash string, t accounts.Token) error {
@@ -175,13 +182,13 @@ func (r *AccountRepo) Verify(_ context.Context, userID, codeHash string, t accou
 	return nil
 }
 
-func (r *AccountRepo) ResetPassword(_ context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+func (r *AccountRepo) ResetPassword(_ context.Context, userID, codeHash, hash string, now time.Time, t accounts.Token) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := codeKey{userID, accounts.PurposeReset}
 	c, ok := r.codes[k]
 	a, found := r.byID[userID]
-	if !ok || !found || c.VerifiedAt.IsZero() || !now.Before(c.ExpiresAt) {
+	if !ok || !found || c.VerifiedAt.IsZero() || c.Hash != codeHash {
 		return nil, core.Invalid("invalid_code", "verify a reset code first")
 	}
 	delete(r.codes, k)
@@ -192,14 +199,37 @@ func (r *AccountRepo) ResetPassword(_ context.Context, userID, hash string, now 
 	return revoked, nil
 }
 
-func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token) error {
+func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, max int) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[t.UserID]; !ok {
-		return errAccountNotFound()
+		return nil, errAccountNotFound()
 	}
 	r.tokens[t.Hash] = t
-	return nil
+	var revoked []string
+	mine := r.tokensLocked(t.UserID)
+	for _, old := range mine[min(max, len(mine)):] {
+		revoked = append(revoked, old.Hash)
+		delete(r.tokens, old.Hash)
+	}
+	return revoked, nil
+}
+
+// tokensLocked lists the user's tokens newest first, as the SQL index does.
+func (r *AccountRepo) tokensLocked(userID string) []accounts.Token {
+	var out []accounts.Token
+	for _, t := range r.tokens {
+		if t.UserID == userID {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b accounts.Token) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out
 }
 
 func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Session, error) {
@@ -210,7 +240,18 @@ func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Ses
 		return accounts.Session{}, core.NotFound("not_found", "no token")
 	}
 	a := r.byID[t.UserID]
-	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, ExpiresAt: t.ExpiresAt}, nil
+	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, ExpiresAt: t.ExpiresAt,
+		LastUsedAt: t.LastUsedAt}, nil
+}
+
+func (r *AccountRepo) TouchToken(_ context.Context, tokenHash string, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.tokens[tokenHash]; ok {
+		t.LastUsedAt = at
+		r.tokens[tokenHash] = t
+	}
+	return nil
 }
 
 func (r *AccountRepo) DeleteToken(_ context.Context, tokenHash string) error {
@@ -218,4 +259,47 @@ func (r *AccountRepo) DeleteToken(_ context.Context, tokenHash string) error {
 	defer r.mu.Unlock()
 	delete(r.tokens, tokenHash)
 	return nil
+}
+
+func (r *AccountRepo) Tokens(_ context.Context, userID string) ([]accounts.Token, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.tokensLocked(userID), nil
+}
+
+func (r *AccountRepo) DeleteSession(_ context.Context, userID, sessionID string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for h, t := range r.tokens {
+		if t.ID == sessionID && t.UserID == userID {
+			delete(r.tokens, h)
+			return h, nil
+		}
+	}
+	return "", core.NotFound("not_found", "no session")
+}
+
+func (r *AccountRepo) DeleteTokens(_ context.Context, userID string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.revokeLocked(userID), nil
+}
+
+func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for h, t := range r.tokens {
+		if t.ExpiresAt.Before(now) {
+			delete(r.tokens, h)
+			n++
+		}
+	}
+	for k, c := range r.codes {
+		if c.ExpiresAt.Before(now) && c.ProofExpiresAt.Before(now) {
+			delete(r.codes, k)
+			n++
+		}
+	}
+	return n, nil
 }

@@ -65,11 +65,6 @@ func (r *AccountRepo) UpdateProfile(ctx context.Context, a accounts.Account) err
 		Where(sq.Eq{"id": a.ID}))
 }
 
-func (r *AccountRepo) UpdatePassword(ctx context.Context, id, hash string, at time.Time) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Update("accounts").
-		Set("password_hash", hash).Set("updated_at", at.UnixMilli()).Where(sq.Eq{"id": id}))
-}
-
 func (r *AccountRepo) SetAdmin(ctx context.Context, email string, admin bool) error {
 	if _, err := r.GetByEmail(ctx, email); err != nil {
 		return err
@@ -100,7 +95,8 @@ func (r *AccountRepo) tokenHashes(ctx context.Context, q sqlx.QueryerContext, us
 	return hashes, err
 }
 
-var codeColumns = []string{"user_id", "purpose", "code_hash", "expires_at", "attempts", "verified_at", "created_at"}
+var codeColumns = []string{"user_id", "purpose", "code_hash", "expires_at", "attempts", "verified_at", "created_at",
+	"proof_hash", "proof_expires_at"}
 
 type codeRow struct {
 	UserID     string `db:"user_id"`
@@ -110,13 +106,19 @@ type codeRow struct {
 	Attempts   int    `db:"attempts"`
 	VerifiedAt int64  `db:"verified_at"`
 	CreatedAt  int64  `db:"created_at"`
+	ProofHash  string `db:"proof_hash"`
+	ProofExp   int64  `db:"proof_expires_at"`
 }
 
 func (r codeRow) code() accounts.Code {
 	c := accounts.Code{UserID: r.UserID, Purpose: accounts.Purpose(r.Purpose), Hash: r.CodeHash,
-		ExpiresAt: core.FromMillis(r.ExpiresAt), Attempts: r.Attempts, CreatedAt: core.FromMillis(r.CreatedAt)}
+		ExpiresAt: core.FromMillis(r.ExpiresAt), Attempts: r.Attempts, CreatedAt: core.FromMillis(r.CreatedAt),
+		ProofHash: r.ProofHash}
 	if r.VerifiedAt != 0 {
 		c.VerifiedAt = core.FromMillis(r.VerifiedAt)
+	}
+	if r.ProofExp != 0 {
+		c.ProofExpiresAt = core.FromMillis(r.ProofExp)
 	}
 	return c
 }
@@ -128,7 +130,7 @@ func (r *AccountRepo) PutCode(ctx context.Context, c accounts.Code) error {
 			return err
 		}
 		return r.db.exec(ctx, tx, r.db.sb.Insert("auth_codes").Columns(codeColumns...).
-			Values(c.UserID, string(c.Purpose), c.Hash, c.ExpiresAt.UnixMilli(), 0, 0, c.CreatedAt.UnixMilli()))
+			Values(c.UserID, string(c.Purpose), c.Hash, c.ExpiresAt.UnixMilli(), 0, 0, c.CreatedAt.UnixMilli(), "", 0))
 	})
 }
 
@@ -144,9 +146,14 @@ func (r *AccountRepo) RecordCodeFailure(ctx context.Context, userID string, p ac
 		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
 }
 
-func (r *AccountRepo) MarkCodeVerified(ctx context.Context, userID string, p accounts.Purpose, at time.Time) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
-		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+func (r *AccountRepo) ProveCode(ctx context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
+	err := r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
+		Set("proof_hash", proofHash).Set("proof_expires_at", proofExpires.UnixMilli()).
+		Where(sq.Eq{"user_id": userID, "purpose": string(p), "code_hash": codeHash}))
+	if isNotFound(err) {
+		return core.Invalid("invalid_code", "invalid or expired code")
+	}
+	return err
 }
 
 func (r *AccountRepo) Verify(ctx context.Context, userID, codeHash string, t accounts.Token) error {
@@ -168,12 +175,13 @@ func (r *AccountRepo) Verify(ctx context.Context, userID, codeHash string, t acc
 	})
 }
 
-func (r *AccountRepo) ResetPassword(ctx context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+func (r *AccountRepo) ResetPassword(ctx context.Context, userID, codeHash, hash string, now time.Time, t accounts.Token) ([]string, error) {
 	var revoked []string
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		// Deleting by hash makes the proof single-use against a concurrent update.
 		err := r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").
-			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeReset)}).
-			Where(sq.Gt{"verified_at": 0, "expires_at": now.UnixMilli()}))
+			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeReset), "code_hash": codeHash}).
+			Where(sq.Gt{"verified_at": 0}))
 		if isNotFound(err) {
 			return core.Invalid("invalid_code", "verify a reset code first")
 		}
@@ -195,30 +203,121 @@ func (r *AccountRepo) ResetPassword(ctx context.Context, userID, hash string, no
 	return revoked, err
 }
 
-func (r *AccountRepo) CreateToken(ctx context.Context, t accounts.Token) error {
-	return r.insertToken(ctx, r.db, t)
+var tokenColumns = []string{"id", "token_hash", "user_id", "user_agent", "created_at", "expires_at", "last_used_at"}
+
+type tokenRow struct {
+	ID         string `db:"id"`
+	Hash       string `db:"token_hash"`
+	UserID     string `db:"user_id"`
+	UserAgent  string `db:"user_agent"`
+	CreatedAt  int64  `db:"created_at"`
+	ExpiresAt  int64  `db:"expires_at"`
+	LastUsedAt int64  `db:"last_used_at"`
+}
+
+func (r tokenRow) token() accounts.Token {
+	t := accounts.Token{ID: r.ID, Hash: r.Hash, UserID: r.UserID, UserAgent: r.UserAgent,
+		CreatedAt: core.FromMillis(r.CreatedAt), ExpiresAt: core.FromMillis(r.ExpiresAt)}
+	if r.LastUsedAt != 0 {
+		t.LastUsedAt = core.FromMillis(r.LastUsedAt)
+	}
+	return t
+}
+
+func (r *AccountRepo) CreateToken(ctx context.Context, t accounts.Token, max int) ([]string, error) {
+	var revoked []string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.insertToken(ctx, tx, t); err != nil {
+			return err
+		}
+		// The newest max stay; the index (user_id, created_at) serves the scan.
+		if err := r.db.selectInto(ctx, tx, &revoked, r.db.sb.Select("token_hash").From("auth_tokens").
+			Where(sq.Eq{"user_id": t.UserID}).OrderBy("created_at DESC", "id DESC").
+			Limit(1000).Offset(uint64(max))); err != nil {
+			return err
+		}
+		if len(revoked) == 0 {
+			return nil
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": revoked}))
+	})
+	return revoked, err
 }
 
 func (r *AccountRepo) insertToken(ctx context.Context, e sqlx.ExecerContext, t accounts.Token) error {
-	return r.db.exec(ctx, e, r.db.sb.Insert("auth_tokens").Columns("token_hash", "user_id", "created_at", "expires_at").
-		Values(t.Hash, t.UserID, t.CreatedAt.UnixMilli(), t.ExpiresAt.UnixMilli()))
+	return r.db.exec(ctx, e, r.db.sb.Insert("auth_tokens").Columns(tokenColumns...).
+		Values(t.ID, t.Hash, t.UserID, t.UserAgent, t.CreatedAt.UnixMilli(), t.ExpiresAt.UnixMilli(), 0))
 }
 
 type sessionRow struct {
-	UserID    string `db:"user_id"`
-	Email     string `db:"email"`
-	IsAdmin   bool   `db:"is_admin"`
-	ExpiresAt int64  `db:"expires_at"`
+	UserID     string `db:"user_id"`
+	Email      string `db:"email"`
+	IsAdmin    bool   `db:"is_admin"`
+	ExpiresAt  int64  `db:"expires_at"`
+	LastUsedAt int64  `db:"last_used_at"`
 }
 
 func (r *AccountRepo) Session(ctx context.Context, tokenHash string) (accounts.Session, error) {
 	var row sessionRow
-	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "t.expires_at").
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "t.expires_at", "t.last_used_at").
 		From("auth_tokens t").Join("accounts a ON a.id = t.user_id").Where(sq.Eq{"t.token_hash": tokenHash}))
 	return accounts.Session{UserID: row.UserID, Email: row.Email, Admin: row.IsAdmin,
-		ExpiresAt: core.FromMillis(row.ExpiresAt)}, err
+		ExpiresAt: core.FromMillis(row.ExpiresAt), LastUsedAt: core.FromMillis(row.LastUsedAt)}, err
+}
+
+func (r *AccountRepo) TouchToken(ctx context.Context, tokenHash string, at time.Time) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Update("auth_tokens").Set("last_used_at", at.UnixMilli()).
+		Where(sq.Eq{"token_hash": tokenHash}))
 }
 
 func (r *AccountRepo) DeleteToken(ctx context.Context, tokenHash string) error {
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": tokenHash}))
+}
+
+func (r *AccountRepo) Tokens(ctx context.Context, userID string) ([]accounts.Token, error) {
+	var rows []tokenRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(tokenColumns...).From("auth_tokens").
+		Where(sq.Eq{"user_id": userID}).OrderBy("created_at DESC", "id DESC")); err != nil {
+		return nil, err
+	}
+	out := make([]accounts.Token, len(rows))
+	for i, row := range rows {
+		out[i] = row.token()
+	}
+	return out, nil
+}
+
+func (r *AccountRepo) DeleteSession(ctx context.Context, userID, sessionID string) (string, error) {
+	var hash string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.get(ctx, tx, &hash, r.db.sb.Select("token_hash").From("auth_tokens").
+			Where(sq.Eq{"id": sessionID, "user_id": userID})); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": hash}))
+	})
+	return hash, err
+}
+
+func (r *AccountRepo) DeleteTokens(ctx context.Context, userID string) ([]string, error) {
+	var revoked []string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		if revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID}))
+	})
+	return revoked, err
+}
+
+func (r *AccountRepo) Purge(ctx context.Context, now time.Time) (int, error) {
+	at := now.UnixMilli()
+	tokens, err := r.db.execN(ctx, r.db, r.db.sb.Delete("auth_tokens").Where(sq.Lt{"expires_at": at}))
+	if err != nil {
+		return 0, err
+	}
+	codes, err := r.db.execN(ctx, r.db, r.db.sb.Delete("auth_codes").
+		Where(sq.Lt{"expires_at": at}).Where(sq.Lt{"proof_expires_at": at}))
+	return int(tokens + codes), err
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,16 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		return accounts.Account{ID: id, Email: email, PasswordHash: "h-" + id, CreatedAt: now, UpdatedAt: now}
 	}
 	tok := func(hash, user string) accounts.Token {
-		return accounts.Token{Hash: hash, UserID: user, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		return accounts.Token{ID: "s-" + hash, Hash: hash, UserID: user, UserAgent: "ua-" + hash,
+			CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	newToken := func(t *testing.T, r accounts.Repository, tk accounts.Token) {
+		t.Helper()
+		revoked, err := r.CreateToken(ctx, tk, accounts.MaxSessions)
+		must(t, err)
+		if len(revoked) != 0 {
+			t.Fatalf("revoked %v", revoked)
+		}
 	}
 
 	t.Run("create, get by id and e-mail, unique e-mail", func(t *testing.T) {
@@ -41,21 +51,19 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, err, core.KindNotFound)
 	})
 
-	t.Run("profile, password and admin updates", func(t *testing.T) {
+	t.Run("profile and admin updates", func(t *testing.T) {
 		r := newRepo(t)
 		a := acc("u1", "a@x.io")
 		must(t, r.Create(ctx, a))
 		a.DisplayName, a.Timezone, a.UpdatedAt = "Ann", "Europe/Paris", now.Add(time.Minute)
 		must(t, r.UpdateProfile(ctx, a))
 		must(t, r.UpdateProfile(ctx, a)) // unchanged values still count as found
-		must(t, r.UpdatePassword(ctx, "u1", "h2", now))
 		must(t, r.SetAdmin(ctx, "a@x.io", true))
 		got, _ := r.Get(ctx, "u1")
-		if got.DisplayName != "Ann" || got.Timezone != "Europe/Paris" || got.PasswordHash != "h2" || !got.Admin {
+		if got.DisplayName != "Ann" || got.Timezone != "Europe/Paris" || got.PasswordHash != "h-u1" || !got.Admin {
 			t.Fatalf("got %+v", got)
 		}
 		wantKind(t, r.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound)
-		wantKind(t, r.UpdatePassword(ctx, "ghost", "h", now), core.KindNotFound)
 	})
 
 	t.Run("codes: put replaces, failures count, verified mark", func(t *testing.T) {
@@ -76,9 +84,10 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		if got.Attempts != 0 || got.Hash != "c2" {
 			t.Fatalf("replace: %+v", got)
 		}
-		must(t, r.MarkCodeVerified(ctx, "u1", accounts.PurposeReset, now))
+		wantKind(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c1", "p1", now, now.Add(10*time.Minute)), core.KindInvalid) // replaced code
+		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c2", "p2", now, now.Add(10*time.Minute)))
 		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
-		if !got.VerifiedAt.Equal(now) {
+		if !got.VerifiedAt.Equal(now) || got.ProofHash != "p2" || !got.ProofExpiresAt.Equal(now.Add(10*time.Minute)) {
 			t.Fatalf("verified: %+v", got)
 		}
 		_, err = r.GetCode(ctx, "u1", accounts.PurposeVerify)
@@ -104,21 +113,21 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		}
 	})
 
-	t.Run("reset needs a verified unexpired code and revokes every token", func(t *testing.T) {
+	t.Run("reset needs the proven code and revokes every token", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		must(t, r.Create(ctx, acc("u2", "b@x.io")))
-		must(t, r.CreateToken(ctx, tok("old1", "u1")))
-		must(t, r.CreateToken(ctx, tok("old2", "u1")))
-		must(t, r.CreateToken(ctx, tok("other", "u2")))
+		newToken(t, r, tok("old1", "u1"))
+		newToken(t, r, tok("old2", "u1"))
+		newToken(t, r, tok("other", "u2"))
 		code := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
 		must(t, r.PutCode(ctx, code))
-		_, err := r.ResetPassword(ctx, "u1", "newhash", now, tok("new", "u1"))
+		_, err := r.ResetPassword(ctx, "u1", "rc", "newhash", now, tok("new", "u1"))
 		wantKind(t, err, core.KindInvalid) // not verified yet
-		must(t, r.MarkCodeVerified(ctx, "u1", accounts.PurposeReset, now))
-		_, err = r.ResetPassword(ctx, "u1", "newhash", now.Add(2*time.Hour), tok("new", "u1"))
-		wantKind(t, err, core.KindInvalid) // expired
-		revoked, err := r.ResetPassword(ctx, "u1", "newhash", now, tok("new", "u1"))
+		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "rc", "proof", now, now.Add(10*time.Minute)))
+		_, err = r.ResetPassword(ctx, "u1", "other-code", "newhash", now, tok("new", "u1"))
+		wantKind(t, err, core.KindInvalid) // another code than the one proven
+		revoked, err := r.ResetPassword(ctx, "u1", "rc", "newhash", now, tok("new", "u1"))
 		must(t, err)
 		sort.Strings(revoked)
 		if len(revoked) != 2 || revoked[0] != "old1" || revoked[1] != "old2" {
@@ -136,15 +145,86 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		if a.PasswordHash != "newhash" || !a.Verified {
 			t.Fatalf("account %+v", a)
 		}
-		_, err = r.ResetPassword(ctx, "u1", "again", now, tok("again", "u1"))
+		_, err = r.ResetPassword(ctx, "u1", "rc", "again", now, tok("again", "u1"))
 		wantKind(t, err, core.KindInvalid) // single use
+	})
+
+	t.Run("sessions: list newest first, the oldest beyond max revoked, delete by id for the owner only", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.Create(ctx, acc("u2", "b@x.io")))
+		for i, h := range []string{"t1", "t2", "t3"} {
+			tk := tok(h, "u1")
+			tk.CreatedAt = now.Add(time.Duration(i) * time.Minute)
+			revoked, err := r.CreateToken(ctx, tk, 2)
+			must(t, err)
+			if want := map[string]string{"t1": "", "t2": "", "t3": "t1"}[h]; strings.Join(revoked, ",") != want {
+				t.Fatalf("create %s revoked %v, want %q", h, revoked, want)
+			}
+		}
+		newToken(t, r, tok("x1", "u2"))
+		list, err := r.Tokens(ctx, "u1")
+		must(t, err)
+		if len(list) != 2 || list[0].Hash != "t3" || list[1].Hash != "t2" || list[0].ID != "s-t3" ||
+			list[0].UserAgent != "ua-t3" || !list[0].LastUsedAt.IsZero() {
+			t.Fatalf("tokens %+v", list)
+		}
+		must(t, r.TouchToken(ctx, "t3", now.Add(time.Hour)))
+		s, err := r.Session(ctx, "t3")
+		must(t, err)
+		if !s.LastUsedAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("touched %+v", s)
+		}
+		_, err = r.DeleteSession(ctx, "u2", "s-t3") // not u2's
+		wantKind(t, err, core.KindNotFound)
+		h, err := r.DeleteSession(ctx, "u1", "s-t3")
+		must(t, err)
+		if h != "t3" {
+			t.Fatalf("deleted hash %q", h)
+		}
+		revoked, err := r.DeleteTokens(ctx, "u1")
+		must(t, err)
+		if len(revoked) != 1 || revoked[0] != "t2" {
+			t.Fatalf("delete all revoked %v", revoked)
+		}
+		if _, err := r.Session(ctx, "x1"); err != nil {
+			t.Fatal("another user's token must stay")
+		}
+	})
+
+	t.Run("purge drops expired tokens, codes and proofs only", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.Create(ctx, acc("u2", "b@x.io")))
+		newToken(t, r, tok("live", "u1"))
+		dead := tok("dead", "u1")
+		dead.ExpiresAt = now.Add(-time.Minute)
+		newToken(t, r, dead)
+		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "old", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
+		// A reset code past its own expiry whose proof still lives must stay.
+		must(t, r.PutCode(ctx, accounts.Code{UserID: "u2", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
+		must(t, r.ProveCode(ctx, "u2", accounts.PurposeReset, "rc", "p", now, now.Add(5*time.Minute)))
+		n, err := r.Purge(ctx, now)
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("purged %d", n)
+		}
+		_, err = r.Session(ctx, "dead")
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.GetCode(ctx, "u1", accounts.PurposeVerify)
+		wantKind(t, err, core.KindNotFound)
+		must(t, func() error { _, err := r.Session(ctx, "live"); return err }())
+		must(t, func() error { _, err := r.GetCode(ctx, "u2", accounts.PurposeReset); return err }())
+		if n, _ := r.Purge(ctx, now.Add(10*time.Minute)); n != 1 {
+			t.Fatalf("proof purge %d", n)
+		}
 	})
 
 	t.Run("tokens: delete one; delete account takes codes and tokens", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
-		must(t, r.CreateToken(ctx, tok("t1", "u1")))
-		must(t, r.CreateToken(ctx, tok("t2", "u1")))
+		newToken(t, r, tok("t1", "u1"))
+		newToken(t, r, tok("t2", "u1"))
 		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "c", ExpiresAt: now, CreatedAt: now}))
 		must(t, r.DeleteToken(ctx, "t1"))
 		_, err := r.Session(ctx, "t1")

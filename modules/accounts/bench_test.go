@@ -61,7 +61,7 @@ func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*acco
 	for i := len(mail.mails) - 1; i >= 0 && code == ""; i-- {
 		code = sixDigits.FindString(mail.mails[i].Text)
 	}
-	token, err := svc.VerifyEmail(ctx, id, code)
+	token, err := svc.VerifyEmail(ctx, id, code, accounts.Client{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -48,27 +48,52 @@ type Code struct {
 	Attempts   int
 	VerifiedAt time.Time // zero until a reset code is proven
 	CreatedAt  time.Time
+	// ProofHash is the SHA-256 of the reset token handed out when a reset
+	// code is proven; the password update may present it instead of the code.
+	ProofHash      string
+	ProofExpiresAt time.Time
 }
 
-// Token is a stored bearer token; only its SHA-256 is kept.
+// Token is a stored bearer token (a session); only its SHA-256 is kept.
 type Token struct {
-	Hash      string
-	UserID    string
-	CreatedAt time.Time
-	ExpiresAt time.Time
+	ID         string // the session id a user sees and deletes by; never the token
+	Hash       string
+	UserID     string
+	UserAgent  string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time // zero until first used; updated at most once a minute
 }
 
 // Session is what a token resolves to.
 type Session struct {
-	UserID    string
-	Email     string
-	Admin     bool
-	ExpiresAt time.Time
+	UserID     string
+	Email      string
+	Admin      bool
+	ExpiresAt  time.Time
+	LastUsedAt time.Time // not cached: read only on a cache miss
+}
+
+// Client is who made a request, as the HTTP adapter saw it.
+type Client struct {
+	IP        string
+	UserAgent string
+}
+
+// ResetProof is what the password update step carries: the verified code
+// again, or the reset token the verify step returned.
+type ResetProof struct {
+	Code       string
+	ResetToken string
 }
 
 const (
 	CodeTTL          = 15 * time.Minute
 	CodeMaxAttempts  = 5
+	ResetProofTTL    = 10 * time.Minute
+	MaxSessions      = 50 // live tokens per user; a new one revokes the oldest
+	MaxUserAgent     = 256
+	sessionTouch     = time.Minute
 	TokenTTL         = 90 * 24 * time.Hour
 	MinPassword      = 8
 	MaxPassword      = 128
@@ -149,6 +174,21 @@ func hashCode(userID string, p Purpose, code string) string {
 // codeMatches compares in constant time.
 func codeMatches(c Code, code string) bool {
 	return subtle.ConstantTimeCompare([]byte(c.Hash), []byte(hashCode(c.UserID, c.Purpose, code))) == 1
+}
+
+// secretMatches compares the SHA-256 of a presented secret with a stored
+// hash in constant time.
+func secretMatches(storedHash, presented string) bool {
+	return storedHash != "" && subtle.ConstantTimeCompare([]byte(storedHash), []byte(HashToken(presented))) == 1
+}
+
+// clip keeps at most n bytes of s on a UTF-8 boundary.
+func clip(s string, n int) string {
+	for len(s) > n {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
 }
 
 // newToken returns the bearer token for the client and its stored hash.

@@ -16,8 +16,6 @@ type Repository interface {
 	Get(ctx context.Context, id string) (Account, error)
 	GetByEmail(ctx context.Context, email string) (Account, error)
 	UpdateProfile(ctx context.Context, a Account) error
-	// UpdatePassword replaces the hash of an unverified account (sign-up again).
-	UpdatePassword(ctx context.Context, id, hash string, at time.Time) error
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
 	// Delete removes the account, its codes and tokens, returning the token hashes.
@@ -28,21 +26,39 @@ type Repository interface {
 	GetCode(ctx context.Context, userID string, p Purpose) (Code, error)
 	// RecordCodeFailure adds one wrong try to the code, atomically.
 	RecordCodeFailure(ctx context.Context, userID string, p Purpose) error
-	// MarkCodeVerified notes that a reset code was proven (reset step 2).
-	MarkCodeVerified(ctx context.Context, userID string, p Purpose, at time.Time) error
+	// ProveCode notes that the code whose hash is codeHash was proven (reset
+	// step 2) and stores the hash of the reset token handed out for it. A
+	// code replaced meanwhile gives core.KindInvalid.
+	ProveCode(ctx context.Context, userID string, p Purpose, codeHash, proofHash string, at, proofExpires time.Time) error
 	// Verify consumes the verification code whose hash is codeHash, marks the
 	// account verified and stores the first token, all or nothing. A code
 	// consumed meanwhile gives core.KindInvalid (single use).
 	Verify(ctx context.Context, userID, codeHash string, t Token) error
-	// ResetPassword consumes the verified, unexpired reset code, sets the
-	// password, marks the e-mail verified, revokes every token and stores t,
-	// all or nothing; it returns the revoked token hashes.
-	ResetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
+	// ResetPassword consumes the proven reset code whose hash is codeHash
+	// (the service has checked the proof), sets the password, marks the
+	// e-mail verified, revokes every token and stores t, all or nothing; it
+	// returns the revoked token hashes. A code consumed or replaced meanwhile
+	// gives core.KindInvalid (single use).
+	ResetPassword(ctx context.Context, userID, codeHash, hash string, now time.Time, t Token) ([]string, error)
 
-	CreateToken(ctx context.Context, t Token) error
+	// CreateToken stores t and revokes the user's oldest tokens beyond max,
+	// returning their hashes.
+	CreateToken(ctx context.Context, t Token, max int) ([]string, error)
 	// Session resolves a token hash to its account (joined, one query).
 	Session(ctx context.Context, tokenHash string) (Session, error)
+	// TouchToken records when a token was last used.
+	TouchToken(ctx context.Context, tokenHash string, at time.Time) error
 	DeleteToken(ctx context.Context, tokenHash string) error
+	// Tokens lists the user's tokens, newest first.
+	Tokens(ctx context.Context, userID string) ([]Token, error)
+	// DeleteSession revokes the user's token with that session id and
+	// returns its hash; core.KindNotFound when the user has no such session.
+	DeleteSession(ctx context.Context, userID, sessionID string) (string, error)
+	// DeleteTokens revokes every token of the user and returns their hashes.
+	DeleteTokens(ctx context.Context, userID string) ([]string, error)
+	// Purge deletes tokens and codes (reset proofs included) that expired
+	// before now, and returns how many.
+	Purge(ctx context.Context, now time.Time) (int, error)
 }
 
 // Mail is one plain-text message.

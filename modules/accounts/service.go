@@ -59,7 +59,9 @@ func NewService(d Deps) (*Service, error) {
 func (s *Service) AddDataOwners(owners ...core.UserData) { s.owners = append(s.owners, owners...) }
 
 // SignUp creates an unverified account and mails a verification code. Signing
-// up again with an unverified e-mail replaces the password and sends a new code.
+// up again with an unverified e-mail sends a new code and never replaces the
+// stored password: otherwise whoever signs up last would choose the password
+// that the mailbox owner's verification activates.
 func (s *Service) SignUp(ctx context.Context, email, password string) (string, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
@@ -78,18 +80,16 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
 		return "", err
 	}
+	if existing.ID != "" { // unverified: a new code, the first password stays
+		return existing.ID, s.sendCode(ctx, existing, PurposeVerify)
+	}
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return "", core.Internal(err)
 	}
 	now := s.clock.Now()
-	a := existing
-	if a.ID != "" { // unverified: the newest password and code win
-		err = s.repo.UpdatePassword(ctx, a.ID, hash, now)
-	} else {
-		a = Account{ID: s.ids.New(), Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-		err = s.repo.Create(ctx, a)
-	}
+	a := Account{ID: s.ids.New(), Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	err = s.repo.Create(ctx, a)
 	if core.IsKind(err, core.KindConflict) {
 		return "", errEmailTaken() // a concurrent sign-up won the e-mail
 	}
@@ -100,7 +100,7 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 }
 
 // VerifyEmail checks the sign-up code and returns the first token.
-func (s *Service) VerifyEmail(ctx context.Context, userID, code string) (string, error) {
+func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Client) (string, error) {
 	a, err := s.account(ctx, userID)
 	if err != nil {
 		return "", err
@@ -112,7 +112,7 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string) (string,
 	if err != nil {
 		return "", err
 	}
-	plain, t := s.token(userID)
+	plain, t := s.token(userID, cl)
 	if err := s.repo.Verify(ctx, userID, c.Hash, t); err != nil {
 		return "", err
 	}
@@ -124,12 +124,12 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string) (string,
 // client IP), which locks out a guesser without locking the owner out from
 // elsewhere, and a much higher one per e-mail across all IPs. A successful
 // attempt gives both reservations back.
-func (s *Service) Login(ctx context.Context, email, password, clientIP string) (string, string, error) {
+func (s *Service) Login(ctx context.Context, email, password string, cl Client) (string, string, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
 		return "", "", core.Invalid("", "email and password are required")
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
-	if err := s.reserveLogin(ctx, email, clientIP); err != nil {
+	if err := s.reserveLogin(ctx, email, cl.IP); err != nil {
 		return "", "", err
 	}
 	a, err := s.repo.GetByEmail(ctx, email)
@@ -147,14 +147,14 @@ func (s *Service) Login(ctx context.Context, email, password, clientIP string) (
 	if err != nil || !ok {
 		return "", "", core.Unauthorized("invalid_credentials", "invalid e-mail or password")
 	}
-	if err := s.releaseLogin(ctx, email, clientIP); err != nil {
+	if err := s.releaseLogin(ctx, email, cl.IP); err != nil {
 		return "", "", err
 	}
 	if !a.Verified {
 		return "", "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
 	}
-	plain, t := s.token(a.ID)
-	if err := s.repo.CreateToken(ctx, t); err != nil {
+	plain, err := s.newSession(ctx, a.ID, cl)
+	if err != nil {
 		return "", "", err
 	}
 	return a.ID, plain, nil
@@ -193,37 +193,85 @@ func (s *Service) RequestReset(ctx context.Context, email string) (string, error
 	return a.ID, s.sendCode(ctx, a, PurposeReset)
 }
 
-// VerifyReset proves the reset code; the password update needs this proof.
-func (s *Service) VerifyReset(ctx context.Context, userID, code string) error {
+// VerifyReset proves the reset code and returns a reset token: the proof the
+// password update step may carry instead of the code (single use, 10
+// minutes, stored hashed).
+func (s *Service) VerifyReset(ctx context.Context, userID, code string) (string, error) {
 	if _, err := s.account(ctx, userID); err != nil {
-		return err
+		return "", err
 	}
-	if _, err := s.checkCode(ctx, userID, PurposeReset, code); err != nil {
-		return err
+	c, err := s.checkCode(ctx, userID, PurposeReset, code)
+	if err != nil {
+		return "", err
 	}
-	return s.repo.MarkCodeVerified(ctx, userID, PurposeReset, s.clock.Now())
+	plain, hash := newToken()
+	now := s.clock.Now()
+	if err := s.repo.ProveCode(ctx, userID, PurposeReset, c.Hash, hash, now, now.Add(ResetProofTTL)); err != nil {
+		return "", err
+	}
+	return plain, nil
 }
 
-// UpdatePassword sets the new password after a proven reset code, revokes
-// every older token and returns a new one.
-func (s *Service) UpdatePassword(ctx context.Context, userID, password string) (string, error) {
+// UpdatePassword sets the new password. It needs proof that the caller holds
+// the mailbox: the verified reset code again, or the reset token of the
+// verify step; a userId alone is 400 invalid_code. It revokes every older
+// token and returns a new one; a never-verified e-mail becomes verified
+// (the code proved the mailbox).
+func (s *Service) UpdatePassword(ctx context.Context, userID, password string, proof ResetProof, cl Client) (string, error) {
 	if err := ValidatePassword("newPassword", password); err != nil {
 		return "", err
 	}
 	if _, err := s.account(ctx, userID); err != nil {
 		return "", err
 	}
+	c, err := s.checkResetProof(ctx, userID, proof)
+	if err != nil {
+		return "", err
+	}
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return "", core.Internal(err)
 	}
-	plain, t := s.token(userID)
-	revoked, err := s.repo.ResetPassword(ctx, userID, hash, s.clock.Now(), t)
+	plain, t := s.token(userID, cl)
+	revoked, err := s.repo.ResetPassword(ctx, userID, c.Hash, hash, s.clock.Now(), t)
 	if err != nil {
 		return "", err
 	}
 	s.cache.Forget(revoked...)
 	return plain, nil
+}
+
+// checkResetProof finds the proven reset code and checks the presented proof
+// in constant time; a wrong proof counts against the code's attempts.
+func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof) (Code, error) {
+	code, token := strings.TrimSpace(proof.Code), strings.TrimSpace(proof.ResetToken)
+	if code == "" && token == "" {
+		return Code{}, core.Invalid("invalid_code", "send the verified code or the resetToken with the new password")
+	}
+	c, err := s.repo.GetCode(ctx, userID, PurposeReset)
+	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {
+		return Code{}, core.Invalid("invalid_code", "verify a reset code first")
+	}
+	if err != nil {
+		return Code{}, err
+	}
+	now := s.clock.Now()
+	if c.Attempts >= CodeMaxAttempts {
+		return Code{}, core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
+	}
+	ok := false
+	if token != "" {
+		ok = secretMatches(c.ProofHash, token) && now.Before(c.ProofExpiresAt)
+	} else {
+		ok = codeMatches(c, code) && now.Before(c.ExpiresAt)
+	}
+	if !ok {
+		if err := s.repo.RecordCodeFailure(ctx, userID, PurposeReset); err != nil {
+			return Code{}, err
+		}
+		return Code{}, errInvalidCode()
+	}
+	return c, nil
 }
 
 // Authenticate resolves a bearer token to the caller, through the cache.
@@ -243,20 +291,71 @@ func (s *Service) Authenticate(ctx context.Context, token string) (core.Principa
 			return core.Principal{}, err
 		}
 	}
-	if !s.clock.Now().Before(sess.ExpiresAt) {
+	now := s.clock.Now()
+	if !now.Before(sess.ExpiresAt) {
 		return core.Principal{}, errUnauthorized()
 	}
 	if !ok {
+		s.touch(ctx, h, sess, now)
 		s.cache.Put(h, sess)
 	}
 	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email)}, nil
 }
 
-// Logout revokes the presented token.
-func (s *Service) Logout(ctx context.Context, token string) error {
+// touch records a token's use at most once a minute, and only on a cache
+// miss, so reads never pay a write per request. A failure is not the
+// caller's problem: the request is already authenticated.
+func (s *Service) touch(ctx context.Context, tokenHash string, sess Session, now time.Time) {
+	if now.Sub(sess.LastUsedAt) >= sessionTouch {
+		_ = s.repo.TouchToken(ctx, tokenHash, now)
+	}
+}
+
+// Logout revokes the presented token, or with all every token of its user.
+func (s *Service) Logout(ctx context.Context, userID, token string, all bool) error {
+	if all {
+		revoked, err := s.repo.DeleteTokens(ctx, userID)
+		s.cache.Forget(revoked...)
+		return err
+	}
 	h := HashToken(token)
 	s.cache.Forget(h)
 	return s.repo.DeleteToken(ctx, h)
+}
+
+// Sessions lists the user's live tokens, newest first.
+func (s *Service) Sessions(ctx context.Context, userID string) ([]Token, error) {
+	ts, err := s.repo.Tokens(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	live := ts[:0]
+	for _, t := range ts {
+		if now.Before(t.ExpiresAt) {
+			live = append(live, t)
+		}
+	}
+	return live, nil
+}
+
+// DeleteSession revokes one of the user's sessions by its id; another
+// user's session id is not found.
+func (s *Service) DeleteSession(ctx context.Context, userID, sessionID string) error {
+	h, err := s.repo.DeleteSession(ctx, userID, sessionID)
+	if core.IsKind(err, core.KindNotFound) {
+		return core.NotFound("not_found", "session not found")
+	}
+	if err != nil {
+		return err
+	}
+	s.cache.Forget(h)
+	return nil
+}
+
+// Purge deletes expired tokens, codes and reset proofs (a periodic job).
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	return s.repo.Purge(ctx, s.clock.Now())
 }
 
 // Profile returns the caller's account.
@@ -417,10 +516,22 @@ func codeMail(to string, p Purpose, code string) Mail {
 		Text: "Welcome to Tandem! Your verification code is " + code + ".\n\nIt expires in 15 minutes.\n"}
 }
 
-func (s *Service) token(userID string) (string, Token) {
+func (s *Service) token(userID string, cl Client) (string, Token) {
 	plain, hash := newToken()
 	now := s.clock.Now()
-	return plain, Token{Hash: hash, UserID: userID, CreatedAt: now, ExpiresAt: now.Add(TokenTTL)}
+	return plain, Token{ID: s.ids.New(), Hash: hash, UserID: userID, UserAgent: clip(cl.UserAgent, MaxUserAgent),
+		CreatedAt: now, ExpiresAt: now.Add(TokenTTL)}
+}
+
+// newSession stores a new token; beyond MaxSessions the oldest are revoked.
+func (s *Service) newSession(ctx context.Context, userID string, cl Client) (string, error) {
+	plain, t := s.token(userID, cl)
+	revoked, err := s.repo.CreateToken(ctx, t, MaxSessions)
+	if err != nil {
+		return "", err
+	}
+	s.cache.Forget(revoked...)
+	return plain, nil
 }
 
 func (s *Service) account(ctx context.Context, userID string) (Account, error) {

@@ -46,7 +46,7 @@ func (f *fixture) verified(t *testing.T, email string) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := f.svc.VerifyEmail(context.Background(), id, f.mail.code(t, email))
+	tok, err := f.svc.VerifyEmail(context.Background(), id, f.mail.code(t, email), cl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +109,11 @@ func TestVerificationCodeRules(t *testing.T) {
 		f := newFixture(t)
 		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
 		code := f.mail.code(t, "a@x.io")
-		tok, err := f.svc.VerifyEmail(ctx, id, code)
+		tok, err := f.svc.VerifyEmail(ctx, id, code, cl)
 		if err != nil || tok == "" {
 			t.Fatal(err)
 		}
-		_, err = f.svc.VerifyEmail(ctx, id, code)
+		_, err = f.svc.VerifyEmail(ctx, id, code, cl)
 		wantErr(t, err, core.KindInvalid, "invalid_code")
 	})
 	t.Run("expires after 15 minutes", func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestVerificationCodeRules(t *testing.T) {
 		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
 		code := f.mail.code(t, "a@x.io")
 		f.clock.Advance(15 * time.Minute)
-		_, err := f.svc.VerifyEmail(ctx, id, code)
+		_, err := f.svc.VerifyEmail(ctx, id, code, cl)
 		wantErr(t, err, core.KindInvalid, "invalid_code")
 	})
 	t.Run("dead after 5 wrong tries, even for the right code", func(t *testing.T) {
@@ -133,16 +133,16 @@ func TestVerificationCodeRules(t *testing.T) {
 			wrong = "111111"
 		}
 		for i := 0; i < 5; i++ {
-			_, err := f.svc.VerifyEmail(ctx, id, wrong)
+			_, err := f.svc.VerifyEmail(ctx, id, wrong, cl)
 			wantErr(t, err, core.KindInvalid, "invalid_code")
 		}
-		_, err := f.svc.VerifyEmail(ctx, id, code)
+		_, err := f.svc.VerifyEmail(ctx, id, code, cl)
 		wantErr(t, err, core.KindRateLimited, "too_many_attempts")
 		if core.As(err).RetryAfter <= 0 {
 			t.Fatal("no Retry-After")
 		}
 	})
-	t.Run("signing up again sends a new code and kills the old one", func(t *testing.T) {
+	t.Run("signing up again sends a new code, kills the old one and keeps the password", func(t *testing.T) {
 		f := newFixture(t)
 		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
 		old := f.mail.code(t, "a@x.io")
@@ -152,14 +152,17 @@ func TestVerificationCodeRules(t *testing.T) {
 		}
 		fresh := f.mail.code(t, "a@x.io")
 		if old != fresh {
-			_, err = f.svc.VerifyEmail(ctx, id, old)
+			_, err = f.svc.VerifyEmail(ctx, id, old, cl)
 			wantErr(t, err, core.KindInvalid, "invalid_code")
 		}
-		if _, err := f.svc.VerifyEmail(ctx, id, fresh); err != nil {
+		if _, err := f.svc.VerifyEmail(ctx, id, fresh, cl); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := f.svc.Login(ctx, "a@x.io", "password2", testIP); err != nil {
-			t.Fatalf("the newest password must hold: %v", err)
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "password2", cl); !core.IsKind(err, core.KindUnauthorized) {
+			t.Fatalf("a second sign-up must not replace the password: %v", err)
+		}
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
+			t.Fatalf("the first password must hold: %v", err)
 		}
 	})
 	t.Run("a verified e-mail is taken", func(t *testing.T) {
@@ -189,7 +192,7 @@ func TestVerificationCodeRules(t *testing.T) {
 	})
 	t.Run("unknown user", func(t *testing.T) {
 		f := newFixture(t)
-		_, err := f.svc.VerifyEmail(ctx, "ghost", "123456")
+		_, err := f.svc.VerifyEmail(ctx, "ghost", "123456", cl)
 		wantErr(t, err, core.KindNotFound, "user_not_found")
 	})
 }
@@ -213,10 +216,10 @@ func TestLoginRules(t *testing.T) {
 		{"unverified", "pending@x.io", "password1", core.KindForbidden, "email_not_verified"},
 	}
 	for _, tc := range cases {
-		_, _, err := f.svc.Login(ctx, tc.email, tc.password, testIP)
+		_, _, err := f.svc.Login(ctx, tc.email, tc.password, cl)
 		wantErr(t, err, tc.kind, tc.code)
 	}
-	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1", testIP)
+	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1", cl)
 	if err != nil || uid != id || tok == "" {
 		t.Fatalf("login: %s %s %v", uid, tok, err)
 	}
@@ -228,13 +231,13 @@ func TestTenFailedLoginsIn15MinutesLockTheEmail(t *testing.T) {
 	f := newFixture(t)
 	f.verified(t, "a@x.io")
 	for i := 0; i < 10; i++ {
-		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password", testIP)
+		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password", cl)
 		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
 	}
-	_, _, err := f.svc.Login(ctx, "a@x.io", "password1", testIP)
+	_, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl)
 	wantErr(t, err, core.KindRateLimited, "rate_limited")
 	f.clock.Advance(15 * time.Minute)
-	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", testIP); err != nil {
+	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -246,7 +249,7 @@ func TestResetRules(t *testing.T) {
 	t.Run("request, verify, update revokes every older token", func(t *testing.T) {
 		f := newFixture(t)
 		id, tok1 := f.verified(t, "a@x.io")
-		_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", testIP)
+		_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", cl)
 		if _, err := f.svc.Authenticate(ctx, tok1); err != nil { // warm the cache
 			t.Fatal(err)
 		}
@@ -254,12 +257,14 @@ func TestResetRules(t *testing.T) {
 		if err != nil || rid != id {
 			t.Fatalf("%s %v", rid, err)
 		}
-		_, err = f.svc.UpdatePassword(ctx, id, "new-password")
+		code := f.mail.code(t, "a@x.io")
+		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
 		wantErr(t, err, core.KindInvalid, "invalid_code") // not verified yet
-		if err := f.svc.VerifyReset(ctx, id, f.mail.code(t, "a@x.io")); err != nil {
-			t.Fatal(err)
+		proof, err := f.svc.VerifyReset(ctx, id, code)
+		if err != nil || len(proof) < 40 {
+			t.Fatalf("proof %q: %v", proof, err)
 		}
-		tok3, err := f.svc.UpdatePassword(ctx, id, "new-password")
+		tok3, err := f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{ResetToken: proof}, cl)
 		if err != nil || tok3 == "" {
 			t.Fatal(err)
 		}
@@ -270,10 +275,12 @@ func TestResetRules(t *testing.T) {
 		if p, err := f.svc.Authenticate(ctx, tok3); err != nil || p.UserID != id {
 			t.Fatal(err)
 		}
-		_, _, err = f.svc.Login(ctx, "a@x.io", "password1", testIP)
+		_, _, err = f.svc.Login(ctx, "a@x.io", "password1", cl)
 		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
-		_, err = f.svc.UpdatePassword(ctx, id, "another-password")
+		_, err = f.svc.UpdatePassword(ctx, id, "another-password", accounts.ResetProof{ResetToken: proof}, cl)
 		wantErr(t, err, core.KindInvalid, "invalid_code") // the proof is spent
+		_, err = f.svc.UpdatePassword(ctx, id, "another-password", accounts.ResetProof{Code: code}, cl)
+		wantErr(t, err, core.KindInvalid, "invalid_code") // and so is the code
 	})
 	t.Run("unknown e-mail", func(t *testing.T) {
 		f := newFixture(t)
@@ -289,25 +296,68 @@ func TestResetRules(t *testing.T) {
 		if code == wrong {
 			wrong = "111111"
 		}
-		wantErr(t, f.svc.VerifyReset(ctx, id, wrong), core.KindInvalid, "invalid_code")
+		_, err := f.svc.VerifyReset(ctx, id, wrong)
+		wantErr(t, err, core.KindInvalid, "invalid_code")
 		f.clock.Advance(16 * time.Minute)
-		wantErr(t, f.svc.VerifyReset(ctx, id, code), core.KindInvalid, "invalid_code")
+		_, err = f.svc.VerifyReset(ctx, id, code)
+		wantErr(t, err, core.KindInvalid, "invalid_code")
 	})
-	t.Run("a proven code expires with its 15 minutes", func(t *testing.T) {
+	t.Run("the update step needs proof: none, wrong, or expired is invalid_code and changes nothing", func(t *testing.T) {
 		f := newFixture(t)
 		id, _ := f.verified(t, "a@x.io")
 		_, _ = f.svc.RequestReset(ctx, "a@x.io")
-		if err := f.svc.VerifyReset(ctx, id, f.mail.code(t, "a@x.io")); err != nil {
+		code := f.mail.code(t, "a@x.io")
+		proof, err := f.svc.VerifyReset(ctx, id, code)
+		if err != nil {
 			t.Fatal(err)
 		}
-		f.clock.Advance(15 * time.Minute)
-		_, err := f.svc.UpdatePassword(ctx, id, "new-password")
-		wantErr(t, err, core.KindInvalid, "invalid_code")
+		for _, p := range []accounts.ResetProof{{}, {Code: "not-it"}, {ResetToken: "forged-token"}} {
+			_, err := f.svc.UpdatePassword(ctx, id, "new-password", p, cl)
+			wantErr(t, err, core.KindInvalid, "invalid_code")
+		}
+		f.clock.Advance(accounts.ResetProofTTL)
+		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{ResetToken: proof}, cl)
+		wantErr(t, err, core.KindInvalid, "invalid_code") // the token lives 10 minutes
+		f.clock.Advance(5 * time.Minute)
+		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
+		wantErr(t, err, core.KindInvalid, "invalid_code") // the code lives 15
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
+			t.Fatalf("the password must be unchanged: %v", err)
+		}
+	})
+	t.Run("wrong proofs count against the code", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.verified(t, "a@x.io")
+		_, _ = f.svc.RequestReset(ctx, "a@x.io")
+		code := f.mail.code(t, "a@x.io")
+		if _, err := f.svc.VerifyReset(ctx, id, code); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < accounts.CodeMaxAttempts; i++ {
+			_, _ = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{ResetToken: "guess"}, cl)
+		}
+		_, err := f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
+		wantErr(t, err, core.KindRateLimited, "too_many_attempts")
+	})
+	t.Run("a reset of a never-verified account verifies the e-mail", func(t *testing.T) {
+		f := newFixture(t)
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		_, _ = f.svc.RequestReset(ctx, "a@x.io")
+		code := f.mail.code(t, "a@x.io")
+		if _, err := f.svc.VerifyReset(ctx, id, code); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svc.Login(ctx, "a@x.io", "new-password", cl); err != nil {
+			t.Fatal(err)
+		}
 	})
 	t.Run("new password is validated", func(t *testing.T) {
 		f := newFixture(t)
 		id, _ := f.verified(t, "a@x.io")
-		_, err := f.svc.UpdatePassword(ctx, id, "short")
+		_, err := f.svc.UpdatePassword(ctx, id, "short", accounts.ResetProof{Code: "123456"}, cl)
 		wantErr(t, err, core.KindInvalid, "invalid_request")
 	})
 }
@@ -324,13 +374,13 @@ func TestTokens(t *testing.T) {
 	if _, ok := f.cache.m[accounts.HashToken(tok)]; !ok {
 		t.Fatal("a resolved token is cached, by its hash")
 	}
-	if err := f.svc.Logout(ctx, tok); err != nil {
+	if err := f.svc.Logout(ctx, id, tok, false); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.svc.Authenticate(ctx, tok)
 	wantErr(t, err, core.KindUnauthorized, "unauthorized")
 
-	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", testIP)
+	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", cl)
 	f.clock.Advance(accounts.TokenTTL)
 	_, err = f.svc.Authenticate(ctx, tok2)
 	wantErr(t, err, core.KindUnauthorized, "unauthorized")
@@ -460,5 +510,5 @@ func (o *outbox) code(t *testing.T, to string) string {
 	return ""
 }
 
-// testIP is the client address of every login in these tests.
-const testIP = "198.51.100.7"
+// cl is the client of every request in these tests.
+var cl = accounts.Client{IP: "198.51.100.7", UserAgent: "tandem-test/1.0"}
