@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestAppGraphIsValidForEveryProfile checks the fx graph of each adapter
@@ -28,5 +32,27 @@ func TestAppGraphIsValidForEveryProfile(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestTrustedPurchasesWarnAtStart: with TANDEM_PURCHASES=trust every start
+// logs a warning that clients grant themselves premium.
+func TestTrustedPurchasesWarnAtStart(t *testing.T) {
+	cfg, err := Load(env(map[string]string{"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory",
+		"TANDEM_PUSH": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_PURCHASES": "trust"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, logs := observer.New(zapcore.InfoLevel)
+	app := fxtest.New(t, Options(cfg), fx.Decorate(func() *zap.Logger { return zap.New(obs) }))
+	if logs.FilterMessageSnippet("premium").Len() != 0 {
+		t.Fatal("warned before the start")
+	}
+	app.RequireStart()
+	defer app.RequireStop()
+	warned := logs.FilterLevelExact(zapcore.WarnLevel).FilterMessageSnippet("any client can grant itself premium").
+		FilterField(zap.String("variable", "TANDEM_PURCHASES"))
+	if warned.Len() != 1 {
+		t.Fatalf("want one warning, got %v", logs.All())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/httpapi"
+	"tandem/modules/images"
 	"tandem/modules/premium"
 )
 
@@ -81,14 +83,17 @@ type PushConfig struct {
 	Credentials string
 }
 
-// Load reads the configuration through getenv (os.Getenv in production, a map
-// in tests). Every bad variable gives one line naming it; all are reported.
-func Load(getenv func(string) string) (Config, error) {
-	l := loader{getenv: getenv}
+// Load reads the configuration through lookup (os.LookupEnv in production, a
+// map in tests). An empty variable counts as unset, except where empty means
+// something (TANDEM_METRICS_ADDR: off). Every bad variable gives one line
+// naming it; all are reported.
+func Load(lookup func(string) (string, bool)) (Config, error) {
+	l := loader{lookup: lookup}
 	uploadLimit := l.bytes("TANDEM_UPLOAD_MAX_BYTES", 10<<20)
 	c := Config{
 		HTTP: httpapi.Config{
 			Addr:           l.str("TANDEM_ADDR", ":8080"),
+			MetricsAddr:    l.optionalAddr("TANDEM_METRICS_ADDR", "127.0.0.1:9464"),
 			PublicURL:      strings.TrimRight(l.url("TANDEM_PUBLIC_URL", "http://localhost:8080"), "/"),
 			JSONBodyLimit:  l.bytes("TANDEM_JSON_MAX_BYTES", 256<<10),
 			ReadTimeout:    l.duration("TANDEM_READ_TIMEOUT", 30*time.Second),
@@ -117,14 +122,19 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.
-	c.HTTP.BodyLimit = 4*uploadLimit + 1<<20
+	c.HTTP.UploadLimit, c.HTTP.UploadBodyLimit = uploadLimit, images.MaxPerUpload*uploadLimit+1<<20
 	c.HTTP.APIKeys, c.HTTP.RateLimitIP = c.APIKeys, c.RateLimitIP
 	return c, errors.Join(l.errs...)
 }
 
 type loader struct {
-	getenv func(string) string
+	lookup func(string) (string, bool)
 	errs   []error
+}
+
+func (l *loader) getenv(name string) string {
+	v, _ := l.lookup(name)
+	return v
 }
 
 func (l *loader) fail(name, format string, args ...any) {
@@ -136,6 +146,23 @@ func (l *loader) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// optionalAddr is a host:port, the default when unset, or "" (off) when set empty.
+func (l *loader) optionalAddr(name, def string) string {
+	v, set := l.lookup(name)
+	if !set {
+		return def
+	}
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+		l.fail(name, "%q is not HOST:PORT (or empty: off)", v)
+		return ""
+	}
+	return v
 }
 
 func (l *loader) list(name string) []string {

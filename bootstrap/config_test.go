@@ -7,7 +7,13 @@ import (
 	"time"
 )
 
-func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+// env is a lookup over kv: a key present with "" is set and empty.
+func env(kv map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := kv[k]
+		return v, ok
+	}
+}
 
 func TestLoadDefaults(t *testing.T) {
 	c, err := Load(env(nil))
@@ -17,8 +23,33 @@ func TestLoadDefaults(t *testing.T) {
 	if c.HTTP.Addr != ":8080" || c.DB.Kind != DBSQLite || c.DB.DSN != "./data/tandem.db" ||
 		c.Blobs.Kind != "file" || c.Mail.Kind != "log" || c.Push[0].Kind != "log" ||
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
-		c.HTTP.ReadTimeout != 30*time.Second {
+		c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.MetricsAddr != "127.0.0.1:9464" ||
+		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 {
 		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+// TestLoadMetricsAddr: unset is the loopback default, set is kept, and set
+// empty turns the metrics listener off.
+func TestLoadMetricsAddr(t *testing.T) {
+	cases := []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"unset", nil, "127.0.0.1:9464"},
+		{"set", map[string]string{"TANDEM_METRICS_ADDR": "0.0.0.0:9100"}, "0.0.0.0:9100"},
+		{"any port", map[string]string{"TANDEM_METRICS_ADDR": "127.0.0.1:0"}, "127.0.0.1:0"},
+		{"empty: off", map[string]string{"TANDEM_METRICS_ADDR": ""}, ""},
+		{"blank: off", map[string]string{"TANDEM_METRICS_ADDR": "  "}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(tc.vars))
+			if err != nil || c.HTTP.MetricsAddr != tc.want {
+				t.Fatalf("got %q, %v; want %q", c.HTTP.MetricsAddr, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -63,6 +94,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_PREMIUM_FEATURES":  "hd_photos;custom_themes",
 
 		"TANDEM_IMAGES_RATE_LIMIT": "0",
+		"TANDEM_METRICS_ADDR":      "9464",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

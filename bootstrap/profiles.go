@@ -82,11 +82,17 @@ func security(cfg Config) fx.Option {
 	)
 }
 
+// trustWarning is logged at every start with TANDEM_PURCHASES=trust.
+const trustWarning = "purchases are not verified (TANDEM_PURCHASES=trust): any client can grant itself premium; use it for development only"
+
 // purchaseVerifier binds premium.PurchaseVerifier for TANDEM_PURCHASES.
 func purchaseVerifier(kind string) fx.Option {
 	switch kind {
 	case "trust":
-		return fx.Provide(func() premium.PurchaseVerifier { return purchases.NewTrust() })
+		return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger) premium.PurchaseVerifier {
+			lc.Append(fx.StartHook(func() { log.Warn(trustWarning, zap.String("variable", "TANDEM_PURCHASES")) }))
+			return purchases.NewTrust()
+		})
 	}
 	return fx.Error(fmt.Errorf("TANDEM_PURCHASES: unknown verifier %q", kind))
 }

@@ -22,7 +22,7 @@ const usage = `usage: tandem [serve | migrate | admin grant|revoke EMAIL]
   admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy`
 
 // Run executes one command line. Errors are returned for main to print as one line.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -31,7 +31,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
-	cfg, err := Load(getenv)
+	cfg, err := Load(lookupEnv)
 	if err != nil {
 		return err
 	}

@@ -111,11 +111,11 @@ func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
 }
 
 func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
-	eachProfile(t, func(t *testing.T, h *harness) {
+	eachMetricsProfile(t, "127.0.0.1:0", func(t *testing.T, h *harness, metrics *httpapi.MetricsServer) {
 		u := h.newUser("m@x.io")
 		expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
 		expect(t, h.get("/api/nothing", ""), 404, "")
-		r := h.get("/metrics", "")
+		r := scrape(t, metrics)
 		expect(t, r, 200, "")
 		body := string(r.Body)
 		for _, want := range []string{

@@ -79,13 +79,14 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, client: &http.Client{Timeout: 20 * time.Second}, Clock: coretest.NewClock(time.Time{})}
 	h.env = map[string]string{
-		"TANDEM_ADDR":      "127.0.0.1:0",
-		"TANDEM_DB":        "memory",
-		"TANDEM_BLOBS":     "memory",
-		"TANDEM_MAIL":      "memory",
-		"TANDEM_PUSH":      "memory",
-		"TANDEM_LOG_LEVEL": logLevel(),
-		"TANDEM_API_KEYS":  testAPIKey,
+		"TANDEM_ADDR":         "127.0.0.1:0",
+		"TANDEM_METRICS_ADDR": "", // off; a test that reads it asks for 127.0.0.1:0
+		"TANDEM_DB":           "memory",
+		"TANDEM_BLOBS":        "memory",
+		"TANDEM_MAIL":         "memory",
+		"TANDEM_PUSH":         "memory",
+		"TANDEM_LOG_LEVEL":    logLevel(),
+		"TANDEM_API_KEYS":     testAPIKey,
 	}
 	if p.sql != "" {
 		c := sqltest.Config(t, p.sql)
@@ -94,7 +95,10 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	for _, o := range opts {
 		o(h)
 	}
-	cfg, err := bootstrap.Load(func(k string) string { return h.env[k] })
+	cfg, err := bootstrap.Load(func(k string) (string, bool) {
+		v, ok := h.env[k]
+		return v, ok
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"tandem/core"
 )
 
-// BindJSON decodes the JSON body into dst. A missing Content-Type is accepted
+// BindJSON decodes the JSON body (at most TANDEM_JSON_MAX_BYTES) into dst. A missing Content-Type is accepted
 // (some clients omit it); any other non-JSON type is a 415. Every decoding
 // failure is a 400 that names the problem, never a 500.
 func BindJSON(c *fiber.Ctx, dst any) error {
@@ -21,7 +21,7 @@ func BindJSON(c *fiber.Ctx, dst any) error {
 	if ct != "" && !strings.HasPrefix(ct, fiber.MIMEApplicationJSON) {
 		return core.Unsupported("unsupported_media_type", "send the body as application/json")
 	}
-	body := c.Body()
+	body := c.Request().Body() // read within the JSON limit by limitBody; never inflated
 	if len(bytes.TrimSpace(body)) == 0 {
 		return core.Invalid("invalid_request", "request body is empty")
 	}

@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -86,21 +86,17 @@ func (h *imagesHandler) upload(c *fiber.Ctx) error {
 	if c.Get(fiber.HeaderContentEncoding) != "" { // no unbounded decompression
 		return core.Unsupported("unsupported_media_type", "send the images uncompressed: no Content-Encoding")
 	}
-	form, err := c.MultipartForm()
-	if err != nil {
+	files, err := readUpload(requestBody(c), string(c.Request().Header.MultipartFormBoundary()), h.cfg.UploadLimit)
+	defer files.close()
+	switch {
+	case bodyOver(c):
+		return tooLarge(h.cfg.UploadBodyLimit)
+	case err != nil && errors.As(err, new(*core.Error)):
+		return err
+	case err != nil:
 		return core.Invalid("invalid_request", "malformed multipart body")
 	}
-	for name := range form.File {
-		if name != filePart {
-			return core.Invalid("invalid_request", "send each image in a part named file, not "+name)
-		}
-	}
-	parts := form.File[filePart]
-	files := make([]images.File, len(parts))
-	for i, p := range parts {
-		files[i] = images.File{Size: p.Size, Open: func() (io.ReadCloser, error) { return p.Open() }}
-	}
-	up, err := h.svc.Upload(c.UserContext(), c.Params("userId"), files)
+	up, err := h.svc.Upload(c.UserContext(), c.Params("userId"), files.files)
 	if err != nil {
 		return err
 	}

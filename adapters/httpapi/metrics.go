@@ -1,14 +1,20 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
 )
 
 // Metrics are the Prometheus series of one server. Each app has its own
@@ -46,6 +52,49 @@ func (m *Metrics) observe(c *fiber.Ctx, status int, d time.Duration) {
 	m.duration.WithLabelValues(c.Method(), route).Observe(d.Seconds())
 }
 
-func (m *Metrics) Register(r fiber.Router) {
-	r.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))
+// MetricsServer serves GET /metrics on its own listener (TANDEM_METRICS_ADDR,
+// loopback by default), never on the public one: the series describe the
+// routes, the load and the process.
+type MetricsServer struct {
+	addr string
+	srv  *http.Server
+	ln   net.Listener
+	log  *zap.Logger
+}
+
+// NewMetricsServer ties the listener to the fx lifecycle; an empty address
+// turns it off.
+func NewMetricsServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *Metrics) *MetricsServer {
+	s := &MetricsServer{addr: cfg.MetricsAddr, log: log}
+	if s.addr == "" {
+		return s
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	lc.Append(fx.Hook{OnStart: s.start, OnStop: s.srv.Shutdown})
+	return s
+}
+
+func (s *MetricsServer) start(context.Context) error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("TANDEM_METRICS_ADDR: %w", err)
+	}
+	s.ln = ln
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics server stopped", zap.Error(err))
+		}
+	}()
+	s.log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
+	return nil
+}
+
+// Addr is the address actually listened on, "" when off (useful with port 0).
+func (s *MetricsServer) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
 }

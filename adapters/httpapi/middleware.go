@@ -18,8 +18,12 @@ import (
 const headerRequestID = "X-Request-Id"
 const localRequestID = "requestID"
 
-// requestID keeps a sane incoming X-Request-Id (for tracing through a proxy)
-// or makes one, and echoes it on the response.
+// maxRequestIDLen bounds a client's X-Request-Id: ids travel into every log
+// line and back out in a header.
+const maxRequestIDLen = 64
+
+// requestID keeps a client's X-Request-Id (for tracing through a proxy) when
+// it is 1–64 of [A-Za-z0-9._-], else makes one, and echoes it on the response.
 func requestID(c *fiber.Ctx) error {
 	id := c.Get(headerRequestID)
 	if !validRequestID(id) {
@@ -33,15 +37,32 @@ func requestID(c *fiber.Ctx) error {
 }
 
 func validRequestID(id string) bool {
-	if id == "" || len(id) > 128 {
+	if id == "" || len(id) > maxRequestIDLen {
 		return false
 	}
-	for _, r := range id {
-		if r < 0x21 || r > 0x7e {
+	for i := 0; i < len(id); i++ {
+		if b := id[i]; !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-') {
 			return false
 		}
 	}
 	return true
+}
+
+// apiHeaders marks every /api/ answer, errors and unknown paths included:
+// answers are private to the caller (no cache keeps them), are never
+// content-sniffed, and leak no Referer when the app follows a link.
+func apiHeaders(c *fiber.Ctx) error {
+	if isAPI(c.Path()) {
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+		c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	}
+	return c.Next()
+}
+
+// isAPI matches the way Fiber routes: case-insensitively.
+func isAPI(path string) bool {
+	return len(path) >= len("/api/") && strings.EqualFold(path[:len("/api/")], "/api/") || strings.EqualFold(path, "/api")
 }
 
 func requestIDOf(c *fiber.Ctx) string {
@@ -97,31 +118,4 @@ func requestDeadline(d time.Duration) fiber.Handler {
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
-}
-
-// limitBody refuses bodies over max on every route except the image upload
-// (a multipart POST to /api/users/user/{userId}/images), whose bound is the
-// server-wide BodyLimit sized for it.
-func limitBody(max int) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if isUpload(c) {
-			return c.Next()
-		}
-		if n := c.Request().Header.ContentLength(); n > max || len(c.Request().Body()) > max {
-			return core.TooLarge("payload_too_large", fmt.Sprintf("request body larger than %d bytes", max))
-		}
-		return c.Next()
-	}
-}
-
-func isMultipart(c *fiber.Ctx) bool {
-	return strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEMultipartForm)
-}
-
-func isUpload(c *fiber.Ctx) bool {
-	if c.Method() != fiber.MethodPost || !isMultipart(c) {
-		return false
-	}
-	parts := strings.Split(strings.TrimSuffix(c.Path(), "/"), "/") // "", api, users, user, {id}, images
-	return len(parts) == 6 && parts[1] == "api" && parts[2] == "users" && parts[3] == "user" && parts[5] == "images"
 }

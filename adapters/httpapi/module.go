@@ -5,9 +5,8 @@ import "go.uber.org/fx"
 // Module serves every route contributed to the "routes" group.
 var Module = fx.Module("http",
 	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, `group:"routes"`))),
-	fx.Provide(NewMetrics),
+	fx.Provide(NewMetrics, NewMetricsServer),
 	fx.Provide(
-		AsRoute(func(m *Metrics) *Metrics { return m }),
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
 		AsRoute(NewVersionsHandler),
@@ -25,5 +24,5 @@ var Module = fx.Module("http",
 		AsRoute(NewAdviceHandler),
 		AsRoute(NewFeedbackHandler),
 	),
-	fx.Invoke(func(*Server) {}), // the one deliberate Invoke: start serving
+	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving
 )

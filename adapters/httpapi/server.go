@@ -16,19 +16,21 @@ import (
 
 // Config is the HTTP part of the configuration.
 type Config struct {
-	Addr           string
-	PublicURL      string
-	BodyLimit      int // server-wide, sized for the upload route
-	JSONBodyLimit  int // every other route
-	ReadTimeout    time.Duration
-	WriteTimeout   time.Duration
-	IdleTimeout    time.Duration
-	RequestTimeout time.Duration
-	TrustedProxies []string
-	CORSOrigins    string
-	APIKeys        []string // X-API-Key values of the key-guarded routes
-	RateLimitIP    int      // requests per minute per IP on the auth routes
-	ImageRateLimit int      // requests per minute per user on the image routes
+	Addr            string
+	PublicURL       string
+	MetricsAddr     string // the /metrics listener; "" turns it off
+	UploadLimit     int    // bytes per uploaded image
+	UploadBodyLimit int    // the whole body of the upload route, streamed
+	JSONBodyLimit   int    // every other route, read before the handlers
+	ReadTimeout     time.Duration
+	WriteTimeout    time.Duration
+	IdleTimeout     time.Duration
+	RequestTimeout  time.Duration
+	TrustedProxies  []string
+	CORSOrigins     string
+	APIKeys         []string // X-API-Key values of the key-guarded routes
+	RateLimitIP     int      // requests per minute per IP on the auth routes
+	ImageRateLimit  int      // requests per minute per user on the image routes
 }
 
 // Server owns the Fiber app and its listener.
@@ -52,10 +54,13 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 
 func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.App {
 	fc := fiber.Config{
-		AppName:               "tandem",
-		Immutable:             true, // values from the context outlive the handler safely
-		ErrorHandler:          NewErrorHandler(log),
-		BodyLimit:             cfg.BodyLimit,
+		AppName:      "tandem",
+		Immutable:    true, // values from the context outlive the handler safely
+		ErrorHandler: NewErrorHandler(log),
+		// Bodies are streamed: this only sizes fasthttp's first read of one
+		// (at most 8 KiB); settleBody and limitBody enforce the limits.
+		StreamRequestBody:     true,
+		BodyLimit:             cfg.JSONBodyLimit,
 		ReadTimeout:           cfg.ReadTimeout,
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
@@ -71,9 +76,9 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.
 		fc.TrustedProxies = cfg.TrustedProxies
 	}
 	app := fiber.New(fc)
-	app.Use(requestID, accessLog(log, m), recoverPanics,
+	app.Use(settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
-		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit), authenticate(auth))
+		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
 	return app
 }
 

@@ -43,10 +43,10 @@ func main() {
 }
 
 func run(db string, users, conc int, dur time.Duration) error {
-	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
+	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
 		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000"}
-	cfg, err := bootstrap.Load(func(k string) string { return env[k] })
+	cfg, err := bootstrap.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		return err
 	}

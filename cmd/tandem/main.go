@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	if err := bootstrap.Run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
+	if err := bootstrap.Run(context.Background(), os.Args[1:], os.LookupEnv, os.Stdout); err != nil {
 		// One line per problem, e.g. "tandem: TANDEM_DB: ...".
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(os.Stderr, "tandem: "+line)

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+)
+
+// Request bodies are streamed (fiber.Config.StreamRequestBody): fasthttp reads
+// at most 8 KiB of a body before the handlers run, and the rest only when
+// asked. settleBody and limitBody decide how much is ever read:
+//   - the image upload (multipart POST /api/users/user/{userId}/images) reads
+//     its own stream part by part, within the upload limit (readUpload);
+//   - every other route gets its body read here, whole but within the JSON
+//     limit, before any handler: c.Body() and BindJSON see only that.
+
+const localBody = "body"
+
+// drainLimit is how much of a body nobody read is skipped to keep the
+// connection; beyond it the connection is closed instead (as net/http does).
+const drainLimit = 64 << 10
+
+var errBodyTooLarge = errors.New("request body over the limit")
+
+// cappedReader reads at most limit bytes of a body. The byte after the limit
+// marks it over (and fails the read), so a body of exactly limit bytes passes.
+// It remembers the end of the body: fasthttp's chunked stream must never be
+// read past it, or it would read the next request of the connection.
+type cappedReader struct {
+	r    io.Reader
+	read int64
+	left int64 // limit+1 - read
+	over bool
+	done bool // the body's end was read
+}
+
+func newCappedReader(r io.Reader, limit int) *cappedReader {
+	return &cappedReader{r: r, left: int64(limit) + 1}
+}
+
+func (b *cappedReader) Read(p []byte) (int, error) {
+	switch {
+	case b.done:
+		return 0, io.EOF
+	case b.over:
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	b.left -= int64(n)
+	if b.left == 0 {
+		b.over = true
+		return n, errBodyTooLarge
+	}
+	if errors.Is(err, io.EOF) {
+		b.done = true
+	}
+	return n, err
+}
+
+// settleBody runs first. It hands the request's body stream, capped at the
+// route's limit, to the rest of the chain, and afterwards makes sure the
+// connection never reads a body's unread rest as its next request: a small
+// rest is skipped, a larger one closes the connection after this answer.
+func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		stream := c.Request().BodyStream()
+		if stream == nil { // no body, or one already in memory
+			return c.Next()
+		}
+		limit := jsonLimit
+		if isUpload(c) {
+			limit = uploadLimit
+		}
+		body := newCappedReader(stream, limit)
+		c.Locals(localBody, body)
+		err := c.Next()
+		if !body.done && !body.over && unread(c, body) <= drainLimit {
+			_, _ = io.CopyN(io.Discard, body, drainLimit)
+		}
+		if !body.done {
+			c.Context().SetConnectionClose()
+		}
+		return err
+	}
+}
+
+// unread is what is left of a declared body; a chunked one is unknown (0),
+// and a skip bounded by drainLimit finds out.
+func unread(c *fiber.Ctx, body *cappedReader) int64 {
+	if n := c.Request().Header.ContentLength(); n > 0 {
+		return int64(n) - body.read
+	}
+	return 0
+}
+
+// limitBody refuses a body whose declared Content-Length exceeds the route's
+// limit before reading any of it. On every route but the upload it then reads
+// the body (declared or chunked) within the JSON limit, so no handler can
+// read more.
+func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		upload := isUpload(c)
+		limit := jsonLimit
+		if upload {
+			limit = uploadLimit
+		}
+		if c.Request().Header.ContentLength() > limit {
+			return tooLarge(limit)
+		}
+		if upload {
+			return c.Next()
+		}
+		if hasBody(c) && encoded(c) { // decoding is unbounded: Fiber inflates c.Body() whole
+			return core.Unsupported("unsupported_media_type", "send the body uncompressed: no Content-Encoding")
+		}
+		if err := readBody(c, limit); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// readBody replaces the body stream with the body itself, read within limit.
+func readBody(c *fiber.Ctx, limit int) error {
+	body, ok := c.Locals(localBody).(*cappedReader)
+	if !ok {
+		return nil // the body is already in memory, within the server's limit
+	}
+	b, err := io.ReadAll(body)
+	switch {
+	case body.over:
+		return tooLarge(limit)
+	case err != nil:
+		return core.Invalid("invalid_request", "malformed request body")
+	}
+	c.Request().SetBodyRaw(b)
+	return nil
+}
+
+// requestBody is the body as a reader: the capped stream when it is still
+// unread (the upload), else the body in memory.
+func requestBody(c *fiber.Ctx) io.Reader {
+	if body, ok := c.Locals(localBody).(*cappedReader); ok && !body.done {
+		return body
+	}
+	return bytes.NewReader(c.Request().Body())
+}
+
+// bodyOver tells whether the body was cut at its limit.
+func bodyOver(c *fiber.Ctx) bool {
+	body, ok := c.Locals(localBody).(*cappedReader)
+	return ok && body.over
+}
+
+func tooLarge(limit int) error {
+	return core.TooLarge("payload_too_large", fmt.Sprintf("request body larger than %d bytes", limit))
+}
+
+// hasBody: a declared length above 0, or chunked (-1).
+func hasBody(c *fiber.Ctx) bool {
+	n := c.Request().Header.ContentLength()
+	return n > 0 || n == -1
+}
+
+func encoded(c *fiber.Ctx) bool {
+	ce := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding))
+	return ce != "" && !strings.EqualFold(ce, "identity")
+}
+
+func isMultipart(c *fiber.Ctx) bool {
+	return strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEMultipartForm)
+}
+
+// isUpload matches the image upload route the way Fiber routes (case-insensitively).
+func isUpload(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost || !isMultipart(c) {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(c.Path(), "/"), "/") // "", api, users, user, {id}, images
+	return len(parts) == 6 && strings.EqualFold(parts[1], "api") && strings.EqualFold(parts[2], "users") &&
+		strings.EqualFold(parts[3], "user") && strings.EqualFold(parts[5], "images")
+}
