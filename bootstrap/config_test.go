@@ -17,7 +17,7 @@ func TestLoadDefaults(t *testing.T) {
 	if c.HTTP.Addr != ":8080" || c.DB.Kind != DBSQLite || c.DB.DSN != "./data/tandem.db" ||
 		c.Blobs.Kind != "file" || c.Mail.Kind != "log" || c.Push[0].Kind != "log" ||
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
-		c.HTTP.ReadTimeout != 30*time.Second {
+		c.HTTP.ReadTimeout != 30*time.Second || c.PairingFailsUser != 10 || c.PairingFailsIP != 30 {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -63,6 +63,9 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_PREMIUM_FEATURES":  "hd_photos;custom_themes",
 
 		"TANDEM_IMAGES_RATE_LIMIT": "0",
+
+		"TANDEM_PAIRING_FAILS_USER": "none",
+		"TANDEM_PAIRING_FAILS_IP":   "-1",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
