@@ -41,6 +41,10 @@ type Config struct {
 	ReminderInterval time.Duration
 	LogLevel         zapcore.Level
 	LogFormat        string
+	// PairingFailsUser and PairingFailsIP bound failed code attempts (link,
+	// create, submit-code) per user and per client IP each hour.
+	PairingFailsUser int
+	PairingFailsIP   int
 }
 
 type DBKind string
@@ -114,6 +118,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		APIKeys:          l.list("TANDEM_API_KEYS"),
 		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),
 		RateLimitIP:      l.positive("TANDEM_RATE_LIMIT_IP", 60),
+		PairingFailsUser: l.positive("TANDEM_PAIRING_FAILS_USER", 10),
+		PairingFailsIP:   l.positive("TANDEM_PAIRING_FAILS_IP", 30),
 		UploadLimit:      uploadLimit,
 		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
 		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),

@@ -24,7 +24,8 @@ func TestLoadDefaults(t *testing.T) {
 		c.Blobs.Kind != "file" || c.Mail.Kind != "log" || c.Push[0].Kind != "log" ||
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
 		c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.MetricsAddr != "127.0.0.1:9464" ||
-		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 {
+		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 ||
+		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -95,6 +96,9 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 
 		"TANDEM_IMAGES_RATE_LIMIT": "0",
 		"TANDEM_METRICS_ADDR":      "9464",
+
+		"TANDEM_PAIRING_FAILS_USER": "none",
+		"TANDEM_PAIRING_FAILS_IP":   "-1",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -52,6 +52,10 @@ var ports = fx.Provide(
 	func(a *accounts.Service) questions.Users { return a },
 	func(n *Notifier) questions.Notifier { return n },
 	func(a *accounts.Service) advice.Users { return a },
+	func(n *Notifier) partners.Notifier { return n },
+	func(c Config) partners.Settings {
+		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP}
+	},
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit)}
 	},

@@ -22,13 +22,13 @@ func (h *harness) keyed(method, path string, u user, body any) response {
 		Headers: map[string]string{"X-API-Key": testAPIKey}})
 }
 
-// pair makes a and b partners through the partner-connection flow
-// (create a's code, b links with it).
+// pair makes a and b partners (a the inviter) through the pairing-code flow,
+// which notifies nobody: a link notifies the code's owner, and tests that
+// read an inbox should see only what they cause. partners_test.go's
+// pairByLink pairs through a connection code.
 func (h *harness) pair(a, b user) {
 	h.t.Helper()
-	code := "pair-" + a.ID
-	expect(h.t, h.keyed("POST", "/api/partnerConnections/create", a, map[string]any{"userId": a.ID, "connectionCode": code}), 200, "")
-	expect(h.t, h.keyed("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": code}), 200, "")
+	h.pairByCodes(a, b)
 }
 
 // jsonStr is v as JSON (a string quoted and escaped).

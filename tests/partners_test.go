@@ -61,6 +61,15 @@ func (h *harness) pairByCodes(a, b user) {
 	expect(h.t, h.submitCode(b, ca), 200, `{"state":"connected","message":"<string>","partnerId":"`+a.ID+`","myCode":"`+cb+`"}`)
 }
 
+// pairByLink makes a and b partners through the partner-connection flow:
+// a creates "pair-<a.ID>", b links with it.
+func (h *harness) pairByLink(a, b user) {
+	h.t.Helper()
+	code := "pair-" + a.ID
+	expect(h.t, h.connCreate(a, code), 200, "")
+	expect(h.t, h.connLink(b, code), 200, "")
+}
+
 // statusJSON renders the expected GET .../pairing body; "" is null.
 func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, action bool) string {
 	q := func(s string) string {
@@ -242,13 +251,13 @@ func TestPartnerConnectionTable(t *testing.T) {
 		first := h.connCreate(a, "Our-Code").JSON(t)["data"].(map[string]any)["connectionId"]
 		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code"))
 		expect(t, h.connLink(b, "our-code_1"), 404, errBody("not_found", "connection code not found"))
-		expect(t, h.connLink(b, "our-code"), 404, errBody("not_found", "connection code not found")) // exact case
 		if first == "" {
 			t.Fatal("no connectionId")
 		}
 
-		// connection exists + link: linked, partnerId of the first user
-		expect(t, h.connLink(b, "Our-Code"), 200, `{"status":"success","data":{"partnerId":"`+a.ID+`"}}`)
+		// connection exists + link: linked, partnerId of the first user; the
+		// code is found in any case, and shown as its owner spelled it
+		expect(t, h.connLink(b, "our-CODE"), 200, `{"status":"success","data":{"partnerId":"`+a.ID+`"}}`)
 		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "Our-Code"))
 		expect(t, h.connection(b), 200, connectionBody(b, a.ID, "Our-Code"))
 		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
@@ -268,50 +277,55 @@ func TestPartnerConnectionTable(t *testing.T) {
 func TestPartnerConnectionErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, b, p1, p2 := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("p1@x.io"), h.newUser("p2@x.io")
-		expect(t, h.connCreate(a, "code-a"), 200, "")
-		h.pair(p1, p2) // p1 owns "pair-<p1>"
+		expect(t, h.connCreate(a, "code-aaa"), 200, "")
+		h.pairByLink(p1, p2) // p1 owns "pair-<p1>"
 		ownerCode := "pair-" + p1.ID
 
 		key := map[string]string{"X-API-Key": testAPIKey}
 		body := func(u user, code string) map[string]any {
 			return map[string]any{"userId": u.ID, "connectionCode": code}
 		}
-		badCode := errBody("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
+		badCode := errBody("invalid_request",
+			"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+		badLinkCode := errBody("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
 		cases := []struct {
 			name   string
 			r      req
 			status int
 			body   string
 		}{
-			{"no X-API-Key", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-b")},
+			{"no X-API-Key", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-bbb")},
 				401, errBody("unauthorized", "missing or invalid X-API-Key")},
 			{"wrong X-API-Key", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: a.Token,
 				Headers: map[string]string{"X-API-Key": "nope"}}, 401, errBody("unauthorized", "missing or invalid X-API-Key")},
-			{"X-API-Key without a token", req{Method: "POST", Path: "/api/partnerConnections/link", Body: body(b, "code-a"), Headers: key},
+			{"X-API-Key without a token", req{Method: "POST", Path: "/api/partnerConnections/link", Body: body(b, "code-aaa"), Headers: key},
 				401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(a, "code-b"), Headers: key},
+			{"someone else's userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(a, "code-bbb"), Headers: key},
 				403, errBody("forbidden", "you may only act on your own account")},
 			{"someone else's connection", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: b.Token, Headers: key},
 				403, errBody("forbidden", "you may only act on your own account")},
 			{"someone else's unlink", req{Method: "POST", Path: "/api/partnerConnections/unlink", Token: b.Token,
 				Body: map[string]any{"userId": p1.ID}, Headers: key}, 403, errBody("forbidden", "you may only act on your own account")},
 			{"missing userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
-				Body: map[string]any{"connectionCode": "code-b"}, Headers: key}, 400, errBody("invalid_request", "userId is required")},
+				Body: map[string]any{"connectionCode": "code-bbb"}, Headers: key}, 400, errBody("invalid_request", "userId is required")},
 			{"malformed JSON", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: `{"userId":`, Headers: key},
 				400, errBody("invalid_request", "malformed JSON")},
 			{"code of 3", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "abc"), Headers: key}, 400, badCode},
+			{"code of 7", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "abcdefg"), Headers: key}, 400, badCode},
 			{"code of 65", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, strings.Repeat("c", 65)), Headers: key}, 400, badCode},
 			{"code with a space", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code b"), Headers: key}, 400, badCode},
 			{"missing code", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
 				Body: map[string]any{"userId": b.ID}, Headers: key}, 400, badCode},
-			{"code taken", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-a"), Headers: key},
+			{"code taken", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-aaa"), Headers: key},
 				409, errBody("conflict", "connection code already taken")},
-			{"link: malformed code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "a/b"), Headers: key}, 400, badCode},
+			{"code taken in another case", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "CODE-aaa"), Headers: key},
+				409, errBody("conflict", "connection code already taken")},
+			{"link: malformed code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "a/b"), Headers: key}, 400, badLinkCode},
 			{"link: unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "nobody-has-it"), Headers: key},
 				404, errBody("not_found", "connection code not found")},
-			{"link: own code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: a.Token, Body: body(a, "code-a"), Headers: key},
+			{"link: own code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: a.Token, Body: body(a, "code-aaa"), Headers: key},
 				400, errBody("invalid_request", "you cannot link with your own connection code")},
-			{"link: caller already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token, Body: body(p2, "code-a"), Headers: key},
+			{"link: caller already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token, Body: body(p2, "code-aaa"), Headers: key},
 				409, errBody("already_paired", "you are already paired")},
 			{"link: caller paired beats an unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token,
 				Body: body(p2, "nobody-has-it"), Headers: key}, 409, errBody("already_paired", "you are already paired")},
@@ -326,7 +340,7 @@ func TestPartnerConnectionErrors(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
 		}
 		// the refused requests stored nothing
-		expect(t, h.connection(a), 200, connectionBody(a, "", "code-a"))
+		expect(t, h.connection(a), 200, connectionBody(a, "", "code-aaa"))
 		expect(t, h.connection(b), 404, "")
 		expect(t, h.connection(p1), 200, connectionBody(p1, p2.ID, ownerCode))
 		expect(t, h.connection(p2), 200, connectionBody(p2, p1.ID, ownerCode))
@@ -338,17 +352,17 @@ func TestPartnerConnectionErrors(t *testing.T) {
 func TestOnePartnershipWhicheverFlow(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
-		expect(t, h.connCreate(c, "code-c"), 200, "")
+		expect(t, h.connCreate(c, "code-ccc"), 200, "")
 
 		// paired by codes: no link, ended by unlink
 		h.pairByCodes(a, b)
-		expect(t, h.connLink(a, "code-c"), 409, errBody("already_paired", "you are already paired"))
-		expect(t, h.connection(c), 200, connectionBody(c, "", "code-c"))
+		expect(t, h.connLink(a, "code-ccc"), 409, errBody("already_paired", "you are already paired"))
+		expect(t, h.connection(c), 200, connectionBody(c, "", "code-ccc"))
 		expect(t, h.connUnlink(a), 200, "")
 		expect(t, h.pairingStatus(b), 200, unpairedStatus())
 
 		// paired by link: no pairing code, ended by unpair
-		h.pair(a, b)
+		h.pairByLink(a, b)
 		expect(t, h.post(pairingPath(a), a.Token, map[string]any{"action": "generate-code"}), 409,
 			errBody("already_paired", "you are already paired"))
 		cc := h.generateCode(c)
@@ -365,7 +379,7 @@ func TestOnePartnershipWhicheverFlow(t *testing.T) {
 func TestAccountDeletionEndsThePartnership(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
-		h.pair(a, b)
+		h.pairByLink(a, b)
 		r := h.get("/api/users/user/"+a.ID+"/export", a.Token)
 		expect(t, r, 200, "")
 		var export struct {

@@ -20,7 +20,7 @@ type PartnerRepo struct {
 	partnerships map[string]partners.Partnership // by id
 	members      map[string]string               // user id -> partnership id
 	connections  map[string]partners.Connection  // by user id
-	connByCode   map[string]string               // code -> user id
+	connByKey    map[string]string               // partners.ConnectionKey(code) -> user id
 	codes        map[string]partners.PairingCode // by user id
 	codeOwner    map[string]string               // code -> user id
 	requests     map[string]partners.Request     // by From
@@ -28,7 +28,7 @@ type PartnerRepo struct {
 
 func NewPartnerRepo() *PartnerRepo {
 	return &PartnerRepo{partnerships: map[string]partners.Partnership{}, members: map[string]string{},
-		connections: map[string]partners.Connection{}, connByCode: map[string]string{},
+		connections: map[string]partners.Connection{}, connByKey: map[string]string{},
 		codes: map[string]partners.PairingCode{}, codeOwner: map[string]string{},
 		requests: map[string]partners.Request{}}
 }
@@ -86,14 +86,15 @@ func (r *PartnerRepo) partnershipLocked(userID string) (partners.Partnership, bo
 func (r *PartnerRepo) PutConnection(_ context.Context, c partners.Connection) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if owner, taken := r.connByCode[c.Code]; taken && owner != c.UserID {
+	key := partners.ConnectionKey(c.Code)
+	if owner, taken := r.connByKey[key]; taken && owner != c.UserID {
 		return core.Conflict("conflict", "connection code taken")
 	}
 	if old, ok := r.connections[c.UserID]; ok {
-		delete(r.connByCode, old.Code)
+		delete(r.connByKey, partners.ConnectionKey(old.Code))
 	}
 	r.connections[c.UserID] = c
-	r.connByCode[c.Code] = c.UserID
+	r.connByKey[key] = c.UserID
 	return nil
 }
 
@@ -107,10 +108,12 @@ func (r *PartnerRepo) ConnectionOf(_ context.Context, userID string) (partners.C
 	return c, nil
 }
 
+// ConnectionByCode finds the code by its key alone: the memory store holds no
+// codes from before keys were unique, so no two share a key.
 func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners.Connection, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	owner, ok := r.connByCode[code]
+	owner, ok := r.connByKey[partners.ConnectionKey(code)]
 	if !ok {
 		return partners.Connection{}, core.NotFound("not_found", "no connection")
 	}
@@ -120,7 +123,7 @@ func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners
 func (r *PartnerRepo) Link(_ context.Context, p partners.Partnership, code string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.connByCode[code] != p.UserA {
+	if c, ok := r.connections[p.UserA]; !ok || c.Code != code {
 		return core.NotFound("not_found", "no connection")
 	}
 	return r.createLocked(p)
@@ -233,7 +236,7 @@ func (r *PartnerRepo) Purge(_ context.Context, userID string) (partners.Partners
 	p, ended := r.endLocked(userID)
 	r.clearPairingLocked(userID)
 	if c, ok := r.connections[userID]; ok {
-		delete(r.connByCode, c.Code)
+		delete(r.connByKey, partners.ConnectionKey(c.Code))
 		delete(r.connections, userID)
 	}
 	return p, ended, nil

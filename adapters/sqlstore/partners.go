@@ -151,10 +151,11 @@ func (r *PartnerRepo) PartnershipOf(ctx context.Context, userID string) (partner
 }
 
 // PutConnection updates the user's row when there is one and inserts it
-// otherwise; the unique code index refuses another user's code. The plain
-// existence read takes no gap lock, so first codes of different users never
-// block each other.
+// otherwise; the unique index on code_key (the code in lower case) refuses
+// another user's code in any case. The plain existence read takes no gap
+// lock, so first codes of different users never block each other.
 func (r *PartnerRepo) PutConnection(ctx context.Context, c partners.Connection) error {
+	key := partners.ConnectionKey(c.Code)
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		exists, err := r.exists(ctx, tx, "partner_connections", sq.Eq{"user_id": c.UserID})
 		if err != nil {
@@ -162,10 +163,10 @@ func (r *PartnerRepo) PutConnection(ctx context.Context, c partners.Connection) 
 		}
 		if exists {
 			return r.db.execOne(ctx, tx, r.db.sb.Update("partner_connections").Set("id", c.ID).Set("code", c.Code).
-				Set("created_at", c.CreatedAt.UnixMilli()).Where(sq.Eq{"user_id": c.UserID}))
+				Set("code_key", key).Set("created_at", c.CreatedAt.UnixMilli()).Where(sq.Eq{"user_id": c.UserID}))
 		}
-		return r.db.exec(ctx, tx, r.db.sb.Insert("partner_connections").Columns(connectionColumns...).
-			Values(c.UserID, c.ID, c.Code, c.CreatedAt.UnixMilli()))
+		return r.db.exec(ctx, tx, r.db.sb.Insert("partner_connections").Columns("user_id", "id", "code", "created_at", "code_key").
+			Values(c.UserID, c.ID, c.Code, c.CreatedAt.UnixMilli(), key))
 	})
 }
 
@@ -173,8 +174,14 @@ func (r *PartnerRepo) ConnectionOf(ctx context.Context, userID string) (partners
 	return r.connectionBy(ctx, r.db, sq.Eq{"user_id": userID}, false)
 }
 
+// ConnectionByCode tries the exact spelling first: a code stored before
+// migration 00017 that shared its key with an older one has no key.
 func (r *PartnerRepo) ConnectionByCode(ctx context.Context, code string) (partners.Connection, error) {
-	return r.connectionBy(ctx, r.db, sq.Eq{"code": code}, false)
+	c, err := r.connectionBy(ctx, r.db, sq.Eq{"code": code}, false)
+	if !isNotFound(err) {
+		return c, err
+	}
+	return r.connectionBy(ctx, r.db, sq.Eq{"code_key": partners.ConnectionKey(code)}, false)
 }
 
 func (r *PartnerRepo) connectionBy(ctx context.Context, q sqlx.QueryerContext, where sq.Eq, lock bool) (partners.Connection, error) {

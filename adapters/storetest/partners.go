@@ -29,7 +29,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		return partners.Request{From: from, To: to, CreatedAt: at}
 	}
 
-	t.Run("connections: put, replace, unique and exact codes", func(t *testing.T) {
+	t.Run("connections: put, replace, codes unique and found ignoring case", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.PutConnection(ctx, conn("u1", "alpha")))
 		got, err := r.ConnectionOf(ctx, "u1")
@@ -51,11 +51,21 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		if got != conn("u1", "beta") {
 			t.Fatalf("replaced %+v", got)
 		}
-		must(t, r.PutConnection(ctx, conn("u2", "alpha"))) // free again
-		must(t, r.PutConnection(ctx, conn("u3", "BETA")))  // codes are case-sensitive
+		must(t, r.PutConnection(ctx, conn("u2", "alpha")))                       // free again
+		wantKind(t, r.PutConnection(ctx, conn("u3", "BETA")), core.KindConflict) // u1 holds beta
+		must(t, r.PutConnection(ctx, conn("u1", "Beta")))                        // the owner may respell it
+		for _, typed := range []string{"beta", "BETA", "Beta"} {
+			got, err := r.ConnectionByCode(ctx, typed)
+			must(t, err)
+			if got != conn("u1", "Beta") {
+				t.Fatalf("by %q: %+v", typed, got)
+			}
+		}
+		must(t, r.PutConnection(ctx, conn("u1", "gamma"))) // the old key is free again
+		must(t, r.PutConnection(ctx, conn("u3", "BETA")))
 		_, err = r.ConnectionOf(ctx, "nobody")
 		wantKind(t, err, core.KindNotFound)
-		_, err = r.ConnectionByCode(ctx, "gamma")
+		_, err = r.ConnectionByCode(ctx, "delta")
 		wantKind(t, err, core.KindNotFound)
 	})
 

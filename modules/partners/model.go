@@ -134,24 +134,51 @@ const (
 	PairingCodeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 	PairingCodeLength   = 6
 	PairingCodeTTL      = 24 * time.Hour
-	MinConnectionCode   = 4
-	MaxConnectionCode   = 64
-	maxCodeDraws        = 5 // a drawn pairing code taken by someone else is drawn again
+	// MinConnectionCode is the shortest new connection code: 8 of 64
+	// characters, compared ignoring case, leave a guesser ~2.8e12 codes.
+	MinConnectionCode = 8
+	// MinStoredConnectionCode is the shortest code the earlier rule let
+	// users store; link still accepts those.
+	MinStoredConnectionCode = 4
+	MaxConnectionCode       = 64
+	maxCodeDraws            = 5 // a drawn pairing code taken by someone else is drawn again
 )
 
-// ValidateConnectionCode accepts 4 to 64 characters of [A-Za-z0-9_-].
+// ValidateConnectionCode is the rule for a new connection code: 8 to 64
+// characters of [A-Za-z0-9_-].
 func ValidateConnectionCode(code string) error {
-	if len(code) < MinConnectionCode || len(code) > MaxConnectionCode {
+	if !connectionCodeShape(code, MinConnectionCode) {
 		return errBadConnectionCode()
+	}
+	return nil
+}
+
+// validateLinkCode admits any code that can be stored, the short ones of the
+// earlier 4-character rule included.
+func validateLinkCode(code string) error {
+	if !connectionCodeShape(code, MinStoredConnectionCode) {
+		return errBadLinkCode()
+	}
+	return nil
+}
+
+func connectionCodeShape(code string, minLen int) bool {
+	if len(code) < minLen || len(code) > MaxConnectionCode {
+		return false
 	}
 	for i := 0; i < len(code); i++ {
 		c := code[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return errBadConnectionCode()
+			return false
 		}
 	}
-	return nil
+	return true
 }
+
+// ConnectionKey is what makes connection codes unique and found: the code
+// in lower case, so "OurCode1" and "ourcode1" are one code. The storage keeps
+// it beside the code as typed.
+func ConnectionKey(code string) string { return strings.ToLower(code) }
 
 // NormalizePairingCode trims and upper-cases what a person typed; ok is false
 // when the result cannot be a pairing code.
@@ -182,6 +209,36 @@ func NewPairingCode() string {
 	return string(b)
 }
 
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	// FailsPerUser and FailsPerIP bound the failed code attempts (link,
+	// create, submit-code) of one user and of one client IP per FailWindow.
+	FailsPerUser int
+	FailsPerIP   int
+}
+
+// FailWindow is the window of the failed-attempt counters.
+const FailWindow = time.Hour
+
+// Rate rules of failed code attempts; the names key the stored counters,
+// and every flow shares them, so a guesser cannot add up three budgets.
+func (s Settings) failRules() (perUser, perIP core.RateRule) {
+	return core.RateRule{Name: "pairing_fail_user", Limit: s.FailsPerUser, Window: FailWindow},
+		core.RateRule{Name: "pairing_fail_ip", Limit: s.FailsPerIP, Window: FailWindow}
+}
+
+// CategoryPartnerActivity is the notification category of "someone linked
+// with your code" (the spec's partnerActivity setting).
+const CategoryPartnerActivity = "partnerActivity"
+
+// The notification the owner of a connection code gets when someone links
+// with it: a forced pairing must not go unnoticed.
+const (
+	linkedTitle   = "New partner connection"
+	linkedMessage = "Someone linked with your connection code and is now your partner. " +
+		"If you did not expect this, unlink to end the connection."
+)
+
 // The module's errors; codes are the spec's and DESIGN.md's.
 
 func errAlreadyPaired() error {
@@ -195,6 +252,10 @@ func errInvalidPairingCode() error {
 	return core.Invalid("invalid_pairing_code", "invalid or expired pairing code")
 }
 func errBadConnectionCode() error {
+	return core.Invalid("invalid_request",
+		"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+}
+func errBadLinkCode() error {
 	return core.Invalid("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
 }
 func errConnectionTaken() error {

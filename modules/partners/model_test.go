@@ -14,9 +14,11 @@ func TestValidateConnectionCode(t *testing.T) {
 		code string
 		ok   bool
 	}{
-		{"abcd", true},
-		{"Ab_9-z", true},
+		{"abcdefgh", true},
+		{"Ab_9-z-Q", true},
 		{strings.Repeat("x", 64), true},
+		{"abcdefg", false}, // the earlier 4-character rule is gone for new codes
+		{"abcd", false},
 		{"abc", false},
 		{strings.Repeat("x", 65), false},
 		{"", false},
@@ -24,16 +26,29 @@ func TestValidateConnectionCode(t *testing.T) {
 		{"abc/", false},
 		{"héllo", false},
 		{"abc.d", false},
-		{"abcd\n", false},
+		{"abcdefgh\n", false},
 	}
 	for _, tc := range cases {
 		err := partners.ValidateConnectionCode(tc.code)
 		if tc.ok != (err == nil) {
 			t.Errorf("%q: err %v", tc.code, err)
 		}
-		if err != nil && (!core.IsKind(err, core.KindInvalid) || core.As(err).Code != "invalid_request") {
+		if err != nil && (!core.IsKind(err, core.KindInvalid) || core.As(err).Code != "invalid_request" ||
+			!strings.Contains(err.Error(), "8 to 64 characters")) {
 			t.Errorf("%q: %v", tc.code, err)
 		}
+	}
+}
+
+func TestConnectionKeyIgnoresCase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ a, b string }{{"Our-Code_1", "our-code_1"}, {"ABCDEFGH", "abcdefgh"}, {"a1-_", "A1-_"}} {
+		if partners.ConnectionKey(tc.a) != partners.ConnectionKey(tc.b) {
+			t.Errorf("%q and %q differ", tc.a, tc.b)
+		}
+	}
+	if partners.ConnectionKey("abcdefgh") == partners.ConnectionKey("abcdefgi") {
+		t.Error("different codes share a key")
 	}
 }
 

@@ -17,16 +17,20 @@ type Repository interface {
 	PartnershipOf(ctx context.Context, userID string) (Partnership, error)
 
 	// PutConnection stores c as c.UserID's only connection code, replacing an
-	// earlier one; core.KindConflict when another user holds c.Code.
+	// earlier one; core.KindConflict when another user holds a code with the
+	// same ConnectionKey (codes are unique ignoring case).
 	PutConnection(ctx context.Context, c Connection) error
 	// ConnectionOf returns the user's connection; core.KindNotFound when none.
 	ConnectionOf(ctx context.Context, userID string) (Connection, error)
-	// ConnectionByCode returns the connection holding code; core.KindNotFound when none.
+	// ConnectionByCode returns the connection whose code is exactly code,
+	// else the one whose ConnectionKey is code's; core.KindNotFound when
+	// none. (Codes stored before keys were unique may share a key: the
+	// oldest holds it, the others are found by their exact spelling.)
 	ConnectionByCode(ctx context.Context, code string) (Connection, error)
 	// Link creates p, in which p.UserA owns the connection code and p.UserB
-	// links with it: it checks that code still belongs to p.UserA
-	// (core.KindNotFound otherwise), inserts the partnership and both members,
-	// and clears the pairing codes and requests of both users.
+	// links with it: it checks that code (as stored) still belongs to
+	// p.UserA (core.KindNotFound otherwise), inserts the partnership and both
+	// members, and clears the pairing codes and requests of both users.
 	Link(ctx context.Context, p Partnership, code string) error
 
 	// PutPairingCode stores c as c.UserID's only pairing code, replacing an
@@ -50,4 +54,12 @@ type Repository interface {
 	// user's connection, pairing code and requests (both directions). It is
 	// idempotent; ended is false when there was no partnership.
 	Purge(ctx context.Context, userID string) (p Partnership, ended bool, err error)
+}
+
+// Notifier sends a notification to a user (the notifications module: saved
+// in the inbox, pushed when the user's settings allow the category). The
+// partnership it announces is already stored, so its error never undoes or
+// fails the link: the bootstrap adapter logs failures.
+type Notifier interface {
+	Notify(ctx context.Context, userID, category, title, message string) error
 }

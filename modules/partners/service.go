@@ -12,14 +12,19 @@ import (
 // spec and DESIGN.md. Its checks give the documented error order; the
 // repository's transactions keep the invariants under concurrency.
 type Service struct {
-	repo  Repository
-	bus   core.Publisher
-	clock core.Clock
-	ids   core.IDs
+	repo     Repository
+	notifier Notifier
+	limiter  core.Limiter
+	settings Settings
+	bus      core.Publisher
+	clock    core.Clock
+	ids      core.IDs
 }
 
-func NewService(repo Repository, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, bus: bus, clock: clock, ids: ids}
+// NewService is a plain constructor, usable without fx.
+func NewService(repo Repository, notifier Notifier, limiter core.Limiter, settings Settings,
+	bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, notifier: notifier, limiter: limiter, settings: settings, bus: bus, clock: clock, ids: ids}
 }
 
 // ConnectionView is a user's partner connection as the GET route shows it.
@@ -30,12 +35,17 @@ type ConnectionView struct {
 }
 
 // CreateConnection stores the client's chosen code as the user's connection
-// code, replacing an earlier one.
-func (s *Service) CreateConnection(ctx context.Context, userID, code string) (Connection, error) {
+// code, replacing an earlier one. A code someone else holds tells the caller
+// it exists, so the attempt is reserved like a guess (see reserveAttempt)
+// and given back only when the code was free.
+func (s *Service) CreateConnection(ctx context.Context, userID, code, clientIP string) (Connection, error) {
 	if err := requireUser(userID); err != nil {
 		return Connection{}, err
 	}
 	if err := ValidateConnectionCode(code); err != nil {
+		return Connection{}, err
+	}
+	if err := s.reserveAttempt(ctx, userID, clientIP); err != nil {
 		return Connection{}, err
 	}
 	c := Connection{ID: s.ids.New(), UserID: userID, Code: code, CreatedAt: s.clock.Now()}
@@ -46,7 +56,7 @@ func (s *Service) CreateConnection(ctx context.Context, userID, code string) (Co
 	if err != nil {
 		return Connection{}, err
 	}
-	return c, nil
+	return c, s.releaseAttempt(ctx, userID, clientIP)
 }
 
 // Connection returns the user's connection: their own code, or, for the user
@@ -81,17 +91,22 @@ func (s *Service) Connection(ctx context.Context, userID string) (ConnectionView
 	return v, nil
 }
 
-// Link makes the user the partner of the code's owner and returns the owner.
-// Order: bad code 400; caller paired 409; unknown code 404; own code 400;
-// owner paired 409.
-func (s *Service) Link(ctx context.Context, userID, code string) (string, error) {
+// Link makes the user the partner of the code's owner, tells the owner, and
+// returns the owner. The code is found ignoring case; codes stored under the
+// earlier 4-character rule still link. Order: bad code 400; caller paired
+// 409; too many failed attempts 429; unknown code 404; own code 400; owner
+// paired 409.
+func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (string, error) {
 	if err := requireUser(userID); err != nil {
 		return "", err
 	}
-	if err := ValidateConnectionCode(code); err != nil {
+	if err := validateLinkCode(code); err != nil {
 		return "", err
 	}
 	if err := s.requireUnpaired(ctx, userID, errAlreadyPaired); err != nil {
+		return "", err
+	}
+	if err := s.reserveAttempt(ctx, userID, clientIP); err != nil {
 		return "", err
 	}
 	c, err := s.repo.ConnectionByCode(ctx, code)
@@ -104,11 +119,14 @@ func (s *Service) Link(ctx context.Context, userID, code string) (string, error)
 	if c.UserID == userID {
 		return "", core.Invalid("invalid_request", "you cannot link with your own connection code")
 	}
+	if err := s.releaseAttempt(ctx, userID, clientIP); err != nil { // another user's code: no failed guess
+		return "", err
+	}
 	if err := s.requireUnpaired(ctx, c.UserID, errPartnerPaired); err != nil {
 		return "", err
 	}
 	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: s.clock.Now()}
-	switch err := s.repo.Link(ctx, p, code); {
+	switch err := s.repo.Link(ctx, p, c.Code); {
 	case core.IsKind(err, core.KindConflict):
 		return "", errPairedMeanwhile()
 	case core.IsKind(err, core.KindNotFound):
@@ -117,6 +135,7 @@ func (s *Service) Link(ctx context.Context, userID, code string) (string, error)
 		return "", err
 	}
 	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
+	_ = s.notifier.Notify(ctx, c.UserID, CategoryPartnerActivity, linkedTitle, linkedMessage) // logged by the adapter; the link stands
 	return c.UserID, nil
 }
 
@@ -152,8 +171,9 @@ func (s *Service) GenerateCode(ctx context.Context, userID string) (PairingCode,
 
 // SubmitCode submits the partner's pairing code. Pending until the owner of
 // the code submits the caller's code; then both are connected at once.
-// Order: caller paired 409; own, unknown or expired code 400; owner paired 409.
-func (s *Service) SubmitCode(ctx context.Context, userID, targetCode string) (SubmitOutcome, error) {
+// Order: caller paired 409; malformed code 400; too many failed attempts
+// 429; own, unknown or expired code 400; owner paired 409.
+func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP string) (SubmitOutcome, error) {
 	if err := requireUser(userID); err != nil {
 		return SubmitOutcome{}, err
 	}
@@ -163,6 +183,9 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode string) (Su
 	code, ok := NormalizePairingCode(targetCode)
 	if !ok {
 		return SubmitOutcome{}, errInvalidPairingCode()
+	}
+	if err := s.reserveAttempt(ctx, userID, clientIP); err != nil {
+		return SubmitOutcome{}, err
 	}
 	target, err := s.repo.PairingCodeByCode(ctx, code)
 	if core.IsKind(err, core.KindNotFound) {
@@ -174,6 +197,9 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode string) (Su
 	now := s.clock.Now()
 	if target.UserID == userID || !target.ValidAt(now) {
 		return SubmitOutcome{}, errInvalidPairingCode()
+	}
+	if err := s.releaseAttempt(ctx, userID, clientIP); err != nil { // another user's live code: no failed guess
+		return SubmitOutcome{}, err
 	}
 	if err := s.requireUnpaired(ctx, target.UserID, errPartnerPaired); err != nil {
 		return SubmitOutcome{}, err
@@ -277,6 +303,34 @@ func (s *Service) end(ctx context.Context, userID string) error {
 	}
 	s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
 	return nil
+}
+
+// reserveAttempt counts one attempt at a code against the user and the
+// client IP before the code is looked up (core.Limiter.Hit), so a burst of
+// concurrent guesses cannot pass the limits: 429 rate_limited once either is
+// spent. An attempt refused by the IP limit is given back to the user's.
+func (s *Service) reserveAttempt(ctx context.Context, userID, clientIP string) error {
+	perUser, perIP := s.settings.failRules()
+	if err := s.limiter.Hit(ctx, perUser, userID, "rate_limited"); err != nil {
+		return err
+	}
+	if err := s.limiter.Hit(ctx, perIP, clientIP, "rate_limited"); err != nil {
+		if uerr := s.limiter.Undo(ctx, perUser, userID); uerr != nil {
+			return uerr
+		}
+		return err
+	}
+	return nil
+}
+
+// releaseAttempt gives a reserved attempt back: the code named was another
+// user's (or, for create, was free), so it was no failed guess.
+func (s *Service) releaseAttempt(ctx context.Context, userID, clientIP string) error {
+	perUser, perIP := s.settings.failRules()
+	if err := s.limiter.Undo(ctx, perUser, userID); err != nil {
+		return err
+	}
+	return s.limiter.Undo(ctx, perIP, clientIP)
 }
 
 // requireUnpaired fails with paired() when the user has a partnership.

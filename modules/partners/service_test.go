@@ -2,7 +2,10 @@ package partners_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,30 +13,79 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/partners"
+	"tandem/modules/throttle"
 )
 
 var ctx = context.Background()
 
 // fixture is a Service on the memory repository with a fixed clock, counted
-// ids and a recording bus.
+// ids, a recording bus and notifier, and the default attempt limits on a
+// memory limiter.
 type fixture struct {
 	svc   *partners.Service
 	repo  *memory.PartnerRepo
 	clock *coretest.FixedClock
 	bus   *coretest.Events
+	notes *notes
 }
+
+// defaultLimits are the configuration's defaults.
+var defaultLimits = partners.Settings{FailsPerUser: 10, FailsPerIP: 30}
+
+// testIP is the client address of every attempt unless a test names one.
+const testIP = "198.51.100.7"
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	repo := memory.NewPartnerRepo()
-	return newFixtureOn(repo, repo)
+	return newFixtureWith(repo, repo, defaultLimits)
 }
 
 // newFixtureOn lets a test put a fault-injecting wrapper in front of repo.
 func newFixtureOn(repo *memory.PartnerRepo, port partners.Repository) *fixture {
-	f := &fixture{repo: repo, clock: coretest.NewClock(time.Time{}), bus: &coretest.Events{}}
-	f.svc = partners.NewService(port, f.bus, f.clock, &coretest.SeqIDs{})
+	return newFixtureWith(repo, port, defaultLimits)
+}
+
+func newFixtureWith(repo *memory.PartnerRepo, port partners.Repository, limits partners.Settings) *fixture {
+	f := &fixture{repo: repo, clock: coretest.NewClock(time.Time{}), bus: &coretest.Events{}, notes: &notes{}}
+	limiter := throttle.NewLimiter(memory.NewThrottleRepo(), f.clock)
+	f.svc = partners.NewService(port, f.notes, limiter, limits, f.bus, f.clock, &coretest.SeqIDs{})
 	return f
+}
+
+// notes records notifications; fail makes Notify fail after recording.
+type notes struct {
+	mu   sync.Mutex
+	got  []note
+	fail error
+}
+
+type note struct{ user, category, title, message string }
+
+func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, note{userID, category, title, message})
+	return n.fail
+}
+
+func (n *notes) all() []note {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.got)
+}
+
+// The service's calls with the test's client IP.
+func (f *fixture) create(user, code string) (partners.Connection, error) {
+	return f.svc.CreateConnection(ctx, user, code, testIP)
+}
+
+func (f *fixture) linkWith(user, code string) (string, error) {
+	return f.svc.Link(ctx, user, code, testIP)
+}
+
+func (f *fixture) submit(user, code string) (partners.SubmitOutcome, error) {
+	return f.svc.SubmitCode(ctx, user, code, testIP)
 }
 
 func (f *fixture) code(t *testing.T, user string) string {
@@ -49,10 +101,10 @@ func (f *fixture) code(t *testing.T, user string) string {
 func (f *fixture) pairByCodes(t *testing.T, a, b string) {
 	t.Helper()
 	ca, cb := f.code(t, a), f.code(t, b)
-	if out, err := f.svc.SubmitCode(ctx, a, cb); err != nil || out.Connected {
+	if out, err := f.submit(a, cb); err != nil || out.Connected {
 		t.Fatalf("first submit: %+v %v", out, err)
 	}
-	if out, err := f.svc.SubmitCode(ctx, b, ca); err != nil || !out.Connected {
+	if out, err := f.submit(b, ca); err != nil || !out.Connected {
 		t.Fatalf("second submit: %+v %v", out, err)
 	}
 }
@@ -60,10 +112,10 @@ func (f *fixture) pairByCodes(t *testing.T, a, b string) {
 // link connects b to a through a's connection code.
 func (f *fixture) link(t *testing.T, a, b string) {
 	t.Helper()
-	if _, err := f.svc.CreateConnection(ctx, a, "code-"+a); err != nil {
+	if _, err := f.create(a, "conn-code-"+a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Link(ctx, b, "code-"+a); err != nil {
+	if _, err := f.linkWith(b, "conn-code-"+a); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -128,7 +180,7 @@ func TestPairingTable(t *testing.T) {
 		for again == c.Code { // 1 in 10^9: draw until it differs
 			again = f.code(t, "a")
 		}
-		_, err = f.svc.SubmitCode(ctx, "b", c.Code)
+		_, err = f.submit("b", c.Code)
 		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		if s := f.status(t, "a"); s.MyCode.Code != again {
 			t.Fatalf("status %+v", s)
@@ -138,7 +190,7 @@ func TestPairingTable(t *testing.T) {
 	t.Run("unpaired, submit-code, partner has not confirmed: pending, actionRequired false", func(t *testing.T) {
 		f := newFixture(t)
 		cb := f.code(t, "b")
-		out, err := f.svc.SubmitCode(ctx, "a", cb)
+		out, err := f.submit("a", cb)
 		if err != nil || out != (partners.SubmitOutcome{PartnerID: "b"}) {
 			t.Fatalf("%+v %v", out, err)
 		}
@@ -157,10 +209,10 @@ func TestPairingTable(t *testing.T) {
 	t.Run("pending, submit-code from the other partner, mutual: connected with partnerId and myCode", func(t *testing.T) {
 		f := newFixture(t)
 		ca, cb := f.code(t, "a"), f.code(t, "b")
-		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+		if _, err := f.submit("a", cb); err != nil {
 			t.Fatal(err)
 		}
-		out, err := f.svc.SubmitCode(ctx, "b", strings.ToLower(ca)) // typed in lower case
+		out, err := f.submit("b", strings.ToLower(ca)) // typed in lower case
 		if err != nil || out != (partners.SubmitOutcome{Connected: true, PartnerID: "a", MyCode: cb}) {
 			t.Fatalf("%+v %v", out, err)
 		}
@@ -178,7 +230,7 @@ func TestPairingTable(t *testing.T) {
 		}
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
 		for _, c := range []string{ca, cb} { // every code is cleared
-			_, err := f.svc.SubmitCode(ctx, "c", c)
+			_, err := f.submit("c", c)
 			wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		}
 	})
@@ -207,7 +259,7 @@ func TestPairingTable(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				f := newFixture(t)
-				_, err := f.svc.SubmitCode(ctx, "a", tc.code(t, f))
+				_, err := f.submit("a", tc.code(t, f))
 				wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 				if s := f.status(t, "a"); s.State != partners.StateUnpaired || s.OutgoingTo != "" {
 					t.Fatalf("stored something: %+v", s)
@@ -223,7 +275,7 @@ func TestPairingTable(t *testing.T) {
 		f := newFixture(t)
 		cb := f.code(t, "b")
 		f.clock.Advance(24*time.Hour - time.Millisecond)
-		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+		if _, err := f.submit("a", cb); err != nil {
 			t.Fatal(err)
 		}
 		if s := f.status(t, "b"); s.MyCode == nil {
@@ -266,7 +318,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixture(t)
 		f.link(t, "a", "b")
 		for _, code := range []string{"ZZZZZZ", "", "bad"} {
-			_, err := f.svc.SubmitCode(ctx, "a", code)
+			_, err := f.submit("a", code)
 			wantErr(t, err, core.KindConflict, "already_paired")
 		}
 	})
@@ -274,7 +326,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixture(t)
 		cc := f.code(t, "c")
 		f.link(t, "a", "b")
-		_, err := f.svc.SubmitCode(ctx, "b", cc)
+		_, err := f.submit("b", cc)
 		wantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "c"); s.IncomingFrom != "" {
 			t.Fatalf("c: %+v", s)
@@ -286,7 +338,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixtureOn(repo, stale)
 		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now()}
 		f.link(t, "b", "c")
-		_, err := f.svc.SubmitCode(ctx, "a", "BBBBBB")
+		_, err := f.submit("a", "BBBBBB")
 		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 	})
 	t.Run("owner paired since the code was read: already_paired", func(t *testing.T) {
@@ -295,7 +347,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixtureOn(repo, stale)
 		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now().Add(time.Hour)}
 		f.link(t, "b", "c")
-		_, err := f.svc.SubmitCode(ctx, "a", "BBBBBB")
+		_, err := f.submit("a", "BBBBBB")
 		wantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
 			t.Fatalf("a: %+v", s)
@@ -307,7 +359,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixtureOn(repo, racy)
 		cb := f.code(t, "b")
 		racy.before = func() { f.link(t, "b", "c") }
-		_, err := f.svc.SubmitCode(ctx, "a", cb)
+		_, err := f.submit("a", cb)
 		wantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
 			t.Fatalf("a: %+v", s)
@@ -321,7 +373,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 	})
 	t.Run("missing user", func(t *testing.T) {
 		f := newFixture(t)
-		_, err := f.svc.SubmitCode(ctx, " ", "ABCDEF")
+		_, err := f.submit(" ", "ABCDEF")
 		wantErr(t, err, core.KindInvalid, "invalid_request")
 		_, err = f.svc.GenerateCode(ctx, "")
 		wantErr(t, err, core.KindInvalid, "invalid_request")
@@ -370,10 +422,10 @@ func TestPendingRequests(t *testing.T) {
 	t.Run("a second submit replaces the caller's outgoing request", func(t *testing.T) {
 		f := newFixture(t)
 		cb, cc := f.code(t, "b"), f.code(t, "c")
-		if _, err := f.svc.SubmitCode(ctx, "a", cb); err != nil {
+		if _, err := f.submit("a", cb); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.SubmitCode(ctx, "a", cc); err != nil {
+		if _, err := f.submit("a", cc); err != nil {
 			t.Fatal(err)
 		}
 		if s := f.status(t, "a"); s.OutgoingTo != "c" {
@@ -386,17 +438,17 @@ func TestPendingRequests(t *testing.T) {
 	t.Run("incomingFrom is the newest request; pairing clears the others' requests to both", func(t *testing.T) {
 		f := newFixture(t)
 		ca := f.code(t, "a")
-		if _, err := f.svc.SubmitCode(ctx, "b", ca); err != nil {
+		if _, err := f.submit("b", ca); err != nil {
 			t.Fatal(err)
 		}
 		f.clock.Advance(time.Minute)
-		if _, err := f.svc.SubmitCode(ctx, "c", ca); err != nil {
+		if _, err := f.submit("c", ca); err != nil {
 			t.Fatal(err)
 		}
 		if s := f.status(t, "a"); s.IncomingFrom != "c" || !s.ActionRequired || s.State != partners.StatePending {
 			t.Fatalf("a: %+v", s)
 		}
-		out, err := f.svc.SubmitCode(ctx, "a", f.code(t, "b")) // b had asked a: connected
+		out, err := f.submit("a", f.code(t, "b")) // b had asked a: connected
 		if err != nil || !out.Connected || out.MyCode != ca || out.PartnerID != "b" {
 			t.Fatalf("%+v %v", out, err)
 		}
@@ -408,7 +460,7 @@ func TestPendingRequests(t *testing.T) {
 		f := newFixture(t)
 		cb := f.code(t, "b")
 		for range 2 {
-			out, err := f.svc.SubmitCode(ctx, "a", cb)
+			out, err := f.submit("a", cb)
 			if err != nil || out.Connected {
 				t.Fatalf("%+v %v", out, err)
 			}
@@ -422,7 +474,7 @@ func TestConnectionTable(t *testing.T) {
 
 	t.Run("none, create: connection exists, id returned", func(t *testing.T) {
 		f := newFixture(t)
-		c, err := f.svc.CreateConnection(ctx, "a", "our-code_1")
+		c, err := f.create("a", "our-code_1")
 		if err != nil || c.ID == "" || c.UserID != "a" || c.Code != "our-code_1" {
 			t.Fatalf("%+v %v", c, err)
 		}
@@ -433,10 +485,10 @@ func TestConnectionTable(t *testing.T) {
 	})
 	t.Run("connection exists, link: linked, partnerId of the first user", func(t *testing.T) {
 		f := newFixture(t)
-		if _, err := f.svc.CreateConnection(ctx, "a", "our-code"); err != nil {
+		if _, err := f.create("a", "our-code"); err != nil {
 			t.Fatal(err)
 		}
-		partner, err := f.svc.Link(ctx, "b", "our-code")
+		partner, err := f.linkWith("b", "our-code")
 		if err != nil || partner != "a" {
 			t.Fatalf("%q %v", partner, err)
 		}
@@ -462,7 +514,7 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, err := f.svc.Connection(ctx, "a")
-		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "code-a"}) {
+		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "conn-code-a"}) {
 			t.Fatalf("%+v %v", v, err)
 		}
 		_, err = f.svc.Connection(ctx, "b")
@@ -475,20 +527,20 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatalf("events %+v", events)
 		}
 		wantErr(t, f.svc.Unlink(ctx, "a"), core.KindConflict, "not_paired")
-		if _, err := f.svc.Link(ctx, "c", "code-a"); err != nil { // the code works again
+		if _, err := f.linkWith("c", "conn-code-a"); err != nil { // the code works again
 			t.Fatal(err)
 		}
 	})
 	t.Run("create again replaces the caller's code", func(t *testing.T) {
 		f := newFixture(t)
-		first, _ := f.svc.CreateConnection(ctx, "a", "first")
-		second, err := f.svc.CreateConnection(ctx, "a", "second")
+		first, _ := f.create("a", "first-code")
+		second, err := f.create("a", "second-code")
 		if err != nil || second.ID == first.ID {
 			t.Fatalf("%+v %v", second, err)
 		}
-		_, err = f.svc.Link(ctx, "b", "first")
+		_, err = f.linkWith("b", "first-code")
 		wantErr(t, err, core.KindNotFound, "not_found")
-		if _, err := f.svc.CreateConnection(ctx, "c", "first"); err != nil {
+		if _, err := f.create("c", "first-code"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -500,37 +552,42 @@ func TestConnectionTable(t *testing.T) {
 		kind    core.Kind
 		code    string
 	}{
-		{"create: code of 3", nil, func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "abc"); return err },
+		{"create: code of 7", nil, func(f *fixture) error { _, err := f.create("a", "abcdefg"); return err },
 			core.KindInvalid, "invalid_request"},
+		{"create: code of 4, which the earlier rule allowed", nil, func(f *fixture) error { _, err := f.create("a", "abcd"); return err },
+			core.KindInvalid, "invalid_request"},
+		{"create: taken by another user in another case", func(t *testing.T, f *fixture) { f.create("b", "Taken-Code") },
+			func(f *fixture) error { _, err := f.create("a", "tAKEN-cODE"); return err },
+			core.KindConflict, "conflict"},
 		{"create: code of 65", nil, func(f *fixture) error {
-			_, err := f.svc.CreateConnection(ctx, "a", strings.Repeat("a", 65))
+			_, err := f.create("a", strings.Repeat("a", 65))
 			return err
 		}, core.KindInvalid, "invalid_request"},
-		{"create: bad characters", nil, func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "our code"); return err },
+		{"create: bad characters", nil, func(f *fixture) error { _, err := f.create("a", "our code"); return err },
 			core.KindInvalid, "invalid_request"},
-		{"create: taken by another user", func(t *testing.T, f *fixture) { f.svc.CreateConnection(ctx, "b", "taken") },
-			func(f *fixture) error { _, err := f.svc.CreateConnection(ctx, "a", "taken"); return err },
+		{"create: taken by another user", func(t *testing.T, f *fixture) { f.create("b", "taken-code") },
+			func(f *fixture) error { _, err := f.create("a", "taken-code"); return err },
 			core.KindConflict, "conflict"},
 		{"get: no connection", nil, func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err },
 			core.KindNotFound, "not_found"},
-		{"link: unknown code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "nobody-has-it"); return err },
+		{"link: unknown code", nil, func(f *fixture) error { _, err := f.linkWith("a", "nobody-has-it"); return err },
 			core.KindNotFound, "not_found"},
-		{"link: malformed code", nil, func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "x"); return err },
+		{"link: malformed code", nil, func(f *fixture) error { _, err := f.linkWith("a", "x"); return err },
 			core.KindInvalid, "invalid_request"},
-		{"link: own code", func(t *testing.T, f *fixture) { f.svc.CreateConnection(ctx, "a", "mine") },
-			func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "mine"); return err }, core.KindInvalid, "invalid_request"},
+		{"link: own code", func(t *testing.T, f *fixture) { f.create("a", "mine-code") },
+			func(f *fixture) error { _, err := f.linkWith("a", "mine-code"); return err }, core.KindInvalid, "invalid_request"},
 		{"link: caller already paired", func(t *testing.T, f *fixture) {
 			f.link(t, "a", "b")
-			f.svc.CreateConnection(ctx, "c", "code-c")
-		}, func(f *fixture) error { _, err := f.svc.Link(ctx, "b", "code-c"); return err }, core.KindConflict, "already_paired"},
+			f.create("c", "conn-code-c")
+		}, func(f *fixture) error { _, err := f.linkWith("b", "conn-code-c"); return err }, core.KindConflict, "already_paired"},
 		{"link: caller paired beats an unknown code", func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
-			func(f *fixture) error { _, err := f.svc.Link(ctx, "a", "nobody-has-it"); return err }, core.KindConflict, "already_paired"},
+			func(f *fixture) error { _, err := f.linkWith("a", "nobody-has-it"); return err }, core.KindConflict, "already_paired"},
 		{"link: owner already paired", func(t *testing.T, f *fixture) { f.link(t, "a", "b") },
-			func(f *fixture) error { _, err := f.svc.Link(ctx, "c", "code-a"); return err }, core.KindConflict, "already_paired"},
+			func(f *fixture) error { _, err := f.linkWith("c", "conn-code-a"); return err }, core.KindConflict, "already_paired"},
 		{"link: owner paired by codes", func(t *testing.T, f *fixture) {
-			f.svc.CreateConnection(ctx, "a", "code-a")
+			f.create("a", "conn-code-a")
 			f.pairByCodes(t, "a", "b")
-		}, func(f *fixture) error { _, err := f.svc.Link(ctx, "c", "code-a"); return err }, core.KindConflict, "already_paired"},
+		}, func(f *fixture) error { _, err := f.linkWith("c", "conn-code-a"); return err }, core.KindConflict, "already_paired"},
 		{"unlink: not paired", nil, func(f *fixture) error { return f.svc.Unlink(ctx, "a") }, core.KindConflict, "not_paired"},
 		{"unpair: not paired", nil, func(f *fixture) error { return f.svc.Unpair(ctx, "a") }, core.KindConflict, "not_paired"},
 	}
@@ -552,9 +609,9 @@ func TestConnectionTable(t *testing.T) {
 		repo := memory.NewPartnerRepo()
 		racy := &pairsFirst{PartnerRepo: repo}
 		f := newFixtureOn(repo, racy)
-		f.svc.CreateConnection(ctx, "a", "code-a")
+		f.create("a", "conn-code-a")
 		racy.before = func() { f.link(t, "c", "a") }
-		_, err := f.svc.Link(ctx, "b", "code-a")
+		_, err := f.linkWith("b", "conn-code-a")
 		wantErr(t, err, core.KindConflict, "already_paired")
 		if f.partner(t, "b") != "" || f.partner(t, "a") != "c" {
 			t.Fatal("the race broke the partnership")
@@ -576,7 +633,7 @@ func TestOnePartnershipWhicheverFlow(t *testing.T) {
 		}
 		_, err := f.svc.GenerateCode(ctx, "b")
 		wantErr(t, err, core.KindConflict, "already_paired")
-		_, err = f.svc.SubmitCode(ctx, "a", cc)
+		_, err = f.submit("a", cc)
 		wantErr(t, err, core.KindConflict, "already_paired")
 	})
 	t.Run("paired by codes, ended by unlink", func(t *testing.T) {
@@ -615,13 +672,13 @@ func TestUserData(t *testing.T) {
 			t.Fatalf("%+v %v", v, err)
 		}
 		ca := f.code(t, "a")
-		f.svc.CreateConnection(ctx, "a", "code-a")
+		f.create("a", "conn-code-a")
 		v, _ = f.svc.ExportUser(ctx, "a")
 		e := v.(partners.Export)
-		if *e.ConnectionCode != "code-a" || *e.PairingCode != ca || e.PartnerID != nil {
+		if *e.ConnectionCode != "conn-code-a" || *e.PairingCode != ca || e.PartnerID != nil {
 			t.Fatalf("%+v", e)
 		}
-		f.svc.Link(ctx, "b", "code-a")
+		f.linkWith("b", "conn-code-a")
 		v, _ = f.svc.ExportUser(ctx, "b")
 		e = v.(partners.Export)
 		if e.ConnectionCode != nil || e.PairingCode != nil || *e.PartnerID != "a" {
@@ -640,7 +697,7 @@ func TestUserData(t *testing.T) {
 		}
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
 			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
-		if _, err := f.svc.CreateConnection(ctx, "c", "code-a"); err != nil {
+		if _, err := f.create("c", "conn-code-a"); err != nil {
 			t.Fatalf("the connection code stays taken: %v", err)
 		}
 		if err := f.svc.PurgeUser(ctx, "a"); err != nil || len(f.bus.All()) != 2 {
@@ -650,8 +707,8 @@ func TestUserData(t *testing.T) {
 	t.Run("purge of an unpaired user deletes their code and requests both ways", func(t *testing.T) {
 		f := newFixture(t)
 		ca, cb := f.code(t, "a"), f.code(t, "b")
-		f.svc.SubmitCode(ctx, "a", cb)
-		f.svc.SubmitCode(ctx, "c", ca)
+		f.submit("a", cb)
+		f.submit("c", ca)
 		if err := f.svc.PurgeUser(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
@@ -660,7 +717,7 @@ func TestUserData(t *testing.T) {
 				t.Fatalf("%s: %+v", u, s)
 			}
 		}
-		_, err := f.svc.SubmitCode(ctx, "c", ca)
+		_, err := f.submit("c", ca)
 		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		if len(f.bus.All()) != 0 {
 			t.Fatal("nothing ended")
@@ -712,5 +769,234 @@ func TestConnectionOfACouplePairedByPairingCode(t *testing.T) {
 	v, err := f.svc.Connection(context.Background(), "a")
 	if err != nil || v != (partners.ConnectionView{UserID: "a", PartnerID: "b"}) {
 		t.Fatalf("got %+v %v, want the partner and no code", v, err)
+	}
+}
+
+// TestConnectionCodesIgnoreCase: one code whatever its case; a link finds it
+// as typed in any case and the owner keeps their spelling.
+func TestConnectionCodesIgnoreCase(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if _, err := f.create("a", "Our-Code-1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.create("b", "our-code-1")
+	wantErr(t, err, core.KindConflict, "conflict")
+	if _, err := f.create("a", "OUR-CODE-1"); err != nil { // the owner may respell their own code
+		t.Fatal(err)
+	}
+	partner, err := f.linkWith("b", "our-CODE-1")
+	if err != nil || partner != "a" {
+		t.Fatalf("%q %v", partner, err)
+	}
+	if v, _ := f.svc.Connection(ctx, "b"); v.Code != "OUR-CODE-1" {
+		t.Fatalf("%+v", v)
+	}
+}
+
+// TestStoredShortCodesStillLink: a code of 4 stored under the earlier rule
+// links (in any case); it cannot be created any more.
+func TestStoredShortCodesStillLink(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if err := f.repo.PutConnection(ctx, partners.Connection{ID: "old", UserID: "a", Code: "AbCd", CreatedAt: f.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.create("c", "wxyz")
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	_, err = f.linkWith("b", "abc")
+	wantErr(t, err, core.KindInvalid, "invalid_request")
+	if partner, err := f.linkWith("b", "abcd"); err != nil || partner != "a" {
+		t.Fatalf("%q %v", partner, err)
+	}
+}
+
+// attemptFlow is one of the three code routes with a wrong and a right attempt.
+type attemptFlow struct {
+	name string
+	// arrange gives "owner" a code and returns it; wrong is an attempt that
+	// fails (the i-th, so each guess differs) and its error.
+	arrange func(t *testing.T, f *fixture) string
+	attempt func(f *fixture, user, code, ip string) error
+	wrong   func(i int) string
+	missed  func(t *testing.T, err error)
+}
+
+var attemptFlows = []attemptFlow{
+	{name: "link",
+		arrange: func(t *testing.T, f *fixture) string {
+			if _, err := f.create("owner", "owner-code-1"); err != nil {
+				t.Fatal(err)
+			}
+			return "owner-code-1"
+		},
+		attempt: func(f *fixture, user, code, ip string) error { _, err := f.svc.Link(ctx, user, code, ip); return err },
+		wrong:   func(i int) string { return fmt.Sprintf("guess-%04d", i) },
+		missed:  func(t *testing.T, err error) { wantErr(t, err, core.KindNotFound, "not_found") }},
+	{name: "submit-code",
+		arrange: func(t *testing.T, f *fixture) string { return f.code(t, "owner") },
+		attempt: func(f *fixture, user, code, ip string) error {
+			_, err := f.svc.SubmitCode(ctx, user, code, ip)
+			return err
+		},
+		wrong: func(i int) string {
+			const abc = partners.PairingCodeAlphabet
+			return "ZZ" + string(abc[i/len(abc)%len(abc)]) + string(abc[i%len(abc)]) + "ZZ"
+		},
+		missed: func(t *testing.T, err error) { wantErr(t, err, core.KindInvalid, "invalid_pairing_code") }},
+	{name: "create (a taken code)",
+		arrange: func(t *testing.T, f *fixture) string {
+			for i := range 50 { // codes the guesser will find taken
+				if _, err := f.create(fmt.Sprintf("holder-%d", i), fmt.Sprintf("guess-%04d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return "free-code-1"
+		},
+		attempt: func(f *fixture, user, code, ip string) error {
+			_, err := f.svc.CreateConnection(ctx, user, code, ip)
+			return err
+		},
+		wrong:  func(i int) string { return fmt.Sprintf("guess-%04d", i) },
+		missed: func(t *testing.T, err error) { wantErr(t, err, core.KindConflict, "conflict") }},
+}
+
+func wantLimited(t *testing.T, err error) {
+	t.Helper()
+	e := core.As(err)
+	if err == nil || e.Kind != core.KindRateLimited || e.Code != "rate_limited" || e.RetryAfter <= 0 {
+		t.Fatalf("want 429 rate_limited with Retry-After, got %v", err)
+	}
+}
+
+// TestFailedCodeAttemptsAreLimited: per user and per client IP, failed
+// attempts stop at the limit, the right code included; answers that name
+// another user's code give the attempt back; the window ends.
+func TestFailedCodeAttemptsAreLimited(t *testing.T) {
+	t.Parallel()
+	limits := partners.Settings{FailsPerUser: 3, FailsPerIP: 5}
+	for _, fl := range attemptFlows {
+		t.Run(fl.name, func(t *testing.T) {
+			repo := memory.NewPartnerRepo()
+			f := newFixtureWith(repo, repo, limits)
+			right := fl.arrange(t, f)
+			const ip, otherIP = "203.0.113.1", "203.0.113.2"
+			for i := range 3 {
+				fl.missed(t, fl.attempt(f, "x", fl.wrong(i), ip))
+			}
+			wantLimited(t, fl.attempt(f, "x", fl.wrong(3), ip))
+			wantLimited(t, fl.attempt(f, "x", right, otherIP)) // the user is spent from any IP, right code or not
+			if s := f.status(t, "owner"); s.State != partners.StateUnpaired || f.partner(t, "x") != "" {
+				t.Fatalf("owner %+v", s)
+			}
+			if len(f.notes.all()) != 0 || len(f.bus.All()) != 0 {
+				t.Fatal("a refused attempt left a trace")
+			}
+
+			// the IP: x's 3 failures count, the refused ones do not
+			fl.missed(t, fl.attempt(f, "y", fl.wrong(10), ip))
+			fl.missed(t, fl.attempt(f, "y", fl.wrong(11), ip))
+			wantLimited(t, fl.attempt(f, "y", fl.wrong(12), ip))
+			// y's attempt refused by the IP is not counted against y: 2 of 3 spent
+			if err := fl.attempt(f, "y", right, otherIP); err != nil {
+				t.Fatalf("y from another IP: %v", err)
+			}
+
+			f.clock.Advance(partners.FailWindow)
+			fl.missed(t, fl.attempt(f, "x", fl.wrong(20), ip))
+		})
+	}
+
+	t.Run("another user's code gives the attempt back", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		f := newFixtureWith(repo, repo, limits)
+		f.link(t, "a", "b")
+		cc := f.code(t, "c")
+		for range 10 {
+			_, err := f.linkWith("x", "conn-code-a")
+			wantErr(t, err, core.KindConflict, "already_paired")
+			if _, err := f.submit("x", cc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.create("x", "x-own-code"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := f.linkWith("x", "nobody-has-it")
+		wantErr(t, err, core.KindNotFound, "not_found")
+	})
+
+	t.Run("checks that need no lookup come first and are not counted", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		f := newFixtureWith(repo, repo, limits)
+		f.link(t, "a", "b")
+		for range 10 {
+			_, err := f.linkWith("x", "x")
+			wantErr(t, err, core.KindInvalid, "invalid_request")
+			_, err = f.submit("x", "not a code")
+			wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+			_, err = f.create("x", "short")
+			wantErr(t, err, core.KindInvalid, "invalid_request")
+			_, err = f.linkWith("b", "nobody-has-it")
+			wantErr(t, err, core.KindConflict, "already_paired")
+		}
+		_, err := f.linkWith("x", "nobody-has-it")
+		wantErr(t, err, core.KindNotFound, "not_found")
+	})
+}
+
+// TestConcurrentGuessesStopAtTheLimit: the attempt is reserved before the
+// lookup, so a burst cannot pass the limit.
+func TestConcurrentGuessesStopAtTheLimit(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	f := newFixtureWith(repo, repo, partners.Settings{FailsPerUser: 10, FailsPerIP: 30})
+	errs := make([]error, 30)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = f.linkWith("x", fmt.Sprintf("guess-%04d", i))
+		}()
+	}
+	wg.Wait()
+	missed := 0
+	for _, err := range errs {
+		if !core.IsKind(err, core.KindRateLimited) {
+			wantErr(t, err, core.KindNotFound, "not_found")
+			missed++
+		}
+	}
+	if missed != 10 {
+		t.Fatalf("%d guesses answered, want 10", missed)
+	}
+}
+
+// TestLinkNotifiesTheOwner: the owner hears of a link (partnerActivity) with
+// the way out; a failed notification leaves the link standing.
+func TestLinkNotifiesTheOwner(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.link(t, "a", "b")
+	got := f.notes.all()
+	if len(got) != 1 || got[0].user != "a" || got[0].category != "partnerActivity" || got[0].title == "" ||
+		!strings.Contains(got[0].message, "unlink") {
+		t.Fatalf("notes %+v", got)
+	}
+
+	f = newFixture(t)
+	f.notes.fail = core.Unavailable("unavailable", "push is down")
+	f.link(t, "a", "b")
+	if f.partner(t, "a") != "b" {
+		t.Fatal("a failed notification undid the link")
+	}
+
+	f = newFixture(t)
+	f.pairByCodes(t, "a", "b") // pairing codes need both to act: nothing to warn of
+	f.create("c", "conn-code-c")
+	f.linkWith("d", "nobody-has-it")
+	if got := f.notes.all(); len(got) != 0 {
+		t.Fatalf("notes %+v", got)
 	}
 }

@@ -1,0 +1,75 @@
+package sqlstore_test
+
+import (
+	"context"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"tandem/adapters/sqlstore"
+	"tandem/core"
+	"tandem/migrations"
+	"tandem/modules/partners"
+)
+
+// TestStoredCodesThatDifferOnlyInCaseSurviveMigration00017: before 00017
+// codes were unique in their exact spelling, so "AbCd", "abcd" and "ABCD"
+// may all be stored. The migration must not fail on them: the oldest gets
+// the lower-case key, the others are found by their exact spelling.
+func TestStoredCodesThatDifferOnlyInCaseSurviveMigration00017(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		ctx := context.Background()
+		db := newDB(t)
+		p := gooseProvider(t, db)
+		if _, err := p.DownTo(ctx, 16); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range []struct {
+			user, code string
+			at         int64
+		}{{"u1", "AbCd", 1}, {"u2", "abcd", 2}, {"u3", "ABCD", 2}, {"u4", "Solo-Code", 3}} {
+			if _, err := db.Exec("INSERT INTO partner_connections (user_id, id, code, created_at) VALUES (?, ?, ?, ?)",
+				row.user, "c-"+row.user, row.code, row.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Up(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		repo := sqlstore.NewPartnerRepo(db)
+		for typed, owner := range map[string]string{"aBcD": "u1", "AbCd": "u1", "abcd": "u2", "ABCD": "u3", "SOLO-code": "u4"} {
+			c, err := repo.ConnectionByCode(ctx, typed)
+			if err != nil || c.UserID != owner {
+				t.Fatalf("%q: %+v %v, want %s's", typed, c, err, owner)
+			}
+		}
+		err := repo.PutConnection(ctx, partners.Connection{ID: "c-u5", UserID: "u5", Code: "aBCD", CreatedAt: time.Now()})
+		if !core.IsKind(err, core.KindConflict) {
+			t.Fatalf("a new code taking the key: %v", err)
+		}
+		ship := partners.Partnership{ID: "p1", UserA: "u2", UserB: "u5", CreatedAt: time.Now()}
+		if err := repo.Link(ctx, ship, "abcd"); err != nil {
+			t.Fatalf("link with a keyless code: %v", err)
+		}
+	})
+}
+
+func gooseProvider(t *testing.T, db *sqlstore.DB) *goose.Provider {
+	t.Helper()
+	dialect := goose.DialectMySQL
+	if db.Dialect == sqlstore.SQLite {
+		dialect = goose.DialectSQLite3
+	}
+	sub, err := fs.Sub(migrations.FS, string(db.Dialect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(dialect, db.DB.DB, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

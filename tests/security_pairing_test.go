@@ -1,0 +1,256 @@
+package tests
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"tandem/adapters/push/mempush"
+)
+
+// Forced pairing through guessable codes (issue 9): a stranger used to walk
+// hundreds of guessed connection codes and link to the owner of a short one
+// unnoticed. New codes are 8+ characters and unique ignoring case; failed
+// attempts at link, create and submit-code are limited per user and per
+// client IP; the owner of a code hears of every link.
+
+// The client IPs of these tests (TEST-NET-3), sent as X-Forwarded-For from
+// the trusted local proxy.
+const (
+	strangerIP = "203.0.113.1"
+	otherIP    = "203.0.113.2"
+	burstIP    = "203.0.113.3"
+)
+
+func withTrustedProxy() option { return withEnv("TANDEM_TRUSTED_PROXIES", "127.0.0.1") }
+
+// codeFlow is one of the routes that take a code: arrange gives owner a code
+// and returns it; wrong(i) is the i-th failed guess, answered missStatus
+// with missCode; the right code gets 200.
+type codeFlow struct {
+	name       string
+	arrange    func(h *harness, owner user) string
+	request    func(h *harness, u user, code, ip string) req
+	wrong      func(right string, i int) string
+	missStatus int
+	missCode   string
+	// unchanged checks, through the API, that the refused attempts of
+	// stranger stored nothing about owner or stranger.
+	unchanged func(t *testing.T, h *harness, owner, stranger user, right string)
+}
+
+func keyedFrom(u user, path string, body map[string]any, ip string) req {
+	return req{Method: "POST", Path: path, Token: u.Token, Body: body,
+		Headers: map[string]string{"X-API-Key": testAPIKey, "X-Forwarded-For": ip}}
+}
+
+var codeFlows = []codeFlow{
+	{
+		name: "link",
+		arrange: func(h *harness, owner user) string {
+			expect(h.t, h.connCreate(owner, "Owner-Code-2025"), 200, "")
+			return "owner-code-2025" // found in any case
+		},
+		request: func(h *harness, u user, code, ip string) req {
+			return keyedFrom(u, "/api/partnerConnections/link", map[string]any{"userId": u.ID, "connectionCode": code}, ip)
+		},
+		wrong:      func(_ string, i int) string { return fmt.Sprintf("guess-%04d", i) },
+		missStatus: 404, missCode: "not_found",
+		unchanged: func(t *testing.T, h *harness, owner, stranger user, _ string) {
+			expect(t, h.connection(owner), 200, connectionBody(owner, "", "Owner-Code-2025"))
+			expect(t, h.pairingStatus(owner), 200, unpairedStatus())
+			expect(t, h.pairingStatus(stranger), 200, unpairedStatus())
+		},
+	},
+	{
+		name:    "submit-code",
+		arrange: func(h *harness, owner user) string { return h.generateCode(owner) },
+		request: func(h *harness, u user, code, ip string) req {
+			return req{Method: "POST", Path: pairingPath(u), Token: u.Token,
+				Body: map[string]any{"action": "submit-code", "targetCode": code}, Headers: map[string]string{"X-Forwarded-For": ip}}
+		},
+		wrong: func(right string, i int) string {
+			const abc = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+			if c := "Z" + string(abc[i/32%32]) + string(abc[i%32]) + "ZZZ"; c != right {
+				return c
+			}
+			return "YYYYYY"
+		},
+		missStatus: 400, missCode: "invalid_pairing_code",
+		unchanged: func(t *testing.T, h *harness, owner, stranger user, right string) {
+			expiry := ms(h.Clock.Now().Add(24 * time.Hour))
+			expect(t, h.pairingStatus(owner), 200, statusJSON("unpaired", right, expiry, "", "", "", false))
+			expect(t, h.pairingStatus(stranger), 200, unpairedStatus())
+		},
+	},
+	{
+		name: "create (a taken code)",
+		arrange: func(h *harness, owner user) string {
+			expect(h.t, h.connCreate(owner, "Owner-Code-2025"), 200, "")
+			return "stranger-own-code"
+		},
+		request: func(h *harness, u user, code, ip string) req {
+			return keyedFrom(u, "/api/partnerConnections/create", map[string]any{"userId": u.ID, "connectionCode": code}, ip)
+		},
+		// every guess finds the owner's code taken, in whatever case it is spelled
+		wrong: func(_ string, i int) string {
+			return []string{"owner-code-2025", "OWNER-CODE-2025", "Owner-Code-2025"}[i%3]
+		},
+		missStatus: 409, missCode: "conflict",
+		unchanged: func(t *testing.T, h *harness, owner, stranger user, _ string) {
+			expect(t, h.connection(owner), 200, connectionBody(owner, "", "Owner-Code-2025"))
+			expect(t, h.connection(stranger), 404, errBody("not_found", "no partner connection"))
+		},
+	},
+}
+
+func wantRateLimited(t *testing.T, r response) {
+	t.Helper()
+	expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
+	if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s <= 0 || s > 3600 {
+		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+}
+
+// TestSecurityPairingGuessesStopAtTheUserLimit: a stranger walking guessed
+// codes gets 10 answers, then 429 with Retry-After from any IP, the right
+// code included; the owner is untouched; another user from the same IP is not.
+func TestSecurityPairingGuessesStopAtTheUserLimit(t *testing.T) {
+	for _, fl := range codeFlows {
+		t.Run(fl.name, func(t *testing.T) {
+			eachProfile(t, func(t *testing.T, h *harness) {
+				owner, stranger, other := h.newUser("owner@x.io"), h.newUser("stranger@x.io"), h.newUser("other@x.io")
+				right := fl.arrange(h, owner)
+				for i := range 10 {
+					r := h.do(fl.request(h, stranger, fl.wrong(right, i), strangerIP))
+					if r.Status != fl.missStatus || r.JSON(t)["code"] != fl.missCode {
+						t.Fatalf("guess %d: %d %s", i, r.Status, r.Body)
+					}
+				}
+				wantRateLimited(t, h.do(fl.request(h, stranger, fl.wrong(right, 10), strangerIP)))
+				wantRateLimited(t, h.do(fl.request(h, stranger, right, otherIP)))
+				fl.unchanged(t, h, owner, stranger, right)
+
+				// another user behind the same IP (10 of 30 spent) is not stopped
+				expect(t, h.do(fl.request(h, other, right, strangerIP)), 200, "")
+			}, withTrustedProxy())
+		})
+	}
+}
+
+// TestSecurityPairingGuessesStopAtTheIPLimit: users taking turns behind one
+// IP get 30 failed attempts in all; the same users elsewhere are not stopped.
+func TestSecurityPairingGuessesStopAtTheIPLimit(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner := h.newUser("owner@x.io")
+		fl := codeFlows[0]
+		right := fl.arrange(h, owner)
+		crowd := []user{h.newUser("s1@x.io"), h.newUser("s2@x.io"), h.newUser("s3@x.io"), h.newUser("s4@x.io")}
+		for i := range 30 {
+			expect(t, h.do(fl.request(h, crowd[i%3], fl.wrong(right, i), strangerIP)), 404, "")
+		}
+		wantRateLimited(t, h.do(fl.request(h, crowd[3], fl.wrong(right, 30), strangerIP)))
+		wantRateLimited(t, h.do(fl.request(h, crowd[3], right, strangerIP)))
+		fl.unchanged(t, h, owner, crowd[3], right)
+
+		// the refusals by the IP limit did not count against crowd[3]'s own
+		for i := range 10 {
+			expect(t, h.do(fl.request(h, crowd[3], fl.wrong(right, 40+i), otherIP)), 404, "")
+		}
+		wantRateLimited(t, h.do(fl.request(h, crowd[3], fl.wrong(right, 50), otherIP)))
+	}, withTrustedProxy())
+}
+
+// TestSecurityPairingConcurrentGuessesCannotPassTheLimit: 30 guesses at once
+// by one user get at most 10 answers; every other one is 429.
+func TestSecurityPairingConcurrentGuessesCannotPassTheLimit(t *testing.T) {
+	for _, fl := range codeFlows {
+		t.Run(fl.name, func(t *testing.T) {
+			eachProfile(t, func(t *testing.T, h *harness) {
+				owner, stranger := h.newUser("owner@x.io"), h.newUser("stranger@x.io")
+				right := fl.arrange(h, owner)
+				burst := make([]req, 30)
+				for i := range burst {
+					burst[i] = fl.request(h, stranger, fl.wrong(right, i), burstIP)
+				}
+				answered := 0
+				for i, r := range h.atOnce(burst...) {
+					if r.Status == 429 {
+						wantRateLimited(t, r)
+						continue
+					}
+					if r.Status != fl.missStatus || r.JSON(t)["code"] != fl.missCode {
+						t.Fatalf("guess %d: %d %s", i, r.Status, r.Body)
+					}
+					answered++
+				}
+				if answered > 10 {
+					t.Fatalf("%d of 30 concurrent guesses answered, limit 10", answered)
+				}
+				wantRateLimited(t, h.do(fl.request(h, stranger, right, otherIP)))
+				fl.unchanged(t, h, owner, stranger, right)
+			}, withTrustedProxy())
+		})
+	}
+}
+
+// TestSecurityPairingCodesAreLongAndOneWhateverTheCase: a new code of fewer
+// than 8 characters is 400 with the rule; a code taken in another case is
+// 409; a link finds the code in any case.
+func TestSecurityPairingCodesAreLongAndOneWhateverTheCase(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner, other, linker := h.newUser("owner@x.io"), h.newUser("other@x.io"), h.newUser("linker@x.io")
+		rule := errBody("invalid_request", "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+		for _, short := range []string{"abcd", "abc-1_Z"} {
+			expect(t, h.connCreate(owner, short), 400, rule)
+		}
+		expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
+
+		expect(t, h.connCreate(owner, "Our-Code-8"), 200, "")
+		expect(t, h.connCreate(other, "our-code-8"), 409, errBody("conflict", "connection code already taken"))
+		expect(t, h.connCreate(other, "OUR-CODE-8"), 409, errBody("conflict", "connection code already taken"))
+		expect(t, h.connection(other), 404, "")
+		expect(t, h.connLink(linker, "oUR-cODE-8"), 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+		expect(t, h.connection(linker), 200, connectionBody(linker, owner.ID, "Our-Code-8"))
+
+		// a code of 4 stored under the earlier rule still links, in any case
+		if h.DB != nil { // only SQL can hold one: the memory profile starts empty
+			legacy := h.newUser("legacy@x.io")
+			if _, err := h.DB.Exec("INSERT INTO partner_connections (user_id, id, code, code_key, created_at) VALUES (?, ?, ?, ?, ?)",
+				legacy.ID, "legacy-connection", "AbCd", "abcd", h.Clock.Now().UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+			expect(t, h.connLink(other, "ABCD"), 200, `{"status":"success","data":{"partnerId":"`+legacy.ID+`"}}`)
+			expect(t, h.connection(legacy), 200, connectionBody(legacy, other.ID, "AbCd"))
+		}
+	})
+}
+
+// TestSecurityPairingLinkNotifiesTheOwner: a link is no longer silent: the
+// owner's inbox holds a partnerActivity entry saying how to end it, and it
+// is pushed to the owner's device; the linker hears nothing.
+func TestSecurityPairingLinkNotifiesTheOwner(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		owner, linker := h.newUser("owner@x.io"), h.newUser("linker@x.io")
+		h.registerDevice(owner, "ExponentPushToken[owner]", "ios", "expo")
+		h.registerDevice(linker, "ExponentPushToken[linker]", "ios", "expo")
+		expect(t, h.connCreate(owner, "Owner-Code-2025"), 200, "")
+		expect(t, h.get(notifPath(owner, "/notifications"), owner.Token), 200, `{"success":true,"notifications":[]}`)
+
+		expect(t, h.connLink(linker, "Owner-Code-2025"), 200, "")
+		const title = "New partner connection"
+		const message = "Someone linked with your connection code and is now your partner. " +
+			"If you did not expect this, unlink to end the connection."
+		expect(t, h.get(notifPath(owner, "/notifications"), owner.Token), 200, `{"success":true,"notifications":[`+
+			notificationJSON("<string>", title, message, "partnerActivity", false, h.Clock.Now())+`]}`)
+		got := pushes.To(owner.ID)
+		if len(got) != 1 || got[0].Message.Title != title || got[0].Message.Body != message || got[0].Message.Category != "partnerActivity" {
+			t.Fatalf("pushes to the owner %+v", got)
+		}
+		expect(t, h.get(notifPath(linker, "/notifications"), linker.Token), 200, `{"success":true,"notifications":[]}`)
+		if len(pushes.To(linker.ID)) != 0 {
+			t.Fatal("the linker got a push")
+		}
+	})
+}
