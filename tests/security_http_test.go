@@ -271,6 +271,12 @@ func TestSecurityHTTPRequestIDsAreKeptOnlyWhenSafe(t *testing.T) {
 // TestSecurityHTTPMetricsAreNotPublic: /metrics is served only on its own
 // listener (TANDEM_METRICS_ADDR), which stops with the app; empty turns it off.
 func TestSecurityHTTPMetricsAreNotPublic(t *testing.T) {
+	// Distinct subtest names: a "#01" suffix would reach the SQLite path, where '#' ends the file name.
+	t.Run("on", func(t *testing.T) { metricsOn(t) })
+	t.Run("off", func(t *testing.T) { metricsOff(t) })
+}
+
+func metricsOn(t *testing.T) {
 	eachMetricsProfile(t, "127.0.0.1:0", func(t *testing.T, h *harness, metrics *httpapi.MetricsServer) {
 		expect(t, h.get("/metrics", ""), 404, errBody("not_found", "no such route"))
 		r := scrape(t, metrics)
@@ -287,6 +293,9 @@ func TestSecurityHTTPMetricsAreNotPublic(t *testing.T) {
 			t.Fatal("the metrics listener outlived the app")
 		}
 	})
+}
+
+func metricsOff(t *testing.T) {
 	eachMetricsProfile(t, "", func(t *testing.T, h *harness, metrics *httpapi.MetricsServer) {
 		if metrics.Addr() != "" {
 			t.Fatalf("metrics listen on %s although TANDEM_METRICS_ADDR is empty", metrics.Addr())

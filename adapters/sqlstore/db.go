@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -110,6 +111,11 @@ func openMySQL(dsn string) (*sqlx.DB, error) {
 // queue instead of failing) and IMMEDIATE transactions (a transaction takes the
 // write lock at BEGIN, so two read-then-write transactions cannot deadlock).
 func openSQLite(path string) (*sqlx.DB, error) {
+	// The path becomes a URI: '?' would start its parameters and '#' end it,
+	// silently opening another file.
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlstore: sqlite path %q must not contain ? or #", path)
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("sqlstore: sqlite dir: %w", err)

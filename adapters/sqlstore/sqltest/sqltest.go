@@ -37,7 +37,13 @@ func Dialects(t testing.TB) []sqlstore.Dialect {
 func Config(t testing.TB, d sqlstore.Dialect) sqlstore.Config {
 	t.Helper()
 	if d == sqlstore.SQLite {
-		return sqlstore.Config{Dialect: d, DSN: filepath.Join(t.TempDir(), "tandem.db")}
+		// Not t.TempDir: a subtest name may hold '#', which a SQLite path refuses.
+		dir, err := os.MkdirTemp("", "tandem-sqlite-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		return sqlstore.Config{Dialect: d, DSN: filepath.Join(dir, "tandem.db")}
 	}
 	return sqlstore.Config{Dialect: d, DSN: scratchMySQL(t)}
 }
