@@ -366,11 +366,25 @@ func (l *loader) push() []PushConfig {
 // premium reads the feature gates and limits of premium.
 func (l *loader) premium() premium.Policy {
 	return premium.Policy{
-		FreeLimits:      l.jsonObject("TANDEM_LIMITS_FREE", `{"projects":3,"storage":"1GB","imagesPerUpload":4,"memories":100}`),
-		PremiumLimits:   l.jsonObject("TANDEM_LIMITS_PREMIUM", `{"projects":100,"storage":"100GB","imagesPerUpload":4,"memories":10000}`),
+		FreeLimits:      l.limits("TANDEM_LIMITS_FREE", `{"projects":3,"storage":"1GB","imagesPerUpload":4,"memories":100}`),
+		PremiumLimits:   l.limits("TANDEM_LIMITS_PREMIUM", `{"projects":100,"storage":"100GB","imagesPerUpload":4,"memories":10000}`),
 		FreeFeatures:    l.names("TANDEM_FREE_FEATURES", "basic_memories,messages,events,daily_question"),
 		PremiumFeatures: l.names("TANDEM_PREMIUM_FEATURES", "unlimited_memories,hd_photos,custom_themes,advanced_stats"),
 	}
+}
+
+// limits parses a limits object and checks the keys that are enforced
+// (memories, storage: see premium.Limits.Quota), so a bad one stops the start.
+func (l *loader) limits(name, def string) premium.Limits {
+	m := l.jsonObject(name, def)
+	if m == nil {
+		return nil
+	}
+	if _, err := premium.Limits(m).Quota(); err != nil {
+		l.fail(name, "%v", err)
+		return nil
+	}
+	return m
 }
 
 // jsonObject parses a JSON object; numbers keep their exact text.

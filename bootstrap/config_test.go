@@ -114,6 +114,20 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 	}
 }
 
+func TestLoadRefusesLimitsThatCannotBeEnforced(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"TANDEM_LIMITS_FREE", `{"storage":"lots"}`},
+		{"TANDEM_LIMITS_FREE", `{"memories":-1}`},
+		{"TANDEM_LIMITS_PREMIUM", `{"storage":"1.5GB"}`},
+		{"TANDEM_LIMITS_PREMIUM", `{"memories":"many"}`},
+	} {
+		_, err := Load(env(map[string]string{tc.name: tc.value}))
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), tc.name+": ") {
+			t.Fatalf("%s=%s: want one line naming it, got %v", tc.name, tc.value, err)
+		}
+	}
+}
+
 func TestLoadPremiumPolicy(t *testing.T) {
 	c, err := Load(env(nil))
 	if err != nil {

@@ -46,6 +46,8 @@ var ports = fx.Provide(
 	func(p *premium.Service) flags.Premium { return premiumStatus{p} },
 	func(p *partners.Service) memories.Partners { return p },
 	func(n *Notifier) memories.Notifier { return n },
+	func(p *premium.Service) memories.Limits { return premiumLimits{p} },
+	func(p *premium.Service) images.Limits { return premiumLimits{p} },
 	func(c Config) memories.Settings { return memories.Settings{PublicURL: c.HTTP.PublicURL} },
 	func(p *partners.Service) messages.Partnerships { return p },
 	func(p *partners.Service) questions.Partnerships { return p },

@@ -28,11 +28,17 @@ func NewImageRepo() *ImageRepo {
 
 func errImageConflict() error { return core.Conflict("conflict", "image id or key already stored") }
 
-func (r *ImageRepo) Create(_ context.Context, imgs []images.Image) error {
+// Create sums and inserts under the write lock, so concurrent uploads never
+// pass max.
+func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, max int64) error {
+	if len(imgs) == 0 {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ids, keys := map[string]bool{}, map[string]bool{}
+	ids, keys, adding := map[string]bool{}, map[string]bool{}, int64(0)
 	for _, img := range imgs {
+		adding += img.Size
 		_, idTaken := r.byID[img.ID]
 		_, keyTaken := r.byKey[img.Key]
 		if idTaken || keyTaken || ids[img.ID] || keys[img.Key] {
@@ -40,11 +46,31 @@ func (r *ImageRepo) Create(_ context.Context, imgs []images.Image) error {
 		}
 		ids[img.ID], keys[img.Key] = true, true
 	}
+	if max != images.NoLimit && r.storedBytes(imgs[0].UserID)+adding > max {
+		return images.LimitReached()
+	}
 	for _, img := range imgs {
 		r.byID[img.ID] = img
 		r.byKey[img.Key] = img.ID
 	}
 	return nil
+}
+
+func (r *ImageRepo) StoredBytes(_ context.Context, userID string) (int64, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.storedBytes(userID), nil
+}
+
+// storedBytes sums the sizes of the user's images; the caller holds the lock.
+func (r *ImageRepo) storedBytes(userID string) int64 {
+	var n int64
+	for _, img := range r.byID {
+		if img.UserID == userID {
+			n += img.Size
+		}
+	}
+	return n
 }
 
 func (r *ImageRepo) Get(_ context.Context, userID, id string) (images.Image, error) {

@@ -27,14 +27,30 @@ func cloneMemory(m memories.Memory) memories.Memory {
 
 func errNoMemory() error { return core.NotFound("not_found", "no such memory") }
 
-func (r *MemoryRepo) Create(_ context.Context, m memories.Memory) error {
+// Create counts and inserts under the write lock, so concurrent creates never
+// pass max.
+func (r *MemoryRepo) Create(_ context.Context, m memories.Memory, max int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[m.ID]; ok {
 		return core.Conflict("conflict", "already exists")
 	}
+	if max != memories.NoLimit && r.countOf(m.UserID) >= max {
+		return memories.LimitReached()
+	}
 	r.byID[m.ID] = cloneMemory(m)
 	return nil
+}
+
+// countOf counts the user's memories; the caller holds the lock.
+func (r *MemoryRepo) countOf(userID string) int {
+	n := 0
+	for _, m := range r.byID {
+		if m.UserID == userID {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *MemoryRepo) Get(_ context.Context, userID, id string) (memories.Memory, error) {

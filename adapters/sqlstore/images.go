@@ -19,7 +19,7 @@ type ImageRepo struct{ db *DB }
 
 func NewImageRepo(db *DB) *ImageRepo { return &ImageRepo{db: db} }
 
-var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "created_at", "updated_at"}
+var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "size", "created_at", "updated_at"}
 
 type imageRow struct {
 	ID        string `db:"id"`
@@ -28,13 +28,14 @@ type imageRow struct {
 	Seq       int    `db:"seq"`
 	BlobKey   string `db:"blob_key"`
 	URL       string `db:"url"`
+	Size      int64  `db:"size"`
 	CreatedAt int64  `db:"created_at"`
 	UpdatedAt int64  `db:"updated_at"`
 }
 
 func (r imageRow) image() images.Image {
 	return images.Image{ID: r.ID, UserID: r.UserID, GroupID: r.GroupID, Seq: r.Seq, Key: r.BlobKey, URL: r.URL,
-		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Size: r.Size, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
 func rowsToImages(rows []imageRow) []images.Image {
@@ -60,16 +61,47 @@ func (r *ImageRepo) selectImages(ctx context.Context, q sqlx.QueryerContext, whe
 	return rowsToImages(rows), nil
 }
 
-func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image) error {
+// Create sums the owner's sizes and inserts in one transaction that first
+// takes the owner's image_owners row (lockOwner), so the uploads of one user
+// run one after another and none can pass max.
+func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, max int64) error {
 	if len(imgs) == 0 {
 		return nil
 	}
-	b := r.db.sb.Insert("images").Columns(imageColumns...)
+	b, adding := r.db.sb.Insert("images").Columns(imageColumns...), int64(0)
 	for _, img := range imgs {
-		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL,
+		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL, img.Size,
 			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli())
+		adding += img.Size
 	}
-	return r.db.exec(ctx, r.db, b) // one statement: all rows or none
+	if max == images.NoLimit {
+		return r.db.exec(ctx, r.db, b) // one statement: all rows or none
+	}
+	userID := imgs[0].UserID
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockOwner(ctx, r.db, tx, "image_owners", userID); err != nil {
+			return err
+		}
+		used, err := r.storedBytes(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if used+adding > max {
+			return images.LimitReached()
+		}
+		return r.db.exec(ctx, tx, b)
+	})
+}
+
+func (r *ImageRepo) StoredBytes(ctx context.Context, userID string) (int64, error) {
+	return r.storedBytes(ctx, r.db, userID)
+}
+
+// storedBytes reads idx_images_user_size only.
+func (r *ImageRepo) storedBytes(ctx context.Context, q sqlx.QueryerContext, userID string) (int64, error) {
+	var n int64
+	err := r.db.get(ctx, q, &n, r.db.sb.Select("COALESCE(SUM(size), 0)").From("images").Where(sq.Eq{"user_id": userID}))
+	return n, err
 }
 
 func (r *ImageRepo) Get(ctx context.Context, userID, id string) (images.Image, error) {
@@ -160,7 +192,7 @@ func (r *ImageRepo) Relink(ctx context.Context, userID, groupID string, changes 
 		}
 		for _, img := range plan.Changed {
 			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", img.Key).Set("url", img.URL).
-				Set("updated_at", img.UpdatedAt.UnixMilli()).Where(sq.Eq{"id": img.ID})); err != nil {
+				Set("size", img.Size).Set("updated_at", img.UpdatedAt.UnixMilli()).Where(sq.Eq{"id": img.ID})); err != nil {
 				return err
 			}
 		}
@@ -204,5 +236,10 @@ func (r *ImageRepo) DeleteGroup(ctx context.Context, userID, groupID string) ([]
 }
 
 func (r *ImageRepo) DeleteByUser(ctx context.Context, userID string) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Delete("images").Where(sq.Eq{"user_id": userID}))
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("images").Where(sq.Eq{"user_id": userID})); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("image_owners").Where(sq.Eq{"user_id": userID}))
+	})
 }

@@ -72,12 +72,32 @@ func rowsToMemories(rows []memoryRow) ([]memories.Memory, error) {
 	return out, nil
 }
 
-func (r *MemoryRepo) Create(ctx context.Context, m memories.Memory) error {
+// Create counts the owner's memories and inserts in one transaction that
+// first takes the owner's memory_owners row (lockOwner), so the creates of
+// one user run one after another and none can pass max.
+func (r *MemoryRepo) Create(ctx context.Context, m memories.Memory, max int) error {
 	v, err := memoryValues(m)
 	if err != nil {
 		return core.Internal(err)
 	}
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("memories").Columns(memoryColumns...).Values(v...))
+	insert := r.db.sb.Insert("memories").Columns(memoryColumns...).Values(v...)
+	if max == memories.NoLimit {
+		return r.db.exec(ctx, r.db, insert)
+	}
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockOwner(ctx, r.db, tx, "memory_owners", m.UserID); err != nil {
+			return err
+		}
+		var n int
+		if err := r.db.get(ctx, tx, &n, r.db.sb.Select("COUNT(*)").From("memories").
+			Where(sq.Eq{"user_id": m.UserID})); err != nil {
+			return err
+		}
+		if n >= max {
+			return memories.LimitReached()
+		}
+		return r.db.exec(ctx, tx, insert)
+	})
 }
 
 func (r *MemoryRepo) Get(ctx context.Context, userID, id string) (memories.Memory, error) {
@@ -176,5 +196,10 @@ func (r *MemoryRepo) Delete(ctx context.Context, userID, id string) error {
 }
 
 func (r *MemoryRepo) DeleteByUser(ctx context.Context, userID string) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Delete("memories").Where(sq.Eq{"user_id": userID}))
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("memories").Where(sq.Eq{"user_id": userID})); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("memory_owners").Where(sq.Eq{"user_id": userID}))
+	})
 }

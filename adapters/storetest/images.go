@@ -20,12 +20,13 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	img := func(id, user, group string, seq int, at time.Time) images.Image {
 		key := "u/" + user + "/" + id + ".png"
 		return images.Image{ID: id, UserID: user, GroupID: group, Seq: seq, Key: key,
-			URL: "http://files.test/files/" + key, CreatedAt: at, UpdatedAt: at}
+			URL: "http://files.test/files/" + key, Size: 100, CreatedAt: at, UpdatedAt: at}
 	}
 	same := func(t *testing.T, got, want images.Image) {
 		t.Helper()
 		if got.ID != want.ID || got.UserID != want.UserID || got.GroupID != want.GroupID || got.Seq != want.Seq ||
-			got.Key != want.Key || got.URL != want.URL || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
+			got.Key != want.Key || got.URL != want.URL || got.Size != want.Size ||
+			!got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
 			t.Fatalf("got  %+v\nwant %+v", got, want)
 		}
 	}
@@ -38,7 +39,7 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	}
 	create := func(t *testing.T, r images.Repository, imgs ...images.Image) {
 		t.Helper()
-		must(t, r.Create(ctx, imgs))
+		must(t, r.Create(ctx, imgs, images.NoLimit))
 	}
 	list := func(t *testing.T, r images.Repository, user string) string {
 		t.Helper()
@@ -70,10 +71,121 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 		create(t, r, img("a", "u1", "g1", 0, now))
 		taken := img("c", "u1", "g2", 1, now)
 		taken.Key = img("a", "u1", "", 0, now).Key
-		wantKind(t, r.Create(ctx, []images.Image{img("b", "u1", "g2", 0, now), taken}), core.KindConflict)
-		wantKind(t, r.Create(ctx, []images.Image{img("a", "u2", "g3", 0, now)}), core.KindConflict) // same id
+		wantKind(t, r.Create(ctx, []images.Image{img("b", "u1", "g2", 0, now), taken}, images.NoLimit), core.KindConflict)
+		wantKind(t, r.Create(ctx, []images.Image{img("a", "u2", "g3", 0, now)}, 1000), core.KindConflict) // same id
 		if got := list(t, r, "u1") + "|" + list(t, r, "u2"); got != "a|" {
 			t.Fatalf("stored %s", got)
+		}
+	})
+
+	stored := func(t *testing.T, r images.Repository, user string) int64 {
+		t.Helper()
+		n, err := r.StoredBytes(ctx, user)
+		must(t, err)
+		return n
+	}
+	sized := func(id, user string, size int64) images.Image {
+		x := img(id, user, "g-"+id, 0, now)
+		x.Size = size
+		return x
+	}
+
+	t.Run("create within max sums the owner's sizes; a refused upload stores nothing", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, sized("o", "u2", 900))
+		for _, tc := range []struct {
+			name string
+			imgs []images.Image
+			max  int64
+			fits bool
+		}{
+			{"the other user's bytes do not count", []images.Image{sized("a", "u1", 200)}, 300, true},
+			{"up to max exactly", []images.Image{sized("b", "u1", 60), sized("c", "u1", 40)}, 300, true},
+			{"one byte over", []images.Image{sized("d", "u1", 1)}, 300, false},
+			{"several files passing it are refused whole", []images.Image{sized("e", "u1", 50), sized("f", "u1", 60)}, 400, false},
+			{"a higher max fits", []images.Image{sized("e", "u1", 50), sized("f", "u1", 50)}, 400, true},
+			{"no limit", []images.Image{sized("g", "u1", 5000)}, images.NoLimit, true},
+			{"zero", []images.Image{sized("h", "u3", 1)}, 0, false},
+		} {
+			err := r.Create(ctx, tc.imgs, tc.max)
+			if tc.fits {
+				must(t, err)
+				continue
+			}
+			wantCode(t, err, core.KindForbidden, images.CodeLimitReached)
+			for _, x := range tc.imgs {
+				if _, err := r.Get(ctx, x.UserID, x.ID); !core.IsKind(err, core.KindNotFound) {
+					t.Fatalf("%s: %s was stored", tc.name, x.ID)
+				}
+			}
+		}
+		if got := list(t, r, "u1"); got != "g,f,e,c,b,a" {
+			t.Fatalf("stored %s", got)
+		}
+		if u1, u2, u3 := stored(t, r, "u1"), stored(t, r, "u2"), stored(t, r, "u3"); u1 != 5400 || u2 != 900 || u3 != 0 {
+			t.Fatalf("stored bytes %d %d %d", u1, u2, u3)
+		}
+	})
+
+	t.Run("deletes, relinks and purge give the bytes back", func(t *testing.T) {
+		r := newRepo(t)
+		a, b, c := img("a", "u1", "g1", 0, now), img("b", "u1", "g1", 1, now), sized("c", "u1", 250)
+		create(t, r, a, b)
+		create(t, r, c)
+		create(t, r, sized("o", "u2", 900))
+		steps := []struct {
+			name string
+			do   func() error
+			want int64
+		}{
+			{"stored", func() error { return nil }, 450},
+			{"a adopts c's file: a's file is freed, c's size moves to a", func() error {
+				_, _, err := r.Relink(ctx, "u1", "", []images.Change{{ID: "a", Key: c.Key}}, now)
+				return err
+			}, 350},
+			{"delete b", func() error { _, err := r.Delete(ctx, "u1", "b"); return err }, 250},
+			{"a new upload fits the room given back", func() error { return r.Create(ctx, []images.Image{sized("d", "u1", 250)}, 500) }, 500},
+			{"delete d's group", func() error { _, err := r.DeleteGroup(ctx, "u1", "g-d"); return err }, 250},
+			{"purge", func() error { return r.DeleteByUser(ctx, "u1") }, 0},
+			{"after the purge the whole limit is free", func() error { return r.Create(ctx, []images.Image{sized("e", "u1", 500)}, 500) }, 500},
+		}
+		for _, st := range steps {
+			must(t, st.do())
+			if got := stored(t, r, "u1"); got != st.want {
+				t.Fatalf("%s: stored %d, want %d", st.name, got, st.want)
+			}
+		}
+		if got := stored(t, r, "u2"); got != 900 {
+			t.Fatalf("the other user's bytes changed: %d", got)
+		}
+	})
+
+	t.Run("concurrent uploads end at most at max", func(t *testing.T) {
+		r := newRepo(t)
+		const tries = 12
+		create(t, r, sized("s", "u1", 200))
+		var wg sync.WaitGroup
+		errs := make([]error, tries)
+		for i := range tries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = r.Create(ctx, []images.Image{sized(fmt.Sprintf("c%02d", i), "u1", 100)}, 700)
+			}()
+		}
+		wg.Wait()
+		created := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				created++
+			case core.IsKind(err, core.KindForbidden):
+			default:
+				t.Fatalf("unexpected error: %v", err)
+			}
+		}
+		if got := stored(t, r, "u1"); created != 5 || got != 700 {
+			t.Fatalf("created %d, stored %d bytes, want 5 and 700", created, got)
 		}
 	})
 
@@ -135,13 +247,14 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	t.Run("relink adopts another image's file", func(t *testing.T) {
 		r := newRepo(t)
 		a, b := img("a", "u1", "g1", 0, now), img("b", "u1", "g2", 0, now.Add(time.Minute))
+		b.Size = 700
 		create(t, r, a, img("a2", "u1", "g1", 1, now))
 		create(t, r, b)
 		later := now.Add(time.Hour)
 		changed, freed, err := r.Relink(ctx, "u1", "", []images.Change{{ID: "a", Key: b.Key}}, later)
 		must(t, err)
 		want := a
-		want.Key, want.URL, want.UpdatedAt = b.Key, b.URL, later
+		want.Key, want.URL, want.Size, want.UpdatedAt = b.Key, b.URL, b.Size, later
 		if len(changed) != 1 || strings.Join(freed, ",") != a.Key {
 			t.Fatalf("changed %+v freed %v", changed, freed)
 		}

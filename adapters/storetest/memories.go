@@ -45,7 +45,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 	create := func(t *testing.T, r memories.Repository, ms ...memories.Memory) {
 		t.Helper()
 		for _, m := range ms {
-			must(t, r.Create(ctx, m))
+			must(t, r.Create(ctx, m, memories.NoLimit))
 		}
 	}
 	list := func(t *testing.T, r memories.Repository, user string, span memories.Span, page core.Page) ([]memories.Memory, string) {
@@ -84,10 +84,83 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 	t.Run("a taken id is a conflict", func(t *testing.T) {
 		r := newRepo(t)
 		create(t, r, mem("m1", "u1", "2025-01-01"))
-		wantKind(t, r.Create(ctx, mem("m1", "u2", "2025-02-01")), core.KindConflict)
+		wantKind(t, r.Create(ctx, mem("m1", "u2", "2025-02-01"), memories.NoLimit), core.KindConflict)
 		got, err := r.Get(ctx, "u1", "m1")
 		must(t, err)
 		same(t, got, mem("m1", "u1", "2025-01-01"))
+	})
+
+	t.Run("create within max counts the owner's memories only", func(t *testing.T) {
+		r := newRepo(t)
+		create(t, r, mem("o1", "u2", "2025-01-01"), mem("o2", "u2", "2025-01-01"))
+		for _, tc := range []struct {
+			id, user string
+			max      int
+			fits     bool
+		}{
+			{"m1", "u1", 2, true},  // the other user's two do not count
+			{"m2", "u1", 2, true},  // reaches max
+			{"m3", "u1", 2, false}, // would pass it
+			{"m3", "u1", 3, true},  // a higher max (premium) fits
+			{"m4", "u1", 0, false}, // zero allows none
+			{"m4", "u1", memories.NoLimit, true},
+			{"o3", "u2", 2, false},
+		} {
+			err := r.Create(ctx, mem(tc.id, tc.user, "2025-01-02"), tc.max)
+			if tc.fits {
+				must(t, err)
+				continue
+			}
+			wantCode(t, err, core.KindForbidden, memories.CodeLimitReached)
+			if _, err := r.Get(ctx, tc.user, tc.id); !core.IsKind(err, core.KindNotFound) {
+				t.Fatalf("refused %s was stored: %v", tc.id, err)
+			}
+		}
+		ms, _ := list(t, r, "u1", memories.AllDates, core.Page{})
+		if ids(ms) != "[m4 m3 m2 m1]" {
+			t.Fatalf("stored %s", ids(ms))
+		}
+	})
+
+	t.Run("a deleted memory frees its place; delete by user frees all", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, mem("m1", "u1", "2025-01-01"), 2))
+		must(t, r.Create(ctx, mem("m2", "u1", "2025-01-01"), 2))
+		wantCode(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), 2), core.KindForbidden, memories.CodeLimitReached)
+		must(t, r.Delete(ctx, "u1", "m1"))
+		must(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), 2))
+		must(t, r.DeleteByUser(ctx, "u1"))
+		must(t, r.Create(ctx, mem("m4", "u1", "2025-01-01"), 1))
+	})
+
+	t.Run("concurrent creates end at exactly max", func(t *testing.T) {
+		r := newRepo(t)
+		const max, tries = 5, 12
+		create(t, r, mem("m0", "u1", "2025-01-01"), mem("m1", "u1", "2025-01-01"))
+		var wg sync.WaitGroup
+		errs := make([]error, tries)
+		for i := range tries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = r.Create(ctx, mem(fmt.Sprintf("c%02d", i), "u1", "2025-01-01"), max)
+			}()
+		}
+		wg.Wait()
+		created := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				created++
+			case core.IsKind(err, core.KindForbidden):
+			default:
+				t.Fatalf("unexpected error: %v", err)
+			}
+		}
+		ms, _ := list(t, r, "u1", memories.AllDates, core.Page{})
+		if created != max-2 || len(ms) != max {
+			t.Fatalf("created %d, stored %d, want %d in all", created, len(ms), max)
+		}
 	})
 
 	t.Run("stored images do not alias the caller's slice", func(t *testing.T) {

@@ -83,17 +83,17 @@ func (c *MockRepositoryByKeyCall) DoAndReturn(f func(context.Context, string) (i
 }
 
 // Create mocks base method.
-func (m *MockRepository) Create(ctx context.Context, imgs []images.Image) error {
+func (m *MockRepository) Create(ctx context.Context, imgs []images.Image, max int64) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Create", ctx, imgs)
+	ret := m.ctrl.Call(m, "Create", ctx, imgs, max)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Create indicates an expected call of Create.
-func (mr *MockRepositoryMockRecorder) Create(ctx, imgs any) *MockRepositoryCreateCall {
+func (mr *MockRepositoryMockRecorder) Create(ctx, imgs, max any) *MockRepositoryCreateCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, imgs)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, imgs, max)
 	return &MockRepositoryCreateCall{Call: call}
 }
 
@@ -109,13 +109,13 @@ func (c *MockRepositoryCreateCall) Return(arg0 error) *MockRepositoryCreateCall 
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryCreateCall) Do(f func(context.Context, []images.Image) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) Do(f func(context.Context, []images.Image, int64) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, []images.Image) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, []images.Image, int64) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -389,6 +389,108 @@ func (c *MockRepositoryRelinkCall) Do(f func(context.Context, string, string, []
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockRepositoryRelinkCall) DoAndReturn(f func(context.Context, string, string, []images.Change, time.Time) ([]images.Image, []string, error)) *MockRepositoryRelinkCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// StoredBytes mocks base method.
+func (m *MockRepository) StoredBytes(ctx context.Context, userID string) (int64, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "StoredBytes", ctx, userID)
+	ret0, _ := ret[0].(int64)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// StoredBytes indicates an expected call of StoredBytes.
+func (mr *MockRepositoryMockRecorder) StoredBytes(ctx, userID any) *MockRepositoryStoredBytesCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "StoredBytes", reflect.TypeOf((*MockRepository)(nil).StoredBytes), ctx, userID)
+	return &MockRepositoryStoredBytesCall{Call: call}
+}
+
+// MockRepositoryStoredBytesCall wrap *gomock.Call
+type MockRepositoryStoredBytesCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryStoredBytesCall) Return(arg0 int64, arg1 error) *MockRepositoryStoredBytesCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryStoredBytesCall) Do(f func(context.Context, string) (int64, error)) *MockRepositoryStoredBytesCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryStoredBytesCall) DoAndReturn(f func(context.Context, string) (int64, error)) *MockRepositoryStoredBytesCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockLimits is a mock of Limits interface.
+type MockLimits struct {
+	ctrl     *gomock.Controller
+	recorder *MockLimitsMockRecorder
+	isgomock struct{}
+}
+
+// MockLimitsMockRecorder is the mock recorder for MockLimits.
+type MockLimitsMockRecorder struct {
+	mock *MockLimits
+}
+
+// NewMockLimits creates a new mock instance.
+func NewMockLimits(ctrl *gomock.Controller) *MockLimits {
+	mock := &MockLimits{ctrl: ctrl}
+	mock.recorder = &MockLimitsMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockLimits) EXPECT() *MockLimitsMockRecorder {
+	return m.recorder
+}
+
+// MaxStorage mocks base method.
+func (m *MockLimits) MaxStorage(ctx context.Context, userID string) (images.StorageLimit, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "MaxStorage", ctx, userID)
+	ret0, _ := ret[0].(images.StorageLimit)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// MaxStorage indicates an expected call of MaxStorage.
+func (mr *MockLimitsMockRecorder) MaxStorage(ctx, userID any) *MockLimitsMaxStorageCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MaxStorage", reflect.TypeOf((*MockLimits)(nil).MaxStorage), ctx, userID)
+	return &MockLimitsMaxStorageCall{Call: call}
+}
+
+// MockLimitsMaxStorageCall wrap *gomock.Call
+type MockLimitsMaxStorageCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockLimitsMaxStorageCall) Return(arg0 images.StorageLimit, arg1 error) *MockLimitsMaxStorageCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockLimitsMaxStorageCall) Do(f func(context.Context, string) (images.StorageLimit, error)) *MockLimitsMaxStorageCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockLimitsMaxStorageCall) DoAndReturn(f func(context.Context, string) (images.StorageLimit, error)) *MockLimitsMaxStorageCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

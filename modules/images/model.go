@@ -24,6 +24,7 @@ type Image struct {
 	Seq       int    // position in its upload, from 0: a group reads in upload order
 	Key       string // blob key, see NewKey
 	URL       string // {TANDEM_PUBLIC_URL}/files/{Key}, fixed when uploaded
+	Size      int64  // bytes of the file at Key: a user's sizes add up to their stored bytes
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -202,7 +203,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 			p.Removed = append(p.Removed, holder)
 		}
 		next := p.Before[i]
-		next.Key, next.URL, next.UpdatedAt = c.Key, holder.URL, at
+		next.Key, next.URL, next.Size, next.UpdatedAt = c.Key, holder.URL, holder.Size, at
 		p.Changed = append(p.Changed, next)
 	}
 	for _, img := range p.Before {

@@ -15,9 +15,16 @@ import (
 // key belongs to at most one image (the storage enforces it), so the file of
 // a deleted image can always be deleted with it.
 type Repository interface {
-	// Create stores the images of one upload, all or nothing;
-	// core.KindConflict when an id or a key is taken.
-	Create(ctx context.Context, imgs []Image) error
+	// Create stores the images of one upload (all of one user), all or
+	// nothing, unless the user's stored bytes (see StoredBytes) plus theirs
+	// would pass max (NoLimit: any number). It sums and inserts in one
+	// transaction, so concurrent uploads never end above max: LimitReached()
+	// then, and nothing is written. core.KindConflict when an id or a key is
+	// taken.
+	Create(ctx context.Context, imgs []Image, max int64) error
+	// StoredBytes is the sum of the Size of the user's images: the bytes of
+	// their files. Deleting or relinking images gives bytes back by itself.
+	StoredBytes(ctx context.Context, userID string) (int64, error)
 	// Get returns the user's image; core.KindNotFound when there is none with
 	// that id, or it is another user's.
 	Get(ctx context.Context, userID, id string) (Image, error)
@@ -47,6 +54,20 @@ type Repository interface {
 	DeleteGroup(ctx context.Context, userID, groupID string) ([]Image, error)
 	// DeleteByUser removes every image of the user; it is idempotent.
 	DeleteByUser(ctx context.Context, userID string) error
+}
+
+// Limits tells how many bytes of files the user may keep: the "storage"
+// limit of the user's premium state (premium.Service; a partner's shared
+// premium counts).
+type Limits interface {
+	MaxStorage(ctx context.Context, userID string) (StorageLimit, error)
+}
+
+// StorageLimit is a user's storage limit: Bytes, NoLimit when none is
+// configured, and Label, the limit as configured ("1GB") for messages.
+type StorageLimit struct {
+	Bytes int64
+	Label string
 }
 
 // Blobs stores files by key (TANDEM_BLOBS: disk, S3-compatible or memory).

@@ -16,20 +16,23 @@ type Service struct {
 	repo     Repository
 	blobs    Blobs
 	report   Reporter
+	limits   Limits
 	settings Settings
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, blobs Blobs, report Reporter, settings Settings, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, blobs: blobs, report: report, settings: settings, clock: clock, ids: ids}
+func NewService(repo Repository, blobs Blobs, report Reporter, limits Limits, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, blobs: blobs, report: report, limits: limits, settings: settings, clock: clock, ids: ids}
 }
 
 // Upload stores 1 to MaxPerUpload images as one group, all or nothing. Every
-// file is checked first (size: 413, format by its bytes: 415), so a bad later
-// file stores nothing; when storing fails part way, the files already written
-// are deleted again.
+// file is checked first (size: 413, format by its bytes: 415), and then the
+// room the files take within the user's storage limit (403 limit_reached for
+// the whole upload), so a refused upload writes nothing; when storing fails
+// part way, or a concurrent upload took the room meanwhile (the repository
+// checks again as it inserts), the files already written are deleted again.
 func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uploaded, error) {
 	if len(files) == 0 {
 		return Uploaded{}, errFileCount()
@@ -40,7 +43,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	if !validOwner(userID) {
 		return Uploaded{}, core.Invalid("invalid_request", "invalid user id")
 	}
-	kinds := make([]Format, len(files))
+	kinds, total := make([]Format, len(files)), int64(0)
 	for i, f := range files {
 		if f.Size > s.settings.MaxFileBytes {
 			return Uploaded{}, core.TooLarge("payload_too_large",
@@ -50,7 +53,11 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 		if err != nil {
 			return Uploaded{}, err
 		}
-		kinds[i] = format
+		kinds[i], total = format, total+f.Size
+	}
+	limit, err := s.checkRoom(ctx, userID, total)
+	if err != nil {
+		return Uploaded{}, err
 	}
 
 	now, groupID := s.clock.Now(), s.ids.New()
@@ -58,7 +65,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	for i := range files {
 		key := NewKey(userID, kinds[i])
 		imgs[i] = Image{ID: s.ids.New(), UserID: userID, GroupID: groupID, Seq: i, Key: key,
-			URL: s.settings.URLOf(key), CreatedAt: now, UpdatedAt: now}
+			URL: s.settings.URLOf(key), Size: files[i].Size, CreatedAt: now, UpdatedAt: now}
 	}
 	for i, f := range files {
 		if err := s.store(ctx, imgs[i].Key, kinds[i], f); err != nil {
@@ -66,11 +73,32 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 			return Uploaded{}, err
 		}
 	}
-	if err := s.repo.Create(ctx, imgs); err != nil {
+	if err := s.repo.Create(ctx, imgs, limit.Bytes); err != nil {
 		s.discard(ctx, imgs)
+		if isLimit(err) {
+			return Uploaded{}, errLimit(limit)
+		}
 		return Uploaded{}, err
 	}
 	return Uploaded{GroupID: groupID, Images: imgs}, nil
+}
+
+// checkRoom refuses an upload of total bytes that would pass the user's
+// storage limit before any file is written, and returns the limit for the
+// insert to check again.
+func (s *Service) checkRoom(ctx context.Context, userID string, total int64) (StorageLimit, error) {
+	limit, err := s.limits.MaxStorage(ctx, userID)
+	if err != nil || limit.Bytes == NoLimit {
+		return limit, err
+	}
+	used, err := s.repo.StoredBytes(ctx, userID)
+	if err != nil {
+		return StorageLimit{}, err
+	}
+	if !limit.fits(used, total) {
+		return StorageLimit{}, errLimit(limit)
+	}
+	return limit, nil
 }
 
 // sniff reads the first bytes of f and decides its format (415 otherwise).

@@ -84,7 +84,7 @@ func (f *flakyBlobs) Delete(ctx context.Context, key string) error {
 // failingCreate is an image repo whose Create fails (the database went away).
 type failingCreate struct{ *memory.ImageRepo }
 
-func (failingCreate) Create(context.Context, []images.Image) error {
+func (failingCreate) Create(context.Context, []images.Image, int64) error {
 	return core.Unavailable("unavailable", "the database is unavailable")
 }
 
@@ -100,7 +100,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewImageRepo(), blobs: &flakyBlobs{Store: memblob.New(), failDelete: map[string]bool{}},
 		orphans: &orphans{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = images.NewService(f.repo, f.blobs, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+	f.svc = images.NewService(f.repo, f.blobs, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -231,7 +231,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 	})
 	t.Run("the records cannot be written", func(t *testing.T) {
 		f := newFixture(t)
-		svc := images.NewService(failingCreate{f.repo}, f.blobs, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(failingCreate{f.repo}, f.blobs, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
 		wantErr(t, err, core.KindUnavailable, "unavailable")
 		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
@@ -242,7 +242,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		f := newFixture(t)
 		f.blobs.failPut = 2
 		var first string
-		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, f.orphans, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
 		wantErr(t, err, core.KindUnavailable, "unavailable")
 		if len(f.orphans.keys) != 1 || f.orphans.keys[0] != first {
@@ -336,7 +336,7 @@ func TestUpdatePointsTheImageAtANewUpload(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := old
-		want.Key, want.URL, want.UpdatedAt = fresh.Key, fresh.URL, f.clock.Now()
+		want.Key, want.URL, want.Size, want.UpdatedAt = fresh.Key, fresh.URL, fresh.Size, f.clock.Now()
 		if got != want {
 			t.Fatalf("got %+v\nwant %+v", got, want)
 		}
@@ -611,7 +611,7 @@ func TestARefusedUploadTouchesNoStore(t *testing.T) {
 	t.Parallel()
 	ctrl := gomock.NewController(t)
 	repo, blobs, report := NewMockRepository(ctrl), NewMockBlobs(ctrl), NewMockReporter(ctrl) // any call fails the test
-	svc := images.NewService(repo, blobs, report, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, blobs, report, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	for _, files := range [][]images.File{
 		nil,
 		{file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes)},
@@ -631,7 +631,7 @@ func TestAPresigningStoreIsRedirectedTo(t *testing.T) {
 	presigner := NewMockPresigner(ctrl)
 	store := &presigning{Store: memblob.New(), Presigner: presigner}
 	repo := memory.NewImageRepo()
-	svc := images.NewService(repo, store, &orphans{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, store, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	up, err := svc.Upload(ctx, "user-1", []images.File{file(pngBytes)})
 	if err != nil {
 		t.Fatal(err)

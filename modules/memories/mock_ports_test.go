@@ -82,17 +82,17 @@ func (c *MockRepositoryCountCall) DoAndReturn(f func(context.Context, string, co
 }
 
 // Create mocks base method.
-func (m_2 *MockRepository) Create(ctx context.Context, m memories.Memory) error {
+func (m_2 *MockRepository) Create(ctx context.Context, m memories.Memory, max int) error {
 	m_2.ctrl.T.Helper()
-	ret := m_2.ctrl.Call(m_2, "Create", ctx, m)
+	ret := m_2.ctrl.Call(m_2, "Create", ctx, m, max)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Create indicates an expected call of Create.
-func (mr *MockRepositoryMockRecorder) Create(ctx, m any) *MockRepositoryCreateCall {
+func (mr *MockRepositoryMockRecorder) Create(ctx, m, max any) *MockRepositoryCreateCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, m)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, m, max)
 	return &MockRepositoryCreateCall{Call: call}
 }
 
@@ -108,13 +108,13 @@ func (c *MockRepositoryCreateCall) Return(arg0 error) *MockRepositoryCreateCall 
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryCreateCall) Do(f func(context.Context, memories.Memory) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) Do(f func(context.Context, memories.Memory, int) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, memories.Memory) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, memories.Memory, int) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -373,6 +373,69 @@ func (c *MockPartnersPartnerOfCall) Do(f func(context.Context, string) (string, 
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockPartnersPartnerOfCall) DoAndReturn(f func(context.Context, string) (string, bool, error)) *MockPartnersPartnerOfCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockLimits is a mock of Limits interface.
+type MockLimits struct {
+	ctrl     *gomock.Controller
+	recorder *MockLimitsMockRecorder
+	isgomock struct{}
+}
+
+// MockLimitsMockRecorder is the mock recorder for MockLimits.
+type MockLimitsMockRecorder struct {
+	mock *MockLimits
+}
+
+// NewMockLimits creates a new mock instance.
+func NewMockLimits(ctrl *gomock.Controller) *MockLimits {
+	mock := &MockLimits{ctrl: ctrl}
+	mock.recorder = &MockLimitsMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockLimits) EXPECT() *MockLimitsMockRecorder {
+	return m.recorder
+}
+
+// MaxMemories mocks base method.
+func (m *MockLimits) MaxMemories(ctx context.Context, userID string) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "MaxMemories", ctx, userID)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// MaxMemories indicates an expected call of MaxMemories.
+func (mr *MockLimitsMockRecorder) MaxMemories(ctx, userID any) *MockLimitsMaxMemoriesCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MaxMemories", reflect.TypeOf((*MockLimits)(nil).MaxMemories), ctx, userID)
+	return &MockLimitsMaxMemoriesCall{Call: call}
+}
+
+// MockLimitsMaxMemoriesCall wrap *gomock.Call
+type MockLimitsMaxMemoriesCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockLimitsMaxMemoriesCall) Return(arg0 int, arg1 error) *MockLimitsMaxMemoriesCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockLimitsMaxMemoriesCall) Do(f func(context.Context, string) (int, error)) *MockLimitsMaxMemoriesCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockLimitsMaxMemoriesCall) DoAndReturn(f func(context.Context, string) (int, error)) *MockLimitsMaxMemoriesCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -12,8 +12,11 @@ import (
 // and Delete return core.KindNotFound when the user has no memory with that
 // id (another user's included); the service words it as not_found.
 type Repository interface {
-	// Create stores a new memory; core.KindConflict when the id is taken.
-	Create(ctx context.Context, m Memory) error
+	// Create stores a new memory unless its owner already has max memories
+	// (NoLimit: any number), counting and inserting in one transaction so
+	// that concurrent creates never end above max: LimitReached() then, and
+	// nothing is written. core.KindConflict when the id is taken.
+	Create(ctx context.Context, m Memory, max int) error
 	// Get returns the user's memory.
 	Get(ctx context.Context, userID, id string) (Memory, error)
 	// List returns the user's memories dated within span (bounds included)
@@ -38,6 +41,13 @@ type Repository interface {
 // each new memory.
 type Partners interface {
 	PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error)
+}
+
+// Limits tells how many memories the user may keep: the "memories" limit of
+// the user's premium state (premium.Service; a partner's shared premium
+// counts), NoLimit when none is configured.
+type Limits interface {
+	MaxMemories(ctx context.Context, userID string) (int, error)
 }
 
 // Notifier sends a notification to a user (the notifications module: saved

@@ -16,21 +16,24 @@ type Service struct {
 	repo     Repository
 	partners Partners
 	notifier Notifier
+	limits   Limits
 	settings Settings
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partners Partners, notifier Notifier, settings Settings, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partners: partners, notifier: notifier, settings: settings, clock: clock, ids: ids}
+func NewService(repo Repository, partners Partners, notifier Notifier, limits Limits, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, notifier: notifier, limits: limits, settings: settings, clock: clock, ids: ids}
 }
 
 // Create stores a new memory of the user and tells the current partner
 // (category partnerActivity). The body must say action "create"; title and
-// date are required. The partner is looked up before anything is written,
-// so a failed lookup leaves nothing behind; the notification comes after the
-// commit and cannot fail the creation (see Notifier).
+// date are required. A user who keeps as many memories as their limits allow
+// gets 403 limit_reached (counted with the insert, see Repository.Create).
+// The partner is looked up before anything is written, so a failed lookup
+// leaves nothing behind; the notification comes after the commit and cannot
+// fail the creation (see Notifier).
 func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, error) {
 	switch d.Action {
 	case "create":
@@ -50,9 +53,16 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 	if err != nil {
 		return Memory{}, err
 	}
+	limit, err := s.limits.MaxMemories(ctx, userID)
+	if err != nil {
+		return Memory{}, err
+	}
 	now := s.clock.Now()
 	m.ID, m.UserID, m.CreatedAt, m.UpdatedAt = s.ids.New(), userID, now, now
-	if err := s.repo.Create(ctx, m); err != nil {
+	if err := s.repo.Create(ctx, m, limit); err != nil {
+		if isLimit(err) {
+			return Memory{}, errLimit(limit)
+		}
 		return Memory{}, err
 	}
 	if paired {

@@ -31,7 +31,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewMemoryRepo(), partners: &couples{m: map[string]string{}}, notes: &notes{},
 		clock: coretest.NewClock(time.Time{})}
-	f.svc = memories.NewService(f.repo, f.partners, f.notes, settings, f.clock, &coretest.SeqIDs{})
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, settings, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -502,10 +502,10 @@ func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl)
-	svc := memories.NewService(repo, partners, notifier, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	gomock.InOrder(
 		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
-		repo.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil),
+		repo.EXPECT().Create(gomock.Any(), gomock.Any(), memories.NoLimit).Return(nil),
 		notifier.EXPECT().Notify(gomock.Any(), "partner", "partnerActivity", "New memory", "Your partner added a memory: Beach").
 			Return(errors.New("push is down")).Times(1),
 	)
@@ -519,7 +519,7 @@ func TestAFailedPartnerLookupWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl) // no writes, no notes expected
-	svc := memories.NewService(repo, partners, notifier, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	broken := errors.New("database on fire")
 	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, core.Internal(broken))
 	_, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"})
