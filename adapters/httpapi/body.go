@@ -1,13 +1,17 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"tandem/core"
 )
@@ -88,11 +92,36 @@ func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 			_, _ = io.CopyN(io.Discard, body, drainLimit)
 		}
 		if !body.done {
-			c.Context().SetConnectionClose()
+			closeAfterAnswer(c.Context())
 		}
 		return err
 	}
 }
+
+// closeAfterAnswer closes a connection whose body was not read to its end,
+// but not at once: closing with unread bytes makes the kernel reset the
+// connection, and a client still sending its body may lose the answer (a 413
+// the app never sees). So the answer goes out with Connection: close, then
+// what still comes is read and dropped for a moment, as net/http does, and
+// fasthttp closes the connection. (fasthttp skips a hijack when the answer
+// itself says close, hence the answer is written here.)
+func closeAfterAnswer(ctx *fasthttp.RequestCtx) {
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(conn net.Conn) {
+		ctx.Response.Header.SetConnectionClose()
+		w := bufio.NewWriter(conn)
+		if ctx.Response.Write(w) != nil || w.Flush() != nil {
+			return
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(lingerTime))
+		_, _ = io.CopyN(io.Discard, conn, lingerBytes)
+	})
+}
+
+const (
+	lingerTime  = time.Second
+	lingerBytes = 64 << 20
+)
 
 // unread is what is left of a declared body; a chunked one is unknown (0),
 // and a skip bounded by drainLimit finds out.
