@@ -253,7 +253,10 @@ func validateContent(title, message string) error {
 	case utf8.RuneCountInString(message) > MaxMessage:
 		return core.Invalid("invalid_request", "message must be at most 2000 characters")
 	}
-	return nil
+	if err := core.CheckText("title", title, false); err != nil {
+		return err
+	}
+	return core.CheckText("message", message, true)
 }
 
 // Platform is where the app runs, one for every module.
