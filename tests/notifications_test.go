@@ -485,15 +485,16 @@ func TestDevicesRegisterMoveAndRemove(t *testing.T) {
 		if total(a) != "2" {
 			t.Fatal("a has two devices")
 		}
-		// the same token from b: the same device, now b's
-		if moved := h.registerDevice(b, "ExponentPushToken[shared]", "android", "expo"); moved != d1 {
-			t.Fatalf("moved device %s, want %s", moved, d1)
+		// the same token from b: taken from a as a new device of b's
+		moved := h.registerDevice(b, "ExponentPushToken[shared]", "android", "expo")
+		if moved == d1 {
+			t.Fatalf("b was handed a's device id %s", d1)
 		}
 		if total(a) != "1" || total(b) != "1" {
 			t.Fatal("the device did not move")
 		}
 		last := pushes.To(b.ID)
-		if len(last) != 1 || last[0].Device.ID != d1 || last[0].Device.Platform != "android" {
+		if len(last) != 1 || last[0].Device.ID != moved || last[0].Device.Platform != "android" {
 			t.Fatalf("pushes to b %+v", last)
 		}
 

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"testing"
+
+	"tandem/adapters/push/mempush"
 )
 
 // Smaller leaks: what a stranger (or the partner) could learn about a user
@@ -52,4 +54,47 @@ func TestSecurityFlagsTellNoStrangerWhetherAUserIsPremium(t *testing.T) {
 		expect(t, check(boss.Token, "&userId="+payer.ID), 200, on)
 		expect(t, list(boss.Token, "&userId="+payer.ID), 200, listReply(payer.ID, "ios", "beta", "hd_photos"))
 	}, asAdmin)
+}
+
+// TestSecurityATakenPushTokenRevealsNoDeviceID: registering a push token that
+// another account holds takes it as a new device; the previous owner's device
+// id is never answered and works for no one afterwards.
+func TestSecurityATakenPushTokenRevealsNoDeviceID(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		const token = "ExponentPushToken[phone-of-a]"
+		old := h.registerDevice(a, token, "ios", "expo")
+		kept := h.registerDevice(a, "ExponentPushToken[tablet-of-a]", "ios", "expo")
+
+		taken := h.registerDevice(b, token, "android", "expo")
+		if taken == old {
+			t.Fatalf("b was answered a's device id %s", old)
+		}
+		// b registering it again keeps b's own id
+		if again := h.registerDevice(b, token, "android", "expo"); again != taken {
+			t.Fatalf("re-registered as %s, want %s", again, taken)
+		}
+
+		// a's devices no longer hold it (the export lists them)
+		data := h.get("/api/users/user/"+a.ID+"/export", a.Token).JSON(t)["data"].(map[string]any)
+		sameJSON(t, data["notifications"].(map[string]any)["devices"],
+			`[{"id":"`+kept+`","platform":"ios","provider":"expo","registeredAt":"<number>"}]`)
+
+		// the old id is dead for everyone
+		notFound := errBody("not_found", "device not found")
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(b, "/devices/"+old), Token: b.Token}), 404, notFound)
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(a, "/devices/"+old), Token: a.Token}), 404, notFound)
+
+		// a push to a reaches only the device a still has; b's reaches the taken one
+		expect(t, h.sendTest(a, "systemUpdates"), 200, "")
+		expect(t, h.sendTest(b, "systemUpdates"), 200, "")
+		if got := pushes.To(a.ID); len(got) != 1 || got[0].Device.ID != kept {
+			t.Fatalf("pushes to a %+v", got)
+		}
+		if got := pushes.To(b.ID); len(got) != 1 || got[0].Device.ID != taken || got[0].Device.Token != token {
+			t.Fatalf("pushes to b %+v", got)
+		}
+		// and b may remove it under its new id only
+		expect(t, h.do(req{Method: "DELETE", Path: notifPath(b, "/devices/"+taken), Token: b.Token}), 200, `{"success":true}`)
+	})
 }

@@ -143,11 +143,15 @@ func (r *NotificationRepo) MarkAllRead(_ context.Context, userID string) (int, e
 func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Device, keep int) (notifications.Device, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if id, ok := r.byToken[d.Token]; ok {
-		old := r.devices[id]
-		d.ID, d.CreatedAt = old.ID, old.CreatedAt
-	} else if _, taken := r.devices[d.ID]; taken {
+	id, known := r.byToken[d.Token]
+	if _, taken := r.devices[d.ID]; taken && d.ID != id {
 		return notifications.Device{}, core.Conflict("conflict", "device exists")
+	}
+	switch {
+	case known && r.devices[id].UserID == d.UserID:
+		d.ID, d.CreatedAt = id, r.devices[id].CreatedAt
+	case known:
+		r.deleteDeviceLocked(id) // another user's: it becomes a new device of d.UserID
 	}
 	r.devices[d.ID] = d
 	r.byToken[d.Token] = d.ID

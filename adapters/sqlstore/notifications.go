@@ -173,11 +173,17 @@ func (r *NotificationRepo) MarkAllRead(ctx context.Context, userID string) (int,
 	return int(n), err
 }
 
-// RegisterDevice upserts by the unique token, reads the stored device back
-// and trims the user's devices to keep, in one transaction.
+// RegisterDevice deletes the token's device when another user holds it
+// (so it comes back as a new device, never under its old id), upserts by the
+// unique token, reads the stored device back and trims the user's devices to
+// keep, in one transaction.
 func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
 	var out notifications.Device
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").
+			Where(sq.Eq{"token": d.Token}).Where(sq.NotEq{"user_id": d.UserID})); err != nil {
+			return err
+		}
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
 			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
 			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {

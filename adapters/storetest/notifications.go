@@ -234,7 +234,7 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 		}
 	})
 
-	t.Run("devices: register, re-register moves, newest first", func(t *testing.T) {
+	t.Run("devices: register, another user's token becomes a new device, newest first", func(t *testing.T) {
 		r := newRepo(t)
 		d1, err := r.RegisterDevice(ctx, dev("d1", "u1", "ExponentPushToken[a]", now), 10)
 		must(t, err)
@@ -251,22 +251,29 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 			t.Fatalf("devices %s", devIDs(ds))
 		}
 
-		// the same token from another user: the same device, moved, its creation kept
+		// the same token from another user: taken from u1 as a new device,
+		// never under u1's id
 		later := now.Add(time.Hour)
 		again := dev("d9", "u2", "ExponentPushToken[a]", later)
 		again.Platform, again.Provider = core.PlatformAndroid, notifications.ProviderFCM
 		moved, err := r.RegisterDevice(ctx, again, 10)
 		must(t, err)
-		want := notifications.Device{ID: "d1", UserID: "u2", Token: "ExponentPushToken[a]", Platform: core.PlatformAndroid,
-			Provider: notifications.ProviderFCM, CreatedAt: now, UpdatedAt: later}
-		if moved != want {
+		if moved != again {
 			t.Fatalf("moved %+v", moved)
 		}
 		if ds, _ := r.Devices(ctx, "u1"); devIDs(ds) != "d3,d2" {
 			t.Fatalf("u1 devices %s", devIDs(ds))
 		}
-		if ds, _ := r.Devices(ctx, "u2"); len(ds) != 1 || ds[0] != want {
+		if ds, _ := r.Devices(ctx, "u2"); len(ds) != 1 || ds[0] != again {
 			t.Fatalf("u2 devices %+v", ds)
+		}
+		wantKind(t, r.RemoveDevice(ctx, "u1", "d1"), core.KindNotFound)
+		wantKind(t, r.RemoveDevice(ctx, "u2", "d1"), core.KindNotFound)
+		// the new owner registering it again keeps it as it is
+		same, err := r.RegisterDevice(ctx, dev("d11", "u2", "ExponentPushToken[a]", later.Add(time.Minute)), 10)
+		must(t, err)
+		if same.ID != "d9" || !same.CreatedAt.Equal(later) || !same.UpdatedAt.Equal(later.Add(time.Minute)) {
+			t.Fatalf("re-registered %+v", same)
 		}
 		// re-registering by the same user refreshes it to the front
 		_, err = r.RegisterDevice(ctx, dev("d10", "u1", "ExponentPushToken[b]", later), 10)

@@ -315,7 +315,7 @@ func isExpoToken(t string) bool {
 }
 
 // Device is a registered push target. A token belongs to one device, and so
-// to one user: registering it again moves the device to the new user.
+// to one user: another user registering it takes it as a new device.
 type Device struct {
 	ID        string
 	UserID    string

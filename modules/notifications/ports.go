@@ -37,10 +37,11 @@ type Repository interface {
 	MarkAllRead(ctx context.Context, userID string) (int, error)
 
 	// RegisterDevice stores d under its token: a new token is a new device;
-	// a known one keeps its id and creation time and takes d's user,
-	// platform, provider and UpdatedAt (moving it to d.UserID). Then the
-	// user keeps only their keep most recently registered devices. It
-	// returns the stored device.
+	// one the same user registered keeps its id and creation time and takes
+	// d's platform, provider and UpdatedAt; one another user holds is taken
+	// from them and becomes d, a new device with d's id (the old id is
+	// never handed to the new owner). Then the user keeps only their keep
+	// most recently registered devices. It returns the stored device.
 	RegisterDevice(ctx context.Context, d Device, keep int) (Device, error)
 	// Devices returns the user's devices, most recently registered first.
 	Devices(ctx context.Context, userID string) ([]Device, error)

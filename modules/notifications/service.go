@@ -140,8 +140,10 @@ func (s *Service) MarkAllRead(ctx context.Context, userID string) (int, error) {
 }
 
 // RegisterDevice registers a push token for the user. The same token again
-// returns the same device, moved to this user when another had it (a phone
-// changes hands, or a couple shares one).
+// returns the same device. A token another user holds (a phone changes
+// hands, or a couple shares one) leaves that user and becomes a new device
+// of this one, with a new id: the previous owner's device id is never
+// revealed, and is unknown to everyone from then on.
 func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registration) (Device, error) {
 	platform, err := core.ParsePlatform(r.Platform)
 	if err != nil {
