@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"tandem/adapters/push/mempush"
 )
@@ -96,5 +99,53 @@ func TestSecurityATakenPushTokenRevealsNoDeviceID(t *testing.T) {
 		}
 		// and b may remove it under its new id only
 		expect(t, h.do(req{Method: "DELETE", Path: notifPath(b, "/devices/"+taken), Token: b.Token}), 200, `{"success":true}`)
+	})
+}
+
+// TestSecurityPartnerActivityNamesNoMemoryAndIsCoalesced: the partner hears
+// that memories were added, never their titles (a memory is private to its
+// author), in one unread entry that counts them, pushed at most every 10
+// minutes.
+func TestSecurityPartnerActivityNamesNoMemoryAndIsCoalesced(t *testing.T) {
+	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
+		me, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.registerDevice(me, "ExponentPushToken[me]", "ios", "expo")
+		h.pair(me, partner)
+		before := h.get(notifPath(me, "/notifications"), me.Token).JSON(t)["notifications"].([]any)
+		pushedBefore := len(pushes.To(me.ID))
+
+		for _, title := range []string{"Secret one", "Secret two", "Secret three"} {
+			h.createMemory(partner, map[string]any{"title": title, "date": "2025-06-01"})
+		}
+		inbox := func(count int, at time.Time) {
+			t.Helper()
+			r := h.get(notifPath(me, "/notifications"), me.Token)
+			if strings.Contains(string(r.Body), "Secret") {
+				t.Fatalf("the inbox names a private memory: %s", r.Body)
+			}
+			items := r.JSON(t)["notifications"].([]any)
+			if len(items) != len(before)+1 {
+				t.Fatalf("%d new entries, want 1: %s", len(items)-len(before), r.Body)
+			}
+			sameJSON(t, items[0], notificationJSON("<string>", "New memories", fmt.Sprintf("Your partner added %d memories.", count),
+				"partnerActivity", false, at))
+		}
+		inbox(3, h.Clock.Now().Add(-time.Millisecond))
+		if n := h.unreadCount(t, me); n != len(before)+1 {
+			t.Fatalf("unread %d", n)
+		}
+		got := pushes.To(me.ID)[pushedBefore:]
+		if len(got) != 1 || got[0].Message.Body != "Your partner added a memory." || got[0].Message.Category != "partnerActivity" {
+			t.Fatalf("pushes %+v, want exactly one", got)
+		}
+
+		// ten minutes after that push, the next memory is pushed again, with the count
+		h.Clock.Advance(10 * time.Minute)
+		h.createMemory(partner, map[string]any{"title": "Secret four", "date": "2025-06-01"})
+		inbox(4, h.Clock.Now().Add(-time.Millisecond))
+		got = pushes.To(me.ID)[pushedBefore:]
+		if len(got) != 2 || got[1].Message.Body != "Your partner added 4 memories." || strings.Contains(fmt.Sprint(got), "Secret") {
+			t.Fatalf("pushes %+v", got)
+		}
 	})
 }
