@@ -83,4 +83,14 @@ func (n *Notifier) Notify(ctx context.Context, userID, category, title, message 
 	return nil
 }
 
+// NotifyActivity tells userID of their partner's activity, coalesced by the
+// notifications module; like Notify, a failure is logged, never returned.
+func (n *Notifier) NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error {
+	a := notifications.Activity{UserID: userID, From: fromUserID, Kind: notifications.ActivityKind(kind)}
+	if _, err := n.svc.NotifyActivity(ctx, a); err != nil {
+		n.log.Warn("notification failed", zap.String("user_id", userID), zap.String("activity", kind), zap.Error(err))
+	}
+	return nil
+}
+
 var notifier = fx.Provide(newNotifier)

@@ -16,8 +16,9 @@ func (h *harness) flagWrite(u user, body map[string]any) response {
 	return h.post(flagsPath, u.Token, body)
 }
 
-// flagCheck evaluates key for the query's userId and platform ("" leaves one out).
-func (h *harness) flagCheck(key, userID, platform string) response {
+// flagCheck evaluates key as u (an administrator may name any userId) for
+// the query's userId and platform ("" leaves one out).
+func (h *harness) flagCheck(u user, key, userID, platform string) response {
 	h.t.Helper()
 	q := flagsPath + "?flag=" + key
 	if userID != "" {
@@ -26,7 +27,7 @@ func (h *harness) flagCheck(key, userID, platform string) response {
 	if platform != "" {
 		q += "&platform=" + platform
 	}
-	return h.get(q, "")
+	return h.get(q, u.Token)
 }
 
 func checkReply(key string, enabled bool, message, name, description string) string {
@@ -71,7 +72,7 @@ func TestFeatureFlagStateTableAndStoredEffect(t *testing.T) {
 		created := h.Clock.Now().UnixMilli()
 
 		// absent: an unknown flag is off, not an error
-		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
+		expect(t, h.flagCheck(boss, "dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
 		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
 
 		// absent + create: present with the given isEnabled (false); createdBy defaults to the admin's e-mail
@@ -81,16 +82,16 @@ func TestFeatureFlagStateTableAndStoredEffect(t *testing.T) {
 		id := r.JSON(t)["flagId"].(string)
 		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
 			flagJSON(id, "dark_mode", "Dark mode", "A darker theme", false, false, nil, nil, 100, nil, "boss@x.io", created, created)+`]}`)
-		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
 
 		// disabled + toggle true: enabled for everyone, on every platform
 		h.Clock.Advance(time.Minute)
 		expect(t, h.flagWrite(boss, map[string]any{"action": "toggle", "flagKey": "dark_mode", "isEnabled": true}), 200,
 			`{"success":true,"flagKey":"dark_mode","isEnabled":true,"message":"feature flag enabled"}`)
 		for _, u := range []string{ann.ID, bob.ID, "not-an-account", ""} {
-			expect(t, h.flagCheck("dark_mode", u, "web"), 200, checkReply("dark_mode", true, "feature is enabled", "Dark mode", "A darker theme"))
+			expect(t, h.flagCheck(boss, "dark_mode", u, "web"), 200, checkReply("dark_mode", true, "feature is enabled", "Dark mode", "A darker theme"))
 		}
-		expect(t, h.get(flagsPath+"?action=list&userId="+ann.ID+"&platform=android", ""), 200, listReply(ann.ID, "android", "dark_mode"))
+		expect(t, h.get(flagsPath+"?action=list&userId="+ann.ID+"&platform=android", boss.Token), 200, listReply(ann.ID, "android", "dark_mode"))
 
 		// update: rollout 0 with ann on the allow list and bob on the deny list
 		h.Clock.Advance(time.Minute)
@@ -100,17 +101,17 @@ func TestFeatureFlagStateTableAndStoredEffect(t *testing.T) {
 			"enabledForUserIds": allow, "disabledForUserIds": deny, "platforms": []string{"ios"}}), 200,
 			`{"success":true,"updated":true,"flag":`+flagJSON(id, "dark_mode", "Dark mode", "A darker theme", true, false, allow, deny, 0,
 				[]string{"ios"}, "boss@x.io", created, updated)+`,"message":"feature flag updated"}`)
-		expect(t, h.flagCheck("dark_mode", ann.ID, "web"), 200, checkReply("dark_mode", true, "feature is enabled for this user", "Dark mode", "A darker theme"))
-		expect(t, h.flagCheck("dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled for this user", "Dark mode", "A darker theme"))
-		expect(t, h.flagCheck("dark_mode", "someone", "android"), 200, checkReply("dark_mode", false, "feature is not available on this platform", "Dark mode", "A darker theme"))
-		expect(t, h.flagCheck("dark_mode", "someone", "ios"), 200, checkReply("dark_mode", false, "feature is not yet enabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", ann.ID, "web"), 200, checkReply("dark_mode", true, "feature is enabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled for this user", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", "someone", "android"), 200, checkReply("dark_mode", false, "feature is not available on this platform", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", "someone", "ios"), 200, checkReply("dark_mode", false, "feature is not yet enabled for this user", "Dark mode", "A darker theme"))
 		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
 			flagJSON(id, "dark_mode", "Dark mode", "A darker theme", true, false, allow, deny, 0, []string{"ios"}, "boss@x.io", created, updated)+`]}`)
 
 		// enabled + toggle false: off even for the allow list
 		expect(t, h.flagWrite(boss, map[string]any{"action": "toggle", "flagKey": "dark_mode", "isEnabled": false}), 200,
 			`{"success":true,"flagKey":"dark_mode","isEnabled":false,"message":"feature flag disabled"}`)
-		expect(t, h.flagCheck("dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
+		expect(t, h.flagCheck(boss, "dark_mode", ann.ID, "ios"), 200, checkReply("dark_mode", false, "feature is disabled", "Dark mode", "A darker theme"))
 
 		// the export names the flags that list the user; account deletion takes the user off every list
 		data := h.get("/api/users/user/"+ann.ID+"/export", ann.Token).JSON(t)["data"].(map[string]any)
@@ -124,7 +125,7 @@ func TestFeatureFlagStateTableAndStoredEffect(t *testing.T) {
 		// delete: unknown, so off, everywhere; the key can be used again
 		expect(t, h.flagWrite(boss, map[string]any{"action": "delete", "flagKey": "dark_mode"}), 200,
 			`{"success":true,"deleted":true,"flagKey":"dark_mode","message":"feature flag deleted"}`)
-		expect(t, h.flagCheck("dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
+		expect(t, h.flagCheck(boss, "dark_mode", bob.ID, "ios"), 200, checkReply("dark_mode", false, "feature flag not found", "", ""))
 		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
 		expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": "dark_mode", "name": "Again", "createdBy": "release-bot"}), 200, "")
 		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
@@ -149,19 +150,19 @@ func TestFeatureFlagPremiumIsDerived(t *testing.T) {
 
 		premiumOn := checkReply("hd_photos", true, "feature is enabled", "HD", "")
 		premiumOff := checkReply("hd_photos", false, "feature is for premium users", "HD", "")
-		expect(t, h.flagCheck("hd_photos", payer.ID, "ios"), 200, premiumOn)
-		expect(t, h.flagCheck("hd_photos", partner.ID, "ios"), 200, premiumOn) // inherited
-		expect(t, h.flagCheck("hd_photos", free.ID, "ios"), 200, premiumOff)
-		expect(t, h.flagCheck("hd_photos", "no-such-account", "ios"), 200, premiumOff)
-		expect(t, h.flagCheck("hd_photos", "", "ios"), 200, premiumOff)
-		expect(t, h.get(flagsPath+"?action=list&userId="+partner.ID+"&platform=web", ""), 200, listReply(partner.ID, "web", "everyone", "hd_photos", "web.only"))
-		expect(t, h.get(flagsPath+"?action=list&userId="+free.ID+"&platform=ios", ""), 200, listReply(free.ID, "ios", "everyone"))
+		expect(t, h.flagCheck(boss, "hd_photos", payer.ID, "ios"), 200, premiumOn)
+		expect(t, h.flagCheck(boss, "hd_photos", partner.ID, "ios"), 200, premiumOn) // inherited
+		expect(t, h.flagCheck(boss, "hd_photos", free.ID, "ios"), 200, premiumOff)
+		expect(t, h.flagCheck(boss, "hd_photos", "no-such-account", "ios"), 200, premiumOff)
+		expect(t, h.flagCheck(boss, "hd_photos", "", "ios"), 200, premiumOff)
+		expect(t, h.get(flagsPath+"?action=list&userId="+partner.ID+"&platform=web", boss.Token), 200, listReply(partner.ID, "web", "everyone", "hd_photos", "web.only"))
+		expect(t, h.get(flagsPath+"?action=list&userId="+free.ID+"&platform=ios", boss.Token), 200, listReply(free.ID, "ios", "everyone"))
 		expect(t, h.get(flagsPath+"?action=list", ""), 200, listReply("", "", "everyone"))
 
 		expect(t, h.keyed("POST", "/api/partnerConnections/unlink", partner, map[string]any{"userId": partner.ID}), 200, "")
-		expect(t, h.flagCheck("hd_photos", partner.ID, "ios"), 200, premiumOff)
+		expect(t, h.flagCheck(boss, "hd_photos", partner.ID, "ios"), 200, premiumOff)
 		h.Clock.Advance(31 * 24 * time.Hour) // the payer's subscription ends by the clock
-		expect(t, h.flagCheck("hd_photos", payer.ID, "ios"), 200, premiumOff)
+		expect(t, h.flagCheck(boss, "hd_photos", payer.ID, "ios"), 200, premiumOff)
 	}, asAdmin)
 }
 
@@ -176,7 +177,7 @@ func TestFeatureFlagRolloutIsStable(t *testing.T) {
 			got := map[string]bool{}
 			for i := range 60 {
 				u := fmt.Sprint("user-", i)
-				got[u] = h.flagCheck("gradual", u, "").JSON(t)["enabled"] == true
+				got[u] = h.flagCheck(boss, "gradual", u, "").JSON(t)["enabled"] == true
 			}
 			return got
 		}
@@ -355,7 +356,7 @@ func BenchmarkFeatureFlagList(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if r := h.get(flagsPath+"?action=list&userId="+boss.ID+"&platform=ios", ""); r.Status != 200 {
+				if r := h.get(flagsPath+"?action=list&userId="+boss.ID+"&platform=ios", boss.Token); r.Status != 200 {
 					b.Fatalf("status %d", r.Status)
 				}
 			}

@@ -216,9 +216,9 @@ func TestMemoriesArePrivateAndNotifyThePartner(t *testing.T) {
 		at := h.Clock.Now()
 		theirs := h.createMemory(partner, map[string]any{"title": "Our picnic", "date": "2025-06-01"})
 
-		// the partner's memory: a notification for me (partnerActivity), pushed to my device
+		// the partner's memory: a notification for me (partnerActivity), pushed to my device; it never names the memory
 		expect(t, h.get(notifPath(me, "/notifications"), me.Token), 200, `{"success":true,"notifications":[`+
-			notificationJSON("<string>", "New memory", "Your partner added a memory: Our picnic", "partnerActivity", false, at)+`]}`)
+			notificationJSON("<string>", "New memory", "Your partner added a memory.", "partnerActivity", false, at)+`]}`)
 		if p := pushes.To(me.ID); len(p) != 1 || p[0].Message.Title != "New memory" || p[0].Message.Category != "partnerActivity" {
 			t.Fatalf("pushes %+v", p)
 		}
@@ -234,13 +234,16 @@ func TestMemoriesArePrivateAndNotifyThePartner(t *testing.T) {
 			t.Fatalf("the partner's own list %v", ms)
 		}
 
-		// with partnerActivity off the notification is saved, not pushed
+		// with partnerActivity off the notification is saved (counted in the unread entry), not pushed
 		expect(t, h.do(req{Method: "PATCH", Path: notifPath(me, "/notification-settings"), Token: me.Token,
 			Body: map[string]any{"partnerActivity": false}}), 200, "")
+		h.Clock.Advance(time.Hour)
 		h.createMemory(partner, map[string]any{"title": "Sunset", "date": "2025-06-02"})
-		if n := h.unreadCount(t, me); n != 2 {
+		if n := h.unreadCount(t, me); n != 1 {
 			t.Fatalf("unread %d", n)
 		}
+		expect(t, h.get(notifPath(me, "/notifications"), me.Token), 200, `{"success":true,"notifications":[`+
+			notificationJSON("<string>", "New memories", "Your partner added 2 memories.", "partnerActivity", false, h.Clock.Now().Add(-time.Millisecond))+`]}`)
 		if p := pushes.To(me.ID); len(p) != 1 {
 			t.Fatalf("pushed with partnerActivity off: %d", len(p))
 		}
@@ -248,7 +251,7 @@ func TestMemoriesArePrivateAndNotifyThePartner(t *testing.T) {
 		// without a partner nobody hears of it
 		h.createMemory(solo, map[string]any{"title": "Alone", "date": "2025-06-01"})
 		expect(t, h.get(notifPath(solo, "/notifications"), solo.Token), 200, `{"success":true,"notifications":[]}`)
-		if n := h.unreadCount(t, me); n != 2 {
+		if n := h.unreadCount(t, me); n != 1 {
 			t.Fatalf("unread %d", n)
 		}
 	})
@@ -266,6 +269,11 @@ var errInboxGone = errors.New("notifications table gone")
 func (b brokenInbox) AddNotification(context.Context, notifications.Notification) error {
 	b.tries.Add(1)
 	return core.Internal(errInboxGone)
+}
+
+func (b brokenInbox) AddActivity(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error) {
+	b.tries.Add(1)
+	return notifications.Notification{}, false, core.Internal(errInboxGone)
 }
 
 func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {

@@ -485,15 +485,16 @@ func TestDevicesRegisterMoveAndRemove(t *testing.T) {
 		if total(a) != "2" {
 			t.Fatal("a has two devices")
 		}
-		// the same token from b: the same device, now b's
-		if moved := h.registerDevice(b, "ExponentPushToken[shared]", "android", "expo"); moved != d1 {
-			t.Fatalf("moved device %s, want %s", moved, d1)
+		// the same token from b: taken from a as a new device of b's
+		moved := h.registerDevice(b, "ExponentPushToken[shared]", "android", "expo")
+		if moved == d1 {
+			t.Fatalf("b was handed a's device id %s", d1)
 		}
 		if total(a) != "1" || total(b) != "1" {
 			t.Fatal("the device did not move")
 		}
 		last := pushes.To(b.ID)
-		if len(last) != 1 || last[0].Device.ID != d1 || last[0].Device.Platform != "android" {
+		if len(last) != 1 || last[0].Device.ID != moved || last[0].Device.Platform != "android" {
 			t.Fatalf("pushes to b %+v", last)
 		}
 
@@ -589,10 +590,12 @@ func TestAccountDeletionPurgesNotifications(t *testing.T) {
 		expect(t, h.do(req{Method: "PATCH", Path: notifPath(a, "/notification-settings"), Token: a.Token, Body: map[string]any{"pauseAll": true}}), 200, "")
 		expect(t, h.sendTest(a, "mood"), 200, "")
 		h.pair(a, b)
+		h.createMemory(a, map[string]any{"title": "Mine", "date": "2025-06-01"})   // b hears of a's activity
+		h.createMemory(b, map[string]any{"title": "Theirs", "date": "2025-06-01"}) // and a of b's
 
 		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + a.ID, Token: a.Token}), 200, "")
 		// the partner learns of it; a's device is gone: its token is a new device for b
-		if n := h.unreadCount(t, b); n != 1 {
+		if n := h.unreadCount(t, b); n != 2 {
 			t.Fatalf("partner's unread %d", n)
 		}
 		if d := h.registerDevice(b, "ExponentPushToken[a]", "ios", "expo"); d == old {
@@ -604,6 +607,10 @@ func TestAccountDeletionPurgesNotifications(t *testing.T) {
 				if err := h.DB.Get(&n, "SELECT COUNT(*) FROM "+table+" WHERE user_id = ?", a.ID); err != nil || n != 0 {
 					t.Fatalf("%s: %d rows of the deleted account (%v)", table, n, err)
 				}
+			}
+			var n int
+			if err := h.DB.Get(&n, "SELECT COUNT(*) FROM notification_activity WHERE user_id = ? OR from_user_id = ?", a.ID, a.ID); err != nil || n != 0 {
+				t.Fatalf("notification_activity: %d rows of the deleted account (%v)", n, err)
 			}
 		}
 	})

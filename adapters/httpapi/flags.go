@@ -13,9 +13,10 @@ type flagsHandler struct{ svc *flags.Service }
 
 func NewFlagsHandler(svc *flags.Service) *flagsHandler { return &flagsHandler{svc: svc} }
 
-// Register: reading a flag and the list of a user's flags are public (the
-// app asks before anyone signs in); action=all and every write are for
-// administrators.
+// Register: reading a flag and the list of enabled flags are public (the
+// app asks before anyone signs in), answered for the caller's token, or for
+// nobody without one (flags.Service.Subject); action=all and every write are
+// for administrators.
 func (h *flagsHandler) Register(r fiber.Router) {
 	r.Get("/api/feature-flags", h.get)
 	r.Post("/api/feature-flags", requireAdmin, h.post)
@@ -109,6 +110,9 @@ func toFlagJSON(f flags.Flag) flagJSON {
 
 func (h *flagsHandler) get(c *fiber.Ctx) error {
 	ctx, userID, platform := c.UserContext(), c.Query("userId"), c.Query("platform")
+	if err, ok := c.Locals(localAuthErr).(error); ok {
+		return err // a token was sent and is bad: an anonymous answer would mislead the app
+	}
 	switch action := c.Query("action"); action {
 	case "":
 		d, err := h.svc.Evaluate(ctx, c.Query("flag"), userID, platform)
@@ -121,11 +125,11 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		}
 		return c.JSON(r)
 	case "list":
-		keys, err := h.svc.Enabled(ctx, userID, platform)
+		got, err := h.svc.Enabled(ctx, userID, platform)
 		if err != nil {
 			return err
 		}
-		return c.JSON(enabledFlagsReply{UserID: orNull(userID), EnabledFlags: keys, Platform: orNull(platform)})
+		return c.JSON(enabledFlagsReply{UserID: orNull(got.Subject.UserID), EnabledFlags: got.Keys, Platform: orNull(platform)})
 	case "all":
 		if err := adminOnly(c); err != nil {
 			return err

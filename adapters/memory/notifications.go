@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/notifications"
@@ -22,12 +23,25 @@ type NotificationRepo struct {
 	owner    map[string]string                       // notification id -> user id
 	devices  map[string]notifications.Device         // by id
 	byToken  map[string]string                       // token -> device id
+	activity map[activityKey]activityState
+}
+
+// activityKey and activityState are a row of notification_activity.
+type activityKey struct {
+	userID, from string
+	kind         notifications.ActivityKind
+}
+
+type activityState struct {
+	notificationID string
+	count          int
+	pushedAt       time.Time // zero: never
 }
 
 func NewNotificationRepo() *NotificationRepo {
 	return &NotificationRepo{settings: map[string]notifications.Settings{},
 		inbox: map[string][]notifications.Notification{}, owner: map[string]string{}, devices: map[string]notifications.Device{},
-		byToken: map[string]string{}}
+		byToken: map[string]string{}, activity: map[activityKey]activityState{}}
 }
 
 func (r *NotificationRepo) Settings(_ context.Context, userID string) (notifications.Settings, error) {
@@ -63,6 +77,43 @@ func (r *NotificationRepo) AddNotification(_ context.Context, n notifications.No
 	}
 	r.owner[n.ID] = n.UserID
 	r.inbox[n.UserID] = append(r.inbox[n.UserID], n)
+	return nil
+}
+
+func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := activityKey{userID: a.UserID, from: a.From, kind: a.Kind}
+	st := r.activity[key]
+	entry := r.unreadLocked(a.UserID, st.notificationID)
+	if entry == nil {
+		if _, taken := r.owner[n.ID]; taken {
+			return notifications.Notification{}, false, core.Conflict("conflict", "notification exists")
+		}
+		n.UserID = a.UserID
+		r.owner[n.ID] = n.UserID
+		r.inbox[n.UserID] = append(r.inbox[n.UserID], n)
+		entry, st.count = &r.inbox[n.UserID][len(r.inbox[n.UserID])-1], 0
+	}
+	st.notificationID, st.count = entry.ID, st.count+1
+	entry.Title, entry.Message = a.Kind.Text(st.count)
+	entry.CreatedAt = n.CreatedAt
+	push := st.pushedAt.IsZero() || !n.CreatedAt.Before(st.pushedAt.Add(quiet))
+	if push {
+		st.pushedAt = n.CreatedAt
+	}
+	r.activity[key] = st
+	return *entry, push, nil
+}
+
+// unreadLocked is the user's notification id while unread, else nil.
+func (r *NotificationRepo) unreadLocked(userID, id string) *notifications.Notification {
+	list := r.inbox[userID]
+	for i := range list {
+		if list[i].ID == id && !list[i].Read {
+			return &list[i]
+		}
+	}
 	return nil
 }
 
@@ -143,11 +194,15 @@ func (r *NotificationRepo) MarkAllRead(_ context.Context, userID string) (int, e
 func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Device, keep int) (notifications.Device, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if id, ok := r.byToken[d.Token]; ok {
-		old := r.devices[id]
-		d.ID, d.CreatedAt = old.ID, old.CreatedAt
-	} else if _, taken := r.devices[d.ID]; taken {
+	id, known := r.byToken[d.Token]
+	if _, taken := r.devices[d.ID]; taken && d.ID != id {
 		return notifications.Device{}, core.Conflict("conflict", "device exists")
+	}
+	switch {
+	case known && r.devices[id].UserID == d.UserID:
+		d.ID, d.CreatedAt = id, r.devices[id].CreatedAt
+	case known:
+		r.deleteDeviceLocked(id) // another user's: it becomes a new device of d.UserID
 	}
 	r.devices[d.ID] = d
 	r.byToken[d.Token] = d.ID
@@ -219,6 +274,11 @@ func (r *NotificationRepo) DeleteUser(_ context.Context, userID string) error {
 	delete(r.inbox, userID)
 	for _, d := range r.devicesLocked(userID) {
 		r.deleteDeviceLocked(d.ID)
+	}
+	for k := range r.activity {
+		if k.userID == userID || k.from == userID {
+			delete(r.activity, k)
+		}
 	}
 	return nil
 }

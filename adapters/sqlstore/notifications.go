@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"strings"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -129,8 +130,72 @@ func (r *NotificationRepo) UpdateSettings(ctx context.Context, userID string, fn
 }
 
 func (r *NotificationRepo) AddNotification(ctx context.Context, n notifications.Notification) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("notifications").Columns(notificationColumns...).
+	return r.addNotification(ctx, r.db, n)
+}
+
+func (r *NotificationRepo) addNotification(ctx context.Context, e sqlx.ExecerContext, n notifications.Notification) error {
+	return r.db.exec(ctx, e, r.db.sb.Insert("notifications").Columns(notificationColumns...).
 		Values(n.ID, n.UserID, n.Title, n.Message, string(n.Category), n.Read, n.CreatedAt.UnixMilli()))
+}
+
+type activityRow struct {
+	NotificationID string `db:"notification_id"`
+	Count          int    `db:"entry_count"`
+	PushedAt       int64  `db:"pushed_at"`
+}
+
+// AddActivity first upserts the activity's row, which locks it until the
+// transaction ends (MySQL; SQLite transactions hold the write lock), so the
+// read that follows sees the last committed state, like ThrottleRepo.Add.
+// Then it grows the unread entry the row points to, locked so that it cannot
+// be marked read meanwhile, or stores n as a new one, and records the entry
+// and the push.
+func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+	var entry notifications.Notification
+	var push bool
+	key := sq.Eq{"user_id": a.UserID, "from_user_id": a.From, "kind": string(a.Kind)}
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_activity").
+			Columns("user_id", "from_user_id", "kind", "notification_id", "entry_count", "pushed_at").
+			Values(a.UserID, a.From, string(a.Kind), "", 0, 0).
+			Suffix(r.db.upsert("user_id, from_user_id, kind", "entry_count = entry_count"))); err != nil {
+			return err
+		}
+		var st activityRow
+		if err := r.db.get(ctx, tx, &st, r.db.sb.Select("notification_id", "entry_count", "pushed_at").
+			From("notification_activity").Where(key)); err != nil {
+			return err
+		}
+		var row notificationRow
+		err := r.db.get(ctx, tx, &row, r.db.sb.Select(notificationColumns...).From("notifications").
+			Where(sq.Eq{"id": st.NotificationID, "user_id": a.UserID, "is_read": false}).Suffix(r.db.forUpdate()))
+		switch {
+		case isNotFound(err):
+			entry, st.Count = n, 1
+			entry.UserID = a.UserID
+			entry.Title, entry.Message = a.Kind.Text(1)
+			err = r.addNotification(ctx, tx, entry)
+		case err == nil:
+			entry, st.Count = row.notification(), st.Count+1
+			entry.Title, entry.Message = a.Kind.Text(st.Count)
+			entry.CreatedAt = n.CreatedAt
+			err = r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", entry.Title).
+				Set("message", entry.Message).Set("created_at", entry.CreatedAt.UnixMilli()).Where(sq.Eq{"id": entry.ID}))
+		}
+		if err != nil {
+			return err
+		}
+		push = st.PushedAt == 0 || n.CreatedAt.UnixMilli() >= st.PushedAt+quiet.Milliseconds()
+		if push {
+			st.PushedAt = n.CreatedAt.UnixMilli()
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Update("notification_activity").Set("notification_id", entry.ID).
+			Set("entry_count", st.Count).Set("pushed_at", st.PushedAt).Where(key))
+	})
+	if err != nil {
+		return notifications.Notification{}, false, err
+	}
+	return entry, push, nil
 }
 
 // ListNotifications reads one index range: idx_notifications_user, or
@@ -173,11 +238,17 @@ func (r *NotificationRepo) MarkAllRead(ctx context.Context, userID string) (int,
 	return int(n), err
 }
 
-// RegisterDevice upserts by the unique token, reads the stored device back
-// and trims the user's devices to keep, in one transaction.
+// RegisterDevice deletes the token's device when another user holds it
+// (so it comes back as a new device, never under its old id), upserts by the
+// unique token, reads the stored device back and trims the user's devices to
+// keep, in one transaction.
 func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
 	var out notifications.Device
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").
+			Where(sq.Eq{"token": d.Token}).Where(sq.NotEq{"user_id": d.UserID})); err != nil {
+			return err
+		}
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
 			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
 			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
@@ -238,11 +309,11 @@ func (r *NotificationRepo) RemoveDevices(ctx context.Context, ids []string) erro
 
 func (r *NotificationRepo) DeleteUser(ctx context.Context, userID string) error {
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		for _, table := range []string{"notification_settings", "notifications", "notification_devices"} {
+		for _, table := range []string{"notification_settings", "notifications", "notification_devices", "notification_activity"} {
 			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": userID})); err != nil {
 				return err
 			}
 		}
-		return nil
+		return r.db.exec(ctx, tx, r.db.sb.Delete("notification_activity").Where(sq.Eq{"from_user_id": userID}))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -234,7 +235,82 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 		}
 	})
 
-	t.Run("devices: register, re-register moves, newest first", func(t *testing.T) {
+	t.Run("activity: one unread entry counts the repeats, one push per quiet period", func(t *testing.T) {
+		r := newRepo(t)
+		quiet := 10 * time.Minute
+		memo := notifications.Activity{UserID: "u1", From: "u2", Kind: notifications.ActivityMemoryAdded}
+		fresh := func(id string, at time.Time) notifications.Notification {
+			return notifications.Notification{ID: id, UserID: "u1", Category: notifications.CategoryPartnerActivity, CreatedAt: at}
+		}
+		add := func(a notifications.Activity, id string, at time.Time, wantID, wantMsg string, wantPush bool) {
+			t.Helper()
+			got, push, err := r.AddActivity(ctx, a, fresh(id, at), quiet)
+			must(t, err)
+			if got.ID != wantID || got.Message != wantMsg || got.Title == "" || got.UserID != a.UserID || got.Read ||
+				got.Category != notifications.CategoryPartnerActivity || !got.CreatedAt.Equal(at) || push != wantPush {
+				t.Fatalf("%s: got %+v push %v, want %s %q push %v", id, got, push, wantID, wantMsg, wantPush)
+			}
+		}
+		add(memo, "n1", now, "n1", "Your partner added a memory.", true)
+		add(memo, "n2", now.Add(time.Minute), "n1", "Your partner added 2 memories.", false)
+		add(memo, "n3", now.Add(9*time.Minute), "n1", "Your partner added 3 memories.", false)
+		ns, _ := list(t, r, "u1", false, core.Page{})
+		if ids(ns) != "n1" || ns[0].Title != "New memories" || ns[0].Message != "Your partner added 3 memories." ||
+			!ns[0].CreatedAt.Equal(now.Add(9*time.Minute)) {
+			t.Fatalf("inbox %+v", ns)
+		}
+		// the quiet period runs from the last push
+		add(memo, "n4", now.Add(quiet), "n1", "Your partner added 4 memories.", true)
+		add(memo, "n5", now.Add(quiet+time.Minute), "n1", "Your partner added 5 memories.", false)
+		// another actor is counted apart
+		add(notifications.Activity{UserID: "u1", From: "u3", Kind: notifications.ActivityMemoryAdded}, "m1", now.Add(quiet+2*time.Minute),
+			"m1", "Your partner added a memory.", true)
+		// a read entry collects no more: the next one starts again at 1
+		must(t, r.MarkRead(ctx, "u1", "n1"))
+		add(memo, "n6", now.Add(quiet+3*time.Minute), "n6", "Your partner added a memory.", false)
+		if ns, _ := list(t, r, "u1", false, core.Page{}); ids(ns) != "n6,m1,n1" || ns[2].Message != "Your partner added 5 memories." {
+			t.Fatalf("inbox %s", ids(ns))
+		}
+		if n, err := r.CountUnread(ctx, "u1"); err != nil || n != 2 {
+			t.Fatalf("unread %d %v", n, err)
+		}
+		// deleting the actor forgets what they did; deleting the user forgets everything
+		must(t, r.DeleteUser(ctx, "u3"))
+		add(notifications.Activity{UserID: "u1", From: "u3", Kind: notifications.ActivityMemoryAdded}, "m2", now.Add(quiet+4*time.Minute),
+			"m2", "Your partner added a memory.", true)
+		must(t, r.DeleteUser(ctx, "u1"))
+		add(memo, "n7", now.Add(quiet+5*time.Minute), "n7", "Your partner added a memory.", true)
+	})
+
+	t.Run("activity: concurrent repeats make one entry and one push", func(t *testing.T) {
+		r := newRepo(t)
+		a := notifications.Activity{UserID: "u1", From: "u2", Kind: notifications.ActivityMemoryAdded}
+		var mu sync.Mutex
+		pushes := 0
+		fns := make([]func() error, 8)
+		for i := range fns {
+			fns[i] = func() error {
+				n := notifications.Notification{ID: fmt.Sprint("n", i), UserID: "u1", Category: notifications.CategoryPartnerActivity,
+					CreatedAt: now.Add(time.Duration(i) * time.Second)}
+				_, push, err := r.AddActivity(ctx, a, n, 10*time.Minute)
+				if push {
+					mu.Lock()
+					pushes++
+					mu.Unlock()
+				}
+				return err
+			}
+		}
+		for _, err := range race(fns...) {
+			must(t, err)
+		}
+		ns, _ := list(t, r, "u1", false, core.Page{})
+		if len(ns) != 1 || ns[0].Message != "Your partner added 8 memories." || pushes != 1 {
+			t.Fatalf("inbox %+v, %d pushes", ns, pushes)
+		}
+	})
+
+	t.Run("devices: register, another user's token becomes a new device, newest first", func(t *testing.T) {
 		r := newRepo(t)
 		d1, err := r.RegisterDevice(ctx, dev("d1", "u1", "ExponentPushToken[a]", now), 10)
 		must(t, err)
@@ -251,22 +327,29 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 			t.Fatalf("devices %s", devIDs(ds))
 		}
 
-		// the same token from another user: the same device, moved, its creation kept
+		// the same token from another user: taken from u1 as a new device,
+		// never under u1's id
 		later := now.Add(time.Hour)
 		again := dev("d9", "u2", "ExponentPushToken[a]", later)
 		again.Platform, again.Provider = core.PlatformAndroid, notifications.ProviderFCM
 		moved, err := r.RegisterDevice(ctx, again, 10)
 		must(t, err)
-		want := notifications.Device{ID: "d1", UserID: "u2", Token: "ExponentPushToken[a]", Platform: core.PlatformAndroid,
-			Provider: notifications.ProviderFCM, CreatedAt: now, UpdatedAt: later}
-		if moved != want {
+		if moved != again {
 			t.Fatalf("moved %+v", moved)
 		}
 		if ds, _ := r.Devices(ctx, "u1"); devIDs(ds) != "d3,d2" {
 			t.Fatalf("u1 devices %s", devIDs(ds))
 		}
-		if ds, _ := r.Devices(ctx, "u2"); len(ds) != 1 || ds[0] != want {
+		if ds, _ := r.Devices(ctx, "u2"); len(ds) != 1 || ds[0] != again {
 			t.Fatalf("u2 devices %+v", ds)
+		}
+		wantKind(t, r.RemoveDevice(ctx, "u1", "d1"), core.KindNotFound)
+		wantKind(t, r.RemoveDevice(ctx, "u2", "d1"), core.KindNotFound)
+		// the new owner registering it again keeps it as it is
+		same, err := r.RegisterDevice(ctx, dev("d11", "u2", "ExponentPushToken[a]", later.Add(time.Minute)), 10)
+		must(t, err)
+		if same.ID != "d9" || !same.CreatedAt.Equal(later) || !same.UpdatedAt.Equal(later.Add(time.Minute)) {
+			t.Fatalf("re-registered %+v", same)
 		}
 		// re-registering by the same user refreshes it to the front
 		_, err = r.RegisterDevice(ctx, dev("d10", "u1", "ExponentPushToken[b]", later), 10)

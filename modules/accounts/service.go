@@ -379,6 +379,9 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		if len([]rune(name)) > MaxDisplayName {
 			return Account{}, core.Invalid("invalid_request", "displayName must be at most 100 characters")
 		}
+		if err := core.CheckText("displayName", name, false); err != nil {
+			return Account{}, err
+		}
 		a.DisplayName = name
 	}
 	if p.Timezone != nil {

@@ -78,6 +78,9 @@ func (e Event) Validate() error {
 	case e.StartDate == e.EndDate && e.StartTime.Set && e.EndTime.Set && e.EndTime.minutes() < e.StartTime.minutes():
 		return core.Invalid("invalid_time", "endTime must not be before startTime on a one-day event")
 	}
+	if err := checkText(e); err != nil {
+		return err
+	}
 	if _, err := ParseType(string(e.Type)); err != nil {
 		return err
 	}
@@ -89,6 +92,18 @@ func (e Event) Validate() error {
 	}
 	_, err := NormalizeParticipants(e.Participants)
 	return err
+}
+
+// checkText refuses control and bidirectional override characters in the
+// event's texts (core.CheckText); only the description may hold line breaks.
+func checkText(e Event) error {
+	if err := core.CheckText("title", e.Title, false); err != nil {
+		return err
+	}
+	if err := core.CheckText("description", e.Description, true); err != nil {
+		return err
+	}
+	return core.CheckText("location", e.Location, false)
 }
 
 // Overlaps reports whether e touches the days from..to, bounds included:

@@ -42,5 +42,5 @@ func normalizeMessage(msg string) (string, error) {
 	if utf8.RuneCountInString(msg) > MaxMessage {
 		return "", core.Invalid("invalid_request", "feedbackMessage must be at most 5000 characters")
 	}
-	return msg, nil
+	return msg, core.CheckText("feedbackMessage", msg, true)
 }

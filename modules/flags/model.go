@@ -67,6 +67,9 @@ func (f Flag) Validate() error {
 	case f.RolloutPercentage < 0 || f.RolloutPercentage > 100:
 		return errRollout()
 	}
+	if err := checkText(f); err != nil {
+		return err
+	}
 	for _, p := range f.Platforms {
 		if _, err := core.ParsePlatform(string(p)); err != nil {
 			return err
@@ -84,6 +87,18 @@ func (f Flag) Validate() error {
 		}
 	}
 	return nil
+}
+
+// checkText refuses control and bidirectional override characters in the
+// flag's texts (core.CheckText); only the description may hold line breaks.
+func checkText(f Flag) error {
+	if err := core.CheckText("name", f.Name, false); err != nil {
+		return err
+	}
+	if err := core.CheckText("description", f.Description, true); err != nil {
+		return err
+	}
+	return core.CheckText("createdBy", f.CreatedBy, false)
 }
 
 // ValidateKey accepts 1 to 64 characters of a-z, 0-9, _, . and -.

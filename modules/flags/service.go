@@ -31,14 +31,15 @@ type Decision struct {
 	Flag    *Flag // name and description; lists left out
 }
 
-// Evaluate decides whether the flag is on for userID on platform (both
-// optional). An unknown key is off, not an error; a userID that is no
-// account is simply in no list and not premium.
+// Evaluate decides whether the flag is on for the subject that userID and
+// platform (both optional) resolve to (see Subject). An unknown key is off,
+// not an error; a named userID that is no account is simply in no list and
+// not premium.
 func (s *Service) Evaluate(ctx context.Context, key, userID, platform string) (Decision, error) {
 	if key == "" {
 		return Decision{}, invalid("flag is required: the key of a feature flag")
 	}
-	sub, err := subject(userID, platform)
+	sub, err := s.Subject(ctx, userID, platform)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -60,16 +61,24 @@ func (s *Service) Evaluate(ctx context.Context, key, userID, platform string) (D
 	return Decision{Key: key, Enabled: on, Reason: why, Flag: &r.Flag}, nil
 }
 
-// Enabled returns the keys of every flag that is on for userID on platform
-// (both optional), in key order; never nil. Premium is asked at most once.
-func (s *Service) Enabled(ctx context.Context, userID, platform string) ([]string, error) {
-	sub, err := subject(userID, platform)
+// EnabledFlags is the answer of Enabled: whom the flags were evaluated for
+// ("" for an anonymous caller) and the keys of those that are on.
+type EnabledFlags struct {
+	Subject Subject
+	Keys    []string // key order; never nil
+}
+
+// Enabled returns the keys of every flag that is on for the subject that
+// userID and platform (both optional) resolve to (see Subject), in key
+// order. Premium is asked at most once.
+func (s *Service) Enabled(ctx context.Context, userID, platform string) (EnabledFlags, error) {
+	sub, err := s.Subject(ctx, userID, platform)
 	if err != nil {
-		return nil, err
+		return EnabledFlags{}, err
 	}
 	rules, err := s.repo.RulesFor(ctx, sub.UserID)
 	if err != nil {
-		return nil, err
+		return EnabledFlags{}, err
 	}
 	var premium *bool
 	isPremium := func() (bool, error) {
@@ -82,17 +91,50 @@ func (s *Service) Enabled(ctx context.Context, userID, platform string) ([]strin
 		}
 		return *premium, nil
 	}
-	keys := []string{}
+	out := EnabledFlags{Subject: sub, Keys: []string{}}
 	for i := range rules {
 		on, _, err := Evaluate(&rules[i], sub, isPremium)
 		if err != nil {
-			return nil, err
+			return EnabledFlags{}, err
 		}
 		if on {
-			keys = append(keys, rules[i].Flag.Key)
+			out.Keys = append(out.Keys, rules[i].Flag.Key)
 		}
 	}
-	return keys, nil
+	return out, nil
+}
+
+// Subject resolves whom a public read evaluates for, from the caller in ctx
+// and the userID the query names (optional). An answer for a user tells
+// whether they are premium and where they are listed, so:
+//   - a signed-in caller gets their own answer; naming another user is 403,
+//     except for administrators, who may evaluate for anyone;
+//   - an anonymous caller is evaluated as nobody (in no list, not premium,
+//     in a rollout only at 100 percent) whatever userID names: the app may
+//     ask before anyone signs in, but never learns about a stranger.
+func (s *Service) Subject(ctx context.Context, userID, platform string) (Subject, error) {
+	if utf8.RuneCountInString(userID) > MaxUserID {
+		return Subject{}, invalid(fmt.Sprintf("userId must be at most %d characters", MaxUserID))
+	}
+	var sub Subject
+	if platform != "" {
+		p, err := core.ParsePlatform(platform)
+		if err != nil {
+			return Subject{}, err
+		}
+		sub.Platform = p
+	}
+	caller, ok := core.PrincipalFrom(ctx)
+	switch {
+	case !ok:
+	case userID == "" || userID == caller.UserID:
+		sub.UserID = caller.UserID
+	case caller.Admin:
+		sub.UserID = userID
+	default:
+		return Subject{}, core.Forbidden("forbidden", "you may only evaluate feature flags for yourself")
+	}
+	return sub, nil
 }
 
 // List returns the flags with every field in key order (administrators),
@@ -221,22 +263,6 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 // PurgeUser removes the user from every flag's lists.
 func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	return s.repo.Unlist(ctx, userID)
-}
-
-// subject checks the optional userId and platform of a public read.
-func subject(userID, platform string) (Subject, error) {
-	if utf8.RuneCountInString(userID) > MaxUserID {
-		return Subject{}, invalid(fmt.Sprintf("userId must be at most %d characters", MaxUserID))
-	}
-	s := Subject{UserID: userID}
-	if platform != "" {
-		p, err := core.ParsePlatform(platform)
-		if err != nil {
-			return Subject{}, err
-		}
-		s.Platform = p
-	}
-	return s, nil
 }
 
 func requireKey(key string) error {

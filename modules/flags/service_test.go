@@ -50,6 +50,14 @@ func (p *premiumUsers) set(userID string) { p.mu.Lock(); p.m[userID] = true; p.m
 
 var admin = core.WithPrincipal(context.Background(), core.Principal{UserID: "boss-id", Email: "boss@x.io", Admin: true})
 
+// as is userID signed in ("" is an anonymous caller).
+func as(userID string) context.Context {
+	if userID == "" {
+		return context.Background()
+	}
+	return core.WithPrincipal(context.Background(), core.Principal{UserID: userID, Email: userID + "@x.io"})
+}
+
 func (f *fixture) create(t *testing.T, d flags.Draft) flags.Flag {
 	t.Helper()
 	fl, err := f.svc.Create(admin, d)
@@ -234,7 +242,7 @@ func TestToggleUpdateDelete(t *testing.T) {
 	}
 	wantErr(t, f.svc.Delete(admin, "k"), core.KindNotFound, "not_found", "feature flag not found")
 	wantErr(t, f.svc.Delete(admin, ""), core.KindInvalid, "invalid_request", "flagKey is required")
-	d, err := f.svc.Evaluate(ctx, "k", "b", "ios")
+	d, err := f.svc.Evaluate(as("b"), "k", "", "ios")
 	if err != nil || d.Enabled || d.Reason != flags.ReasonUnknown || d.Flag != nil || d.Key != "k" {
 		t.Fatalf("deleted flag: %+v %v", d, err)
 	}
@@ -242,7 +250,6 @@ func TestToggleUpdateDelete(t *testing.T) {
 
 func TestEvaluateThroughTheService(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f := newFixture(t)
 	f.create(t, flags.Draft{Key: "premium_only", Name: "P", Description: "for premium", IsEnabled: true, EnabledForPremium: true,
 		EnabledForUserIDs: []string{"friend"}, DisabledForUserIDs: []string{"foe"}, Platforms: []string{"ios", "android"}})
@@ -261,13 +268,13 @@ func TestEvaluateThroughTheService(t *testing.T) {
 		{"", "ios", false, flags.ReasonPremium},
 	}
 	for _, tc := range cases {
-		d, err := f.svc.Evaluate(ctx, "premium_only", tc.user, tc.platform)
+		d, err := f.svc.Evaluate(as(tc.user), "premium_only", "", tc.platform)
 		if err != nil || d.Enabled != tc.on || d.Reason != tc.why || d.Key != "premium_only" || d.Flag == nil ||
 			d.Flag.Name != "P" || d.Flag.Description != "for premium" {
 			t.Fatalf("%s on %s: %+v %v", tc.user, tc.platform, d, err)
 		}
 	}
-	d, err := f.svc.Evaluate(ctx, "nope", "payer", "ios")
+	d, err := f.svc.Evaluate(as("payer"), "nope", "payer", "ios")
 	if err != nil || d.Enabled || d.Reason != flags.ReasonUnknown || d.Flag != nil || d.Key != "nope" {
 		t.Fatalf("unknown: %+v %v", d, err)
 	}
@@ -277,19 +284,59 @@ func TestEvaluateThroughTheService(t *testing.T) {
 		{"premium_only", strings.Repeat("u", 65), "ios", "userId must be at most 64 characters"},
 	}
 	for _, b := range bad {
-		_, err := f.svc.Evaluate(ctx, b.key, b.user, b.platform)
+		_, err := f.svc.Evaluate(as("u"), b.key, b.user, b.platform)
 		wantErr(t, err, core.KindInvalid, "invalid_request", b.msg)
 	}
 	// a key no flag can have is unknown, so off: the app asks, it is not wrong
-	d, err = f.svc.Evaluate(ctx, "Dark Mode", "u", "ios")
+	d, err = f.svc.Evaluate(as("u"), "Dark Mode", "u", "ios")
 	if err != nil || d.Enabled || d.Reason != flags.ReasonUnknown || d.Flag != nil {
 		t.Fatalf("got %+v %v, want unknown and off", d, err)
 	}
 }
 
+// TestAnswersAreForTheCallerOnly: an answer tells whether a user is premium
+// and where they are listed, so it is the caller's own; only an
+// administrator may ask for another user, and an anonymous caller is nobody.
+func TestAnswersAreForTheCallerOnly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.create(t, flags.Draft{Key: "premium_only", Name: "P", IsEnabled: true, EnabledForPremium: true})
+	f.create(t, flags.Draft{Key: "for_vip", Name: "V", IsEnabled: true, RolloutPercentage: pct(0), EnabledForUserIDs: []string{"vip"}})
+	f.premium.set("payer")
+	cases := []struct {
+		name   string
+		ctx    context.Context
+		userID string
+		want   string // the evaluated user; "403" refused
+		keys   []string
+	}{
+		{"own answer, userId left out", as("payer"), "", "payer", []string{"premium_only"}},
+		{"own answer, userId named", as("vip"), "vip", "vip", []string{"for_vip"}},
+		{"another user's answer", as("free"), "payer", "403", nil},
+		{"another user's listing", as("free"), "vip", "403", nil},
+		{"an administrator names anyone", admin, "payer", "payer", []string{"premium_only"}},
+		{"an administrator's own", admin, "", "boss-id", []string{}},
+		{"anonymous: no user, whoever is named", as(""), "payer", "", []string{}},
+		{"anonymous: not even the listed", as(""), "vip", "", []string{}},
+		{"anonymous without userId", as(""), "", "", []string{}},
+	}
+	for _, tc := range cases {
+		got, err := f.svc.Enabled(tc.ctx, tc.userID, "ios")
+		d, derr := f.svc.Evaluate(tc.ctx, "premium_only", tc.userID, "ios")
+		if tc.want == "403" {
+			wantErr(t, err, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
+			wantErr(t, derr, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
+			continue
+		}
+		if err != nil || derr != nil || got.Subject.UserID != tc.want || !slices.Equal(got.Keys, tc.keys) ||
+			d.Enabled != slices.Contains(tc.keys, "premium_only") {
+			t.Fatalf("%s: %+v %v / %+v %v", tc.name, got, err, d, derr)
+		}
+	}
+}
+
 func TestEnabledListsTheFlagsThatAreOn(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f := newFixture(t)
 	f.create(t, flags.Draft{Key: "everyone", Name: "E", IsEnabled: true})
 	f.create(t, flags.Draft{Key: "switched_off", Name: "S"})
@@ -308,15 +355,15 @@ func TestEnabledListsTheFlagsThatAreOn(t *testing.T) {
 		{"", "ios", []string{"everyone", "ios_only"}},
 	}
 	for _, tc := range cases {
-		got, err := f.svc.Enabled(ctx, tc.user, tc.platform)
-		if err != nil || !slices.Equal(got, tc.want) {
+		got, err := f.svc.Enabled(as(tc.user), "", tc.platform)
+		if err != nil || !slices.Equal(got.Keys, tc.want) || got.Subject.UserID != tc.user {
 			t.Fatalf("%q on %q: %v %v", tc.user, tc.platform, got, err)
 		}
 	}
-	if got, err := newFixture(t).svc.Enabled(ctx, "u", "web"); err != nil || got == nil || len(got) != 0 {
+	if got, err := newFixture(t).svc.Enabled(as("u"), "", "web"); err != nil || got.Keys == nil || len(got.Keys) != 0 {
 		t.Fatalf("no flags: %v %v", got, err)
 	}
-	_, err := f.svc.Enabled(ctx, "u", "tv")
+	_, err := f.svc.Enabled(as("u"), "", "tv")
 	wantErr(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
 }
 
@@ -324,7 +371,6 @@ func TestEnabledListsTheFlagsThatAreOn(t *testing.T) {
 // need it, and never when none does (the interaction is the point, hence gomock).
 func TestPremiumIsAskedOnlyWhenNeeded(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	repo := memory.NewFlagRepo()
 	ctrl := gomock.NewController(t)
 	premium := NewMockPremium(ctrl)
@@ -339,16 +385,16 @@ func TestPremiumIsAskedOnlyWhenNeeded(t *testing.T) {
 		}
 	}
 	premium.EXPECT().IsPremium(gomock.Any(), "u1").Return(true, nil).Times(1)
-	if got, err := svc.Enabled(ctx, "u1", ""); err != nil || !slices.Equal(got, []string{"a", "b", "c"}) {
+	if got, err := svc.Enabled(as("u1"), "", ""); err != nil || !slices.Equal(got.Keys, []string{"a", "b", "c"}) {
 		t.Fatalf("%v %v", got, err)
 	}
 	// a flag that needs no premium does not ask
-	if d, err := svc.Evaluate(ctx, "c", "u1", ""); err != nil || !d.Enabled {
+	if d, err := svc.Evaluate(as("u1"), "c", "", ""); err != nil || !d.Enabled {
 		t.Fatalf("%+v %v", d, err)
 	}
 	// a failing premium store fails the read rather than guessing
 	premium.EXPECT().IsPremium(gomock.Any(), "u2").Return(false, errors.New("down")).Times(1)
-	if _, err := svc.Evaluate(ctx, "a", "u2", ""); err == nil {
+	if _, err := svc.Evaluate(as("u2"), "a", "", ""); err == nil {
 		t.Fatal("premium failure swallowed")
 	}
 }

@@ -464,40 +464,40 @@ func (m *MockNotifier) EXPECT() *MockNotifierMockRecorder {
 	return m.recorder
 }
 
-// Notify mocks base method.
-func (m *MockNotifier) Notify(ctx context.Context, userID, category, title, message string) error {
+// NotifyActivity mocks base method.
+func (m *MockNotifier) NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Notify", ctx, userID, category, title, message)
+	ret := m.ctrl.Call(m, "NotifyActivity", ctx, userID, fromUserID, kind)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
-// Notify indicates an expected call of Notify.
-func (mr *MockNotifierMockRecorder) Notify(ctx, userID, category, title, message any) *MockNotifierNotifyCall {
+// NotifyActivity indicates an expected call of NotifyActivity.
+func (mr *MockNotifierMockRecorder) NotifyActivity(ctx, userID, fromUserID, kind any) *MockNotifierNotifyActivityCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Notify", reflect.TypeOf((*MockNotifier)(nil).Notify), ctx, userID, category, title, message)
-	return &MockNotifierNotifyCall{Call: call}
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "NotifyActivity", reflect.TypeOf((*MockNotifier)(nil).NotifyActivity), ctx, userID, fromUserID, kind)
+	return &MockNotifierNotifyActivityCall{Call: call}
 }
 
-// MockNotifierNotifyCall wrap *gomock.Call
-type MockNotifierNotifyCall struct {
+// MockNotifierNotifyActivityCall wrap *gomock.Call
+type MockNotifierNotifyActivityCall struct {
 	*gomock.Call
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockNotifierNotifyCall) Return(arg0 error) *MockNotifierNotifyCall {
+func (c *MockNotifierNotifyActivityCall) Return(arg0 error) *MockNotifierNotifyActivityCall {
 	c.Call = c.Call.Return(arg0)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockNotifierNotifyCall) Do(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
+func (c *MockNotifierNotifyActivityCall) Do(f func(context.Context, string, string, string) error) *MockNotifierNotifyActivityCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockNotifierNotifyCall) DoAndReturn(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
+func (c *MockNotifierNotifyActivityCall) DoAndReturn(f func(context.Context, string, string, string) error) *MockNotifierNotifyActivityCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

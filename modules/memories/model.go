@@ -118,7 +118,10 @@ func validateText(title, description string) error {
 	case utf8.RuneCountInString(description) > MaxDescription:
 		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
 	}
-	return nil
+	if err := core.CheckText("title", title, false); err != nil {
+		return err
+	}
+	return core.CheckText("description", description, true)
 }
 
 // ParseDay reads the YYYY-MM-DD date named field of a query or a body: "" is

@@ -50,10 +50,12 @@ type Limits interface {
 	MaxMemories(ctx context.Context, userID string) (int, error)
 }
 
-// Notifier sends a notification to a user (the notifications module: saved
-// in the inbox, pushed when the user's settings allow the category). The
-// memory it announces is already stored, so its error never undoes or fails
-// the creation: the bootstrap adapter logs failures.
+// Notifier tells a user that their partner (fromUserID) did something of
+// kind (the notifications module: partnerActivity, repeats coalesced into one
+// inbox entry with a count and pushed at most every 10 minutes, when the
+// user's settings allow it). The memory it announces is already stored, so
+// its error never undoes or fails the creation: the bootstrap adapter logs
+// failures.
 type Notifier interface {
-	Notify(ctx context.Context, userID, category, title, message string) error
+	NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error
 }

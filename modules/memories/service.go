@@ -7,9 +7,9 @@ import (
 	"tandem/core"
 )
 
-// CategoryPartnerActivity is the notification category of "your partner
-// added a memory" (the spec's partnerActivity setting).
-const CategoryPartnerActivity = "partnerActivity"
+// ActivityMemoryAdded is the partner activity of a new memory: the partner
+// hears that one was added, never its title (the memory is private).
+const ActivityMemoryAdded = "memoryAdded"
 
 // Service holds every memory rule of the spec and DESIGN.md.
 type Service struct {
@@ -66,8 +66,7 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 		return Memory{}, err
 	}
 	if paired {
-		_ = s.notifier.Notify(ctx, partnerID, CategoryPartnerActivity, "New memory",
-			"Your partner added a memory: "+m.Title) // reported by the adapter; the memory stands
+		_ = s.notifier.NotifyActivity(ctx, partnerID, userID, ActivityMemoryAdded) // reported by the adapter; the memory stands
 	}
 	return m, nil
 }

@@ -176,9 +176,9 @@ func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
 	f.partners.pair("me", "partner")
 	f.create(t, "me", "Our beach day", "2025-06-01")
 	f.create(t, "partner", "Picnic", "2025-06-02")
-	want := []note{
-		{user: "partner", category: "partnerActivity", title: "New memory", message: "Your partner added a memory: Our beach day"},
-		{user: "me", category: "partnerActivity", title: "New memory", message: "Your partner added a memory: Picnic"},
+	want := []note{ // that a memory was added, never its title: the memory is private
+		{user: "partner", from: "me", kind: "memoryAdded"},
+		{user: "me", from: "partner", kind: "memoryAdded"},
 	}
 	if got := f.notes.all(); !slices.Equal(got, want) {
 		t.Fatalf("notes %+v", got)
@@ -506,7 +506,7 @@ func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
 	gomock.InOrder(
 		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
 		repo.EXPECT().Create(gomock.Any(), gomock.Any(), memories.NoLimit).Return(nil),
-		notifier.EXPECT().Notify(gomock.Any(), "partner", "partnerActivity", "New memory", "Your partner added a memory: Beach").
+		notifier.EXPECT().NotifyActivity(gomock.Any(), "partner", "me", "memoryAdded").
 			Return(errors.New("push is down")).Times(1),
 	)
 	if _, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}); err != nil {
@@ -564,12 +564,12 @@ type notes struct {
 	fail error
 }
 
-type note struct{ user, category, title, message string }
+type note struct{ user, from, kind string }
 
-func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+func (n *notes) NotifyActivity(_ context.Context, userID, fromUserID, kind string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.got = append(n.got, note{userID, category, title, message})
+	n.got = append(n.got, note{userID, fromUserID, kind})
 	return n.fail
 }
 

@@ -52,7 +52,7 @@ func NormalizeBody(body string) (string, error) {
 	case utf8.RuneCountInString(body) > MaxBody:
 		return "", core.Invalid("invalid_request", fmt.Sprintf("body must be at most %d characters", MaxBody))
 	}
-	return body, nil
+	return body, core.CheckText("body", body, true)
 }
 
 // Cursor is a position in the list order of a thread (newest first: by

@@ -14,6 +14,7 @@ import (
 	reflect "reflect"
 	core "tandem/core"
 	notifications "tandem/modules/notifications"
+	time "time"
 
 	gomock "go.uber.org/mock/gomock"
 )
@@ -40,6 +41,46 @@ func NewMockRepository(ctrl *gomock.Controller) *MockRepository {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockRepository) EXPECT() *MockRepositoryMockRecorder {
 	return m.recorder
+}
+
+// AddActivity mocks base method.
+func (m *MockRepository) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AddActivity", ctx, a, n, quiet)
+	ret0, _ := ret[0].(notifications.Notification)
+	ret1, _ := ret[1].(bool)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// AddActivity indicates an expected call of AddActivity.
+func (mr *MockRepositoryMockRecorder) AddActivity(ctx, a, n, quiet any) *MockRepositoryAddActivityCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AddActivity", reflect.TypeOf((*MockRepository)(nil).AddActivity), ctx, a, n, quiet)
+	return &MockRepositoryAddActivityCall{Call: call}
+}
+
+// MockRepositoryAddActivityCall wrap *gomock.Call
+type MockRepositoryAddActivityCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryAddActivityCall) Return(entry notifications.Notification, push bool, err error) *MockRepositoryAddActivityCall {
+	c.Call = c.Call.Return(entry, push, err)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryAddActivityCall) Do(f func(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error)) *MockRepositoryAddActivityCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryAddActivityCall) DoAndReturn(f func(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error)) *MockRepositoryAddActivityCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
 }
 
 // AddNotification mocks base method.

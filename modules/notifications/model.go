@@ -253,7 +253,50 @@ func validateContent(title, message string) error {
 	case utf8.RuneCountInString(message) > MaxMessage:
 		return core.Invalid("invalid_request", "message must be at most 2000 characters")
 	}
-	return nil
+	if err := core.CheckText("title", title, false); err != nil {
+		return err
+	}
+	return core.CheckText("message", message, true)
+}
+
+// ActivityKind is something a user does that their partner hears of
+// (category partnerActivity). Repeats of one kind from one user are
+// coalesced: one unread inbox entry that counts them, and at most one push
+// per PushEvery (see Service.NotifyActivity).
+type ActivityKind string
+
+// ActivityMemoryAdded: the partner added a memory. The entry never names
+// it: the memory is private to its author.
+const ActivityMemoryAdded ActivityKind = "memoryAdded"
+
+// PushEvery is the least time between two pushes of one kind of activity
+// from one user to another.
+const PushEvery = 10 * time.Minute
+
+// ParseActivityKind accepts the kinds above.
+func ParseActivityKind(s string) (ActivityKind, error) {
+	if k := ActivityKind(s); k == ActivityMemoryAdded {
+		return k, nil
+	}
+	return "", core.Invalid("invalid_request", "unknown activity "+strconv.Quote(s))
+}
+
+// Text is the title and message of the entry that counts n activities of k.
+func (k ActivityKind) Text(n int) (title, message string) {
+	switch {
+	case k == ActivityMemoryAdded && n <= 1:
+		return "New memory", "Your partner added a memory."
+	case k == ActivityMemoryAdded:
+		return "New memories", "Your partner added " + strconv.Itoa(n) + " memories."
+	}
+	return "Partner activity", "Your partner has been active."
+}
+
+// Activity is one occurrence: From did Kind, and UserID hears of it.
+type Activity struct {
+	UserID string
+	From   string
+	Kind   ActivityKind
 }
 
 // Platform is where the app runs, one for every module.
@@ -312,7 +355,7 @@ func isExpoToken(t string) bool {
 }
 
 // Device is a registered push target. A token belongs to one device, and so
-// to one user: registering it again moves the device to the new user.
+// to one user: another user registering it takes it as a new device.
 type Device struct {
 	ID        string
 	UserID    string

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"context"
+	"time"
 
 	"tandem/core"
 )
@@ -21,6 +22,16 @@ type Repository interface {
 
 	// AddNotification stores n in its user's inbox.
 	AddNotification(ctx context.Context, n Notification) error
+	// AddActivity records one more a in the user's inbox, in one
+	// transaction. The unread entry that collects a's (UserID, From, Kind)
+	// counts one more, takes a.Kind.Text of its new count and n.CreatedAt,
+	// and keeps its id; when there is none (never one, or it was read or
+	// deleted since) n becomes that entry, with a count of 1. push is true
+	// when no push for the same (UserID, From, Kind) was reserved in the
+	// quiet period before n.CreatedAt, and then n.CreatedAt is recorded as
+	// its last push: concurrent calls reserve at most one. It returns the
+	// entry as stored.
+	AddActivity(ctx context.Context, a Activity, n Notification, quiet time.Duration) (entry Notification, push bool, err error)
 	// ListNotifications returns the user's notifications newest first (by
 	// CreatedAt, then id), only the unread ones when unreadOnly, one page at
 	// a time: page.Size() items after page.Cursor, and the cursor of the next
@@ -37,10 +48,11 @@ type Repository interface {
 	MarkAllRead(ctx context.Context, userID string) (int, error)
 
 	// RegisterDevice stores d under its token: a new token is a new device;
-	// a known one keeps its id and creation time and takes d's user,
-	// platform, provider and UpdatedAt (moving it to d.UserID). Then the
-	// user keeps only their keep most recently registered devices. It
-	// returns the stored device.
+	// one the same user registered keeps its id and creation time and takes
+	// d's platform, provider and UpdatedAt; one another user holds is taken
+	// from them and becomes d, a new device with d's id (the old id is
+	// never handed to the new owner). Then the user keeps only their keep
+	// most recently registered devices. It returns the stored device.
 	RegisterDevice(ctx context.Context, d Device, keep int) (Device, error)
 	// Devices returns the user's devices, most recently registered first.
 	Devices(ctx context.Context, userID string) ([]Device, error)
@@ -51,8 +63,8 @@ type Repository interface {
 	// (tokens a provider reported dead); unknown ids are ignored.
 	RemoveDevices(ctx context.Context, ids []string) error
 
-	// DeleteUser deletes the user's settings, notifications and devices; it
-	// is idempotent.
+	// DeleteUser deletes the user's settings, notifications and devices,
+	// and the activity they were told of or did; it is idempotent.
 	DeleteUser(ctx context.Context, userID string) error
 }
 

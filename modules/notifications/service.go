@@ -71,16 +71,49 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 	if err := s.repo.AddNotification(ctx, n); err != nil {
 		return Result{}, err
 	}
-	devices, err := s.repo.Devices(ctx, userID)
+	return s.push(ctx, n, settings, true)
+}
+
+// NotifyActivity tells a.UserID that their partner a.From did a.Kind
+// (category partnerActivity), coalesced: while the entry for a's user, actor
+// and kind is unread it counts one more ("Your partner added 3 memories") and
+// comes to the top, instead of a new entry each time; and it is pushed, with
+// its count, at most once per PushEvery (as Notify, only when the settings
+// allow it). Other modules call it through a port of their own.
+func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error) {
+	if a.UserID == "" || a.From == "" {
+		return Result{}, core.Invalid("invalid_request", "an activity needs its user and its actor")
+	}
+	if _, err := ParseActivityKind(string(a.Kind)); err != nil {
+		return Result{}, err
+	}
+	settings, err := s.Settings(ctx, a.UserID)
 	if err != nil {
 		return Result{}, err
 	}
+	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: CategoryPartnerActivity, CreatedAt: s.clock.Now()}
+	entry, push, err := s.repo.AddActivity(ctx, a, n, PushEvery)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.push(ctx, entry, settings, push)
+}
+
+// push sends n to every device of its user when allowed (the settings allow
+// its category, and may is true) and removes the devices whose token the
+// provider reports dead.
+func (s *Service) push(ctx context.Context, n Notification, settings Settings, may bool) (Result, error) {
+	devices, err := s.repo.Devices(ctx, n.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	c := n.Category
 	res := Result{Notification: n, OptedIn: settings.Allows(c), Setting: c.Setting(), Paused: settings.PauseAll,
 		Total: len(devices)}
-	if !res.OptedIn || len(devices) == 0 {
+	if !may || !res.OptedIn || len(devices) == 0 {
 		return res, nil
 	}
-	deliveries := s.pusher.Push(ctx, Message{NotificationID: n.ID, Title: title, Body: message, Category: c}, devices)
+	deliveries := s.pusher.Push(ctx, Message{NotificationID: n.ID, Title: n.Title, Body: n.Message, Category: c}, devices)
 	var dead []string
 	for i, d := range devices {
 		if i >= len(deliveries) {
@@ -140,8 +173,10 @@ func (s *Service) MarkAllRead(ctx context.Context, userID string) (int, error) {
 }
 
 // RegisterDevice registers a push token for the user. The same token again
-// returns the same device, moved to this user when another had it (a phone
-// changes hands, or a couple shares one).
+// returns the same device. A token another user holds (a phone changes
+// hands, or a couple shares one) leaves that user and becomes a new device
+// of this one, with a new id: the previous owner's device id is never
+// revealed, and is unknown to everyone from then on.
 func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registration) (Device, error) {
 	platform, err := core.ParsePlatform(r.Platform)
 	if err != nil {

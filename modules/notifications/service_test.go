@@ -365,7 +365,7 @@ func TestDeviceRules(t *testing.T) {
 		})
 	}
 
-	t.Run("the same token again is the same device, moved to the new user", func(t *testing.T) {
+	t.Run("the same token again is the same device; another user takes it as a new device", func(t *testing.T) {
 		f := newFixture(t)
 		reg := n.Registration{Token: "ExponentPushToken[abc]", Platform: "ios", Provider: "expo"}
 		d1, err := f.svc.RegisterDevice(ctx, "u1", reg)
@@ -382,16 +382,18 @@ func TestDeviceRules(t *testing.T) {
 		if err != nil || again.ID != d1.ID || !again.UpdatedAt.Equal(f.clock.Now()) {
 			t.Fatalf("again %+v %v", again, err)
 		}
+		f.clock.Advance(time.Hour)
 		moved, err := f.svc.RegisterDevice(ctx, "u2", reg)
-		if err != nil || moved.ID != d1.ID || moved.UserID != "u2" {
-			t.Fatalf("moved %+v %v", moved, err)
+		if err != nil || moved.ID == d1.ID || moved.UserID != "u2" || !moved.CreatedAt.Equal(f.clock.Now()) {
+			t.Fatalf("moved %+v %v: u1's device id must not be handed to u2", moved, err)
 		}
 		if f.tokens(t, "u1") != "" || f.tokens(t, "u2") != reg.Token {
 			t.Fatal("not moved")
 		}
 		wantErr(t, f.svc.RemoveDevice(ctx, "u1", d1.ID), core.KindNotFound, "not_found")
+		wantErr(t, f.svc.RemoveDevice(ctx, "u2", d1.ID), core.KindNotFound, "not_found")
 		wantErr(t, f.svc.RemoveDevice(ctx, "u2", "nope"), core.KindNotFound, "not_found")
-		if err := f.svc.RemoveDevice(ctx, "u2", d1.ID); err != nil {
+		if err := f.svc.RemoveDevice(ctx, "u2", moved.ID); err != nil {
 			t.Fatal(err)
 		}
 		if f.tokens(t, "u2") != "" {
@@ -594,5 +596,86 @@ func TestAFailingStoreFailsNotify(t *testing.T) {
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
 	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestPartnerActivityIsCoalesced: repeats of one kind from one partner make
+// one unread entry that counts them, pushed at most once per PushEvery; the
+// count and push are per actor and kind, and a read entry starts again.
+func TestPartnerActivityIsCoalesced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.register(t, "me", "phone")
+	memo := n.Activity{UserID: "me", From: "partner", Kind: n.ActivityMemoryAdded}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		a       n.Activity
+		read    bool // mark everything read first
+		inbox   []string
+		pushed  string // the message pushed, "" none
+	}{
+		{"first: an entry and a push", 0, memo, false,
+			[]string{"New memory: Your partner added a memory."}, "Your partner added a memory."},
+		{"second a minute later: counted, no push", time.Minute, memo, false,
+			[]string{"New memories: Your partner added 2 memories."}, ""},
+		{"third: counted, no push", 8 * time.Minute, memo, false,
+			[]string{"New memories: Your partner added 3 memories."}, ""},
+		{"ten minutes after the push: pushed with the count", time.Minute, memo, false,
+			[]string{"New memories: Your partner added 4 memories."}, "Your partner added 4 memories."},
+		{"another actor: an entry and a push of its own", time.Second,
+			n.Activity{UserID: "me", From: "someone", Kind: n.ActivityMemoryAdded}, false,
+			[]string{"New memory: Your partner added a memory.", "New memories: Your partner added 4 memories."}, "Your partner added a memory."},
+		{"after reading: a new entry, still quiet", time.Second, memo, true,
+			[]string{"New memory: Your partner added a memory.", "New memory: Your partner added a memory.", "New memories: Your partner added 4 memories."}, ""},
+	}
+	for _, st := range steps {
+		f.clock.Advance(st.advance)
+		if st.read {
+			if _, err := f.svc.MarkAllRead(ctx, "me"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(f.pusher.all())
+		res, err := f.svc.NotifyActivity(ctx, st.a)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		var got []string
+		for _, x := range f.inbox(t, "me") {
+			got = append(got, x.Title+": "+x.Message)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(st.inbox) || res.Notification.Category != n.CategoryPartnerActivity ||
+			!res.Notification.CreatedAt.Equal(f.clock.Now()) {
+			t.Fatalf("%s: inbox %q, result %+v", st.name, got, res)
+		}
+		calls := f.pusher.all()[before:]
+		switch {
+		case st.pushed == "" && (len(calls) != 0 || res.Sent != 0):
+			t.Fatalf("%s: pushed %+v", st.name, calls)
+		case st.pushed != "" && (len(calls) != 1 || calls[0].m.Body != st.pushed || calls[0].m.NotificationID != res.Notification.ID || res.Sent != 1):
+			t.Fatalf("%s: pushes %+v, want %q", st.name, calls, st.pushed)
+		}
+	}
+
+	// opted out: counted in the inbox, never pushed
+	g := newFixture(t)
+	g.register(t, "me", "phone")
+	if _, err := g.svc.UpdateSettings(ctx, "me", n.Patch{n.PartnerActivity: false}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := g.svc.NotifyActivity(ctx, memo); err != nil || res.OptedIn || len(g.pusher.all()) != 0 {
+		t.Fatalf("opted out: %+v %v", res, err)
+	}
+
+	// bad input saves nothing
+	for _, a := range []n.Activity{{From: "p", Kind: n.ActivityMemoryAdded}, {UserID: "u", Kind: n.ActivityMemoryAdded},
+		{UserID: "u", From: "p", Kind: "memoryDeleted"}} {
+		_, err := g.svc.NotifyActivity(ctx, a)
+		wantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	if ns := g.inbox(t, "u"); len(ns) != 0 {
+		t.Fatalf("saved %+v", ns)
 	}
 }

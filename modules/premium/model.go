@@ -83,6 +83,9 @@ func (p Purchase) Validate() error {
 	if utf8.RuneCountInString(p.Plan) > MaxPlan {
 		return core.Invalid("invalid_request", "plan must be at most 64 characters")
 	}
+	if err := core.CheckText("plan", p.Plan, false); err != nil {
+		return err
+	}
 	if p.StartDate.IsZero() || p.EndDate.IsZero() {
 		return core.Invalid("invalid_request", "startDate and endDate are required")
 	}

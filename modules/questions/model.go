@@ -167,7 +167,7 @@ func validateText(s string) error {
 	if utf8.RuneCountInString(s) > MaxText {
 		return invalid("text must be at most 2000 characters")
 	}
-	return nil
+	return core.CheckText("text", s, true)
 }
 
 func validateReaction(s string) error {
@@ -182,7 +182,7 @@ func validateReaction(s string) error {
 			return invalid("reaction must not hold control characters")
 		}
 	}
-	return nil
+	return core.CheckText("reaction", s, false)
 }
 
 // Item is a conversation item as one reader sees it: the partner's answers

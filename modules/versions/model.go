@@ -62,7 +62,10 @@ func (p Policy) Validate() error {
 	case !p.DeprecationDate.IsZero() && (p.DeprecationDate.Unix() < 0 || p.DeprecationDate.Year() > 9999):
 		return invalid("deprecationDate must be milliseconds between 1970 and 9999")
 	}
-	return nil
+	if err := core.CheckText("updateMessage", p.UpdateMessage, true); err != nil {
+		return err
+	}
+	return core.CheckText("releaseNotes", p.ReleaseNotes, true)
 }
 
 // validateDownloadURL accepts an absolute https URL with a host.

@@ -1,0 +1,39 @@
+package core
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// CheckText refuses user text that can disguise itself or what surrounds it
+// when shown in the app, a push, a mail or a log: invalid UTF-8, control
+// characters (C0, DEL and C1; a multiline text may hold tab, line feed and
+// carriage return), and the bidirectional embedding, override and isolate
+// characters (U+202A–U+202E, U+2066–U+2069), which reorder what follows them
+// ("Trojan Source"). The marks U+200E, U+200F and U+061C stay allowed: they
+// change no order beyond their neighbours, and right-to-left writers need
+// them. The 400 names field.
+func CheckText(field, s string, multiline bool) error {
+	if !utf8.ValidString(s) {
+		return Invalid("invalid_request", field+" must be valid UTF-8")
+	}
+	for _, r := range s {
+		switch {
+		case multiline && (r == '\t' || r == '\n' || r == '\r'):
+		case unicode.IsControl(r):
+			if multiline {
+				return Invalid("invalid_request", field+" must not contain control characters other than tab and newline")
+			}
+			return Invalid("invalid_request", field+" must not contain control characters (tab and newline included)")
+		case isBidiControl(r):
+			return Invalid("invalid_request", field+" must not contain bidirectional override or isolate characters")
+		}
+	}
+	return nil
+}
+
+// isBidiControl is true for the embeddings and overrides (LRE, RLE, PDF,
+// LRO, RLO) and the isolates (LRI, RLI, FSI, PDI).
+func isBidiControl(r rune) bool {
+	return r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
+}

@@ -1,0 +1,65 @@
+package core_test
+
+import (
+	"testing"
+
+	"tandem/core"
+)
+
+func TestCheckText(t *testing.T) {
+	t.Parallel()
+	const (
+		control   = "title must not contain control characters (tab and newline included)"
+		controlML = "title must not contain control characters other than tab and newline"
+		bidi      = "title must not contain bidirectional override or isolate characters"
+		utf       = "title must be valid UTF-8"
+	)
+	cases := []struct {
+		name      string
+		in        string
+		multiline bool
+		msg       string // "" accepted
+	}{
+		{"plain", "Our beach day", false, ""},
+		{"empty", "", false, ""},
+		{"accents and emoji", "Café ☕ 🏖️", false, ""},
+		{"right-to-left text", "שלום עולם", false, ""},
+		{"left-to-right and right-to-left marks", "abc\u200Eשלום\u200F", false, ""},
+		{"arabic letter mark", "\u061Cمرحبا", false, ""},
+		{"zero-width joiner in an emoji", "👩\u200D❤️\u200D👨", false, ""},
+		{"tab in a name", "a\tb", false, control},
+		{"newline in a name", "a\nb", false, control},
+		{"carriage return in a name", "a\rb", false, control},
+		{"NUL", "a\x00b", false, control},
+		{"escape", "\x1b[31mred", false, control},
+		{"DEL", "a\x7fb", false, control},
+		{"C1 next line", "a\u0085b", false, control},
+		{"tab, newline and CRLF in a long text", "one\ttwo\nthree\r\nfour", true, ""},
+		{"NUL in a long text", "a\x00b", true, controlML},
+		{"bell in a long text", "a\x07b", true, controlML},
+		{"vertical tab in a long text", "a\vb", true, controlML},
+		{"form feed in a long text", "a\fb", true, controlML},
+		{"LRE", "a\u202Ab", false, bidi},
+		{"RLE", "a\u202Bb", false, bidi},
+		{"PDF", "a\u202Cb", false, bidi},
+		{"LRO", "a\u202Db", false, bidi},
+		{"RLO", "invoice\u202Efdp.exe", false, bidi},
+		{"LRI", "a\u2066b", true, bidi},
+		{"RLI", "a\u2067b", true, bidi},
+		{"FSI", "a\u2068b", true, bidi},
+		{"PDI", "a\u2069b", true, bidi},
+		{"invalid UTF-8", "a\xffb", false, utf},
+		{"invalid UTF-8 in a long text", "a\xc3", true, utf},
+	}
+	for _, tc := range cases {
+		err := core.CheckText("title", tc.in, tc.multiline)
+		switch {
+		case tc.msg == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.msg != "" && err == nil:
+			t.Errorf("%s: accepted", tc.name)
+		case tc.msg != "" && (core.KindOf(err) != core.KindInvalid || core.As(err).Code != "invalid_request" || core.As(err).Message != tc.msg):
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.msg)
+		}
+	}
+}
