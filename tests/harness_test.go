@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,27 +159,36 @@ type req struct {
 
 func (h *harness) do(r req) response {
 	h.t.Helper()
+	res, err := h.send(h.request(r))
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	return res
+}
+
+// request builds r: a JSON body unless Headers say otherwise.
+func (h *harness) request(r req) *http.Request {
+	h.t.Helper()
 	var body io.Reader
-	ct := ""
 	switch b := r.Body.(type) {
 	case nil:
 	case []byte:
-		body, ct = bytes.NewReader(b), "application/json"
+		body = bytes.NewReader(b)
 	case string:
-		body, ct = strings.NewReader(b), "application/json"
+		body = strings.NewReader(b)
 	default:
 		buf, err := json.Marshal(b)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		body, ct = bytes.NewReader(buf), "application/json"
+		body = bytes.NewReader(buf)
 	}
 	hr, err := http.NewRequestWithContext(context.Background(), r.Method, h.base+r.Path, body)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if ct != "" {
-		hr.Header.Set("Content-Type", ct)
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
 	}
 	if r.Token != "" {
 		hr.Header.Set("Authorization", "Bearer "+r.Token)
@@ -186,13 +196,46 @@ func (h *harness) do(r req) response {
 	for k, v := range maps.All(r.Headers) {
 		hr.Header.Set(k, v)
 	}
+	return hr
+}
+
+func (h *harness) send(hr *http.Request) (response, error) {
 	res, err := h.client.Do(hr)
 	if err != nil {
-		h.t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+		return response{}, err
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+	b, err := io.ReadAll(res.Body)
+	return response{Status: res.StatusCode, Header: res.Header, Body: b}, err
+}
+
+// atOnce sends the requests from goroutines released together by a closed
+// channel and returns the responses in order.
+func (h *harness) atOnce(rs ...req) []response {
+	h.t.Helper()
+	hrs := make([]*http.Request, len(rs))
+	for i, r := range rs {
+		hrs[i] = h.request(r)
+	}
+	out, errs := make([]response, len(rs)), make([]error, len(rs))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, hr := range hrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i], errs[i] = h.send(hr)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return out
 }
 
 func (h *harness) get(path, token string) response {

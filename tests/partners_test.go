@@ -1,13 +1,9 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -451,55 +447,6 @@ func TestConcurrentPairing(t *testing.T) {
 
 func (h *harness) keyedReq(method, path string, u user, body any) req {
 	return req{Method: method, Path: path, Token: u.Token, Body: body, Headers: map[string]string{"X-API-Key": testAPIKey}}
-}
-
-// atOnce sends the requests from goroutines released together by a closed
-// channel and returns the responses in order.
-func (h *harness) atOnce(rs ...req) []response {
-	h.t.Helper()
-	hrs := make([]*http.Request, len(rs))
-	for i, r := range rs {
-		buf, err := json.Marshal(r.Body)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		hr, err := http.NewRequest(r.Method, h.base+r.Path, bytes.NewReader(buf))
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		hr.Header.Set("Content-Type", "application/json")
-		hr.Header.Set("Authorization", "Bearer "+r.Token)
-		for k, v := range r.Headers {
-			hr.Header.Set(k, v)
-		}
-		hrs[i] = hr
-	}
-	out, errs := make([]response, len(rs)), make([]error, len(rs))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, hr := range hrs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res, err := h.client.Do(hr)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			out[i], errs[i] = response{Status: res.StatusCode, Header: res.Header, Body: b}, err
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	return out
 }
 
 // wantRows checks the stored rows on the SQL profiles: partnerships

@@ -1,10 +1,6 @@
 package tests
 
 import (
-	"bytes"
-	"io"
-	"net/http"
-	"sync"
 	"testing"
 
 	"tandem/adapters/blob/memblob"
@@ -214,39 +210,9 @@ func TestSecurityPremiumUsersGetThePremiumLimits(t *testing.T) {
 // from goroutines released together, and returns the responses.
 func (h *harness) rawAtOnce(n int, r req) []response {
 	h.t.Helper()
-	body := r.Body.([]byte)
-	out, errs := make([]response, n), make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		hr, err := http.NewRequest(r.Method, h.base+r.Path, bytes.NewReader(body))
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		hr.Header.Set("Authorization", "Bearer "+r.Token)
-		for k, v := range r.Headers {
-			hr.Header.Set(k, v)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res, err := h.client.Do(hr)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			out[i], errs[i] = response{Status: res.StatusCode, Header: res.Header, Body: b}, err
-		}()
+	rs := make([]req, n)
+	for i := range rs {
+		rs[i] = r
 	}
-	close(start)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	return out
+	return h.atOnce(rs...)
 }

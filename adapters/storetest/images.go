@@ -164,26 +164,9 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 		r := newRepo(t)
 		const tries = 12
 		create(t, r, sized("s", "u1", 200))
-		var wg sync.WaitGroup
-		errs := make([]error, tries)
-		for i := range tries {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = r.Create(ctx, []images.Image{sized(fmt.Sprintf("c%02d", i), "u1", 100)}, 700)
-			}()
-		}
-		wg.Wait()
-		created := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				created++
-			case core.IsKind(err, core.KindForbidden):
-			default:
-				t.Fatalf("unexpected error: %v", err)
-			}
-		}
+		created := concurrentlyAllowed(t, tries, func(i int) error {
+			return r.Create(ctx, []images.Image{sized(fmt.Sprintf("c%02d", i), "u1", 100)}, 700)
+		})
 		if got := stored(t, r, "u1"); created != 5 || got != 700 {
 			t.Fatalf("created %d, stored %d bytes, want 5 and 700", created, got)
 		}

@@ -137,26 +137,9 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 		r := newRepo(t)
 		const max, tries = 5, 12
 		create(t, r, mem("m0", "u1", "2025-01-01"), mem("m1", "u1", "2025-01-01"))
-		var wg sync.WaitGroup
-		errs := make([]error, tries)
-		for i := range tries {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = r.Create(ctx, mem(fmt.Sprintf("c%02d", i), "u1", "2025-01-01"), max)
-			}()
-		}
-		wg.Wait()
-		created := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				created++
-			case core.IsKind(err, core.KindForbidden):
-			default:
-				t.Fatalf("unexpected error: %v", err)
-			}
-		}
+		created := concurrentlyAllowed(t, tries, func(i int) error {
+			return r.Create(ctx, mem(fmt.Sprintf("c%02d", i), "u1", "2025-01-01"), max)
+		})
 		ms, _ := list(t, r, "u1", memories.AllDates, core.Page{})
 		if created != max-2 || len(ms) != max {
 			t.Fatalf("created %d, stored %d, want %d in all", created, len(ms), max)
