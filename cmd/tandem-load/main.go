@@ -45,7 +45,9 @@ func main() {
 func run(db string, users, conc int, dur time.Duration) error {
 	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
-		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000"}
+		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000",
+		// The workload writes memories all along: limits are not what it measures.
+		"TANDEM_LIMITS_FREE": `{"projects":3,"storage":"100GB","imagesPerUpload":4,"memories":100000000}`}
 	cfg, err := bootstrap.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		return err
