@@ -50,8 +50,13 @@ func fromFiber(fe *fiber.Error) *core.Error {
 	case fiber.StatusRequestTimeout:
 		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out"}
 	}
+	if fe.Code == fiber.StatusRequestHeaderFieldsTooLarge {
+		return core.Invalid("invalid_request", "request headers too large")
+	}
 	if fe.Code >= 400 && fe.Code < 500 {
-		return core.Invalid("invalid_request", fe.Message)
+		// Never fe.Message: for a request fasthttp cannot parse it quotes the
+		// raw request bytes back.
+		return core.Invalid("invalid_request", "malformed request")
 	}
 	return core.Internal(fe)
 }

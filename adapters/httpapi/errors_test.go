@@ -53,6 +53,8 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 			`{"success":false,"error":"method not allowed on this route","code":"method_not_allowed","message":"method not allowed on this route"}`, ""},
 		{"fiber 413", fiber.ErrRequestEntityTooLarge, 413,
 			`{"success":false,"error":"request body too large","code":"payload_too_large","message":"request body too large"}`, ""},
+		{"an unparsable request is not quoted back", fiber.NewError(400, `error when reading request headers: contents: "GET /<script>alert(1)</script>"`), 400,
+			`{"success":false,"error":"malformed request","code":"invalid_request","message":"malformed request"}`, ""},
 		{"fiber 415", fiber.ErrUnsupportedMediaType, 415,
 			`{"success":false,"error":"unsupported content type","code":"unsupported_media_type","message":"unsupported content type"}`, ""},
 	}
