@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench fmt lint
+.PHONY: run test build migrate bench fmt lint generate
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	$(GO) run ./cmd/tandem serve
@@ -20,3 +20,13 @@ bench:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+lint: ## gofmt, go vet and staticcheck (pinned, run through go run)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: the files above need formatting"; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line)
+	$(GO) generate ./...

@@ -15,7 +15,6 @@ type IDs interface{ New() string }
 type UUIDv7 struct {
 	mu   sync.Mutex
 	last int64
-	seq  uint16
 }
 
 func NewUUIDv7() *UUIDv7 { return &UUIDv7{} }

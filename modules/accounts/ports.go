@@ -5,8 +5,6 @@ import (
 	"time"
 )
 
-//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=accounts_test
-
 // Repository stores accounts, their one-time codes and their session tokens.
 // Get/GetByEmail/GetCode/Session return core.KindNotFound when absent; Create
 // returns core.KindConflict when the e-mail is taken. Every method is one

@@ -2,8 +2,6 @@ package partners
 
 import "context"
 
-//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=partners_test
-
 // Repository stores partnerships, connection codes, pairing codes and pairing
 // requests. Every method is one transaction. A user is a member of at most one
 // partnership: the storage enforces it (a primary key on the member), so a

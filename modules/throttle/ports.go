@@ -5,8 +5,6 @@ import (
 	"time"
 )
 
-//go:generate mockgen -typed -source=ports.go -destination=mock_ports_test.go -package=throttle_test
-
 // Repository stores counters keyed by (key, window start). Implementations
 // must make Add atomic across processes (one upsert in one transaction).
 type Repository interface {
