@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -115,9 +116,23 @@ func toDateRangeReply(rep events.RangeReport) dateRangeReply {
 		out.DateRange.ActualCoverage = coverageJSON{Start: &s, End: &e}
 	}
 	out.Summary.TotalEvents, out.Summary.ExactMatches, out.Summary.DateCoverageDays = rep.Total(), len(rep.Exact), rep.CoverageDays()
-	out.Events.ExactMatches = rangeCategoryJSON{Message: rep.ExactMessage(), Data: toRangeItems(rep.Exact)}
-	out.Events.OtherRecents = rangeCategoryJSON{Message: rep.OtherMessage(), Data: toRangeItems(rep.Other)}
+	out.Events.ExactMatches = rangeCategoryJSON{Message: rangeMessage(len(rep.Exact), "exactly from", rep),
+		Data: toRangeItems(rep.Exact)}
+	out.Events.OtherRecents = rangeCategoryJSON{Message: rangeMessage(len(rep.Other), "overlapping", rep),
+		Data: toRangeItems(rep.Other)}
 	return out
+}
+
+// rangeMessage describes one category: "2 events overlapping 2025-03-01 to 2025-03-03".
+func rangeMessage(n int, how string, rep events.RangeReport) string {
+	count := strconv.Itoa(n) + " events"
+	switch n {
+	case 0:
+		count = "no events"
+	case 1:
+		count = "1 event"
+	}
+	return fmt.Sprintf("%s %s %s to %s", count, how, rep.From, rep.To)
 }
 
 func toRangeItems(fs []events.Found) []rangeItemJSON {
