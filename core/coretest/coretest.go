@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"tandem/core"
@@ -64,4 +65,98 @@ func (r *Events) All() []core.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]core.Event(nil), r.events...)
+}
+
+// WantErr fails unless err is a core.Error of kind and code.
+func WantErr(t testing.TB, err error, kind core.Kind, code string) {
+	t.Helper()
+	if e := core.As(err); err == nil || e.Kind != kind || e.Code != code {
+		t.Fatalf("want %v/%s, got %v", kind, code, err)
+	}
+}
+
+// WantErrMessage is WantErr that also checks the message shown to users,
+// unless msg is empty (table rows that pin no message).
+func WantErrMessage(t testing.TB, err error, kind core.Kind, code, msg string) {
+	t.Helper()
+	if e := core.As(err); err == nil || e.Kind != kind || e.Code != code || (msg != "" && e.Message != msg) {
+		t.Fatalf("want %v/%s %q, got %v", kind, code, msg, err)
+	}
+}
+
+// Couples fakes the partner ports of the modules (PartnerOf and
+// PartnershipOf): current partnerships, both members symmetric.
+type Couples struct {
+	mu sync.Mutex
+	m  map[string]membership
+}
+
+type membership struct{ partnership, partner string }
+
+func NewCouples() *Couples { return &Couples{m: map[string]membership{}} }
+
+// Pair makes a and b partners in partnership "p-a-b".
+func (c *Couples) Pair(a, b string) { c.PairAs("p-"+a+"-"+b, a, b) }
+
+// PairAs makes a and b partners in the named partnership.
+func (c *Couples) PairAs(partnership, a, b string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[a], c.m[b] = membership{partnership, b}, membership{partnership, a}
+}
+
+func (c *Couples) Unpair(a, b string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, a)
+	delete(c.m, b)
+}
+
+func (c *Couples) PartnerOf(_ context.Context, userID string) (string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[userID]
+	return m.partner, ok, nil
+}
+
+func (c *Couples) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[userID]
+	return m.partnership, m.partner, ok, nil
+}
+
+// Zones fakes the users' timezone port: UTC when unset; a user marked
+// unknown is 404 user_not_found.
+type Zones struct {
+	mu      sync.Mutex
+	m       map[string]*time.Location
+	unknown map[string]bool
+}
+
+func NewZones() *Zones { return &Zones{m: map[string]*time.Location{}, unknown: map[string]bool{}} }
+
+func (z *Zones) Set(userID string, loc *time.Location) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.m[userID] = loc
+}
+
+// Unknown makes userID an account that does not exist.
+func (z *Zones) Unknown(userID string) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.unknown[userID] = true
+}
+
+func (z *Zones) Location(_ context.Context, userID string) (*time.Location, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.unknown[userID] {
+		return nil, core.NotFound("user_not_found", "user not found")
+	}
+	if loc, ok := z.m[userID]; ok {
+		return loc, nil
+	}
+	return time.UTC, nil
 }

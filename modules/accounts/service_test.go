@@ -53,14 +53,6 @@ func (f *fixture) verified(t *testing.T, email string) (string, string) {
 	return id, tok
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func TestSignUpRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -84,7 +76,7 @@ func TestSignUpRules(t *testing.T) {
 			f := newFixture(t)
 			id, err := f.svc.SignUp(ctx, tc.email, tc.password)
 			if tc.code != "" {
-				wantErr(t, err, tc.kind, tc.code)
+				coretest.WantErr(t, err, tc.kind, tc.code)
 				if len(f.mail.all()) != 0 {
 					t.Fatal("mail sent for a refused sign-up")
 				}
@@ -114,7 +106,7 @@ func TestVerificationCodeRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = f.svc.VerifyEmail(ctx, id, code, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 	})
 	t.Run("expires after 15 minutes", func(t *testing.T) {
 		f := newFixture(t)
@@ -122,7 +114,7 @@ func TestVerificationCodeRules(t *testing.T) {
 		code := f.mail.code(t, "a@x.io")
 		f.clock.Advance(15 * time.Minute)
 		_, err := f.svc.VerifyEmail(ctx, id, code, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 	})
 	t.Run("dead after 5 wrong tries, even for the right code", func(t *testing.T) {
 		f := newFixture(t)
@@ -134,10 +126,10 @@ func TestVerificationCodeRules(t *testing.T) {
 		}
 		for i := 0; i < 5; i++ {
 			_, err := f.svc.VerifyEmail(ctx, id, wrong, cl)
-			wantErr(t, err, core.KindInvalid, "invalid_code")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 		}
 		_, err := f.svc.VerifyEmail(ctx, id, code, cl)
-		wantErr(t, err, core.KindRateLimited, "too_many_attempts")
+		coretest.WantErr(t, err, core.KindRateLimited, "too_many_attempts")
 		if core.As(err).RetryAfter <= 0 {
 			t.Fatal("no Retry-After")
 		}
@@ -153,7 +145,7 @@ func TestVerificationCodeRules(t *testing.T) {
 		fresh := f.mail.code(t, "a@x.io")
 		if old != fresh {
 			_, err = f.svc.VerifyEmail(ctx, id, old, cl)
-			wantErr(t, err, core.KindInvalid, "invalid_code")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 		}
 		if _, err := f.svc.VerifyEmail(ctx, id, fresh, cl); err != nil {
 			t.Fatal(err)
@@ -169,7 +161,7 @@ func TestVerificationCodeRules(t *testing.T) {
 		f := newFixture(t)
 		f.verified(t, "a@x.io")
 		_, err := f.svc.SignUp(ctx, "A@x.io", "password1")
-		wantErr(t, err, core.KindConflict, "email_already_registered")
+		coretest.WantErr(t, err, core.KindConflict, "email_already_registered")
 	})
 	t.Run("at most 5 codes per e-mail per hour", func(t *testing.T) {
 		f := newFixture(t)
@@ -179,9 +171,9 @@ func TestVerificationCodeRules(t *testing.T) {
 			}
 		}
 		_, err := f.svc.SignUp(ctx, "a@x.io", "password1")
-		wantErr(t, err, core.KindRateLimited, "rate_limited")
+		coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 		_, err = f.svc.RequestReset(ctx, "a@x.io")
-		wantErr(t, err, core.KindRateLimited, "rate_limited")
+		coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 		if n := len(f.mail.all()); n != 5 {
 			t.Fatalf("%d mails", n)
 		}
@@ -193,7 +185,7 @@ func TestVerificationCodeRules(t *testing.T) {
 	t.Run("unknown user", func(t *testing.T) {
 		f := newFixture(t)
 		_, err := f.svc.VerifyEmail(ctx, "ghost", "123456", cl)
-		wantErr(t, err, core.KindNotFound, "user_not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "user_not_found")
 	})
 }
 
@@ -217,7 +209,7 @@ func TestLoginRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, _, err := f.svc.Login(ctx, tc.email, tc.password, cl)
-		wantErr(t, err, tc.kind, tc.code)
+		coretest.WantErr(t, err, tc.kind, tc.code)
 	}
 	uid, tok, err := f.svc.Login(ctx, " A@X.io ", "password1", cl)
 	if err != nil || uid != id || tok == "" {
@@ -232,10 +224,10 @@ func TestTenFailedLoginsIn15MinutesLockTheEmail(t *testing.T) {
 	f.verified(t, "a@x.io")
 	for i := 0; i < 10; i++ {
 		_, _, err := f.svc.Login(ctx, "a@x.io", "wrong-password", cl)
-		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
+		coretest.WantErr(t, err, core.KindUnauthorized, "invalid_credentials")
 	}
 	_, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl)
-	wantErr(t, err, core.KindRateLimited, "rate_limited")
+	coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 	f.clock.Advance(15 * time.Minute)
 	if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
 		t.Fatal(err)
@@ -259,7 +251,7 @@ func TestResetRules(t *testing.T) {
 		}
 		code := f.mail.code(t, "a@x.io")
 		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code") // not verified yet
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code") // not verified yet
 		proof, err := f.svc.VerifyReset(ctx, id, code)
 		if err != nil || len(proof) < 40 {
 			t.Fatalf("proof %q: %v", proof, err)
@@ -270,22 +262,22 @@ func TestResetRules(t *testing.T) {
 		}
 		for _, old := range []string{tok1, tok2} {
 			_, err := f.svc.Authenticate(ctx, old)
-			wantErr(t, err, core.KindUnauthorized, "unauthorized")
+			coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 		}
 		if p, err := f.svc.Authenticate(ctx, tok3); err != nil || p.UserID != id {
 			t.Fatal(err)
 		}
 		_, _, err = f.svc.Login(ctx, "a@x.io", "password1", cl)
-		wantErr(t, err, core.KindUnauthorized, "invalid_credentials")
+		coretest.WantErr(t, err, core.KindUnauthorized, "invalid_credentials")
 		_, err = f.svc.UpdatePassword(ctx, id, "another-password", accounts.ResetProof{ResetToken: proof}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code") // the proof is spent
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code") // the proof is spent
 		_, err = f.svc.UpdatePassword(ctx, id, "another-password", accounts.ResetProof{Code: code}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code") // and so is the code
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code") // and so is the code
 	})
 	t.Run("unknown e-mail", func(t *testing.T) {
 		f := newFixture(t)
 		_, err := f.svc.RequestReset(ctx, "ghost@x.io")
-		wantErr(t, err, core.KindNotFound, "user_not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "user_not_found")
 	})
 	t.Run("wrong and expired codes", func(t *testing.T) {
 		f := newFixture(t)
@@ -297,10 +289,10 @@ func TestResetRules(t *testing.T) {
 			wrong = "111111"
 		}
 		_, err := f.svc.VerifyReset(ctx, id, wrong)
-		wantErr(t, err, core.KindInvalid, "invalid_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 		f.clock.Advance(16 * time.Minute)
 		_, err = f.svc.VerifyReset(ctx, id, code)
-		wantErr(t, err, core.KindInvalid, "invalid_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 	})
 	t.Run("the update step needs proof: none, wrong, or expired is invalid_code and changes nothing", func(t *testing.T) {
 		f := newFixture(t)
@@ -313,14 +305,14 @@ func TestResetRules(t *testing.T) {
 		}
 		for _, p := range []accounts.ResetProof{{}, {Code: "not-it"}, {ResetToken: "forged-token"}} {
 			_, err := f.svc.UpdatePassword(ctx, id, "new-password", p, cl)
-			wantErr(t, err, core.KindInvalid, "invalid_code")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_code")
 		}
 		f.clock.Advance(accounts.ResetProofTTL)
 		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{ResetToken: proof}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code") // the token lives 10 minutes
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code") // the token lives 10 minutes
 		f.clock.Advance(5 * time.Minute)
 		_, err = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_code") // the code lives 15
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_code") // the code lives 15
 		if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
 			t.Fatalf("the password must be unchanged: %v", err)
 		}
@@ -337,7 +329,7 @@ func TestResetRules(t *testing.T) {
 			_, _ = f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{ResetToken: "guess"}, cl)
 		}
 		_, err := f.svc.UpdatePassword(ctx, id, "new-password", accounts.ResetProof{Code: code}, cl)
-		wantErr(t, err, core.KindRateLimited, "too_many_attempts")
+		coretest.WantErr(t, err, core.KindRateLimited, "too_many_attempts")
 	})
 	t.Run("a reset of a never-verified account verifies the e-mail", func(t *testing.T) {
 		f := newFixture(t)
@@ -358,7 +350,7 @@ func TestResetRules(t *testing.T) {
 		f := newFixture(t)
 		id, _ := f.verified(t, "a@x.io")
 		_, err := f.svc.UpdatePassword(ctx, id, "short", accounts.ResetProof{Code: "123456"}, cl)
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	})
 }
 
@@ -378,14 +370,14 @@ func TestTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.svc.Authenticate(ctx, tok)
-	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 
 	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", cl)
 	f.clock.Advance(accounts.TokenTTL)
 	_, err = f.svc.Authenticate(ctx, tok2)
-	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 	_, err = f.svc.Authenticate(ctx, "")
-	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 	_ = id
 }
 
@@ -408,7 +400,7 @@ func TestAdministrators(t *testing.T) {
 	if p, _ := f.svc.Authenticate(ctx, annTok); !p.Admin {
 		t.Fatal("granted")
 	}
-	wantErr(t, f.svc.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound, "user_not_found")
+	coretest.WantErr(t, f.svc.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound, "user_not_found")
 }
 
 func TestProfileAndDeletion(t *testing.T) {
@@ -422,7 +414,7 @@ func TestProfileAndDeletion(t *testing.T) {
 		t.Fatalf("%+v %v", a, err)
 	}
 	_, err = f.svc.UpdateProfile(ctx, id, accounts.ProfilePatch{Timezone: &bad})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	loc, _ := f.svc.Location(ctx, id)
 	if loc.String() != tz {
 		t.Fatalf("location %s", loc)
@@ -437,7 +429,7 @@ func TestProfileAndDeletion(t *testing.T) {
 		t.Fatal("owners purge the user's data")
 	}
 	_, err = f.svc.Authenticate(ctx, tok)
-	wantErr(t, err, core.KindUnauthorized, "unauthorized")
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 	if ev := f.bus.All(); len(ev) != 1 || ev[0] != (core.AccountDeleted{UserID: id}) {
 		t.Fatalf("events %v", ev)
 	}

@@ -12,30 +12,18 @@ import (
 	"tandem/modules/advice"
 )
 
-// zones is a Users fake: a user's timezone, UTC when unset; "ghost" is unknown.
-type zones map[string]*time.Location
-
-func (z zones) Location(_ context.Context, userID string) (*time.Location, error) {
-	if userID == "ghost" {
-		return nil, core.NotFound("user_not_found", "user not found")
-	}
-	if loc, ok := z[userID]; ok {
-		return loc, nil
-	}
-	return time.UTC, nil
-}
-
 // fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00 UTC).
 type fixture struct {
 	svc   *advice.Service
 	repo  *memory.AdviceRepo
-	zones zones
+	zones *coretest.Zones
 	clock *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewAdviceRepo(), zones: zones{}, clock: coretest.NewClock(time.Time{})}
+	f := &fixture{repo: memory.NewAdviceRepo(), zones: coretest.NewZones(), clock: coretest.NewClock(time.Time{})}
+	f.zones.Unknown("ghost")
 	f.svc = advice.NewService(f.repo, f.zones, f.clock, &coretest.SeqIDs{})
 	return f
 }
@@ -73,7 +61,7 @@ func TestAdviceIsStableForTheUsersWholeDay(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			if tc.loc != nil {
-				f.zones["u1"] = tc.loc
+				f.zones.Set("u1", tc.loc)
 			}
 			f.clock.Set(tc.first)
 			first := f.today(t, "u1")

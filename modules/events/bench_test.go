@@ -19,9 +19,9 @@ func BenchmarkDateRange(b *testing.B) {
 	ctx := context.Background()
 	db := sqltest.Open(b, sqlstore.SQLite)
 	repo := sqlstore.NewEventRepo(db)
-	partners := &couples{m: map[string]string{}}
-	partners.pair("me", "partner")
-	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), core.NewUUIDv7())
+	partners := coretest.NewCouples()
+	partners.Pair("me", "partner")
+	svc := events.NewService(repo, partners, coretest.NewZones(), coretest.NewClock(time.Time{}), core.NewUUIDv7())
 	first := date(b, "2020-01-01")
 	const perUser = 3000
 	for _, user := range []string{"me", "partner"} {

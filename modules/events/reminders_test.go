@@ -9,16 +9,6 @@ import (
 	"tandem/modules/events"
 )
 
-// zones is the Users fake: each user's IANA zone, UTC when absent.
-type zones map[string]string
-
-func (z zones) Location(_ context.Context, userID string) (*time.Location, error) {
-	if name, ok := z[userID]; ok {
-		return time.LoadLocation(name)
-	}
-	return time.UTC, nil
-}
-
 // inbox records notifications.
 type inbox struct {
 	mu   sync.Mutex
@@ -58,7 +48,11 @@ func TestReminderScheduleRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			if tc.zone != "" {
-				f.zones["me"] = tc.zone
+				loc, err := time.LoadLocation(tc.zone)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.zones.Set("me", loc)
 			}
 			e, err := f.svc.Create(ctx, "me", events.Draft{Action: "create", Title: "t", StartDate: tc.start,
 				StartTime: tc.time, Notify: tc.notify})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,14 +22,14 @@ import (
 type fixture struct {
 	svc      *events.Service
 	repo     *memory.EventRepo
-	partners *couples
-	zones    zones
+	partners *coretest.Couples
+	zones    *coretest.Zones
 	clock    *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewEventRepo(), partners: &couples{m: map[string]string{}}, zones: zones{},
+	f := &fixture{repo: memory.NewEventRepo(), partners: coretest.NewCouples(), zones: coretest.NewZones(),
 		clock: coretest.NewClock(time.Time{})}
 	f.svc = events.NewService(f.repo, f.partners, f.zones, f.clock, &coretest.SeqIDs{})
 	return f
@@ -53,14 +52,6 @@ func (f *fixture) stored(t *testing.T, user string) []events.Event {
 		t.Fatal(err)
 	}
 	return evs
-}
-
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
 }
 
 func titles(evs []events.Event) string {
@@ -150,7 +141,7 @@ func TestCreateRules(t *testing.T) {
 			f := newFixture(t)
 			e, err := f.svc.Create(ctx, "u1", tc.draft)
 			if tc.code != "" {
-				wantErr(t, err, core.KindInvalid, tc.code)
+				coretest.WantErr(t, err, core.KindInvalid, tc.code)
 				if core.As(err).Message != tc.msg {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -176,7 +167,7 @@ func TestCreateRules(t *testing.T) {
 	}
 	f := newFixture(t)
 	_, err := f.svc.Create(ctx, " ", events.Draft{Action: "create", Title: "t", StartDate: "2025-01-01"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestListIsOwnEventsByDateInPages(t *testing.T) {
@@ -191,7 +182,7 @@ func TestListIsOwnEventsByDateInPages(t *testing.T) {
 	f.create(t, "u1", "a", "2024-12-31", "2025-01-02")
 	f.create(t, "u1", "b", "2025-01-15", "2025-01-15")
 	f.create(t, "u1", "d", "2025-03-01", "2025-03-02") // same day as c, created later
-	f.partners.pair("u1", "u2")
+	f.partners.Pair("u1", "u2")
 	f.create(t, "u2", "theirs", "2025-01-01", "2025-01-01")
 
 	evs, next, err = f.svc.List(ctx, "u1", core.Page{})
@@ -215,7 +206,7 @@ func TestListIsOwnEventsByDateInPages(t *testing.T) {
 		t.Fatalf("pages %s", titles(seen))
 	}
 	_, _, err = f.svc.List(ctx, "u1", core.Page{Limit: 3, Cursor: "forged"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestGetOwnOrThePartnersOnly(t *testing.T) {
@@ -225,7 +216,7 @@ func TestGetOwnOrThePartnersOnly(t *testing.T) {
 	mine := f.create(t, "me", "mine", "2025-07-01", "2025-07-01")
 	theirs := f.create(t, "partner", "theirs", "2025-07-02", "2025-07-02")
 	strangers := f.create(t, "stranger", "strangers", "2025-07-03", "2025-07-03")
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 
 	cases := []struct {
 		name        string
@@ -256,9 +247,9 @@ func TestGetOwnOrThePartnersOnly(t *testing.T) {
 		}
 	}
 
-	f.partners.unpair("me", "partner") // the partner's events are no longer readable
+	f.partners.Unpair("me", "partner") // the partner's events are no longer readable
 	_, _, err := f.svc.Get(ctx, "me", theirs.ID)
-	wantErr(t, err, core.KindNotFound, "event_not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "event_not_found")
 }
 
 func TestUpdateRules(t *testing.T) {
@@ -316,7 +307,7 @@ func TestUpdateRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.partners.pair("me", "partner")
+			f.partners.Pair("me", "partner")
 			f.clock.Advance(time.Hour)
 			got, err := f.svc.Update(ctx, tc.user, orig.ID, tc.patch)
 			stored, gerr := f.repo.Get(ctx, orig.ID)
@@ -324,7 +315,7 @@ func TestUpdateRules(t *testing.T) {
 				t.Fatal(gerr)
 			}
 			if tc.code != "" {
-				wantErr(t, err, tc.kind, tc.code)
+				coretest.WantErr(t, err, tc.kind, tc.code)
 				if stored.Title != orig.Title || !stored.UpdatedAt.Equal(orig.UpdatedAt) || stored.StartDate != orig.StartDate {
 					t.Fatalf("written: %+v", stored)
 				}
@@ -343,7 +334,7 @@ func TestUpdateRules(t *testing.T) {
 	f := newFixture(t)
 	title := "x"
 	_, err := f.svc.Update(ctx, "me", "ghost", events.Patch{Title: &title})
-	wantErr(t, err, core.KindNotFound, "event_not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "event_not_found")
 }
 
 func TestDeleteOnlyTheOwnersEvent(t *testing.T) {
@@ -351,15 +342,15 @@ func TestDeleteOnlyTheOwnersEvent(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	e := f.create(t, "me", "mine", "2025-07-01", "2025-07-01")
-	f.partners.pair("me", "partner")
-	wantErr(t, f.svc.Delete(ctx, "partner", e.ID), core.KindNotFound, "event_not_found")
-	wantErr(t, f.svc.Delete(ctx, "me", ""), core.KindInvalid, "invalid_request")
+	f.partners.Pair("me", "partner")
+	coretest.WantErr(t, f.svc.Delete(ctx, "partner", e.ID), core.KindNotFound, "event_not_found")
+	coretest.WantErr(t, f.svc.Delete(ctx, "me", ""), core.KindInvalid, "invalid_request")
 	if err := f.svc.Delete(ctx, "me", e.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, f.svc.Delete(ctx, "me", e.ID), core.KindNotFound, "event_not_found") // permanent
+	coretest.WantErr(t, f.svc.Delete(ctx, "me", e.ID), core.KindNotFound, "event_not_found") // permanent
 	_, _, err := f.svc.Get(ctx, "me", e.ID)
-	wantErr(t, err, core.KindNotFound, "event_not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "event_not_found")
 }
 
 func TestDateRangeRules(t *testing.T) {
@@ -407,7 +398,7 @@ func TestDateRangeRules(t *testing.T) {
 			f.create(t, "stranger", "not mine", "2025-03-01", "2025-03-03")
 			rep, err := f.svc.DateRange(ctx, "u1", date(t, tc.from), date(t, tc.to))
 			if tc.wantKind != core.KindInternal {
-				wantErr(t, err, tc.wantKind, "invalid_request")
+				coretest.WantErr(t, err, tc.wantKind, "invalid_request")
 				return
 			}
 			if err != nil {
@@ -451,7 +442,7 @@ func TestDateRangeIncludesTheCurrentPartnersEventsMarked(t *testing.T) {
 	if err != nil || rep.Total() != 1 || foundTitles(rep.Other) != "mine" || rep.Other[0].Partner {
 		t.Fatalf("unpaired: %+v %v", rep, err)
 	}
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	rep, err = f.svc.DateRange(ctx, "me", from, to)
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +464,7 @@ func TestDateRangeKeepsAtMostTheHardCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	for i := range core.MaxListItems {
 		f.create(t, "me", fmt.Sprint("m", i), "2025-03-02", "2025-03-02")
 	}
@@ -542,7 +533,7 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	partners := NewMockPartners(ctrl) // any unexpected call fails the test
 	repo := memory.NewEventRepo()
-	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := events.NewService(repo, partners, coretest.NewZones(), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	mine, err := svc.Create(ctx, "me", events.Draft{Action: "create", Title: "mine", StartDate: "2025-07-01"})
 	if err != nil {
 		t.Fatal(err)
@@ -558,7 +549,7 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	// Someone else's event: the partner is asked exactly once.
 	partners.EXPECT().PartnerOf(gomock.Any(), "other").Return("", false, nil).Times(1)
 	_, _, err = svc.Get(ctx, "other", mine.ID)
-	wantErr(t, err, core.KindNotFound, "event_not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "event_not_found")
 	if err := svc.Delete(ctx, "me", mine.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -570,7 +561,7 @@ func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	partners := NewMockPartners(ctrl)
-	svc := events.NewService(repo, partners, zones{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := events.NewService(repo, partners, coretest.NewZones(), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	from, to := date(t, "2025-03-01"), date(t, "2025-03-03")
 
 	gomock.InOrder(
@@ -586,7 +577,7 @@ func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
 
 	// A start after the end is refused before any read.
 	_, err = svc.DateRange(ctx, "me", to, from)
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 
 	// A failing store is an internal error, passed on as it is.
 	broken := errors.New("disk on fire")
@@ -602,30 +593,4 @@ func foundTitles(fs []events.Found) string {
 		out[i] = f.Title
 	}
 	return strings.Join(out, ",")
-}
-
-// couples is a fake Partners: a symmetric map of current partners.
-type couples struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (c *couples) PartnerOf(_ context.Context, userID string) (string, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[userID]
-	return p, ok, nil
-}
-
-func (c *couples) pair(a, b string) {
-	c.mu.Lock()
-	c.m[a], c.m[b] = b, a
-	c.mu.Unlock()
-}
-
-func (c *couples) unpair(a, b string) {
-	c.mu.Lock()
-	delete(c.m, a)
-	delete(c.m, b)
-	c.mu.Unlock()
 }

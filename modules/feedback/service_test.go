@@ -38,14 +38,6 @@ func (f *fixture) stored(t *testing.T) []feedback.Feedback {
 	return fs
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func TestSubmitRules(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -63,7 +55,7 @@ func TestSubmitRules(t *testing.T) {
 			f := newFixture(t)
 			got, err := f.svc.Submit(context.Background(), "u1", tc.in)
 			if tc.errMsg != "" {
-				wantErr(t, err, core.KindInvalid, "invalid_request")
+				coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 				if core.As(err).Message != tc.errMsg {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -94,7 +86,7 @@ func TestSubmitIsRateLimitedPerUser(t *testing.T) {
 		_, _ = f.svc.Submit(ctx, "u1", " ") // refused input is not counted
 	}
 	_, err := f.svc.Submit(ctx, "u1", "one too many")
-	wantErr(t, err, core.KindRateLimited, "rate_limited")
+	coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 	if ra := core.As(err).RetryAfter; ra <= 0 || ra > time.Hour {
 		t.Fatalf("retry after %v", ra)
 	}
@@ -144,7 +136,7 @@ func TestListsAreNewestFirst(t *testing.T) {
 		t.Fatalf("all %s %v", text(all), err)
 	}
 	_, _, err = f.svc.ListAll(ctx, core.Page{Limit: 1, Cursor: "bogus!"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestFeedbackExportAndPurge(t *testing.T) {

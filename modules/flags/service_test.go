@@ -67,14 +67,6 @@ func (f *fixture) create(t *testing.T, d flags.Draft) flags.Flag {
 	return fl
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code, msg string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code || (msg != "" && e.Message != msg) {
-		t.Fatalf("want %v/%s %q, got %v", kind, code, msg, err)
-	}
-}
-
 func pct(x float64) *float64 { return &x }
 
 func TestCreateRules(t *testing.T) {
@@ -127,7 +119,7 @@ func TestCreateRules(t *testing.T) {
 			f := newFixture(t)
 			got, err := f.svc.Create(tc.ctx, tc.draft)
 			if tc.msg != "" {
-				wantErr(t, err, core.KindInvalid, "invalid_request", tc.msg)
+				coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", tc.msg)
 				if all, _, _ := f.repo.List(context.Background(), core.Page{}); len(all) != 0 {
 					t.Fatalf("written: %+v", all)
 				}
@@ -159,7 +151,7 @@ func TestCreateConflicts(t *testing.T) {
 	f := newFixture(t)
 	f.create(t, flags.Draft{Key: "k", Name: "First", IsEnabled: true})
 	_, err := f.svc.Create(admin, flags.Draft{Key: "k", Name: "Second"})
-	wantErr(t, err, core.KindConflict, "conflict", "a feature flag with this key already exists")
+	coretest.WantErrMessage(t, err, core.KindConflict, "conflict", "a feature flag with this key already exists")
 	if got, _ := f.repo.Get(context.Background(), "k"); got.Name != "First" || !got.IsEnabled {
 		t.Fatalf("replaced: %+v", got)
 	}
@@ -168,7 +160,7 @@ func TestCreateConflicts(t *testing.T) {
 		f.create(t, flags.Draft{Key: fmt.Sprint("flag-", i), Name: "N"})
 	}
 	_, err = f.svc.Create(admin, flags.Draft{Key: "one-too-many", Name: "N"})
-	wantErr(t, err, core.KindConflict, "conflict", "there are already 1000 feature flags: delete one first")
+	coretest.WantErrMessage(t, err, core.KindConflict, "conflict", "there are already 1000 feature flags: delete one first")
 	if err := f.svc.Delete(admin, "flag-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +184,11 @@ func TestToggleUpdateDelete(t *testing.T) {
 		t.Fatalf("toggle off: %+v", got)
 	}
 	_, err = f.svc.Toggle(admin, "k", nil)
-	wantErr(t, err, core.KindInvalid, "invalid_request", "isEnabled is required: true or false")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "isEnabled is required: true or false")
 	_, err = f.svc.Toggle(admin, "", &on)
-	wantErr(t, err, core.KindInvalid, "invalid_request", "flagKey is required")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "flagKey is required")
 	_, err = f.svc.Toggle(admin, "ghost", &on)
-	wantErr(t, err, core.KindNotFound, "not_found", "feature flag not found")
+	coretest.WantErrMessage(t, err, core.KindNotFound, "not_found", "feature flag not found")
 
 	f.clock.Advance(time.Minute)
 	name, desc := " Renamed ", ""
@@ -227,21 +219,21 @@ func TestToggleUpdateDelete(t *testing.T) {
 	}
 	for _, b := range bad {
 		_, err := f.svc.Update(admin, "k", b.p)
-		wantErr(t, err, core.KindInvalid, "invalid_request", b.msg)
+		coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", b.msg)
 	}
 	if again, _ := f.repo.Get(ctx, "k"); !again.IsEnabled || again.RolloutPercentage != 50 || again.Name != "Renamed" {
 		t.Fatalf("a refused update wrote: %+v", again)
 	}
 	_, err = f.svc.Update(admin, "ghost", flags.Patch{IsEnabled: &on})
-	wantErr(t, err, core.KindNotFound, "not_found", "feature flag not found")
+	coretest.WantErrMessage(t, err, core.KindNotFound, "not_found", "feature flag not found")
 	_, err = f.svc.Update(admin, "Bad Key", flags.Patch{IsEnabled: &on})
-	wantErr(t, err, core.KindInvalid, "invalid_request", "key must be 1 to 64 characters of a-z, 0-9, _, . and -")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "key must be 1 to 64 characters of a-z, 0-9, _, . and -")
 
 	if err := f.svc.Delete(admin, "k"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, f.svc.Delete(admin, "k"), core.KindNotFound, "not_found", "feature flag not found")
-	wantErr(t, f.svc.Delete(admin, ""), core.KindInvalid, "invalid_request", "flagKey is required")
+	coretest.WantErrMessage(t, f.svc.Delete(admin, "k"), core.KindNotFound, "not_found", "feature flag not found")
+	coretest.WantErrMessage(t, f.svc.Delete(admin, ""), core.KindInvalid, "invalid_request", "flagKey is required")
 	d, err := f.svc.Evaluate(as("b"), "k", "", "ios")
 	if err != nil || d.Enabled || d.Reason != flags.ReasonUnknown || d.Flag != nil || d.Key != "k" {
 		t.Fatalf("deleted flag: %+v %v", d, err)
@@ -285,7 +277,7 @@ func TestEvaluateThroughTheService(t *testing.T) {
 	}
 	for _, b := range bad {
 		_, err := f.svc.Evaluate(as("u"), b.key, b.user, b.platform)
-		wantErr(t, err, core.KindInvalid, "invalid_request", b.msg)
+		coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", b.msg)
 	}
 	// a key no flag can have is unknown, so off: the app asks, it is not wrong
 	d, err = f.svc.Evaluate(as("u"), "Dark Mode", "u", "ios")
@@ -324,8 +316,8 @@ func TestAnswersAreForTheCallerOnly(t *testing.T) {
 		got, err := f.svc.Enabled(tc.ctx, tc.userID, "ios")
 		d, derr := f.svc.Evaluate(tc.ctx, "premium_only", tc.userID, "ios")
 		if tc.want == "403" {
-			wantErr(t, err, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
-			wantErr(t, derr, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
+			coretest.WantErrMessage(t, err, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
+			coretest.WantErrMessage(t, derr, core.KindForbidden, "forbidden", "you may only evaluate feature flags for yourself")
 			continue
 		}
 		if err != nil || derr != nil || got.Subject.UserID != tc.want || !slices.Equal(got.Keys, tc.keys) ||
@@ -364,7 +356,7 @@ func TestEnabledListsTheFlagsThatAreOn(t *testing.T) {
 		t.Fatalf("no flags: %v %v", got, err)
 	}
 	_, err := f.svc.Enabled(as("u"), "", "tv")
-	wantErr(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
 }
 
 // TestPremiumIsAskedOnlyWhenNeeded: the list asks once however many flags
@@ -419,7 +411,7 @@ func TestListPagesForAdministrators(t *testing.T) {
 		t.Fatalf("%+v %q %v", rest, last, err)
 	}
 	_, _, err = f.svc.List(ctx, core.Page{Limit: 2, Cursor: "garbage!"})
-	wantErr(t, err, core.KindInvalid, "invalid_request", "cursor is not one this server handed out")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "cursor is not one this server handed out")
 	empty, _, err := newFixture(t).svc.List(ctx, core.Page{})
 	if err != nil || empty == nil || len(empty) != 0 {
 		t.Fatalf("empty: %v %v", empty, err)

@@ -90,7 +90,7 @@ func TestUploadStopsAtTheStorageLimit(t *testing.T) {
 				}
 				return
 			}
-			wantErr(t, err, core.KindForbidden, images.CodeLimitReached)
+			coretest.WantErr(t, err, core.KindForbidden, images.CodeLimitReached)
 			if msg := core.As(err).Message; msg != "storage limit reached: 1GB" {
 				t.Fatalf("message %q", msg)
 			}
@@ -170,7 +170,7 @@ func TestAnUploadThatLosesTheRaceLeavesNoFile(t *testing.T) {
 	limits.set("me", int64(len(pngBytes)), "68B")
 	ids, keys := f.stored(t, "me")
 	_, err := svc.Upload(ctx, "me", files(pngBytes, jpegBytes))
-	wantErr(t, err, core.KindForbidden, images.CodeLimitReached)
+	coretest.WantErr(t, err, core.KindForbidden, images.CodeLimitReached)
 	if gotIDs, gotKeys := f.stored(t, "me"); len(gotIDs) != len(ids) || len(gotKeys) != len(keys) {
 		t.Fatalf("left %v %v", gotIDs, gotKeys)
 	}
@@ -207,7 +207,7 @@ func TestConcurrentUploadsAtTheLimitEndWithinIt(t *testing.T) {
 	refused := 0
 	for _, err := range errs {
 		if err != nil {
-			wantErr(t, err, core.KindForbidden, images.CodeLimitReached)
+			coretest.WantErr(t, err, core.KindForbidden, images.CodeLimitReached)
 			refused++
 		}
 	}

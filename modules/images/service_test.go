@@ -143,14 +143,6 @@ func (f *fixture) blob(t *testing.T, key string) []byte {
 	return b
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func TestUploadRules(t *testing.T) {
 	t.Parallel()
 	big := append(append([]byte{}, pngBytes...), make([]byte, maxBytes-len(pngBytes)+1)...)
@@ -185,7 +177,7 @@ func TestUploadRules(t *testing.T) {
 			}
 			up, err := f.svc.Upload(context.Background(), "user-1", in)
 			if tc.code != "" {
-				wantErr(t, err, tc.kind, tc.code)
+				coretest.WantErr(t, err, tc.kind, tc.code)
 				if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
 					t.Fatalf("a refused upload stored %v %v", ids, keys)
 				}
@@ -224,7 +216,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		f := newFixture(t)
 		f.blobs.failPut = 3
 		_, err := f.svc.Upload(ctx, "user-1", three)
-		wantErr(t, err, core.KindUnavailable, "unavailable")
+		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
 			t.Fatalf("left %v %v", ids, keys)
 		}
@@ -233,7 +225,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		f := newFixture(t)
 		svc := images.NewService(failingCreate{f.repo}, f.blobs, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
-		wantErr(t, err, core.KindUnavailable, "unavailable")
+		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
 			t.Fatalf("left %v %v", ids, keys)
 		}
@@ -244,7 +236,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		var first string
 		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
-		wantErr(t, err, core.KindUnavailable, "unavailable")
+		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if len(f.orphans.keys) != 1 || f.orphans.keys[0] != first {
 			t.Fatalf("reported %v, want [%s]", f.orphans.keys, first)
 		}
@@ -302,7 +294,7 @@ func TestListPagesNewestFirst(t *testing.T) {
 	}
 	for _, bad := range []string{"nope!", core.EncodeCursor("x", "id-1"), core.EncodeCursor("1"), core.EncodeCursor("1", "")} {
 		_, _, err := f.svc.List(ctx, "user-1", core.Page{Limit: 2, Cursor: bad})
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	}
 	if imgs, _, err := f.svc.List(ctx, "nobody", core.Page{}); err != nil || imgs == nil || len(imgs) != 0 {
 		t.Fatalf("an empty list is empty, not nil: %v %v", imgs, err)
@@ -388,7 +380,7 @@ func TestUpdatePointsTheImageAtANewUpload(t *testing.T) {
 				id = tc.id(old, fresh, other)
 			}
 			_, err := f.svc.Update(ctx, "user-1", id, tc.u(old, fresh, other))
-			wantErr(t, err, tc.kind, tc.code)
+			coretest.WantErr(t, err, tc.kind, tc.code)
 			if core.As(err).Message != tc.msg {
 				t.Fatalf("message %q", core.As(err).Message)
 			}
@@ -495,27 +487,27 @@ func TestDeleteRemovesRecordAndFile(t *testing.T) {
 	theirs := f.upload(t, "user-2", pngBytes)
 
 	_, err := f.svc.Delete(ctx, "user-1", theirs.Images[0].ID)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	_, err = f.svc.DeleteGroup(ctx, "user-1", theirs.GroupID)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	_, err = f.svc.Group(ctx, "user-1", theirs.GroupID)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 
 	got, err := f.svc.Delete(ctx, "user-1", single.ID)
 	if err != nil || got != single {
 		t.Fatalf("%+v %v", got, err)
 	}
 	_, err = f.svc.Delete(ctx, "user-1", single.ID)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	_, err = f.svc.File(ctx, single.Key)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 
 	deleted, err := f.svc.DeleteGroup(ctx, "user-1", group.GroupID)
 	if err != nil || !slices.Equal(deleted, group.Images) {
 		t.Fatalf("%+v %v", deleted, err)
 	}
 	_, err = f.svc.DeleteGroup(ctx, "user-1", group.GroupID)
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	ids, keys := f.stored(t, "user-1")
 	if len(ids) != 0 || strings.Join(keys, ",") != theirs.Images[0].Key {
 		t.Fatalf("left %v %v", ids, keys)
@@ -552,7 +544,7 @@ func TestFileServesStoredImagesOnly(t *testing.T) {
 	}
 	for _, key := range []string{orphan, "u/user-1/../../etc/passwd", "", "u/user-1/" + strings.Repeat("f", 32) + ".gif"} {
 		_, err := f.svc.File(ctx, key)
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	}
 }
 
@@ -644,7 +636,7 @@ func TestAPresigningStoreIsRedirectedTo(t *testing.T) {
 	}
 	// unknown keys are answered from the records, without presigning
 	_, err = svc.File(ctx, "u/user-1/"+strings.Repeat("0", 32)+".png")
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 }
 
 type presigning struct {

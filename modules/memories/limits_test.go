@@ -72,7 +72,7 @@ func TestCreateStopsAtTheMemoryLimit(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			f.partners.pair("me", "partner")
+			f.partners.Pair("me", "partner")
 			limits.set("me", tc.limit)
 			_, err := svc.Create(ctx, "me", draft)
 			if tc.message == "" {
@@ -81,7 +81,7 @@ func TestCreateStopsAtTheMemoryLimit(t *testing.T) {
 				}
 				return
 			}
-			wantErr(t, err, core.KindForbidden, memories.CodeLimitReached)
+			coretest.WantErr(t, err, core.KindForbidden, memories.CodeLimitReached)
 			if core.As(err).Message != tc.message {
 				t.Fatalf("message %q", core.As(err).Message)
 			}
@@ -171,7 +171,7 @@ func TestConcurrentCreatesAtTheLimitEndAtTheLimit(t *testing.T) {
 	refused := 0
 	for _, err := range errs {
 		if err != nil {
-			wantErr(t, err, core.KindForbidden, memories.CodeLimitReached)
+			coretest.WantErr(t, err, core.KindForbidden, memories.CodeLimitReached)
 			refused++
 		}
 	}

@@ -22,14 +22,14 @@ import (
 type fixture struct {
 	svc      *memories.Service
 	repo     *memory.MemoryRepo
-	partners *couples
+	partners *coretest.Couples
 	notes    *notes
 	clock    *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewMemoryRepo(), partners: &couples{m: map[string]string{}}, notes: &notes{},
+	f := &fixture{repo: memory.NewMemoryRepo(), partners: coretest.NewCouples(), notes: &notes{},
 		clock: coretest.NewClock(time.Time{})}
 	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, settings, f.clock, &coretest.SeqIDs{})
 	return f
@@ -54,14 +54,6 @@ func (f *fixture) stored(t *testing.T, user string) []memories.Memory {
 		t.Fatal(err)
 	}
 	return ms
-}
-
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
 }
 
 func titles(ms []memories.Memory) string {
@@ -137,7 +129,7 @@ func TestCreateRules(t *testing.T) {
 			f := newFixture(t)
 			m, err := f.svc.Create(ctx, "u1", tc.draft)
 			if tc.code != "" {
-				wantErr(t, err, core.KindInvalid, tc.code)
+				coretest.WantErr(t, err, core.KindInvalid, tc.code)
 				if core.As(err).Message != tc.msg {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -163,7 +155,7 @@ func TestCreateRules(t *testing.T) {
 	}
 	f := newFixture(t)
 	_, err := f.svc.Create(ctx, " ", memories.Draft{Action: "create", Title: "t", Date: "2025-01-01"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
@@ -173,7 +165,7 @@ func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
 	if got := f.notes.all(); len(got) != 0 {
 		t.Fatalf("notified without a partner: %v", got)
 	}
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	f.create(t, "me", "Our beach day", "2025-06-01")
 	f.create(t, "partner", "Picnic", "2025-06-02")
 	want := []note{ // that a memory was added, never its title: the memory is private
@@ -183,13 +175,13 @@ func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
 	if got := f.notes.all(); !slices.Equal(got, want) {
 		t.Fatalf("notes %+v", got)
 	}
-	f.partners.unpair("me", "partner")
+	f.partners.Unpair("me", "partner")
 	f.create(t, "me", "After", "2025-06-03")
 	if got := f.notes.all(); len(got) != 2 {
 		t.Fatalf("a former partner was notified: %+v", got)
 	}
 	// a refused memory notifies nobody
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	if _, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Date: "2025-06-01"}); err == nil {
 		t.Fatal("accepted without a title")
 	}
@@ -202,7 +194,7 @@ func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.notes.fail = core.Unavailable("unavailable", "push is down")
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	m, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "Kept", Date: "2025-06-01"})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +211,7 @@ func TestGetOnlyOwnMemories(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	f.partners.pair("me", "partner")
+	f.partners.Pair("me", "partner")
 	mine := f.create(t, "me", "mine", "2025-06-01")
 	theirs := f.create(t, "partner", "theirs", "2025-06-01")
 	cases := []struct {
@@ -237,7 +229,7 @@ func TestGetOnlyOwnMemories(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := f.svc.Get(ctx, tc.user, tc.id)
 			if tc.code != "" {
-				wantErr(t, err, tc.kind, tc.code)
+				coretest.WantErr(t, err, tc.kind, tc.code)
 				return
 			}
 			if err != nil || m.ID != tc.id || m.Title != "mine" {
@@ -263,7 +255,7 @@ func TestListIsOwnMemoriesNewestFirstInPages(t *testing.T) {
 	f.create(t, "u1", "a", "2024-12-31")
 	f.create(t, "u1", "d", "2025-03-01") // same day as c, created later: before it
 	f.create(t, "u1", "b", "2025-01-15")
-	f.partners.pair("u1", "u2")
+	f.partners.Pair("u1", "u2")
 	f.create(t, "u2", "theirs", "2025-02-01")
 
 	ms, next, err = f.svc.List(ctx, "u1", core.Page{})
@@ -287,7 +279,7 @@ func TestListIsOwnMemoriesNewestFirstInPages(t *testing.T) {
 		t.Fatalf("pages %s", titles(seen))
 	}
 	_, _, err = f.svc.List(ctx, "u1", core.Page{Limit: 3, Cursor: "forged"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestDateRangeRules(t *testing.T) {
@@ -318,7 +310,7 @@ func TestDateRangeRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ms, next, err := f.svc.DateRange(ctx, "me", date(t, tc.from), date(t, tc.to), tc.page)
 			if tc.want == "!" {
-				wantErr(t, err, core.KindInvalid, "invalid_request")
+				coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 				if core.As(err).Message != "startDate must not be after endDate" {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -351,7 +343,7 @@ func TestCountIsPerDate(t *testing.T) {
 		}
 	}
 	_, err := f.svc.Count(ctx, "", date(t, "2025-03-01"))
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestUpdateRules(t *testing.T) {
@@ -437,13 +429,13 @@ func TestDeleteOnlyTheOwnersMemory(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	m := f.create(t, "me", "gone soon", "2025-06-01")
-	wantErr(t, f.svc.Delete(ctx, "other", m.ID), core.KindNotFound, "not_found")
-	wantErr(t, f.svc.Delete(ctx, "me", "ghost"), core.KindNotFound, "not_found")
-	wantErr(t, f.svc.Delete(ctx, "me", ""), core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, f.svc.Delete(ctx, "other", m.ID), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.Delete(ctx, "me", "ghost"), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.Delete(ctx, "me", ""), core.KindInvalid, "invalid_request")
 	if err := f.svc.Delete(ctx, "me", m.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, f.svc.Delete(ctx, "me", m.ID), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.Delete(ctx, "me", m.ID), core.KindNotFound, "not_found")
 	if n := len(f.stored(t, "me")); n != 0 {
 		t.Fatalf("%d left", n)
 	}
@@ -528,33 +520,7 @@ func TestAFailedPartnerLookupWritesNothing(t *testing.T) {
 	}
 	// and an invalid draft is refused before the partner is even asked
 	_, err = svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
-}
-
-// couples is a fake Partners: a symmetric map of current partners.
-type couples struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (c *couples) PartnerOf(_ context.Context, userID string) (string, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[userID]
-	return p, ok, nil
-}
-
-func (c *couples) pair(a, b string) {
-	c.mu.Lock()
-	c.m[a], c.m[b] = b, a
-	c.mu.Unlock()
-}
-
-func (c *couples) unpair(a, b string) {
-	c.mu.Lock()
-	delete(c.m, a)
-	delete(c.m, b)
-	c.mu.Unlock()
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 // notes is a recording Notifier; fail makes every call fail after recording.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,13 +20,13 @@ import (
 type fixture struct {
 	svc     *messages.Service
 	repo    *memory.MessageRepo
-	couples *partnerships
+	couples *coretest.Couples
 	clock   *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewMessageRepo(), couples: &partnerships{m: map[string]membership{}},
+	f := &fixture{repo: memory.NewMessageRepo(), couples: coretest.NewCouples(),
 		clock: coretest.NewClock(time.Time{})}
 	f.svc = messages.NewService(f.repo, f.couples, f.clock, &coretest.SeqIDs{})
 	return f
@@ -63,14 +62,6 @@ func bodies(ms []messages.Message) string {
 	return strings.Join(out, ",")
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func TestSendRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -94,11 +85,11 @@ func TestSendRules(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			if tc.paired {
-				f.couples.pair("p1", "u1", "u2")
+				f.couples.PairAs("p1", "u1", "u2")
 			}
 			m, err := f.svc.Send(ctx, tc.user, tc.body)
 			if tc.msg != "" {
-				wantErr(t, err, core.KindInvalid, "invalid_request")
+				coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 				if core.As(err).Message != tc.msg {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -133,7 +124,7 @@ func TestTheThreadBelongsToThePartnership(t *testing.T) {
 	f.send(t, "bob", "bob alone")
 
 	// paired: both read one thread, newest first; the solo threads are not listed
-	f.couples.pair("p1", "ann", "bob")
+	f.couples.PairAs("p1", "ann", "bob")
 	if got := f.thread(t, "ann"); got != "" {
 		t.Fatalf("a new couple's thread is not empty: %s", got)
 	}
@@ -150,13 +141,13 @@ func TestTheThreadBelongsToThePartnership(t *testing.T) {
 	}
 
 	// unpaired: each is back in their own thread, the couple's is gone from view
-	f.couples.unpair("ann", "bob")
+	f.couples.Unpair("ann", "bob")
 	if got := f.thread(t, "ann"); got != "ann alone" {
 		t.Fatalf("ann after unpairing: %s", got)
 	}
 
 	// a new partner never sees the earlier couple's messages
-	f.couples.pair("p2", "ann", "cid")
+	f.couples.PairAs("p2", "ann", "cid")
 	if got := f.thread(t, "cid"); got != "" {
 		t.Fatalf("the new partner reads %s", got)
 	}
@@ -169,8 +160,8 @@ func TestTheThreadBelongsToThePartnership(t *testing.T) {
 	}
 
 	// re-pairing the same two is a new partnership, with a new thread
-	f.couples.unpair("ann", "cid")
-	f.couples.pair("p3", "ann", "bob")
+	f.couples.Unpair("ann", "cid")
+	f.couples.PairAs("p3", "ann", "bob")
 	if got := f.thread(t, "bob"); got != "" {
 		t.Fatalf("a renewed couple reads %s", got)
 	}
@@ -200,9 +191,9 @@ func TestListPagesNewestFirst(t *testing.T) {
 		t.Fatalf("pages %s", bodies(seen))
 	}
 	_, _, err := f.svc.List(ctx, "u1", core.Page{Limit: 2, Cursor: "forged"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	_, _, err = f.svc.List(ctx, "", core.Page{})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestExportIsWhatTheUserWroteAndPurgeKeepsThePartners(t *testing.T) {
@@ -213,7 +204,7 @@ func TestExportIsWhatTheUserWroteAndPurgeKeepsThePartners(t *testing.T) {
 		t.Fatalf("empty export %v %v", got, err)
 	}
 	solo := f.send(t, "ann", "ann alone")
-	f.couples.pair("p1", "ann", "bob")
+	f.couples.PairAs("p1", "ann", "bob")
 	for range core.MaxPageLimit { // more than one page of export
 		f.send(t, "ann", "x")
 	}
@@ -244,7 +235,7 @@ func TestExportIsWhatTheUserWroteAndPurgeKeepsThePartners(t *testing.T) {
 	if got := f.thread(t, "bob"); got != "to ann" {
 		t.Fatalf("bob's thread %s", got)
 	}
-	f.couples.unpair("ann", "bob")
+	f.couples.Unpair("ann", "bob")
 	if got := f.thread(t, "ann"); got != "" {
 		t.Fatalf("ann's solo thread %s", got)
 	}
@@ -271,33 +262,5 @@ func TestAFailedPartnershipLookupWritesNothing(t *testing.T) {
 	}
 	// an invalid body is refused before the partnership is even asked
 	_, err := svc.Send(ctx, "ann", " ")
-	wantErr(t, err, core.KindInvalid, "invalid_request")
-}
-
-// partnerships is a fake Partnerships: each member's current partnership.
-type partnerships struct {
-	mu sync.Mutex
-	m  map[string]membership
-}
-
-type membership struct{ id, partner string }
-
-func (p *partnerships) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	m, ok := p.m[userID]
-	return m.id, m.partner, ok, nil
-}
-
-func (p *partnerships) pair(id, a, b string) {
-	p.mu.Lock()
-	p.m[a], p.m[b] = membership{id, b}, membership{id, a}
-	p.mu.Unlock()
-}
-
-func (p *partnerships) unpair(a, b string) {
-	p.mu.Lock()
-	delete(p.m, a)
-	delete(p.m, b)
-	p.mu.Unlock()
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }

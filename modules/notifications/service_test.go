@@ -72,14 +72,6 @@ func (p *fakePusher) all() []pushCall {
 	return append([]pushCall(nil), p.calls...)
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func (f *fixture) register(t *testing.T, user, token string) n.Device {
 	t.Helper()
 	d, err := f.svc.RegisterDevice(context.Background(), user, n.Registration{Token: token, Platform: "android", Provider: "fcm"})
@@ -222,7 +214,7 @@ func TestNotifyRefusesBadInputAndSavesNothing(t *testing.T) {
 			f := newFixture(t)
 			f.register(t, "u1", "a")
 			_, err := f.svc.Notify(ctx, "u1", tc.category, tc.title, tc.message)
-			wantErr(t, err, core.KindInvalid, "invalid_request")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 			if !strings.HasPrefix(core.As(err).Message, tc.msg) {
 				t.Fatalf("message %q", core.As(err).Message)
 			}
@@ -252,9 +244,9 @@ func TestSettingsReadAndUpdate(t *testing.T) {
 	}
 
 	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.MoodUpdates: false, "sounds": true})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	if _, err := f.repo.Settings(ctx, "u1"); !core.IsKind(err, core.KindNotFound) {
 		t.Fatal("a refused update wrote")
 	}
@@ -314,9 +306,9 @@ func TestInboxRules(t *testing.T) {
 		t.Fatalf("an empty inbox is a non-nil empty list: %#v %q %v", empty, next, err)
 	}
 
-	wantErr(t, f.svc.MarkRead(ctx, "u1", other.Notification.ID), core.KindNotFound, "not_found")
-	wantErr(t, f.svc.MarkRead(ctx, "u1", "nope"), core.KindNotFound, "not_found")
-	wantErr(t, f.svc.MarkRead(ctx, "u1", " "), core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, f.svc.MarkRead(ctx, "u1", other.Notification.ID), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.MarkRead(ctx, "u1", "nope"), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.MarkRead(ctx, "u1", " "), core.KindInvalid, "invalid_request")
 	if err := f.svc.MarkRead(ctx, "u1", ids[1]); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +347,7 @@ func TestDeviceRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			_, err := f.svc.RegisterDevice(ctx, "u1", tc.reg)
-			wantErr(t, err, core.KindInvalid, "invalid_request")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 			if core.As(err).Message != tc.msg {
 				t.Fatalf("message %q", core.As(err).Message)
 			}
@@ -390,9 +382,9 @@ func TestDeviceRules(t *testing.T) {
 		if f.tokens(t, "u1") != "" || f.tokens(t, "u2") != reg.Token {
 			t.Fatal("not moved")
 		}
-		wantErr(t, f.svc.RemoveDevice(ctx, "u1", d1.ID), core.KindNotFound, "not_found")
-		wantErr(t, f.svc.RemoveDevice(ctx, "u2", d1.ID), core.KindNotFound, "not_found")
-		wantErr(t, f.svc.RemoveDevice(ctx, "u2", "nope"), core.KindNotFound, "not_found")
+		coretest.WantErr(t, f.svc.RemoveDevice(ctx, "u1", d1.ID), core.KindNotFound, "not_found")
+		coretest.WantErr(t, f.svc.RemoveDevice(ctx, "u2", d1.ID), core.KindNotFound, "not_found")
+		coretest.WantErr(t, f.svc.RemoveDevice(ctx, "u2", "nope"), core.KindNotFound, "not_found")
 		if err := f.svc.RemoveDevice(ctx, "u2", moved.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -673,7 +665,7 @@ func TestPartnerActivityIsCoalesced(t *testing.T) {
 	for _, a := range []n.Activity{{From: "p", Kind: n.ActivityMemoryAdded}, {UserID: "u", Kind: n.ActivityMemoryAdded},
 		{UserID: "u", From: "p", Kind: "memoryDeleted"}} {
 		_, err := g.svc.NotifyActivity(ctx, a)
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	}
 	if ns := g.inbox(t, "u"); len(ns) != 0 {
 		t.Fatalf("saved %+v", ns)

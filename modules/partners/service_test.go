@@ -138,14 +138,6 @@ func (f *fixture) partner(t *testing.T, user string) string {
 	return p
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
-}
-
 func wantEvents(t *testing.T, bus *coretest.Events, want ...core.Event) {
 	t.Helper()
 	got := bus.All()
@@ -181,7 +173,7 @@ func TestPairingTable(t *testing.T) {
 			again = f.code(t, "a")
 		}
 		_, err = f.submit("b", c.Code)
-		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		if s := f.status(t, "a"); s.MyCode.Code != again {
 			t.Fatalf("status %+v", s)
 		}
@@ -231,7 +223,7 @@ func TestPairingTable(t *testing.T) {
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
 		for _, c := range []string{ca, cb} { // every code is cleared
 			_, err := f.submit("c", c)
-			wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		}
 	})
 
@@ -260,7 +252,7 @@ func TestPairingTable(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				f := newFixture(t)
 				_, err := f.submit("a", tc.code(t, f))
-				wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+				coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 				if s := f.status(t, "a"); s.State != partners.StateUnpaired || s.OutgoingTo != "" {
 					t.Fatalf("stored something: %+v", s)
 				}
@@ -302,7 +294,7 @@ func TestPairingTable(t *testing.T) {
 		}
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
 			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
-		wantErr(t, f.svc.Unpair(ctx, "a"), core.KindConflict, "not_paired")
+		coretest.WantErr(t, f.svc.Unpair(ctx, "a"), core.KindConflict, "not_paired")
 		if len(f.bus.All()) != 2 {
 			t.Fatal("a refused unpair published")
 		}
@@ -319,7 +311,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f.link(t, "a", "b")
 		for _, code := range []string{"ZZZZZZ", "", "bad"} {
 			_, err := f.submit("a", code)
-			wantErr(t, err, core.KindConflict, "already_paired")
+			coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		}
 	})
 	t.Run("caller paired beats a valid code", func(t *testing.T) {
@@ -327,7 +319,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		cc := f.code(t, "c")
 		f.link(t, "a", "b")
 		_, err := f.submit("b", cc)
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "c"); s.IncomingFrom != "" {
 			t.Fatalf("c: %+v", s)
 		}
@@ -339,7 +331,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now()}
 		f.link(t, "b", "c")
 		_, err := f.submit("a", "BBBBBB")
-		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 	})
 	t.Run("owner paired since the code was read: already_paired", func(t *testing.T) {
 		repo := memory.NewPartnerRepo()
@@ -348,7 +340,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		stale.code = partners.PairingCode{UserID: "b", Code: "BBBBBB", ExpiresAt: f.clock.Now().Add(time.Hour)}
 		f.link(t, "b", "c")
 		_, err := f.submit("a", "BBBBBB")
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
 			t.Fatalf("a: %+v", s)
 		}
@@ -360,7 +352,7 @@ func TestSubmitErrorOrder(t *testing.T) {
 		cb := f.code(t, "b")
 		racy.before = func() { f.link(t, "b", "c") }
 		_, err := f.submit("a", cb)
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		if s := f.status(t, "a"); s.State != partners.StateUnpaired {
 			t.Fatalf("a: %+v", s)
 		}
@@ -369,14 +361,14 @@ func TestSubmitErrorOrder(t *testing.T) {
 		f := newFixture(t)
 		f.pairByCodes(t, "a", "b")
 		_, err := f.svc.GenerateCode(ctx, "a")
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 	})
 	t.Run("missing user", func(t *testing.T) {
 		f := newFixture(t)
 		_, err := f.submit(" ", "ABCDEF")
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 		_, err = f.svc.GenerateCode(ctx, "")
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	})
 }
 
@@ -518,7 +510,7 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatalf("%+v %v", v, err)
 		}
 		_, err = f.svc.Connection(ctx, "b")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 		if f.partner(t, "a") != "" || f.partner(t, "b") != "" {
 			t.Fatal("still partners")
 		}
@@ -526,7 +518,7 @@ func TestConnectionTable(t *testing.T) {
 		if len(events) != 2 || events[1] != (core.PartnershipEnded{PartnershipID: events[0].(core.PartnershipStarted).PartnershipID, UserIDs: [2]string{"a", "b"}}) {
 			t.Fatalf("events %+v", events)
 		}
-		wantErr(t, f.svc.Unlink(ctx, "a"), core.KindConflict, "not_paired")
+		coretest.WantErr(t, f.svc.Unlink(ctx, "a"), core.KindConflict, "not_paired")
 		if _, err := f.linkWith("c", "conn-code-a"); err != nil { // the code works again
 			t.Fatal(err)
 		}
@@ -539,7 +531,7 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatalf("%+v %v", second, err)
 		}
 		_, err = f.linkWith("b", "first-code")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 		if _, err := f.create("c", "first-code"); err != nil {
 			t.Fatal(err)
 		}
@@ -598,7 +590,7 @@ func TestConnectionTable(t *testing.T) {
 				tc.arrange(t, f)
 			}
 			before := len(f.bus.All())
-			wantErr(t, tc.act(f), tc.kind, tc.code)
+			coretest.WantErr(t, tc.act(f), tc.kind, tc.code)
 			if len(f.bus.All()) != before {
 				t.Fatal("a refused operation published an event")
 			}
@@ -612,7 +604,7 @@ func TestConnectionTable(t *testing.T) {
 		f.create("a", "conn-code-a")
 		racy.before = func() { f.link(t, "c", "a") }
 		_, err := f.linkWith("b", "conn-code-a")
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		if f.partner(t, "b") != "" || f.partner(t, "a") != "c" {
 			t.Fatal("the race broke the partnership")
 		}
@@ -632,9 +624,9 @@ func TestOnePartnershipWhicheverFlow(t *testing.T) {
 			t.Fatal("linking keeps a pairing code")
 		}
 		_, err := f.svc.GenerateCode(ctx, "b")
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		_, err = f.submit("a", cc)
-		wantErr(t, err, core.KindConflict, "already_paired")
+		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 	})
 	t.Run("paired by codes, ended by unlink", func(t *testing.T) {
 		f := newFixture(t)
@@ -718,7 +710,7 @@ func TestUserData(t *testing.T) {
 			}
 		}
 		_, err := f.submit("c", ca)
-		wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 		if len(f.bus.All()) != 0 {
 			t.Fatal("nothing ended")
 		}
@@ -781,7 +773,7 @@ func TestConnectionCodesIgnoreCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.create("b", "our-code-1")
-	wantErr(t, err, core.KindConflict, "conflict")
+	coretest.WantErr(t, err, core.KindConflict, "conflict")
 	if _, err := f.create("a", "OUR-CODE-1"); err != nil { // the owner may respell their own code
 		t.Fatal(err)
 	}
@@ -803,9 +795,9 @@ func TestStoredShortCodesStillLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.create("c", "wxyz")
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	_, err = f.linkWith("b", "abc")
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	if partner, err := f.linkWith("b", "abcd"); err != nil || partner != "a" {
 		t.Fatalf("%q %v", partner, err)
 	}
@@ -832,7 +824,7 @@ var attemptFlows = []attemptFlow{
 		},
 		attempt: func(f *fixture, user, code, ip string) error { _, err := f.svc.Link(ctx, user, code, ip); return err },
 		wrong:   func(i int) string { return fmt.Sprintf("guess-%04d", i) },
-		missed:  func(t *testing.T, err error) { wantErr(t, err, core.KindNotFound, "not_found") }},
+		missed:  func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindNotFound, "not_found") }},
 	{name: "submit-code",
 		arrange: func(t *testing.T, f *fixture) string { return f.code(t, "owner") },
 		attempt: func(f *fixture, user, code, ip string) error {
@@ -843,7 +835,7 @@ var attemptFlows = []attemptFlow{
 			const abc = partners.PairingCodeAlphabet
 			return "ZZ" + string(abc[i/len(abc)%len(abc)]) + string(abc[i%len(abc)]) + "ZZ"
 		},
-		missed: func(t *testing.T, err error) { wantErr(t, err, core.KindInvalid, "invalid_pairing_code") }},
+		missed: func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code") }},
 	{name: "create (a taken code)",
 		arrange: func(t *testing.T, f *fixture) string {
 			for i := range 50 { // codes the guesser will find taken
@@ -858,7 +850,7 @@ var attemptFlows = []attemptFlow{
 			return err
 		},
 		wrong:  func(i int) string { return fmt.Sprintf("guess-%04d", i) },
-		missed: func(t *testing.T, err error) { wantErr(t, err, core.KindConflict, "conflict") }},
+		missed: func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindConflict, "conflict") }},
 }
 
 func wantLimited(t *testing.T, err error) {
@@ -914,7 +906,7 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 		cc := f.code(t, "c")
 		for range 10 {
 			_, err := f.linkWith("x", "conn-code-a")
-			wantErr(t, err, core.KindConflict, "already_paired")
+			coretest.WantErr(t, err, core.KindConflict, "already_paired")
 			if _, err := f.submit("x", cc); err != nil {
 				t.Fatal(err)
 			}
@@ -923,7 +915,7 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 			}
 		}
 		_, err := f.linkWith("x", "nobody-has-it")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	})
 
 	t.Run("checks that need no lookup come first and are not counted", func(t *testing.T) {
@@ -932,16 +924,16 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 		f.link(t, "a", "b")
 		for range 10 {
 			_, err := f.linkWith("x", "x")
-			wantErr(t, err, core.KindInvalid, "invalid_request")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 			_, err = f.submit("x", "not a code")
-			wantErr(t, err, core.KindInvalid, "invalid_pairing_code")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 			_, err = f.create("x", "short")
-			wantErr(t, err, core.KindInvalid, "invalid_request")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 			_, err = f.linkWith("b", "nobody-has-it")
-			wantErr(t, err, core.KindConflict, "already_paired")
+			coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		}
 		_, err := f.linkWith("x", "nobody-has-it")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	})
 }
 
@@ -964,7 +956,7 @@ func TestConcurrentGuessesStopAtTheLimit(t *testing.T) {
 	missed := 0
 	for _, err := range errs {
 		if !core.IsKind(err, core.KindRateLimited) {
-			wantErr(t, err, core.KindNotFound, "not_found")
+			coretest.WantErr(t, err, core.KindNotFound, "not_found")
 			missed++
 		}
 	}

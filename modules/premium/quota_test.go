@@ -79,7 +79,7 @@ func TestQuotaFollowsThePremiumState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := coretest.NewClock(time.Time{})
-	partners := &couples{m: map[string]string{}}
+	partners := coretest.NewCouples()
 	policy := premium.Policy{
 		FreeLimits:    premium.Limits{"memories": json.Number("3"), "storage": "1MB"},
 		PremiumLimits: premium.Limits{"memories": json.Number("30"), "storage": "1GB"},
@@ -89,7 +89,7 @@ func TestQuotaFollowsThePremiumState(t *testing.T) {
 	if err := svc.Subscribe(ctx, "payer", premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.AddDate(0, 1, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	partners.pair("payer", "partner")
+	partners.Pair("payer", "partner")
 	free := premium.Quota{Memories: 3, Storage: 1 << 20, Label: "1MB"}
 	paid := premium.Quota{Memories: 30, Storage: 1 << 30, Label: "1GB"}
 	for user, want := range map[string]premium.Quota{"free": free, "payer": paid, "partner": paid} {

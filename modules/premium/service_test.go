@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,13 +29,13 @@ var policy = premium.Policy{
 type fixture struct {
 	svc      *premium.Service
 	repo     *memory.PremiumRepo
-	partners *couples
+	partners *coretest.Couples
 	clock    *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewPremiumRepo(), partners: &couples{m: map[string]string{}}, clock: coretest.NewClock(time.Time{})}
+	f := &fixture{repo: memory.NewPremiumRepo(), partners: coretest.NewCouples(), clock: coretest.NewClock(time.Time{})}
 	f.svc = premium.NewService(f.repo, f.partners, purchases.NewTrust(), policy, f.clock)
 	return f
 }
@@ -61,14 +60,6 @@ func (f *fixture) status(t *testing.T, user string) premium.Status {
 		t.Fatal(err)
 	}
 	return st
-}
-
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
 }
 
 func TestSubscribeRules(t *testing.T) {
@@ -105,8 +96,8 @@ func TestSubscribeRules(t *testing.T) {
 			err := f.svc.Subscribe(ctx, "u1", tc.draft)
 			got, gerr := f.repo.Get(ctx, "u1")
 			if tc.errCode != "" {
-				wantErr(t, err, core.KindInvalid, tc.errCode)
-				wantErr(t, gerr, core.KindNotFound, "not_found") // nothing written
+				coretest.WantErr(t, err, core.KindInvalid, tc.errCode)
+				coretest.WantErr(t, gerr, core.KindNotFound, "not_found") // nothing written
 				return
 			}
 			if err != nil || gerr != nil {
@@ -213,7 +204,7 @@ func TestInheritedPremiumIsDerivedFromThePartner(t *testing.T) {
 			put("me", "own", tc.s.own)
 			put("them", "partner", tc.s.partner)
 			if tc.s.paired {
-				f.partners.pair("me", "them")
+				f.partners.Pair("me", "them")
 			}
 			st := f.status(t, "me")
 			if st.Source != tc.wantSource || st.IsPremium != (tc.wantSource != premium.SourceNone) {
@@ -239,7 +230,7 @@ func TestInheritedPremiumEndsWithThePartnershipAndThePartnersSubscription(t *tes
 	ctx := context.Background()
 	f := newFixture(t)
 	f.subscribe(t, "them", f.draft("9.99"))
-	f.partners.pair("me", "them")
+	f.partners.Pair("me", "them")
 	if st := f.status(t, "me"); st.Source != premium.SourcePartner || st.PartnerID != "them" ||
 		st.Message() != "premium shared by your partner" {
 		t.Fatalf("paired: %+v", st)
@@ -248,7 +239,7 @@ func TestInheritedPremiumEndsWithThePartnershipAndThePartnersSubscription(t *tes
 		t.Fatalf("inherited premium was written: %v", err)
 	}
 
-	f.partners.unpair("me", "them")
+	f.partners.Unpair("me", "them")
 	if st := f.status(t, "me"); st.IsPremium || st.Source != premium.SourceNone || st.PartnerID != "" {
 		t.Fatalf("after the partnership: %+v", st)
 	}
@@ -256,14 +247,14 @@ func TestInheritedPremiumEndsWithThePartnershipAndThePartnersSubscription(t *tes
 		t.Fatalf("the payer keeps theirs: %+v", st)
 	}
 
-	f.partners.pair("me", "them")
+	f.partners.Pair("me", "them")
 	if err := f.svc.Cancel(ctx, "them"); err != nil {
 		t.Fatal(err)
 	}
 	if st := f.status(t, "me"); st.IsPremium {
 		t.Fatalf("after the partner cancelled: %+v", st)
 	}
-	wantErr(t, f.svc.Cancel(ctx, "me"), core.KindNotFound, "not_found") // nothing of one's own to cancel
+	coretest.WantErr(t, f.svc.Cancel(ctx, "me"), core.KindNotFound, "not_found") // nothing of one's own to cancel
 }
 
 func TestUpdateRules(t *testing.T) {
@@ -319,7 +310,7 @@ func TestUpdateRules(t *testing.T) {
 			err := f.svc.Update(ctx, "u1", tc.patch)
 			after, _ := f.repo.Get(ctx, "u1")
 			if tc.errCode != "" {
-				wantErr(t, err, core.KindInvalid, tc.errCode)
+				coretest.WantErr(t, err, core.KindInvalid, tc.errCode)
 				if !after.UpdatedAt.Equal(before.UpdatedAt) || after.Plan != before.Plan {
 					t.Fatal("a refused update wrote")
 				}
@@ -342,7 +333,7 @@ func TestUpdateRules(t *testing.T) {
 
 	t.Run("without a premium: 404 not_found", func(t *testing.T) {
 		f := newFixture(t)
-		wantErr(t, f.svc.Update(ctx, "u1", premium.Patch{Plan: ptr("1")}), core.KindNotFound, "not_found")
+		coretest.WantErr(t, f.svc.Update(ctx, "u1", premium.Patch{Plan: ptr("1")}), core.KindNotFound, "not_found")
 	})
 	t.Run("update neither reactivates nor cancels", func(t *testing.T) {
 		f := newFixture(t)
@@ -364,7 +355,7 @@ func TestCancelDeactivates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	wantErr(t, f.svc.Cancel(ctx, "u1"), core.KindNotFound, "not_found")
+	coretest.WantErr(t, f.svc.Cancel(ctx, "u1"), core.KindNotFound, "not_found")
 	f.subscribe(t, "u1", f.draft("9.99"))
 	for range 2 { // cancelling again changes nothing
 		if err := f.svc.Cancel(ctx, "u1"); err != nil {
@@ -385,7 +376,7 @@ func TestLimitsAndFeatureChecks(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	f.subscribe(t, "payer", f.draft("9.99"))
-	f.partners.pair("payer", "partner")
+	f.partners.Pair("payer", "partner")
 	cases := []struct {
 		user, feature string
 		want          premium.Access
@@ -404,7 +395,7 @@ func TestLimitsAndFeatureChecks(t *testing.T) {
 		}
 	}
 	_, err := f.svc.Check(ctx, "free", " ")
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 
 	for user, want := range map[string]any{"free": 3, "payer": 100, "partner": 100} {
 		isPremium, limits, err := f.svc.Limits(ctx, user)
@@ -481,7 +472,7 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 	verifier := NewMockPurchaseVerifier(ctrl)
 	repo := memory.NewPremiumRepo()
 	clock := coretest.NewClock(time.Time{})
-	svc := premium.NewService(repo, &couples{m: map[string]string{}}, verifier, policy, clock)
+	svc := premium.NewService(repo, coretest.NewCouples(), verifier, policy, clock)
 	now := clock.Now()
 	claimed := premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.AddDate(1, 0, 0), BillingID: "receipt", Platform: "ios"}
 	storeEnd := now.AddDate(0, 1, 0) // the store only vouches for a month
@@ -502,17 +493,17 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 
 	refused := core.Invalid("invalid_purchase", "the store refused the purchase")
 	verifier.EXPECT().Verify(gomock.Any(), gomock.Any()).Return(premium.Purchase{}, refused).Times(2)
-	wantErr(t, svc.Subscribe(ctx, "u2", claimed), core.KindInvalid, "invalid_purchase")
+	coretest.WantErr(t, svc.Subscribe(ctx, "u2", claimed), core.KindInvalid, "invalid_purchase")
 	if _, err := repo.Get(ctx, "u2"); !core.IsKind(err, core.KindNotFound) {
 		t.Fatal("a refused purchase was stored")
 	}
 	plan := "99.99"
-	wantErr(t, svc.Update(ctx, "u1", premium.Patch{Plan: &plan}), core.KindInvalid, "invalid_purchase")
+	coretest.WantErr(t, svc.Update(ctx, "u1", premium.Patch{Plan: &plan}), core.KindInvalid, "invalid_purchase")
 	if got, _ := repo.Get(ctx, "u1"); got.Plan != "9.99" {
 		t.Fatal("a refused update was stored")
 	}
 	// Invalid input never reaches the store; cancelling needs no verification.
-	wantErr(t, svc.Subscribe(ctx, "u3", premium.Draft{Plan: ""}), core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, svc.Subscribe(ctx, "u3", premium.Draft{Plan: ""}), core.KindInvalid, "invalid_request")
 	if err := svc.Cancel(ctx, "u1"); err != nil {
 		t.Fatal(err)
 	}
@@ -521,32 +512,6 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 	if err := svc.Subscribe(ctx, "u4", claimed); !errors.Is(err, unavailable) {
 		t.Fatalf("got %v", err)
 	}
-}
-
-// couples is a fake Partners: a symmetric map of current partners.
-type couples struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (c *couples) PartnerOf(_ context.Context, userID string) (string, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[userID]
-	return p, ok, nil
-}
-
-func (c *couples) pair(a, b string) {
-	c.mu.Lock()
-	c.m[a], c.m[b] = b, a
-	c.mu.Unlock()
-}
-
-func (c *couples) unpair(a, b string) {
-	c.mu.Lock()
-	delete(c.m, a)
-	delete(c.m, b)
-	c.mu.Unlock()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

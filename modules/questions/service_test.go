@@ -17,38 +17,6 @@ import (
 	"tandem/modules/questions"
 )
 
-// couples is a Partnerships fake: user -> (partnership, partner).
-type couples struct {
-	mu sync.Mutex
-	m  map[string][2]string
-}
-
-func (c *couples) pair(pid, a, b string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[a], c.m[b] = [2]string{pid, b}, [2]string{pid, a}
-}
-
-func (c *couples) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[userID]
-	return p[0], p[1], ok, nil
-}
-
-// zones is a Users fake: a user's timezone, UTC when unset.
-type zones map[string]*time.Location
-
-func (z zones) Location(_ context.Context, userID string) (*time.Location, error) {
-	if userID == "ghost" {
-		return nil, core.NotFound("user_not_found", "user not found")
-	}
-	if loc, ok := z[userID]; ok {
-		return loc, nil
-	}
-	return time.UTC, nil
-}
-
 // notes records notifications; fail makes every one fail.
 type notes struct {
 	mu   sync.Mutex
@@ -77,17 +45,18 @@ func (n *notes) all() []string {
 type fixture struct {
 	svc     *questions.Service
 	repo    *memory.QuestionRepo
-	couples *couples
-	zones   zones
+	couples *coretest.Couples
+	zones   *coretest.Zones
 	notes   *notes
 	clock   *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewQuestionRepo(), couples: &couples{m: map[string][2]string{}}, zones: zones{},
+	f := &fixture{repo: memory.NewQuestionRepo(), couples: coretest.NewCouples(), zones: coretest.NewZones(),
 		notes: &notes{}, clock: coretest.NewClock(time.Time{})}
-	f.couples.pair("p1", "ann", "bob")
+	f.couples.PairAs("p1", "ann", "bob")
+	f.zones.Unknown("ghost")
 	f.svc = questions.NewService(f.repo, f.couples, f.zones, f.notes, f.clock, &coretest.SeqIDs{})
 	return f
 }
@@ -118,14 +87,6 @@ func reply(text, to string) questions.Action {
 
 func react(id, reaction string) questions.Action {
 	return questions.Action{Action: "react", MessageID: id, Reaction: reaction}
-}
-
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
 }
 
 // show renders a conversation compactly: kind:user:text/reaction[>target][!locked].
@@ -180,10 +141,10 @@ func TestTodayIsTheDateInEachPartnersOwnTimezone(t *testing.T) {
 			f := newFixture(t)
 			f.clock.Set(tc.at)
 			if tc.annTZ != "" {
-				f.zones["ann"] = zone(t, tc.annTZ)
+				f.zones.Set("ann", zone(t, tc.annTZ))
 			}
 			if tc.bobTZ != "" {
-				f.zones["bob"] = zone(t, tc.bobTZ)
+				f.zones.Set("bob", zone(t, tc.bobTZ))
 			}
 			a, b := f.today(t, "ann"), f.today(t, "bob")
 			if a.Daily.Date.String() != tc.annDay || b.Daily.Date.String() != tc.bobDay {
@@ -237,7 +198,8 @@ func TestTheCoupleGetsOneQuestionPerDateEvenWhenBothOpenAtOnce(t *testing.T) {
 func TestAQuestionDoesNotReturnWithin30DaysOverNinetyDays(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.zones["ann"], f.zones["bob"] = zone(t, "Pacific/Kiritimati"), zone(t, "Pacific/Honolulu")
+	f.zones.Set("ann", zone(t, "Pacific/Kiritimati"))
+	f.zones.Set("bob", zone(t, "Pacific/Honolulu"))
 	byDate := map[core.Date]questions.Daily{}
 	for i := range 90 {
 		// Ann, a day ahead, usually opens first; every third day Bob does.
@@ -274,13 +236,13 @@ func TestUnpairedUsersGetNotPaired(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	_, err := f.svc.Today(ctx, "cat")
-	wantErr(t, err, core.KindConflict, "not_paired")
+	coretest.WantErr(t, err, core.KindConflict, "not_paired")
 	_, err = f.svc.Act(ctx, "cat", answer("hi"))
-	wantErr(t, err, core.KindConflict, "not_paired")
+	coretest.WantErr(t, err, core.KindConflict, "not_paired")
 	_, _, err = f.svc.History(ctx, "cat", core.Page{})
-	wantErr(t, err, core.KindConflict, "not_paired")
+	coretest.WantErr(t, err, core.KindConflict, "not_paired")
 	_, err = f.svc.Act(ctx, "cat", questions.Action{Action: "wave"}) // bad input is a 400 first
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	_, err = f.svc.Today(ctx, "ghost")
 	if core.KindOf(err) != core.KindConflict {
 		t.Fatalf("an unpaired ghost: %v", err)
@@ -383,7 +345,7 @@ func TestActRules(t *testing.T) {
 			}
 			_, err := f.svc.Act(context.Background(), tc.user, tc.a)
 			if tc.errCode != "" {
-				wantErr(t, err, tc.errKind, tc.errCode)
+				coretest.WantErr(t, err, tc.errKind, tc.errCode)
 				if core.As(err).Message != tc.errMsg {
 					t.Fatalf("message %q", core.As(err).Message)
 				}
@@ -429,7 +391,7 @@ func TestHistoryIsNewestFirstAndPaged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	f.zones["ann"] = zone(t, "Pacific/Kiritimati") // a day ahead of bob (UTC)
+	f.zones.Set("ann", zone(t, "Pacific/Kiritimati")) // a day ahead of bob (UTC)
 	f.clock.Set(time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC))
 	for i := range 35 {
 		f.today(t, "bob")
@@ -477,14 +439,14 @@ func TestHistoryIsNewestFirstAndPaged(t *testing.T) {
 	}
 	for _, limit := range []int{101, -1} {
 		_, _, err = f.svc.History(ctx, "bob", core.Page{Limit: limit})
-		wantErr(t, err, core.KindInvalid, "invalid_request")
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	}
 	all, _, err := f.svc.History(ctx, "bob", core.Page{Limit: questions.MaxHistory})
 	if err != nil || len(all) != 35 {
 		t.Fatalf("limit 100: %d, %v", len(all), err)
 	}
 	_, _, err = f.svc.History(ctx, "bob", core.Page{Cursor: "garbage"})
-	wantErr(t, err, core.KindInvalid, "invalid_request")
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
 func TestAnswerNotifiesThePartnerOnce(t *testing.T) {
@@ -573,7 +535,7 @@ func TestARefusedReplyOrReactionPicksNothing(t *testing.T) {
 	f := newFixture(t)
 	for _, a := range []questions.Action{reply("first!", ""), react("id-1", "👍")} {
 		_, err := f.svc.Act(ctx, "ann", a)
-		wantErr(t, err, core.KindConflict, "conflict")
+		coretest.WantErr(t, err, core.KindConflict, "conflict")
 	}
 	if _, err := f.repo.Find(ctx, "p1", core.Date{Year: 2025, Month: time.June, Day: 15}); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("a question was picked for a refusal: %v", err)

@@ -3,7 +3,6 @@ package relationship_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,19 +17,19 @@ import (
 type fixture struct {
 	svc   *relationship.Service
 	repo  *memory.RelationshipRepo
-	pairs *partnerships
-	users *zones
+	pairs *coretest.Couples
+	users *coretest.Zones
 	clock *coretest.FixedClock
 	bus   *core.Bus
 }
 
 func newFixture(t *testing.T, now time.Time) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewRelationshipRepo(), pairs: &partnerships{m: map[string]pairing{}},
-		users: &zones{m: map[string]*time.Location{}}, clock: coretest.NewClock(now)}
+	f := &fixture{repo: memory.NewRelationshipRepo(), pairs: coretest.NewCouples(),
+		users: coretest.NewZones(), clock: coretest.NewClock(now)}
 	f.svc = relationship.NewService(f.repo, f.pairs, f.users, f.clock, &coretest.SeqIDs{})
 	f.bus = core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
-	f.pairs.pair("p1", "ann", "bob")
+	f.pairs.PairAs("p1", "ann", "bob")
 	return f
 }
 
@@ -41,14 +40,6 @@ func loc(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return l
-}
-
-func wantErr(t *testing.T, err error, kind core.Kind, code string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code {
-		t.Fatalf("want %v/%s, got %v", kind, code, err)
-	}
 }
 
 func (f *fixture) start(t *testing.T, user, date string) relationship.Duration {
@@ -97,7 +88,7 @@ func TestDaysCountToTheCallersToday(t *testing.T) {
 			f := newFixture(t, tc.now)
 			f.start(t, "bob", tc.start)
 			if tc.zone != "" {
-				f.users.set("ann", loc(t, tc.zone))
+				f.users.Set("ann", loc(t, tc.zone))
 			}
 			d := f.get(t, "ann")
 			if d.Days != tc.want || !d.Active || d.StartDate.String() != tc.start || !d.EndDate.IsZero() {
@@ -111,11 +102,11 @@ func TestTheCallersTimezoneDecidesWhatIsInTheFuture(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t, time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-	f.users.set("ann", loc(t, "Pacific/Kiritimati"))  // June 16, 02:00
-	f.users.set("bob", loc(t, "America/Los_Angeles")) // June 15, 05:00
+	f.users.Set("ann", loc(t, "Pacific/Kiritimati"))  // June 16, 02:00
+	f.users.Set("bob", loc(t, "America/Los_Angeles")) // June 15, 05:00
 
 	_, err := f.svc.Start(ctx, "bob", "2025-06-16")
-	wantErr(t, err, core.KindInvalid, "invalid_date") // tomorrow for Bob
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_date") // tomorrow for Bob
 	if d := f.start(t, "ann", "2025-06-16"); d.Days != 0 {
 		t.Fatalf("ann: %+v", d)
 	}
@@ -150,7 +141,7 @@ func TestStartRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, time.Time{})
 			_, err := f.svc.Start(ctx, tc.user, tc.date)
-			wantErr(t, err, tc.kind, tc.code)
+			coretest.WantErr(t, err, tc.kind, tc.code)
 			if _, err := f.repo.Latest(ctx, "p1"); !core.IsKind(err, core.KindNotFound) {
 				t.Fatal("a refused start wrote")
 			}
@@ -168,7 +159,7 @@ func TestStartRules(t *testing.T) {
 		}
 		for _, user := range []string{"ann", "bob"} {
 			_, err := f.svc.Start(ctx, user, "2025-01-01")
-			wantErr(t, err, core.KindConflict, "conflict")
+			coretest.WantErr(t, err, core.KindConflict, "conflict")
 		}
 		if got := f.get(t, "ann"); got.StartDate.String() != "2024-02-29" {
 			t.Fatalf("a refused start changed the date: %+v", got)
@@ -206,7 +197,7 @@ func TestEndRules(t *testing.T) {
 			f.start(t, "ann", "2024-02-14")
 			d, err := f.svc.End(ctx, tc.user, tc.date)
 			if tc.code != "" {
-				wantErr(t, err, tc.kind, tc.code)
+				coretest.WantErr(t, err, tc.kind, tc.code)
 				if got := f.get(t, "ann"); !got.Active {
 					t.Fatal("a refused end wrote")
 				}
@@ -230,15 +221,15 @@ func TestEndRules(t *testing.T) {
 	t.Run("nothing active: 404; then a new relationship may start", func(t *testing.T) {
 		f := newFixture(t, time.Time{})
 		_, err := f.svc.End(ctx, "ann", "")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 		_, err = f.svc.Get(ctx, "ann")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 		f.start(t, "ann", "2025-01-01")
 		if _, err := f.svc.End(ctx, "bob", "2025-03-01"); err != nil {
 			t.Fatal(err)
 		}
 		_, err = f.svc.End(ctx, "ann", "")
-		wantErr(t, err, core.KindNotFound, "not_found")
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 		if d := f.start(t, "bob", "2025-04-01"); !d.Active || d.Days != 75 {
 			t.Fatalf("restart %+v", d)
 		}
@@ -249,7 +240,7 @@ func TestEndRules(t *testing.T) {
 	t.Run("unpaired readers get 409 not_paired", func(t *testing.T) {
 		f := newFixture(t, time.Time{})
 		_, err := f.svc.Get(ctx, "cat")
-		wantErr(t, err, core.KindConflict, "not_paired")
+		coretest.WantErr(t, err, core.KindConflict, "not_paired")
 	})
 }
 
@@ -259,8 +250,8 @@ func TestPartnershipEndedEndsTheActiveRelationship(t *testing.T) {
 
 	t.Run("ends on today's UTC date; other couples untouched", func(t *testing.T) {
 		f := newFixture(t, time.Date(2025, 6, 15, 23, 30, 0, 0, time.UTC))
-		f.users.set("ann", loc(t, "Pacific/Kiritimati")) // already June 16 for her
-		f.pairs.pair("p2", "dan", "eve")
+		f.users.Set("ann", loc(t, "Pacific/Kiritimati")) // already June 16 for her
+		f.pairs.PairAs("p2", "dan", "eve")
 		f.start(t, "ann", "2025-01-01")
 		f.start(t, "dan", "2025-02-01")
 
@@ -272,13 +263,13 @@ func TestPartnershipEndedEndsTheActiveRelationship(t *testing.T) {
 		if other, _ := f.repo.Latest(ctx, "p2"); !other.Active {
 			t.Fatalf("p2 %+v", other)
 		}
-		f.pairs.unpair("ann", "bob")
+		f.pairs.Unpair("ann", "bob")
 		_, err := f.svc.Get(ctx, "ann")
-		wantErr(t, err, core.KindConflict, "not_paired")
+		coretest.WantErr(t, err, core.KindConflict, "not_paired")
 	})
 	t.Run("never before the start", func(t *testing.T) {
 		f := newFixture(t, time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-		f.users.set("ann", loc(t, "Pacific/Kiritimati"))
+		f.users.Set("ann", loc(t, "Pacific/Kiritimati"))
 		f.start(t, "ann", "2025-06-16") // her today, tomorrow in UTC
 		f.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: "p1", UserIDs: [2]string{"ann", "bob"}})
 		if got, _ := f.repo.Latest(ctx, "p1"); got.Active || got.EndDate.String() != "2025-06-16" {
@@ -333,7 +324,7 @@ func TestExportAndPurge(t *testing.T) {
 		}
 	}
 	_, err = f.svc.Get(ctx, "ann")
-	wantErr(t, err, core.KindNotFound, "not_found")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -343,53 +334,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-type pairing struct{ partnership, partner string }
-
-// partnerships is a fake Partnerships: who is paired with whom, under which id.
-type partnerships struct {
-	mu sync.Mutex
-	m  map[string]pairing
-}
-
-func (p *partnerships) PartnershipOf(_ context.Context, userID string) (string, string, bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	v, ok := p.m[userID]
-	return v.partnership, v.partner, ok, nil
-}
-
-func (p *partnerships) pair(id, a, b string) {
-	p.mu.Lock()
-	p.m[a], p.m[b] = pairing{id, b}, pairing{id, a}
-	p.mu.Unlock()
-}
-
-func (p *partnerships) unpair(a, b string) {
-	p.mu.Lock()
-	delete(p.m, a)
-	delete(p.m, b)
-	p.mu.Unlock()
-}
-
-// zones is a fake Users: a timezone per user, UTC when unset.
-type zones struct {
-	mu sync.Mutex
-	m  map[string]*time.Location
-}
-
-func (z *zones) Location(_ context.Context, userID string) (*time.Location, error) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if l, ok := z.m[userID]; ok {
-		return l, nil
-	}
-	return time.UTC, nil
-}
-
-func (z *zones) set(userID string, l *time.Location) {
-	z.mu.Lock()
-	z.m[userID] = l
-	z.mu.Unlock()
 }

@@ -38,14 +38,6 @@ func (f *fixture) set(t *testing.T, platform string, d versions.PolicyDraft) ver
 	return p
 }
 
-func wantErr(t *testing.T, err error, kind core.Kind, code, msg string) {
-	t.Helper()
-	e := core.As(err)
-	if err == nil || e.Kind != kind || e.Code != code || (msg != "" && e.Message != msg) {
-		t.Fatalf("want %v/%s %q, got %v", kind, code, msg, err)
-	}
-}
-
 func intp(n int) *int { return &n }
 
 // draft is min 1.2.0, recommended 1.4.0, latest 1.5.0+20.
@@ -169,7 +161,7 @@ func TestCheckRefusesBadInput(t *testing.T) {
 			ctrl := gomock.NewController(t)
 			repo := NewMockRepository(ctrl) // no call expected: bad input reads nothing
 			_, err := versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(), tc.c)
-			wantErr(t, err, core.KindInvalid, tc.code, tc.msg)
+			coretest.WantErrMessage(t, err, core.KindInvalid, tc.code, tc.msg)
 		})
 	}
 }
@@ -193,7 +185,7 @@ func TestCheckIsOneRead(t *testing.T) {
 	repo.EXPECT().Get(gomock.Any(), core.PlatformIOS).Return(versions.Policy{}, down).Times(1)
 	_, err = versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
 		versions.Client{Platform: "ios", CurrentVersion: "1.0.0"})
-	wantErr(t, err, core.KindUnavailable, "unavailable", "") // a failing store is not "no policy"
+	coretest.WantErrMessage(t, err, core.KindUnavailable, "unavailable", "") // a failing store is not "no policy"
 }
 
 func TestSetPolicyStoresANormalisedPolicy(t *testing.T) {
@@ -224,9 +216,9 @@ func TestSetPolicyStoresANormalisedPolicy(t *testing.T) {
 		t.Fatalf("replaced %+v", got)
 	}
 	_, err = f.svc.Policy(ctx, "web")
-	wantErr(t, err, core.KindNotFound, "not_found", "no version policy for web")
+	coretest.WantErrMessage(t, err, core.KindNotFound, "not_found", "no version policy for web")
 	_, err = f.svc.Policy(ctx, "palm")
-	wantErr(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "platform must be ios, android or web")
 }
 
 func TestSetPolicyRefusesBadInputAndWritesNothing(t *testing.T) {
@@ -266,7 +258,7 @@ func TestSetPolicyRefusesBadInputAndWritesNothing(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			_, err := f.svc.SetPolicy(context.Background(), tc.platform, tc.d)
-			wantErr(t, err, core.KindInvalid, tc.code, tc.msg)
+			coretest.WantErrMessage(t, err, core.KindInvalid, tc.code, tc.msg)
 			for _, p := range []versions.Platform{core.PlatformIOS, core.PlatformAndroid, core.PlatformWeb} {
 				if _, err := f.repo.Get(context.Background(), p); !core.IsKind(err, core.KindNotFound) {
 					t.Fatalf("%s written: %v", p, err)
