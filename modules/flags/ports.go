@@ -6,8 +6,6 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=flags_test
-
 // Repository stores feature flags with their user lists. Every method is one
 // transaction. Get, Update and Delete return core.KindNotFound when no flag
 // has the key.

@@ -2,8 +2,6 @@ package versions
 
 import "context"
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=versions_test
-
 // Repository stores one update policy per platform. Every method is one
 // statement: the check is a single read by primary key.
 type Repository interface {
