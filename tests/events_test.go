@@ -353,7 +353,7 @@ func TestEventErrors(t *testing.T) {
 			{"create without action", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"action": nil})}, 400,
 				invalid("action is required: create")},
 			{"create with another action", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"action": "update"})}, 400,
-				invalid("action must be create")},
+				invalid(`unknown action \"update\": use create`)},
 			{"create without title", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": nil})}, 400,
 				invalid("title is required")},
 			{"create with a blank title", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": "  "})}, 400,

@@ -335,7 +335,7 @@ func TestMemoryErrors(t *testing.T) {
 			body   string
 		}{
 			{"create without action", post(create(map[string]any{"action": nil})), 400, invalid("action is required: create")},
-			{"create with another action", post(create(map[string]any{"action": "update"})), 400, invalid("action must be create")},
+			{"create with another action", post(create(map[string]any{"action": "update"})), 400, invalid(`unknown action \"update\": use create`)},
 			{"create without title", post(create(map[string]any{"title": nil})), 400, invalid("title is required")},
 			{"create with a blank title", post(create(map[string]any{"title": " "})), 400, invalid("title is required")},
 			{"title of 201", post(create(map[string]any{"title": strings.Repeat("t", 201)})), 400, invalid("title must be at most 200 characters")},

@@ -163,7 +163,6 @@ func TestPairingErrors(t *testing.T) {
 
 		invalid := errBody("invalid_pairing_code", "invalid or expired pairing code")
 		paired := errBody("already_paired", "you are already paired")
-		badAction := errBody("invalid_request", "action must be generate-code or submit-code")
 		cases := []struct {
 			name   string
 			r      req
@@ -178,8 +177,10 @@ func TestPairingErrors(t *testing.T) {
 				403, errBody("forbidden", "you may only act on your own account")},
 			{"someone else's unpair", req{Method: "POST", Path: pairingPath(p1) + "/unpair", Token: a.Token},
 				403, errBody("forbidden", "you may only act on your own account")},
-			{"missing action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"targetCode": cb}}, 400, badAction},
-			{"unknown action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "accept"}}, 400, badAction},
+			{"missing action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"targetCode": cb}}, 400,
+				errBody("invalid_request", "action is required: generate-code or submit-code")},
+			{"unknown action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "accept"}}, 400,
+				errBody("invalid_request", `unknown action \"accept\": use generate-code or submit-code`)},
 			{"missing targetCode", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code"}},
 				400, errBody("invalid_request", "targetCode is required")},
 			{"targetCode not a string", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: `{"action":"submit-code","targetCode":5}`},

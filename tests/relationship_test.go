@@ -95,7 +95,7 @@ func TestRelationshipErrors(t *testing.T) {
 			{"missing action", a, "POST", map[string]any{"date": "2025-01-01"}, 400,
 				errBody("invalid_request", "action is required: start or end")},
 			{"unknown action", a, "POST", map[string]any{"action": "pause"}, 400,
-				errBody("invalid_request", "action must be start or end")},
+				errBody("invalid_request", `unknown action \"pause\": use start or end`)},
 			{"someone else's path", a, "GET:" + b.ID, nil, 403, errBody("forbidden", "you may only act on your own account")},
 		}
 		for _, tc := range cases {

@@ -176,7 +176,7 @@ func (in eventRequest) draft() (events.Draft, error) {
 	if err != nil {
 		return events.Draft{}, err
 	}
-	d := events.Draft{Action: str(in.Action), Title: str(p.Title), Description: str(p.Description),
+	d := events.Draft{Title: str(p.Title), Description: str(p.Description),
 		StartDate: str(p.StartDate), EndDate: str(p.EndDate), StartTime: str(p.StartTime), EndTime: str(p.EndTime),
 		Location: str(p.Location), EventType: str(p.EventType), ImportanceLevel: str(p.ImportanceLevel),
 		Notify: str(p.Notify)}
@@ -211,6 +211,9 @@ func notifyField(raw json.RawMessage) (*string, error) {
 func (h *eventsHandler) create(c *fiber.Ctx) error {
 	var in eventRequest
 	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	if err := checkAction(str(in.Action), "create"); err != nil {
 		return err
 	}
 	d, err := in.draft()

@@ -244,9 +244,7 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 			return err
 		}
 		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: "feature flag deleted"})
-	case "":
-		return core.Invalid("invalid_request", "action is required: create, toggle, update or delete")
 	default:
-		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use create, toggle, update or delete")
+		return checkAction(action, "create", "toggle", "update", "delete")
 	}
 }

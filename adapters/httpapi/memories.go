@@ -62,7 +62,7 @@ type memoryRequest struct {
 }
 
 func (in memoryRequest) draft() memories.Draft {
-	d := memories.Draft{Action: str(in.Action), Title: str(in.Title), Description: str(in.Description), Date: str(in.Date)}
+	d := memories.Draft{Title: str(in.Title), Description: str(in.Description), Date: str(in.Date)}
 	if in.Images != nil {
 		d.Images = *in.Images
 	}
@@ -84,6 +84,9 @@ type memoryCountReply struct {
 func (h *memoriesHandler) create(c *fiber.Ctx) error {
 	var in memoryRequest
 	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	if err := checkAction(str(in.Action), "create"); err != nil {
 		return err
 	}
 	m, err := h.svc.Create(c.UserContext(), c.Params("userId"), in.draft())

@@ -169,7 +169,7 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 		return c.JSON(pairingPendingReply{Status: string(partners.StatePending),
 			Message: "request sent; waiting for your partner to enter your code", PartnerID: out.PartnerID})
 	}
-	return core.Invalid("invalid_request", "action must be generate-code or submit-code")
+	return checkAction(in.Action, "generate-code", "submit-code")
 }
 
 func (h *partnersHandler) pairingStatus(c *fiber.Ctx) error {

@@ -88,10 +88,8 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 			return c.JSON(checkReply{Message: "unknown feature"})
 		}
 		return c.JSON(checkReply{HasAccess: a.HasAccess})
-	case "":
-		return core.Invalid("invalid_request", "action is required: status, subscription, details, limits or check")
 	default:
-		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use status, subscription, details, limits or check")
+		return checkAction(action, "status", "subscription", "details", "limits", "check")
 	}
 }
 
@@ -163,10 +161,8 @@ func (h *premiumHandler) post(c *fiber.Ctx) error {
 			return err
 		}
 		return c.JSON(fiber.Map{"success": true, "deactivated": true})
-	case "":
-		return core.Invalid("invalid_request", "action is required: create, subscribe, update, cancel or deactivate")
 	default:
-		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use create, subscribe, update, cancel or deactivate")
+		return checkAction(action, "create", "subscribe", "update", "cancel", "deactivate")
 	}
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -86,18 +87,15 @@ func (h *questionsHandler) today(c *fiber.Ctx) error {
 }
 
 func (h *questionsHandler) act(c *fiber.Ctx) error {
-	var in struct {
-		Action    string `json:"action"`
-		Text      string `json:"text"`
-		ReplyTo   string `json:"replyTo"`
-		MessageID string `json:"messageId"`
-		Reaction  string `json:"reaction"`
-	}
+	var in questionRequest
 	if err := BindJSON(c, &in); err != nil {
 		return err
 	}
-	v, err := h.svc.Act(c.UserContext(), c.Params("userId"), questions.Action{Action: in.Action, Text: in.Text,
-		ReplyTo: in.ReplyTo, MessageID: in.MessageID, Reaction: in.Reaction})
+	p, err := in.post()
+	if err != nil {
+		return err
+	}
+	v, err := h.svc.Act(c.UserContext(), c.Params("userId"), p)
 	if err != nil {
 		return err
 	}
@@ -125,4 +123,44 @@ func (h *questionsHandler) history(c *fiber.Ctx) error {
 	}
 	setNextCursor(c, next)
 	return c.JSON(out)
+}
+
+// questionRequest is the POST body: an answer, a reply or a reaction, told
+// apart by action. Fields of another action are refused, so a client
+// mistake is not silently dropped.
+type questionRequest struct {
+	Action    string `json:"action"`
+	Text      string `json:"text"`
+	ReplyTo   string `json:"replyTo"`
+	MessageID string `json:"messageId"`
+	Reaction  string `json:"reaction"`
+}
+
+func (in questionRequest) post() (questions.Post, error) {
+	set := func(fields ...string) bool {
+		for _, f := range fields {
+			if strings.TrimSpace(f) != "" {
+				return true
+			}
+		}
+		return false
+	}
+	switch in.Action {
+	case "answer":
+		if set(in.ReplyTo, in.MessageID, in.Reaction) {
+			return nil, core.Invalid("invalid_request", "an answer takes text only")
+		}
+		return questions.Answer{Text: in.Text}, nil
+	case "reply":
+		if set(in.MessageID, in.Reaction) {
+			return nil, core.Invalid("invalid_request", "a reply takes text and, optionally, replyTo")
+		}
+		return questions.Reply{Text: in.Text, ReplyTo: in.ReplyTo}, nil
+	case "react":
+		if set(in.Text, in.ReplyTo) {
+			return nil, core.Invalid("invalid_request", "a reaction takes messageId and reaction")
+		}
+		return questions.React{MessageID: in.MessageID, Reaction: in.Reaction}, nil
+	}
+	return nil, checkAction(in.Action, "answer", "reply", "react")
 }

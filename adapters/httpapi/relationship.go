@@ -60,13 +60,13 @@ func (h *relationshipHandler) post(c *fiber.Ctx) error {
 	if err := BindJSON(c, &in); err != nil {
 		return err
 	}
-	action, err := relationship.ParseAction(in.Action)
-	if err != nil {
+	if err := checkAction(in.Action, "start", "end"); err != nil {
 		return err
 	}
 	ctx, userID := c.UserContext(), c.Params("userId")
 	var d relationship.Duration
-	if action == relationship.ActionStart {
+	var err error
+	if in.Action == "start" {
 		d, err = h.svc.Start(ctx, userID, in.Date)
 	} else {
 		d, err = h.svc.End(ctx, userID, in.Date)

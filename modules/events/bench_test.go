@@ -31,7 +31,7 @@ func BenchmarkDateRange(b *testing.B) {
 			if i%97 == 0 {
 				end = start.AddDays(60)
 			}
-			if _, err := svc.Create(ctx, user, events.Draft{Action: "create", Title: "event", StartDate: start.String(),
+			if _, err := svc.Create(ctx, user, events.Draft{Title: "event", StartDate: start.String(),
 				EndDate: end.String(), StartTime: "09:00", Notify: "30", Participants: []string{"me", "partner"}}); err != nil {
 				b.Fatal(err)
 			}

@@ -13,7 +13,6 @@ import (
 // Only title and startDate are required; endDate defaults to startDate,
 // eventType to other, importanceLevel to Medium, the rest to empty.
 type Draft struct {
-	Action          string // must be "create"
 	Title           string
 	Description     string
 	StartDate       string

@@ -54,7 +54,7 @@ func TestReminderScheduleRules(t *testing.T) {
 				}
 				f.zones.Set("me", loc)
 			}
-			e, err := f.svc.Create(ctx, "me", events.Draft{Action: "create", Title: "t", StartDate: tc.start,
+			e, err := f.svc.Create(ctx, "me", events.Draft{Title: "t", StartDate: tc.start,
 				StartTime: tc.time, Notify: tc.notify})
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +76,7 @@ func TestRemindersAreSentOnceWhenDue(t *testing.T) {
 	f := newFixture(t)
 	box := &inbox{}
 	rem := events.NewReminders(f.repo, box, f.clock)
-	e, err := f.svc.Create(ctx, "me", events.Draft{Action: "create", Title: "Dinner", StartDate: "2025-06-16",
+	e, err := f.svc.Create(ctx, "me", events.Draft{Title: "Dinner", StartDate: "2025-06-16",
 		StartTime: "19:00", Notify: "30"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,16 +21,9 @@ func NewService(repo Repository, partners Partners, users Users, clock core.Cloc
 	return &Service{repo: repo, partners: partners, users: users, clock: clock, ids: ids}
 }
 
-// Create stores a new event of the user. The body must say action "create";
+// Create stores a new event of the user.;
 // title and startDate are required (see Draft for the defaults).
 func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, error) {
-	switch d.Action {
-	case "create":
-	case "":
-		return Event{}, invalid("action is required: create")
-	default:
-		return Event{}, invalid("action must be create")
-	}
 	if err := requireID("userId", userID); err != nil {
 		return Event{}, err
 	}

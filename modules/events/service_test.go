@@ -38,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 // create stores an event of user from start to end (YYYY-MM-DD) and returns it.
 func (f *fixture) create(t *testing.T, user, title, start, end string) events.Event {
 	t.Helper()
-	e, err := f.svc.Create(context.Background(), user, events.Draft{Action: "create", Title: title, StartDate: start, EndDate: end})
+	e, err := f.svc.Create(context.Background(), user, events.Draft{Title: title, StartDate: start, EndDate: end})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestCreateRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ok := func(edit func(d *events.Draft)) events.Draft {
-		d := events.Draft{Action: "create", Title: "Dinner", StartDate: "2025-07-01"}
+		d := events.Draft{Title: "Dinner", StartDate: "2025-07-01"}
 		edit(&d)
 		return d
 	}
@@ -85,7 +85,7 @@ func TestCreateRules(t *testing.T) {
 					t.Fatalf("defaults %+v", e)
 				}
 			}},
-		{name: "every field", draft: events.Draft{Action: "create", Title: "  Trip ", Description: " bring passports ",
+		{name: "every field", draft: events.Draft{Title: "  Trip ", Description: " bring passports ",
 			StartDate: "2025-07-01", EndDate: "2025-07-14", StartTime: "08:30", EndTime: "18:00", Location: " Lisbon ",
 			EventType: "traveling", ImportanceLevel: "High", Notify: "1440", Participants: []string{"u2", " u3 ", "u2"}},
 			check: func(t *testing.T, e events.Event) {
@@ -102,9 +102,6 @@ func TestCreateRules(t *testing.T) {
 					t.Fatalf("notify %+v", e.Notify)
 				}
 			}},
-		{name: "no action", draft: ok(func(d *events.Draft) { d.Action = "" }), code: "invalid_request", msg: "action is required: create"},
-		{name: "wrong action", draft: ok(func(d *events.Draft) { d.Action = "update" }), code: "invalid_request", msg: "action must be create"},
-		{name: "action checked before the fields", draft: events.Draft{Action: "Create"}, code: "invalid_request", msg: "action must be create"},
 		{name: "no title", draft: ok(func(d *events.Draft) { d.Title = " " }), code: "invalid_request", msg: "title is required"},
 		{name: "title of 201", draft: ok(func(d *events.Draft) { d.Title = strings.Repeat("t", 201) }), code: "invalid_request",
 			msg: "title must be at most 200 characters"},
@@ -166,7 +163,7 @@ func TestCreateRules(t *testing.T) {
 		})
 	}
 	f := newFixture(t)
-	_, err := f.svc.Create(ctx, " ", events.Draft{Action: "create", Title: "t", StartDate: "2025-01-01"})
+	_, err := f.svc.Create(ctx, " ", events.Draft{Title: "t", StartDate: "2025-01-01"})
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
@@ -302,7 +299,7 @@ func TestUpdateRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			orig, err := f.svc.Create(ctx, "me", events.Draft{Action: "create", Title: "Trip", Description: "d", StartDate: "2025-07-01",
+			orig, err := f.svc.Create(ctx, "me", events.Draft{Title: "Trip", Description: "d", StartDate: "2025-07-01",
 				EndDate: "2025-07-03", StartTime: "10:00", EndTime: "09:00", Location: "L", Notify: "30", Participants: []string{"p1"}})
 			if err != nil {
 				t.Fatal(err)
@@ -487,7 +484,7 @@ func TestExportAndPurge(t *testing.T) {
 	if b, _ := json.Marshal(v); err != nil || string(b) != "[]" {
 		t.Fatalf("nothing to export: %s %v", b, err)
 	}
-	_, err = f.svc.Create(ctx, "u1", events.Draft{Action: "create", Title: "first", StartDate: "2025-01-01", StartTime: "09:00",
+	_, err = f.svc.Create(ctx, "u1", events.Draft{Title: "first", StartDate: "2025-01-01", StartTime: "09:00",
 		EventType: "date", Notify: "15", Participants: []string{"u2"}})
 	if err != nil {
 		t.Fatal(err)
@@ -534,7 +531,7 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	partners := NewMockPartners(ctrl) // any unexpected call fails the test
 	repo := memory.NewEventRepo()
 	svc := events.NewService(repo, partners, coretest.NewZones(), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
-	mine, err := svc.Create(ctx, "me", events.Draft{Action: "create", Title: "mine", StartDate: "2025-07-01"})
+	mine, err := svc.Create(ctx, "me", events.Draft{Title: "mine", StartDate: "2025-07-01"})
 	if err != nil {
 		t.Fatal(err)
 	}

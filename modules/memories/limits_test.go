@@ -50,7 +50,7 @@ func limited(f *fixture, limits *maxMemories) *memories.Service {
 func TestCreateStopsAtTheMemoryLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	draft := memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}
+	draft := memories.Draft{Title: "Beach", Date: "2025-06-01"}
 	for _, tc := range []struct {
 		name    string
 		limit   int
@@ -68,7 +68,7 @@ func TestCreateStopsAtTheMemoryLimit(t *testing.T) {
 			f, limits := newFixture(t), &maxMemories{}
 			svc := limited(f, limits)
 			for i := range tc.stored {
-				if _, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: fmt.Sprint(i), Date: "2025-06-01"}); err != nil {
+				if _, err := svc.Create(ctx, "me", memories.Draft{Title: fmt.Sprint(i), Date: "2025-06-01"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -103,7 +103,7 @@ func TestTheMemoryLimitIsPerUserAndFollowsThePremiumState(t *testing.T) {
 	limits.set("me", 2)
 	limits.set("other", 2)
 	svc := limited(f, limits)
-	draft := memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}
+	draft := memories.Draft{Title: "Beach", Date: "2025-06-01"}
 	create := func(user string) error { _, err := svc.Create(ctx, user, draft); return err }
 
 	for _, step := range []struct {
@@ -116,7 +116,7 @@ func TestTheMemoryLimitIsPerUserAndFollowsThePremiumState(t *testing.T) {
 		{"third is over", func() error { return create("me") }, memories.CodeLimitReached},
 		{"another user's count is theirs", func() error { return create("other") }, ""},
 		{"an invalid draft is a 400 first", func() error {
-			_, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Date: "2025-06-01"})
+			_, err := svc.Create(ctx, "me", memories.Draft{Date: "2025-06-01"})
 			return err
 		}, "invalid_request"},
 		{"a deleted memory frees its place", func() error {
@@ -143,7 +143,7 @@ func TestAFailedLimitLookupWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	broken := errors.New("database on fire")
 	svc := limited(f, &maxMemories{err: core.Internal(broken)})
-	_, err := svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"})
+	_, err := svc.Create(context.Background(), "me", memories.Draft{Title: "Beach", Date: "2025-06-01"})
 	if !errors.Is(err, broken) || len(f.stored(t, "me")) != 0 {
 		t.Fatalf("got %v, stored %d", err, len(f.stored(t, "me")))
 	}
@@ -153,7 +153,7 @@ func TestConcurrentCreatesAtTheLimitEndAtTheLimit(t *testing.T) {
 	t.Parallel()
 	f, limits := newFixture(t), &maxMemories{}
 	svc := limited(f, limits)
-	if _, err := svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "First", Date: "2025-06-01"}); err != nil {
+	if _, err := svc.Create(context.Background(), "me", memories.Draft{Title: "First", Date: "2025-06-01"}); err != nil {
 		t.Fatal(err)
 	}
 	limits.set("me", 4)
@@ -164,7 +164,7 @@ func TestConcurrentCreatesAtTheLimitEndAtTheLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"})
+			_, errs[i] = svc.Create(context.Background(), "me", memories.Draft{Title: "Beach", Date: "2025-06-01"})
 		}()
 	}
 	wg.Wait()

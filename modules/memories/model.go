@@ -57,7 +57,6 @@ func (s Settings) FilesURL() string { return s.PublicURL + "/files/" }
 // Draft is a create request as sent; Create parses and checks it. title and
 // date are required; description defaults to "" and images to none.
 type Draft struct {
-	Action      string // must be "create"
 	Title       string
 	Description string
 	Date        string // YYYY-MM-DD

@@ -28,20 +28,13 @@ func NewService(repo Repository, partners Partners, notifier Notifier, limits Li
 }
 
 // Create stores a new memory of the user and tells the current partner
-// (category partnerActivity). The body must say action "create"; title and
+// (category partnerActivity).; title and
 // date are required. A user who keeps as many memories as their limits allow
 // gets 403 limit_reached (counted with the insert, see Repository.Create).
 // The partner is looked up before anything is written, so a failed lookup
 // leaves nothing behind; the notification comes after the commit and cannot
 // fail the creation (see Notifier).
 func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, error) {
-	switch d.Action {
-	case "create":
-	case "":
-		return Memory{}, invalid("action is required: create")
-	default:
-		return Memory{}, invalid("action must be create")
-	}
 	if err := requireID("userId", userID); err != nil {
 		return Memory{}, err
 	}

@@ -39,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 // millisecond so creation times differ.
 func (f *fixture) create(t *testing.T, user, title, day string) memories.Memory {
 	t.Helper()
-	m, err := f.svc.Create(context.Background(), user, memories.Draft{Action: "create", Title: title, Date: day})
+	m, err := f.svc.Create(context.Background(), user, memories.Draft{Title: title, Date: day})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestCreateRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ok := func(edit func(d *memories.Draft)) memories.Draft {
-		d := memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}
+		d := memories.Draft{Title: "Beach", Date: "2025-06-01"}
 		edit(&d)
 		return d
 	}
@@ -85,7 +85,7 @@ func TestCreateRules(t *testing.T) {
 					t.Fatalf("stored %+v", m)
 				}
 			}},
-		{name: "every field, trimmed", draft: memories.Draft{Action: "create", Title: "  First trip ", Description: " snow \n",
+		{name: "every field, trimmed", draft: memories.Draft{Title: "  First trip ", Description: " snow \n",
 			Date: " 2024-02-29 ", Images: []string{img("u/a.jpg"), " " + img("u/b.png"), img("u/a.jpg")}},
 			check: func(t *testing.T, m memories.Memory) {
 				if m.Title != "First trip" || m.Description != "snow" || m.Date != date(t, "2024-02-29") ||
@@ -100,9 +100,6 @@ func TestCreateRules(t *testing.T) {
 			check: func(*testing.T, memories.Memory) {}},
 		{name: "description of 5000", draft: ok(func(d *memories.Draft) { d.Description = strings.Repeat("d", 5000) }),
 			check: func(*testing.T, memories.Memory) {}},
-		{name: "no action", draft: ok(func(d *memories.Draft) { d.Action = "" }), code: "invalid_request", msg: "action is required: create"},
-		{name: "wrong action", draft: ok(func(d *memories.Draft) { d.Action = "update" }), code: "invalid_request", msg: "action must be create"},
-		{name: "action checked before the fields", draft: memories.Draft{Action: "Create"}, code: "invalid_request", msg: "action must be create"},
 		{name: "no title", draft: ok(func(d *memories.Draft) { d.Title = "" }), code: "invalid_request", msg: "title is required"},
 		{name: "blank title", draft: ok(func(d *memories.Draft) { d.Title = " \t " }), code: "invalid_request", msg: "title is required"},
 		{name: "title of 201", draft: ok(func(d *memories.Draft) { d.Title = strings.Repeat("t", 201) }), code: "invalid_request",
@@ -154,7 +151,7 @@ func TestCreateRules(t *testing.T) {
 		})
 	}
 	f := newFixture(t)
-	_, err := f.svc.Create(ctx, " ", memories.Draft{Action: "create", Title: "t", Date: "2025-01-01"})
+	_, err := f.svc.Create(ctx, " ", memories.Draft{Title: "t", Date: "2025-01-01"})
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 
@@ -182,7 +179,7 @@ func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
 	}
 	// a refused memory notifies nobody
 	f.partners.Pair("me", "partner")
-	if _, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Date: "2025-06-01"}); err == nil {
+	if _, err := f.svc.Create(context.Background(), "me", memories.Draft{Date: "2025-06-01"}); err == nil {
 		t.Fatal("accepted without a title")
 	}
 	if got := f.notes.all(); len(got) != 2 {
@@ -195,7 +192,7 @@ func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {
 	f := newFixture(t)
 	f.notes.fail = core.Unavailable("unavailable", "push is down")
 	f.partners.Pair("me", "partner")
-	m, err := f.svc.Create(context.Background(), "me", memories.Draft{Action: "create", Title: "Kept", Date: "2025-06-01"})
+	m, err := f.svc.Create(context.Background(), "me", memories.Draft{Title: "Kept", Date: "2025-06-01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +380,7 @@ func TestUpdateRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			seed, err := f.svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Seed", Description: "seed text",
+			seed, err := f.svc.Create(ctx, "me", memories.Draft{Title: "Seed", Description: "seed text",
 				Date: "2025-06-01", Images: []string{img("a.jpg")}})
 			if err != nil {
 				t.Fatal(err)
@@ -451,7 +448,7 @@ func TestExportAndPurge(t *testing.T) {
 	for range core.MaxPageLimit + 2 { // more than one page
 		f.create(t, "me", "m", "2025-01-01")
 	}
-	first, err := f.svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Newest", Description: "d",
+	first, err := f.svc.Create(ctx, "me", memories.Draft{Title: "Newest", Description: "d",
 		Date: "2025-06-01", Images: []string{img("a.jpg")}})
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +498,7 @@ func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
 		notifier.EXPECT().NotifyActivity(gomock.Any(), "partner", "me", "memoryAdded").
 			Return(errors.New("push is down")).Times(1),
 	)
-	if _, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"}); err != nil {
+	if _, err := svc.Create(ctx, "me", memories.Draft{Title: "Beach", Date: "2025-06-01"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -514,12 +511,12 @@ func TestAFailedPartnerLookupWritesNothing(t *testing.T) {
 	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	broken := errors.New("database on fire")
 	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, core.Internal(broken))
-	_, err := svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach", Date: "2025-06-01"})
+	_, err := svc.Create(ctx, "me", memories.Draft{Title: "Beach", Date: "2025-06-01"})
 	if !errors.Is(err, broken) || core.KindOf(err) != core.KindInternal {
 		t.Fatalf("got %v", err)
 	}
 	// and an invalid draft is refused before the partner is even asked
-	_, err = svc.Create(ctx, "me", memories.Draft{Action: "create", Title: "Beach"})
+	_, err = svc.Create(ctx, "me", memories.Draft{Title: "Beach"})
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 }
 

@@ -7,7 +7,6 @@
 package questions
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -121,43 +120,40 @@ func Pick(bank []Question, partnershipID string, day core.Date, nearby []Daily) 
 	return core.PickDaily(bank, key, partnershipID, day, given)
 }
 
-// Action is a POST to the daily question: an answer, a reply or a reaction.
-type Action struct {
-	Action    string // answer, reply or react
-	Text      string // answer and reply
-	ReplyTo   string // reply, optional
-	MessageID string // react
-	Reaction  string // react
-}
+// Post is what a user adds to today's conversation: an Answer, a Reply or
+// a React. The HTTP adapter maps the request's action to one of them.
+type Post interface{ post() }
 
-// validate checks the fields of the action and returns it trimmed; fields of
-// another action are refused, so a client mistake is not silently dropped.
-func (a Action) validate() (Action, error) {
-	a.Text, a.ReplyTo = strings.TrimSpace(a.Text), strings.TrimSpace(a.ReplyTo)
-	a.MessageID, a.Reaction = strings.TrimSpace(a.MessageID), strings.TrimSpace(a.Reaction)
-	switch a.Action {
-	case "answer":
-		if a.ReplyTo != "" || a.MessageID != "" || a.Reaction != "" {
-			return Action{}, invalid("an answer takes text only")
+// Answer is the user's one answer to today's question.
+type Answer struct{ Text string }
+
+// Reply is a reply in today's conversation, to an item of it when ReplyTo is set.
+type Reply struct{ Text, ReplyTo string }
+
+// React is a reaction to an answer or reply of today's conversation.
+type React struct{ MessageID, Reaction string }
+
+func (Answer) post() {}
+func (Reply) post()  {}
+func (React) post()  {}
+
+// validatePost checks a post's fields and returns it trimmed.
+func validatePost(p Post) (Post, error) {
+	switch p := p.(type) {
+	case Answer:
+		p.Text = strings.TrimSpace(p.Text)
+		return p, validateText(p.Text)
+	case Reply:
+		p.Text, p.ReplyTo = strings.TrimSpace(p.Text), strings.TrimSpace(p.ReplyTo)
+		return p, validateText(p.Text)
+	case React:
+		p.MessageID, p.Reaction = strings.TrimSpace(p.MessageID), strings.TrimSpace(p.Reaction)
+		if p.MessageID == "" {
+			return nil, invalid("messageId is required")
 		}
-		return a, validateText(a.Text)
-	case "reply":
-		if a.MessageID != "" || a.Reaction != "" {
-			return Action{}, invalid("a reply takes text and, optionally, replyTo")
-		}
-		return a, validateText(a.Text)
-	case "react":
-		if a.Text != "" || a.ReplyTo != "" {
-			return Action{}, invalid("a reaction takes messageId and reaction")
-		}
-		if a.MessageID == "" {
-			return Action{}, invalid("messageId is required")
-		}
-		return a, validateReaction(a.Reaction)
-	case "":
-		return Action{}, invalid("action is required: answer, reply or react")
+		return p, validateReaction(p.Reaction)
 	}
-	return Action{}, invalid("unknown action " + strconv.Quote(a.Action) + ": use answer, reply or react")
+	return nil, invalid("post an answer, a reply or a reaction")
 }
 
 func validateText(s string) error {

@@ -55,8 +55,8 @@ func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 // reaction's id); a user's second reaction to an item replaces the first.
 // An answer notifies the partner (category questions); a failed
 // notification does not fail the answer.
-func (s *Service) Act(ctx context.Context, userID string, a Action) (View, error) {
-	a, err := a.validate()
+func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) {
+	p, err := validatePost(p)
 	if err != nil {
 		return View{}, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) Act(ctx context.Context, userID string, a Action) (View, error
 		return View{}, err
 	}
 	var d Daily
-	if a.Action == "answer" {
+	if _, ok := p.(Answer); ok {
 		d, err = s.open(ctx, c)
 	} else {
 		// Replies and reactions need one's own answer, so a date nobody has
@@ -83,12 +83,12 @@ func (s *Service) Act(ctx context.Context, userID string, a Action) (View, error
 		return View{}, err
 	}
 	m := Message{ID: s.ids.New(), DailyID: d.ID, UserID: userID, CreatedAt: s.clock.Now()}
-	switch a.Action {
-	case "answer":
+	switch p := p.(type) {
+	case Answer:
 		if answered(userID, msgs) {
 			return View{}, errAnsweredAlready()
 		}
-		m.Kind, m.Text = KindAnswer, a.Text
+		m.Kind, m.Text = KindAnswer, p.Text
 		err := s.repo.AddMessage(ctx, m)
 		if core.IsKind(err, core.KindConflict) {
 			return View{}, errAnsweredAlready() // a concurrent answer of the same user won
@@ -97,27 +97,27 @@ func (s *Service) Act(ctx context.Context, userID string, a Action) (View, error
 			return View{}, err
 		}
 		s.notifyPartner(ctx, c.partnerID, answered(c.partnerID, msgs))
-	case "reply":
+	case Reply:
 		if !answered(userID, msgs) {
 			return View{}, errAnswerFirst()
 		}
-		if a.ReplyTo != "" {
-			if err := target(a.ReplyTo, msgs); err != nil {
+		if p.ReplyTo != "" {
+			if err := target(p.ReplyTo, msgs); err != nil {
 				return View{}, err
 			}
 		}
-		m.Kind, m.Text, m.ReplyTo = KindReply, a.Text, a.ReplyTo
+		m.Kind, m.Text, m.ReplyTo = KindReply, p.Text, p.ReplyTo
 		if err := s.repo.AddMessage(ctx, m); err != nil {
 			return View{}, err
 		}
-	case "react":
+	case React:
 		if !answered(userID, msgs) {
 			return View{}, errAnswerFirst()
 		}
-		if err := target(a.MessageID, msgs); err != nil {
+		if err := target(p.MessageID, msgs); err != nil {
 			return View{}, err
 		}
-		m.Kind, m.Reaction, m.MessageID = KindReaction, a.Reaction, a.MessageID
+		m.Kind, m.Reaction, m.MessageID = KindReaction, p.Reaction, p.MessageID
 		if _, err := s.repo.React(ctx, m); err != nil {
 			return View{}, err
 		}

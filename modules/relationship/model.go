@@ -49,25 +49,6 @@ func members(a, b string) [2]string {
 	return [2]string{a, b}
 }
 
-// Action is what a POST asks for.
-type Action string
-
-const (
-	ActionStart Action = "start"
-	ActionEnd   Action = "end"
-)
-
-// ParseAction accepts start and end.
-func ParseAction(s string) (Action, error) {
-	switch a := Action(s); a {
-	case ActionStart, ActionEnd:
-		return a, nil
-	case "":
-		return "", core.Invalid("invalid_request", "action is required: start or end")
-	}
-	return "", core.Invalid("invalid_request", "action must be start or end")
-}
-
 func errNotPaired() error {
 	return core.Conflict("not_paired", "you need a partner for this")
 }

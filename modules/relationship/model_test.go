@@ -46,20 +46,3 @@ func TestDurationCountsWholeCivilDays(t *testing.T) {
 		}
 	}
 }
-
-func TestParseAction(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		want relationship.Action
-		ok   bool
-	}{{"start", relationship.ActionStart, true}, {"end", relationship.ActionEnd, true}, {"", "", false}, {"Start", "", false}, {"restart", "", false}} {
-		a, err := relationship.ParseAction(tc.in)
-		if tc.ok != (err == nil) || a != tc.want {
-			t.Fatalf("%q: %q %v", tc.in, a, err)
-		}
-		if !tc.ok && (core.KindOf(err) != core.KindInvalid || core.As(err).Code != "invalid_request") {
-			t.Fatalf("%q: %v", tc.in, err)
-		}
-	}
-}

@@ -1,0 +1,27 @@
+package httpapi
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"tandem/core"
+)
+
+// Action-style bodies and queries ({"action": "create", ...}) are told apart
+// here, in the handlers, which map each action to its own service call:
+// services never see the word. checkAction is the one refusal for a missing
+// or unknown action.
+func checkAction(action string, known ...string) error {
+	if slices.Contains(known, action) {
+		return nil
+	}
+	list := strings.Join(known, ", ")
+	if n := len(known); n > 1 {
+		list = strings.Join(known[:n-1], ", ") + " or " + known[n-1]
+	}
+	if action == "" {
+		return core.Invalid("invalid_request", "action is required: "+list)
+	}
+	return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use "+list)
+}
