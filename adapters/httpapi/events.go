@@ -172,16 +172,16 @@ func (in eventRequest) patch() (events.Patch, error) {
 }
 
 func (in eventRequest) draft() (events.Draft, error) {
-	p, err := in.patch()
+	notify, err := notifyField(in.Notify)
 	if err != nil {
 		return events.Draft{}, err
 	}
-	d := events.Draft{Title: str(p.Title), Description: str(p.Description),
-		StartDate: str(p.StartDate), EndDate: str(p.EndDate), StartTime: str(p.StartTime), EndTime: str(p.EndTime),
-		Location: str(p.Location), EventType: str(p.EventType), ImportanceLevel: str(p.ImportanceLevel),
-		Notify: str(p.Notify)}
-	if p.Participants != nil {
-		d.Participants = *p.Participants
+	d := events.Draft{Title: str(in.Title), Description: str(in.Description),
+		StartDate: str(in.StartDate), EndDate: str(in.EndDate), StartTime: str(in.StartTime), EndTime: str(in.EndTime),
+		Location: str(in.Location), EventType: str(in.EventType), ImportanceLevel: str(in.ImportanceLevel),
+		Notify: str(notify)}
+	if in.Participants != nil {
+		d.Participants = *in.Participants
 	}
 	return d, nil
 }
