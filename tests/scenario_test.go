@@ -128,3 +128,6 @@ func edited(base, edit map[string]any) map[string]any {
 	}
 	return out
 }
+
+// withKey is r with the service's X-API-Key.
+func (r req) withKey() req { return r.with("X-API-Key", testAPIKey) }
