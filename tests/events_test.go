@@ -344,8 +344,7 @@ func TestEventErrors(t *testing.T) {
 		}
 		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
 			// Event create: 400 missing required fields or invalid action; 404 user not found (401/403 here)
-			{name: "create without action", req: create(map[string]any{"action": nil}), status: 400,
-				want: errInvalid("action is required: create")},
+			{name: "create without action", req: create(map[string]any{"action": nil}), status: 400, want: errInvalid("action is required: create")},
 			{name: "create with another action", req: create(map[string]any{"action": "update"}), status: 400,
 				want: errInvalid("action must be create")},
 			{name: "create without title", req: create(map[string]any{"title": nil}), status: 400, want: errInvalid("title is required")},
@@ -382,11 +381,9 @@ func TestEventErrors(t *testing.T) {
 			{name: "participants not an array", req: create(map[string]any{"participants": "p1"}), status: 400,
 				want: errInvalid("field participants must be an array")},
 			{name: "title not a string", req: create(map[string]any{"title": 7}), status: 400, want: errInvalid("field title must be a string")},
-			{name: "malformed JSON", req: POST(eventsPath(u), `{"action":"create",`), status: 400,
-				want: errInvalid("malformed JSON")},
+			{name: "malformed JSON", req: POST(eventsPath(u), `{"action":"create",`), status: 400, want: errInvalid("malformed JSON")},
 			{name: "not JSON", req: POST(eventsPath(u), "x").asText(), status: 415, want: errNotJSON},
-			{name: "create for another user", req: POST(eventsPath(other), create(nil).Body), status: 403,
-				want: errNotYours},
+			{name: "create for another user", req: POST(eventsPath(other), create(nil).Body), status: 403, want: errNotYours},
 			{name: "create without a token", req: create(nil).anonymous(), status: 401, want: errNoToken},
 			// Event list: 400 missing user id; 404 user not found (401/403 here)
 			{name: "list of another user", req: GET(eventsPath(other)), status: 403, want: errNotYours},
