@@ -96,13 +96,15 @@ func TestAccountDeletionTakesTheAdviceAlong(t *testing.T) {
 func TestAdviceErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-		expect(t, h.get(advicePath(ann), ""), 401,
-			errBody("unauthorized", "authentication required: send Authorization: Bearer <token>"))
-		expect(t, h.get(advicePath(bob), ann.Token), 403, errBody("forbidden", "you may only act on your own account"))
-		expect(t, h.do(req{Method: "POST", Path: advicePath(ann), Token: ann.Token, Body: map[string]any{}}), 405, "")
-		// nothing was produced for bob by the refused read
-		data := h.get("/api/users/user/"+bob.ID+"/export", bob.Token).JSON(t)["data"].(map[string]any)
-		sameJSON(t, data["advice"], `[]`)
+		nothingForBob := func(t *testing.T, h *harness) { // the refused read produced nothing
+			data := h.get("/api/users/user/"+bob.ID+"/export", bob.Token).JSON(t)["data"].(map[string]any)
+			sameJSON(t, data["advice"], `[]`)
+		}
+		runScenarios(t, h, afterEach(nothingForBob, signedIn(ann, []scenario{
+			{name: "no token", req: GET(advicePath(ann)).anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's advice", req: GET(advicePath(bob)), status: 403, want: errNotYours},
+			{name: "POST is no route", req: POST(advicePath(ann), map[string]any{}), status: 405, want: errNotAllowed},
+		})))
 	})
 }
 
