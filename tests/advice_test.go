@@ -73,24 +73,19 @@ func TestAdviceIsOnePerDayInTheUsersTimezone(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheAdviceAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo advice.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-			h.adviceRecord(ann, h.Clock.Now())
-			h.adviceRecord(bob, h.Clock.Now())
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
-			ctx := context.Background()
-			if ds, err := repo.ListByUser(ctx, ann.ID); err != nil || len(ds) != 0 {
-				t.Fatalf("ann's advice after deletion: %v %v", ds, err)
-			}
-			if ds, err := repo.ListByUser(ctx, bob.ID); err != nil || len(ds) != 1 {
-				t.Fatalf("bob's advice: %v %v", ds, err)
-			}
-		})
-	}
+	eachProfileWith(t, func(t *testing.T, h *harness, repo advice.Repository) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.adviceRecord(ann, h.Clock.Now())
+		h.adviceRecord(bob, h.Clock.Now())
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
+		ctx := context.Background()
+		if ds, err := repo.ListByUser(ctx, ann.ID); err != nil || len(ds) != 0 {
+			t.Fatalf("ann's advice after deletion: %v %v", ds, err)
+		}
+		if ds, err := repo.ListByUser(ctx, bob.ID); err != nil || len(ds) != 1 {
+			t.Fatalf("bob's advice: %v %v", ds, err)
+		}
+	})
 }
 
 func TestAdviceErrors(t *testing.T) {

@@ -25,7 +25,6 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-	"go.uber.org/fx"
 
 	"tandem/adapters/blob/memblob"
 )
@@ -202,14 +201,7 @@ func expectFile(t testing.TB, r response, contentType string, data []byte) {
 // eachImageProfile runs fn on every storage profile with the memory blob
 // store at hand, and a rate limit no scenario reaches unless it sets one.
 func eachImageProfile(t *testing.T, fn func(t *testing.T, h *harness, blobs *memblob.Store), opts ...option) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var blobs *memblob.Store
-			all := append([]option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"), withFx(fx.Populate(&blobs))}, opts...)
-			fn(t, newHarness(t, p, all...), blobs)
-		})
-	}
+	eachProfileWith(t, fn, append([]option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000")}, opts...)...)
 }
 
 func TestImagesUploadReadAndDelete(t *testing.T) {
@@ -500,28 +492,24 @@ func TestImagesListPages(t *testing.T) {
 }
 
 func TestImagesAreRateLimitedPerUser(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, p) // the default: 10 requests per minute per user
-			a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
-			up := h.mustUpload(a, filePart("a.png", "image/png", pngFile(t)))
-			for range 9 {
-				expect(t, h.get(imagesPath(a), a.Token), 200, "")
-			}
-			r := h.get(imagesPath(a), a.Token)
-			expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
-			if r.Header.Get("Retry-After") == "" {
-				t.Fatal("no Retry-After")
-			}
-			expect(t, h.upload(a, filePart("a.png", "image/png", pngFile(t))), 429, "")
-			expect(t, h.get(imagesPath(b), b.Token), 200, `[]`)         // per user
-			expect(t, h.fetch(up.Files[0].Data.URL), 200, "")           // files are not image endpoints
-			expect(t, h.get("/api/users/user/"+a.ID, a.Token), 200, "") // nor is the profile
-			h.Clock.Advance(time.Minute)
+	eachProfile(t, func(t *testing.T, h *harness) { // the default: 10 requests per minute per user
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		up := h.mustUpload(a, filePart("a.png", "image/png", pngFile(t)))
+		for range 9 {
 			expect(t, h.get(imagesPath(a), a.Token), 200, "")
-		})
-	}
+		}
+		r := h.get(imagesPath(a), a.Token)
+		expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatal("no Retry-After")
+		}
+		expect(t, h.upload(a, filePart("a.png", "image/png", pngFile(t))), 429, "")
+		expect(t, h.get(imagesPath(b), b.Token), 200, `[]`)         // per user
+		expect(t, h.fetch(up.Files[0].Data.URL), 200, "")           // files are not image endpoints
+		expect(t, h.get("/api/users/user/"+a.ID, a.Token), 200, "") // nor is the profile
+		h.Clock.Advance(time.Minute)
+		expect(t, h.get(imagesPath(a), a.Token), 200, "")
+	})
 }
 
 func TestFilesRefuseWhatIsNoKey(t *testing.T) {

@@ -405,25 +405,20 @@ func TestMemoryErrors(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheMemoriesAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo memories.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.pair(leaver, partner)
-			h.createMemory(leaver, map[string]any{"title": "Gone", "date": "2025-03-01"})
-			h.createMemory(leaver, map[string]any{"title": "Gone too", "date": "2025-03-02"})
-			kept := h.createMemory(partner, map[string]any{"title": "Kept", "date": "2025-03-01"})
+	eachProfileWith(t, func(t *testing.T, h *harness, repo memories.Repository) {
+		leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(leaver, partner)
+		h.createMemory(leaver, map[string]any{"title": "Gone", "date": "2025-03-01"})
+		h.createMemory(leaver, map[string]any{"title": "Gone too", "date": "2025-03-02"})
+		kept := h.createMemory(partner, map[string]any{"title": "Kept", "date": "2025-03-01"})
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
-			left, _, err := repo.List(context.Background(), leaver.ID, memories.AllDates, core.Page{})
-			if err != nil || len(left) != 0 {
-				t.Fatalf("left %v %v", left, err)
-			}
-			if ms, _ := listMemories(t, h, partner, memoriesPath(partner)); len(ms) != 1 || ms[0]["id"] != kept {
-				t.Fatalf("the partner's memories %v", ms)
-			}
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
+		left, _, err := repo.List(context.Background(), leaver.ID, memories.AllDates, core.Page{})
+		if err != nil || len(left) != 0 {
+			t.Fatalf("left %v %v", left, err)
+		}
+		if ms, _ := listMemories(t, h, partner, memoriesPath(partner)); len(ms) != 1 || ms[0]["id"] != kept {
+			t.Fatalf("the partner's memories %v", ms)
+		}
+	})
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"tandem/core"
 	"tandem/modules/messages"
 )
@@ -205,33 +203,28 @@ func TestMessageErrors(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheMessagesAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo messages.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.sendMessage(leaver, "solo note")
-			h.pair(leaver, partner)
-			h.sendMessage(leaver, "from the leaver")
-			h.sendMessage(partner, "from the partner")
+	eachProfileWith(t, func(t *testing.T, h *harness, repo messages.Repository) {
+		leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.sendMessage(leaver, "solo note")
+		h.pair(leaver, partner)
+		h.sendMessage(leaver, "from the leaver")
+		h.sendMessage(partner, "from the partner")
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
-			ctx := context.Background()
-			if left, _, err := repo.ByAuthor(ctx, leaver.ID, core.Page{}); err != nil || len(left) != 0 {
-				t.Fatalf("the leaver's messages %v %v", left, err)
-			}
-			if solo, _, err := repo.List(ctx, messages.SoloScope(leaver.ID), core.Page{}); err != nil || len(solo) != 0 {
-				t.Fatalf("the leaver's solo thread %v %v", solo, err)
-			}
-			// the partnership ended with the account: the partner is alone again,
-			// and what they wrote is still theirs
-			if got := h.thread(partner); got != "" {
-				t.Fatalf("the partner reads %s", got)
-			}
-			if mine, _, err := repo.ByAuthor(ctx, partner.ID, core.Page{}); err != nil || len(mine) != 1 || mine[0].Body != "from the partner" {
-				t.Fatalf("the partner's messages %v %v", mine, err)
-			}
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
+		ctx := context.Background()
+		if left, _, err := repo.ByAuthor(ctx, leaver.ID, core.Page{}); err != nil || len(left) != 0 {
+			t.Fatalf("the leaver's messages %v %v", left, err)
+		}
+		if solo, _, err := repo.List(ctx, messages.SoloScope(leaver.ID), core.Page{}); err != nil || len(solo) != 0 {
+			t.Fatalf("the leaver's solo thread %v %v", solo, err)
+		}
+		// the partnership ended with the account: the partner is alone again,
+		// and what they wrote is still theirs
+		if got := h.thread(partner); got != "" {
+			t.Fatalf("the partner reads %s", got)
+		}
+		if mine, _, err := repo.ByAuthor(ctx, partner.ID, core.Page{}); err != nil || len(mine) != 1 || mine[0].Body != "from the partner" {
+			t.Fatalf("the partner's messages %v %v", mine, err)
+		}
+	})
 }

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"tandem/adapters/push/mempush"
 )
 
@@ -23,14 +21,7 @@ func notifPath(u user, rest string) string { return "/api/users/user/" + u.ID + 
 // eachProfileWithPushes is eachProfile with the memory pusher's outbox (the
 // harness runs TANDEM_PUSH=memory), to see what was pushed.
 func eachProfileWithPushes(t *testing.T, fn func(t *testing.T, h *harness, pushes *mempush.Outbox), opts ...option) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var out *mempush.Outbox
-			h := newHarness(t, p, append(opts, withFx(fx.Populate(&out)))...)
-			fn(t, h, out)
-		})
-	}
+	eachProfileWith(t, fn, opts...)
 }
 
 // settingsJSON is the settings object: the defaults with pauseAll as given

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"tandem/modules/questions"
 )
 
@@ -329,32 +327,27 @@ func TestDailyQuestionFollowsThePartnership(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheDailyQuestionItemsAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo questions.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-			h.pair(ann, bob)
-			annID := dqItems(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "mine"}))[0]
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "answer", "text": "his"}), 200, "")
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "react", "messageId": annID, "reaction": "❤️"}), 200, "")
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "reply", "text": "to you", "replyTo": annID}), 200, "")
+	eachProfileWith(t, func(t *testing.T, h *harness, repo questions.Repository) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		annID := dqItems(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "mine"}))[0]
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "answer", "text": "his"}), 200, "")
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "react", "messageId": annID, "reaction": "❤️"}), 200, "")
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "reply", "text": "to you", "replyTo": annID}), 200, "")
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
-			ctx := context.Background()
-			if mine, err := repo.MessagesByUser(ctx, ann.ID); err != nil || len(mine) != 0 {
-				t.Fatalf("ann's items after deletion: %v %v", mine, err)
-			}
-			// bob keeps his answer and reply; his reaction to ann's answer went with it
-			his, err := repo.MessagesByUser(ctx, bob.ID)
-			if err != nil || len(his) != 2 || his[0].Message.Text != "his" || his[1].Message.Text != "to you" {
-				t.Fatalf("bob's items: %+v %v", his, err)
-			}
-			expect(t, h.dqGet(bob), 409, errBody("not_paired", "the daily question is for couples: pair with your partner first"))
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
+		ctx := context.Background()
+		if mine, err := repo.MessagesByUser(ctx, ann.ID); err != nil || len(mine) != 0 {
+			t.Fatalf("ann's items after deletion: %v %v", mine, err)
+		}
+		// bob keeps his answer and reply; his reaction to ann's answer went with it
+		his, err := repo.MessagesByUser(ctx, bob.ID)
+		if err != nil || len(his) != 2 || his[0].Message.Text != "his" || his[1].Message.Text != "to you" {
+			t.Fatalf("bob's items: %+v %v", his, err)
+		}
+		expect(t, h.dqGet(bob), 409, errBody("not_paired", "the daily question is for couples: pair with your partner first"))
+	})
 }
