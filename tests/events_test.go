@@ -137,24 +137,9 @@ func TestEventsListPages(t *testing.T) {
 			t.Fatalf("unpaged order %v", want)
 		}
 		var got []string
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			r := h.get(eventsPath(u)+q, u.Token)
-			expect(t, r, 200, "")
-			var page []map[string]any
-			if err := json.Unmarshal(r.Body, &page); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range page {
+		for _, r := range pages(t, 2, func(q string) response { return h.get(eventsPath(u)+"?"+q, u.Token) }) {
+			for _, e := range jsonArray(t, r) {
 				got = append(got, e["startDate"].(string)+" "+e["id"].(string))
-			}
-			cursor = r.Header.Get("X-Next-Cursor")
-			if cursor == "" {
-				break
 			}
 		}
 		if len(got) != 5 || strings.Join(want, ",") != strings.Join(firstWords(got), ",") {
@@ -173,11 +158,7 @@ func listEvents(t *testing.T, h *harness, u user, query string) []map[string]any
 	t.Helper()
 	r := h.get(eventsPath(u)+query, u.Token)
 	expect(t, r, 200, "")
-	var out []map[string]any
-	if err := json.Unmarshal(r.Body, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return jsonArray(t, r)
 }
 
 func firstWords(ss []string) []string {

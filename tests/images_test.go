@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -470,14 +469,11 @@ func TestImagesListPages(t *testing.T) {
 		}
 		slices.Reverse(want)
 		var got []string
-		cursor := ""
-		for range 4 {
-			recs, r := h.listed(u, "?limit=2&cursor="+url.QueryEscape(cursor))
+		pages(t, 2, func(q string) response {
+			recs, r := h.listed(u, "?"+q)
 			got = append(got, ids(recs)...)
-			if cursor = r.Header.Get("X-Next-Cursor"); cursor == "" {
-				break
-			}
-		}
+			return r
+		})
 		if !slices.Equal(got, want) {
 			t.Fatalf("paged %v, want %v", got, want)
 		}

@@ -59,11 +59,7 @@ func listMemories(t *testing.T, h *harness, u user, path string) ([]map[string]a
 	t.Helper()
 	r := h.get(path, u.Token)
 	expect(t, r, 200, "")
-	var out []map[string]any
-	if err := json.Unmarshal(r.Body, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out, r.Header.Get("X-Next-Cursor")
+	return jsonArray(t, r), r.Header.Get("X-Next-Cursor")
 }
 
 func joinField(ms []map[string]any, field string) string {
@@ -160,17 +156,8 @@ func TestMemoriesPagesCountAndDateRange(t *testing.T) {
 		}
 		// pages of two through X-Next-Cursor, the same order
 		var seen []map[string]any
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			page, next := listMemories(t, h, u, memoriesPath(u)+q)
-			seen = append(seen, page...)
-			if cursor = next; cursor == "" {
-				break
-			}
+		for _, r := range pages(t, 2, func(q string) response { return h.get(memoriesPath(u)+"?"+q, u.Token) }) {
+			seen = append(seen, jsonArray(t, r)...)
 		}
 		if joinField(seen, "id") != joinField(all, "id") {
 			t.Fatalf("pages %s, want %s", joinField(seen, "id"), joinField(all, "id"))

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -131,25 +130,12 @@ func TestMessagesListPages(t *testing.T) {
 			h.sendMessage([]user{u, partner}[i%2], b)
 		}
 		var got []string
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			r := h.keyed("GET", "/api/messages/list"+q, partner, nil)
-			expect(t, r, 200, "")
-			var page []map[string]any
-			if err := json.Unmarshal(r.Body, &page); err != nil {
-				t.Fatal(err)
-			}
+		for _, r := range pages(t, 2, func(q string) response { return h.keyed("GET", "/api/messages/list?"+q, partner, nil) }) {
+			page := jsonArray(t, r)
 			if len(page) > 2 {
 				t.Fatalf("page of %d", len(page))
 			}
 			got = append(got, joinField(page, "body"))
-			if cursor = r.Header.Get("X-Next-Cursor"); cursor == "" {
-				break
-			}
 		}
 		if strings.Join(got, "|") != "5,4|3,2|1" {
 			t.Fatalf("pages %v", got)

@@ -299,24 +299,16 @@ func TestInboxListsPagesAndMarksRead(t *testing.T) {
 		}
 
 		// pages of two, by the X-Next-Cursor header
-		var pages []string
-		path := notifPath(u, "/notifications?limit=2")
-		for {
-			r := h.get(path, u.Token)
-			expect(t, r, 200, "")
+		var paged []string
+		for _, r := range pages(t, 2, func(q string) response { return h.get(notifPath(u, "/notifications?"+q), u.Token) }) {
 			var page []string
 			for _, n := range r.JSON(t)["notifications"].([]any) {
 				page = append(page, n.(map[string]any)["category"].(string))
 			}
-			pages = append(pages, strings.Join(page, ","))
-			next := r.Header.Get("X-Next-Cursor")
-			if next == "" {
-				break
-			}
-			path = notifPath(u, "/notifications?limit=2&cursor="+next)
+			paged = append(paged, strings.Join(page, ","))
 		}
-		if strings.Join(pages, "|") != "systemUpdates,notes|questions,events|mood" {
-			t.Fatalf("pages %v", pages)
+		if strings.Join(paged, "|") != "systemUpdates,notes|questions,events|mood" {
+			t.Fatalf("pages %v", paged)
 		}
 
 		// mark one read, then the rest
