@@ -326,20 +326,12 @@ func manyIDs(n int) []string {
 // BenchmarkFeatureFlagList measures the public list: every flag evaluated
 // for one user, premium asked once.
 func BenchmarkFeatureFlagList(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p, asAdmin)
-			boss := h.newUser("boss@x.io")
-			for i := range 20 {
-				expect(b, h.flagWrite(boss, map[string]any{"action": "create", "key": fmt.Sprint("flag-", i), "name": "F",
-					"isEnabled": true, "enabledForPremium": i%4 == 0, "rolloutPercentage": 50}), 200, "")
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get(flagsPath+"?action=list&userId="+boss.ID+"&platform=ios", boss.Token); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		boss := h.newUser("boss@x.io")
+		for i := range 20 {
+			expect(h.t, h.flagWrite(boss, map[string]any{"action": "create", "key": fmt.Sprint("flag-", i), "name": "F",
+				"isEnabled": true, "enabledForPremium": i%4 == 0, "rolloutPercentage": 50}), 200, "")
+		}
+		return scenario{req: GET(flagsPath + "?action=list&userId=" + boss.ID + "&platform=ios").by(boss), status: 200}
+	}, asAdmin)
 }

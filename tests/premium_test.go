@@ -183,20 +183,13 @@ func bstr(b bool) string {
 // BenchmarkPremiumInheritedStatus measures the derived status read: the
 // caller's own subscription, the partner, then the partner's subscription.
 func BenchmarkPremiumInheritedStatus(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p)
-			payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
-			h.pair(payer, partner)
-			now := h.Clock.Now()
-			expect(b, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
-				"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.premiumGet(partner, "action=status"); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
+		h.pair(payer, partner)
+		now := h.Clock.Now()
+		expect(h.t, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
+		return scenario{req: GET(premiumPath(partner) + "?action=status").by(partner), status: 200,
+			want: `{"isPremium":true,"source":"partner","partnerId":"` + payer.ID + `","message":"premium shared by your partner"}`}
+	})
 }

@@ -150,18 +150,10 @@ func TestAccountDeletionTakesPremiumAndRelationshipAlong(t *testing.T) {
 // BenchmarkRelationshipRead measures GET relationship (partnership lookup,
 // latest relationship, the caller's timezone), per profile.
 func BenchmarkRelationshipRead(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p)
-			u, v := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.pair(u, v)
-			expect(b, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get(relationshipPath(v), v.Token); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		u, v := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(u, v)
+		expect(h.t, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
+		return scenario{req: GET(relationshipPath(v)).by(v), status: 200, want: duration(487, "2024-02-14", "")}
+	})
 }

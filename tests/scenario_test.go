@@ -131,3 +131,26 @@ func edited(base, edit map[string]any) map[string]any {
 
 // withKey is r with the service's X-API-Key.
 func (r req) withKey() req { return r.with("X-API-Key", testAPIKey) }
+
+// benchScenario measures one scenario's request on every profile, as
+// PocketBase's scenarios double as benchmarks: setup prepares the app and
+// returns the scenario, whose status and body the first request checks and
+// whose status every request checks.
+func benchScenario(b *testing.B, setup func(h *harness) scenario, opts ...option) {
+	for _, p := range profiles(b) {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHarness(b, p, opts...)
+			s := setup(h)
+			if s.req.Token == noAuth {
+				s.req.Token = ""
+			}
+			expect(b, h.do(s.req), s.status, s.want)
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := h.do(s.req); r.Status != s.status {
+					b.Fatalf("status %d, want %d", r.Status, s.status)
+				}
+			}
+		})
+	}
+}

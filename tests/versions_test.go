@@ -190,19 +190,10 @@ func TestVersionErrors(t *testing.T) {
 
 // BenchmarkVersionCheck measures the hot public path: one read by key.
 func BenchmarkVersionCheck(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p, asAdmin)
-			boss := h.newUser("boss@x.io")
-			expect(b, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: boss.Token, Body: map[string]any{
-				"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
-				"downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get("/api/version-check?platform=ios&version=1.0.5", ""); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		boss := h.newUser("boss@x.io")
+		expect(h.t, h.do(PUT(policyPath+"ios", map[string]any{"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0",
+			"latestVersion": "1.2.0", "downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}).by(boss)), 200, "")
+		return scenario{req: GET("/api/version-check?platform=ios&version=1.0.5"), status: 200}
+	}, asAdmin)
 }
