@@ -40,13 +40,7 @@ func checkReply(key string, enabled bool, message, name, description string) str
 }
 
 func listReply(userID, platform string, keys ...string) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
-	return `{"userId":` + q(userID) + `,"enabledFlags":[` + strings.Join(quoted(keys), ",") + `],"platform":` + q(platform) + `}`
+	return `{"userId":` + nullable(userID) + `,"enabledFlags":[` + strings.Join(quoted(keys), ",") + `],"platform":` + nullable(platform) + `}`
 }
 
 func quoted(ss []string) []string {

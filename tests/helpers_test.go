@@ -90,3 +90,11 @@ func jsonArray(t testing.TB, r response) []map[string]any {
 	}
 	return out
 }
+
+// nullable is s as a JSON string, or null when empty.
+func nullable(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return `"` + s + `"`
+}

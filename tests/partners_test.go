@@ -68,12 +68,6 @@ func (h *harness) pairByLink(a, b user) {
 
 // statusJSON renders the expected GET .../pairing body; "" is null.
 func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, action bool) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
 	if expiresAt == "" {
 		expiresAt = "null"
 	}
@@ -81,8 +75,8 @@ func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, ac
 	if action {
 		act = "true"
 	}
-	return `{"state":"` + state + `","myCode":` + q(myCode) + `,"expiresAt":` + expiresAt + `,"partnerId":` + q(partner) +
-		`,"incomingFrom":` + q(incoming) + `,"outgoingTo":` + q(outgoing) + `,"actionRequired":` + act + `}`
+	return `{"state":"` + state + `","myCode":` + nullable(myCode) + `,"expiresAt":` + expiresAt + `,"partnerId":` + nullable(partner) +
+		`,"incomingFrom":` + nullable(incoming) + `,"outgoingTo":` + nullable(outgoing) + `,"actionRequired":` + act + `}`
 }
 
 func unpairedStatus() string { return statusJSON("unpaired", "", "", "", "", "", false) }

@@ -17,19 +17,13 @@ var asAdmin = withEnv("TANDEM_ADMIN_EMAILS", "boss@x.io")
 // checkBody renders the expected version check result; "" is null for
 // updateType, releaseNotes and deprecationDate.
 func checkBody(typ, current, min, rec, latest, message, notes, url, deprecation string) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
 	if deprecation == "" {
 		deprecation = "null"
 	}
 	return `{"updateRequired":` + bstr(typ == "required") + `,"updateRecommended":` + bstr(typ == "recommended") +
-		`,"canContinue":` + bstr(typ != "required") + `,"updateType":` + q(typ) + `,"currentVersion":"` + current +
+		`,"canContinue":` + bstr(typ != "required") + `,"updateType":` + nullable(typ) + `,"currentVersion":"` + current +
 		`","minRequiredVersion":"` + min + `","recommendedVersion":"` + rec + `","latestVersion":"` + latest +
-		`","updateMessage":"` + message + `","releaseNotes":` + q(notes) + `,"downloadUrl":"` + url +
+		`","updateMessage":"` + message + `","releaseNotes":` + nullable(notes) + `,"downloadUrl":"` + url +
 		`","deprecationDate":` + deprecation + `}`
 }
 
