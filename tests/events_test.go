@@ -2,10 +2,8 @@ package tests
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +22,7 @@ func eventsPath(u user) string { return "/api/users/user/" + u.ID + "/events" }
 func eventPath(u user, id string) string { return eventsPath(u) + "/" + id }
 
 func dateRangePath(u user, from, to string) string {
-	return eventsPath(u) + "/date-range?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
+	return withDates(eventsPath(u)+"/date-range", from, to)
 }
 
 // createEvent creates an event from fields (action create added) and returns
@@ -45,11 +43,7 @@ func eventBody(id, userID string, created, updated int64, fields map[string]any)
 		"startTime": "", "endTime": "", "location": "", "eventType": "other", "importanceLevel": "Medium", "notify": "",
 		"participants": []string{}, "createdAt": created, "updatedAt": updated}
 	maps.Copy(m, fields)
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
+	return jsonStr(m)
 }
 
 // withPartnerFlag adds isPartnerEvent to an event body.

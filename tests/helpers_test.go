@@ -98,3 +98,8 @@ func nullable(s string) string {
 	}
 	return `"` + s + `"`
 }
+
+// withDates is path with the startDate and endDate query of a date range.
+func withDates(path, from, to string) string {
+	return path + "?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
+}

@@ -27,7 +27,7 @@ func memoriesPath(u user) string { return "/api/users/user/" + u.ID + "/memories
 func memoryPath(u user, id string) string { return memoriesPath(u) + "/" + id }
 
 func memoryRangePath(u user, from, to string) string {
-	return memoriesPath(u) + "/date-range?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
+	return withDates(memoriesPath(u)+"/date-range", from, to)
 }
 
 // memoryBody is the exact JSON of a memory record; created and updated are
@@ -36,12 +36,8 @@ func memoryBody(id, title, description, date string, images []string, created, u
 	if images == nil {
 		images = []string{}
 	}
-	b, err := json.Marshal(map[string]any{"id": id, "title": title, "description": description, "date": date,
+	return jsonStr(map[string]any{"id": id, "title": title, "description": description, "date": date,
 		"images": images, "createdAt": created, "updatedAt": updated})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 // createMemory creates a memory from fields (action create added), returns
