@@ -10,10 +10,10 @@ import (
 // effect, read back through the API afterwards.
 type scenario struct {
 	name   string
-	req    req    // a Token of noAuth sends none; see signedIn for the table's user
-	status int    // the status the request must get
-	want   string // the exact body shape (see expect); "" checks the status only
-	after  func(t *testing.T, h *harness)
+	req    req                            // a Token of noAuth sends none; see signedIn for the table's user
+	status int                            // the status the request must get
+	want   string                         // the exact body shape (see expect); "" checks the status only
+	after  func(t *testing.T, h *harness) // the stored effect, read back through the API
 }
 
 // noAuth as a scenario's token sends the request without one.
@@ -28,7 +28,11 @@ func runScenarios(t *testing.T, h *harness, ss []scenario) {
 			if s.req.Token == noAuth {
 				s.req.Token = ""
 			}
-			expect(t, h.do(s.req), s.status, s.want)
+			r, err := h.send(h.request(s.req))
+			if err != nil {
+				t.Fatalf("%s %s: %v", s.req.Method, s.req.Path, err)
+			}
+			expect(t, r, s.status, s.want)
 			if s.after != nil {
 				s.after(t, h)
 			}
@@ -78,8 +82,8 @@ var (
 // errInvalid is the body of a 400 invalid_request with msg.
 func errInvalid(msg string) string { return errBody("invalid_request", msg) }
 
-// GET, POST, PUT, PATCH and DELETE build a table's requests; by, anonymous
-// and with adjust one.
+// GET, POST, PUT, PATCH and DELETE build a table's requests; by, anonymous,
+// with, asText and withKey adjust one.
 func GET(path string) req { return req{Method: "GET", Path: path} }
 
 func POST(path string, body any) req { return req{Method: "POST", Path: path, Body: body} }
@@ -116,6 +120,9 @@ func (r req) with(name, value string) req {
 // asText is r with its body sent as plain text.
 func (r req) asText() req { return r.with("Content-Type", "text/plain") }
 
+// withKey is r with the service's X-API-Key.
+func (r req) withKey() req { return r.with("X-API-Key", testAPIKey) }
+
 // edited is a copy of base with edit applied: a nil value deletes the key.
 func edited(base, edit map[string]any) map[string]any {
 	out := maps.Clone(base)
@@ -128,9 +135,6 @@ func edited(base, edit map[string]any) map[string]any {
 	}
 	return out
 }
-
-// withKey is r with the service's X-API-Key.
-func (r req) withKey() req { return r.with("X-API-Key", testAPIKey) }
 
 // benchScenario measures one scenario's request on every profile, as
 // PocketBase's scenarios double as benchmarks: setup prepares the app and
