@@ -73,36 +73,33 @@ func TestAdviceIsOnePerDayInTheUsersTimezone(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheAdviceAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo advice.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-			h.adviceRecord(ann, h.Clock.Now())
-			h.adviceRecord(bob, h.Clock.Now())
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
-			ctx := context.Background()
-			if ds, err := repo.ListByUser(ctx, ann.ID); err != nil || len(ds) != 0 {
-				t.Fatalf("ann's advice after deletion: %v %v", ds, err)
-			}
-			if ds, err := repo.ListByUser(ctx, bob.ID); err != nil || len(ds) != 1 {
-				t.Fatalf("bob's advice: %v %v", ds, err)
-			}
-		})
-	}
+	eachProfileWith(t, func(t *testing.T, h *harness, repo advice.Repository) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.adviceRecord(ann, h.Clock.Now())
+		h.adviceRecord(bob, h.Clock.Now())
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
+		ctx := context.Background()
+		if ds, err := repo.ListByUser(ctx, ann.ID); err != nil || len(ds) != 0 {
+			t.Fatalf("ann's advice after deletion: %v %v", ds, err)
+		}
+		if ds, err := repo.ListByUser(ctx, bob.ID); err != nil || len(ds) != 1 {
+			t.Fatalf("bob's advice: %v %v", ds, err)
+		}
+	})
 }
 
 func TestAdviceErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-		expect(t, h.get(advicePath(ann), ""), 401,
-			errBody("unauthorized", "authentication required: send Authorization: Bearer <token>"))
-		expect(t, h.get(advicePath(bob), ann.Token), 403, errBody("forbidden", "you may only act on your own account"))
-		expect(t, h.do(req{Method: "POST", Path: advicePath(ann), Token: ann.Token, Body: map[string]any{}}), 405, "")
-		// nothing was produced for bob by the refused read
-		data := h.get("/api/users/user/"+bob.ID+"/export", bob.Token).JSON(t)["data"].(map[string]any)
-		sameJSON(t, data["advice"], `[]`)
+		nothingForBob := func(t *testing.T, h *harness) { // the refused read produced nothing
+			data := h.get("/api/users/user/"+bob.ID+"/export", bob.Token).JSON(t)["data"].(map[string]any)
+			sameJSON(t, data["advice"], `[]`)
+		}
+		runScenarios(t, h, afterEach(nothingForBob, signedIn(ann, []scenario{
+			{name: "no token", req: GET(advicePath(ann)).anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's advice", req: GET(advicePath(bob)), status: 403, want: errNotYours},
+			{name: "POST is no route", req: POST(advicePath(ann), map[string]any{}), status: 405, want: errNotAllowed},
+		})))
 	})
 }
 

@@ -2,10 +2,8 @@ package tests
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +22,7 @@ func eventsPath(u user) string { return "/api/users/user/" + u.ID + "/events" }
 func eventPath(u user, id string) string { return eventsPath(u) + "/" + id }
 
 func dateRangePath(u user, from, to string) string {
-	return eventsPath(u) + "/date-range?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
+	return withDates(eventsPath(u)+"/date-range", from, to)
 }
 
 // createEvent creates an event from fields (action create added) and returns
@@ -45,11 +43,7 @@ func eventBody(id, userID string, created, updated int64, fields map[string]any)
 		"startTime": "", "endTime": "", "location": "", "eventType": "other", "importanceLevel": "Medium", "notify": "",
 		"participants": []string{}, "createdAt": created, "updatedAt": updated}
 	maps.Copy(m, fields)
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
+	return jsonStr(m)
 }
 
 // withPartnerFlag adds isPartnerEvent to an event body.
@@ -137,24 +131,9 @@ func TestEventsListPages(t *testing.T) {
 			t.Fatalf("unpaged order %v", want)
 		}
 		var got []string
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			r := h.get(eventsPath(u)+q, u.Token)
-			expect(t, r, 200, "")
-			var page []map[string]any
-			if err := json.Unmarshal(r.Body, &page); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range page {
+		for _, r := range pages(t, 2, func(q string) response { return h.get(eventsPath(u)+"?"+q, u.Token) }) {
+			for _, e := range jsonArray(t, r) {
 				got = append(got, e["startDate"].(string)+" "+e["id"].(string))
-			}
-			cursor = r.Header.Get("X-Next-Cursor")
-			if cursor == "" {
-				break
 			}
 		}
 		if len(got) != 5 || strings.Join(want, ",") != strings.Join(firstWords(got), ",") {
@@ -173,11 +152,7 @@ func listEvents(t *testing.T, h *harness, u user, query string) []map[string]any
 	t.Helper()
 	r := h.get(eventsPath(u)+query, u.Token)
 	expect(t, r, 200, "")
-	var out []map[string]any
-	if err := json.Unmarshal(r.Body, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return jsonArray(t, r)
 }
 
 func firstWords(ss []string) []string {
@@ -327,143 +302,108 @@ func TestEventErrors(t *testing.T) {
 		seed := h.createEvent(u, map[string]any{"title": "Seed", "startDate": "2025-07-01"})
 		seedID := seed["id"].(string)
 		theirs := h.createEvent(other, map[string]any{"title": "Not yours", "startDate": "2025-07-01"})["id"].(string)
-		create := func(edit map[string]any) map[string]any {
-			b := map[string]any{"action": "create", "title": "T", "startDate": "2025-07-01"}
-			for k, v := range edit {
-				if v == nil {
-					delete(b, k)
-				} else {
-					b[k] = v
-				}
-			}
-			return b
+		create := func(edit map[string]any) req {
+			return POST(eventsPath(u), edited(map[string]any{"action": "create", "title": "T", "startDate": "2025-07-01"}, edit))
 		}
 		notFound := errBody("event_not_found", "event not found")
-		forbidden := errBody("forbidden", "you may only act on your own account")
-		noToken := errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")
-		invalid := func(msg string) string { return errBody("invalid_request", msg) }
 		badDate := func(msg string) string { return errBody("invalid_date", msg) }
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			// Event create: 400 missing required fields or invalid action; 404 user not found (401/403 here)
-			{"create without action", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"action": nil})}, 400,
-				invalid("action is required: create")},
-			{"create with another action", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"action": "update"})}, 400,
-				invalid(`unknown action \"update\": use create`)},
-			{"create without title", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": nil})}, 400,
-				invalid("title is required")},
-			{"create with a blank title", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": "  "})}, 400,
-				invalid("title is required")},
-			{"create without startDate", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"startDate": nil})}, 400,
-				invalid("startDate is required (YYYY-MM-DD)")},
-			{"title of 201", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": strings.Repeat("t", 201)})}, 400,
-				invalid("title must be at most 200 characters")},
-			{"description of 2001", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"description": strings.Repeat("d", 2001)})}, 400,
-				invalid("description must be at most 2000 characters")},
-			{"location of 201", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"location": strings.Repeat("l", 201)})}, 400,
-				invalid("location must be at most 200 characters")},
-			{"bad startDate", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"startDate": "07/01/2025"})}, 400,
-				badDate("startDate must be a date in the form YYYY-MM-DD")},
-			{"impossible endDate", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"endDate": "2025-06-31"})}, 400,
-				badDate("endDate must be a date in the form YYYY-MM-DD")},
-			{"end before start", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"endDate": "2025-06-30"})}, 400,
-				badDate("endDate must not be before startDate")},
-			{"longer than 366 days", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"endDate": "2026-07-03"})}, 400,
-				badDate("an event may last at most 366 days: endDate must be at most 366 days after startDate")},
-			{"bad startTime", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"startTime": "7pm"})}, 400,
-				errBody("invalid_time", "startTime must be a time in the form HH:mm")},
-			{"endTime before startTime", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"startTime": "10:00", "endTime": "09:30"})}, 400,
-				errBody("invalid_time", "endTime must not be before startTime on a one-day event")},
-			{"unknown eventType", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"eventType": "party"})}, 400,
-				invalid("eventType must be one of date, meeting, reminder, traveling, task, other")},
-			{"unknown importanceLevel", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"importanceLevel": "urgent"})}, 400,
-				invalid("importanceLevel must be one of Low, Medium, High")},
-			{"notify not minutes", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"notify": "1 hour"})}, 400,
-				invalid("notify must be a number of minutes before the start, from 0 to 40320 (4 weeks), or empty")},
-			{"notify over four weeks", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"notify": 40321})}, 400,
-				invalid("notify must be a number of minutes before the start, from 0 to 40320 (4 weeks), or empty")},
-			{"notify a fraction", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"notify": 1.5})}, 400,
-				invalid("field notify must be a string of minutes (or a whole number)")},
-			{"21 participants", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"participants": make([]string, 21)})}, 400,
-				invalid("participants may hold at most 20 user ids")},
-			{"participants not an array", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"participants": "p1"})}, 400,
-				invalid("field participants must be an array")},
-			{"title not a string", req{Method: "POST", Path: eventsPath(u), Body: create(map[string]any{"title": 7})}, 400,
-				invalid("field title must be a string")},
-			{"malformed JSON", req{Method: "POST", Path: eventsPath(u), Body: `{"action":"create",`}, 400, invalid("malformed JSON")},
-			{"not JSON", req{Method: "POST", Path: eventsPath(u), Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
-				errBody("unsupported_media_type", "send the body as application/json")},
-			{"create for another user", req{Method: "POST", Path: eventsPath(other), Body: create(nil)}, 403, forbidden},
-			{"create without a token", req{Method: "POST", Path: eventsPath(u), Body: create(nil), Token: "-"}, 401, noToken},
-			// Event list: 400 missing user id; 404 user not found (401/403 here)
-			{"list of another user", req{Method: "GET", Path: eventsPath(other)}, 403, forbidden},
-			{"list without a token", req{Method: "GET", Path: eventsPath(u), Token: "-"}, 401, noToken},
-			{"list without a user id", req{Method: "GET", Path: "/api/users/user//events"}, 404, errBody("not_found", "no such route")},
-			{"list with a bad limit", req{Method: "GET", Path: eventsPath(u) + "?limit=501"}, 400,
-				invalid("limit must be a whole number from 1 to 500")},
-			{"list with a forged cursor", req{Method: "GET", Path: eventsPath(u) + "?limit=2&cursor=forged"}, 400,
-				invalid("cursor is not one this server handed out")},
-			// Event single read: 400 missing ids; 404 event not found
-			{"read an unknown event", req{Method: "GET", Path: eventPath(u, "no-such-id")}, 404, notFound},
-			{"read a stranger's event", req{Method: "GET", Path: eventPath(u, theirs)}, 404, notFound},
-			{"read through another user's path", req{Method: "GET", Path: eventPath(other, theirs)}, 403, forbidden},
-			{"read without a token", req{Method: "GET", Path: eventPath(u, seedID), Token: "-"}, 401, noToken},
-			// Event update: 400 missing ids or invalid fields; 404 event not found
-			{"update an unknown event", req{Method: "PUT", Path: eventPath(u, "no-such-id"), Body: map[string]any{"title": "x"}}, 404, notFound},
-			{"update a stranger's event", req{Method: "PUT", Path: eventPath(u, theirs), Body: map[string]any{"title": "x"}}, 404, notFound},
-			{"update with nothing", req{Method: "PUT", Path: eventPath(u, seedID), Body: map[string]any{}}, 400,
-				invalid("send at least one event field to change")},
-			{"update with an invalid field", req{Method: "PUT", Path: eventPath(u, seedID), Body: map[string]any{"title": "ok", "eventType": "party"}}, 400,
-				invalid("eventType must be one of date, meeting, reminder, traveling, task, other")},
-			{"update moving the start past the end", req{Method: "PUT", Path: eventPath(u, seedID), Body: map[string]any{"startDate": "2025-07-02"}}, 400,
-				badDate("endDate must not be before startDate")},
-			{"update with malformed JSON", req{Method: "PUT", Path: eventPath(u, seedID), Body: `{"title":`}, 400, invalid("malformed JSON")},
-			{"update without an event id", req{Method: "PUT", Path: eventsPath(u) + "/", Body: map[string]any{"title": "x"}}, 405,
-				`{"success":false,"error":"method not allowed on this route","code":"method_not_allowed","message":"method not allowed on this route"}`},
-			{"update through another user's path", req{Method: "PUT", Path: eventPath(other, theirs), Body: map[string]any{"title": "x"}}, 403, forbidden},
-			// Event delete: 400 missing ids; 404 event not found
-			{"delete an unknown event", req{Method: "DELETE", Path: eventPath(u, "no-such-id")}, 404, notFound},
-			{"delete a stranger's event", req{Method: "DELETE", Path: eventPath(u, theirs)}, 404, notFound},
-			{"delete without an event id", req{Method: "DELETE", Path: eventsPath(u) + "/"}, 405,
-				`{"success":false,"error":"method not allowed on this route","code":"method_not_allowed","message":"method not allowed on this route"}`},
-			{"delete through another user's path", req{Method: "DELETE", Path: eventPath(other, theirs)}, 403, forbidden},
-			// Event date-range: 400 missing dates, invalid format, start after end; 404 user not found (403 here)
-			{"range without startDate", req{Method: "GET", Path: eventsPath(u) + "/date-range?endDate=2025-03-03"}, 400,
-				invalid("startDate and endDate are required (YYYY-MM-DD)")},
-			{"range without endDate", req{Method: "GET", Path: eventsPath(u) + "/date-range?startDate=2025-03-01"}, 400,
-				invalid("startDate and endDate are required (YYYY-MM-DD)")},
-			{"range without dates", req{Method: "GET", Path: eventsPath(u) + "/date-range"}, 400,
-				invalid("startDate and endDate are required (YYYY-MM-DD)")},
-			{"range with a bad startDate", req{Method: "GET", Path: dateRangePath(u, "2025-3-1", "2025-03-03")}, 400,
-				badDate("startDate must be a date in the form YYYY-MM-DD")},
-			{"range with an impossible endDate", req{Method: "GET", Path: dateRangePath(u, "2025-03-01", "2025-02-30")}, 400,
-				badDate("endDate must be a date in the form YYYY-MM-DD")},
-			{"range with start after end", req{Method: "GET", Path: dateRangePath(u, "2025-03-05", "2025-03-01")}, 400,
-				invalid("startDate must not be after endDate")},
-			{"range of another user", req{Method: "GET", Path: dateRangePath(other, "2025-03-01", "2025-03-03")}, 403, forbidden},
-			{"range without a token", req{Method: "GET", Path: dateRangePath(u, "2025-03-01", "2025-03-03"), Token: "-"}, 401, noToken},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written by any refused request
+		notify := "notify must be a number of minutes before the start, from 0 to 40320 (4 weeks), or empty"
+		eventTypes := "eventType must be one of date, meeting, reminder, traveling, task, other"
+		rangeDates := "startDate and endDate are required (YYYY-MM-DD)"
 		now := h.Clock.Now().UnixMilli()
-		expect(t, h.get(eventsPath(u), u.Token), 200, "["+eventBody(seedID, u.ID, now, now,
-			map[string]any{"title": "Seed", "startDate": "2025-07-01", "endDate": "2025-07-01"})+"]")
-		expect(t, h.get(eventPath(other, theirs), other.Token), 200, withPartnerFlag(eventBody(theirs, other.ID, now, now,
-			map[string]any{"title": "Not yours", "startDate": "2025-07-01", "endDate": "2025-07-01"}), false))
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(eventsPath(u), u.Token), 200, "["+eventBody(seedID, u.ID, now, now,
+				map[string]any{"title": "Seed", "startDate": "2025-07-01", "endDate": "2025-07-01"})+"]")
+			expect(t, h.get(eventPath(other, theirs), other.Token), 200, withPartnerFlag(eventBody(theirs, other.ID, now, now,
+				map[string]any{"title": "Not yours", "startDate": "2025-07-01", "endDate": "2025-07-01"}), false))
+		}
+		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
+			// Event create: 400 missing required fields or invalid action; 404 user not found (401/403 here)
+			{name: "create without action", req: create(map[string]any{"action": nil}), status: 400, want: errInvalid("action is required: create")},
+			{name: "create with another action", req: create(map[string]any{"action": "update"}), status: 400,
+				want: errInvalid(`unknown action \"update\": use create`)},
+			{name: "create without title", req: create(map[string]any{"title": nil}), status: 400, want: errInvalid("title is required")},
+			{name: "create with a blank title", req: create(map[string]any{"title": "  "}), status: 400, want: errInvalid("title is required")},
+			{name: "create without startDate", req: create(map[string]any{"startDate": nil}), status: 400,
+				want: errInvalid("startDate is required (YYYY-MM-DD)")},
+			{name: "title of 201", req: create(map[string]any{"title": strings.Repeat("t", 201)}), status: 400,
+				want: errInvalid("title must be at most 200 characters")},
+			{name: "description of 2001", req: create(map[string]any{"description": strings.Repeat("d", 2001)}), status: 400,
+				want: errInvalid("description must be at most 2000 characters")},
+			{name: "location of 201", req: create(map[string]any{"location": strings.Repeat("l", 201)}), status: 400,
+				want: errInvalid("location must be at most 200 characters")},
+			{name: "bad startDate", req: create(map[string]any{"startDate": "07/01/2025"}), status: 400,
+				want: badDate("startDate must be a date in the form YYYY-MM-DD")},
+			{name: "impossible endDate", req: create(map[string]any{"endDate": "2025-06-31"}), status: 400,
+				want: badDate("endDate must be a date in the form YYYY-MM-DD")},
+			{name: "end before start", req: create(map[string]any{"endDate": "2025-06-30"}), status: 400,
+				want: badDate("endDate must not be before startDate")},
+			{name: "longer than 366 days", req: create(map[string]any{"endDate": "2026-07-03"}), status: 400,
+				want: badDate("an event may last at most 366 days: endDate must be at most 366 days after startDate")},
+			{name: "bad startTime", req: create(map[string]any{"startTime": "7pm"}), status: 400,
+				want: errBody("invalid_time", "startTime must be a time in the form HH:mm")},
+			{name: "endTime before startTime", req: create(map[string]any{"startTime": "10:00", "endTime": "09:30"}), status: 400,
+				want: errBody("invalid_time", "endTime must not be before startTime on a one-day event")},
+			{name: "unknown eventType", req: create(map[string]any{"eventType": "party"}), status: 400, want: errInvalid(eventTypes)},
+			{name: "unknown importanceLevel", req: create(map[string]any{"importanceLevel": "urgent"}), status: 400,
+				want: errInvalid("importanceLevel must be one of Low, Medium, High")},
+			{name: "notify not minutes", req: create(map[string]any{"notify": "1 hour"}), status: 400, want: errInvalid(notify)},
+			{name: "notify over four weeks", req: create(map[string]any{"notify": 40321}), status: 400, want: errInvalid(notify)},
+			{name: "notify a fraction", req: create(map[string]any{"notify": 1.5}), status: 400,
+				want: errInvalid("field notify must be a string of minutes (or a whole number)")},
+			{name: "21 participants", req: create(map[string]any{"participants": make([]string, 21)}), status: 400,
+				want: errInvalid("participants may hold at most 20 user ids")},
+			{name: "participants not an array", req: create(map[string]any{"participants": "p1"}), status: 400,
+				want: errInvalid("field participants must be an array")},
+			{name: "title not a string", req: create(map[string]any{"title": 7}), status: 400, want: errInvalid("field title must be a string")},
+			{name: "malformed JSON", req: POST(eventsPath(u), `{"action":"create",`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "not JSON", req: POST(eventsPath(u), "x").asText(), status: 415, want: errNotJSON},
+			{name: "create for another user", req: POST(eventsPath(other), create(nil).Body), status: 403, want: errNotYours},
+			{name: "create without a token", req: create(nil).anonymous(), status: 401, want: errNoToken},
+			// Event list: 400 missing user id; 404 user not found (401/403 here)
+			{name: "list of another user", req: GET(eventsPath(other)), status: 403, want: errNotYours},
+			{name: "list without a token", req: GET(eventsPath(u)).anonymous(), status: 401, want: errNoToken},
+			{name: "list without a user id", req: GET("/api/users/user//events"), status: 404, want: errBody("not_found", "no such route")},
+			{name: "list with a bad limit", req: GET(eventsPath(u) + "?limit=501"), status: 400,
+				want: errInvalid("limit must be a whole number from 1 to 500")},
+			{name: "list with a forged cursor", req: GET(eventsPath(u) + "?limit=2&cursor=forged"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+			// Event single read: 400 missing ids; 404 event not found
+			{name: "read an unknown event", req: GET(eventPath(u, "no-such-id")), status: 404, want: notFound},
+			{name: "read a stranger's event", req: GET(eventPath(u, theirs)), status: 404, want: notFound},
+			{name: "read through another user's path", req: GET(eventPath(other, theirs)), status: 403, want: errNotYours},
+			{name: "read without a token", req: GET(eventPath(u, seedID)).anonymous(), status: 401, want: errNoToken},
+			// Event update: 400 missing ids or invalid fields; 404 event not found
+			{name: "update an unknown event", req: PUT(eventPath(u, "no-such-id"), map[string]any{"title": "x"}), status: 404, want: notFound},
+			{name: "update a stranger's event", req: PUT(eventPath(u, theirs), map[string]any{"title": "x"}), status: 404, want: notFound},
+			{name: "update with nothing", req: PUT(eventPath(u, seedID), map[string]any{}), status: 400,
+				want: errInvalid("send at least one event field to change")},
+			{name: "update with an invalid field", req: PUT(eventPath(u, seedID), map[string]any{"title": "ok", "eventType": "party"}), status: 400,
+				want: errInvalid(eventTypes)},
+			{name: "update moving the start past the end", req: PUT(eventPath(u, seedID), map[string]any{"startDate": "2025-07-02"}), status: 400,
+				want: badDate("endDate must not be before startDate")},
+			{name: "update with malformed JSON", req: PUT(eventPath(u, seedID), `{"title":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "update without an event id", req: PUT(eventsPath(u)+"/", map[string]any{"title": "x"}), status: 405, want: errNotAllowed},
+			{name: "update through another user's path", req: PUT(eventPath(other, theirs), map[string]any{"title": "x"}), status: 403,
+				want: errNotYours},
+			// Event delete: 400 missing ids; 404 event not found
+			{name: "delete an unknown event", req: DELETE(eventPath(u, "no-such-id")), status: 404, want: notFound},
+			{name: "delete a stranger's event", req: DELETE(eventPath(u, theirs)), status: 404, want: notFound},
+			{name: "delete without an event id", req: DELETE(eventsPath(u) + "/"), status: 405, want: errNotAllowed},
+			{name: "delete through another user's path", req: DELETE(eventPath(other, theirs)), status: 403, want: errNotYours},
+			// Event date-range: 400 missing dates, invalid format, start after end; 404 user not found (403 here)
+			{name: "range without startDate", req: GET(eventsPath(u) + "/date-range?endDate=2025-03-03"), status: 400, want: errInvalid(rangeDates)},
+			{name: "range without endDate", req: GET(eventsPath(u) + "/date-range?startDate=2025-03-01"), status: 400, want: errInvalid(rangeDates)},
+			{name: "range without dates", req: GET(eventsPath(u) + "/date-range"), status: 400, want: errInvalid(rangeDates)},
+			{name: "range with a bad startDate", req: GET(dateRangePath(u, "2025-3-1", "2025-03-03")), status: 400,
+				want: badDate("startDate must be a date in the form YYYY-MM-DD")},
+			{name: "range with an impossible endDate", req: GET(dateRangePath(u, "2025-03-01", "2025-02-30")), status: 400,
+				want: badDate("endDate must be a date in the form YYYY-MM-DD")},
+			{name: "range with start after end", req: GET(dateRangePath(u, "2025-03-05", "2025-03-01")), status: 400,
+				want: errInvalid("startDate must not be after endDate")},
+			{name: "range of another user", req: GET(dateRangePath(other, "2025-03-01", "2025-03-03")), status: 403, want: errNotYours},
+			{name: "range without a token", req: GET(dateRangePath(u, "2025-03-01", "2025-03-03")).anonymous(), status: 401, want: errNoToken},
+		})))
 	})
 }
 

@@ -105,48 +105,27 @@ func TestFeedbackAdminListing(t *testing.T) {
 func TestFeedbackErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-		bad := func(msg string) string { return errBody("invalid_request", msg) }
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"feedbackMessage missing", req{Method: "POST", Path: feedbackPath(ann), Body: map[string]any{}}, 400,
-				bad("feedbackMessage is required")},
-			{"feedbackMessage null", req{Method: "POST", Path: feedbackPath(ann), Body: map[string]any{"feedbackMessage": nil}}, 400,
-				bad("feedbackMessage is required")},
-			{"feedbackMessage blank", req{Method: "POST", Path: feedbackPath(ann), Body: map[string]any{"feedbackMessage": " \n "}}, 400,
-				bad("feedbackMessage is required")},
-			{"feedbackMessage of 5001 characters", req{Method: "POST", Path: feedbackPath(ann),
-				Body: map[string]any{"feedbackMessage": strings.Repeat("x", 5001)}}, 400,
-				bad("feedbackMessage must be at most 5000 characters")},
-			{"feedbackMessage not a string", req{Method: "POST", Path: feedbackPath(ann), Body: map[string]any{"feedbackMessage": 5}}, 400,
-				bad("field feedbackMessage must be a string")},
-			{"empty body", req{Method: "POST", Path: feedbackPath(ann), Body: ""}, 400, bad("request body is empty")},
-			{"malformed JSON", req{Method: "POST", Path: feedbackPath(ann), Body: `{"feedbackMessage":`}, 400, bad("malformed JSON")},
-			{"no token", req{Method: "POST", Path: feedbackPath(ann), Token: "-", Body: map[string]any{"feedbackMessage": "x"}}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's path", req{Method: "POST", Path: feedbackPath(bob), Body: map[string]any{"feedbackMessage": "x"}}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"someone else's history", req{Method: "GET", Path: feedbackPath(bob)}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"history limit 0", req{Method: "GET", Path: feedbackPath(ann) + "?limit=0"}, 400,
-				bad("limit must be a whole number from 1 to 500")},
+		send := func(u user, msg any) req { return POST(feedbackPath(u), map[string]any{"feedbackMessage": msg}) }
+		nothingStored := func(t *testing.T, h *harness) {
+			expect(t, h.get(feedbackPath(ann), ann.Token), 200, feedbackList())
+			expect(t, h.get(feedbackPath(bob), bob.Token), 200, feedbackList())
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = ann.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		expect(t, h.get(feedbackPath(ann), ann.Token), 200, feedbackList()) // nothing was stored
-		expect(t, h.get(feedbackPath(bob), bob.Token), 200, feedbackList())
+		runScenarios(t, h, afterEach(nothingStored, signedIn(ann, []scenario{
+			{name: "feedbackMessage missing", req: POST(feedbackPath(ann), map[string]any{}), status: 400,
+				want: errInvalid("feedbackMessage is required")},
+			{name: "feedbackMessage null", req: send(ann, nil), status: 400, want: errInvalid("feedbackMessage is required")},
+			{name: "feedbackMessage blank", req: send(ann, " \n "), status: 400, want: errInvalid("feedbackMessage is required")},
+			{name: "feedbackMessage of 5001 characters", req: send(ann, strings.Repeat("x", 5001)), status: 400,
+				want: errInvalid("feedbackMessage must be at most 5000 characters")},
+			{name: "feedbackMessage not a string", req: send(ann, 5), status: 400, want: errInvalid("field feedbackMessage must be a string")},
+			{name: "empty body", req: POST(feedbackPath(ann), ""), status: 400, want: errInvalid("request body is empty")},
+			{name: "malformed JSON", req: POST(feedbackPath(ann), `{"feedbackMessage":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "no token", req: send(ann, "x").anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's path", req: send(bob, "x"), status: 403, want: errNotYours},
+			{name: "someone else's history", req: GET(feedbackPath(bob)), status: 403, want: errNotYours},
+			{name: "history limit 0", req: GET(feedbackPath(ann) + "?limit=0"), status: 400,
+				want: errInvalid("limit must be a whole number from 1 to 500")},
+		})))
 
 		// 20 messages an hour per user, then 429 with Retry-After; refused ones are not stored
 		for i := range 20 {

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -39,13 +40,7 @@ func checkReply(key string, enabled bool, message, name, description string) str
 }
 
 func listReply(userID, platform string, keys ...string) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
-	return `{"userId":` + q(userID) + `,"enabledFlags":[` + strings.Join(quoted(keys), ",") + `],"platform":` + q(platform) + `}`
+	return `{"userId":` + nullable(userID) + `,"enabledFlags":[` + strings.Join(quoted(keys), ",") + `],"platform":` + nullable(platform) + `}`
 }
 
 func quoted(ss []string) []string {
@@ -211,21 +206,14 @@ func TestFeatureFlagAdministratorsPageThroughAll(t *testing.T) {
 			expect(t, h.flagWrite(boss, map[string]any{"action": "create", "key": k, "name": k}), 200, "")
 		}
 		var got []string
-		path := flagsPath + "?action=all&limit=2"
-		for pages := 0; ; pages++ {
-			r := h.get(path, boss.Token)
-			expect(t, r, 200, "")
+		all := pages(t, 2, func(q string) response { return h.get(flagsPath+"?action=all&"+q, boss.Token) })
+		for _, r := range all {
 			for _, f := range r.JSON(t)["flags"].([]any) {
 				got = append(got, f.(map[string]any)["key"].(string))
 			}
-			next := r.Header.Get("X-Next-Cursor")
-			if next == "" {
-				if pages != 2 {
-					t.Fatalf("%d pages", pages+1)
-				}
-				break
-			}
-			path = flagsPath + "?action=all&limit=2&cursor=" + next
+		}
+		if len(all) != 3 {
+			t.Fatalf("%d pages", len(all))
 		}
 		if strings.Join(got, ",") != "a,b,c,d,e" {
 			t.Fatalf("pages: %v", got)
@@ -240,98 +228,84 @@ func TestFeatureFlagErrors(t *testing.T) {
 			"rolloutPercentage": 40, "enabledForUserIds": []string{"u1"}}), 200, "")
 		create := func(extra map[string]any) req {
 			b := map[string]any{"action": "create", "key": "fresh", "name": "Fresh"}
-			for k, v := range extra {
-				b[k] = v
-			}
-			return req{Method: "POST", Path: flagsPath, Body: b}
+			maps.Copy(b, extra) // a nil value is sent as null
+			return POST(flagsPath, b)
 		}
-		write := func(b map[string]any) req { return req{Method: "POST", Path: flagsPath, Body: b} }
-		public := func(query string) req { return req{Method: "GET", Path: flagsPath + query, Token: "-"} }
+		write := func(b map[string]any) req { return POST(flagsPath, b) }
+		public := func(query string) req { return GET(flagsPath + query).anonymous() }
 		rollout := "rolloutPercentage must be a whole number from 0 to 100"
 		badKey := "key must be 1 to 64 characters of a-z, 0-9, _, . and -"
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"GET without flag or action", public(""), 400, errBody("invalid_request", "flag is required: the key of a feature flag")},
-			{"GET unknown action", public("?action=mine"), 400,
-				errBody("invalid_request", `unknown action \"mine\": use list or all, or flag=<key> without action`)},
-			{"GET a key no flag can have: unknown, off", public("?flag=Dark%20Mode"), 200,
-				`{"enabled":false,"message":"feature flag not found","flagKey":"Dark Mode","flag":null}`},
-			{"GET unknown platform", public("?flag=existing&platform=tv"), 400, errBody("invalid_request", "platform must be ios, android or web")},
-			{"GET list with an unknown platform", public("?action=list&platform=IOS"), 400, errBody("invalid_request", "platform must be ios, android or web")},
-			{"GET long userId", public("?flag=existing&userId=" + strings.Repeat("u", 65)), 400,
-				errBody("invalid_request", "userId must be at most 64 characters")},
-			{"GET all without a token", public("?action=all"), 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"GET all by a non-administrator", req{Method: "GET", Path: flagsPath + "?action=all", Token: user.Token}, 403,
-				errBody("forbidden", "administrators only")},
-			{"GET all with a bad limit", req{Method: "GET", Path: flagsPath + "?action=all&limit=501"}, 400,
-				errBody("invalid_request", "limit must be a whole number from 1 to 500")},
-			{"GET all with a bad cursor", req{Method: "GET", Path: flagsPath + "?action=all&limit=5&cursor=xyz"}, 400,
-				errBody("invalid_request", "cursor is not one this server handed out")},
+		notFound := errBody("not_found", "feature flag not found")
+		badPlatform := errInvalid("platform must be ios, android or web")
+		now := h.Clock.Now().UnixMilli()
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
+				flagJSON("<string>", "existing", "Existing", "", true, false, []string{"u1"}, nil, 40, nil, "boss@x.io", now, now)+`]}`)
+		}
+		runScenarios(t, h, afterEach(unchanged, signedIn(boss, []scenario{
+			{name: "GET without flag or action", req: public(""), status: 400, want: errInvalid("flag is required: the key of a feature flag")},
+			{name: "GET unknown action", req: public("?action=mine"), status: 400,
+				want: errInvalid(`unknown action \"mine\": use list or all, or flag=<key> without action`)},
+			{name: "GET a key no flag can have: unknown, off", req: public("?flag=Dark%20Mode"), status: 200,
+				want: `{"enabled":false,"message":"feature flag not found","flagKey":"Dark Mode","flag":null}`},
+			{name: "GET unknown platform", req: public("?flag=existing&platform=tv"), status: 400, want: badPlatform},
+			{name: "GET list with an unknown platform", req: public("?action=list&platform=IOS"), status: 400, want: badPlatform},
+			{name: "GET long userId", req: public("?flag=existing&userId=" + strings.Repeat("u", 65)), status: 400,
+				want: errInvalid("userId must be at most 64 characters")},
+			{name: "GET all without a token", req: public("?action=all"), status: 401, want: errNoToken},
+			{name: "GET all by a non-administrator", req: GET(flagsPath + "?action=all").by(user), status: 403, want: errAdminsOnly},
+			{name: "GET all with a bad limit", req: GET(flagsPath + "?action=all&limit=501"), status: 400,
+				want: errInvalid("limit must be a whole number from 1 to 500")},
+			{name: "GET all with a bad cursor", req: GET(flagsPath + "?action=all&limit=5&cursor=xyz"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
 
-			{"POST without a token", req{Method: "POST", Path: flagsPath, Body: map[string]any{"action": "create", "key": "k", "name": "K"}, Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"POST by a non-administrator", req{Method: "POST", Path: flagsPath, Body: map[string]any{"action": "toggle", "flagKey": "existing", "isEnabled": false},
-				Token: user.Token}, 403, errBody("forbidden", "administrators only")},
-			{"POST without action", write(map[string]any{"key": "k"}), 400, errBody("invalid_request", "action is required: create, toggle, update or delete")},
-			{"POST unknown action", write(map[string]any{"action": "rename"}), 400,
-				errBody("invalid_request", `unknown action \"rename\": use create, toggle, update or delete`)},
-			{"POST malformed JSON", req{Method: "POST", Path: flagsPath, Body: `{"action":"create"`}, 400, errBody("invalid_request", "malformed JSON")},
-			{"create: taken key", create(map[string]any{"key": "existing"}), 409, errBody("conflict", "a feature flag with this key already exists")},
-			{"create: no key", create(map[string]any{"key": nil}), 400, errBody("invalid_request", "key is required")},
-			{"create: bad key", create(map[string]any{"key": "new flag"}), 400, errBody("invalid_request", badKey)},
-			{"create: key of 65", create(map[string]any{"key": strings.Repeat("k", 65)}), 400, errBody("invalid_request", badKey)},
-			{"create: no name", create(map[string]any{"name": ""}), 400, errBody("invalid_request", "name is required")},
-			{"create: rollout 101", create(map[string]any{"rolloutPercentage": 101}), 400, errBody("invalid_request", rollout)},
-			{"create: rollout 12.5", create(map[string]any{"rolloutPercentage": 12.5}), 400, errBody("invalid_request", rollout)},
-			{"create: rollout as a string", create(map[string]any{"rolloutPercentage": "50"}), 400,
-				errBody("invalid_request", "field rolloutPercentage must be a number")},
-			{"create: isEnabled as a string", create(map[string]any{"isEnabled": "true"}), 400,
-				errBody("invalid_request", "field isEnabled must be a boolean")},
-			{"create: unknown platform", create(map[string]any{"platforms": []string{"ios", "windows"}}), 400,
-				errBody("invalid_request", "platforms may hold only ios, android and web")},
-			{"create: platforms not an array", create(map[string]any{"platforms": "ios"}), 400,
-				errBody("invalid_request", "field platforms must be an array")},
-			{"create: a user in both lists", create(map[string]any{"enabledForUserIds": []string{"x"}, "disabledForUserIds": []string{"x"}}), 400,
-				errBody("invalid_request", `user \"x\" is in both enabledForUserIds and disabledForUserIds`)},
-			{"create: 1001 listed users", create(map[string]any{"enabledForUserIds": manyIDs(1001)}), 400,
-				errBody("invalid_request", "enabledForUserIds may hold at most 1000 user ids")},
-			{"toggle: unknown flag", write(map[string]any{"action": "toggle", "flagKey": "ghost", "isEnabled": true}), 404,
-				errBody("not_found", "feature flag not found")},
-			{"toggle: no isEnabled", write(map[string]any{"action": "toggle", "flagKey": "existing"}), 400,
-				errBody("invalid_request", "isEnabled is required: true or false")},
-			{"toggle: no flagKey", write(map[string]any{"action": "toggle", "isEnabled": true}), 400, errBody("invalid_request", "flagKey is required")},
-			{"update: unknown flag", write(map[string]any{"action": "update", "flagKey": "ghost", "name": "X"}), 404,
-				errBody("not_found", "feature flag not found")},
-			{"update: nothing to change", write(map[string]any{"action": "update", "flagKey": "existing"}), 400,
-				errBody("invalid_request", "send at least one of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds")},
-			{"update: one bad field refuses all", write(map[string]any{"action": "update", "flagKey": "existing", "isEnabled": false, "rolloutPercentage": -5}), 400,
-				errBody("invalid_request", rollout)},
-			{"update: a listed user in both lists", write(map[string]any{"action": "update", "flagKey": "existing", "disabledForUserIds": []string{"u1"}}), 400,
-				errBody("invalid_request", `user \"u1\" is in both enabledForUserIds and disabledForUserIds`)},
-			{"delete: unknown flag", write(map[string]any{"action": "delete", "flagKey": "ghost"}), 404, errBody("not_found", "feature flag not found")},
-			{"delete: no flagKey", write(map[string]any{"action": "delete"}), 400, errBody("invalid_request", "flagKey is required")},
-			{"PUT is no route", req{Method: "PUT", Path: flagsPath, Body: map[string]any{}}, 405, ""},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = boss.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written by any refused request
-		expect(t, h.get(flagsPath+"?action=all", boss.Token), 200, `{"success":true,"flags":[`+
-			flagJSON("<string>", "existing", "Existing", "", true, false, []string{"u1"}, nil, 40, nil, "boss@x.io",
-				h.Clock.Now().UnixMilli(), h.Clock.Now().UnixMilli())+`]}`)
+			{name: "POST without a token", req: write(map[string]any{"action": "create", "key": "k", "name": "K"}).anonymous(), status: 401,
+				want: errNoToken},
+			{name: "POST by a non-administrator", req: write(map[string]any{"action": "toggle", "flagKey": "existing", "isEnabled": false}).by(user), status: 403,
+				want: errAdminsOnly},
+			{name: "POST without action", req: write(map[string]any{"key": "k"}), status: 400,
+				want: errInvalid("action is required: create, toggle, update or delete")},
+			{name: "POST unknown action", req: write(map[string]any{"action": "rename"}), status: 400,
+				want: errInvalid(`unknown action \"rename\": use create, toggle, update or delete`)},
+			{name: "POST malformed JSON", req: POST(flagsPath, `{"action":"create"`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "create: taken key", req: create(map[string]any{"key": "existing"}), status: 409,
+				want: errBody("conflict", "a feature flag with this key already exists")},
+			{name: "create: no key", req: create(map[string]any{"key": nil}), status: 400, want: errInvalid("key is required")},
+			{name: "create: bad key", req: create(map[string]any{"key": "new flag"}), status: 400, want: errInvalid(badKey)},
+			{name: "create: key of 65", req: create(map[string]any{"key": strings.Repeat("k", 65)}), status: 400, want: errInvalid(badKey)},
+			{name: "create: no name", req: create(map[string]any{"name": ""}), status: 400, want: errInvalid("name is required")},
+			{name: "create: rollout 101", req: create(map[string]any{"rolloutPercentage": 101}), status: 400, want: errInvalid(rollout)},
+			{name: "create: rollout 12.5", req: create(map[string]any{"rolloutPercentage": 12.5}), status: 400, want: errInvalid(rollout)},
+			{name: "create: rollout as a string", req: create(map[string]any{"rolloutPercentage": "50"}), status: 400,
+				want: errInvalid("field rolloutPercentage must be a number")},
+			{name: "create: isEnabled as a string", req: create(map[string]any{"isEnabled": "true"}), status: 400,
+				want: errInvalid("field isEnabled must be a boolean")},
+			{name: "create: unknown platform", req: create(map[string]any{"platforms": []string{"ios", "windows"}}), status: 400,
+				want: errInvalid("platforms may hold only ios, android and web")},
+			{name: "create: platforms not an array", req: create(map[string]any{"platforms": "ios"}), status: 400,
+				want: errInvalid("field platforms must be an array")},
+			{name: "create: a user in both lists", req: create(map[string]any{"enabledForUserIds": []string{"x"}, "disabledForUserIds": []string{"x"}}), status: 400,
+				want: errInvalid(`user \"x\" is in both enabledForUserIds and disabledForUserIds`)},
+			{name: "create: 1001 listed users", req: create(map[string]any{"enabledForUserIds": manyIDs(1001)}), status: 400,
+				want: errInvalid("enabledForUserIds may hold at most 1000 user ids")},
+			{name: "toggle: unknown flag", req: write(map[string]any{"action": "toggle", "flagKey": "ghost", "isEnabled": true}), status: 404,
+				want: notFound},
+			{name: "toggle: no isEnabled", req: write(map[string]any{"action": "toggle", "flagKey": "existing"}), status: 400,
+				want: errInvalid("isEnabled is required: true or false")},
+			{name: "toggle: no flagKey", req: write(map[string]any{"action": "toggle", "isEnabled": true}), status: 400,
+				want: errInvalid("flagKey is required")},
+			{name: "update: unknown flag", req: write(map[string]any{"action": "update", "flagKey": "ghost", "name": "X"}), status: 404,
+				want: notFound},
+			{name: "update: nothing to change", req: write(map[string]any{"action": "update", "flagKey": "existing"}), status: 400,
+				want: errInvalid("send at least one of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds")},
+			{name: "update: one bad field refuses all", req: write(map[string]any{"action": "update", "flagKey": "existing", "isEnabled": false, "rolloutPercentage": -5}), status: 400,
+				want: errInvalid(rollout)},
+			{name: "update: a listed user in both lists", req: write(map[string]any{"action": "update", "flagKey": "existing", "disabledForUserIds": []string{"u1"}}), status: 400,
+				want: errInvalid(`user \"u1\" is in both enabledForUserIds and disabledForUserIds`)},
+			{name: "delete: unknown flag", req: write(map[string]any{"action": "delete", "flagKey": "ghost"}), status: 404, want: notFound},
+			{name: "delete: no flagKey", req: write(map[string]any{"action": "delete"}), status: 400, want: errInvalid("flagKey is required")},
+			{name: "PUT is no route", req: PUT(flagsPath, map[string]any{}), status: 405, want: errNotAllowed},
+		})))
 	}, asAdmin)
 }
 
@@ -346,20 +320,12 @@ func manyIDs(n int) []string {
 // BenchmarkFeatureFlagList measures the public list: every flag evaluated
 // for one user, premium asked once.
 func BenchmarkFeatureFlagList(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p, asAdmin)
-			boss := h.newUser("boss@x.io")
-			for i := range 20 {
-				expect(b, h.flagWrite(boss, map[string]any{"action": "create", "key": fmt.Sprint("flag-", i), "name": "F",
-					"isEnabled": true, "enabledForPremium": i%4 == 0, "rolloutPercentage": 50}), 200, "")
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get(flagsPath+"?action=list&userId="+boss.ID+"&platform=ios", boss.Token); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		boss := h.newUser("boss@x.io")
+		for i := range 20 {
+			expect(h.t, h.flagWrite(boss, map[string]any{"action": "create", "key": fmt.Sprint("flag-", i), "name": "F",
+				"isEnabled": true, "enabledForPremium": i%4 == 0, "rolloutPercentage": 50}), 200, "")
+		}
+		return scenario{req: GET(flagsPath + "?action=list&userId=" + boss.ID + "&platform=ios").by(boss), status: 200}
+	}, asAdmin)
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,19 @@ func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), opts ...option
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			fn(t, newHarness(t, p, opts...))
+		})
+	}
+}
+
+// eachProfileWith is eachProfile with a value the app provides (a
+// repository, the memory pusher's outbox), populated from fx.
+func eachProfileWith[T any](t *testing.T, fn func(t *testing.T, h *harness, v T), opts ...option) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			var v T
+			h := newHarness(t, p, append(slices.Clone(opts), withFx(fx.Populate(&v)))...)
+			fn(t, h, v)
 		})
 	}
 }

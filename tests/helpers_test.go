@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"net/url"
 	"testing"
 )
 
@@ -57,4 +58,48 @@ func setTimezone(t *testing.T, h *harness, u user, tz string) {
 	t.Helper()
 	expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + u.ID, Token: u.Token,
 		Body: map[string]any{"timezone": tz}}), 200, "")
+}
+
+// pages follows a list's X-Next-Cursor from its first page: get answers
+// one page for the paging query ("limit=N", then "limit=N&cursor=...").
+// It returns every page's answer and fails past ten pages.
+func pages(t *testing.T, limit int, get func(query string) response) []response {
+	t.Helper()
+	var out []response
+	query := "limit=" + itoa(int64(limit))
+	for len(out) < 10 {
+		r := get(query)
+		expect(t, r, 200, "")
+		out = append(out, r)
+		next := r.Header.Get("X-Next-Cursor")
+		if next == "" {
+			return out
+		}
+		query = "limit=" + itoa(int64(limit)) + "&cursor=" + url.QueryEscape(next)
+	}
+	t.Fatalf("more than %d pages", len(out))
+	return nil
+}
+
+// jsonArray decodes a body that is a bare JSON array of objects.
+func jsonArray(t testing.TB, r response) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	if err := json.Unmarshal(r.Body, &out); err != nil {
+		t.Fatalf("body is not a JSON array of objects: %v: %s", err, r.Body)
+	}
+	return out
+}
+
+// nullable is s as a JSON string, or null when empty.
+func nullable(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return `"` + s + `"`
+}
+
+// withDates is path with the startDate and endDate query of a date range.
+func withDates(path, from, to string) string {
+	return path + "?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
 }

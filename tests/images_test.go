@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,6 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
-	"go.uber.org/fx"
 
 	"tandem/adapters/blob/memblob"
 )
@@ -202,14 +200,7 @@ func expectFile(t testing.TB, r response, contentType string, data []byte) {
 // eachImageProfile runs fn on every storage profile with the memory blob
 // store at hand, and a rate limit no scenario reaches unless it sets one.
 func eachImageProfile(t *testing.T, fn func(t *testing.T, h *harness, blobs *memblob.Store), opts ...option) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var blobs *memblob.Store
-			all := append([]option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"), withFx(fx.Populate(&blobs))}, opts...)
-			fn(t, newHarness(t, p, all...), blobs)
-		})
-	}
+	eachProfileWith(t, fn, append([]option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000")}, opts...)...)
 }
 
 func TestImagesUploadReadAndDelete(t *testing.T) {
@@ -307,69 +298,50 @@ func TestImagesRefusedUploadsStoreNothing(t *testing.T) {
 		for range 5 {
 			five = append(five, filePart("x.png", "image/png", pngB))
 		}
-		mp := func(parts ...part) ([]byte, map[string]string) {
+		// upload is u's upload of a multipart body of parts
+		upload := func(parts ...part) req {
 			body, ct := multipartBody(t, parts...)
-			return body, map[string]string{"Content-Type": ct}
+			return POST(imagesPath(u), body).with("Content-Type", ct)
 		}
-		noFile, noFileCT := mp(part{name: "caption", data: []byte("hello")})
-		fiveB, fiveCT := mp(five...)
-		wrongName, wrongNameCT := mp(part{name: "files", filename: "x.png", contentType: "image/png", data: pngB})
-		mixedName, mixedNameCT := mp(filePart("x.png", "image/png", pngB), part{name: "image", filename: "y.png", contentType: "image/png", data: pngB})
-		gifB, gifCT := mp(filePart("x.gif", "image/gif", gifFile(t)))
-		textB, textCT := mp(filePart("photo.png", "image/png", []byte("this is text, not a picture")))
-		laterB, laterCT := mp(filePart("a.png", "image/png", pngB), filePart("b.jpg", "image/jpeg", jpegFile(t)), filePart("c.png", "image/png", gifFile(t)))
-		bigB, bigCT := mp(filePart("big.png", "image/png", big))
-		laterBigB, laterBigCT := mp(filePart("a.png", "image/png", pngB), filePart("big.png", "image/png", big))
-		emptyB, emptyCT := mp(filePart("empty.png", "image/png", nil))
+		noFile := upload(part{name: "caption", data: []byte("hello")})
+		gif := upload(filePart("x.gif", "image/gif", gifFile(t)))
 		const filesMsg = "send 1 to 4 images, each in a part named file"
-		const formatMsg = "images must be JPEG, PNG or WEBP"
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"no file", req{Body: noFile, Headers: noFileCT}, 400, errBody("invalid_request", filesMsg)},
-			{"five files", req{Body: fiveB, Headers: fiveCT}, 400, errBody("invalid_request", "at most 4 images per upload")},
-			{"a part named files", req{Body: wrongName, Headers: wrongNameCT}, 400, errBody("invalid_request", "send each image in a part named file, not files")},
-			{"a second part name", req{Body: mixedName, Headers: mixedNameCT}, 400, errBody("invalid_request", "send each image in a part named file, not image")},
-			{"a gif", req{Body: gifB, Headers: gifCT}, 415, errBody("unsupported_media_type", formatMsg)},
-			{"text named .png, sent as image/png", req{Body: textB, Headers: textCT}, 415, errBody("unsupported_media_type", formatMsg)},
-			{"an empty file", req{Body: emptyB, Headers: emptyCT}, 415, errBody("unsupported_media_type", formatMsg)},
-			{"a bad third file", req{Body: laterB, Headers: laterCT}, 415, errBody("unsupported_media_type", formatMsg)},
-			{"a file over the limit", req{Body: bigB, Headers: bigCT}, 413, errBody("payload_too_large", "each image must be at most 4096 bytes")},
-			{"a later file over the limit", req{Body: laterBigB, Headers: laterBigCT}, 413, errBody("payload_too_large", "each image must be at most 4096 bytes")},
-			{"a JSON body", req{Body: map[string]any{"file": "aGVsbG8="}}, 415,
-				errBody("unsupported_media_type", "send the images as multipart/form-data, each in a part named file")},
-			{"malformed multipart", req{Body: []byte("--x\r\nnot a part"), Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=x"}}, 400,
-				errBody("invalid_request", "malformed multipart body")},
-			{"a compressed body", req{Body: gifB, Headers: map[string]string{"Content-Type": gifCT["Content-Type"], "Content-Encoding": "gzip"}}, 415,
-				errBody("unsupported_media_type", "send the images uncompressed: no Content-Encoding")},
-			{"no token", req{Body: noFile, Headers: noFileCT, Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"another user's path", req{Body: gifB, Headers: gifCT, Path: imagesPath(other)}, 403,
-				errBody("forbidden", "you may only act on your own account")},
+		badFormat := errBody("unsupported_media_type", "images must be JPEG, PNG or WEBP")
+		tooBig := errBody("payload_too_large", "each image must be at most 4096 bytes")
+		nothingStored := func(t *testing.T, h *harness) {
+			expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
+			expect(t, h.get(imagesPath(other), other.Token), 200, `[]`)
+			if keys := blobs.Keys(); len(keys) != 0 {
+				t.Fatalf("a refused upload left files: %v", keys)
+			}
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				tc.r.Method = "POST"
-				if tc.r.Path == "" {
-					tc.r.Path = imagesPath(u)
-				}
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
-		expect(t, h.get(imagesPath(other), other.Token), 200, `[]`)
-		if keys := blobs.Keys(); len(keys) != 0 {
-			t.Fatalf("a refused upload left files: %v", keys)
-		}
+		runScenarios(t, h, afterEach(nothingStored, signedIn(u, []scenario{
+			{name: "no file", req: noFile, status: 400, want: errInvalid(filesMsg)},
+			{name: "five files", req: upload(five...), status: 400, want: errInvalid("at most 4 images per upload")},
+			{name: "a part named files", req: upload(part{name: "files", filename: "x.png", contentType: "image/png", data: pngB}), status: 400,
+				want: errInvalid("send each image in a part named file, not files")},
+			{name: "a second part name", req: upload(filePart("x.png", "image/png", pngB),
+				part{name: "image", filename: "y.png", contentType: "image/png", data: pngB}), status: 400,
+				want: errInvalid("send each image in a part named file, not image")},
+			{name: "a gif", req: gif, status: 415, want: badFormat},
+			{name: "text named .png, sent as image/png", req: upload(filePart("photo.png", "image/png", []byte("this is text, not a picture"))),
+				status: 415, want: badFormat},
+			{name: "an empty file", req: upload(filePart("empty.png", "image/png", nil)), status: 415, want: badFormat},
+			{name: "a bad third file", req: upload(filePart("a.png", "image/png", pngB), filePart("b.jpg", "image/jpeg", jpegFile(t)),
+				filePart("c.png", "image/png", gifFile(t))), status: 415, want: badFormat},
+			{name: "a file over the limit", req: upload(filePart("big.png", "image/png", big)), status: 413, want: tooBig},
+			{name: "a later file over the limit", req: upload(filePart("a.png", "image/png", pngB), filePart("big.png", "image/png", big)),
+				status: 413, want: tooBig},
+			{name: "a JSON body", req: POST(imagesPath(u), map[string]any{"file": "aGVsbG8="}), status: 415,
+				want: errBody("unsupported_media_type", "send the images as multipart/form-data, each in a part named file")},
+			{name: "malformed multipart", req: POST(imagesPath(u), []byte("--x\r\nnot a part")).with("Content-Type", "multipart/form-data; boundary=x"),
+				status: 400, want: errInvalid("malformed multipart body")},
+			{name: "a compressed body", req: gif.with("Content-Encoding", "gzip"), status: 415,
+				want: errBody("unsupported_media_type", "send the images uncompressed: no Content-Encoding")},
+			{name: "no token", req: noFile.anonymous(), status: 401, want: errNoToken},
+			{name: "another user's path", req: req{Method: "POST", Path: imagesPath(other), Body: gif.Body, Headers: gif.Headers}, status: 403,
+				want: errNotYours},
+		})))
 	}, withEnv("TANDEM_UPLOAD_MAX_BYTES", "4096"))
 }
 
@@ -384,37 +356,33 @@ func TestImagesUpdateFlowAndErrors(t *testing.T) {
 		fresh := h.mustUpload(u, filePart("new.jpg", "image/jpeg", jpegB))
 		theirs := h.mustUpload(other, filePart("x.png", "image/png", pngB))
 		theirRecs, _ := h.listed(other, "")
-		put := func(id string, body any) response {
-			return h.do(req{Method: "PUT", Path: imagesPath(u) + "/" + id, Token: u.Token, Body: body})
-		}
+		update := func(id string, body any) req { return PUT(imagesPath(u)+"/"+id, body).by(u) }
+		put := func(id string, body any) response { return h.do(update(id, body)) }
 		relink := func(up uploaded) map[string]any {
 			return map[string]any{"url": up.Files[0].Data.URL, "key": up.Files[0].Data.Key}
 		}
 		neverKey := "u/" + u.ID + "/" + strings.Repeat("0", 32) + ".png"
-		cases := []struct {
-			name   string
-			id     string
-			body   any
-			status int
-			resp   string
-		}{
-			{"another user's key", oldID, relink(theirs), 403, errBody("forbidden", "key is not one of your files")},
-			{"a key never uploaded", oldID, map[string]any{"url": "http://localhost:8080/files/" + neverKey, "key": neverKey}, 400,
-				errBody("invalid_request", "key is not one of your uploaded images: upload the file first")},
-			{"a path for a key", oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": "../../etc/passwd"}, 400,
-				errBody("invalid_request", "key is not one of your uploaded images: upload the file first")},
-			{"the url of another file", oldID, map[string]any{"url": old.Files[0].Data.URL, "key": fresh.Files[0].Data.Key}, 400,
-				errBody("invalid_request", "url is not the address of key")},
-			{"no url", oldID, map[string]any{"key": fresh.Files[0].Data.Key}, 400, errBody("invalid_request", "url and key are required")},
-			{"key not a string", oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": 7}, 400, errBody("invalid_request", "field key must be a string")},
-			{"malformed JSON", oldID, `{"url":`, 400, errBody("invalid_request", "malformed JSON")},
-			{"unknown image", "nope", relink(fresh), 404, errBody("not_found", "image not found")},
-			{"another user's image", ids(theirRecs)[0], relink(fresh), 404, errBody("not_found", "image not found")},
+		notUploaded := errInvalid("key is not one of your uploaded images: upload the file first")
+		notFound := errBody("not_found", "image not found")
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(imagesPath(u)+"/"+oldID, u.Token), 200, imageRecord(oldID, u, old.Files[0].Data.Key, old.GroupID, t0))
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) { expect(t, put(tc.id, tc.body), tc.status, tc.resp) })
-		}
-		expect(t, h.get(imagesPath(u)+"/"+oldID, u.Token), 200, imageRecord(oldID, u, old.Files[0].Data.Key, old.GroupID, t0))
+		runScenarios(t, h, afterEach(unchanged, []scenario{
+			{name: "another user's key", req: update(oldID, relink(theirs)), status: 403, want: errBody("forbidden", "key is not one of your files")},
+			{name: "a key never uploaded", req: update(oldID, map[string]any{"url": "http://localhost:8080/files/" + neverKey, "key": neverKey}),
+				status: 400, want: notUploaded},
+			{name: "a path for a key", req: update(oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": "../../etc/passwd"}),
+				status: 400, want: notUploaded},
+			{name: "the url of another file", req: update(oldID, map[string]any{"url": old.Files[0].Data.URL, "key": fresh.Files[0].Data.Key}),
+				status: 400, want: errInvalid("url is not the address of key")},
+			{name: "no url", req: update(oldID, map[string]any{"key": fresh.Files[0].Data.Key}), status: 400,
+				want: errInvalid("url and key are required")},
+			{name: "key not a string", req: update(oldID, map[string]any{"url": fresh.Files[0].Data.URL, "key": 7}), status: 400,
+				want: errInvalid("field key must be a string")},
+			{name: "malformed JSON", req: update(oldID, `{"url":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "unknown image", req: update("nope", relink(fresh)), status: 404, want: notFound},
+			{name: "another user's image", req: update(ids(theirRecs)[0], relink(fresh)), status: 404, want: notFound},
+		}))
 
 		// the spec's flow: upload the new file, PUT its url and key on the old image
 		want := imageRecord(oldID, u, fresh.Files[0].Data.Key, old.GroupID, t0)
@@ -447,37 +415,34 @@ func TestImagesGroupBulkUpdate(t *testing.T) {
 		item := func(id string, up uploaded, i int) map[string]any {
 			return map[string]any{"_id": id, "url": up.Files[i].Data.URL, "key": up.Files[i].Data.Key}
 		}
-		put := func(group string, body any) response {
-			return h.do(req{Method: "PUT", Path: imagesPath(u) + "/group/" + group, Token: u.Token, Body: body})
+		update := func(group string, body any) req { return PUT(imagesPath(u)+"/group/"+group, body).by(u) }
+		put := func(group string, body any) response { return h.do(update(group, body)) }
+		images := func(items ...any) map[string]any { return map[string]any{"images": items} }
+		unchanged := func(t *testing.T, h *harness) {
+			if !slices.Equal(h.groupIDs(u, g.GroupID), gIDs) || !slices.Equal(h.groupIDs(u, n.GroupID), nIDs) {
+				t.Fatal("a refused bulk update changed a group")
+			}
 		}
-		cases := []struct {
-			name   string
-			group  string
-			body   any
-			status int
-			resp   string
-		}{
-			{"an image of another group", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0), item(nIDs[1], g, 1)}}, 404,
-				errBody("not_found", "image "+nIDs[1]+" is not in this group")},
-			{"unknown group", "nope", map[string]any{"images": []any{item(gIDs[0], n, 0)}}, 404, errBody("not_found", "image group not found")},
-			{"a bad second url", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0),
-				map[string]any{"_id": gIDs[1], "url": "http://elsewhere/x.png", "key": n.Files[1].Data.Key}}}, 400,
-				errBody("invalid_request", "url is not the address of key")},
-			{"an image twice", g.GroupID, map[string]any{"images": []any{item(gIDs[0], n, 0), item(gIDs[0], n, 1)}}, 400,
-				errBody("invalid_request", "image "+gIDs[0]+" is listed twice")},
-			{"no images field", g.GroupID, map[string]any{"files": []any{}}, 400, errBody("invalid_request", "images is required: [{_id, url, key}]")},
-			{"an empty list", g.GroupID, map[string]any{"images": []any{}}, 400, errBody("invalid_request", "images must list at least one {_id, url, key}")},
-			{"images not an array", g.GroupID, map[string]any{"images": "all"}, 400, errBody("invalid_request", "field images must be an array")},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) { expect(t, put(tc.group, tc.body), tc.status, tc.resp) })
-		}
-		if !slices.Equal(h.groupIDs(u, g.GroupID), gIDs) || !slices.Equal(h.groupIDs(u, n.GroupID), nIDs) {
-			t.Fatal("a refused bulk update changed a group")
-		}
+		runScenarios(t, h, afterEach(unchanged, []scenario{
+			{name: "an image of another group", req: update(g.GroupID, images(item(gIDs[0], n, 0), item(nIDs[1], g, 1))), status: 404,
+				want: errBody("not_found", "image "+nIDs[1]+" is not in this group")},
+			{name: "unknown group", req: update("nope", images(item(gIDs[0], n, 0))), status: 404,
+				want: errBody("not_found", "image group not found")},
+			{name: "a bad second url", req: update(g.GroupID, images(item(gIDs[0], n, 0),
+				map[string]any{"_id": gIDs[1], "url": "http://elsewhere/x.png", "key": n.Files[1].Data.Key})), status: 400,
+				want: errInvalid("url is not the address of key")},
+			{name: "an image twice", req: update(g.GroupID, images(item(gIDs[0], n, 0), item(gIDs[0], n, 1))), status: 400,
+				want: errInvalid("image " + gIDs[0] + " is listed twice")},
+			{name: "no images field", req: update(g.GroupID, map[string]any{"files": []any{}}), status: 400,
+				want: errInvalid("images is required: [{_id, url, key}]")},
+			{name: "an empty list", req: update(g.GroupID, map[string]any{"images": []any{}}), status: 400,
+				want: errInvalid("images must list at least one {_id, url, key}")},
+			{name: "images not an array", req: update(g.GroupID, map[string]any{"images": "all"}), status: 400,
+				want: errInvalid("field images must be an array")},
+		}))
 
 		// both new files move into the group, in one transaction
-		r := put(g.GroupID, map[string]any{"images": []any{item(gIDs[2], n, 0), item(gIDs[0], n, 1)}})
+		r := put(g.GroupID, images(item(gIDs[2], n, 0), item(gIDs[0], n, 1)))
 		expect(t, r, 200, `[`+imageRecord(gIDs[0], u, n.Files[1].Data.Key, g.GroupID, t0)+`,`+
 			imageRecord(gIDs[1], u, g.Files[1].Data.Key, g.GroupID, t0)+`,`+
 			imageRecord(gIDs[2], u, n.Files[0].Data.Key, g.GroupID, t0)+`]`)
@@ -504,14 +469,11 @@ func TestImagesListPages(t *testing.T) {
 		}
 		slices.Reverse(want)
 		var got []string
-		cursor := ""
-		for range 4 {
-			recs, r := h.listed(u, "?limit=2&cursor="+url.QueryEscape(cursor))
+		pages(t, 2, func(q string) response {
+			recs, r := h.listed(u, "?"+q)
 			got = append(got, ids(recs)...)
-			if cursor = r.Header.Get("X-Next-Cursor"); cursor == "" {
-				break
-			}
-		}
+			return r
+		})
 		if !slices.Equal(got, want) {
 			t.Fatalf("paged %v, want %v", got, want)
 		}
@@ -526,28 +488,24 @@ func TestImagesListPages(t *testing.T) {
 }
 
 func TestImagesAreRateLimitedPerUser(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, p) // the default: 10 requests per minute per user
-			a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
-			up := h.mustUpload(a, filePart("a.png", "image/png", pngFile(t)))
-			for range 9 {
-				expect(t, h.get(imagesPath(a), a.Token), 200, "")
-			}
-			r := h.get(imagesPath(a), a.Token)
-			expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
-			if r.Header.Get("Retry-After") == "" {
-				t.Fatal("no Retry-After")
-			}
-			expect(t, h.upload(a, filePart("a.png", "image/png", pngFile(t))), 429, "")
-			expect(t, h.get(imagesPath(b), b.Token), 200, `[]`)         // per user
-			expect(t, h.fetch(up.Files[0].Data.URL), 200, "")           // files are not image endpoints
-			expect(t, h.get("/api/users/user/"+a.ID, a.Token), 200, "") // nor is the profile
-			h.Clock.Advance(time.Minute)
+	eachProfile(t, func(t *testing.T, h *harness) { // the default: 10 requests per minute per user
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		up := h.mustUpload(a, filePart("a.png", "image/png", pngFile(t)))
+		for range 9 {
 			expect(t, h.get(imagesPath(a), a.Token), 200, "")
-		})
-	}
+		}
+		r := h.get(imagesPath(a), a.Token)
+		expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatal("no Retry-After")
+		}
+		expect(t, h.upload(a, filePart("a.png", "image/png", pngFile(t))), 429, "")
+		expect(t, h.get(imagesPath(b), b.Token), 200, `[]`)         // per user
+		expect(t, h.fetch(up.Files[0].Data.URL), 200, "")           // files are not image endpoints
+		expect(t, h.get("/api/users/user/"+a.ID, a.Token), 200, "") // nor is the profile
+		h.Clock.Advance(time.Minute)
+		expect(t, h.get(imagesPath(a), a.Token), 200, "")
+	})
 }
 
 func TestFilesRefuseWhatIsNoKey(t *testing.T) {

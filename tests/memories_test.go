@@ -27,7 +27,7 @@ func memoriesPath(u user) string { return "/api/users/user/" + u.ID + "/memories
 func memoryPath(u user, id string) string { return memoriesPath(u) + "/" + id }
 
 func memoryRangePath(u user, from, to string) string {
-	return memoriesPath(u) + "/date-range?startDate=" + url.QueryEscape(from) + "&endDate=" + url.QueryEscape(to)
+	return withDates(memoriesPath(u)+"/date-range", from, to)
 }
 
 // memoryBody is the exact JSON of a memory record; created and updated are
@@ -36,12 +36,8 @@ func memoryBody(id, title, description, date string, images []string, created, u
 	if images == nil {
 		images = []string{}
 	}
-	b, err := json.Marshal(map[string]any{"id": id, "title": title, "description": description, "date": date,
+	return jsonStr(map[string]any{"id": id, "title": title, "description": description, "date": date,
 		"images": images, "createdAt": created, "updatedAt": updated})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 // createMemory creates a memory from fields (action create added), returns
@@ -59,11 +55,7 @@ func listMemories(t *testing.T, h *harness, u user, path string) ([]map[string]a
 	t.Helper()
 	r := h.get(path, u.Token)
 	expect(t, r, 200, "")
-	var out []map[string]any
-	if err := json.Unmarshal(r.Body, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out, r.Header.Get("X-Next-Cursor")
+	return jsonArray(t, r), r.Header.Get("X-Next-Cursor")
 }
 
 func joinField(ms []map[string]any, field string) string {
@@ -160,17 +152,8 @@ func TestMemoriesPagesCountAndDateRange(t *testing.T) {
 		}
 		// pages of two through X-Next-Cursor, the same order
 		var seen []map[string]any
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			page, next := listMemories(t, h, u, memoriesPath(u)+q)
-			seen = append(seen, page...)
-			if cursor = next; cursor == "" {
-				break
-			}
+		for _, r := range pages(t, 2, func(q string) response { return h.get(memoriesPath(u)+"?"+q, u.Token) }) {
+			seen = append(seen, jsonArray(t, r)...)
 		}
 		if joinField(seen, "id") != joinField(all, "id") {
 			t.Fatalf("pages %s, want %s", joinField(seen, "id"), joinField(all, "id"))
@@ -303,142 +286,122 @@ func TestMemoryErrors(t *testing.T) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		seedID := h.createMemory(u, map[string]any{"title": "Seed", "date": "2025-06-01"})
 		theirs := h.createMemory(other, map[string]any{"title": "Not yours", "date": "2025-06-01"})
-		create := func(edit map[string]any) map[string]any {
-			b := map[string]any{"action": "create", "title": "T", "date": "2025-06-01"}
-			for k, v := range edit {
-				if v == nil {
-					delete(b, k)
-				} else {
-					b[k] = v
-				}
-			}
-			return b
-		}
+		valid := map[string]any{"action": "create", "title": "T", "date": "2025-06-01"}
+		create := func(edit map[string]any) req { return POST(memoriesPath(u), edited(valid, edit)) }
 		pic := "http://localhost:8080/files/u/" + u.ID + "/0123456789abcdef0123456789abcdef.jpg"
 		many := make([]string, 21)
 		for i := range many {
 			many[i] = pic + strings.Repeat("x", i)
 		}
 		notFound := errBody("not_found", "memory not found")
-		forbidden := errBody("forbidden", "you may only act on your own account")
-		noToken := errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")
-		notAllowed := `{"success":false,"error":"method not allowed on this route","code":"method_not_allowed","message":"method not allowed on this route"}`
-		invalid := func(msg string) string { return errBody("invalid_request", msg) }
 		badDate := func(msg string) string { return errBody("invalid_date", msg) }
-		post := func(body any) req { return req{Method: "POST", Path: memoriesPath(u), Body: body} }
-		put := func(id string, body any) req { return req{Method: "PUT", Path: memoryPath(u, id), Body: body} }
-		get := func(path string) req { return req{Method: "GET", Path: path} }
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"create without action", post(create(map[string]any{"action": nil})), 400, invalid("action is required: create")},
-			{"create with another action", post(create(map[string]any{"action": "update"})), 400, invalid(`unknown action \"update\": use create`)},
-			{"create without title", post(create(map[string]any{"title": nil})), 400, invalid("title is required")},
-			{"create with a blank title", post(create(map[string]any{"title": " "})), 400, invalid("title is required")},
-			{"title of 201", post(create(map[string]any{"title": strings.Repeat("t", 201)})), 400, invalid("title must be at most 200 characters")},
-			{"description of 5001", post(create(map[string]any{"description": strings.Repeat("d", 5001)})), 400,
-				invalid("description must be at most 5000 characters")},
-			{"create without date", post(create(map[string]any{"date": nil})), 400, invalid("date is required (YYYY-MM-DD)")},
-			{"impossible date", post(create(map[string]any{"date": "2025-02-30"})), 400, badDate("date must be a date in the form YYYY-MM-DD")},
-			{"date not YYYY-MM-DD", post(create(map[string]any{"date": "01/06/2025"})), 400, badDate("date must be a date in the form YYYY-MM-DD")},
-			{"date in the future", post(create(map[string]any{"date": "2025-06-17"})), 400, badDate("date must not be in the future")},
-			{"date before 1900", post(create(map[string]any{"date": "1899-12-31"})), 400, badDate("date must be between 1900-01-01 and 9999-12-31")},
-			{"21 images", post(create(map[string]any{"images": many})), 400, invalid("images may hold at most 20 addresses")},
-			{"an image elsewhere", post(create(map[string]any{"images": []string{"https://tracker.example/p.gif"}})), 400,
-				invalid("images must be addresses of uploaded images (http://localhost:8080/files/...)")},
-			{"an image not a URL", post(create(map[string]any{"images": []string{"me.jpg"}})), 400, invalid("images must be http or https addresses")},
-			{"images not an array", post(create(map[string]any{"images": pic})), 400, invalid("field images must be an array")},
-			{"an image not a string", post(create(map[string]any{"images": []any{7}})), 400, invalid("field images must be a string")},
-			{"title not a string", post(create(map[string]any{"title": 7})), 400, invalid("field title must be a string")},
-			{"malformed JSON", post(`{"action":"create",`), 400, invalid("malformed JSON")},
-			{"a JSON array", post(`[]`), 400, invalid("request body must be a JSON object")},
-			{"not JSON", req{Method: "POST", Path: memoriesPath(u), Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
-				errBody("unsupported_media_type", "send the body as application/json")},
-			{"create for another user", req{Method: "POST", Path: memoriesPath(other), Body: create(nil)}, 403, forbidden},
-			{"create without a token", req{Method: "POST", Path: memoriesPath(u), Body: create(nil), Token: "-"}, 401, noToken},
-			{"list of another user", get(memoriesPath(other)), 403, forbidden},
-			{"list without a token", req{Method: "GET", Path: memoriesPath(u), Token: "-"}, 401, noToken},
-			{"list with a bad limit", get(memoriesPath(u) + "?limit=0"), 400, invalid("limit must be a whole number from 1 to 500")},
-			{"list with a forged cursor", get(memoriesPath(u) + "?limit=2&cursor=forged"), 400, invalid("cursor is not one this server handed out")},
-			{"count without date", get(memoriesPath(u) + "/count"), 400, invalid("date is required (YYYY-MM-DD)")},
-			{"count with a bad date", get(memoriesPath(u) + "/count?date=2025-13-01"), 400, badDate("date must be a date in the form YYYY-MM-DD")},
-			{"count of another user", get(memoriesPath(other) + "/count?date=2025-06-01"), 403, forbidden},
-			{"range without startDate", get(memoriesPath(u) + "/date-range?endDate=2025-06-01"), 400, invalid("startDate is required (YYYY-MM-DD)")},
-			{"range without endDate", get(memoriesPath(u) + "/date-range?startDate=2025-06-01"), 400, invalid("endDate is required (YYYY-MM-DD)")},
-			{"range with a bad startDate", get(memoryRangePath(u, "2025-6-1", "2025-06-30")), 400,
-				badDate("startDate must be a date in the form YYYY-MM-DD")},
-			{"range with an impossible endDate", get(memoryRangePath(u, "2025-06-01", "2025-06-31")), 400,
-				badDate("endDate must be a date in the form YYYY-MM-DD")},
-			{"range with start after end", get(memoryRangePath(u, "2025-06-02", "2025-06-01")), 400, invalid("startDate must not be after endDate")},
-			{"range with a forged cursor", get(memoryRangePath(u, "2025-06-01", "2025-06-02") + "&limit=1&cursor=x"), 400,
-				invalid("cursor is not one this server handed out")},
-			{"range of another user", get(memoryRangePath(other, "2025-06-01", "2025-06-02")), 403, forbidden},
-			{"read an unknown memory", get(memoryPath(u, "no-such-id")), 404, notFound},
-			{"read a stranger's memory", get(memoryPath(u, theirs)), 404, notFound},
-			{"read through another user's path", get(memoryPath(other, theirs)), 403, forbidden},
-			{"read without a token", req{Method: "GET", Path: memoryPath(u, seedID), Token: "-"}, 401, noToken},
-			{"update with nothing", put(seedID, map[string]any{}), 400, invalid("send title and/or description to change")},
-			{"update only nulls", put(seedID, `{"title":null}`), 400, invalid("send title and/or description to change")},
-			{"update the date", put(seedID, map[string]any{"title": "x", "date": "2025-01-01"}), 400,
-				invalid("date and images cannot be changed: send title and/or description")},
-			{"update the images", put(seedID, map[string]any{"title": "x", "images": []string{"http://localhost:8080/files/u/x.jpg"}}), 400,
-				invalid("date and images cannot be changed: send title and/or description")},
-			{"update to a blank title", put(seedID, map[string]any{"title": " "}), 400, invalid("title is required")},
-			{"update with description of 5001", put(seedID, map[string]any{"description": strings.Repeat("d", 5001)}), 400,
-				invalid("description must be at most 5000 characters")},
-			{"update with malformed JSON", put(seedID, `{"title":`), 400, invalid("malformed JSON")},
-			{"update an unknown memory", put("no-such-id", map[string]any{"title": "x"}), 404, notFound},
-			{"update a stranger's memory", put(theirs, map[string]any{"title": "x"}), 404, notFound},
-			{"update without a memory id", req{Method: "PUT", Path: memoriesPath(u) + "/", Body: map[string]any{"title": "x"}}, 405, notAllowed},
-			{"update through another user's path", req{Method: "PUT", Path: memoryPath(other, theirs), Body: map[string]any{"title": "x"}}, 403, forbidden},
-			{"delete an unknown memory", req{Method: "DELETE", Path: memoryPath(u, "no-such-id")}, 404, notFound},
-			{"delete a stranger's memory", req{Method: "DELETE", Path: memoryPath(u, theirs)}, 404, notFound},
-			{"delete without a memory id", req{Method: "DELETE", Path: memoriesPath(u) + "/"}, 405, notAllowed},
-			{"delete through another user's path", req{Method: "DELETE", Path: memoryPath(other, theirs)}, 403, forbidden},
-			{"delete without a token", req{Method: "DELETE", Path: memoryPath(u, seedID), Token: "-"}, 401, noToken},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written by any refused request
+		put := func(id string, body any) req { return PUT(memoryPath(u, id), body) }
 		created := h.Clock.Now().UnixMilli() - 2
-		expect(t, h.get(memoriesPath(u), u.Token), 200, "["+memoryBody(seedID, "Seed", "", "2025-06-01", nil, created, created)+"]")
-		expect(t, h.get(memoryPath(other, theirs), other.Token), 200,
-			memoryBody(theirs, "Not yours", "", "2025-06-01", nil, created+1, created+1))
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(memoriesPath(u), u.Token), 200, "["+memoryBody(seedID, "Seed", "", "2025-06-01", nil, created, created)+"]")
+			expect(t, h.get(memoryPath(other, theirs), other.Token), 200,
+				memoryBody(theirs, "Not yours", "", "2025-06-01", nil, created+1, created+1))
+		}
+		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
+			{name: "create without action", req: create(map[string]any{"action": nil}), status: 400, want: errInvalid("action is required: create")},
+			{name: "create with another action", req: create(map[string]any{"action": "update"}), status: 400,
+				want: errInvalid(`unknown action \"update\": use create`)},
+			{name: "create without title", req: create(map[string]any{"title": nil}), status: 400, want: errInvalid("title is required")},
+			{name: "create with a blank title", req: create(map[string]any{"title": " "}), status: 400, want: errInvalid("title is required")},
+			{name: "title of 201", req: create(map[string]any{"title": strings.Repeat("t", 201)}), status: 400,
+				want: errInvalid("title must be at most 200 characters")},
+			{name: "description of 5001", req: create(map[string]any{"description": strings.Repeat("d", 5001)}), status: 400,
+				want: errInvalid("description must be at most 5000 characters")},
+			{name: "create without date", req: create(map[string]any{"date": nil}), status: 400, want: errInvalid("date is required (YYYY-MM-DD)")},
+			{name: "impossible date", req: create(map[string]any{"date": "2025-02-30"}), status: 400,
+				want: badDate("date must be a date in the form YYYY-MM-DD")},
+			{name: "date not YYYY-MM-DD", req: create(map[string]any{"date": "01/06/2025"}), status: 400,
+				want: badDate("date must be a date in the form YYYY-MM-DD")},
+			{name: "date in the future", req: create(map[string]any{"date": "2025-06-17"}), status: 400,
+				want: badDate("date must not be in the future")},
+			{name: "date before 1900", req: create(map[string]any{"date": "1899-12-31"}), status: 400,
+				want: badDate("date must be between 1900-01-01 and 9999-12-31")},
+			{name: "21 images", req: create(map[string]any{"images": many}), status: 400, want: errInvalid("images may hold at most 20 addresses")},
+			{name: "an image elsewhere", req: create(map[string]any{"images": []string{"https://tracker.example/p.gif"}}), status: 400,
+				want: errInvalid("images must be addresses of uploaded images (http://localhost:8080/files/...)")},
+			{name: "an image not a URL", req: create(map[string]any{"images": []string{"me.jpg"}}), status: 400,
+				want: errInvalid("images must be http or https addresses")},
+			{name: "images not an array", req: create(map[string]any{"images": pic}), status: 400, want: errInvalid("field images must be an array")},
+			{name: "an image not a string", req: create(map[string]any{"images": []any{7}}), status: 400,
+				want: errInvalid("field images must be a string")},
+			{name: "title not a string", req: create(map[string]any{"title": 7}), status: 400, want: errInvalid("field title must be a string")},
+			{name: "malformed JSON", req: POST(memoriesPath(u), `{"action":"create",`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "a JSON array", req: POST(memoriesPath(u), `[]`), status: 400, want: errInvalid("request body must be a JSON object")},
+			{name: "not JSON", req: POST(memoriesPath(u), "x").asText(), status: 415, want: errNotJSON},
+			{name: "create for another user", req: POST(memoriesPath(other), valid), status: 403, want: errNotYours},
+			{name: "create without a token", req: create(nil).anonymous(), status: 401, want: errNoToken},
+			{name: "list of another user", req: GET(memoriesPath(other)), status: 403, want: errNotYours},
+			{name: "list without a token", req: GET(memoriesPath(u)).anonymous(), status: 401, want: errNoToken},
+			{name: "list with a bad limit", req: GET(memoriesPath(u) + "?limit=0"), status: 400,
+				want: errInvalid("limit must be a whole number from 1 to 500")},
+			{name: "list with a forged cursor", req: GET(memoriesPath(u) + "?limit=2&cursor=forged"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+			{name: "count without date", req: GET(memoriesPath(u) + "/count"), status: 400, want: errInvalid("date is required (YYYY-MM-DD)")},
+			{name: "count with a bad date", req: GET(memoriesPath(u) + "/count?date=2025-13-01"), status: 400,
+				want: badDate("date must be a date in the form YYYY-MM-DD")},
+			{name: "count of another user", req: GET(memoriesPath(other) + "/count?date=2025-06-01"), status: 403, want: errNotYours},
+			{name: "range without startDate", req: GET(memoriesPath(u) + "/date-range?endDate=2025-06-01"), status: 400,
+				want: errInvalid("startDate is required (YYYY-MM-DD)")},
+			{name: "range without endDate", req: GET(memoriesPath(u) + "/date-range?startDate=2025-06-01"), status: 400,
+				want: errInvalid("endDate is required (YYYY-MM-DD)")},
+			{name: "range with a bad startDate", req: GET(memoryRangePath(u, "2025-6-1", "2025-06-30")), status: 400,
+				want: badDate("startDate must be a date in the form YYYY-MM-DD")},
+			{name: "range with an impossible endDate", req: GET(memoryRangePath(u, "2025-06-01", "2025-06-31")), status: 400,
+				want: badDate("endDate must be a date in the form YYYY-MM-DD")},
+			{name: "range with start after end", req: GET(memoryRangePath(u, "2025-06-02", "2025-06-01")), status: 400,
+				want: errInvalid("startDate must not be after endDate")},
+			{name: "range with a forged cursor", req: GET(memoryRangePath(u, "2025-06-01", "2025-06-02") + "&limit=1&cursor=x"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+			{name: "range of another user", req: GET(memoryRangePath(other, "2025-06-01", "2025-06-02")), status: 403, want: errNotYours},
+			{name: "read an unknown memory", req: GET(memoryPath(u, "no-such-id")), status: 404, want: notFound},
+			{name: "read a stranger's memory", req: GET(memoryPath(u, theirs)), status: 404, want: notFound},
+			{name: "read through another user's path", req: GET(memoryPath(other, theirs)), status: 403, want: errNotYours},
+			{name: "read without a token", req: GET(memoryPath(u, seedID)).anonymous(), status: 401, want: errNoToken},
+			{name: "update with nothing", req: put(seedID, map[string]any{}), status: 400,
+				want: errInvalid("send title and/or description to change")},
+			{name: "update only nulls", req: put(seedID, `{"title":null}`), status: 400, want: errInvalid("send title and/or description to change")},
+			{name: "update the date", req: put(seedID, map[string]any{"title": "x", "date": "2025-01-01"}), status: 400,
+				want: errInvalid("date and images cannot be changed: send title and/or description")},
+			{name: "update the images", req: put(seedID, map[string]any{"title": "x", "images": []string{"http://localhost:8080/files/u/x.jpg"}}), status: 400,
+				want: errInvalid("date and images cannot be changed: send title and/or description")},
+			{name: "update to a blank title", req: put(seedID, map[string]any{"title": " "}), status: 400, want: errInvalid("title is required")},
+			{name: "update with description of 5001", req: put(seedID, map[string]any{"description": strings.Repeat("d", 5001)}), status: 400,
+				want: errInvalid("description must be at most 5000 characters")},
+			{name: "update with malformed JSON", req: put(seedID, `{"title":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "update an unknown memory", req: put("no-such-id", map[string]any{"title": "x"}), status: 404, want: notFound},
+			{name: "update a stranger's memory", req: put(theirs, map[string]any{"title": "x"}), status: 404, want: notFound},
+			{name: "update without a memory id", req: PUT(memoriesPath(u)+"/", map[string]any{"title": "x"}), status: 405, want: errNotAllowed},
+			{name: "update through another user's path", req: PUT(memoryPath(other, theirs), map[string]any{"title": "x"}), status: 403,
+				want: errNotYours},
+			{name: "delete an unknown memory", req: DELETE(memoryPath(u, "no-such-id")), status: 404, want: notFound},
+			{name: "delete a stranger's memory", req: DELETE(memoryPath(u, theirs)), status: 404, want: notFound},
+			{name: "delete without a memory id", req: DELETE(memoriesPath(u) + "/"), status: 405, want: errNotAllowed},
+			{name: "delete through another user's path", req: DELETE(memoryPath(other, theirs)), status: 403, want: errNotYours},
+			{name: "delete without a token", req: DELETE(memoryPath(u, seedID)).anonymous(), status: 401, want: errNoToken},
+		})))
 	})
 }
 
 func TestAccountDeletionTakesTheMemoriesAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo memories.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.pair(leaver, partner)
-			h.createMemory(leaver, map[string]any{"title": "Gone", "date": "2025-03-01"})
-			h.createMemory(leaver, map[string]any{"title": "Gone too", "date": "2025-03-02"})
-			kept := h.createMemory(partner, map[string]any{"title": "Kept", "date": "2025-03-01"})
+	eachProfileWith(t, func(t *testing.T, h *harness, repo memories.Repository) {
+		leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(leaver, partner)
+		h.createMemory(leaver, map[string]any{"title": "Gone", "date": "2025-03-01"})
+		h.createMemory(leaver, map[string]any{"title": "Gone too", "date": "2025-03-02"})
+		kept := h.createMemory(partner, map[string]any{"title": "Kept", "date": "2025-03-01"})
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
-			left, _, err := repo.List(context.Background(), leaver.ID, memories.AllDates, core.Page{})
-			if err != nil || len(left) != 0 {
-				t.Fatalf("left %v %v", left, err)
-			}
-			if ms, _ := listMemories(t, h, partner, memoriesPath(partner)); len(ms) != 1 || ms[0]["id"] != kept {
-				t.Fatalf("the partner's memories %v", ms)
-			}
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
+		left, _, err := repo.List(context.Background(), leaver.ID, memories.AllDates, core.Page{})
+		if err != nil || len(left) != 0 {
+			t.Fatalf("left %v %v", left, err)
+		}
+		if ms, _ := listMemories(t, h, partner, memoriesPath(partner)); len(ms) != 1 || ms[0]["id"] != kept {
+			t.Fatalf("the partner's memories %v", ms)
+		}
+	})
 }

@@ -3,12 +3,9 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/fx"
 
 	"tandem/core"
 	"tandem/modules/messages"
@@ -133,25 +130,12 @@ func TestMessagesListPages(t *testing.T) {
 			h.sendMessage([]user{u, partner}[i%2], b)
 		}
 		var got []string
-		cursor := ""
-		for range 5 {
-			q := "?limit=2"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			r := h.keyed("GET", "/api/messages/list"+q, partner, nil)
-			expect(t, r, 200, "")
-			var page []map[string]any
-			if err := json.Unmarshal(r.Body, &page); err != nil {
-				t.Fatal(err)
-			}
+		for _, r := range pages(t, 2, func(q string) response { return h.keyed("GET", "/api/messages/list?"+q, partner, nil) }) {
+			page := jsonArray(t, r)
 			if len(page) > 2 {
 				t.Fatalf("page of %d", len(page))
 			}
 			got = append(got, joinField(page, "body"))
-			if cursor = r.Header.Get("X-Next-Cursor"); cursor == "" {
-				break
-			}
 		}
 		if strings.Join(got, "|") != "5,4|3,2|1" {
 			t.Fatalf("pages %v", got)
@@ -171,85 +155,62 @@ func TestMessageErrors(t *testing.T) {
 		at := h.Clock.Now().UnixMilli()
 		seed := h.sendMessage(u, "seed")
 		badKey := errBody("unauthorized", "missing or invalid X-API-Key")
-		noToken := errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")
-		invalid := func(msg string) string { return errBody("invalid_request", msg) }
-		key := map[string]string{"X-API-Key": testAPIKey}
-		send := func(body any) req { return req{Method: "POST", Path: "/api/messages/send", Body: body, Headers: key} }
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"list without the key", req{Method: "GET", Path: "/api/messages/list"}, 401, badKey},
-			{"list with a wrong key", req{Method: "GET", Path: "/api/messages/list", Headers: map[string]string{"X-API-Key": "guess"}}, 401, badKey},
-			{"list with the key and no token", req{Method: "GET", Path: "/api/messages/list", Headers: key, Token: "-"}, 401, noToken},
-			{"list with a bad token", req{Method: "GET", Path: "/api/messages/list", Headers: key, Token: "not-a-token"}, 401,
-				errBody("unauthorized", "missing, invalid or expired token")},
-			{"list with a bad limit", req{Method: "GET", Path: "/api/messages/list?limit=501", Headers: key}, 400,
-				invalid("limit must be a whole number from 1 to 500")},
-			{"list with a forged cursor", req{Method: "GET", Path: "/api/messages/list?limit=2&cursor=forged", Headers: key}, 400,
-				invalid("cursor is not one this server handed out")},
-			{"send without the key", req{Method: "POST", Path: "/api/messages/send", Body: map[string]any{"body": "x"}}, 401, badKey},
-			{"send with the key and no token", req{Method: "POST", Path: "/api/messages/send", Body: map[string]any{"body": "x"}, Headers: key, Token: "-"}, 401, noToken},
-			{"send without a body field", send(map[string]any{}), 400, invalid("body is required")},
-			{"send a null body", send(`{"body":null}`), 400, invalid("body is required")},
-			{"send a blank body", send(map[string]any{"body": " \n\t "}), 400, invalid("body is required")},
-			{"send 4001 characters", send(map[string]any{"body": strings.Repeat("a", 4001)}), 400, invalid("body must be at most 4000 characters")},
-			{"send a number", send(map[string]any{"body": 7}), 400, invalid("field body must be a string")},
-			{"send malformed JSON", send(`{"body":`), 400, invalid("malformed JSON")},
-			{"send an empty request body", send(""), 400, invalid("request body is empty")},
-			{"send a JSON array", send(`["hi"]`), 400, invalid("request body must be a JSON object")},
-			{"send not JSON", req{Method: "POST", Path: "/api/messages/send", Body: "hi",
-				Headers: map[string]string{"X-API-Key": testAPIKey, "Content-Type": "text/plain"}}, 415,
-				errBody("unsupported_media_type", "send the body as application/json")},
-			{"send with GET", req{Method: "GET", Path: "/api/messages/send", Headers: key}, 405,
-				`{"success":false,"error":"method not allowed on this route","code":"method_not_allowed","message":"method not allowed on this route"}`},
+		list, sendPath := "/api/messages/list", "/api/messages/send"
+		send := func(body any) req { return POST(sendPath, body).withKey() }
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.keyed("GET", list, u, nil), 200, "["+messageJSON(seed, "seed", u, at)+"]")
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written by any refused request
-		expect(t, h.keyed("GET", "/api/messages/list", u, nil), 200, "["+messageJSON(seed, "seed", u, at)+"]")
+		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
+			{name: "list without the key", req: GET(list), status: 401, want: badKey},
+			{name: "list with a wrong key", req: GET(list).with("X-API-Key", "guess"), status: 401, want: badKey},
+			{name: "list with the key and no token", req: GET(list).withKey().anonymous(), status: 401, want: errNoToken},
+			{name: "list with a bad token", req: GET(list).withKey().by(user{Token: "not-a-token"}), status: 401,
+				want: errBody("unauthorized", "missing, invalid or expired token")},
+			{name: "list with a bad limit", req: GET(list + "?limit=501").withKey(), status: 400,
+				want: errInvalid("limit must be a whole number from 1 to 500")},
+			{name: "list with a forged cursor", req: GET(list + "?limit=2&cursor=forged").withKey(), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+			{name: "send without the key", req: POST(sendPath, map[string]any{"body": "x"}), status: 401, want: badKey},
+			{name: "send with the key and no token", req: POST(sendPath, map[string]any{"body": "x"}).withKey().anonymous(), status: 401,
+				want: errNoToken},
+			{name: "send without a body field", req: send(map[string]any{}), status: 400, want: errInvalid("body is required")},
+			{name: "send a null body", req: send(`{"body":null}`), status: 400, want: errInvalid("body is required")},
+			{name: "send a blank body", req: send(map[string]any{"body": " \n\t "}), status: 400, want: errInvalid("body is required")},
+			{name: "send 4001 characters", req: send(map[string]any{"body": strings.Repeat("a", 4001)}), status: 400,
+				want: errInvalid("body must be at most 4000 characters")},
+			{name: "send a number", req: send(map[string]any{"body": 7}), status: 400, want: errInvalid("field body must be a string")},
+			{name: "send malformed JSON", req: send(`{"body":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "send an empty request body", req: send(""), status: 400, want: errInvalid("request body is empty")},
+			{name: "send a JSON array", req: send(`["hi"]`), status: 400, want: errInvalid("request body must be a JSON object")},
+			{name: "send not JSON", req: send("hi").asText(), status: 415, want: errNotJSON},
+			{name: "send with GET", req: GET(sendPath).withKey(), status: 405, want: errNotAllowed},
+		})))
 	})
 }
 
 func TestAccountDeletionTakesTheMessagesAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo messages.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.sendMessage(leaver, "solo note")
-			h.pair(leaver, partner)
-			h.sendMessage(leaver, "from the leaver")
-			h.sendMessage(partner, "from the partner")
+	eachProfileWith(t, func(t *testing.T, h *harness, repo messages.Repository) {
+		leaver, partner := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.sendMessage(leaver, "solo note")
+		h.pair(leaver, partner)
+		h.sendMessage(leaver, "from the leaver")
+		h.sendMessage(partner, "from the partner")
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
-			ctx := context.Background()
-			if left, _, err := repo.ByAuthor(ctx, leaver.ID, core.Page{}); err != nil || len(left) != 0 {
-				t.Fatalf("the leaver's messages %v %v", left, err)
-			}
-			if solo, _, err := repo.List(ctx, messages.SoloScope(leaver.ID), core.Page{}); err != nil || len(solo) != 0 {
-				t.Fatalf("the leaver's solo thread %v %v", solo, err)
-			}
-			// the partnership ended with the account: the partner is alone again,
-			// and what they wrote is still theirs
-			if got := h.thread(partner); got != "" {
-				t.Fatalf("the partner reads %s", got)
-			}
-			if mine, _, err := repo.ByAuthor(ctx, partner.ID, core.Page{}); err != nil || len(mine) != 1 || mine[0].Body != "from the partner" {
-				t.Fatalf("the partner's messages %v %v", mine, err)
-			}
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + leaver.ID, Token: leaver.Token}), 200, "")
+		ctx := context.Background()
+		if left, _, err := repo.ByAuthor(ctx, leaver.ID, core.Page{}); err != nil || len(left) != 0 {
+			t.Fatalf("the leaver's messages %v %v", left, err)
+		}
+		if solo, _, err := repo.List(ctx, messages.SoloScope(leaver.ID), core.Page{}); err != nil || len(solo) != 0 {
+			t.Fatalf("the leaver's solo thread %v %v", solo, err)
+		}
+		// the partnership ended with the account: the partner is alone again,
+		// and what they wrote is still theirs
+		if got := h.thread(partner); got != "" {
+			t.Fatalf("the partner reads %s", got)
+		}
+		if mine, _, err := repo.ByAuthor(ctx, partner.ID, core.Page{}); err != nil || len(mine) != 1 || mine[0].Body != "from the partner" {
+			t.Fatalf("the partner's messages %v %v", mine, err)
+		}
+	})
 }

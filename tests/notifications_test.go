@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"tandem/adapters/push/mempush"
 )
 
@@ -23,14 +21,7 @@ func notifPath(u user, rest string) string { return "/api/users/user/" + u.ID + 
 // eachProfileWithPushes is eachProfile with the memory pusher's outbox (the
 // harness runs TANDEM_PUSH=memory), to see what was pushed.
 func eachProfileWithPushes(t *testing.T, fn func(t *testing.T, h *harness, pushes *mempush.Outbox), opts ...option) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var out *mempush.Outbox
-			h := newHarness(t, p, append(opts, withFx(fx.Populate(&out)))...)
-			fn(t, h, out)
-		})
-	}
+	eachProfileWith(t, fn, opts...)
 }
 
 // settingsJSON is the settings object: the defaults with pauseAll as given
@@ -85,28 +76,27 @@ func TestNotificationSettingsReadAndUpdate(t *testing.T) {
 		path := notifPath(u, "/notification-settings")
 		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
 
-		steps := []struct {
-			name, method string
-			body         map[string]any
-			want         string
-		}{
-			{"one type off", "PATCH", map[string]any{"moodUpdates": false}, settingsJSON(false, "moodUpdates")},
-			{"PUT takes a subset too", "PUT", map[string]any{"gamesNotification": false, "systemUpdates": false},
-				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates")},
-			{"pauseAll true turns every other setting off", "PUT", map[string]any{"pauseAll": true}, settingsJSON(true)},
-			{"turning a type off while paused keeps the pause", "PATCH", map[string]any{"habitsReminder": false}, settingsJSON(true)},
-			{"pauseAll false brings the earlier choices back", "PATCH", map[string]any{"pauseAll": false},
-				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates", "habitsReminder")},
-			{"pauseAll true wins over a type turned on with it", "PATCH", map[string]any{"pauseAll": true, "moodUpdates": true}, settingsJSON(true)},
-			{"turning a type on while paused ends the pause", "PATCH", map[string]any{"gamesNotification": true},
-				settingsJSON(false, "systemUpdates", "habitsReminder")},
-			{"everything back on", "PUT", map[string]any{"habitsReminder": true, "systemUpdates": true}, settingsJSON(false)},
+		// each step answers the settings and stores them: read back after it
+		step := func(name string, r req, settings string) scenario {
+			return scenario{name: name, req: r, status: 200, want: `{"success":true,"settings":` + settings + `,` + settingsUpdated + `}`,
+				after: func(t *testing.T, h *harness) {
+					expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settings+`}`)
+				}}
 		}
-		for _, s := range steps {
-			r := h.do(req{Method: s.method, Path: path, Token: u.Token, Body: s.body})
-			expect(t, r, 200, `{"success":true,"settings":`+s.want+`,`+settingsUpdated+`}`)
-			expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+s.want+`}`) // stored
-		}
+		runScenarios(t, h, signedIn(u, []scenario{
+			step("one type off", PATCH(path, map[string]any{"moodUpdates": false}), settingsJSON(false, "moodUpdates")),
+			step("PUT takes a subset too", PUT(path, map[string]any{"gamesNotification": false, "systemUpdates": false}),
+				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates")),
+			step("pauseAll true turns every other setting off", PUT(path, map[string]any{"pauseAll": true}), settingsJSON(true)),
+			step("turning a type off while paused keeps the pause", PATCH(path, map[string]any{"habitsReminder": false}), settingsJSON(true)),
+			step("pauseAll false brings the earlier choices back", PATCH(path, map[string]any{"pauseAll": false}),
+				settingsJSON(false, "moodUpdates", "gamesNotification", "systemUpdates", "habitsReminder")),
+			step("pauseAll true wins over a type turned on with it", PATCH(path, map[string]any{"pauseAll": true, "moodUpdates": true}),
+				settingsJSON(true)),
+			step("turning a type on while paused ends the pause", PATCH(path, map[string]any{"gamesNotification": true}),
+				settingsJSON(false, "systemUpdates", "habitsReminder")),
+			step("everything back on", PUT(path, map[string]any{"habitsReminder": true, "systemUpdates": true}), settingsJSON(false)),
+		}))
 		expect(t, h.do(req{Method: "PATCH", Path: path, Token: u.Token, Body: map[string]any{"pauseAll": true}}), 200, "")
 		expect(t, h.get(notifPath(other, "/notification-settings"), other.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
 
@@ -127,49 +117,30 @@ func TestNotificationSettingsErrors(t *testing.T) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		path := notifPath(u, "/notification-settings")
 		unknown := func(k string) string {
-			return errBody("invalid_request", `unknown setting \"`+k+`\": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates`)
+			return errInvalid(`unknown setting \"` + k + `\": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates`)
 		}
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"unknown key", req{Method: "PATCH", Path: path, Body: `{"moodUpdates":false,"sounds":true}`}, 400, unknown("sounds")},
-			{"key in the wrong case", req{Method: "PUT", Path: path, Body: `{"PauseAll":true}`}, 400, unknown("PauseAll")},
-			{"string instead of a boolean", req{Method: "PATCH", Path: path, Body: `{"pauseAll":"true"}`}, 400,
-				errBody("invalid_request", "field pauseAll must be a boolean")},
-			{"number instead of a boolean", req{Method: "PATCH", Path: path, Body: `{"moodUpdates":0}`}, 400,
-				errBody("invalid_request", "field moodUpdates must be a boolean")},
-			{"null instead of a boolean", req{Method: "PUT", Path: path, Body: `{"systemUpdates":null}`}, 400,
-				errBody("invalid_request", "field systemUpdates must be a boolean")},
-			{"empty object", req{Method: "PATCH", Path: path, Body: `{}`}, 400,
-				errBody("invalid_request", "send at least one of the eight setting keys")},
-			{"array body", req{Method: "PATCH", Path: path, Body: `[{"pauseAll":true}]`}, 400,
-				errBody("invalid_request", "request body must be a JSON object")},
-			{"malformed JSON", req{Method: "PUT", Path: path, Body: `{"pauseAll":`}, 400, errBody("invalid_request", "malformed JSON")},
-			{"empty body", req{Method: "PATCH", Path: path, Body: ``}, 400, errBody("invalid_request", "request body is empty")},
-			{"not JSON", req{Method: "PATCH", Path: path, Body: []byte("pauseAll=true"), Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
-				errBody("unsupported_media_type", "send the body as application/json")},
-			{"no token", req{Method: "GET", Path: path, Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's settings", req{Method: "PATCH", Path: notifPath(other, "/notification-settings"), Body: map[string]any{"pauseAll": true}}, 403,
-				errBody("forbidden", "you may only act on your own account")},
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+			expect(t, h.get(notifPath(other, "/notification-settings"), other.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written
-		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
-		expect(t, h.get(notifPath(other, "/notification-settings"), other.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
+		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
+			{name: "unknown key", req: PATCH(path, `{"moodUpdates":false,"sounds":true}`), status: 400, want: unknown("sounds")},
+			{name: "key in the wrong case", req: PUT(path, `{"PauseAll":true}`), status: 400, want: unknown("PauseAll")},
+			{name: "string instead of a boolean", req: PATCH(path, `{"pauseAll":"true"}`), status: 400,
+				want: errInvalid("field pauseAll must be a boolean")},
+			{name: "number instead of a boolean", req: PATCH(path, `{"moodUpdates":0}`), status: 400,
+				want: errInvalid("field moodUpdates must be a boolean")},
+			{name: "null instead of a boolean", req: PUT(path, `{"systemUpdates":null}`), status: 400,
+				want: errInvalid("field systemUpdates must be a boolean")},
+			{name: "empty object", req: PATCH(path, `{}`), status: 400, want: errInvalid("send at least one of the eight setting keys")},
+			{name: "array body", req: PATCH(path, `[{"pauseAll":true}]`), status: 400, want: errInvalid("request body must be a JSON object")},
+			{name: "malformed JSON", req: PUT(path, `{"pauseAll":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "empty body", req: PATCH(path, ``), status: 400, want: errInvalid("request body is empty")},
+			{name: "not JSON", req: PATCH(path, []byte("pauseAll=true")).asText(), status: 415, want: errNotJSON},
+			{name: "no token", req: GET(path).anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's settings", req: PATCH(notifPath(other, "/notification-settings"), map[string]any{"pauseAll": true}), status: 403,
+				want: errNotYours},
+		})))
 	})
 }
 
@@ -263,52 +234,34 @@ func TestSendTestNotificationErrors(t *testing.T) {
 			return map[string]any{"title": title, "message": message, "category": category}
 		}
 		categories := `: use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates`
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"unknown category", req{Method: "POST", Path: path, Body: body("t", "m", "birthdays")}, 400,
-				errBody("invalid_request", `unknown category \"birthdays\"`+categories)},
-			{"a setting key that is no category", req{Method: "POST", Path: path, Body: body("t", "m", "pauseAll")}, 400,
-				errBody("invalid_request", `unknown category \"pauseAll\"`+categories)},
-			{"missing category", req{Method: "POST", Path: path, Body: map[string]any{"title": "t", "message": "m"}}, 400,
-				errBody("invalid_request", "category is required")},
-			{"blank title", req{Method: "POST", Path: path, Body: body(" ", "m", "mood")}, 400, errBody("invalid_request", "title is required")},
-			{"title of 201", req{Method: "POST", Path: path, Body: body(strings.Repeat("t", 201), "m", "mood")}, 400,
-				errBody("invalid_request", "title must be at most 200 characters")},
-			{"missing message", req{Method: "POST", Path: path, Body: map[string]any{"title": "t", "category": "mood"}}, 400,
-				errBody("invalid_request", "message is required")},
-			{"message of 2001", req{Method: "POST", Path: path, Body: body("t", strings.Repeat("m", 2001), "mood")}, 400,
-				errBody("invalid_request", "message must be at most 2000 characters")},
-			{"message not a string", req{Method: "POST", Path: path, Body: body("t", 42, "mood")}, 400,
-				errBody("invalid_request", "field message must be a string")},
-			{"category not a string", req{Method: "POST", Path: path, Body: body("t", "m", []string{"mood"})}, 400,
-				errBody("invalid_request", "field category must be a string")},
-			{"malformed JSON", req{Method: "POST", Path: path, Body: `{"title":"t",`}, 400, errBody("invalid_request", "malformed JSON")},
-			{"no token", req{Method: "POST", Path: path, Token: "-", Body: body("t", "m", "mood")}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"to someone else", req{Method: "POST", Path: notifPath(other, "/send-test-notification"), Body: body("t", "m", "mood")}, 403,
-				errBody("forbidden", "you may only act on your own account")},
+		nothingSent := func(t *testing.T, h *harness) {
+			expect(t, h.get(notifPath(u, "/notifications"), u.Token), 200, `{"success":true,"notifications":[]}`)
+			expect(t, h.get(notifPath(other, "/notifications"), other.Token), 200, `{"success":true,"notifications":[]}`)
+			if len(pushes.All()) != 0 {
+				t.Fatalf("pushed %+v", pushes.All())
+			}
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing saved, nothing pushed
-		expect(t, h.get(notifPath(u, "/notifications"), u.Token), 200, `{"success":true,"notifications":[]}`)
-		expect(t, h.get(notifPath(other, "/notifications"), other.Token), 200, `{"success":true,"notifications":[]}`)
-		if len(pushes.All()) != 0 {
-			t.Fatalf("pushed %+v", pushes.All())
-		}
+		runScenarios(t, h, afterEach(nothingSent, signedIn(u, []scenario{
+			{name: "unknown category", req: POST(path, body("t", "m", "birthdays")), status: 400,
+				want: errInvalid(`unknown category \"birthdays\"` + categories)},
+			{name: "a setting key that is no category", req: POST(path, body("t", "m", "pauseAll")), status: 400,
+				want: errInvalid(`unknown category \"pauseAll\"` + categories)},
+			{name: "missing category", req: POST(path, map[string]any{"title": "t", "message": "m"}), status: 400,
+				want: errInvalid("category is required")},
+			{name: "blank title", req: POST(path, body(" ", "m", "mood")), status: 400, want: errInvalid("title is required")},
+			{name: "title of 201", req: POST(path, body(strings.Repeat("t", 201), "m", "mood")), status: 400,
+				want: errInvalid("title must be at most 200 characters")},
+			{name: "missing message", req: POST(path, map[string]any{"title": "t", "category": "mood"}), status: 400,
+				want: errInvalid("message is required")},
+			{name: "message of 2001", req: POST(path, body("t", strings.Repeat("m", 2001), "mood")), status: 400,
+				want: errInvalid("message must be at most 2000 characters")},
+			{name: "message not a string", req: POST(path, body("t", 42, "mood")), status: 400, want: errInvalid("field message must be a string")},
+			{name: "category not a string", req: POST(path, body("t", "m", []string{"mood"})), status: 400,
+				want: errInvalid("field category must be a string")},
+			{name: "malformed JSON", req: POST(path, `{"title":"t",`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "no token", req: POST(path, body("t", "m", "mood")).anonymous(), status: 401, want: errNoToken},
+			{name: "to someone else", req: POST(notifPath(other, "/send-test-notification"), body("t", "m", "mood")), status: 403, want: errNotYours},
+		})))
 	})
 }
 
@@ -346,24 +299,16 @@ func TestInboxListsPagesAndMarksRead(t *testing.T) {
 		}
 
 		// pages of two, by the X-Next-Cursor header
-		var pages []string
-		path := notifPath(u, "/notifications?limit=2")
-		for {
-			r := h.get(path, u.Token)
-			expect(t, r, 200, "")
+		var paged []string
+		for _, r := range pages(t, 2, func(q string) response { return h.get(notifPath(u, "/notifications?"+q), u.Token) }) {
 			var page []string
 			for _, n := range r.JSON(t)["notifications"].([]any) {
 				page = append(page, n.(map[string]any)["category"].(string))
 			}
-			pages = append(pages, strings.Join(page, ","))
-			next := r.Header.Get("X-Next-Cursor")
-			if next == "" {
-				break
-			}
-			path = notifPath(u, "/notifications?limit=2&cursor="+next)
+			paged = append(paged, strings.Join(page, ","))
 		}
-		if strings.Join(pages, "|") != "systemUpdates,notes|questions,events|mood" {
-			t.Fatalf("pages %v", pages)
+		if strings.Join(paged, "|") != "systemUpdates,notes|questions,events|mood" {
+			t.Fatalf("pages %v", paged)
 		}
 
 		// mark one read, then the rest
@@ -414,57 +359,38 @@ func TestInboxErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		expect(t, h.sendTest(u, "mood"), 200, "")
-		list, patch := notifPath(u, "/notifications"), notifPath(u, "/notifications")
-		limitMsg := errBody("invalid_request", "limit must be a whole number from 1 to 500")
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"limit 0", req{Method: "GET", Path: list + "?limit=0"}, 400, limitMsg},
-			{"limit 501", req{Method: "GET", Path: list + "?limit=501"}, 400, limitMsg},
-			{"limit not a number", req{Method: "GET", Path: list + "?limit=ten"}, 400, limitMsg},
-			{"forged cursor", req{Method: "GET", Path: list + "?limit=2&cursor=bm9wZQ"}, 400,
-				errBody("invalid_request", "cursor is not one this server handed out")},
-			{"unreadOnly not a boolean", req{Method: "GET", Path: list + "?unreadOnly=yes"}, 400,
-				errBody("invalid_request", "unreadOnly must be true or false")},
-			{"neither id nor markAll", req{Method: "PATCH", Path: patch, Body: map[string]any{}}, 400,
-				errBody("invalid_request", "send notificationId, or markAll: true")},
-			{"markAll false", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": false}}, 400,
-				errBody("invalid_request", "send notificationId, or markAll: true")},
-			{"both", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": true, "notificationId": "x"}}, 400,
-				errBody("invalid_request", "send either notificationId or markAll: true, not both")},
-			{"empty id", req{Method: "PATCH", Path: patch, Body: map[string]any{"notificationId": ""}}, 400,
-				errBody("invalid_request", "notificationId is required")},
-			{"markAll not a boolean", req{Method: "PATCH", Path: patch, Body: map[string]any{"markAll": "true"}}, 400,
-				errBody("invalid_request", "field markAll must be a boolean")},
-			{"id not a string", req{Method: "PATCH", Path: patch, Body: map[string]any{"notificationId": 7}}, 400,
-				errBody("invalid_request", "field notificationId must be a string")},
-			{"malformed JSON", req{Method: "PATCH", Path: patch, Body: `{"markAll":tru}`}, 400, errBody("invalid_request", "malformed JSON")},
-			{"no token", req{Method: "GET", Path: notifPath(u, "/notifications/unread"), Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's count", req{Method: "GET", Path: notifPath(other, "/notifications/unread")}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"someone else's list", req{Method: "GET", Path: notifPath(other, "/notifications")}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"marking someone else's", req{Method: "PATCH", Path: notifPath(other, "/notifications"), Body: map[string]any{"markAll": true}}, 403,
-				errBody("forbidden", "you may only act on your own account")},
+		list := notifPath(u, "/notifications")
+		limitMsg := errInvalid("limit must be a whole number from 1 to 500")
+		unmarked := func(t *testing.T, h *harness) {
+			if n := h.unreadCount(t, u); n != 1 {
+				t.Fatalf("a refused request marked: %d unread", n)
+			}
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		if n := h.unreadCount(t, u); n != 1 {
-			t.Fatalf("a refused request marked: %d unread", n)
-		}
+		runScenarios(t, h, afterEach(unmarked, signedIn(u, []scenario{
+			{name: "limit 0", req: GET(list + "?limit=0"), status: 400, want: limitMsg},
+			{name: "limit 501", req: GET(list + "?limit=501"), status: 400, want: limitMsg},
+			{name: "limit not a number", req: GET(list + "?limit=ten"), status: 400, want: limitMsg},
+			{name: "forged cursor", req: GET(list + "?limit=2&cursor=bm9wZQ"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+			{name: "unreadOnly not a boolean", req: GET(list + "?unreadOnly=yes"), status: 400, want: errInvalid("unreadOnly must be true or false")},
+			{name: "neither id nor markAll", req: PATCH(list, map[string]any{}), status: 400,
+				want: errInvalid("send notificationId, or markAll: true")},
+			{name: "markAll false", req: PATCH(list, map[string]any{"markAll": false}), status: 400,
+				want: errInvalid("send notificationId, or markAll: true")},
+			{name: "both", req: PATCH(list, map[string]any{"markAll": true, "notificationId": "x"}), status: 400,
+				want: errInvalid("send either notificationId or markAll: true, not both")},
+			{name: "empty id", req: PATCH(list, map[string]any{"notificationId": ""}), status: 400, want: errInvalid("notificationId is required")},
+			{name: "markAll not a boolean", req: PATCH(list, map[string]any{"markAll": "true"}), status: 400,
+				want: errInvalid("field markAll must be a boolean")},
+			{name: "id not a string", req: PATCH(list, map[string]any{"notificationId": 7}), status: 400,
+				want: errInvalid("field notificationId must be a string")},
+			{name: "malformed JSON", req: PATCH(list, `{"markAll":tru}`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "no token", req: GET(notifPath(u, "/notifications/unread")).anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's count", req: GET(notifPath(other, "/notifications/unread")), status: 403, want: errNotYours},
+			{name: "someone else's list", req: GET(notifPath(other, "/notifications")), status: 403, want: errNotYours},
+			{name: "marking someone else's", req: PATCH(notifPath(other, "/notifications"), map[string]any{"markAll": true}), status: 403,
+				want: errNotYours},
+		})))
 	})
 }
 
@@ -523,38 +449,29 @@ func TestDeviceRegistrationErrors(t *testing.T) {
 		dev := func(token, platform, provider any) map[string]any {
 			return map[string]any{"token": token, "platform": platform, "provider": provider}
 		}
-		cases := []struct {
-			name string
-			r    req
-			code int
-			body string
-		}{
-			{"unknown platform", req{Method: "POST", Path: path, Body: dev("t", "tizen", "fcm")}, 400, errBody("invalid_request", "platform must be ios, android or web")},
-			{"missing platform", req{Method: "POST", Path: path, Body: map[string]any{"token": "t", "provider": "fcm"}}, 400, errBody("invalid_request", "platform is required: ios, android or web")},
-			{"unknown provider", req{Method: "POST", Path: path, Body: dev("t", "ios", "apns")}, 400, errBody("invalid_request", "provider must be expo or fcm")},
-			{"missing provider", req{Method: "POST", Path: path, Body: map[string]any{"token": "t", "platform": "ios"}}, 400, errBody("invalid_request", "provider is required: expo or fcm")},
-			{"missing token", req{Method: "POST", Path: path, Body: map[string]any{"platform": "ios", "provider": "fcm"}}, 400, errBody("invalid_request", "token is required")},
-			{"token with a space", req{Method: "POST", Path: path, Body: dev("a b", "ios", "fcm")}, 400, errBody("invalid_request", "token must be printable ASCII without spaces")},
-			{"token of 1025", req{Method: "POST", Path: path, Body: dev(strings.Repeat("t", 1025), "ios", "fcm")}, 400, errBody("invalid_request", "token must be at most 1024 characters")},
-			{"expo token of the wrong form", req{Method: "POST", Path: path, Body: dev("fcm-looking", "ios", "expo")}, 400, errBody("invalid_request", "an expo token looks like ExponentPushToken[...]")},
-			{"token not a string", req{Method: "POST", Path: path, Body: dev(12, "ios", "fcm")}, 400, errBody("invalid_request", "field token must be a string")},
-			{"malformed JSON", req{Method: "POST", Path: path, Body: `{"token":`}, 400, errBody("invalid_request", "malformed JSON")},
-			{"no token", req{Method: "POST", Path: path, Token: "-", Body: dev("t", "ios", "fcm")}, 401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"for someone else", req{Method: "POST", Path: notifPath(other, "/devices"), Body: dev("t", "ios", "fcm")}, 403, errBody("forbidden", "you may only act on your own account")},
-			{"delete without a token", req{Method: "DELETE", Path: path + "/some-id", Token: "-"}, 401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"delete someone else's", req{Method: "DELETE", Path: notifPath(other, "/devices/some-id")}, 403, errBody("forbidden", "you may only act on your own account")},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.code, tc.body)
-			})
-		}
+		runScenarios(t, h, signedIn(u, []scenario{
+			{name: "unknown platform", req: POST(path, dev("t", "tizen", "fcm")), status: 400,
+				want: errInvalid("platform must be ios, android or web")},
+			{name: "missing platform", req: POST(path, map[string]any{"token": "t", "provider": "fcm"}), status: 400,
+				want: errInvalid("platform is required: ios, android or web")},
+			{name: "unknown provider", req: POST(path, dev("t", "ios", "apns")), status: 400, want: errInvalid("provider must be expo or fcm")},
+			{name: "missing provider", req: POST(path, map[string]any{"token": "t", "platform": "ios"}), status: 400,
+				want: errInvalid("provider is required: expo or fcm")},
+			{name: "missing token", req: POST(path, map[string]any{"platform": "ios", "provider": "fcm"}), status: 400,
+				want: errInvalid("token is required")},
+			{name: "token with a space", req: POST(path, dev("a b", "ios", "fcm")), status: 400,
+				want: errInvalid("token must be printable ASCII without spaces")},
+			{name: "token of 1025", req: POST(path, dev(strings.Repeat("t", 1025), "ios", "fcm")), status: 400,
+				want: errInvalid("token must be at most 1024 characters")},
+			{name: "expo token of the wrong form", req: POST(path, dev("fcm-looking", "ios", "expo")), status: 400,
+				want: errInvalid("an expo token looks like ExponentPushToken[...]")},
+			{name: "token not a string", req: POST(path, dev(12, "ios", "fcm")), status: 400, want: errInvalid("field token must be a string")},
+			{name: "malformed JSON", req: POST(path, `{"token":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "no token", req: POST(path, dev("t", "ios", "fcm")).anonymous(), status: 401, want: errNoToken},
+			{name: "for someone else", req: POST(notifPath(other, "/devices"), dev("t", "ios", "fcm")), status: 403, want: errNotYours},
+			{name: "delete without a token", req: DELETE(path + "/some-id").anonymous(), status: 401, want: errNoToken},
+			{name: "delete someone else's", req: DELETE(notifPath(other, "/devices/some-id")), status: 403, want: errNotYours},
+		}))
 		// nothing stored: a test notification finds no device
 		expect(t, h.sendTest(u, "mood"), 200, `{"success":true,"message":"notification saved; no device is registered","notificationType":"mood",`+
 			`"userOptedIn":true,"saved":true,"sent":0,"total":0,"action":"saved_only"}`)

@@ -68,12 +68,6 @@ func (h *harness) pairByLink(a, b user) {
 
 // statusJSON renders the expected GET .../pairing body; "" is null.
 func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, action bool) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
 	if expiresAt == "" {
 		expiresAt = "null"
 	}
@@ -81,8 +75,8 @@ func statusJSON(state, myCode, expiresAt, partner, incoming, outgoing string, ac
 	if action {
 		act = "true"
 	}
-	return `{"state":"` + state + `","myCode":` + q(myCode) + `,"expiresAt":` + expiresAt + `,"partnerId":` + q(partner) +
-		`,"incomingFrom":` + q(incoming) + `,"outgoingTo":` + q(outgoing) + `,"actionRequired":` + act + `}`
+	return `{"state":"` + state + `","myCode":` + nullable(myCode) + `,"expiresAt":` + expiresAt + `,"partnerId":` + nullable(partner) +
+		`,"incomingFrom":` + nullable(incoming) + `,"outgoingTo":` + nullable(outgoing) + `,"actionRequired":` + act + `}`
 }
 
 func unpairedStatus() string { return statusJSON("unpaired", "", "", "", "", "", false) }
@@ -163,47 +157,40 @@ func TestPairingErrors(t *testing.T) {
 
 		invalid := errBody("invalid_pairing_code", "invalid or expired pairing code")
 		paired := errBody("already_paired", "you are already paired")
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"no token", req{Method: "POST", Path: pairingPath(a), Body: map[string]any{"action": "generate-code"}},
-				401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's status", req{Method: "GET", Path: pairingPath(b), Token: a.Token},
-				403, errBody("forbidden", "you may only act on your own account")},
-			{"someone else's code", req{Method: "POST", Path: pairingPath(b), Token: a.Token, Body: map[string]any{"action": "generate-code"}},
-				403, errBody("forbidden", "you may only act on your own account")},
-			{"someone else's unpair", req{Method: "POST", Path: pairingPath(p1) + "/unpair", Token: a.Token},
-				403, errBody("forbidden", "you may only act on your own account")},
-			{"missing action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"targetCode": cb}}, 400,
-				errBody("invalid_request", "action is required: generate-code or submit-code")},
-			{"unknown action", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "accept"}}, 400,
-				errBody("invalid_request", `unknown action \"accept\": use generate-code or submit-code`)},
-			{"missing targetCode", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code"}},
-				400, errBody("invalid_request", "targetCode is required")},
-			{"targetCode not a string", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: `{"action":"submit-code","targetCode":5}`},
-				400, errBody("invalid_request", "field targetCode must be a string")},
-			{"malformed JSON", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: `{"action":`},
-				400, errBody("invalid_request", "malformed JSON")},
-			{"unknown code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": "ZZZZZZ"}}, 400, invalid},
-			{"malformed code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": "O0I1"}}, 400, invalid},
-			{"empty code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": ""}}, 400, invalid},
-			{"own code", req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": ca}}, 400, invalid},
-			{"caller paired, valid code", req{Method: "POST", Path: pairingPath(p1), Token: p1.Token, Body: map[string]any{"action": "submit-code", "targetCode": cx}}, 409, paired},
-			{"caller paired beats an invalid code", req{Method: "POST", Path: pairingPath(p1), Token: p1.Token, Body: map[string]any{"action": "submit-code", "targetCode": "ZZZZZZ"}}, 409, paired},
-			{"generate-code while paired", req{Method: "POST", Path: pairingPath(p2), Token: p2.Token, Body: map[string]any{"action": "generate-code"}}, 409, paired},
-			{"unpair while unpaired", req{Method: "POST", Path: pairingPath(a) + "/unpair", Token: a.Token}, 409, errBody("not_paired", "not paired")},
+		post := func(u user, body any) req { return POST(pairingPath(u), body).by(u) }
+		submit := func(u user, code string) req {
+			return post(u, map[string]any{"action": "submit-code", "targetCode": code})
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
-		}
-		// the refused requests stored nothing
+		generate := map[string]any{"action": "generate-code"}
 		expiry := ms(h.Clock.Now().Add(23 * time.Hour))
-		expect(t, h.pairingStatus(a), 200, statusJSON("unpaired", ca, expiry, "", "", "", false))
-		expect(t, h.pairingStatus(b), 200, statusJSON("unpaired", cb, expiry, "", "", "", false))
-		expect(t, h.pairingStatus(p1), 200, statusJSON("connected", "", "", p2.ID, "", "", false))
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.pairingStatus(a), 200, statusJSON("unpaired", ca, expiry, "", "", "", false))
+			expect(t, h.pairingStatus(b), 200, statusJSON("unpaired", cb, expiry, "", "", "", false))
+			expect(t, h.pairingStatus(p1), 200, statusJSON("connected", "", "", p2.ID, "", "", false))
+		}
+		runScenarios(t, h, afterEach(unchanged, []scenario{
+			{name: "no token", req: POST(pairingPath(a), generate), status: 401, want: errNoToken},
+			{name: "someone else's status", req: GET(pairingPath(b)).by(a), status: 403, want: errNotYours},
+			{name: "someone else's code", req: POST(pairingPath(b), generate).by(a), status: 403, want: errNotYours},
+			{name: "someone else's unpair", req: POST(pairingPath(p1)+"/unpair", nil).by(a), status: 403, want: errNotYours},
+			{name: "missing action", req: post(a, map[string]any{"targetCode": cb}), status: 400,
+				want: errInvalid("action is required: generate-code or submit-code")},
+			{name: "unknown action", req: post(a, map[string]any{"action": "accept"}), status: 400,
+				want: errInvalid(`unknown action \"accept\": use generate-code or submit-code`)},
+			{name: "missing targetCode", req: post(a, map[string]any{"action": "submit-code"}), status: 400,
+				want: errInvalid("targetCode is required")},
+			{name: "targetCode not a string", req: post(a, `{"action":"submit-code","targetCode":5}`), status: 400,
+				want: errInvalid("field targetCode must be a string")},
+			{name: "malformed JSON", req: post(a, `{"action":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "unknown code", req: submit(a, "ZZZZZZ"), status: 400, want: invalid},
+			{name: "malformed code", req: submit(a, "O0I1"), status: 400, want: invalid},
+			{name: "empty code", req: submit(a, ""), status: 400, want: invalid},
+			{name: "own code", req: submit(a, ca), status: 400, want: invalid},
+			{name: "caller paired, valid code", req: submit(p1, cx), status: 409, want: paired},
+			{name: "caller paired beats an invalid code", req: submit(p1, "ZZZZZZ"), status: 409, want: paired},
+			{name: "generate-code while paired", req: post(p2, generate), status: 409, want: paired},
+			{name: "unpair while unpaired", req: POST(pairingPath(a)+"/unpair", nil).by(a), status: 409, want: errBody("not_paired", "not paired")},
+		}))
 
 		// expiry: 24 h after generation the code is dead
 		h.Clock.Advance(23 * time.Hour)
@@ -278,70 +265,56 @@ func TestPartnerConnectionErrors(t *testing.T) {
 		h.pairByLink(p1, p2) // p1 owns "pair-<p1>"
 		ownerCode := "pair-" + p1.ID
 
-		key := map[string]string{"X-API-Key": testAPIKey}
 		body := func(u user, code string) map[string]any {
 			return map[string]any{"userId": u.ID, "connectionCode": code}
 		}
-		badCode := errBody("invalid_request",
-			"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
-		badLinkCode := errBody("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"no X-API-Key", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-bbb")},
-				401, errBody("unauthorized", "missing or invalid X-API-Key")},
-			{"wrong X-API-Key", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: a.Token,
-				Headers: map[string]string{"X-API-Key": "nope"}}, 401, errBody("unauthorized", "missing or invalid X-API-Key")},
-			{"X-API-Key without a token", req{Method: "POST", Path: "/api/partnerConnections/link", Body: body(b, "code-aaa"), Headers: key},
-				401, errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(a, "code-bbb"), Headers: key},
-				403, errBody("forbidden", "you may only act on your own account")},
-			{"someone else's connection", req{Method: "GET", Path: "/api/partnerConnections/get/" + a.ID, Token: b.Token, Headers: key},
-				403, errBody("forbidden", "you may only act on your own account")},
-			{"someone else's unlink", req{Method: "POST", Path: "/api/partnerConnections/unlink", Token: b.Token,
-				Body: map[string]any{"userId": p1.ID}, Headers: key}, 403, errBody("forbidden", "you may only act on your own account")},
-			{"missing userId", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
-				Body: map[string]any{"connectionCode": "code-bbb"}, Headers: key}, 400, errBody("invalid_request", "userId is required")},
-			{"malformed JSON", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: `{"userId":`, Headers: key},
-				400, errBody("invalid_request", "malformed JSON")},
-			{"code of 3", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "abc"), Headers: key}, 400, badCode},
-			{"code of 7", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "abcdefg"), Headers: key}, 400, badCode},
-			{"code of 65", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, strings.Repeat("c", 65)), Headers: key}, 400, badCode},
-			{"code with a space", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code b"), Headers: key}, 400, badCode},
-			{"missing code", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token,
-				Body: map[string]any{"userId": b.ID}, Headers: key}, 400, badCode},
-			{"code taken", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "code-aaa"), Headers: key},
-				409, errBody("conflict", "connection code already taken")},
-			{"code taken in another case", req{Method: "POST", Path: "/api/partnerConnections/create", Token: b.Token, Body: body(b, "CODE-aaa"), Headers: key},
-				409, errBody("conflict", "connection code already taken")},
-			{"link: malformed code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "a/b"), Headers: key}, 400, badLinkCode},
-			{"link: unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, "nobody-has-it"), Headers: key},
-				404, errBody("not_found", "connection code not found")},
-			{"link: own code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: a.Token, Body: body(a, "code-aaa"), Headers: key},
-				400, errBody("invalid_request", "you cannot link with your own connection code")},
-			{"link: caller already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token, Body: body(p2, "code-aaa"), Headers: key},
-				409, errBody("already_paired", "you are already paired")},
-			{"link: caller paired beats an unknown code", req{Method: "POST", Path: "/api/partnerConnections/link", Token: p2.Token,
-				Body: body(p2, "nobody-has-it"), Headers: key}, 409, errBody("already_paired", "you are already paired")},
-			{"link: owner already paired", req{Method: "POST", Path: "/api/partnerConnections/link", Token: b.Token, Body: body(b, ownerCode), Headers: key},
-				409, errBody("already_paired", "that user is already paired")},
-			{"unlink while unpaired", req{Method: "POST", Path: "/api/partnerConnections/unlink", Token: a.Token,
-				Body: map[string]any{"userId": a.ID}, Headers: key}, 409, errBody("not_paired", "not paired")},
-			{"get without a connection", req{Method: "GET", Path: "/api/partnerConnections/get/" + b.ID, Token: b.Token, Headers: key},
-				404, errBody("not_found", "no partner connection")},
+		conn := func(u user, route string, body any) req {
+			return POST("/api/partnerConnections/"+route, body).withKey().by(u)
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) { expect(t, h.do(tc.r), tc.status, tc.body) })
+		get := func(u, of user) req { return GET("/api/partnerConnections/get/" + of.ID).withKey().by(u) }
+		badCode := errInvalid("connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+		badLinkCode := errInvalid("connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
+		badKey := errBody("unauthorized", "missing or invalid X-API-Key")
+		paired := errBody("already_paired", "you are already paired")
+		taken := errBody("conflict", "connection code already taken")
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.connection(a), 200, connectionBody(a, "", "code-aaa"))
+			expect(t, h.connection(b), 404, "")
+			expect(t, h.connection(p1), 200, connectionBody(p1, p2.ID, ownerCode))
+			expect(t, h.connection(p2), 200, connectionBody(p2, p1.ID, ownerCode))
+			expect(t, h.pairingStatus(b), 200, unpairedStatus())
 		}
-		// the refused requests stored nothing
-		expect(t, h.connection(a), 200, connectionBody(a, "", "code-aaa"))
-		expect(t, h.connection(b), 404, "")
-		expect(t, h.connection(p1), 200, connectionBody(p1, p2.ID, ownerCode))
-		expect(t, h.connection(p2), 200, connectionBody(p2, p1.ID, ownerCode))
-		expect(t, h.pairingStatus(b), 200, unpairedStatus())
+		runScenarios(t, h, afterEach(unchanged, []scenario{
+			{name: "no X-API-Key", req: POST("/api/partnerConnections/create", body(b, "code-bbb")).by(b), status: 401, want: badKey},
+			{name: "wrong X-API-Key", req: get(a, a).with("X-API-Key", "nope"), status: 401, want: badKey},
+			{name: "X-API-Key without a token", req: POST("/api/partnerConnections/link", body(b, "code-aaa")).withKey(), status: 401,
+				want: errNoToken},
+			{name: "someone else's userId", req: conn(b, "create", body(a, "code-bbb")), status: 403, want: errNotYours},
+			{name: "someone else's connection", req: get(b, a), status: 403, want: errNotYours},
+			{name: "someone else's unlink", req: conn(b, "unlink", map[string]any{"userId": p1.ID}), status: 403, want: errNotYours},
+			{name: "missing userId", req: conn(b, "create", map[string]any{"connectionCode": "code-bbb"}), status: 400,
+				want: errInvalid("userId is required")},
+			{name: "malformed JSON", req: conn(b, "create", `{"userId":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "code of 3", req: conn(b, "create", body(b, "abc")), status: 400, want: badCode},
+			{name: "code of 7", req: conn(b, "create", body(b, "abcdefg")), status: 400, want: badCode},
+			{name: "code of 65", req: conn(b, "create", body(b, strings.Repeat("c", 65))), status: 400, want: badCode},
+			{name: "code with a space", req: conn(b, "create", body(b, "code b")), status: 400, want: badCode},
+			{name: "missing code", req: conn(b, "create", map[string]any{"userId": b.ID}), status: 400, want: badCode},
+			{name: "code taken", req: conn(b, "create", body(b, "code-aaa")), status: 409, want: taken},
+			{name: "code taken in another case", req: conn(b, "create", body(b, "CODE-aaa")), status: 409, want: taken},
+			{name: "link: malformed code", req: conn(b, "link", body(b, "a/b")), status: 400, want: badLinkCode},
+			{name: "link: unknown code", req: conn(b, "link", body(b, "nobody-has-it")), status: 404,
+				want: errBody("not_found", "connection code not found")},
+			{name: "link: own code", req: conn(a, "link", body(a, "code-aaa")), status: 400,
+				want: errInvalid("you cannot link with your own connection code")},
+			{name: "link: caller already paired", req: conn(p2, "link", body(p2, "code-aaa")), status: 409, want: paired},
+			{name: "link: caller paired beats an unknown code", req: conn(p2, "link", body(p2, "nobody-has-it")), status: 409, want: paired},
+			{name: "link: owner already paired", req: conn(b, "link", body(b, ownerCode)), status: 409,
+				want: errBody("already_paired", "that user is already paired")},
+			{name: "unlink while unpaired", req: conn(a, "unlink", map[string]any{"userId": a.ID}), status: 409,
+				want: errBody("not_paired", "not paired")},
+			{name: "get without a connection", req: get(b, b), status: 404, want: errBody("not_found", "no partner connection")},
+		}))
 	})
 }
 

@@ -84,79 +84,47 @@ func TestPremiumErrors(t *testing.T) {
 		u := h.newUser("a@x.io")
 		other := h.newUser("b@x.io")
 		now := h.Clock.Now().UnixMilli()
-		ok := func(extra map[string]any) map[string]any {
-			b := map[string]any{"action": "create", "plan": "9.99", "startDate": now, "endDate": now + 1000}
-			for k, v := range extra {
-				b[k] = v
-			}
-			return b
-		}
+		valid := map[string]any{"action": "create", "plan": "9.99", "startDate": now, "endDate": now + 1000}
+		post := func(body any) req { return POST(premiumPath(u), body) }
+		create := func(edit map[string]any) req { return post(edited(valid, edit)) }
 		msSent := "startDate must be a whole number of milliseconds since the epoch"
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"GET without action", req{Method: "GET", Path: premiumPath(u)}, 400,
-				errBody("invalid_request", "action is required: status, subscription, details, limits or check")},
-			{"GET unknown action", req{Method: "GET", Path: premiumPath(u) + "?action=buy"}, 400,
-				errBody("invalid_request", `unknown action \"buy\": use status, subscription, details, limits or check`)},
-			{"check without feature", req{Method: "GET", Path: premiumPath(u) + "?action=check"}, 400,
-				errBody("invalid_request", "feature is required")},
-			{"POST without action", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"plan": "9.99"}}, 400,
-				errBody("invalid_request", "action is required: create, subscribe, update, cancel or deactivate")},
-			{"POST unknown action", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"action": "renew"}}, 400,
-				errBody("invalid_request", `unknown action \"renew\": use create, subscribe, update, cancel or deactivate`)},
-			{"update without premium", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"action": "update", "plan": "1"}}, 404,
-				errBody("not_found", "no premium subscription")},
-			{"cancel without premium", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"action": "cancel"}}, 404,
-				errBody("not_found", "no premium subscription")},
-			{"deactivate without premium", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"action": "deactivate"}}, 404,
-				errBody("not_found", "no premium subscription")},
-			{"empty plan", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"plan": " "})}, 400,
-				errBody("invalid_request", "plan is required")},
-			{"plan of 65", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"plan": strings.Repeat("9", 65)})}, 400,
-				errBody("invalid_request", "plan must be at most 64 characters")},
-			{"plan not a string", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"plan": 9.99})}, 400,
-				errBody("invalid_request", "field plan must be a string")},
-			{"missing dates", req{Method: "POST", Path: premiumPath(u), Body: map[string]any{"action": "create", "plan": "9.99"}}, 400,
-				errBody("invalid_request", "startDate and endDate are required")},
-			{"end at start", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"endDate": now})}, 400,
-				errBody("invalid_request", "endDate must be after startDate")},
-			{"date as a string", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"startDate": itoa(now)})}, 400,
-				errBody("invalid_request", msSent)},
-			{"fractional date", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"startDate": 1.5})}, 400,
-				errBody("invalid_request", msSent)},
-			{"negative date", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"startDate": -1})}, 400,
-				errBody("invalid_request", msSent)},
-			{"unknown platform", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"platform": "windows"})}, 400,
-				errBody("invalid_request", "platform must be ios, android or web")},
-			{"meta not an object", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"meta": []int{1}})}, 400,
-				errBody("invalid_request", "meta must be a JSON object")},
-			{"meta over 4 KB", req{Method: "POST", Path: premiumPath(u), Body: ok(map[string]any{"meta": map[string]any{"k": strings.Repeat("x", 4096)}})}, 400,
-				errBody("invalid_request", "meta must be at most 4 KB of JSON")},
-			{"malformed JSON", req{Method: "POST", Path: premiumPath(u), Body: `{"action":`}, 400,
-				errBody("invalid_request", "malformed JSON")},
-			{"no token", req{Method: "GET", Path: premiumPath(u) + "?action=status", Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"someone else's premium", req{Method: "POST", Path: premiumPath(other), Body: ok(nil)}, 403,
-				errBody("forbidden", "you may only act on your own account")},
+		noPremium := errBody("not_found", "no premium subscription")
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.premiumGet(u, "action=subscription"), 200, `{"success":true,"isPremium":false,"subscription":null}`)
+			expect(t, h.premiumGet(other, "action=subscription"), 200, `{"success":true,"isPremium":false,"subscription":null}`)
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = u.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was written by any refused request
-		expect(t, h.premiumGet(u, "action=subscription"), 200, `{"success":true,"isPremium":false,"subscription":null}`)
-		expect(t, h.premiumGet(other, "action=subscription"), 200, `{"success":true,"isPremium":false,"subscription":null}`)
+		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
+			{name: "GET without action", req: GET(premiumPath(u)), status: 400,
+				want: errInvalid("action is required: status, subscription, details, limits or check")},
+			{name: "GET unknown action", req: GET(premiumPath(u) + "?action=buy"), status: 400,
+				want: errInvalid(`unknown action \"buy\": use status, subscription, details, limits or check`)},
+			{name: "check without feature", req: GET(premiumPath(u) + "?action=check"), status: 400, want: errInvalid("feature is required")},
+			{name: "POST without action", req: post(map[string]any{"plan": "9.99"}), status: 400,
+				want: errInvalid("action is required: create, subscribe, update, cancel or deactivate")},
+			{name: "POST unknown action", req: post(map[string]any{"action": "renew"}), status: 400,
+				want: errInvalid(`unknown action \"renew\": use create, subscribe, update, cancel or deactivate`)},
+			{name: "update without premium", req: post(map[string]any{"action": "update", "plan": "1"}), status: 404, want: noPremium},
+			{name: "cancel without premium", req: post(map[string]any{"action": "cancel"}), status: 404, want: noPremium},
+			{name: "deactivate without premium", req: post(map[string]any{"action": "deactivate"}), status: 404, want: noPremium},
+			{name: "empty plan", req: create(map[string]any{"plan": " "}), status: 400, want: errInvalid("plan is required")},
+			{name: "plan of 65", req: create(map[string]any{"plan": strings.Repeat("9", 65)}), status: 400,
+				want: errInvalid("plan must be at most 64 characters")},
+			{name: "plan not a string", req: create(map[string]any{"plan": 9.99}), status: 400, want: errInvalid("field plan must be a string")},
+			{name: "missing dates", req: post(map[string]any{"action": "create", "plan": "9.99"}), status: 400,
+				want: errInvalid("startDate and endDate are required")},
+			{name: "end at start", req: create(map[string]any{"endDate": now}), status: 400, want: errInvalid("endDate must be after startDate")},
+			{name: "date as a string", req: create(map[string]any{"startDate": itoa(now)}), status: 400, want: errInvalid(msSent)},
+			{name: "fractional date", req: create(map[string]any{"startDate": 1.5}), status: 400, want: errInvalid(msSent)},
+			{name: "negative date", req: create(map[string]any{"startDate": -1}), status: 400, want: errInvalid(msSent)},
+			{name: "unknown platform", req: create(map[string]any{"platform": "windows"}), status: 400,
+				want: errInvalid("platform must be ios, android or web")},
+			{name: "meta not an object", req: create(map[string]any{"meta": []int{1}}), status: 400, want: errInvalid("meta must be a JSON object")},
+			{name: "meta over 4 KB", req: create(map[string]any{"meta": map[string]any{"k": strings.Repeat("x", 4096)}}), status: 400,
+				want: errInvalid("meta must be at most 4 KB of JSON")},
+			{name: "malformed JSON", req: post(`{"action":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "no token", req: GET(premiumPath(u) + "?action=status").anonymous(), status: 401, want: errNoToken},
+			{name: "someone else's premium", req: POST(premiumPath(other), valid), status: 403, want: errNotYours},
+		})))
 	})
 }
 
@@ -215,20 +183,13 @@ func bstr(b bool) string {
 // BenchmarkPremiumInheritedStatus measures the derived status read: the
 // caller's own subscription, the partner, then the partner's subscription.
 func BenchmarkPremiumInheritedStatus(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p)
-			payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
-			h.pair(payer, partner)
-			now := h.Clock.Now()
-			expect(b, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
-				"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.premiumGet(partner, "action=status"); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
+		h.pair(payer, partner)
+		now := h.Clock.Now()
+		expect(h.t, h.post(premiumPath(payer), payer.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": now.UnixMilli(), "endDate": now.AddDate(0, 1, 0).UnixMilli()}), 200, "")
+		return scenario{req: GET(premiumPath(partner) + "?action=status").by(partner), status: 200,
+			want: `{"isPremium":true,"source":"partner","partnerId":"` + payer.ID + `","message":"premium shared by your partner"}`}
+	})
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"tandem/modules/questions"
 )
 
@@ -235,66 +233,44 @@ func TestDailyQuestionErrors(t *testing.T) {
 		ann, bob, cat := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("cat@x.io")
 		h.pair(ann, bob)
 		notPaired := errBody("not_paired", "the daily question is for couples: pair with your partner first")
-		bad := func(msg string) string { return errBody("invalid_request", msg) }
-		post := func(body any) req { return req{Method: "POST", Path: dqPath(ann), Body: body} }
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"unpaired GET", req{Method: "GET", Path: dqPath(cat), Token: cat.Token}, 409, notPaired},
-			{"unpaired answer", req{Method: "POST", Path: dqPath(cat), Token: cat.Token,
-				Body: map[string]any{"action": "answer", "text": "hi"}}, 409, notPaired},
-			{"unpaired history", req{Method: "GET", Path: dqPath(cat) + "/history", Token: cat.Token}, 409, notPaired},
-			{"no token", req{Method: "GET", Path: dqPath(ann), Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"the partner's path", req{Method: "GET", Path: dqPath(bob)}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"the partner's history", req{Method: "GET", Path: dqPath(bob) + "/history"}, 403,
-				errBody("forbidden", "you may only act on your own account")},
-			{"reply before anyone opened the date", post(map[string]any{"action": "reply", "text": "x"}), 409,
-				errBody("conflict", "answer today's question first")},
-			{"no action", post(map[string]any{"text": "x"}), 400, bad("action is required: answer, reply or react")},
-			{"unknown action", post(map[string]any{"action": "edit", "text": "x"}), 400,
-				bad(`unknown action \"edit\": use answer, reply or react`)},
-			{"empty answer", post(map[string]any{"action": "answer", "text": "   "}), 400, bad("text is required")},
-			{"answer without text", post(map[string]any{"action": "answer"}), 400, bad("text is required")},
-			{"answer of 2001 characters", post(map[string]any{"action": "answer", "text": strings.Repeat("x", 2001)}), 400,
-				bad("text must be at most 2000 characters")},
-			{"text not a string", post(map[string]any{"action": "answer", "text": 42}), 400, bad("field text must be a string")},
-			{"answer with a messageId", post(map[string]any{"action": "answer", "text": "x", "messageId": "m"}), 400,
-				bad("an answer takes text only")},
-			{"reaction without messageId", post(map[string]any{"action": "react", "reaction": "👍"}), 400,
-				bad("messageId is required")},
-			{"reaction too long", post(map[string]any{"action": "react", "messageId": "m", "reaction": strings.Repeat("😀", 17)}), 400,
-				bad("reaction must be at most 16 characters")},
-			{"reaction missing", post(map[string]any{"action": "react", "messageId": "m"}), 400, bad("reaction is required")},
-			{"malformed JSON", post(`{"action":`), 400, bad("malformed JSON")},
-			{"not JSON", req{Method: "POST", Path: dqPath(ann), Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}},
-				415, errBody("unsupported_media_type", "send the body as application/json")},
-			{"history limit 0", req{Method: "GET", Path: dqPath(ann) + "/history?limit=0"}, 400,
-				bad("limit must be a whole number from 1 to 100")},
-			{"history limit 101", req{Method: "GET", Path: dqPath(ann) + "/history?limit=101"}, 400,
-				bad("limit must be a whole number from 1 to 100")},
-			{"history limit not a number", req{Method: "GET", Path: dqPath(ann) + "/history?limit=ten"}, 400,
-				bad("limit must be a whole number from 1 to 100")},
-			{"history bad cursor", req{Method: "GET", Path: dqPath(ann) + "/history?cursor=%25%25"}, 400,
-				bad("cursor is not one this server handed out")},
+		post := func(body any) req { return POST(dqPath(ann), body) }
+		limit := errInvalid("limit must be a whole number from 1 to 100")
+		noHistory := func(t *testing.T, h *harness) {
+			expect(t, h.get(dqPath(ann)+"/history", ann.Token), 200, `{"success":true,"questions":[]}`)
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = ann.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
+		runScenarios(t, h, afterEach(noHistory, signedIn(ann, []scenario{
+			{name: "unpaired GET", req: GET(dqPath(cat)).by(cat), status: 409, want: notPaired},
+			{name: "unpaired answer", req: POST(dqPath(cat), map[string]any{"action": "answer", "text": "hi"}).by(cat), status: 409, want: notPaired},
+			{name: "unpaired history", req: GET(dqPath(cat) + "/history").by(cat), status: 409, want: notPaired},
+			{name: "no token", req: GET(dqPath(ann)).anonymous(), status: 401, want: errNoToken},
+			{name: "the partner's path", req: GET(dqPath(bob)), status: 403, want: errNotYours},
+			{name: "the partner's history", req: GET(dqPath(bob) + "/history"), status: 403, want: errNotYours},
+			{name: "reply before anyone opened the date", req: post(map[string]any{"action": "reply", "text": "x"}), status: 409,
+				want: errBody("conflict", "answer today's question first")},
+			{name: "no action", req: post(map[string]any{"text": "x"}), status: 400, want: errInvalid("action is required: answer, reply or react")},
+			{name: "unknown action", req: post(map[string]any{"action": "edit", "text": "x"}), status: 400,
+				want: errInvalid(`unknown action \"edit\": use answer, reply or react`)},
+			{name: "empty answer", req: post(map[string]any{"action": "answer", "text": "   "}), status: 400, want: errInvalid("text is required")},
+			{name: "answer without text", req: post(map[string]any{"action": "answer"}), status: 400, want: errInvalid("text is required")},
+			{name: "answer of 2001 characters", req: post(map[string]any{"action": "answer", "text": strings.Repeat("x", 2001)}), status: 400,
+				want: errInvalid("text must be at most 2000 characters")},
+			{name: "text not a string", req: post(map[string]any{"action": "answer", "text": 42}), status: 400, want: errInvalid("field text must be a string")},
+			{name: "answer with a messageId", req: post(map[string]any{"action": "answer", "text": "x", "messageId": "m"}), status: 400,
+				want: errInvalid("an answer takes text only")},
+			{name: "reaction without messageId", req: post(map[string]any{"action": "react", "reaction": "👍"}), status: 400,
+				want: errInvalid("messageId is required")},
+			{name: "reaction too long", req: post(map[string]any{"action": "react", "messageId": "m", "reaction": strings.Repeat("😀", 17)}), status: 400,
+				want: errInvalid("reaction must be at most 16 characters")},
+			{name: "reaction missing", req: post(map[string]any{"action": "react", "messageId": "m"}), status: 400, want: errInvalid("reaction is required")},
+			{name: "malformed JSON", req: post(`{"action":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "not JSON", req: POST(dqPath(ann), "x").asText(), status: 415, want: errNotJSON},
+			{name: "history limit 0", req: GET(dqPath(ann) + "/history?limit=0"), status: 400, want: limit},
+			{name: "history limit 101", req: GET(dqPath(ann) + "/history?limit=101"), status: 400, want: limit},
+			{name: "history limit not a number", req: GET(dqPath(ann) + "/history?limit=ten"), status: 400, want: limit},
+			{name: "history bad cursor", req: GET(dqPath(ann) + "/history?cursor=%25%25"), status: 400,
+				want: errInvalid("cursor is not one this server handed out")},
+		})))
 		// nothing was written, not even today's pick; then the message-id rules
-		expect(t, h.get(dqPath(ann)+"/history", ann.Token), 200, `{"success":true,"questions":[]}`)
 		expect(t, h.dqGet(ann), 200, dqBody(nil, "2025-06-15", nil, false, false))
 		r := h.dqPost(ann, map[string]any{"action": "answer", "text": "mine"})
 		expect(t, r, 200, "")
@@ -307,7 +283,7 @@ func TestDailyQuestionErrors(t *testing.T) {
 		r = h.dqPost(ann, map[string]any{"action": "react", "messageId": annID, "reaction": "👍"})
 		reactionID := dqItems(t, r)[1]
 		expect(t, h.dqPost(ann, map[string]any{"action": "react", "messageId": reactionID, "reaction": "👍"}), 400,
-			bad("you can reply and react to answers and replies only"))
+			errInvalid("you can reply and react to answers and replies only"))
 		if n := len(dqItems(t, h.dqGet(ann))); n != 2 {
 			t.Fatalf("%d items after the refused requests", n)
 		}
@@ -351,32 +327,27 @@ func TestDailyQuestionFollowsThePartnership(t *testing.T) {
 }
 
 func TestAccountDeletionTakesTheDailyQuestionItemsAlong(t *testing.T) {
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			var repo questions.Repository
-			h := newHarness(t, p, withFx(fx.Populate(&repo)))
-			ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
-			h.pair(ann, bob)
-			annID := dqItems(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "mine"}))[0]
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "answer", "text": "his"}), 200, "")
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "react", "messageId": annID, "reaction": "❤️"}), 200, "")
-			h.Clock.Advance(time.Second)
-			expect(t, h.dqPost(bob, map[string]any{"action": "reply", "text": "to you", "replyTo": annID}), 200, "")
+	eachProfileWith(t, func(t *testing.T, h *harness, repo questions.Repository) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		annID := dqItems(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "mine"}))[0]
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "answer", "text": "his"}), 200, "")
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "react", "messageId": annID, "reaction": "❤️"}), 200, "")
+		h.Clock.Advance(time.Second)
+		expect(t, h.dqPost(bob, map[string]any{"action": "reply", "text": "to you", "replyTo": annID}), 200, "")
 
-			expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
-			ctx := context.Background()
-			if mine, err := repo.MessagesByUser(ctx, ann.ID); err != nil || len(mine) != 0 {
-				t.Fatalf("ann's items after deletion: %v %v", mine, err)
-			}
-			// bob keeps his answer and reply; his reaction to ann's answer went with it
-			his, err := repo.MessagesByUser(ctx, bob.ID)
-			if err != nil || len(his) != 2 || his[0].Message.Text != "his" || his[1].Message.Text != "to you" {
-				t.Fatalf("bob's items: %+v %v", his, err)
-			}
-			expect(t, h.dqGet(bob), 409, errBody("not_paired", "the daily question is for couples: pair with your partner first"))
-		})
-	}
+		expect(t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + ann.ID, Token: ann.Token}), 200, "")
+		ctx := context.Background()
+		if mine, err := repo.MessagesByUser(ctx, ann.ID); err != nil || len(mine) != 0 {
+			t.Fatalf("ann's items after deletion: %v %v", mine, err)
+		}
+		// bob keeps his answer and reply; his reaction to ann's answer went with it
+		his, err := repo.MessagesByUser(ctx, bob.ID)
+		if err != nil || len(his) != 2 || his[0].Message.Text != "his" || his[1].Message.Text != "to you" {
+			t.Fatalf("bob's items: %+v %v", his, err)
+		}
+		expect(t, h.dqGet(bob), 409, errBody("not_paired", "the daily question is for couples: pair with your partner first"))
+	})
 }

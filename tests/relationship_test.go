@@ -69,46 +69,31 @@ func TestRelationshipErrors(t *testing.T) {
 		h.pair(a, b)
 		expect(t, h.post(relationshipPath(b), b.Token, map[string]any{"action": "start", "date": "2025-01-10"}), 200, "")
 		notPaired := errBody("not_paired", "you need a partner for this")
-		cases := []struct {
-			name   string
-			who    user
-			method string
-			body   any
-			status int
-			want   string
-		}{
-			{"unpaired GET", single, "GET", nil, 409, notPaired},
-			{"unpaired start", single, "POST", map[string]any{"action": "start", "date": "2025-01-01"}, 409, notPaired},
-			{"unpaired end", single, "POST", map[string]any{"action": "end"}, 409, notPaired},
-			{"missing date", single, "POST", map[string]any{"action": "start"}, 400, errBody("invalid_request", "date is required (YYYY-MM-DD)")},
-			{"bad format", a, "POST", map[string]any{"action": "start", "date": "14/02/2024"}, 400,
-				errBody("invalid_date", `\"14/02/2024\" is not a date in the form YYYY-MM-DD`)},
-			{"impossible date", a, "POST", map[string]any{"action": "end", "date": "2025-02-30"}, 400,
-				errBody("invalid_date", `\"2025-02-30\" is not a date in the form YYYY-MM-DD`)},
-			{"future start", single, "POST", map[string]any{"action": "start", "date": "2025-06-16"}, 409, notPaired},
-			{"future end", a, "POST", map[string]any{"action": "end", "date": "2025-06-16"}, 400,
-				errBody("invalid_date", "date must not be in the future")},
-			{"end before the start", a, "POST", map[string]any{"action": "end", "date": "2025-01-09"}, 400,
-				errBody("invalid_date", "the end date must not be before the start date 2025-01-10")},
-			{"date not a string", a, "POST", map[string]any{"action": "end", "date": 20250101}, 400,
-				errBody("invalid_request", "field date must be a string")},
-			{"missing action", a, "POST", map[string]any{"date": "2025-01-01"}, 400,
-				errBody("invalid_request", "action is required: start or end")},
-			{"unknown action", a, "POST", map[string]any{"action": "pause"}, 400,
-				errBody("invalid_request", `unknown action \"pause\": use start or end`)},
-			{"someone else's path", a, "GET:" + b.ID, nil, 403, errBody("forbidden", "you may only act on your own account")},
+		post := func(u user, body any) req { return POST(relationshipPath(u), body).by(u) }
+		unchanged := func(t *testing.T, h *harness) {
+			expect(t, h.get(relationshipPath(b), b.Token), 200, duration(156, "2025-01-10", ""))
 		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				path := relationshipPath(tc.who)
-				method := tc.method
-				if len(method) > 4 && method[:4] == "GET:" {
-					method, path = "GET", "/api/user/"+method[4:]+"/relationship"
-				}
-				expect(t, h.do(req{Method: method, Path: path, Token: tc.who.Token, Body: tc.body}), tc.status, tc.want)
-			})
-		}
-		expect(t, h.get(relationshipPath(a), ""), 401, "")
+		runScenarios(t, h, afterEach(unchanged, []scenario{
+			{name: "unpaired GET", req: GET(relationshipPath(single)).by(single), status: 409, want: notPaired},
+			{name: "unpaired start", req: post(single, map[string]any{"action": "start", "date": "2025-01-01"}), status: 409, want: notPaired},
+			{name: "unpaired end", req: post(single, map[string]any{"action": "end"}), status: 409, want: notPaired},
+			{name: "missing date", req: post(single, map[string]any{"action": "start"}), status: 400, want: errInvalid("date is required (YYYY-MM-DD)")},
+			{name: "bad format", req: post(a, map[string]any{"action": "start", "date": "14/02/2024"}), status: 400,
+				want: errBody("invalid_date", `\"14/02/2024\" is not a date in the form YYYY-MM-DD`)},
+			{name: "impossible date", req: post(a, map[string]any{"action": "end", "date": "2025-02-30"}), status: 400,
+				want: errBody("invalid_date", `\"2025-02-30\" is not a date in the form YYYY-MM-DD`)},
+			{name: "future start", req: post(single, map[string]any{"action": "start", "date": "2025-06-16"}), status: 409, want: notPaired},
+			{name: "future end", req: post(a, map[string]any{"action": "end", "date": "2025-06-16"}), status: 400,
+				want: errBody("invalid_date", "date must not be in the future")},
+			{name: "end before the start", req: post(a, map[string]any{"action": "end", "date": "2025-01-09"}), status: 400,
+				want: errBody("invalid_date", "the end date must not be before the start date 2025-01-10")},
+			{name: "date not a string", req: post(a, map[string]any{"action": "end", "date": 20250101}), status: 400,
+				want: errInvalid("field date must be a string")},
+			{name: "missing action", req: post(a, map[string]any{"date": "2025-01-01"}), status: 400, want: errInvalid("action is required: start or end")},
+			{name: "unknown action", req: post(a, map[string]any{"action": "pause"}), status: 400, want: errInvalid(`unknown action \"pause\": use start or end`)},
+			{name: "someone else's path", req: GET(relationshipPath(b)).by(a), status: 403, want: errNotYours},
+			{name: "no token", req: GET(relationshipPath(a)), status: 401, want: errNoToken},
+		}))
 		// nothing changed; and a future start is refused for the paired too
 		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "end", "date": "2025-06-15"}), 200, "")
 		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-06-16"}), 400,
@@ -165,18 +150,10 @@ func TestAccountDeletionTakesPremiumAndRelationshipAlong(t *testing.T) {
 // BenchmarkRelationshipRead measures GET relationship (partnership lookup,
 // latest relationship, the caller's timezone), per profile.
 func BenchmarkRelationshipRead(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p)
-			u, v := h.newUser("a@x.io"), h.newUser("b@x.io")
-			h.pair(u, v)
-			expect(b, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get(relationshipPath(v), v.Token); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		u, v := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(u, v)
+		expect(h.t, h.post(relationshipPath(u), u.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
+		return scenario{req: GET(relationshipPath(v)).by(v), status: 200, want: duration(487, "2024-02-14", "")}
+	})
 }

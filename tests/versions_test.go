@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -16,19 +17,13 @@ var asAdmin = withEnv("TANDEM_ADMIN_EMAILS", "boss@x.io")
 // checkBody renders the expected version check result; "" is null for
 // updateType, releaseNotes and deprecationDate.
 func checkBody(typ, current, min, rec, latest, message, notes, url, deprecation string) string {
-	q := func(s string) string {
-		if s == "" {
-			return "null"
-		}
-		return `"` + s + `"`
-	}
 	if deprecation == "" {
 		deprecation = "null"
 	}
 	return `{"updateRequired":` + bstr(typ == "required") + `,"updateRecommended":` + bstr(typ == "recommended") +
-		`,"canContinue":` + bstr(typ != "required") + `,"updateType":` + q(typ) + `,"currentVersion":"` + current +
+		`,"canContinue":` + bstr(typ != "required") + `,"updateType":` + nullable(typ) + `,"currentVersion":"` + current +
 		`","minRequiredVersion":"` + min + `","recommendedVersion":"` + rec + `","latestVersion":"` + latest +
-		`","updateMessage":"` + message + `","releaseNotes":` + q(notes) + `,"downloadUrl":"` + url +
+		`","updateMessage":"` + message + `","releaseNotes":` + nullable(notes) + `,"downloadUrl":"` + url +
 		`","deprecationDate":` + deprecation + `}`
 }
 
@@ -115,115 +110,84 @@ func TestVersionErrors(t *testing.T) {
 		valid := func(extra map[string]any) map[string]any {
 			b := map[string]any{"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
 				"downloadUrl": "https://play.google.com/store/apps/details?id=x", "updateMessage": "Update"}
-			for k, v := range extra {
-				b[k] = v
-			}
+			maps.Copy(b, extra) // a nil value is sent as null
 			return b
 		}
-		check := func(body any) req { return req{Method: "POST", Path: "/api/version-check", Body: body, Token: "-"} }
-		put := func(platform string, body any) req {
-			return req{Method: "PUT", Path: policyPath + platform, Body: body}
-		}
+		check := func(body any) req { return POST("/api/version-check", body).anonymous() }
+		put := func(platform string, body any) req { return PUT(policyPath+platform, body) }
 		build := "currentBuildNumber must be a whole number from 0 to 999999999"
-		cases := []struct {
-			name   string
-			r      req
-			status int
-			body   string
-		}{
-			{"check: malformed JSON", check(`{"platform":`), 400, errBody("invalid_request", "malformed JSON")},
-			{"check: no platform", check(map[string]any{"currentVersion": "1.0.0"}), 400,
-				errBody("invalid_request", "platform is required: ios, android or web")},
-			{"check: unknown platform", check(map[string]any{"platform": "symbian", "currentVersion": "1.0.0"}), 400,
-				errBody("invalid_request", "platform must be ios, android or web")},
-			{"check: platform not a string", check(map[string]any{"platform": 1, "currentVersion": "1.0.0"}), 400,
-				errBody("invalid_request", "field platform must be a string")},
-			{"check: no version", check(map[string]any{"platform": "ios"}), 400, errBody("invalid_request", "currentVersion is required")},
-			{"check: bad version", check(map[string]any{"platform": "ios", "currentVersion": "1.x"}), 400,
-				errBody("invalid_version", `\"1.x\" is not a version MAJOR.MINOR.PATCH`)},
-			{"check: build as a string", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": "45"}), 400,
-				errBody("invalid_version", build)},
-			{"check: negative build", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": -1}), 400,
-				errBody("invalid_version", build)},
-			{"check: fractional build", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": 4.5}), 400,
-				errBody("invalid_version", build)},
-			{"check: builds disagree", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0+4", "currentBuildNumber": 5}), 400,
-				errBody("invalid_version", "the build in the version and the build number disagree")},
-			{"check: long userId", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "userId": strings.Repeat("u", 65)}), 400,
-				errBody("invalid_request", "userId must be at most 64 characters")},
-			{"check: deviceInfo not an object", check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "deviceInfo": "phone"}), 400,
-				errBody("invalid_request", "field deviceInfo must be an object")},
-			{"check: not JSON", req{Method: "POST", Path: "/api/version-check", Body: "x", Headers: map[string]string{"Content-Type": "text/plain"}}, 415,
-				errBody("unsupported_media_type", "send the body as application/json")},
-			{"GET check: no version", req{Method: "GET", Path: "/api/version-check?platform=ios", Token: "-"}, 400,
-				errBody("invalid_request", "version is required")},
-			{"GET check: bad build", req{Method: "GET", Path: "/api/version-check?platform=web&version=1.0.0&buildNumber=%2B5", Token: "-"}, 400,
-				errBody("invalid_version", "buildNumber must be a whole number from 0 to 999999999")},
-			{"GET check: no platform", req{Method: "GET", Path: "/api/version-check?version=1.0.0", Token: "-"}, 400,
-				errBody("invalid_request", "platform is required: ios, android or web")},
+		badPlatform := errInvalid("platform must be ios, android or web")
+		unordered := errInvalid("versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")
+		nothingStored := func(t *testing.T, h *harness) {
+			expect(t, h.get(policyPath+"android", boss.Token), 404, errBody("not_found", "no version policy for android"))
+			expect(t, h.versionCheck(map[string]any{"platform": "android", "currentVersion": "0.1.0"}), 200,
+				checkBody("", "0.1.0", "0.1.0", "0.1.0", "0.1.0", "", "", "", ""))
+		}
+		runScenarios(t, h, afterEach(nothingStored, signedIn(boss, []scenario{
+			{name: "check: malformed JSON", req: check(`{"platform":`), status: 400, want: errInvalid("malformed JSON")},
+			{name: "check: no platform", req: check(map[string]any{"currentVersion": "1.0.0"}), status: 400,
+				want: errInvalid("platform is required: ios, android or web")},
+			{name: "check: unknown platform", req: check(map[string]any{"platform": "symbian", "currentVersion": "1.0.0"}), status: 400,
+				want: badPlatform},
+			{name: "check: platform not a string", req: check(map[string]any{"platform": 1, "currentVersion": "1.0.0"}), status: 400,
+				want: errInvalid("field platform must be a string")},
+			{name: "check: no version", req: check(map[string]any{"platform": "ios"}), status: 400, want: errInvalid("currentVersion is required")},
+			{name: "check: bad version", req: check(map[string]any{"platform": "ios", "currentVersion": "1.x"}), status: 400,
+				want: errBody("invalid_version", `\"1.x\" is not a version MAJOR.MINOR.PATCH`)},
+			{name: "check: build as a string", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": "45"}), status: 400,
+				want: errBody("invalid_version", build)},
+			{name: "check: negative build", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": -1}), status: 400,
+				want: errBody("invalid_version", build)},
+			{name: "check: fractional build", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "currentBuildNumber": 4.5}), status: 400,
+				want: errBody("invalid_version", build)},
+			{name: "check: builds disagree", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0+4", "currentBuildNumber": 5}), status: 400,
+				want: errBody("invalid_version", "the build in the version and the build number disagree")},
+			{name: "check: long userId", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "userId": strings.Repeat("u", 65)}), status: 400,
+				want: errInvalid("userId must be at most 64 characters")},
+			{name: "check: deviceInfo not an object", req: check(map[string]any{"platform": "ios", "currentVersion": "1.0.0", "deviceInfo": "phone"}), status: 400,
+				want: errInvalid("field deviceInfo must be an object")},
+			{name: "check: not JSON", req: POST("/api/version-check", "x").asText(), status: 415, want: errNotJSON},
+			{name: "GET check: no version", req: GET("/api/version-check?platform=ios").anonymous(), status: 400,
+				want: errInvalid("version is required")},
+			{name: "GET check: bad build", req: GET("/api/version-check?platform=web&version=1.0.0&buildNumber=%2B5").anonymous(), status: 400,
+				want: errBody("invalid_version", "buildNumber must be a whole number from 0 to 999999999")},
+			{name: "GET check: no platform", req: GET("/api/version-check?version=1.0.0").anonymous(), status: 400,
+				want: errInvalid("platform is required: ios, android or web")},
 
-			{"policy PUT without a token", req{Method: "PUT", Path: policyPath + "android", Body: valid(nil), Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"policy PUT by a non-administrator", req{Method: "PUT", Path: policyPath + "android", Body: valid(nil), Token: user.Token}, 403,
-				errBody("forbidden", "administrators only")},
-			{"policy GET without a token", req{Method: "GET", Path: policyPath + "android", Token: "-"}, 401,
-				errBody("unauthorized", "authentication required: send Authorization: Bearer <token>")},
-			{"policy GET by a non-administrator", req{Method: "GET", Path: policyPath + "android", Token: user.Token}, 403,
-				errBody("forbidden", "administrators only")},
-			{"policy: unknown platform", put("palm", valid(nil)), 400, errBody("invalid_request", "platform must be ios, android or web")},
-			{"policy GET: unknown platform", req{Method: "GET", Path: policyPath + "palm"}, 400, errBody("invalid_request", "platform must be ios, android or web")},
-			{"policy: min above recommended", put("android", valid(map[string]any{"minRequiredVersion": "1.1.1"})), 400,
-				errBody("invalid_request", "versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")},
-			{"policy: recommended above latest", put("android", valid(map[string]any{"recommendedVersion": "1.3.0"})), 400,
-				errBody("invalid_request", "versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")},
-			{"policy: bad version", put("android", valid(map[string]any{"latestVersion": "latest"})), 400,
-				errBody("invalid_version", `latestVersion \"latest\" is not a version MAJOR.MINOR.PATCH`)},
-			{"policy: missing version", put("android", valid(map[string]any{"minRequiredVersion": nil})), 400,
-				errBody("invalid_request", "minRequiredVersion is required")},
-			{"policy: http url", put("android", valid(map[string]any{"downloadUrl": "http://play.google.com/x"})), 400,
-				errBody("invalid_request", "downloadUrl must be an https URL of at most 2048 characters")},
-			{"policy: no url", put("android", valid(map[string]any{"downloadUrl": ""})), 400, errBody("invalid_request", "downloadUrl is required")},
-			{"policy: no message", put("android", valid(map[string]any{"updateMessage": " "})), 400, errBody("invalid_request", "updateMessage is required")},
-			{"policy: deprecation as a string", put("android", valid(map[string]any{"deprecationDate": "2030-01-01"})), 400,
-				errBody("invalid_request", "deprecationDate must be a whole number of milliseconds since the epoch")},
-			{"policy: version not a string", put("android", valid(map[string]any{"latestVersion": 2})), 400,
-				errBody("invalid_request", "field latestVersion must be a string")},
-			{"policy: empty body", put("android", ""), 400, errBody("invalid_request", "request body is empty")},
-			{"policy: DELETE is no route", req{Method: "DELETE", Path: policyPath + "android"}, 405, ""},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				switch tc.r.Token {
-				case "":
-					tc.r.Token = boss.Token
-				case "-":
-					tc.r.Token = ""
-				}
-				expect(t, h.do(tc.r), tc.status, tc.body)
-			})
-		}
-		// nothing was stored by any refused request
-		expect(t, h.get(policyPath+"android", boss.Token), 404, errBody("not_found", "no version policy for android"))
-		expect(t, h.versionCheck(map[string]any{"platform": "android", "currentVersion": "0.1.0"}), 200,
-			checkBody("", "0.1.0", "0.1.0", "0.1.0", "0.1.0", "", "", "", ""))
+			{name: "policy PUT without a token", req: PUT(policyPath+"android", valid(nil)).anonymous(), status: 401, want: errNoToken},
+			{name: "policy PUT by a non-administrator", req: PUT(policyPath+"android", valid(nil)).by(user), status: 403, want: errAdminsOnly},
+			{name: "policy GET without a token", req: GET(policyPath + "android").anonymous(), status: 401, want: errNoToken},
+			{name: "policy GET by a non-administrator", req: GET(policyPath + "android").by(user), status: 403, want: errAdminsOnly},
+			{name: "policy: unknown platform", req: put("palm", valid(nil)), status: 400, want: badPlatform},
+			{name: "policy GET: unknown platform", req: GET(policyPath + "palm"), status: 400, want: badPlatform},
+			{name: "policy: min above recommended", req: put("android", valid(map[string]any{"minRequiredVersion": "1.1.1"})), status: 400,
+				want: unordered},
+			{name: "policy: recommended above latest", req: put("android", valid(map[string]any{"recommendedVersion": "1.3.0"})), status: 400,
+				want: unordered},
+			{name: "policy: bad version", req: put("android", valid(map[string]any{"latestVersion": "latest"})), status: 400,
+				want: errBody("invalid_version", `latestVersion \"latest\" is not a version MAJOR.MINOR.PATCH`)},
+			{name: "policy: missing version", req: put("android", valid(map[string]any{"minRequiredVersion": nil})), status: 400,
+				want: errInvalid("minRequiredVersion is required")},
+			{name: "policy: http url", req: put("android", valid(map[string]any{"downloadUrl": "http://play.google.com/x"})), status: 400,
+				want: errInvalid("downloadUrl must be an https URL of at most 2048 characters")},
+			{name: "policy: no url", req: put("android", valid(map[string]any{"downloadUrl": ""})), status: 400, want: errInvalid("downloadUrl is required")},
+			{name: "policy: no message", req: put("android", valid(map[string]any{"updateMessage": " "})), status: 400, want: errInvalid("updateMessage is required")},
+			{name: "policy: deprecation as a string", req: put("android", valid(map[string]any{"deprecationDate": "2030-01-01"})), status: 400,
+				want: errInvalid("deprecationDate must be a whole number of milliseconds since the epoch")},
+			{name: "policy: version not a string", req: put("android", valid(map[string]any{"latestVersion": 2})), status: 400,
+				want: errInvalid("field latestVersion must be a string")},
+			{name: "policy: empty body", req: put("android", ""), status: 400, want: errInvalid("request body is empty")},
+			{name: "policy: DELETE is no route", req: DELETE(policyPath + "android"), status: 405, want: errNotAllowed},
+		})))
 	}, asAdmin)
 }
 
 // BenchmarkVersionCheck measures the hot public path: one read by key.
 func BenchmarkVersionCheck(b *testing.B) {
-	for _, p := range profiles(b) {
-		b.Run(p.name, func(b *testing.B) {
-			h := newHarness(b, p, asAdmin)
-			boss := h.newUser("boss@x.io")
-			expect(b, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: boss.Token, Body: map[string]any{
-				"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
-				"downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}}), 200, "")
-			b.ReportAllocs()
-			for b.Loop() {
-				if r := h.get("/api/version-check?platform=ios&version=1.0.5", ""); r.Status != 200 {
-					b.Fatalf("status %d", r.Status)
-				}
-			}
-		})
-	}
+	benchScenario(b, func(h *harness) scenario {
+		boss := h.newUser("boss@x.io")
+		expect(h.t, h.do(PUT(policyPath+"ios", map[string]any{"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0",
+			"latestVersion": "1.2.0", "downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}).by(boss)), 200, "")
+		return scenario{req: GET("/api/version-check?platform=ios&version=1.0.5"), status: 200}
+	}, asAdmin)
 }
