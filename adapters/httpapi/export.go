@@ -1,0 +1,25 @@
+package httpapi
+
+import (
+	"tandem/modules/events"
+)
+
+// toExportJSON renders every section of an account export. Modules export
+// their own typed records; each is rendered by the reply mappers of its
+// handler file, so an export never drifts from what the API shows.
+func toExportJSON(data map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(data))
+	for section, v := range data {
+		out[section] = toSectionJSON(v)
+	}
+	return out, nil
+}
+
+// toSectionJSON picks the mapper by the section's type.
+func toSectionJSON(v any) any {
+	switch v := v.(type) {
+	case []events.Event:
+		return toEventsJSON(v)
+	}
+	return v // not yet typed: already JSON-ready
+}

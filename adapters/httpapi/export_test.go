@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/modules/events"
+)
+
+// TestExportSectionsRenderLikeTheAPI pins the JSON of every export section:
+// each module's typed records, rendered by its handler file's mappers.
+func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
+	at := time.UnixMilli(1750000000000).UTC()
+	day := func(s string) core.Date { d, _ := core.ParseDate(s); return d }
+	cases := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"events empty", []events.Event{}, `[]`},
+		{"events", []events.Event{{ID: "e1", UserID: "u1", Title: "Dentist", StartDate: day("2025-01-01"),
+			EndDate: day("2025-01-01"), Type: "date", Importance: "Medium", CreatedAt: at, UpdatedAt: at}},
+			`[{"id":"e1","userId":"u1","title":"Dentist","description":"","startDate":"2025-01-01","endDate":"2025-01-01",` +
+				`"startTime":"","endTime":"","location":"","eventType":"date","importanceLevel":"Medium","notify":"",` +
+				`"participants":[],"createdAt":1750000000000,"updatedAt":1750000000000}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := toExportJSON(map[string]any{"s": tc.in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(out["s"])
+			if err != nil || string(b) != tc.want {
+				t.Fatalf("got  %s (%v)\nwant %s", b, err, tc.want)
+			}
+		})
+	}
+}
