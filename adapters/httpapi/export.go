@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"tandem/modules/events"
+	"tandem/modules/memories"
 )
 
 // toExportJSON renders every section of an account export. Modules export
@@ -20,6 +21,8 @@ func toSectionJSON(v any) any {
 	switch v := v.(type) {
 	case []events.Event:
 		return toEventsJSON(v)
+	case []memories.Memory:
+		return toMemoriesJSON(v)
 	}
 	return v // not yet typed: already JSON-ready
 }

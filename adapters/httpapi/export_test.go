@@ -7,6 +7,7 @@ import (
 
 	"tandem/core"
 	"tandem/modules/events"
+	"tandem/modules/memories"
 )
 
 // TestExportSectionsRenderLikeTheAPI pins the JSON of every export section:
@@ -25,6 +26,11 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			`[{"id":"e1","userId":"u1","title":"Dentist","description":"","startDate":"2025-01-01","endDate":"2025-01-01",` +
 				`"startTime":"","endTime":"","location":"","eventType":"date","importanceLevel":"Medium","notify":"",` +
 				`"participants":[],"createdAt":1750000000000,"updatedAt":1750000000000}]`},
+		{"memories empty", []memories.Memory{}, `[]`},
+		{"memories", []memories.Memory{{ID: "m1", UserID: "u1", Title: "Lisbon", Description: "lost", Date: day("2025-06-01"),
+			CreatedAt: at, UpdatedAt: at}},
+			`[{"id":"m1","title":"Lisbon","description":"lost","date":"2025-06-01","images":[],` +
+				`"createdAt":1750000000000,"updatedAt":1750000000000}]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
