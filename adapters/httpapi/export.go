@@ -3,6 +3,7 @@ package httpapi
 import (
 	"tandem/modules/events"
 	"tandem/modules/memories"
+	"tandem/modules/messages"
 )
 
 // toExportJSON renders every section of an account export. Modules export
@@ -23,6 +24,8 @@ func toSectionJSON(v any) any {
 		return toEventsJSON(v)
 	case []memories.Memory:
 		return toMemoriesJSON(v)
+	case []messages.ExportedMessage:
+		return toMessagesExportJSON(v)
 	}
 	return v // not yet typed: already JSON-ready
 }

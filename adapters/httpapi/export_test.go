@@ -8,6 +8,7 @@ import (
 	"tandem/core"
 	"tandem/modules/events"
 	"tandem/modules/memories"
+	"tandem/modules/messages"
 )
 
 // TestExportSectionsRenderLikeTheAPI pins the JSON of every export section:
@@ -31,6 +32,11 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			CreatedAt: at, UpdatedAt: at}},
 			`[{"id":"m1","title":"Lisbon","description":"lost","date":"2025-06-01","images":[],` +
 				`"createdAt":1750000000000,"updatedAt":1750000000000}]`},
+		{"messages", []messages.ExportedMessage{
+			{Message: messages.Message{ID: "m2", Scope: "p1", AuthorID: "u1", Body: "to bob", CreatedAt: at}, PartnershipID: "p1"},
+			{Message: messages.Message{ID: "m1", Scope: "user:u1", AuthorID: "u1", Body: "alone", CreatedAt: at}}},
+			`[{"id":"m2","body":"to bob","author":"u1","createdAt":1750000000000,"partnershipId":"p1"},` +
+				`{"id":"m1","body":"alone","author":"u1","createdAt":1750000000000,"partnershipId":null}]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
