@@ -4,6 +4,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/questions"
 )
 
 // toExportJSON renders every section of an account export. Modules export
@@ -26,6 +27,8 @@ func toSectionJSON(v any) any {
 		return toMemoriesJSON(v)
 	case []messages.ExportedMessage:
 		return toMessagesExportJSON(v)
+	case []questions.Entry:
+		return toQuestionsExportJSON(v)
 	}
 	return v // not yet typed: already JSON-ready
 }

@@ -9,6 +9,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/questions"
 )
 
 // TestExportSectionsRenderLikeTheAPI pins the JSON of every export section:
@@ -37,6 +38,17 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			{Message: messages.Message{ID: "m1", Scope: "user:u1", AuthorID: "u1", Body: "alone", CreatedAt: at}}},
 			`[{"id":"m2","body":"to bob","author":"u1","createdAt":1750000000000,"partnershipId":"p1"},` +
 				`{"id":"m1","body":"alone","author":"u1","createdAt":1750000000000,"partnershipId":null}]`},
+		{"questions empty", []questions.Entry(nil), `[]`},
+		{"questions", []questions.Entry{
+			{Daily: questions.Daily{ID: "d1", Date: day("2025-06-15"), Text: "Best trip?"},
+				Message: questions.Message{ID: "q1", DailyID: "d1", UserID: "u1", Kind: "answer", Text: "Lisbon", CreatedAt: at}},
+			{Daily: questions.Daily{ID: "d1", Date: day("2025-06-15"), Text: "Best trip?"},
+				Message: questions.Message{ID: "q2", DailyID: "d1", UserID: "u1", Kind: "reaction", Reaction: "👍", MessageID: "q0",
+					CreatedAt: at}}},
+			`[{"id":"q1","type":"answer","userId":"u1","text":"Lisbon","timestamp":1750000000000,` +
+				`"date":"2025-06-15","question":"Best trip?"},` +
+				`{"id":"q2","type":"reaction","userId":"u1","reaction":"👍","messageId":"q0","timestamp":1750000000000,` +
+				`"date":"2025-06-15","question":"Best trip?"}]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
