@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
 	"tandem/modules/questions"
@@ -29,6 +31,10 @@ func toSectionJSON(v any) any {
 		return toMessagesExportJSON(v)
 	case []questions.Entry:
 		return toQuestionsExportJSON(v)
+	case []advice.Daily:
+		return toAdviceExportJSON(v)
+	case []feedback.Feedback:
+		return toFeedbackJSON(v)
 	}
 	return v // not yet typed: already JSON-ready
 }

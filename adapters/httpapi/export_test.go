@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"tandem/core"
+	"tandem/modules/advice"
 	"tandem/modules/events"
+	"tandem/modules/feedback"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
 	"tandem/modules/questions"
@@ -49,6 +51,13 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 				`"date":"2025-06-15","question":"Best trip?"},` +
 				`{"id":"q2","type":"reaction","userId":"u1","reaction":"👍","messageId":"q0","timestamp":1750000000000,` +
 				`"date":"2025-06-15","question":"Best trip?"}]`},
+		{"advice empty", []advice.Daily(nil), `[]`},
+		{"advice", []advice.Daily{{ID: "a1", UserID: "u1", Date: day("2025-06-15"), Text: "Listen.", Theme: "communication",
+			CreatedAt: at}},
+			`[{"_creationTime":1750000000000,"_id":"a1","advice":"Listen.","theme":"communication","date":"2025-06-15"}]`},
+		{"feedback empty", []feedback.Feedback{}, `[]`},
+		{"feedback", []feedback.Feedback{{ID: "f1", UserID: "u1", Message: "lovely", CreatedAt: at}},
+			`[{"feedbackId":"f1","feedbackMessage":"lovely","userId":"u1","createdAt":"15/06/2025","timestamp":1750000000000}]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

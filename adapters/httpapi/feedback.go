@@ -80,9 +80,13 @@ func (h *feedbackHandler) listAll(c *fiber.Ctx) error {
 }
 
 func toFeedbackList(fs []feedback.Feedback) feedbackListReply {
-	out := feedbackListReply{Success: true, Feedback: make([]feedbackJSON, len(fs))}
+	return feedbackListReply{Success: true, Feedback: toFeedbackJSON(fs)}
+}
+
+func toFeedbackJSON(fs []feedback.Feedback) []feedbackJSON {
+	out := make([]feedbackJSON, len(fs))
 	for i, f := range fs {
-		out.Feedback[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: f.Date(),
+		out[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: f.Date(),
 			Timestamp: core.Millis(f.CreatedAt)}
 	}
 	return out
