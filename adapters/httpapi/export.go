@@ -4,9 +4,12 @@ import (
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
+	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/premium"
 	"tandem/modules/questions"
+	"tandem/modules/relationship"
 )
 
 // toExportJSON renders every section of an account export. Modules export
@@ -35,6 +38,12 @@ func toSectionJSON(v any) any {
 		return toAdviceExportJSON(v)
 	case []feedback.Feedback:
 		return toFeedbackJSON(v)
+	case []images.Image:
+		return toImagesJSON(v)
+	case []relationship.ExportedRelationship:
+		return toRelationshipsExportJSON(v)
+	case *premium.Subscription:
+		return toSubscriptionExportJSON(v)
 	}
 	return v // not yet typed: already JSON-ready
 }

@@ -9,9 +9,12 @@ import (
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
+	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/premium"
 	"tandem/modules/questions"
+	"tandem/modules/relationship"
 )
 
 // TestExportSectionsRenderLikeTheAPI pins the JSON of every export section:
@@ -58,6 +61,22 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 		{"feedback empty", []feedback.Feedback{}, `[]`},
 		{"feedback", []feedback.Feedback{{ID: "f1", UserID: "u1", Message: "lovely", CreatedAt: at}},
 			`[{"feedbackId":"f1","feedbackMessage":"lovely","userId":"u1","createdAt":"15/06/2025","timestamp":1750000000000}]`},
+		{"images empty", []images.Image(nil), `[]`},
+		{"images", []images.Image{{ID: "i1", UserID: "u1", URL: "https://x/files/u/u1/a.png", Key: "u/u1/a.png", GroupID: "g1",
+			CreatedAt: at}},
+			`[{"_id":"i1","userId":"u1","url":"https://x/files/u/u1/a.png","key":"u/u1/a.png","groupId":"g1",` +
+				`"createdAt":1750000000000}]`},
+		{"relationship empty", []relationship.ExportedRelationship{}, `[]`},
+		{"relationship", []relationship.ExportedRelationship{
+			{Relationship: relationship.Relationship{StartDate: day("2025-02-01"), Active: true}, PartnerID: "bob"},
+			{Relationship: relationship.Relationship{StartDate: day("2024-01-01"), EndDate: day("2025-01-01")}, PartnerID: "bob"}},
+			`[{"startDate":"2025-02-01","endDate":null,"isActive":true,"partnerId":"bob"},` +
+				`{"startDate":"2024-01-01","endDate":"2025-01-01","isActive":false,"partnerId":"bob"}]`},
+		{"premium none", (*premium.Subscription)(nil), `null`},
+		{"premium", &premium.Subscription{UserID: "u1", Plan: "9.99", StartDate: at, EndDate: at.Add(time.Hour), IsActive: true,
+			LastRenewed: at, Meta: json.RawMessage(`{"a":1}`), CreatedAt: at, UpdatedAt: at},
+			`{"plan":"9.99","startDate":1750000000000,"endDate":1750003600000,"isActive":true,"cancelled":false,` +
+				`"billingId":"","platform":"","lastRenewed":1750000000000,"meta":{"a":1},"createdAt":1750000000000}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
