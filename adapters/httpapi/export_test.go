@@ -9,9 +9,12 @@ import (
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -22,6 +25,9 @@ import (
 func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 	at := time.UnixMilli(1750000000000).UTC()
 	day := func(s string) core.Date { d, _ := core.ParseDate(s); return d }
+	code, partner := "ABC234", "u2"
+	allOn := `{"pauseAll":false,"dailyReminders":true,"moodUpdates":true,"habitsReminder":true,` +
+		`"eventsNotification":true,"gamesNotification":true,"partnerActivity":true,"systemUpdates":true}`
 	cases := []struct {
 		name string
 		in   any
@@ -77,6 +83,21 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			LastRenewed: at, Meta: json.RawMessage(`{"a":1}`), CreatedAt: at, UpdatedAt: at},
 			`{"plan":"9.99","startDate":1750000000000,"endDate":1750003600000,"isActive":true,"cancelled":false,` +
 				`"billingId":"","platform":"","lastRenewed":1750000000000,"meta":{"a":1},"createdAt":1750000000000}`},
+		{"flags empty", flags.ExportedListings{}, `{"enabledFor":[],"disabledFor":[]}`},
+		{"flags", flags.ExportedListings{EnabledFor: []string{"a", "b"}, DisabledFor: []string{"c"}},
+			`{"enabledFor":["a","b"],"disabledFor":["c"]}`},
+		{"partners empty", partners.Export{}, `{"connectionCode":null,"pairingCode":null,"partnerId":null}`},
+		{"partners", partners.Export{ConnectionCode: &code, PairingCode: &code, PartnerID: &partner},
+			`{"connectionCode":"ABC234","pairingCode":"ABC234","partnerId":"u2"}`},
+		{"notifications empty", notifications.Export{Settings: notifications.DefaultSettings("u1")},
+			`{"settings":` + allOn + `,"notifications":[],"devices":[]}`},
+		{"notifications", notifications.Export{Settings: notifications.DefaultSettings("u1"),
+			Notifications: []notifications.Notification{{ID: "n1", UserID: "u1", Title: "Hi", Message: "there",
+				Category: "mood", Read: true, CreatedAt: at}},
+			Devices: []notifications.ExportedDevice{{ID: "d1", Platform: "ios", Provider: "expo", RegisteredAt: at}}},
+			`{"settings":` + allOn + `,"notifications":[{"id":"n1","title":"Hi","message":"there","category":"mood",` +
+				`"read":true,"createdAt":1750000000000}],` +
+				`"devices":[{"id":"d1","platform":"ios","provider":"expo","registeredAt":1750000000000}]}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,5 +110,14 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 				t.Fatalf("got  %s (%v)\nwant %s", b, err, tc.want)
 			}
 		})
+	}
+}
+
+// A section nobody renders is an internal error, never a raw value.
+func TestExportRefusesAnUnknownSection(t *testing.T) {
+	type stray struct{ Secret string }
+	_, err := toExportJSON(map[string]any{"stray": stray{Secret: "x"}})
+	if !core.IsKind(err, core.KindInternal) {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -91,16 +91,29 @@ type flagListReply struct {
 	Flags   []flagJSON `json:"flags"`
 }
 
+// flagListingsExportJSON is the account export's part: the keys of the
+// flags that list the user as enabled and as disabled.
+type flagListingsExportJSON struct {
+	EnabledFor  []string `json:"enabledFor"`
+	DisabledFor []string `json:"disabledFor"`
+}
+
+func toFlagListingsExportJSON(l flags.ExportedListings) flagListingsExportJSON {
+	return flagListingsExportJSON{EnabledFor: nonNil(l.EnabledFor), DisabledFor: nonNil(l.DisabledFor)}
+}
+
+// nonNil renders a nil list as [].
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 func toFlagJSON(f flags.Flag) flagJSON {
 	ps := make([]string, len(f.Platforms))
 	for i, p := range f.Platforms {
 		ps[i] = string(p)
-	}
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
 	}
 	return flagJSON{ID: f.ID, Key: f.Key, Name: f.Name, Description: f.Description, IsEnabled: f.IsEnabled,
 		EnabledForPremium: f.EnabledForPremium, EnabledForUserIDs: nonNil(f.EnabledForUserIDs),
