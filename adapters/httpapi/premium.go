@@ -96,11 +96,22 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 }
 
 func toStatusReply(st premium.Status) premiumStatusReply {
-	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: st.Message()}
+	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: statusMessage(st.Source)}
 	if st.PartnerID != "" {
 		r.PartnerID = &st.PartnerID
 	}
 	return r
+}
+
+// statusMessage is the human-readable summary of a premium status.
+func statusMessage(src premium.Source) string {
+	switch src {
+	case premium.SourceDirect:
+		return "premium through your own subscription"
+	case premium.SourcePartner:
+		return "premium shared by your partner"
+	}
+	return "no active premium"
 }
 
 func toSubscriptionJSON(st premium.Status) *subscriptionJSON {

@@ -40,17 +40,6 @@ type Status struct {
 	Inherited bool
 }
 
-// Message is the human-readable summary of the status.
-func (st Status) Message() string {
-	switch st.Source {
-	case SourceDirect:
-		return "premium through your own subscription"
-	case SourcePartner:
-		return "premium shared by your partner"
-	}
-	return "no active premium"
-}
-
 // Status derives the user's premium: their own subscription first, then the
 // current partner's. Nothing inherited is ever stored, so it ends with the
 // partnership or with the partner's subscription by itself.

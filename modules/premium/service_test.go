@@ -151,13 +151,12 @@ func TestDirectPremiumExpiresByTheClock(t *testing.T) {
 
 	st := f.status(t, "u1")
 	if !st.IsPremium || st.Source != premium.SourceDirect || st.PartnerID != "" || st.Inherited ||
-		st.Subscription == nil || st.Message() != "premium through your own subscription" {
+		st.Subscription == nil {
 		t.Fatalf("before the end: %+v", st)
 	}
 	f.clock.Advance(time.Hour) // exactly endDate: no job ran, the read decides
 	st = f.status(t, "u1")
-	if st.IsPremium || st.Source != premium.SourceNone || st.Subscription == nil || !st.Subscription.IsActive ||
-		st.Message() != "no active premium" {
+	if st.IsPremium || st.Source != premium.SourceNone || st.Subscription == nil || !st.Subscription.IsActive {
 		t.Fatalf("at the end: %+v", st)
 	}
 	if st := f.status(t, "nobody"); st.IsPremium || st.Source != premium.SourceNone || st.Subscription != nil {
@@ -239,8 +238,7 @@ func TestInheritedPremiumEndsWithThePartnershipAndThePartnersSubscription(t *tes
 	f := newFixture(t)
 	f.subscribe(t, "them", f.draft("9.99"))
 	f.partners.pair("me", "them")
-	if st := f.status(t, "me"); st.Source != premium.SourcePartner || st.PartnerID != "them" ||
-		st.Message() != "premium shared by your partner" {
+	if st := f.status(t, "me"); st.Source != premium.SourcePartner || st.PartnerID != "them" {
 		t.Fatalf("paired: %+v", st)
 	}
 	if _, err := f.repo.Get(ctx, "me"); !core.IsKind(err, core.KindNotFound) {
