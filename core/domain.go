@@ -32,7 +32,10 @@ func (PartnershipStarted) EventName() string { return "PartnershipStarted" }
 type UserData interface {
 	// Section names the module's part of an export ("events", "memories"...).
 	Section() string
-	// ExportUser returns the user's data as JSON-ready values.
+	// ExportUser returns the user's data as the module's own typed values:
+	// its records, or a small export type where the export is not one of
+	// them. Never JSON shapes: the adapter renders each section with the
+	// mappers of its API answers.
 	ExportUser(ctx context.Context, userID string) (any, error)
 	// PurgeUser deletes the user's data; it is idempotent.
 	PurgeUser(ctx context.Context, userID string) error

@@ -62,8 +62,8 @@ func TestFeedbackSendAndOwnHistory(t *testing.T) {
 		// the export holds ann's feedback
 		data := h.get("/api/users/user/"+ann.ID+"/export", ann.Token).JSON(t)["data"].(map[string]any)
 		sameJSON(t, data["feedback"], fmt.Sprintf(`[{"feedbackId":%q,"feedbackMessage":"Could the advice come with a notification?",`+
-			`"createdAt":"16/06/2025","timestamp":%d},{"feedbackId":%q,"feedbackMessage":"The daily question is lovely.",`+
-			`"createdAt":"15/06/2025","timestamp":%d}]`, second, t2.UnixMilli(), first, t1.UnixMilli()))
+			`"userId":%q,"createdAt":"16/06/2025","timestamp":%d},{"feedbackId":%q,"feedbackMessage":"The daily question is lovely.",`+
+			`"userId":%q,"createdAt":"15/06/2025","timestamp":%d}]`, second, ann.ID, t2.UnixMilli(), first, ann.ID, t1.UnixMilli()))
 	})
 }
 

@@ -142,9 +142,9 @@ func TestDailyQuestionConversation(t *testing.T) {
 
 		// the export holds the caller's own items with their question
 		data := h.get("/api/users/user/"+ann.ID+"/export", ann.Token).JSON(t)["data"].(map[string]any)
-		wantExport := fmt.Sprintf(`[{"id":%q,"date":%q,"question":%s,"type":"answer","text":"The night we got lost in Lisbon","timestamp":%d},`+
-			`{"id":%q,"date":%q,"question":%s,"type":"reaction","reaction":"🥰","messageId":%q,"timestamp":%d}]`,
-			annID, today, jsonStr(q["text"]), t1.UnixMilli(), ids[4], today, jsonStr(q["text"]), replyID, t4.UnixMilli())
+		wantExport := fmt.Sprintf(`[{"id":%q,"date":%q,"question":%s,"type":"answer","userId":%q,"text":"The night we got lost in Lisbon","timestamp":%d},`+
+			`{"id":%q,"date":%q,"question":%s,"type":"reaction","userId":%q,"reaction":"🥰","messageId":%q,"timestamp":%d}]`,
+			annID, today, jsonStr(q["text"]), ann.ID, t1.UnixMilli(), ids[4], today, jsonStr(q["text"]), ann.ID, replyID, t4.UnixMilli())
 		sameJSON(t, data["questions"], wantExport)
 	})
 }

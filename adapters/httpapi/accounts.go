@@ -262,7 +262,11 @@ func (h *accountsHandler) export(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "account": toAccountJSON(a), "data": data})
+	out, err := toExportJSON(data)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "account": toAccountJSON(a), "data": out})
 }
 
 func str(p *string) string {

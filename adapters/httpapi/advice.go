@@ -24,10 +24,29 @@ type adviceJSON struct {
 	Theme        string `json:"theme"`
 }
 
+func toAdviceJSON(d advice.Daily) adviceJSON {
+	return adviceJSON{CreationTime: core.Millis(d.CreatedAt), ID: d.ID, Advice: d.Text, Theme: string(d.Theme)}
+}
+
+// adviceExportJSON is one day's advice in the account export: the record
+// plus the day it was given for.
+type adviceExportJSON struct {
+	adviceJSON
+	Date string `json:"date"`
+}
+
+func toAdviceExportJSON(ds []advice.Daily) []adviceExportJSON {
+	out := make([]adviceExportJSON, len(ds))
+	for i, d := range ds {
+		out[i] = adviceExportJSON{adviceJSON: toAdviceJSON(d), Date: d.Date.String()}
+	}
+	return out
+}
+
 func (h *adviceHandler) today(c *fiber.Ctx) error {
 	d, err := h.svc.Today(c.UserContext(), c.Params("userId"))
 	if err != nil {
 		return err
 	}
-	return c.JSON(adviceJSON{CreationTime: core.Millis(d.CreatedAt), ID: d.ID, Advice: d.Text, Theme: string(d.Theme)})
+	return c.JSON(toAdviceJSON(d))
 }

@@ -65,6 +65,14 @@ func toEventJSON(e events.Event) eventJSON {
 		CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)}
 }
 
+func toEventsJSON(es []events.Event) []eventJSON {
+	out := make([]eventJSON, 0, len(es))
+	for _, e := range es {
+		out = append(out, toEventJSON(e))
+	}
+	return out
+}
+
 // The date-range reply. Field names are the app's contract: do not rename.
 type dateRangeReply struct {
 	DateRange struct {
@@ -236,12 +244,8 @@ func (h *eventsHandler) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]eventJSON, 0, len(evs))
-	for _, e := range evs {
-		out = append(out, toEventJSON(e))
-	}
 	setNextCursor(c, next)
-	return c.JSON(out)
+	return c.JSON(toEventsJSON(evs))
 }
 
 func (h *eventsHandler) get(c *fiber.Ctx) error {

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
@@ -80,10 +82,20 @@ func (h *feedbackHandler) listAll(c *fiber.Ctx) error {
 }
 
 func toFeedbackList(fs []feedback.Feedback) feedbackListReply {
-	out := feedbackListReply{Success: true, Feedback: make([]feedbackJSON, len(fs))}
+	return feedbackListReply{Success: true, Feedback: toFeedbackJSON(fs)}
+}
+
+func toFeedbackJSON(fs []feedback.Feedback) []feedbackJSON {
+	out := make([]feedbackJSON, len(fs))
 	for i, f := range fs {
-		out.Feedback[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: f.Date(),
+		out[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: feedbackDate(f.CreatedAt),
 			Timestamp: core.Millis(f.CreatedAt)}
 	}
 	return out
 }
+
+// feedbackDate is the day feedback was sent in the spec's dd/mm/yyyy, in
+// UTC: one rule for the user's history, the administrators' list and the
+// export (the exact instant goes alongside, in milliseconds, for clients
+// that show local dates).
+func feedbackDate(at time.Time) string { return at.UTC().Format("02/01/2006") }

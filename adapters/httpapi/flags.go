@@ -91,16 +91,29 @@ type flagListReply struct {
 	Flags   []flagJSON `json:"flags"`
 }
 
+// flagListingsExportJSON is the account export's part: the keys of the
+// flags that list the user as enabled and as disabled.
+type flagListingsExportJSON struct {
+	EnabledFor  []string `json:"enabledFor"`
+	DisabledFor []string `json:"disabledFor"`
+}
+
+func toFlagListingsExportJSON(l flags.ExportedListings) flagListingsExportJSON {
+	return flagListingsExportJSON{EnabledFor: nonNil(l.EnabledFor), DisabledFor: nonNil(l.DisabledFor)}
+}
+
+// nonNil renders a nil list as [].
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 func toFlagJSON(f flags.Flag) flagJSON {
 	ps := make([]string, len(f.Platforms))
 	for i, p := range f.Platforms {
 		ps[i] = string(p)
-	}
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
 	}
 	return flagJSON{ID: f.ID, Key: f.Key, Name: f.Name, Description: f.Description, IsEnabled: f.IsEnabled,
 		EnabledForPremium: f.EnabledForPremium, EnabledForUserIDs: nonNil(f.EnabledForUserIDs),
@@ -119,7 +132,7 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		r := flagCheckReply{Enabled: d.Enabled, Message: d.Reason.Message(), FlagKey: d.Key}
+		r := flagCheckReply{Enabled: d.Enabled, Message: reasonMessage(d.Reason), FlagKey: d.Key}
 		if d.Flag != nil {
 			r.Flag = &flagInfoJSON{Name: d.Flag.Name, Description: d.Flag.Description}
 		}
@@ -151,6 +164,27 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 	default:
 		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use list or all, or flag=<key> without action")
 	}
+}
+
+// reasonMessage is the human-readable form of the step that decided a flag.
+func reasonMessage(r flags.Reason) string {
+	switch r {
+	case flags.ReasonUnknown:
+		return "feature flag not found"
+	case flags.ReasonDisabled:
+		return "feature is disabled"
+	case flags.ReasonDenied:
+		return "feature is disabled for this user"
+	case flags.ReasonAllowed:
+		return "feature is enabled for this user"
+	case flags.ReasonPlatform:
+		return "feature is not available on this platform"
+	case flags.ReasonPremium:
+		return "feature is for premium users"
+	case flags.ReasonRolledOut:
+		return "feature is enabled"
+	}
+	return "feature is not yet enabled for this user"
 }
 
 // adminOnly is requireAdmin for the one branch (action=all) of a route that

@@ -33,6 +33,25 @@ type messageJSON struct {
 	CreatedAt int64  `json:"createdAt"`
 }
 
+func toMessageJSON(m messages.Message) messageJSON {
+	return messageJSON{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
+}
+
+// messageExportJSON is a message in the account export: the record plus the
+// partnership whose thread holds it (null: the solo thread).
+type messageExportJSON struct {
+	messageJSON
+	PartnershipID *string `json:"partnershipId"`
+}
+
+func toMessagesExportJSON(ms []messages.ExportedMessage) []messageExportJSON {
+	out := make([]messageExportJSON, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, messageExportJSON{messageJSON: toMessageJSON(m.Message), PartnershipID: orNull(m.PartnershipID)})
+	}
+	return out
+}
+
 // sendRequest is the body of POST /api/messages/send.
 type sendRequest struct {
 	Body *string `json:"body"`
@@ -61,7 +80,7 @@ func (h *messagesHandler) list(c *fiber.Ctx) error {
 	}
 	out := make([]messageJSON, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, messageJSON{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)})
+		out = append(out, toMessageJSON(m))
 	}
 	setNextCursor(c, next)
 	return c.JSON(out)

@@ -76,7 +76,44 @@ type notificationsReply struct {
 }
 
 func toSettingsJSON(s notifications.Settings) settingsJSON {
-	return settingsJSON(notifications.ExportSettings(s))
+	return settingsJSON{PauseAll: s.PauseAll, DailyReminders: s.DailyReminders, MoodUpdates: s.MoodUpdates,
+		HabitsReminder: s.HabitsReminder, EventsNotification: s.EventsNotification,
+		GamesNotification: s.GamesNotification, PartnerActivity: s.PartnerActivity, SystemUpdates: s.SystemUpdates}
+}
+
+func toNotificationsJSON(ns []notifications.Notification) []notificationJSON {
+	out := make([]notificationJSON, len(ns))
+	for i, n := range ns {
+		out[i] = notificationJSON{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
+			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
+	}
+	return out
+}
+
+// notificationsExportJSON is the module's part of the account export: the
+// settings and the inbox as the API shows them, and the devices.
+type notificationsExportJSON struct {
+	Settings      settingsJSON       `json:"settings"`
+	Notifications []notificationJSON `json:"notifications"`
+	Devices       []deviceExportJSON `json:"devices"`
+}
+
+// deviceExportJSON is a registered device; the module never hands out its token.
+type deviceExportJSON struct {
+	ID           string `json:"id"`
+	Platform     string `json:"platform"`
+	Provider     string `json:"provider"`
+	RegisteredAt int64  `json:"registeredAt"`
+}
+
+func toNotificationsExportJSON(e notifications.Export) notificationsExportJSON {
+	out := notificationsExportJSON{Settings: toSettingsJSON(e.Settings), Notifications: toNotificationsJSON(e.Notifications),
+		Devices: make([]deviceExportJSON, len(e.Devices))}
+	for i, d := range e.Devices {
+		out.Devices[i] = deviceExportJSON{ID: d.ID, Platform: string(d.Platform), Provider: string(d.Provider),
+			RegisteredAt: core.Millis(d.RegisteredAt)}
+	}
+	return out
 }
 
 func (h *notificationsHandler) settings(c *fiber.Ctx) error {
@@ -170,13 +207,8 @@ func (h *notificationsHandler) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := notificationsReply{Success: true, Notifications: make([]notificationJSON, len(ns))}
-	for i, n := range ns {
-		out.Notifications[i] = notificationJSON{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
-			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
-	}
 	setNextCursor(c, next)
-	return c.JSON(out)
+	return c.JSON(notificationsReply{Success: true, Notifications: toNotificationsJSON(ns)})
 }
 
 func (h *notificationsHandler) unread(c *fiber.Ctx) error {

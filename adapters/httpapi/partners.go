@@ -51,6 +51,16 @@ type connectionJSON struct {
 	ConnectionCode *string `json:"connectionCode"`
 }
 
+// partnersExportJSON is the account export's part: the user's codes and
+// partner, each null when there is none.
+type partnersExportJSON struct {
+	ConnectionCode *string `json:"connectionCode"`
+	PairingCode    *string `json:"pairingCode"`
+	PartnerID      *string `json:"partnerId"`
+}
+
+func toPartnersExportJSON(e partners.Export) partnersExportJSON { return partnersExportJSON(e) }
+
 func connectionOK(data any) connectionReply { return connectionReply{Status: "success", Data: data} }
 
 // bindConnection reads the body and admits only the caller's own userId.

@@ -94,11 +94,22 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 }
 
 func toStatusReply(st premium.Status) premiumStatusReply {
-	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: st.Message()}
+	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: statusMessage(st.Source)}
 	if st.PartnerID != "" {
 		r.PartnerID = &st.PartnerID
 	}
 	return r
+}
+
+// statusMessage is the human-readable summary of a premium status.
+func statusMessage(src premium.Source) string {
+	switch src {
+	case premium.SourceDirect:
+		return "premium through your own subscription"
+	case premium.SourcePartner:
+		return "premium shared by your partner"
+	}
+	return "no active premium"
 }
 
 func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
@@ -109,6 +120,31 @@ func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
 	return &subscriptionJSON{Plan: s.Plan, StartDate: core.Millis(s.StartDate), EndDate: core.Millis(s.EndDate),
 		IsActive: st.InForce, IsPartnerInherited: st.Inherited, BillingID: s.BillingID, Platform: string(s.Platform),
 		LastRenewed: core.Millis(s.LastRenewed), Cancelled: s.Cancelled, Meta: s.Meta}
+}
+
+// subscriptionExportJSON is the user's own stored subscription in the
+// account export: its own isActive flag, not the status's, and createdAt.
+type subscriptionExportJSON struct {
+	Plan        string          `json:"plan"`
+	StartDate   int64           `json:"startDate"`
+	EndDate     int64           `json:"endDate"`
+	IsActive    bool            `json:"isActive"`
+	Cancelled   bool            `json:"cancelled"`
+	BillingID   string          `json:"billingId"`
+	Platform    string          `json:"platform"`
+	LastRenewed int64           `json:"lastRenewed"`
+	Meta        json.RawMessage `json:"meta"`
+	CreatedAt   int64           `json:"createdAt"`
+}
+
+// toSubscriptionExportJSON is nil (null) when the user has no subscription.
+func toSubscriptionExportJSON(s *premium.Subscription) *subscriptionExportJSON {
+	if s == nil {
+		return nil
+	}
+	return &subscriptionExportJSON{Plan: s.Plan, StartDate: core.Millis(s.StartDate), EndDate: core.Millis(s.EndDate),
+		IsActive: s.IsActive, Cancelled: s.Cancelled, BillingID: s.BillingID, Platform: string(s.Platform),
+		LastRenewed: core.Millis(s.LastRenewed), Meta: s.Meta, CreatedAt: core.Millis(s.CreatedAt)}
 }
 
 // premiumRequest is every POST body, told apart by action. The dates stay raw

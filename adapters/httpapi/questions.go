@@ -71,9 +71,31 @@ func toDailyQuestionView(v questions.View) dailyQuestionView {
 		AnsweredByMe: v.AnsweredByMe, AnsweredByPartner: v.AnsweredByPartner,
 	}
 	for i, it := range v.Conversation {
-		out.Conversation[i] = conversationItemJSON{ID: it.ID, Type: string(it.Kind), UserID: it.UserID, Text: it.Text,
-			Reaction: it.Reaction, ReplyTo: it.ReplyTo, MessageID: it.MessageID, Locked: it.Locked,
-			Timestamp: core.Millis(it.CreatedAt)}
+		out.Conversation[i] = toConversationItemJSON(it)
+	}
+	return out
+}
+
+func toConversationItemJSON(it questions.Item) conversationItemJSON {
+	return conversationItemJSON{ID: it.ID, Type: string(it.Kind), UserID: it.UserID, Text: it.Text,
+		Reaction: it.Reaction, ReplyTo: it.ReplyTo, MessageID: it.MessageID, Locked: it.Locked,
+		Timestamp: core.Millis(it.CreatedAt)}
+}
+
+// questionExportJSON is one of the user's conversation items in the account
+// export: the item as the conversation shows it, with its question's date
+// and text.
+type questionExportJSON struct {
+	conversationItemJSON
+	Date     string `json:"date"`
+	Question string `json:"question"`
+}
+
+func toQuestionsExportJSON(es []questions.Entry) []questionExportJSON {
+	out := make([]questionExportJSON, len(es))
+	for i, e := range es {
+		out[i] = questionExportJSON{conversationItemJSON: toConversationItemJSON(questions.Item{Message: e.Message}),
+			Date: e.Daily.Date.String(), Question: e.Daily.Text}
 	}
 	return out
 }

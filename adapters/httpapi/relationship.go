@@ -44,6 +44,27 @@ func toDurationJSON(d relationship.Duration) durationJSON {
 	return out
 }
 
+// relationshipExportJSON is one relationship in the account export: its
+// dates as days, and the other member.
+type relationshipExportJSON struct {
+	StartDate string  `json:"startDate"`
+	EndDate   *string `json:"endDate"` // null while active
+	IsActive  bool    `json:"isActive"`
+	PartnerID string  `json:"partnerId"`
+}
+
+func toRelationshipsExportJSON(rs []relationship.ExportedRelationship) []relationshipExportJSON {
+	out := make([]relationshipExportJSON, len(rs))
+	for i, r := range rs {
+		out[i] = relationshipExportJSON{StartDate: r.StartDate.String(), IsActive: r.Active, PartnerID: r.PartnerID}
+		if !r.Active {
+			end := r.EndDate.String()
+			out[i].EndDate = &end
+		}
+	}
+	return out
+}
+
 func (h *relationshipHandler) get(c *fiber.Ctx) error {
 	d, err := h.svc.Get(c.UserContext(), c.Params("userId"))
 	if err != nil {

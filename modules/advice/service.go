@@ -39,27 +39,9 @@ func (s *Service) Today(ctx context.Context, userID string) (Daily, error) {
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "advice" }
 
-// ExportedAdvice is one day's advice in the API's record form, with its date.
-type ExportedAdvice struct {
-	ID           string `json:"_id"`
-	CreationTime int64  `json:"_creationTime"`
-	Advice       string `json:"advice"`
-	Theme        string `json:"theme"`
-	Date         string `json:"date"`
-}
-
 // ExportUser returns every advice the user was given, newest date first.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	ds, err := s.repo.ListByUser(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ExportedAdvice, len(ds))
-	for i, d := range ds {
-		out[i] = ExportedAdvice{ID: d.ID, CreationTime: core.Millis(d.CreatedAt), Advice: d.Text, Theme: string(d.Theme),
-			Date: d.Date.String()}
-	}
-	return out, nil
+	return s.repo.ListByUser(ctx, userID)
 }
 
 // PurgeUser deletes the user's advice history.

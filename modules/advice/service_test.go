@@ -3,6 +3,7 @@ package advice_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -136,11 +137,7 @@ func TestAdviceExportAndPurge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []advice.ExportedAdvice{
-		{ID: b.ID, CreationTime: core.Millis(b.CreatedAt), Advice: b.Text, Theme: string(b.Theme), Date: "2025-06-16"},
-		{ID: a.ID, CreationTime: core.Millis(a.CreatedAt), Advice: a.Text, Theme: string(a.Theme), Date: "2025-06-15"},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if !slices.Equal(got.([]advice.Daily), []advice.Daily{b, a}) || b.Date.String() != "2025-06-16" {
 		t.Fatalf("export %+v", got)
 	}
 	if err := f.svc.PurgeUser(ctx, "u1"); err != nil {

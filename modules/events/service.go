@@ -163,35 +163,11 @@ func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Da
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "events" }
 
-// ExportedEvent is the export form of one event (the API's record).
-type ExportedEvent struct {
-	ID              string   `json:"id"`
-	Title           string   `json:"title"`
-	Description     string   `json:"description"`
-	StartDate       string   `json:"startDate"`
-	EndDate         string   `json:"endDate"`
-	StartTime       string   `json:"startTime"`
-	EndTime         string   `json:"endTime"`
-	Location        string   `json:"location"`
-	EventType       string   `json:"eventType"`
-	ImportanceLevel string   `json:"importanceLevel"`
-	Notify          string   `json:"notify"`
-	Participants    []string `json:"participants"`
-	CreatedAt       int64    `json:"createdAt"`
-	UpdatedAt       int64    `json:"updatedAt"`
-}
-
 // ExportUser returns every event of the user by date, however many: it
 // reads them page by page. The partner's events are theirs, not exported.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, userID, p) }
-	return core.EveryPage(list, func(e Event) ExportedEvent {
-		return ExportedEvent{ID: e.ID, Title: e.Title, Description: e.Description,
-			StartDate: e.StartDate.String(), EndDate: e.EndDate.String(), StartTime: e.StartTime.String(),
-			EndTime: e.EndTime.String(), Location: e.Location, EventType: string(e.Type),
-			ImportanceLevel: string(e.Importance), Notify: e.Notify.String(), Participants: e.Participants,
-			CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)}
-	})
+	return core.EveryPage(list, func(e Event) Event { return e })
 }
 
 // PurgeUser deletes every event of the user. Their id may stay in the

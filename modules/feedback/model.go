@@ -18,14 +18,6 @@ type Feedback struct {
 	CreatedAt time.Time
 }
 
-// DateLayout is the spec's dd/mm/yyyy form of dates in feedback output.
-const DateLayout = "02/01/2006"
-
-// Date is the day f was sent, dd/mm/yyyy in UTC: one rule for the user's
-// history and the administrators' list alike (the exact instant is sent
-// alongside, in milliseconds, for clients that show local dates).
-func (f Feedback) Date() string { return f.CreatedAt.UTC().Format(DateLayout) }
-
 const MaxMessage = 5000 // characters of one feedback message
 
 // SubmitRate bounds the feedback one user may send, against spam: the

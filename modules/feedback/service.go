@@ -62,22 +62,11 @@ func nonNil(fs []Feedback, next string, err error) ([]Feedback, string, error) {
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "feedback" }
 
-// ExportedFeedback is one feedback message as the API lists it.
-type ExportedFeedback struct {
-	FeedbackID      string `json:"feedbackId"`
-	FeedbackMessage string `json:"feedbackMessage"`
-	CreatedAt       string `json:"createdAt"`
-	Timestamp       int64  `json:"timestamp"`
-}
-
 // ExportUser returns every feedback message of the user, newest first,
 // however many: it reads them page by page.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Feedback, string, error) { return s.repo.ListByUser(ctx, userID, p) }
-	return core.EveryPage(list, func(f Feedback) ExportedFeedback {
-		return ExportedFeedback{FeedbackID: f.ID, FeedbackMessage: f.Message, CreatedAt: f.Date(),
-			Timestamp: core.Millis(f.CreatedAt)}
-	})
+	return core.EveryPage(list, func(f Feedback) Feedback { return f })
 }
 
 // PurgeUser deletes the user's feedback.

@@ -3,6 +3,7 @@ package feedback_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,11 +155,7 @@ func TestFeedbackExportAndPurge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []feedback.ExportedFeedback{
-		{FeedbackID: b.ID, FeedbackMessage: "second", CreatedAt: "16/06/2025", Timestamp: core.Millis(b.CreatedAt)},
-		{FeedbackID: a.ID, FeedbackMessage: "first", CreatedAt: "15/06/2025", Timestamp: core.Millis(a.CreatedAt)},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if !slices.Equal(got.([]feedback.Feedback), []feedback.Feedback{b, a}) {
 		t.Fatalf("export %+v", got)
 	}
 	if err := f.svc.PurgeUser(ctx, "u1"); err != nil {

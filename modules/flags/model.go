@@ -202,27 +202,6 @@ const (
 	ReasonNotRolledOut Reason = "not_rolled_out"
 )
 
-// Message is the human-readable form of the reason.
-func (r Reason) Message() string {
-	switch r {
-	case ReasonUnknown:
-		return "feature flag not found"
-	case ReasonDisabled:
-		return "feature is disabled"
-	case ReasonDenied:
-		return "feature is disabled for this user"
-	case ReasonAllowed:
-		return "feature is enabled for this user"
-	case ReasonPlatform:
-		return "feature is not available on this platform"
-	case ReasonPremium:
-		return "feature is for premium users"
-	case ReasonRolledOut:
-		return "feature is enabled"
-	}
-	return "feature is not yet enabled for this user"
-}
-
 // Subject is who asks: a user id ("" for an anonymous caller) and a
 // platform ("" when not given).
 type Subject struct {

@@ -285,19 +285,6 @@ func TestEvaluationOrder(t *testing.T) {
 	}
 }
 
-func TestReasonMessages(t *testing.T) {
-	t.Parallel()
-	seen := map[string]bool{}
-	for _, r := range []flags.Reason{flags.ReasonUnknown, flags.ReasonDisabled, flags.ReasonDenied, flags.ReasonAllowed,
-		flags.ReasonPlatform, flags.ReasonPremium, flags.ReasonRolledOut, flags.ReasonNotRolledOut} {
-		m := r.Message()
-		if m == "" || seen[m] {
-			t.Fatalf("%q: message %q", r, m)
-		}
-		seen[m] = true
-	}
-}
-
 func TestCursorRoundTrip(t *testing.T) {
 	t.Parallel()
 	c, err := flags.ParseCursor(flags.Cursor{Key: "a.b-c_9"}.String())

@@ -236,11 +236,11 @@ func (s *Service) Delete(ctx context.Context, key string) error {
 // a user's data here is their place in flag lists.
 func (s *Service) Section() string { return "featureFlags" }
 
-// ExportedListings is the export form: the keys of the flags that name the
-// user in enabledForUserIds and in disabledForUserIds.
+// ExportedListings is the export: the keys of the flags that name the user
+// in enabledForUserIds and in disabledForUserIds.
 type ExportedListings struct {
-	EnabledFor  []string `json:"enabledFor"`
-	DisabledFor []string `json:"disabledFor"`
+	EnabledFor  []string
+	DisabledFor []string
 }
 
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {

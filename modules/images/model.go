@@ -237,16 +237,6 @@ type Download struct {
 	ContentType string
 }
 
-// ExportedImage is the export form of an image (the API's record).
-type ExportedImage struct {
-	ID        string `json:"_id"`
-	UserID    string `json:"userId"`
-	URL       string `json:"url"`
-	Key       string `json:"key"`
-	GroupID   string `json:"groupId"`
-	CreatedAt int64  `json:"createdAt"`
-}
-
 // The module's errors.
 
 func errNoImage() error { return core.NotFound("not_found", "image not found") }

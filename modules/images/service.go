@@ -385,21 +385,7 @@ func (s *Service) Section() string { return "images" }
 
 // ExportUser returns the user's image records, newest first.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	imgs, err := s.repo.List(ctx, userID, nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ExportedImage, len(imgs))
-	for i, img := range imgs {
-		out[i] = Export(img)
-	}
-	return out, nil
-}
-
-// Export is the record form of an image.
-func Export(img Image) ExportedImage {
-	return ExportedImage{ID: img.ID, UserID: img.UserID, URL: img.URL, Key: img.Key, GroupID: img.GroupID,
-		CreatedAt: core.Millis(img.CreatedAt)}
+	return s.repo.List(ctx, userID, nil, 0)
 }
 
 // PurgeUser deletes the user's records, then every file under the user's

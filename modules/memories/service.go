@@ -174,29 +174,11 @@ func (s *Service) Delete(ctx context.Context, userID, id string) error {
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "memories" }
 
-// ExportedMemory is the export form of one memory (the API's record).
-type ExportedMemory struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Date        string   `json:"date"`
-	Images      []string `json:"images"`
-	CreatedAt   int64    `json:"createdAt"`
-	UpdatedAt   int64    `json:"updatedAt"`
-}
-
 // ExportUser returns every memory of the user in list order, however many:
 // it reads them page by page.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Memory, string, error) { return s.repo.List(ctx, userID, AllDates, p) }
-	return core.EveryPage(list, func(m Memory) ExportedMemory {
-		images := m.Images
-		if images == nil {
-			images = []string{}
-		}
-		return ExportedMemory{ID: m.ID, Title: m.Title, Description: m.Description, Date: m.Date.String(),
-			Images: images, CreatedAt: core.Millis(m.CreatedAt), UpdatedAt: core.Millis(m.UpdatedAt)}
-	})
+	return core.EveryPage(list, func(m Memory) Memory { return m })
 }
 
 // PurgeUser deletes every memory of the user. The image files they point to

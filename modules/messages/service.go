@@ -83,14 +83,11 @@ func (s *Service) scope(ctx context.Context, userID string) (string, error) {
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "messages" }
 
-// ExportedMessage is the export form of a message the user wrote: the API's
-// record plus the partnership whose thread holds it (null: the solo thread).
+// ExportedMessage is a message the user wrote with the partnership whose
+// thread holds it ("" for the user's solo thread).
 type ExportedMessage struct {
-	ID            string  `json:"id"`
-	Body          string  `json:"body"`
-	Author        string  `json:"author"`
-	CreatedAt     int64   `json:"createdAt"`
-	PartnershipID *string `json:"partnershipId"`
+	Message
+	PartnershipID string
 }
 
 // ExportUser returns every message the user wrote, in every thread, newest
@@ -99,9 +96,9 @@ type ExportedMessage struct {
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Message, string, error) { return s.repo.ByAuthor(ctx, userID, p) }
 	return core.EveryPage(list, func(m Message) ExportedMessage {
-		e := ExportedMessage{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
+		e := ExportedMessage{Message: m}
 		if m.Scope != SoloScope(userID) {
-			e.PartnershipID = &m.Scope
+			e.PartnershipID = m.Scope
 		}
 		return e
 	})

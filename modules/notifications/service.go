@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"tandem/core"
 )
@@ -233,47 +234,20 @@ func (s *Service) Listener() core.Listener {
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "notifications" }
 
-// Export is the user's data of this module. Device tokens are left out: with
-// them anyone could push to the phone through Expo.
+// Export is the user's data of this module.
 type Export struct {
-	Settings      ExportedSettings       `json:"settings"`
-	Notifications []ExportedNotification `json:"notifications"`
-	Devices       []ExportedDevice       `json:"devices"`
+	Settings      Settings
+	Notifications []Notification // newest first
+	Devices       []ExportedDevice
 }
 
-// ExportedSettings are the eight keys as the API shows them.
-type ExportedSettings struct {
-	PauseAll           bool `json:"pauseAll"`
-	DailyReminders     bool `json:"dailyReminders"`
-	MoodUpdates        bool `json:"moodUpdates"`
-	HabitsReminder     bool `json:"habitsReminder"`
-	EventsNotification bool `json:"eventsNotification"`
-	GamesNotification  bool `json:"gamesNotification"`
-	PartnerActivity    bool `json:"partnerActivity"`
-	SystemUpdates      bool `json:"systemUpdates"`
-}
-
-// ExportSettings is st in the API's form.
-func ExportSettings(st Settings) ExportedSettings {
-	return ExportedSettings{PauseAll: st.PauseAll, DailyReminders: st.DailyReminders, MoodUpdates: st.MoodUpdates,
-		HabitsReminder: st.HabitsReminder, EventsNotification: st.EventsNotification,
-		GamesNotification: st.GamesNotification, PartnerActivity: st.PartnerActivity, SystemUpdates: st.SystemUpdates}
-}
-
-type ExportedNotification struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Message   string `json:"message"`
-	Category  string `json:"category"`
-	Read      bool   `json:"read"`
-	CreatedAt int64  `json:"createdAt"`
-}
-
+// ExportedDevice is a device without its token: with the token anyone could
+// push to the phone through Expo, so it never leaves the module in an export.
 type ExportedDevice struct {
-	ID           string `json:"id"`
-	Platform     string `json:"platform"`
-	Provider     string `json:"provider"`
-	RegisteredAt int64  `json:"registeredAt"`
+	ID           string
+	Platform     Platform
+	Provider     Provider
+	RegisteredAt time.Time // the last registration
 }
 
 // ExportUser returns the settings, every notification (newest first) and the
@@ -286,21 +260,17 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Notification, string, error) {
 		return s.repo.ListNotifications(ctx, userID, false, p)
 	}
-	notifications, err := core.EveryPage(list, func(n Notification) ExportedNotification {
-		return ExportedNotification{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
-			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
-	})
+	notifications, err := core.EveryPage(list, func(n Notification) Notification { return n })
 	if err != nil {
 		return nil, err
 	}
-	out := Export{Settings: ExportSettings(st), Notifications: notifications, Devices: []ExportedDevice{}}
 	devices, err := s.repo.Devices(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range devices {
-		out.Devices = append(out.Devices, ExportedDevice{ID: d.ID, Platform: string(d.Platform),
-			Provider: string(d.Provider), RegisteredAt: core.Millis(d.UpdatedAt)})
+	out := Export{Settings: st, Notifications: notifications, Devices: make([]ExportedDevice, len(devices))}
+	for i, d := range devices {
+		out.Devices[i] = ExportedDevice{ID: d.ID, Platform: d.Platform, Provider: d.Provider, RegisteredAt: d.UpdatedAt}
 	}
 	return out, nil
 }

@@ -122,11 +122,12 @@ type SubmitOutcome struct {
 	MyCode    string // the caller's own pairing code, when connected
 }
 
-// Export is the user's data of this module (account export).
+// Export is the user's data of this module (account export); nil where the
+// user has none.
 type Export struct {
-	ConnectionCode *string `json:"connectionCode"`
-	PairingCode    *string `json:"pairingCode"`
-	PartnerID      *string `json:"partnerId"`
+	ConnectionCode *string
+	PairingCode    *string
+	PartnerID      *string
 }
 
 const (

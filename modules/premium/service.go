@@ -40,17 +40,6 @@ type Status struct {
 	Inherited bool
 }
 
-// Message is the human-readable summary of the status.
-func (st Status) Message() string {
-	switch st.Source {
-	case SourceDirect:
-		return "premium through your own subscription"
-	case SourcePartner:
-		return "premium shared by your partner"
-	}
-	return "no active premium"
-}
-
 // Status derives the user's premium: their own subscription first, then the
 // current partner's. Nothing inherited is ever stored, so it ends with the
 // partnership or with the partner's subscription by itself.
@@ -242,30 +231,17 @@ func (s *Service) find(ctx context.Context, userID string) (Subscription, bool, 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "premium" }
 
-// ExportUser returns the user's own subscription (null when none); inherited
-// premium is not the user's data.
+// ExportUser returns the user's own subscription, a nil *Subscription when
+// none; inherited premium is not the user's data.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	sub, found, err := s.find(ctx, userID)
-	if err != nil || !found {
+	if err != nil {
 		return nil, err
 	}
-	return ExportedSubscription{Plan: sub.Plan, StartDate: core.Millis(sub.StartDate), EndDate: core.Millis(sub.EndDate),
-		IsActive: sub.IsActive, Cancelled: sub.Cancelled, BillingID: sub.BillingID, Platform: string(sub.Platform),
-		LastRenewed: core.Millis(sub.LastRenewed), Meta: sub.Meta, CreatedAt: core.Millis(sub.CreatedAt)}, nil
-}
-
-// ExportedSubscription is the export form of a subscription (timestamps in ms).
-type ExportedSubscription struct {
-	Plan        string          `json:"plan"`
-	StartDate   int64           `json:"startDate"`
-	EndDate     int64           `json:"endDate"`
-	IsActive    bool            `json:"isActive"`
-	Cancelled   bool            `json:"cancelled"`
-	BillingID   string          `json:"billingId"`
-	Platform    string          `json:"platform"`
-	LastRenewed int64           `json:"lastRenewed"`
-	Meta        json.RawMessage `json:"meta"`
-	CreatedAt   int64           `json:"createdAt"`
+	if !found {
+		return (*Subscription)(nil), nil
+	}
+	return &sub, nil
 }
 
 func (s *Service) PurgeUser(ctx context.Context, userID string) error {

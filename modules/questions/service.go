@@ -213,33 +213,10 @@ func (s *Service) notifyPartner(ctx context.Context, partnerID string, partnerAn
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "questions" }
 
-// ExportedMessage is one of the user's conversation items with its question.
-type ExportedMessage struct {
-	ID        string `json:"id"`
-	Date      string `json:"date"`
-	Question  string `json:"question"`
-	Type      string `json:"type"`
-	Text      string `json:"text,omitempty"`
-	Reaction  string `json:"reaction,omitempty"`
-	ReplyTo   string `json:"replyTo,omitempty"`
-	MessageID string `json:"messageId,omitempty"`
-	Timestamp int64  `json:"timestamp"`
-}
-
 // ExportUser returns every answer, reply and reaction of the user, oldest
 // first, with the question each belongs to.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	entries, err := s.repo.MessagesByUser(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ExportedMessage, len(entries))
-	for i, e := range entries {
-		m := e.Message
-		out[i] = ExportedMessage{ID: m.ID, Date: e.Daily.Date.String(), Question: e.Daily.Text, Type: string(m.Kind),
-			Text: m.Text, Reaction: m.Reaction, ReplyTo: m.ReplyTo, MessageID: m.MessageID, Timestamp: core.Millis(m.CreatedAt)}
-	}
-	return out, nil
+	return s.repo.MessagesByUser(ctx, userID)
 }
 
 // PurgeUser deletes the user's conversation items and the reactions to them.

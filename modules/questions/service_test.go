@@ -485,14 +485,20 @@ func TestExportAndPurge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, later := core.Millis(f.clock.Now().Add(-time.Minute)), core.Millis(f.clock.Now())
-	want := []questions.ExportedMessage{
-		{ID: "id-2", Date: "2025-06-15", Question: q.Text, Type: "answer", Text: "mine", Timestamp: at},
-		{ID: "id-5", Date: "2025-06-15", Question: q.Text, Type: "reply", Text: "thanks", ReplyTo: "id-3", Timestamp: later},
-		{ID: "id-6", Date: "2025-06-15", Question: q.Text, Type: "reaction", Reaction: "👍", MessageID: "id-3", Timestamp: later},
+	at, later := f.clock.Now().Add(-time.Minute), f.clock.Now()
+	want := []questions.Message{
+		{ID: "id-2", DailyID: q.ID, UserID: "ann", Kind: "answer", Text: "mine", CreatedAt: at},
+		{ID: "id-5", DailyID: q.ID, UserID: "ann", Kind: "reply", Text: "thanks", ReplyTo: "id-3", CreatedAt: later},
+		{ID: "id-6", DailyID: q.ID, UserID: "ann", Kind: "reaction", Reaction: "👍", MessageID: "id-3", CreatedAt: later},
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("export\n got %+v\nwant %+v", got, want)
+	entries := got.([]questions.Entry)
+	if len(entries) != len(want) {
+		t.Fatalf("export %+v", entries)
+	}
+	for i, e := range entries {
+		if e.Daily != q || e.Message != want[i] {
+			t.Fatalf("export[%d]\n got %+v\nwant %+v", i, e.Message, want[i])
+		}
 	}
 	if err := f.svc.PurgeUser(ctx, "ann"); err != nil {
 		t.Fatal(err)

@@ -150,12 +150,11 @@ func (s *Service) partnershipEnded(ctx context.Context, partnershipID string) er
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "relationship" }
 
-// ExportedRelationship is the export form of one relationship.
+// ExportedRelationship is one relationship the user was part of, with the
+// other member.
 type ExportedRelationship struct {
-	StartDate string  `json:"startDate"`
-	EndDate   *string `json:"endDate"`
-	IsActive  bool    `json:"isActive"`
-	PartnerID string  `json:"partnerId"`
+	Relationship
+	PartnerID string
 }
 
 // ExportUser returns every relationship the user was part of, newest first.
@@ -166,13 +165,9 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	}
 	out := make([]ExportedRelationship, 0, len(rs))
 	for _, r := range rs {
-		e := ExportedRelationship{StartDate: r.StartDate.String(), IsActive: r.Active, PartnerID: r.Members[0]}
+		e := ExportedRelationship{Relationship: r, PartnerID: r.Members[0]}
 		if e.PartnerID == userID {
 			e.PartnerID = r.Members[1]
-		}
-		if !r.Active {
-			end := r.EndDate.String()
-			e.EndDate = &end
 		}
 		out = append(out, e)
 	}

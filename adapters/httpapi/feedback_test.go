@@ -1,13 +1,11 @@
-package feedback_test
+package httpapi
 
 import (
 	"testing"
 	"time"
-
-	"tandem/modules/feedback"
 )
 
-func TestDateIsDDMMYYYYInUTC(t *testing.T) {
+func TestFeedbackDateIsDDMMYYYYInUTC(t *testing.T) {
 	t.Parallel()
 	tokyo := time.FixedZone("JST", 9*3600)
 	for _, tc := range []struct {
@@ -18,7 +16,7 @@ func TestDateIsDDMMYYYYInUTC(t *testing.T) {
 		{time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC), "31/12/2025"},
 		{time.Date(2025, 6, 16, 8, 0, 0, 0, tokyo), "15/06/2025"}, // 23:00 UTC the day before
 	} {
-		if got := (feedback.Feedback{CreatedAt: tc.at}).Date(); got != tc.want {
+		if got := feedbackDate(tc.at); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.at, got, tc.want)
 		}
 	}
