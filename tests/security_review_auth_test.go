@@ -1,0 +1,54 @@
+package tests
+
+import (
+	"fmt"
+	"testing"
+)
+
+// An attacker's review of accounts and pairing (issue 9): holes found after
+// the first round of defences, each proven here on every profile.
+
+// TestSecurityReviewForwardedForIsReadFromTheRight: a proxy appends the
+// address it saw to whatever X-Forwarded-For the client sent, so only the
+// entries added by trusted proxies are believed; an address the client wrote
+// in front does not give it a fresh login budget.
+func TestSecurityReviewForwardedForIsReadFromTheRight(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("owner@x.io")
+		const client = "203.0.113.7"
+		for i := range 10 {
+			spoofed := fromIP(fmt.Sprintf("198.51.100.%d, %s", i+1, client))
+			expect(t, h.loginAs("owner@x.io", "wrong-pass", spoofed), 401, errBody("invalid_credentials", "invalid e-mail or password"))
+		}
+		for _, xff := range []string{"198.51.100.99, " + client, client, "garbage, " + client, client + ", 127.0.0.1"} {
+			expect(t, h.loginAs("owner@x.io", pw, fromIP(xff)), 429, errBody("rate_limited", "too many requests, try again later"))
+		}
+		// the owner from another address is not locked out
+		expect(t, h.loginAs("owner@x.io", pw, fromIP("203.0.113.8")), 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
+	}, withTrustedProxy(), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// TestSecurityReviewForwardedForIsIgnoredWithoutATrustedProxy: with no proxy
+// trusted, X-Forwarded-For is the client's own text and names nobody.
+func TestSecurityReviewForwardedForIsIgnoredWithoutATrustedProxy(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		h.signUp("owner@x.io")
+		for i := range 10 {
+			expect(t, h.loginAs("owner@x.io", "wrong-pass", fromIP(fmt.Sprintf("198.51.100.%d", i+1))), 401, "")
+		}
+		expect(t, h.loginAs("owner@x.io", pw, fromIP("203.0.113.50")), 429, errBody("rate_limited", "too many requests, try again later"))
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// TestSecurityReviewIPv6ClientsAreCountedPerNetwork: one IPv6 host holds a
+// whole /64; walking its addresses does not give a fresh login budget.
+func TestSecurityReviewIPv6ClientsAreCountedPerNetwork(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("owner@x.io")
+		for i := range 10 {
+			expect(t, h.loginAs("owner@x.io", "wrong-pass", fromIP(fmt.Sprintf("2001:db8:1:2::%x", i+1))), 401, "")
+		}
+		expect(t, h.loginAs("owner@x.io", pw, fromIP("2001:db8:1:2:ffff::1")), 429, errBody("rate_limited", "too many requests, try again later"))
+		expect(t, h.loginAs("owner@x.io", pw, fromIP("2001:db8:1:3::1")), 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
+	}, withTrustedProxy(), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
