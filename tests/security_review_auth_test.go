@@ -52,3 +52,22 @@ func TestSecurityReviewIPv6ClientsAreCountedPerNetwork(t *testing.T) {
 		expect(t, h.loginAs("owner@x.io", pw, fromIP("2001:db8:1:3::1")), 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
 	}, withTrustedProxy(), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
 }
+
+// TestSecurityReviewEmailVariantsAreNotTheAccount: an address that a
+// database collation holds equal to the owner's (an accent more) is another
+// address: it neither logs into the owner's account, with fresh login
+// counters, nor asks for the owner's reset codes past their hourly limit.
+func TestSecurityReviewEmailVariantsAreNotTheAccount(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("victim@x.io")
+		mails := len(h.Mail.All())
+		for _, variant := range []string{"víctim@x.io", "vïctim@x.io", "VÍCTIM@x.io"} {
+			expect(t, h.loginAs(variant, pw, nil), 401, errBody("invalid_credentials", "invalid e-mail or password"))
+			expect(t, h.post("/api/auth/reset", "", map[string]any{"email": variant}), 404, errBody("user_not_found", "user not found"))
+		}
+		if n := len(h.Mail.All()); n != mails {
+			t.Fatalf("%d mails sent to the owner through look-alike addresses", n-mails)
+		}
+		expect(t, h.loginAs("victim@x.io", pw, nil), 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}

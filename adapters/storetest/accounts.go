@@ -49,6 +49,16 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, err, core.KindNotFound)
 		_, err = r.GetByEmail(ctx, "nope@x.io")
 		wantKind(t, err, core.KindNotFound)
+		// Exact: no collation may hold a look-alike address equal (MySQL's
+		// utf8mb4_general_ci ignores accents and case).
+		for _, variant := range []string{"á@x.io", "A@x.io", "a@x.io "} {
+			_, err = r.GetByEmail(ctx, variant)
+			wantKind(t, err, core.KindNotFound)
+			wantKind(t, r.SetAdmin(ctx, variant, true), core.KindNotFound)
+		}
+		if got, _ := r.Get(ctx, "u1"); got.Admin {
+			t.Fatal("a look-alike address made the account an administrator")
+		}
 	})
 
 	t.Run("profile and admin updates", func(t *testing.T) {
