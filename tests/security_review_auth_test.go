@@ -71,3 +71,24 @@ func TestSecurityReviewEmailVariantsAreNotTheAccount(t *testing.T) {
 		expect(t, h.loginAs("victim@x.io", pw, nil), 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
 	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
 }
+
+// TestSecurityReviewCreateIsNoFreeOracle: creating a connection code answers
+// whether it is taken (409) or free (200); both answers are a probe, so every
+// create counts against the pairing budget, else a guesser would walk free
+// codes forever and pay only for the hits it wants.
+func TestSecurityReviewCreateIsNoFreeOracle(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner, stranger := h.newUser("owner@x.io"), h.newUser("stranger@x.io")
+		expect(t, h.connCreate(owner, "Owner-Code-2025"), 200, "")
+		create := func(code string) req {
+			return keyedFrom(stranger, "/api/partnerConnections/create", map[string]any{"userId": stranger.ID, "connectionCode": code}, strangerIP)
+		}
+		for i := range 10 {
+			expect(t, h.do(create(fmt.Sprintf("probe-%04d", i))), 200, "")
+		}
+		wantRateLimited(t, h.do(create("probe-0010")))
+		wantRateLimited(t, h.do(create("owner-code-2025")))
+		expect(t, h.connection(stranger), 200, connectionBody(stranger, "", "probe-0009"))
+		expect(t, h.connection(owner), 200, connectionBody(owner, "", "Owner-Code-2025"))
+	}, withTrustedProxy())
+}
