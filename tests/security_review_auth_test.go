@@ -92,3 +92,61 @@ func TestSecurityReviewCreateIsNoFreeOracle(t *testing.T) {
 		expect(t, h.connection(owner), 200, connectionBody(owner, "", "Owner-Code-2025"))
 	}, withTrustedProxy())
 }
+
+// TestSecurityReviewConcurrentCodeGuessesStopAtFiveTries: a crowd of wrong
+// codes sent at once gets at most five answers; the code is then dead, the
+// right one included, and the password unchanged.
+func TestSecurityReviewConcurrentCodeGuessesStopAtFiveTries(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("owner@x.io")
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"email": "owner@x.io"}), 200, "")
+		code := h.Mail.Code("owner@x.io")
+		burst := make([]req, 40)
+		for i := range burst {
+			guess := fmt.Sprintf("%06d", i)
+			if guess == code {
+				guess = "999999"
+			}
+			burst[i] = req{Method: "POST", Path: "/api/auth/reset", Body: map[string]any{"userId": id, "code": guess}}
+		}
+		answered := 0
+		for i, r := range h.atOnce(burst...) {
+			switch r.Status {
+			case 400:
+				expect(t, r, 400, errBody("invalid_code", "invalid or expired code"))
+				answered++
+			case 429:
+				expect(t, r, 429, errBody("too_many_attempts", "too many wrong codes; request a new one"))
+			default:
+				t.Fatalf("guess %d: %d %s", i, r.Status, r.Body)
+			}
+		}
+		if answered > 5 {
+			t.Fatalf("%d of 40 concurrent guesses were compared, limit 5", answered)
+		}
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code}), 429, "")
+		expect(t, h.loginAs("owner@x.io", pw, nil), 200, "")
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// TestSecurityReviewTheRightCodeIsNotAWrongTry: four wrong tries, then the
+// right code: the owner still completes the reset with the proof.
+func TestSecurityReviewTheRightCodeIsNotAWrongTry(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("owner@x.io")
+		expect(t, h.post("/api/auth/reset", "", map[string]any{"email": "owner@x.io"}), 200, "")
+		code := h.Mail.Code("owner@x.io")
+		wrong := "000000"
+		if code == wrong {
+			wrong = "111111"
+		}
+		for range 4 {
+			expect(t, h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": wrong}), 400, "")
+		}
+		v := h.post("/api/auth/reset", "", map[string]any{"userId": id, "code": code})
+		expect(t, v, 200, "")
+		r := h.post("/api/auth/reset", "", map[string]any{"userId": id, "newPassword": "owner-new-pass", "resetToken": v.JSON(t)["resetToken"]})
+		expect(t, r, 200, `{"success":true,"code":"password_updated","userId":"`+id+`","token":"<string>","message":"<string>"}`)
+		expect(t, h.loginAs("owner@x.io", "owner-new-pass", nil), 200, "")
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}

@@ -149,14 +149,23 @@ func (r *AccountRepo) GetCode(ctx context.Context, userID string, p accounts.Pur
 	return row.code(), err
 }
 
-func (r *AccountRepo) RecordCodeFailure(ctx context.Context, userID string, p accounts.Purpose) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
-		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+func (r *AccountRepo) TakeCodeAttempt(ctx context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
+	var row codeRow
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		where := sq.Eq{"user_id": userID, "purpose": string(p)}
+		if err := r.db.execOne(ctx, tx, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
+			Where(where)); err != nil {
+			return err
+		}
+		return r.db.get(ctx, tx, &row, r.db.sb.Select(codeColumns...).From("auth_codes").Where(where))
+	})
+	return row.code(), err
 }
 
 func (r *AccountRepo) ProveCode(ctx context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
 	err := r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
 		Set("proof_hash", proofHash).Set("proof_expires_at", proofExpires.UnixMilli()).
+		Set("attempts", sq.Expr("CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END")).
 		Where(sq.Eq{"user_id": userID, "purpose": string(p), "code_hash": codeHash}))
 	if isNotFound(err) {
 		return core.Invalid("invalid_code", "invalid or expired code")
