@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 			WriteTimeout:   l.duration("TANDEM_WRITE_TIMEOUT", 30*time.Second),
 			IdleTimeout:    l.duration("TANDEM_IDLE_TIMEOUT", 120*time.Second),
 			RequestTimeout: l.duration("TANDEM_REQUEST_TIMEOUT", 15*time.Second),
-			TrustedProxies: l.list("TANDEM_TRUSTED_PROXIES"),
+			TrustedProxies: l.proxies("TANDEM_TRUSTED_PROXIES"),
 			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
 			ImageRateLimit: l.positive("TANDEM_IMAGES_RATE_LIMIT", 10),
 		},
@@ -176,6 +177,19 @@ func (l *loader) list(name string) []string {
 	for _, p := range strings.Split(l.getenv(name), ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// proxies is a list of IP addresses or CIDR ranges.
+func (l *loader) proxies(name string) []string {
+	out := l.list(name)
+	for _, p := range out {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				l.fail(name, "%q is not an IP address or CIDR range", p)
+			}
 		}
 	}
 	return out

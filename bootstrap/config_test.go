@@ -99,6 +99,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 
 		"TANDEM_PAIRING_FAILS_USER": "none",
 		"TANDEM_PAIRING_FAILS_IP":   "-1",
+		"TANDEM_TRUSTED_PROXIES":    "10.0.0.1,proxy.local",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -67,7 +67,7 @@ type authReply struct {
 
 // clientOf is who is calling, for login counters and the sessions list.
 func clientOf(c *fiber.Ctx) accounts.Client {
-	return accounts.Client{IP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)}
+	return accounts.Client{IP: clientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent)}
 }
 
 func (h *accountsHandler) signup(c *fiber.Ctx) error {

@@ -124,7 +124,7 @@ func requireAPIKey(keys []string) fiber.Handler {
 func limitPerIP(l core.Limiter, name string, perMinute int) fiber.Handler {
 	rule := core.RateRule{Name: name, Limit: perMinute, Window: time.Minute}
 	return func(c *fiber.Ctx) error {
-		if err := l.Hit(c.UserContext(), rule, c.IP(), "rate_limited"); err != nil {
+		if err := l.Hit(c.UserContext(), rule, clientIP(c), "rate_limited"); err != nil {
 			return err
 		}
 		return c.Next()

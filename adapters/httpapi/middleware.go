@@ -88,7 +88,7 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 			zap.String("path", c.Path()),
 			zap.Int("status", status),
 			zap.Duration("duration", time.Since(start)),
-			zap.String("ip", c.IP()),
+			zap.String("ip", clientIP(c)),
 		}
 		if p, ok := core.PrincipalFrom(c.UserContext()); ok {
 			fields = append(fields, zap.String("user_id", p.UserID))

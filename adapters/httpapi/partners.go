@@ -77,7 +77,7 @@ func (h *partnersHandler) createConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, c.IP())
+	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, clientIP(c))
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (h *partnersHandler) link(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, c.IP())
+	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, clientIP(c))
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 		if in.TargetCode == nil {
 			return core.Invalid("invalid_request", "targetCode is required")
 		}
-		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, c.IP())
+		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, clientIP(c))
 		if err != nil {
 			return err
 		}

@@ -70,13 +70,13 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.
 	// Multipart bodies are parsed by the upload handler, after the token and
 	// the rate limit, with the API's own error text, never before routing.
 	fc.DisablePreParseMultipartForm = true
-	if len(cfg.TrustedProxies) > 0 {
-		fc.ProxyHeader = fiber.HeaderXForwardedFor
-		fc.EnableTrustedProxyCheck = true
-		fc.TrustedProxies = cfg.TrustedProxies
-	}
+	// No proxy header for Fiber: its c.IP() believes the leftmost
+	// X-Forwarded-For entry, which the client writes (clientKey reads it
+	// from the right). Fiber trusts no proxy's X-Forwarded-* headers either.
+	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
-	app.Use(settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
+	app.Use(clientKey(parseProxies(cfg.TrustedProxies)),
+		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
 		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
 	return app

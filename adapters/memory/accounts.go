@@ -149,8 +149,10 @@ func (r *AccountRepo) updateCode(userID string, p accounts.Purpose, fn func(c *a
 	return nil
 }
 
-func (r *AccountRepo) RecordCodeFailure(_ context.Context, userID string, p accounts.Purpose) error {
-	return r.updateCode(userID, p, func(c *accounts.Code) { c.Attempts++ })
+func (r *AccountRepo) TakeCodeAttempt(_ context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
+	var taken accounts.Code
+	err := r.updateCode(userID, p, func(c *accounts.Code) { c.Attempts++; taken = *c })
+	return taken, err
 }
 
 func (r *AccountRepo) ProveCode(_ context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
@@ -162,6 +164,7 @@ func (r *AccountRepo) ProveCode(_ context.Context, userID string, p accounts.Pur
 		return core.Invalid("invalid_code", "invalid or expired code")
 	}
 	c.VerifiedAt, c.ProofHash, c.ProofExpiresAt = at, proofHash, proofExpires
+	c.Attempts = max(c.Attempts-1, 0)
 	r.codes[k] = c
 	return nil
 }

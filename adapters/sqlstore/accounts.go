@@ -49,8 +49,15 @@ func (r *AccountRepo) Get(ctx context.Context, id string) (accounts.Account, err
 	return r.getBy(ctx, sq.Eq{"id": id})
 }
 
+// GetByEmail finds the address exactly. MySQL's collation holds look-alikes
+// equal ("víctim" is "victim"), which handed one account to many addresses,
+// each with its own login and mail counters; a look-alike is not found.
 func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
-	return r.getBy(ctx, sq.Eq{"email": email})
+	a, err := r.getBy(ctx, sq.Eq{"email": email})
+	if err == nil && a.Email != email {
+		return accounts.Account{}, core.NotFound("not_found", "account not found")
+	}
+	return a, err
 }
 
 func (r *AccountRepo) getBy(ctx context.Context, where sq.Eq) (accounts.Account, error) {
@@ -66,10 +73,11 @@ func (r *AccountRepo) UpdateProfile(ctx context.Context, a accounts.Account) err
 }
 
 func (r *AccountRepo) SetAdmin(ctx context.Context, email string, admin bool) error {
-	if _, err := r.GetByEmail(ctx, email); err != nil {
+	a, err := r.GetByEmail(ctx, email)
+	if err != nil {
 		return err
 	}
-	return r.db.exec(ctx, r.db, r.db.sb.Update("accounts").Set("is_admin", admin).Where(sq.Eq{"email": email}))
+	return r.db.exec(ctx, r.db, r.db.sb.Update("accounts").Set("is_admin", admin).Where(sq.Eq{"id": a.ID}))
 }
 
 func (r *AccountRepo) Delete(ctx context.Context, id string) ([]string, error) {
@@ -141,14 +149,23 @@ func (r *AccountRepo) GetCode(ctx context.Context, userID string, p accounts.Pur
 	return row.code(), err
 }
 
-func (r *AccountRepo) RecordCodeFailure(ctx context.Context, userID string, p accounts.Purpose) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
-		Where(sq.Eq{"user_id": userID, "purpose": string(p)}))
+func (r *AccountRepo) TakeCodeAttempt(ctx context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
+	var row codeRow
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		where := sq.Eq{"user_id": userID, "purpose": string(p)}
+		if err := r.db.execOne(ctx, tx, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
+			Where(where)); err != nil {
+			return err
+		}
+		return r.db.get(ctx, tx, &row, r.db.sb.Select(codeColumns...).From("auth_codes").Where(where))
+	})
+	return row.code(), err
 }
 
 func (r *AccountRepo) ProveCode(ctx context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
 	err := r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
 		Set("proof_hash", proofHash).Set("proof_expires_at", proofExpires.UnixMilli()).
+		Set("attempts", sq.Expr("CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END")).
 		Where(sq.Eq{"user_id": userID, "purpose": string(p), "code_hash": codeHash}))
 	if isNotFound(err) {
 		return core.Invalid("invalid_code", "invalid or expired code")

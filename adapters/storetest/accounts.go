@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,16 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, err, core.KindNotFound)
 		_, err = r.GetByEmail(ctx, "nope@x.io")
 		wantKind(t, err, core.KindNotFound)
+		// Exact: no collation may hold a look-alike address equal (MySQL's
+		// utf8mb4_general_ci ignores accents and case).
+		for _, variant := range []string{"á@x.io", "A@x.io", "a@x.io "} {
+			_, err = r.GetByEmail(ctx, variant)
+			wantKind(t, err, core.KindNotFound)
+			wantKind(t, r.SetAdmin(ctx, variant, true), core.KindNotFound)
+		}
+		if got, _ := r.Get(ctx, "u1"); got.Admin {
+			t.Fatal("a look-alike address made the account an administrator")
+		}
 	})
 
 	t.Run("profile and admin updates", func(t *testing.T) {
@@ -66,32 +77,69 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, r.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound)
 	})
 
-	t.Run("codes: put replaces, failures count, verified mark", func(t *testing.T) {
+	t.Run("codes: put replaces, tries count, verified mark", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		c := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "c1", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
 		must(t, r.PutCode(ctx, c))
-		must(t, r.RecordCodeFailure(ctx, "u1", accounts.PurposeReset))
-		must(t, r.RecordCodeFailure(ctx, "u1", accounts.PurposeReset))
+		for want := 1; want <= 2; want++ {
+			taken, err := r.TakeCodeAttempt(ctx, "u1", accounts.PurposeReset)
+			must(t, err)
+			if taken.Attempts != want || taken.Hash != "c1" || !taken.ExpiresAt.Equal(c.ExpiresAt) {
+				t.Fatalf("try %d: %+v", want, taken)
+			}
+		}
 		got, err := r.GetCode(ctx, "u1", accounts.PurposeReset)
 		must(t, err)
 		if got.Attempts != 2 || got.Hash != "c1" || !got.VerifiedAt.IsZero() || !got.ExpiresAt.Equal(c.ExpiresAt) {
 			t.Fatalf("got %+v", got)
 		}
+		_, err = r.TakeCodeAttempt(ctx, "u1", accounts.PurposeVerify)
+		wantKind(t, err, core.KindNotFound)
 		c.Hash = "c2"
 		must(t, r.PutCode(ctx, c))
 		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
 		if got.Attempts != 0 || got.Hash != "c2" {
 			t.Fatalf("replace: %+v", got)
 		}
+		_, err = r.TakeCodeAttempt(ctx, "u1", accounts.PurposeReset)
+		must(t, err)
 		wantKind(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c1", "p1", now, now.Add(10*time.Minute)), core.KindInvalid) // replaced code
 		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c2", "p2", now, now.Add(10*time.Minute)))
 		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
-		if !got.VerifiedAt.Equal(now) || got.ProofHash != "p2" || !got.ProofExpiresAt.Equal(now.Add(10*time.Minute)) {
-			t.Fatalf("verified: %+v", got)
+		if !got.VerifiedAt.Equal(now) || got.ProofHash != "p2" || !got.ProofExpiresAt.Equal(now.Add(10*time.Minute)) ||
+			got.Attempts != 0 {
+			t.Fatalf("verified (the proving try given back): %+v", got)
 		}
 		_, err = r.GetCode(ctx, "u1", accounts.PurposeVerify)
 		wantKind(t, err, core.KindNotFound)
+	})
+
+	t.Run("concurrent tries each see their own count", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "v", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		const n = 12
+		counts := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range counts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := r.TakeCodeAttempt(ctx, "u1", accounts.PurposeVerify)
+				if err != nil {
+					t.Error(err)
+				}
+				counts[i] = c.Attempts
+			}()
+		}
+		wg.Wait()
+		sort.Ints(counts)
+		for i, c := range counts {
+			if c != i+1 {
+				t.Fatalf("counts %v: two tries saw the same count", counts)
+			}
+		}
 	})
 
 	t.Run("verify consumes the code once and stores the token", func(t *testing.T) {

@@ -22,11 +22,15 @@ type Repository interface {
 	// PutCode stores c, replacing the user's earlier code of the same purpose.
 	PutCode(ctx context.Context, c Code) error
 	GetCode(ctx context.Context, userID string, p Purpose) (Code, error)
-	// RecordCodeFailure adds one wrong try to the code, atomically.
-	RecordCodeFailure(ctx context.Context, userID string, p Purpose) error
+	// TakeCodeAttempt adds one try to the code and returns the code with the
+	// try counted, atomically (one update and read in one transaction), so
+	// that concurrent guesses cannot pass the limit; core.KindNotFound when
+	// there is no code.
+	TakeCodeAttempt(ctx context.Context, userID string, p Purpose) (Code, error)
 	// ProveCode notes that the code whose hash is codeHash was proven (reset
-	// step 2) and stores the hash of the reset token handed out for it. A
-	// code replaced meanwhile gives core.KindInvalid.
+	// step 2), gives back the try that proving it took, and stores the hash
+	// of the reset token handed out for it. A code replaced meanwhile gives
+	// core.KindInvalid.
 	ProveCode(ctx context.Context, userID string, p Purpose, codeHash, proofHash string, at, proofExpires time.Time) error
 	// Verify consumes the verification code whose hash is codeHash, marks the
 	// account verified and stores the first token, all or nothing. A code

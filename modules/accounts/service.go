@@ -242,13 +242,14 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 }
 
 // checkResetProof finds the proven reset code and checks the presented proof
-// in constant time; a wrong proof counts against the code's attempts.
+// in constant time; every proof takes one of the code's tries first, and the
+// right one is spent with the code.
 func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof) (Code, error) {
 	code, token := strings.TrimSpace(proof.Code), strings.TrimSpace(proof.ResetToken)
 	if code == "" && token == "" {
 		return Code{}, core.Invalid("invalid_code", "send the verified code or the resetToken with the new password")
 	}
-	c, err := s.repo.GetCode(ctx, userID, PurposeReset)
+	c, err := s.repo.TakeCodeAttempt(ctx, userID, PurposeReset)
 	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {
 		return Code{}, core.Invalid("invalid_code", "verify a reset code first")
 	}
@@ -256,8 +257,8 @@ func (s *Service) checkResetProof(ctx context.Context, userID string, proof Rese
 		return Code{}, err
 	}
 	now := s.clock.Now()
-	if c.Attempts >= CodeMaxAttempts {
-		return Code{}, core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
+	if c.Attempts > CodeMaxAttempts {
+		return Code{}, errTooManyTries(c, now)
 	}
 	ok := false
 	if token != "" {
@@ -266,9 +267,6 @@ func (s *Service) checkResetProof(ctx context.Context, userID string, proof Rese
 		ok = codeMatches(c, code) && now.Before(c.ExpiresAt)
 	}
 	if !ok {
-		if err := s.repo.RecordCodeFailure(ctx, userID, PurposeReset); err != nil {
-			return Code{}, err
-		}
 		return Code{}, errInvalidCode()
 	}
 	return c, nil
@@ -475,9 +473,12 @@ func (s *Service) Export(ctx context.Context, userID string) (Account, map[strin
 	return a, out, nil
 }
 
-// checkCode applies expiry, attempt limit and matching; a wrong code counts.
+// checkCode applies expiry, attempt limit and matching. Each try is counted
+// before the code is compared (Hit-before-work), so a burst of concurrent
+// guesses gets at most CodeMaxAttempts answers; the caller spends the code
+// on a match (or ProveCode gives the try back).
 func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code string) (Code, error) {
-	c, err := s.repo.GetCode(ctx, userID, p)
+	c, err := s.repo.TakeCodeAttempt(ctx, userID, p)
 	if core.IsKind(err, core.KindNotFound) {
 		return Code{}, errInvalidCode()
 	}
@@ -488,16 +489,17 @@ func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code 
 	if !now.Before(c.ExpiresAt) {
 		return Code{}, errInvalidCode()
 	}
-	if c.Attempts >= CodeMaxAttempts {
-		return Code{}, core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
+	if c.Attempts > CodeMaxAttempts {
+		return Code{}, errTooManyTries(c, now)
 	}
 	if !codeMatches(c, strings.TrimSpace(code)) {
-		if err := s.repo.RecordCodeFailure(ctx, userID, p); err != nil {
-			return Code{}, err
-		}
 		return Code{}, errInvalidCode()
 	}
 	return c, nil
+}
+
+func errTooManyTries(c Code, now time.Time) error {
+	return core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
 }
 
 func (s *Service) sendCode(ctx context.Context, a Account, p Purpose) error {

@@ -35,9 +35,10 @@ type ConnectionView struct {
 }
 
 // CreateConnection stores the client's chosen code as the user's connection
-// code, replacing an earlier one. A code someone else holds tells the caller
-// it exists, so the attempt is reserved like a guess (see reserveAttempt)
-// and given back only when the code was free.
+// code, replacing an earlier one. Every create is a probe (409: someone
+// holds the code; 200: nobody does), so each one counts like a failed guess
+// (see reserveAttempt) and none is given back: were free codes given back, a
+// guesser would walk misses for free and pay only for the hits it wants.
 func (s *Service) CreateConnection(ctx context.Context, userID, code, clientIP string) (Connection, error) {
 	if err := requireUser(userID); err != nil {
 		return Connection{}, err
@@ -56,7 +57,7 @@ func (s *Service) CreateConnection(ctx context.Context, userID, code, clientIP s
 	if err != nil {
 		return Connection{}, err
 	}
-	return c, s.releaseAttempt(ctx, userID, clientIP)
+	return c, nil
 }
 
 // Connection returns the user's connection: their own code, or, for the user
@@ -324,7 +325,7 @@ func (s *Service) reserveAttempt(ctx context.Context, userID, clientIP string) e
 }
 
 // releaseAttempt gives a reserved attempt back: the code named was another
-// user's (or, for create, was free), so it was no failed guess.
+// user's, so it was no failed guess.
 func (s *Service) releaseAttempt(ctx context.Context, userID, clientIP string) error {
 	perUser, perIP := s.settings.failRules()
 	if err := s.limiter.Undo(ctx, perUser, userID); err != nil {

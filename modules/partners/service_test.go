@@ -838,8 +838,9 @@ var attemptFlows = []attemptFlow{
 		missed: func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code") }},
 	{name: "create (a taken code)",
 		arrange: func(t *testing.T, f *fixture) string {
-			for i := range 50 { // codes the guesser will find taken
-				if _, err := f.create(fmt.Sprintf("holder-%d", i), fmt.Sprintf("guess-%04d", i)); err != nil {
+			for i := range 50 { // codes the guesser will find taken, each created from its holder's own IP
+				holder, holderIP := fmt.Sprintf("holder-%d", i), fmt.Sprintf("198.51.100.%d", i)
+				if _, err := f.svc.CreateConnection(ctx, holder, fmt.Sprintf("guess-%04d", i), holderIP); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -910,12 +911,24 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 			if _, err := f.submit("x", cc); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.create("x", "x-own-code"); err != nil {
-				t.Fatal(err)
-			}
 		}
 		_, err := f.linkWith("x", "nobody-has-it")
 		coretest.WantErr(t, err, core.KindNotFound, "not_found")
+	})
+
+	t.Run("every create counts: a free code is a probe too", func(t *testing.T) {
+		repo := memory.NewPartnerRepo()
+		f := newFixtureWith(repo, repo, limits)
+		for i := range 3 {
+			if _, err := f.create("x", fmt.Sprintf("free-code-%d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := f.create("x", "free-code-3")
+		wantLimited(t, err)
+		if got, err := repo.ConnectionOf(ctx, "x"); err != nil || got.Code != "free-code-2" {
+			t.Fatalf("stored %+v, %v", got, err)
+		}
 	})
 
 	t.Run("checks that need no lookup come first and are not counted", func(t *testing.T) {
