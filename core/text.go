@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -36,4 +37,17 @@ func CheckText(field, s string, multiline bool) error {
 // LRO, RLO) and the isolates (LRI, RLI, FSI, PDI).
 func isBidiControl(r rune) bool {
 	return r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
+}
+
+// CleanText keeps of s what CheckText allows in a single line, dropping the
+// rest: for text the service records from a request but no user typed (a
+// User-Agent shown in the session list), where refusing the request would be
+// wrong and storing invalid UTF-8 fails on MySQL.
+func CleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
 }

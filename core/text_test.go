@@ -63,3 +63,20 @@ func TestCheckText(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanText(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"Tandem/1.4 (iPhone; iOS 18.1)", "Tandem/1.4 (iPhone; iOS 18.1)"},
+		{"Café ☕ שלום\u200F", "Café ☕ שלום\u200F"},
+		{"a\xff\xfeb", "ab"},
+		{"a\x00b\tc\nd\x7fe\u0085f", "abcdef"},
+		{"phone\u202Eenohpi\u2066x\u2069", "phoneenohpix"},
+		{"\uFFFD stays", "\uFFFD stays"},
+	}
+	for _, tc := range cases {
+		if got := core.CleanText(tc.in); got != tc.want {
+			t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -24,7 +24,10 @@ import (
 //   - every other route gets its body read here, whole but within the JSON
 //     limit, before any handler: c.Body() and BindJSON see only that.
 
-const localBody = "body"
+const (
+	localBody      = "body"
+	localAmbiguous = "ambiguousFraming" // set by settleBody, refused by limitBody
+)
 
 // drainLimit is how much of a body nobody read is skipped to keep the
 // connection; beyond it the connection is closed instead (as net/http does).
@@ -74,12 +77,22 @@ func (b *cappedReader) Read(p []byte) (int, error) {
 // settleBody runs first. It hands the request's body stream, capped at the
 // route's limit, to the rest of the chain, and afterwards makes sure the
 // connection never reads a body's unread rest as its next request: a small
-// rest is skipped, a larger one closes the connection after this answer.
+// rest is skipped, a larger one closes the connection after this answer. A
+// request of ambiguous length (limitBody refuses it) closes it always: what
+// follows on the connection may be a request hidden in its body.
 func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		ambiguous := ambiguousFraming(c)
+		if ambiguous {
+			c.Locals(localAmbiguous, true)
+		}
 		stream := c.Request().BodyStream()
 		if stream == nil { // no body, or one already in memory
-			return c.Next()
+			err := c.Next()
+			if ambiguous {
+				closeAfterAnswer(c.Context(), c.App().Config().WriteTimeout)
+			}
+			return err
 		}
 		limit := jsonLimit
 		if isUpload(c) {
@@ -88,11 +101,11 @@ func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 		body := newCappedReader(stream, limit)
 		c.Locals(localBody, body)
 		err := c.Next()
-		if !body.done && !body.over && unread(c, body) <= drainLimit {
+		if !ambiguous && !body.done && !body.over && unread(c, body) <= drainLimit {
 			_, _ = io.CopyN(io.Discard, body, drainLimit)
 		}
-		if !body.done {
-			closeAfterAnswer(c.Context())
+		if ambiguous || !body.done {
+			closeAfterAnswer(c.Context(), c.App().Config().WriteTimeout)
 		}
 		return err
 	}
@@ -104,10 +117,16 @@ func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 // the app never sees). So the answer goes out with Connection: close, then
 // what still comes is read and dropped for a moment, as net/http does, and
 // fasthttp closes the connection. (fasthttp skips a hijack when the answer
-// itself says close, hence the answer is written here.)
-func closeAfterAnswer(ctx *fasthttp.RequestCtx) {
+// itself says close, hence the answer is written here.) fasthttp clears the
+// connection's deadlines before a hijack, so the write gets the server's
+// write timeout again: a client that reads nothing cannot hold it forever.
+func closeAfterAnswer(ctx *fasthttp.RequestCtx, writeTimeout time.Duration) {
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(conn net.Conn) {
+		if writeTimeout <= 0 {
+			writeTimeout = lingerTime
+		}
+		_ = conn.SetWriteDeadline(time.Now().Add(writeTimeout))
 		ctx.Response.Header.SetConnectionClose()
 		w := bufio.NewWriter(conn)
 		if ctx.Response.Write(w) != nil || w.Flush() != nil {
@@ -142,6 +161,9 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 		limit := jsonLimit
 		if upload {
 			limit = uploadLimit
+		}
+		if c.Locals(localAmbiguous) != nil {
+			return core.Invalid("invalid_request", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
 		}
 		if c.Request().Header.ContentLength() > limit {
 			return tooLarge(limit)
@@ -201,9 +223,40 @@ func hasBody(c *fiber.Ctx) bool {
 	return n > 0 || n == -1
 }
 
+// encoded tells whether any Content-Encoding header names a coding: Fiber's
+// c.Body() decodes by the last one, c.Get reads the first.
 func encoded(c *fiber.Ctx) bool {
-	ce := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding))
-	return ce != "" && !strings.EqualFold(ce, "identity")
+	for _, v := range c.Request().Header.PeekAll(fiber.HeaderContentEncoding) {
+		if ce := strings.TrimSpace(string(v)); ce != "" && !strings.EqualFold(ce, "identity") {
+			return true
+		}
+	}
+	return false
+}
+
+// ambiguousFraming finds a request whose body length two HTTP parsers (a
+// proxy in front and fasthttp) could read differently, which is how a second
+// request is smuggled inside a body (RFC 9112 section 6.3): Content-Length
+// twice, or beside Transfer-Encoding; Transfer-Encoding in HTTP/1.0, more
+// than once, or other than chunked. fasthttp picks one reading silently;
+// such a request is refused and its connection closed.
+func ambiguousFraming(c *fiber.Ctx) bool {
+	lengths, codings, chunked := 0, 0, false
+	for _, line := range bytes.Split(c.Request().Header.RawHeaders(), []byte("\n")) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		switch {
+		case !ok:
+		case bytes.EqualFold(name, []byte(fiber.HeaderContentLength)):
+			lengths++
+		case bytes.EqualFold(name, []byte(fiber.HeaderTransferEncoding)):
+			codings++
+			chunked = bytes.EqualFold(bytes.TrimSpace(value), []byte("chunked"))
+		}
+	}
+	if codings == 0 {
+		return lengths > 1
+	}
+	return lengths > 0 || codings > 1 || !chunked || !c.Request().Header.IsHTTP11()
 }
 
 func isMultipart(c *fiber.Ctx) bool {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -16,6 +17,50 @@ import (
 // waits in a temporary file, so uploads in flight never hold their images.
 const spoolMemory = 256 << 10
 
+// What an upload may carry besides its files. mime/multipart alone would
+// parse up to 10 MiB of headers per part, and any number of parts, each
+// costing many times its bytes: a body of small fields or of one huge header
+// took over a gigabyte of allocations and seconds of CPU.
+const (
+	maxPartHead = 16 << 10 // bytes read to reach one part's content: its boundary line and headers
+	maxFields   = 8        // parts without a file name
+)
+
+var errPartHead = core.Invalid("invalid_request",
+	fmt.Sprintf("each multipart part's headers must be at most %d bytes", maxPartHead))
+
+// headMeter bounds what the multipart reader reads while it looks for the
+// next part (budget >= 0); the part's content is bounded elsewhere (-1).
+type headMeter struct {
+	r      io.Reader
+	budget int64
+}
+
+func (m *headMeter) Read(p []byte) (int, error) {
+	if m.budget < 0 {
+		return m.r.Read(p)
+	}
+	if m.budget == 0 {
+		return 0, errPartHead
+	}
+	n, err := m.r.Read(p[:min(int64(len(p)), m.budget)])
+	m.budget -= int64(n)
+	return n, err
+}
+
+// nextPart reads the next part's headers within maxPartHead. Every part
+// before it has been read to its end (or the upload stopped), so what is read
+// here is the boundary, the headers and the multipart reader's read-ahead.
+func nextPart(mr *multipart.Reader, m *headMeter) (*multipart.Part, error) {
+	m.budget = maxPartHead
+	p, err := mr.NextPart()
+	m.budget = -1
+	if errors.Is(err, errPartHead) {
+		return nil, errPartHead
+	}
+	return p, err
+}
+
 // upload is the files of one multipart body, read as they arrived.
 type upload struct {
 	files []images.File
@@ -27,12 +72,13 @@ type upload struct {
 // settleBody). It stops reading at the first file over the limit or the
 // first one past the most an upload may carry; the service refuses those
 // with its own answer (it checks count and size before reading any file).
-// Parts without a file name are skipped.
+// Parts without a file name are skipped, at most maxFields of them.
 func readUpload(body io.Reader, boundary string, fileLimit int) (*upload, error) {
 	up := &upload{}
-	mr := multipart.NewReader(body, boundary)
-	for {
-		p, err := mr.NextPart()
+	meter := &headMeter{r: body, budget: -1}
+	mr := multipart.NewReader(meter, boundary)
+	for fields := 0; ; {
+		p, err := nextPart(mr, meter)
 		if errors.Is(err, io.EOF) {
 			return up, nil
 		}
@@ -40,6 +86,10 @@ func readUpload(body io.Reader, boundary string, fileLimit int) (*upload, error)
 			return up, err
 		}
 		if p.FileName() == "" {
+			if fields++; fields > maxFields {
+				return up, core.Invalid("invalid_request",
+					fmt.Sprintf("send at most %d form fields besides the files", maxFields))
+			}
 			if _, err := io.Copy(io.Discard, p); err != nil {
 				return up, err
 			}

@@ -524,7 +524,7 @@ func codeMail(to string, p Purpose, code string) Mail {
 func (s *Service) token(userID string, cl Client) (string, Token) {
 	plain, hash := newToken()
 	now := s.clock.Now()
-	return plain, Token{ID: s.ids.New(), Hash: hash, UserID: userID, UserAgent: clip(cl.UserAgent, MaxUserAgent),
+	return plain, Token{ID: s.ids.New(), Hash: hash, UserID: userID, UserAgent: clip(core.CleanText(cl.UserAgent), MaxUserAgent),
 		CreatedAt: now, ExpiresAt: now.Add(TokenTTL)}
 }
 
