@@ -246,3 +246,35 @@ func (r *repeated) Read(p []byte) (int, error) {
 	r.left -= int64(len(p))
 	return len(p), nil
 }
+
+// TestSecurityTestPushesAndDeviceRegistrationsAreRateLimited: whoever moves a
+// known push token to their account cannot flood that phone with test pushes.
+func TestSecurityTestPushesAndDeviceRegistrationsAreRateLimited(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
+		path := "/api/users/user/" + u.ID
+		for i := range 20 {
+			expect(t, h.post(path+"/devices", u.Token, map[string]any{"token": "ExponentPushToken[t" + itoa(int64(i)) + "]",
+				"platform": "ios", "provider": "expo"}), 200, "")
+			expect(t, h.post(path+"/send-test-notification", u.Token, map[string]any{"title": "t", "message": "m",
+				"category": "partnerActivity"}), 200, "")
+		}
+		for _, r := range []response{
+			h.post(path+"/send-test-notification", u.Token, map[string]any{"title": "t", "message": "m", "category": "partnerActivity"}),
+			h.post(path+"/devices", u.Token, map[string]any{"token": "ExponentPushToken[late]", "platform": "ios", "provider": "expo"}),
+		} {
+			expect(t, r, 429, errBody("rate_limited", "too many requests, try again later"))
+			if r.Header.Get("Retry-After") == "" {
+				t.Fatal("no Retry-After")
+			}
+		}
+		unread := h.get(path+"/notifications/unread", u.Token)
+		expect(t, unread, 200, "")
+		if n := unread.JSON(t)["unreadCount"]; n != float64(20) {
+			t.Fatalf("unread %v: the refused test push was saved", unread.JSON(t))
+		}
+		// another account has its own budget
+		expect(t, h.post("/api/users/user/"+other.ID+"/send-test-notification", other.Token,
+			map[string]any{"title": "t", "message": "m", "category": "partnerActivity"}), 200, "")
+	})
+}

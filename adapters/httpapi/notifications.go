@@ -11,22 +11,30 @@ import (
 	"tandem/modules/notifications"
 )
 
-type notificationsHandler struct{ svc *notifications.Service }
-
-func NewNotificationsHandler(svc *notifications.Service) *notificationsHandler {
-	return &notificationsHandler{svc: svc}
+type notificationsHandler struct {
+	svc     *notifications.Service
+	limiter core.Limiter
 }
+
+func NewNotificationsHandler(svc *notifications.Service, limiter core.Limiter) *notificationsHandler {
+	return &notificationsHandler{svc: svc, limiter: limiter}
+}
+
+// pushesPerMinute bounds what one account can make the push providers send
+// on demand: a test push each, and device registrations (a known push token
+// moves to whoever registers it).
+const pushesPerMinute = 20
 
 func (h *notificationsHandler) Register(r fiber.Router) {
 	u := r.Group("/api/users/user/:userId", requireSelf)
 	u.Get("/notification-settings", h.settings)
 	u.Put("/notification-settings", h.updateSettings)
 	u.Patch("/notification-settings", h.updateSettings)
-	u.Post("/send-test-notification", h.sendTest)
+	u.Post("/send-test-notification", limitPerUser(h.limiter, "push_test_user", pushesPerMinute), h.sendTest)
 	u.Get("/notifications/unread", h.unread)
 	u.Get("/notifications", h.list)
 	u.Patch("/notifications", h.markRead)
-	u.Post("/devices", h.registerDevice)
+	u.Post("/devices", limitPerUser(h.limiter, "devices_user", pushesPerMinute), h.registerDevice)
 	u.Delete("/devices/:deviceId", h.removeDevice)
 }
 
