@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -507,5 +506,3 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
