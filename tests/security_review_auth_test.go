@@ -72,6 +72,24 @@ func TestSecurityReviewEmailVariantsAreNotTheAccount(t *testing.T) {
 	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
 }
 
+// TestSecurityLookAlikeEmailsAreAccountsOfTheirOwn: an address that differs
+// by an accent is another mailbox, so it may hold another account (MySQL's
+// default collation held the two equal and answered 409).
+func TestSecurityLookAlikeEmailsAreAccountsOfTheirOwn(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		victim, _ := h.signUp("victim@x.io")
+		other, token := h.signUp("víctim@x.io")
+		if other == victim {
+			t.Fatal("the look-alike got the victim's account")
+		}
+		expect(t, h.get("/api/users/user/"+other, token), 200, `{"success":true,"userId":"`+other+`","email":"víctim@x.io",
+			"displayName":"","timezone":"","createdAt":"<number>"}`)
+		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "VICTIM@x.io", "password": pw}), 409,
+			errBody("email_already_registered", "this e-mail is already registered"))
+		expect(t, h.loginAs("victim@x.io", pw, nil), 200, `{"success":true,"userId":"`+victim+`","token":"<string>","message":"<string>"}`)
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
 // TestSecurityReviewCreateIsNoFreeOracle: creating a connection code answers
 // whether it is taken (409) or free (200); both answers are a probe, so every
 // create counts against the pairing budget, else a guesser would walk free
