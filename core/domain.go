@@ -40,3 +40,20 @@ type UserData interface {
 	// PurgeUser deletes the user's data; it is idempotent.
 	PurgeUser(ctx context.Context, userID string) error
 }
+
+// Live is something that happened to a couple, for their open apps (the
+// live partner stream). For holds, per reader, the module's own typed
+// record as that reader's REST read would show it (a messages.Message, a
+// questions.View...); a user without an entry hears nothing, so a module
+// leaves out whoever may not read the record. The HTTP adapter renders
+// each record with the mapper of its REST answer. Type is "message.sent",
+// "memory.created"...; see the stream's documentation in /openapi.json.
+type Live struct {
+	Type string
+	For  map[string]any
+}
+
+func (Live) EventName() string { return "Live" }
+
+// Deleted is the record of a *.deleted live event: only the id is left.
+type Deleted struct{ ID string }
