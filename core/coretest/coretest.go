@@ -4,6 +4,7 @@ package coretest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -65,6 +66,52 @@ func (r *Events) All() []core.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]core.Event(nil), r.events...)
+}
+
+// Live returns the core.Live events published, in order, leaving the
+// others out.
+func (r *Events) Live() []core.Live {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []core.Live
+	for _, e := range r.events {
+		if l, ok := e.(core.Live); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// WantLive fails unless the core.Live events published since the last
+// WantLive (or Reset) are exactly want, in order (records compared
+// deeply); then it forgets them, and keeps the other events.
+func (r *Events) WantLive(t testing.TB, want ...core.Live) {
+	t.Helper()
+	r.mu.Lock()
+	var got []core.Live
+	kept := r.events[:0:0]
+	for _, e := range r.events {
+		if l, ok := e.(core.Live); ok {
+			got = append(got, l)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	r.events = kept
+	r.mu.Unlock()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("live events:\n got  %+v\n want %+v", got, want)
+	}
+}
+
+// Reset forgets what was published so far.
+func (r *Events) Reset() {
+	r.mu.Lock()
+	r.events = nil
+	r.mu.Unlock()
 }
 
 // WantErr fails unless err is a core.Error of kind and code.

@@ -265,9 +265,27 @@ func validateContent(title, message string) error {
 // per PushEvery (see Service.NotifyActivity).
 type ActivityKind string
 
-// ActivityMemoryAdded: the partner added a memory. The entry never names
-// it: the memory is private to its author.
-const ActivityMemoryAdded ActivityKind = "memoryAdded"
+// The kinds of partner activity. Their entries never name what the partner
+// wrote (a memory is private to its author; a message or an event is read
+// in the app, not on a lock screen).
+const (
+	// ActivityMemoryAdded: the partner added a memory.
+	ActivityMemoryAdded ActivityKind = "memoryAdded"
+	// ActivityMessageSent: the partner sent a message to the couple's thread.
+	ActivityMessageSent ActivityKind = "messageSent"
+	// ActivityEventAdded: the partner added a calendar event (the reader
+	// may read it: a partner's events are readable).
+	ActivityEventAdded ActivityKind = "eventAdded"
+	// ActivityEventChanged: the partner changed one of their calendar events.
+	ActivityEventChanged ActivityKind = "eventChanged"
+	// ActivityRelationshipStarted: the partner started the couple's
+	// relationship (its duration counts from then on).
+	ActivityRelationshipStarted ActivityKind = "relationshipStarted"
+)
+
+// ActivityKinds are every kind of partner activity.
+var ActivityKinds = []ActivityKind{ActivityMemoryAdded, ActivityMessageSent, ActivityEventAdded, ActivityEventChanged,
+	ActivityRelationshipStarted}
 
 // PushEvery is the least time between two pushes of one kind of activity
 // from one user to another.
@@ -275,21 +293,41 @@ const PushEvery = 10 * time.Minute
 
 // ParseActivityKind accepts the kinds above.
 func ParseActivityKind(s string) (ActivityKind, error) {
-	if k := ActivityKind(s); k == ActivityMemoryAdded {
-		return k, nil
+	for _, k := range ActivityKinds {
+		if ActivityKind(s) == k {
+			return k, nil
+		}
 	}
 	return "", core.Invalid("invalid_request", "unknown activity "+strconv.Quote(s))
 }
 
+// activityText is a kind's entry: its title and message for one
+// occurrence, and for n of them (%d in messageN is n).
+type activityText struct{ title, message, titleN, messageN string }
+
+var activityTexts = map[ActivityKind]activityText{
+	ActivityMemoryAdded: {"New memory", "Your partner added a memory.",
+		"New memories", "Your partner added %d memories."},
+	ActivityMessageSent: {"New message", "Your partner sent you a message.",
+		"New messages", "Your partner sent you %d messages."},
+	ActivityEventAdded: {"New event", "Your partner added an event to the calendar.",
+		"New events", "Your partner added %d events to the calendar."},
+	ActivityEventChanged: {"Event changed", "Your partner changed an event in the calendar.",
+		"Events changed", "Your partner changed %d events in the calendar."},
+	ActivityRelationshipStarted: {"Relationship started", "Your partner started counting your days together.",
+		"Relationship started", "Your partner started counting your days together."},
+}
+
 // Text is the title and message of the entry that counts n activities of k.
 func (k ActivityKind) Text(n int) (title, message string) {
+	t, ok := activityTexts[k]
 	switch {
-	case k == ActivityMemoryAdded && n <= 1:
-		return "New memory", "Your partner added a memory."
-	case k == ActivityMemoryAdded:
-		return "New memories", "Your partner added " + strconv.Itoa(n) + " memories."
+	case !ok:
+		return "Partner activity", "Your partner has been active."
+	case n <= 1:
+		return t.title, t.message
 	}
-	return "Partner activity", "Your partner has been active."
+	return t.titleN, strings.Replace(t.messageN, "%d", strconv.Itoa(n), 1)
 }
 
 // Activity is one occurrence: From did Kind, and UserID hears of it.

@@ -202,3 +202,45 @@ func TestResultAction(t *testing.T) {
 		}
 	}
 }
+
+// TestActivityText: every kind has its own entry for one occurrence and for
+// several (counted), and none names what the partner wrote.
+func TestActivityText(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind           n.ActivityKind
+		count          int
+		title, message string
+	}{
+		{n.ActivityMemoryAdded, 1, "New memory", "Your partner added a memory."},
+		{n.ActivityMemoryAdded, 3, "New memories", "Your partner added 3 memories."},
+		{n.ActivityMessageSent, 1, "New message", "Your partner sent you a message."},
+		{n.ActivityMessageSent, 12, "New messages", "Your partner sent you 12 messages."},
+		{n.ActivityEventAdded, 1, "New event", "Your partner added an event to the calendar."},
+		{n.ActivityEventAdded, 2, "New events", "Your partner added 2 events to the calendar."},
+		{n.ActivityEventChanged, 1, "Event changed", "Your partner changed an event in the calendar."},
+		{n.ActivityEventChanged, 4, "Events changed", "Your partner changed 4 events in the calendar."},
+		{n.ActivityRelationshipStarted, 1, "Relationship started", "Your partner started counting your days together."},
+		{n.ActivityRelationshipStarted, 2, "Relationship started", "Your partner started counting your days together."},
+		{"somethingNew", 1, "Partner activity", "Your partner has been active."},
+	}
+	for _, tc := range cases {
+		title, message := tc.kind.Text(tc.count)
+		if title != tc.title || message != tc.message {
+			t.Errorf("%s × %d: %q %q, want %q %q", tc.kind, tc.count, title, message, tc.title, tc.message)
+		}
+	}
+	for _, k := range n.ActivityKinds {
+		if got, err := n.ParseActivityKind(string(k)); err != nil || got != k {
+			t.Errorf("ParseActivityKind(%q) = %q, %v", k, got, err)
+		}
+		if title, _ := k.Text(1); title == "Partner activity" {
+			t.Errorf("%s has no text of its own", k)
+		}
+	}
+	for _, s := range []string{"", "memoryDeleted", "MessageSent"} {
+		if _, err := n.ParseActivityKind(s); !core.IsKind(err, core.KindInvalid) {
+			t.Errorf("ParseActivityKind(%q): %v", s, err)
+		}
+	}
+}

@@ -13,13 +13,25 @@ import (
 type Service struct {
 	repo   Repository
 	pusher Pusher
+	bus    core.Publisher
 	clock  core.Clock
 	ids    core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, pusher Pusher, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, pusher: pusher, clock: clock, ids: ids}
+func NewService(repo Repository, pusher Pusher, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, pusher: pusher, bus: bus, clock: clock, ids: ids}
+}
+
+// LiveCreated is the live event of a notification saved to an inbox (a new
+// one, or a coalesced activity entry that counts one more): its recipient
+// hears of it, with the notification as the inbox lists it.
+const LiveCreated = "notification.created"
+
+// announce tells the recipient's open apps of n, saved: only the recipient
+// reads an inbox.
+func (s *Service) announce(ctx context.Context, n Notification) {
+	s.bus.Publish(ctx, core.Live{Type: LiveCreated, For: map[string]any{n.UserID: n}})
 }
 
 // Settings returns the user's settings, the defaults when never set.
@@ -50,9 +62,10 @@ func (s *Service) UpdateSettings(ctx context.Context, userID string, p Patch) (S
 	})
 }
 
-// Notify saves a notification in the user's inbox, then, when the setting its
-// category maps to is on and pauseAll is off, pushes it to every device of
-// the user through its provider. Devices whose token the provider reports
+// Notify saves a notification in the user's inbox (and announces it live,
+// LiveCreated), then, when the setting its category maps to is on and
+// pauseAll is off, pushes it to every device of the user through its
+// provider. Devices whose token the provider reports
 // dead are removed. Other modules call it through a port of their own.
 func (s *Service) Notify(ctx context.Context, userID, category, title, message string) (Result, error) {
 	c, err := ParseCategory(category)
@@ -72,6 +85,7 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 	if err := s.repo.AddNotification(ctx, n); err != nil {
 		return Result{}, err
 	}
+	s.announce(ctx, n)
 	return s.push(ctx, n, settings, true)
 }
 
@@ -80,7 +94,8 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 // and kind is unread it counts one more ("Your partner added 3 memories") and
 // comes to the top, instead of a new entry each time; and it is pushed, with
 // its count, at most once per PushEvery (as Notify, only when the settings
-// allow it). Other modules call it through a port of their own.
+// allow it). The entry as stored is announced live (LiveCreated). Other
+// modules call it through a port of their own.
 func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error) {
 	if a.UserID == "" || a.From == "" {
 		return Result{}, core.Invalid("invalid_request", "an activity needs its user and its actor")
@@ -97,6 +112,7 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
+	s.announce(ctx, entry)
 	return s.push(ctx, entry, settings, push)
 }
 

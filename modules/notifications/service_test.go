@@ -24,13 +24,15 @@ type fixture struct {
 	svc    *n.Service
 	repo   *memory.NotificationRepo
 	pusher *fakePusher
+	bus    *coretest.Events
 	clock  *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewNotificationRepo(), pusher: &fakePusher{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = n.NewService(f.repo, f.pusher, f.clock, &coretest.SeqIDs{})
+	f := &fixture{repo: memory.NewNotificationRepo(), pusher: &fakePusher{}, bus: &coretest.Events{},
+		clock: coretest.NewClock(time.Time{})}
+	f.svc = n.NewService(f.repo, f.pusher, f.bus, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -529,7 +531,7 @@ func TestOptedOutNeverReachesThePusher(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	pusher := NewMockPusher(ctrl) // any call fails the test
 	repo := memory.NewNotificationRepo()
-	svc := n.NewService(repo, pusher, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := n.NewService(repo, pusher, &coretest.Events{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +553,7 @@ func TestOnePushForAllDevicesAndDeadOnesRemovedOnce(t *testing.T) {
 	pusher := NewMockPusher(ctrl)
 	repo := NewMockRepository(ctrl)
 	clock := coretest.NewClock(time.Time{})
-	svc := n.NewService(repo, pusher, clock, &coretest.SeqIDs{})
+	svc := n.NewService(repo, pusher, &coretest.Events{}, clock, &coretest.SeqIDs{})
 	devices := []n.Device{{ID: "d1", UserID: "u1", Token: "a"}, {ID: "d2", UserID: "u1", Token: "b"}, {ID: "d3", UserID: "u1", Token: "c"}}
 
 	gomock.InOrder(
@@ -574,7 +576,7 @@ func TestAFailingStoreFailsNotify(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
-	svc := n.NewService(repo, NewMockPusher(ctrl), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := n.NewService(repo, NewMockPusher(ctrl), &coretest.Events{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	down := core.Unavailable("unavailable", "the database is unavailable")
 	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil)
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
@@ -662,4 +664,79 @@ func TestPartnerActivityIsCoalesced(t *testing.T) {
 	if ns := g.inbox(t, "u"); len(ns) != 0 {
 		t.Fatalf("saved %+v", ns)
 	}
+}
+
+// TestEverySavedNotificationIsAnnouncedToItsRecipientOnly: a notification
+// saved to an inbox (Notify, a new or coalesced activity entry, the
+// partnership-ended notice) is a notification.created live event for its
+// recipient alone, with the notification exactly as the inbox lists it.
+// What is not saved is not announced.
+func TestEverySavedNotificationIsAnnouncedToItsRecipientOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	live := func(x n.Notification) core.Live {
+		return core.Live{Type: "notification.created", For: map[string]any{x.UserID: x}}
+	}
+	head := func(user string) n.Notification { t.Helper(); return f.inbox(t, user)[0] }
+
+	if _, err := f.svc.Notify(ctx, "ann", "mood", "Hello", "there"); err != nil {
+		t.Fatal(err)
+	}
+	f.bus.WantLive(t, live(head("ann")))
+
+	// an activity entry, then the same entry counting one more (same id)
+	memo := n.Activity{UserID: "ann", From: "bob", Kind: n.ActivityMemoryAdded}
+	if _, err := f.svc.NotifyActivity(ctx, memo); err != nil {
+		t.Fatal(err)
+	}
+	first := head("ann")
+	f.bus.WantLive(t, live(first))
+	f.clock.Advance(time.Minute)
+	if _, err := f.svc.NotifyActivity(ctx, memo); err != nil {
+		t.Fatal(err)
+	}
+	second := head("ann")
+	if second.ID != first.ID || second.Message != "Your partner added 2 memories." {
+		t.Fatalf("coalesced entry %+v after %+v", second, first)
+	}
+	f.bus.WantLive(t, live(second))
+
+	// pushed or not, announced: Bob's partner activity is off
+	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Patch{n.PartnerActivity: false}); err != nil {
+		t.Fatal(err)
+	}
+	bus := core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
+	bus.Publish(ctx, core.PartnershipEnded{PartnershipID: "p1", UserIDs: [2]string{"ann", "bob"}})
+	f.bus.WantLive(t, live(head("ann")), live(head("bob")))
+
+	// refused input saves nothing and announces nothing
+	if _, err := f.svc.Notify(ctx, "ann", "nope", "t", "m"); err == nil {
+		t.Fatal("unknown category accepted")
+	}
+	if _, err := f.svc.NotifyActivity(ctx, n.Activity{UserID: "ann", From: "bob", Kind: "memoryDeleted"}); err == nil {
+		t.Fatal("unknown activity accepted")
+	}
+	f.bus.WantLive(t)
+}
+
+// A notification the store failed to save is never announced.
+func TestAFailedSaveAnnouncesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo := NewMockRepository(ctrl)
+	bus := &coretest.Events{}
+	svc := n.NewService(repo, NewMockPusher(ctrl), bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	down := core.Unavailable("unavailable", "the database is unavailable")
+	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil).Times(2)
+	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
+	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any(), n.PushEvery).Return(n.Notification{}, false, down)
+	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := svc.NotifyActivity(ctx, n.Activity{UserID: "u1", From: "u2", Kind: n.ActivityMessageSent}); !errors.Is(err, down) {
+		t.Fatalf("got %v", err)
+	}
+	bus.WantLive(t)
 }
