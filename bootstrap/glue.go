@@ -50,6 +50,7 @@ var ports = fx.Provide(
 	func(p *premium.Service) images.Limits { return premiumLimits{p} },
 	func(c Config) memories.Settings { return memories.Settings{PublicURL: c.HTTP.PublicURL} },
 	func(p *partners.Service) messages.Partnerships { return p },
+	func(n *Notifier) messages.Notifier { return n },
 	func(p *partners.Service) questions.Partnerships { return p },
 	func(a *accounts.Service) questions.Users { return a },
 	func(n *Notifier) questions.Notifier { return n },

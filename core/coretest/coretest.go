@@ -114,6 +114,29 @@ func (r *Events) Reset() {
 	r.mu.Unlock()
 }
 
+// Activities records the partner-activity notifications modules send
+// through their NotifyActivity ports, as "user<-from:kind".
+type Activities struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (a *Activities) NotifyActivity(_ context.Context, userID, fromUserID, kind string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.got = append(a.got, userID+"<-"+fromUserID+":"+kind)
+	return nil
+}
+
+// Take returns what was sent since the last Take, in order.
+func (a *Activities) Take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.got
+	a.got = nil
+	return out
+}
+
 // WantErr fails unless err is a core.Error of kind and code.
 func WantErr(t testing.TB, err error, kind core.Kind, code string) {
 	t.Helper()

@@ -262,3 +262,65 @@ func (c *MockPartnershipsPartnershipOfCall) DoAndReturn(f func(context.Context, 
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
+
+// MockNotifier is a mock of Notifier interface.
+type MockNotifier struct {
+	ctrl     *gomock.Controller
+	recorder *MockNotifierMockRecorder
+	isgomock struct{}
+}
+
+// MockNotifierMockRecorder is the mock recorder for MockNotifier.
+type MockNotifierMockRecorder struct {
+	mock *MockNotifier
+}
+
+// NewMockNotifier creates a new mock instance.
+func NewMockNotifier(ctrl *gomock.Controller) *MockNotifier {
+	mock := &MockNotifier{ctrl: ctrl}
+	mock.recorder = &MockNotifierMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockNotifier) EXPECT() *MockNotifierMockRecorder {
+	return m.recorder
+}
+
+// NotifyActivity mocks base method.
+func (m *MockNotifier) NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "NotifyActivity", ctx, userID, fromUserID, kind)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// NotifyActivity indicates an expected call of NotifyActivity.
+func (mr *MockNotifierMockRecorder) NotifyActivity(ctx, userID, fromUserID, kind any) *MockNotifierNotifyActivityCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "NotifyActivity", reflect.TypeOf((*MockNotifier)(nil).NotifyActivity), ctx, userID, fromUserID, kind)
+	return &MockNotifierNotifyActivityCall{Call: call}
+}
+
+// MockNotifierNotifyActivityCall wrap *gomock.Call
+type MockNotifierNotifyActivityCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockNotifierNotifyActivityCall) Return(arg0 error) *MockNotifierNotifyActivityCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockNotifierNotifyActivityCall) Do(f func(context.Context, string, string, string) error) *MockNotifierNotifyActivityCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockNotifierNotifyActivityCall) DoAndReturn(f func(context.Context, string, string, string) error) *MockNotifierNotifyActivityCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}

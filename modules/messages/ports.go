@@ -31,3 +31,12 @@ type Repository interface {
 type Partnerships interface {
 	PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error)
 }
+
+// Notifier tells a user that their partner (fromUserID) did something of
+// kind (the notifications module: partnerActivity, coalesced into one inbox
+// entry with a count and pushed at most every 10 minutes, when the user's
+// settings allow it). The message it announces is already stored, so its
+// error never fails the send: the bootstrap adapter logs failures.
+type Notifier interface {
+	NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error
+}

@@ -7,22 +7,35 @@ import (
 	"tandem/core"
 )
 
+// LiveSent is the live event of a new message: whoever reads its thread
+// hears of it (both partners, the sender's other devices too), with the
+// message as the list shows it.
+const LiveSent = "message.sent"
+
+// ActivityMessageSent is the partner activity of a new message: the partner
+// hears that one came, never its text.
+const ActivityMessageSent = "messageSent"
+
 // Service holds every message rule of the spec and DESIGN.md.
 type Service struct {
 	repo         Repository
 	partnerships Partnerships
+	notifier     Notifier
+	bus          core.Publisher
 	clock        core.Clock
 	ids          core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partnerships Partnerships, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partnerships: partnerships, clock: clock, ids: ids}
+func NewService(repo Repository, partnerships Partnerships, notifier Notifier, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, notifier: notifier, bus: bus, clock: clock, ids: ids}
 }
 
 // Send adds a message by the user to their current thread: the
 // partnership's while paired, else their own. The body is trimmed and must
-// hold 1 to MaxBody characters.
+// hold 1 to MaxBody characters. Once stored, the message is announced live
+// (LiveSent) and the partner is notified (ActivityMessageSent); neither can
+// fail the send.
 func (s *Service) Send(ctx context.Context, userID, body string) (Message, error) {
 	if err := requireUser(userID); err != nil {
 		return Message{}, err
@@ -39,7 +52,34 @@ func (s *Service) Send(ctx context.Context, userID, body string) (Message, error
 	if err := s.repo.Add(ctx, m); err != nil {
 		return Message{}, err
 	}
+	s.announce(ctx, m)
 	return m, nil
+}
+
+// announce tells the readers of m's thread of it, and the partner through a
+// notification. The readers are resolved again after the write: a couple
+// that unpaired meanwhile wrote m into a thread listed to neither, so nobody
+// hears of it (an ex-partner never does). A failed lookup announces nothing:
+// the message stands, and the apps see it on their next read.
+func (s *Service) announce(ctx context.Context, m Message) {
+	partnershipID, partnerID, paired, err := s.partnerships.PartnershipOf(ctx, m.AuthorID)
+	if err != nil {
+		return
+	}
+	shared := paired && partnershipID == m.Scope
+	readers := map[string]any{}
+	switch {
+	case shared:
+		readers[m.AuthorID], readers[partnerID] = m, m
+	case !paired && m.Scope == SoloScope(m.AuthorID):
+		readers[m.AuthorID] = m
+	default:
+		return
+	}
+	s.bus.Publish(ctx, core.Live{Type: LiveSent, For: readers})
+	if shared {
+		_ = s.notifier.NotifyActivity(ctx, partnerID, m.AuthorID, ActivityMessageSent) // reported by the adapter; the message stands
+	}
 }
 
 // List returns the user's current thread newest first, the same for both

@@ -3,6 +3,7 @@ package messages_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,14 +22,16 @@ type fixture struct {
 	svc     *messages.Service
 	repo    *memory.MessageRepo
 	couples *coretest.Couples
+	notes   *coretest.Activities
+	bus     *coretest.Events
 	clock   *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewMessageRepo(), couples: coretest.NewCouples(),
-		clock: coretest.NewClock(time.Time{})}
-	f.svc = messages.NewService(f.repo, f.couples, f.clock, &coretest.SeqIDs{})
+	f := &fixture{repo: memory.NewMessageRepo(), couples: coretest.NewCouples(), notes: &coretest.Activities{},
+		bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
+	f.svc = messages.NewService(f.repo, f.couples, f.notes, f.bus, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -250,7 +253,8 @@ func TestAFailedPartnershipLookupWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo, couples := NewMockRepository(ctrl), NewMockPartnerships(ctrl) // the repository must not be called
-	svc := messages.NewService(repo, couples, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	bus := &coretest.Events{}
+	svc := messages.NewService(repo, couples, NewMockNotifier(ctrl), bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	broken := errors.New("database on fire")
 	couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("", "", false, core.Internal(broken)).Times(2)
 	if _, err := svc.Send(ctx, "ann", "hi"); !errors.Is(err, broken) {
@@ -262,4 +266,121 @@ func TestAFailedPartnershipLookupWritesNothing(t *testing.T) {
 	// an invalid body is refused before the partnership is even asked
 	_, err := svc.Send(ctx, "ann", " ")
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+	bus.WantLive(t) // nothing written, nothing announced
+}
+
+// TestSendIsAnnouncedToTheThreadsReaders: a sent message is a message.sent
+// live event for exactly the users whose list shows it at that moment, and
+// a messageSent activity for the partner. Never for a stranger, an
+// ex-partner, or anyone when the couple unpaired while it was being written.
+func TestSendIsAnnouncedToTheThreadsReaders(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		setup   func(f *fixture)
+		during  func(f *fixture) // after the write, before the announcement
+		sender  string
+		readers []string // who hears of it; nobody else
+		notes   []string
+	}{
+		{name: "paired: both partners (the sender's other devices too)", sender: "ann",
+			setup:   func(f *fixture) { f.couples.PairAs("p1", "ann", "bob") },
+			readers: []string{"ann", "bob"}, notes: []string{"bob<-ann:messageSent"}},
+		{name: "unpaired: the sender's solo thread, nobody else", sender: "ann",
+			readers: []string{"ann"}},
+		{name: "after unpairing: the ex-partner hears nothing", sender: "ann",
+			setup: func(f *fixture) {
+				f.couples.PairAs("p1", "ann", "bob")
+				f.couples.Unpair("ann", "bob")
+			},
+			readers: []string{"ann"}},
+		{name: "paired with someone new: the ex-partner hears nothing", sender: "ann",
+			setup: func(f *fixture) {
+				f.couples.PairAs("p1", "ann", "bob")
+				f.couples.Unpair("ann", "bob")
+				f.couples.PairAs("p2", "ann", "cid")
+			},
+			readers: []string{"ann", "cid"}, notes: []string{"cid<-ann:messageSent"}},
+		{name: "unpaired while it was written: listed to neither, announced to nobody", sender: "ann",
+			setup:  func(f *fixture) { f.couples.PairAs("p1", "ann", "bob") },
+			during: func(f *fixture) { f.couples.Unpair("ann", "bob") }},
+		{name: "re-paired with another while it was written: nobody", sender: "ann",
+			setup: func(f *fixture) { f.couples.PairAs("p1", "ann", "bob") },
+			during: func(f *fixture) {
+				f.couples.Unpair("ann", "bob")
+				f.couples.PairAs("p2", "ann", "cid")
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFixture(t)
+			f.couples.PairAs("p9", "eve", "mal") // strangers, paired among themselves
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			svc := f.svc
+			if tc.during != nil {
+				svc = messages.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.couples, f.notes, f.bus, f.clock,
+					&coretest.SeqIDs{})
+			}
+			m, err := svc.Send(ctx, tc.sender, "hi")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []core.Live
+			if len(tc.readers) > 0 {
+				l := core.Live{Type: "message.sent", For: map[string]any{}}
+				for _, r := range tc.readers {
+					l.For[r] = m
+					// the record is what the reader's own list shows
+					if ms, _, err := f.svc.List(ctx, r, core.Page{}); err != nil || len(ms) == 0 || ms[0] != m {
+						t.Fatalf("%s lists %+v %v, announced %+v", r, ms, err, m)
+					}
+				}
+				want = append(want, l)
+			}
+			f.bus.WantLive(t, want...)
+			if got := f.notes.Take(); fmt.Sprint(got) != fmt.Sprint(tc.notes) {
+				t.Fatalf("notes %q, want %q", got, tc.notes)
+			}
+		})
+	}
+}
+
+// A partnership lookup that fails after the message was stored announces
+// nothing and notifies nobody, and the send still succeeds.
+func TestAFailedLookupAfterTheWriteKeepsTheMessage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	couples, notifier := NewMockPartnerships(ctrl), NewMockNotifier(ctrl) // the notifier must not be called
+	repo, bus := memory.NewMessageRepo(), &coretest.Events{}
+	svc := messages.NewService(repo, couples, notifier, bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	gomock.InOrder(
+		couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("p1", "bob", true, nil),
+		couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("", "", false, core.Internal(errors.New("gone"))),
+	)
+	if _, err := svc.Send(ctx, "ann", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if ms, _, _ := repo.List(ctx, "p1", core.Page{}); len(ms) != 1 {
+		t.Fatalf("stored %+v", ms)
+	}
+	bus.WantLive(t)
+}
+
+// hookedRepo runs after once a message is stored.
+type hookedRepo struct {
+	messages.Repository
+	after func()
+}
+
+func (r hookedRepo) Add(ctx context.Context, m messages.Message) error {
+	if err := r.Repository.Add(ctx, m); err != nil {
+		return err
+	}
+	r.after()
+	return nil
 }
