@@ -11,6 +11,15 @@ import (
 // hears that one was added, never its title (the memory is private).
 const ActivityMemoryAdded = "memoryAdded"
 
+// The live events of memories. A memory is private: only its owner reads
+// it, so only the owner hears of it (with the memory as their read shows
+// it, or a core.Deleted), never the partner.
+const (
+	LiveCreated = "memory.created"
+	LiveUpdated = "memory.updated"
+	LiveDeleted = "memory.deleted"
+)
+
 // Service holds every memory rule of the spec and DESIGN.md.
 type Service struct {
 	repo     Repository
@@ -18,18 +27,27 @@ type Service struct {
 	notifier Notifier
 	limits   Limits
 	settings Settings
+	bus      core.Publisher
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partners Partners, notifier Notifier, limits Limits, settings Settings, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partners: partners, notifier: notifier, limits: limits, settings: settings, clock: clock, ids: ids}
+func NewService(repo Repository, partners Partners, notifier Notifier, limits Limits, settings Settings, bus core.Publisher,
+	clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, notifier: notifier, limits: limits, settings: settings, bus: bus,
+		clock: clock, ids: ids}
 }
 
-// Create stores a new memory of the user and tells the current partner
-// (category partnerActivity).; title and
-// date are required. A user who keeps as many memories as their limits allow
+// announce tells the owner's open apps; record is what the owner's read
+// shows (a Memory), or a core.Deleted.
+func (s *Service) announce(ctx context.Context, typ, ownerID string, record any) {
+	s.bus.Publish(ctx, core.Live{Type: typ, For: map[string]any{ownerID: record}})
+}
+
+// Create stores a new memory of the user, announces it to the owner
+// (LiveCreated) and tells the current partner (category partnerActivity,
+// without the memory); title and date are required. A user who keeps as many memories as their limits allow
 // gets 403 limit_reached (counted with the insert, see Repository.Create).
 // The partner is looked up before anything is written, so a failed lookup
 // leaves nothing behind; the notification comes after the commit and cannot
@@ -58,6 +76,7 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 		}
 		return Memory{}, err
 	}
+	s.announce(ctx, LiveCreated, userID, m)
 	if paired {
 		_ = s.notifier.NotifyActivity(ctx, partnerID, userID, ActivityMemoryAdded) // reported by the adapter; the memory stands
 	}
@@ -139,7 +158,8 @@ func (s *Service) Count(ctx context.Context, userID string, date core.Date) (int
 }
 
 // Update changes the title and/or the description of the user's memory and
-// returns it complete; the date and the images cannot change.
+// returns it complete (announced to the owner, LiveUpdated); the date and
+// the images cannot change.
 func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Memory, error) {
 	if err := requireIDs(userID, id); err != nil {
 		return Memory{}, err
@@ -160,15 +180,21 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Memor
 	if err != nil {
 		return Memory{}, notFound(err)
 	}
+	s.announce(ctx, LiveUpdated, userID, m)
 	return m, nil
 }
 
-// Delete removes the user's memory for good.
+// Delete removes the user's memory for good (announced to the owner,
+// LiveDeleted).
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if err := requireIDs(userID, id); err != nil {
 		return err
 	}
-	return notFound(s.repo.Delete(ctx, userID, id))
+	if err := s.repo.Delete(ctx, userID, id); err != nil {
+		return notFound(err)
+	}
+	s.announce(ctx, LiveDeleted, userID, core.Deleted{ID: id})
+	return nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
