@@ -574,7 +574,7 @@ func TestMemoryChangesAreAnnouncedToTheOwnerOnly(t *testing.T) {
 				return "id-1", err
 			}, live: "memory.updated"},
 		{name: "deleted: the owner, with the id only",
-			act: func(f *fixture) (string, error) { return "id-1", f.svc.Delete(ctx, "ann", "id-1") },
+			act:  func(f *fixture) (string, error) { return "id-1", f.svc.Delete(ctx, "ann", "id-1") },
 			live: "memory.deleted", gone: true},
 		{name: "the partner's update is refused: nothing",
 			act: func(f *fixture) (string, error) {
