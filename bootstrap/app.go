@@ -57,6 +57,8 @@ func Options(cfg Config) fx.Option {
 		advice.Module,
 		feedback.Module,
 		purchaseVerifier(cfg.Purchases),
+		broadcast(cfg.Bus),
+		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),
 		ports,
 		notifier,
 		httpapi.Module,

@@ -29,6 +29,7 @@ type Config struct {
 	Mail        MailConfig
 	MailFrom    string
 	Push        []PushConfig
+	Bus         BusConfig
 	Purchases   string
 	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
 	APIKeys     []string
@@ -80,6 +81,14 @@ type MailConfig struct {
 	Password string
 }
 
+// BusConfig is TANDEM_BUS: "local", or NATS at URL with its subjects under
+// Prefix (processes of one deployment share a prefix).
+type BusConfig struct {
+	Kind   string // local, nats
+	URL    string // nats://HOST:PORT
+	Prefix string
+}
+
 // PushConfig is one provider of TANDEM_PUSH.
 type PushConfig struct {
 	Kind        string // log, memory, expo, fcm
@@ -114,6 +123,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		Mail:             l.mail(),
 		MailFrom:         l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
 		Push:             l.push(),
+		Bus:              l.bus(),
 		Purchases:        l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
 		Premium:          l.premium(),
 		APIKeys:          l.list("TANDEM_API_KEYS"),
@@ -131,6 +141,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	// bounded by JSONBodyLimit before parsing.
 	c.HTTP.UploadLimit, c.HTTP.UploadBodyLimit = uploadLimit, images.MaxPerUpload*uploadLimit+1<<20
 	c.HTTP.APIKeys, c.HTTP.RateLimitIP = c.APIKeys, c.RateLimitIP
+	c.HTTP.Stream = httpapi.DefaultStreamConfig
+	c.HTTP.Stream.Heartbeat = l.duration("TANDEM_STREAM_HEARTBEAT", httpapi.DefaultStreamConfig.Heartbeat)
 	return c, errors.Join(l.errs...)
 }
 
@@ -334,6 +346,38 @@ func (l *loader) mail() MailConfig {
 	}
 	l.fail(name, "%q is not log, memory or smtp://HOST:PORT", v)
 	return MailConfig{}
+}
+
+func (l *loader) bus() BusConfig {
+	const name = "TANDEM_BUS"
+	v := l.str(name, "local")
+	if v == "local" {
+		return BusConfig{Kind: v}
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "nats" || u.Hostname() == "" || u.Port() == "" || u.Path != "" {
+		l.fail(name, "%q is not local or nats://HOST:PORT[?prefix=NAME]", v)
+		return BusConfig{}
+	}
+	prefix := u.Query().Get("prefix")
+	if prefix == "" {
+		prefix = "tandem"
+	}
+	if !validSubjectToken(prefix) {
+		l.fail(name, "prefix %q must be letters, digits, '-' or '_'", prefix)
+		return BusConfig{}
+	}
+	u.RawQuery = ""
+	return BusConfig{Kind: "nats", URL: u.String(), Prefix: prefix}
+}
+
+func validSubjectToken(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return s != "" && len(s) <= 64
 }
 
 func (l *loader) push() []PushConfig {

@@ -62,6 +62,7 @@ func TestLoadParsesEveryForm(t *testing.T) {
 		"TANDEM_PUSH":         "expo?url=http://127.0.0.1:1/push, fcm?project=p1&credentials=/k.json",
 		"TANDEM_ADMIN_EMAILS": " Boss@Example.com ,x@y.z",
 		"TANDEM_API_KEYS":     "k1,k2",
+		"TANDEM_BUS":          "nats://127.0.0.1:4222?prefix=blue",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +70,34 @@ func TestLoadParsesEveryForm(t *testing.T) {
 	if c.DB.Kind != DBMySQL || c.Blobs.Bucket != "photos" || c.Blobs.Endpoint != "127.0.0.1:9000" || c.Blobs.Secure ||
 		c.Mail.Host != "mail.local:2525" || c.Mail.Username != "u" || c.Mail.Password != "p" ||
 		len(c.Push) != 2 || c.Push[0].URL != "http://127.0.0.1:1/push" || c.Push[1].Project != "p1" ||
-		c.AdminEmails[0] != "boss@example.com" || len(c.APIKeys) != 2 {
+		c.AdminEmails[0] != "boss@example.com" || len(c.APIKeys) != 2 ||
+		c.Bus != (BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "blue"}) {
 		t.Fatalf("parsed: %+v", c)
+	}
+}
+
+func TestLoadBus(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  BusConfig
+		ok    bool
+	}{
+		{"", BusConfig{Kind: "local"}, true},
+		{"local", BusConfig{Kind: "local"}, true},
+		{"nats://127.0.0.1:4222", BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "tandem"}, true},
+		{"nats://127.0.0.1", BusConfig{}, false},
+		{"nats://127.0.0.1:4222/x", BusConfig{}, false},
+		{"nats://127.0.0.1:4222?prefix=a.b", BusConfig{}, false},
+		{"nats://127.0.0.1:4222?prefix=>", BusConfig{}, false},
+		{"NATS", BusConfig{}, false},
+	} {
+		c, err := Load(env(map[string]string{"TANDEM_BUS": tc.value}))
+		if tc.ok != (err == nil) || tc.ok && c.Bus != tc.want {
+			t.Fatalf("%q: got %+v, %v", tc.value, c.Bus, err)
+		}
+		if !tc.ok && !strings.HasPrefix(err.Error(), "TANDEM_BUS: ") {
+			t.Fatalf("%q: %v", tc.value, err)
+		}
 	}
 }
 
@@ -100,6 +127,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_PAIRING_FAILS_USER": "none",
 		"TANDEM_PAIRING_FAILS_IP":   "-1",
 		"TANDEM_TRUSTED_PROXIES":    "10.0.0.1,proxy.local",
+		"TANDEM_BUS":                "redis://127.0.0.1:6379",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

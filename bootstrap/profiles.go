@@ -70,13 +70,14 @@ func mailer(cfg Config) fx.Option {
 func security(cfg Config) fx.Option {
 	return fx.Provide(
 		func() accounts.PasswordHasher { return password.New(password.DefaultParams) },
-		func(lc fx.Lifecycle) (accounts.SessionCache, error) {
+		func(lc fx.Lifecycle) (localSessions, error) {
 			c, err := cache.New(cfg.TokenCacheTTL, 16) // 16 MB: ~100k sessions
 			if err == nil {
 				lc.Append(fx.StopHook(c.Close))
 			}
-			return c, err
+			return localSessions{c}, err
 		},
+		sessionCache,
 		func() accounts.Admins { return accounts.Admins(cfg.AdminEmails) },
 		func(s *accounts.Service) httpapi.Authenticator { return s },
 	)

@@ -41,6 +41,10 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// MustRegister adds series of other parts of the app (the bus, the streams)
+// to this app's registry.
+func (m *Metrics) MustRegister(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
+
 // observe records one finished request under its route pattern (never the
 // raw path, whose ids would explode the series count).
 func (m *Metrics) observe(c *fiber.Ctx, status int, d time.Duration) {

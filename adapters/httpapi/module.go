@@ -4,8 +4,8 @@ import "go.uber.org/fx"
 
 // Module serves every route contributed to the "routes" group.
 var Module = fx.Module("http",
-	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, `group:"routes"`))),
-	fx.Provide(NewMetrics, NewMetricsServer),
+	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, ``, `group:"routes"`))),
+	fx.Provide(NewMetrics, NewMetricsServer, NewStreams),
 	fx.Provide(
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
@@ -23,6 +23,7 @@ var Module = fx.Module("http",
 		AsRoute(NewQuestionsHandler),
 		AsRoute(NewAdviceHandler),
 		AsRoute(NewFeedbackHandler),
+		AsRoute(func(s *Streams) *Streams { return s }),
 	),
 	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving
 )

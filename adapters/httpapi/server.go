@@ -31,20 +31,23 @@ type Config struct {
 	APIKeys         []string // X-API-Key values of the key-guarded routes
 	RateLimitIP     int      // requests per minute per IP on the auth routes
 	ImageRateLimit  int      // requests per minute per user on the image routes
+	Stream          StreamConfig
 }
 
 // Server owns the Fiber app and its listener.
 type Server struct {
-	App *fiber.App
-	cfg Config
-	log *zap.Logger
-	ln  net.Listener
+	App     *fiber.App
+	cfg     Config
+	log     *zap.Logger
+	ln      net.Listener
+	streams *Streams
 }
 
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
-func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m), cfg: cfg, log: log}
+func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
+	routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m), cfg: cfg, log: log, streams: streams}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -99,6 +102,7 @@ func (s *Server) start(context.Context) error {
 
 func (s *Server) stop(ctx context.Context) error {
 	s.log.Info("draining in-flight requests")
+	s.streams.Close() // fasthttp waits for every open answer, and a stream never ends by itself
 	return s.App.ShutdownWithContext(ctx)
 }
 

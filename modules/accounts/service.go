@@ -316,9 +316,12 @@ func (s *Service) Logout(ctx context.Context, userID, token string, all bool) er
 		s.cache.Forget(revoked...)
 		return err
 	}
+	// Forgotten after the delete committed: every process evicts on hearing
+	// it, so none may read the token back in from the table after that.
 	h := HashToken(token)
+	err := s.repo.DeleteToken(ctx, h)
 	s.cache.Forget(h)
-	return s.repo.DeleteToken(ctx, h)
+	return err
 }
 
 // Sessions lists the user's live tokens, newest first.

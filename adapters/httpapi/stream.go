@@ -1,0 +1,422 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// StreamConfig sizes the live partner streams of one process.
+type StreamConfig struct {
+	Heartbeat time.Duration // a comment line this often keeps proxies and NATs from closing an idle stream
+	ReplayMax int           // events kept per user for Last-Event-ID
+	ReplayAge time.Duration // and for at most this long
+	PerUser   int           // open streams per user; a new one beyond ends the oldest
+	Max       int           // open streams in this process; beyond, 503
+	// ReplayBytes bounds the replay buffers of users with no open stream
+	// here; past it their events are not kept (a resume gets a reset).
+	ReplayBytes int
+}
+
+// DefaultStreamConfig: 25 s heartbeats, the last 100 events or 10 minutes.
+var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, ReplayMax: 100, ReplayAge: 10 * time.Minute,
+	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20}
+
+// sendBuffer is how many events a stream may lag behind before it is ended
+// (the client resumes with Last-Event-ID instead of holding memory here).
+const sendBuffer = 64
+
+// liveEvent is one event for one reader, as it travels on core.TopicLive:
+// every process hears it, keeps it for resumes and writes it to the
+// reader's streams it serves.
+type liveEvent struct {
+	ID   string          `json:"id"`
+	User string          `json:"user"`
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+type replayed struct {
+	liveEvent
+	at time.Time
+}
+
+// stream is one open GET .../stream.
+type stream struct {
+	user, token string
+	events      chan liveEvent
+	done        chan struct{}
+	once        sync.Once
+	reason      string // why it ended, written as the last event
+}
+
+func (s *stream) end(reason string) {
+	s.once.Do(func() { s.reason = reason; close(s.done) })
+}
+
+type userStreams struct {
+	open   []*stream // oldest first
+	replay []replayed
+	bytes  int
+}
+
+// Streams is the live partner stream: the route, the core.Live listener
+// that renders each reader's record and publishes it on the bus, and the
+// bus subscription that fans events out to this process's open streams.
+type Streams struct {
+	cfg     StreamConfig
+	bus     core.Broadcast
+	ids     core.IDs
+	log     *zap.Logger
+	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
+	gauge   prometheus.Gauge
+	dropped prometheus.Counter
+
+	mu       sync.Mutex
+	users    map[string]*userStreams
+	byToken  map[string]map[*stream]struct{}
+	total    int
+	buffered int // bytes replayable for users with no stream here
+	closed   bool
+}
+
+// NewStreams subscribes to the bus for the app's lifetime.
+func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, log *zap.Logger,
+	m *Metrics) (*Streams, error) {
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, log: log, write: cfg.WriteTimeout,
+		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{},
+		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
+			Help: "Live streams ended because their client read too slowly."}),
+	}
+	m.MustRegister(h.gauge, h.dropped)
+	stop, err := bus.Subscribe(core.TopicLive, h.receive)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { go h.sweep(ctx); return nil },
+		OnStop:  func(context.Context) error { cancel(); stop(); h.Close(); return nil },
+	})
+	return h, nil
+}
+
+func (h *Streams) Register(r fiber.Router) {
+	r.Get("/api/users/user/:userId/stream", requireSelf, h.open)
+}
+
+// Listener publishes each core.Live to its readers, one bus message each.
+// It runs after the write committed; a failure is logged by the bus.
+func (h *Streams) Listener() core.Listener {
+	return core.Listener{Name: "live stream", Handle: func(_ context.Context, e core.Event) error {
+		live, ok := e.(core.Live)
+		if !ok {
+			return nil
+		}
+		return h.publish(live)
+	}}
+}
+
+func (h *Streams) publish(live core.Live) error {
+	for user, rec := range live.For {
+		view, err := renderLive(rec)
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(view)
+		if err != nil {
+			return err
+		}
+		msg, err := json.Marshal(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
+		if err != nil {
+			return err
+		}
+		_ = h.bus.Publish(core.TopicLive, msg) // logged and counted by the bus
+	}
+	return nil
+}
+
+// receive keeps an event for resumes and hands it to the reader's streams;
+// a stream too far behind is ended rather than waited for.
+func (h *Streams) receive(data []byte) {
+	e, ok := decodeLive(data)
+	if !ok {
+		h.log.Warn("live: malformed bus message dropped")
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	u := h.users[e.User]
+	if u == nil {
+		u = &userStreams{}
+		h.users[e.User] = u
+	}
+	if len(u.open) > 0 || h.buffered+len(e.Data) <= h.cfg.ReplayBytes {
+		h.keep(u, replayed{liveEvent: e, at: time.Now()})
+	}
+	for _, s := range u.open {
+		select {
+		case s.events <- e:
+		default:
+			h.dropped.Inc()
+			s.end("lagging")
+		}
+	}
+}
+
+// decodeLive reads a bus message; its id and type go into SSE field lines
+// and its data onto one data line, so none may hold a line break.
+func decodeLive(data []byte) (liveEvent, bool) {
+	var e liveEvent
+	if json.Unmarshal(data, &e) != nil || !fieldSafe(e.ID) || !fieldSafe(e.Type) || e.User == "" {
+		return liveEvent{}, false
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, e.Data) != nil {
+		return liveEvent{}, false
+	}
+	e.Data = compact.Bytes()
+	return e, true
+}
+
+func fieldSafe(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
+			return false
+		}
+	}
+	return s != "" && len(s) <= 64
+}
+
+// keep appends to u's replay buffer within its bounds. Caller holds h.mu.
+func (h *Streams) keep(u *userStreams, r replayed) {
+	u.replay = append(u.replay, r)
+	h.account(u, len(r.Data))
+	if over := len(u.replay) - h.cfg.ReplayMax; over > 0 {
+		h.forget(u, over)
+	}
+}
+
+// forget drops u's n oldest buffered events. Caller holds h.mu.
+func (h *Streams) forget(u *userStreams, n int) {
+	for _, r := range u.replay[:n] {
+		h.account(u, -len(r.Data))
+	}
+	u.replay = append(u.replay[:0], u.replay[n:]...)
+}
+
+func (h *Streams) account(u *userStreams, n int) {
+	u.bytes += n
+	if len(u.open) == 0 {
+		h.buffered += n
+	}
+}
+
+// sweep drops expired events and forgotten users once a minute.
+func (h *Streams) sweep(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			h.expire(time.Now())
+		}
+	}
+}
+
+func (h *Streams) expire(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, u := range h.users {
+		n := 0
+		for n < len(u.replay) && now.Sub(u.replay[n].at) > h.cfg.ReplayAge {
+			n++
+		}
+		h.forget(u, n)
+		if len(u.open) == 0 && len(u.replay) == 0 {
+			delete(h.users, id)
+		}
+	}
+}
+
+// EndSessions ends the streams opened with these token hashes (revoked).
+func (h *Streams) EndSessions(tokenHashes ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range tokenHashes {
+		for s := range h.byToken[t] {
+			s.end("revoked")
+		}
+	}
+}
+
+// Close ends every stream and refuses new ones (the server is stopping:
+// fasthttp waits for open responses, so streams must finish first).
+func (h *Streams) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, u := range h.users {
+		for _, s := range u.open {
+			s.end("shutdown")
+		}
+	}
+}
+
+// attach registers a stream and returns what it missed after lastID; reset
+// is true when lastID is not among the kept events. Taking both under one
+// lock means no event is lost or sent twice between the two.
+func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.total >= h.cfg.Max {
+		return nil, nil, false, core.Unavailable("unavailable", "too many open streams; retry later")
+	}
+	u := h.users[user]
+	if u == nil {
+		u = &userStreams{}
+		h.users[user] = u
+	}
+	if len(u.open) >= h.cfg.PerUser {
+		u.open[0].end("replaced")
+	}
+	backlog, reset := missed(u.replay, lastID)
+	s := &stream{user: user, token: token, events: make(chan liveEvent, sendBuffer), done: make(chan struct{})}
+	if len(u.open) == 0 {
+		h.buffered -= u.bytes // a user with a stream here is kept whatever the budget
+	}
+	u.open = append(u.open, s)
+	if h.byToken[token] == nil {
+		h.byToken[token] = map[*stream]struct{}{}
+	}
+	h.byToken[token][s] = struct{}{}
+	h.total++
+	h.gauge.Inc()
+	return s, backlog, reset, nil
+}
+
+// missed is what followed lastID in the buffer; reset when lastID is given
+// but no longer kept (or never was).
+func missed(buf []replayed, lastID string) ([]liveEvent, bool) {
+	if lastID == "" {
+		return nil, false
+	}
+	for i := range buf {
+		if buf[i].ID == lastID {
+			out := make([]liveEvent, 0, len(buf)-i-1)
+			for _, r := range buf[i+1:] {
+				out = append(out, r.liveEvent)
+			}
+			return out, false
+		}
+	}
+	return nil, true
+}
+
+func (h *Streams) detach(s *stream) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	u := h.users[s.user]
+	for i, o := range u.open {
+		if o == s {
+			u.open = append(u.open[:i], u.open[i+1:]...)
+			break
+		}
+	}
+	if len(u.open) == 0 {
+		h.buffered += u.bytes
+	}
+	delete(h.byToken[s.token], s)
+	if len(h.byToken[s.token]) == 0 {
+		delete(h.byToken, s.token)
+	}
+	h.total--
+	h.gauge.Dec()
+}
+
+// open serves GET /api/users/user/{userId}/stream as Server-Sent Events.
+func (h *Streams) open(c *fiber.Ctx) error {
+	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
+	lastID := c.Get("Last-Event-ID")
+	if len(lastID) > 64 {
+		return core.Invalid("invalid_request", "Last-Event-ID is at most 64 characters")
+	}
+	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), lastID)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
+	c.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
+	conn := c.Context().Conn()
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer h.detach(s)
+		h.serve(&sseWriter{w: w, conn: conn, timeout: h.write}, s, backlog, reset)
+	})
+	return nil
+}
+
+// serve writes the stream until it ends or the client is gone.
+func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool) {
+	w.raw(": connected\nretry: 3000\n\n")
+	if reset {
+		w.raw("event: reset\ndata: {}\n\n")
+	}
+	for _, e := range backlog {
+		w.event(e)
+	}
+	heartbeat := time.NewTicker(h.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	for w.flush() == nil {
+		select {
+		case e := <-s.events:
+			w.event(e)
+		case <-heartbeat.C:
+			w.raw(": heartbeat\n\n")
+		case <-s.done:
+			w.raw("event: end\ndata: {\"reason\":" + strconv.Quote(s.reason) + "}\n\n")
+			_ = w.flush()
+			return
+		}
+	}
+}
+
+// sseWriter writes the text/event-stream format. fasthttp sets one write
+// deadline for a whole answer; a stream moves it forward at every flush.
+type sseWriter struct {
+	w       *bufio.Writer
+	conn    net.Conn
+	timeout time.Duration
+}
+
+func (w *sseWriter) raw(s string) { _, _ = w.w.WriteString(s) }
+
+// event writes one event; its data is one line of JSON (encoding/json
+// escapes every newline).
+func (w *sseWriter) event(e liveEvent) {
+	w.raw("id: " + e.ID + "\nevent: " + e.Type + "\ndata: ")
+	_, _ = w.w.Write(e.Data)
+	w.raw("\n\n")
+}
+
+func (w *sseWriter) flush() error {
+	if w.timeout > 0 && w.conn != nil {
+		_ = w.conn.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
+	return w.w.Flush()
+}

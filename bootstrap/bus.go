@@ -1,0 +1,121 @@
+package bootstrap
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"tandem/adapters/bus/localbus"
+	"tandem/adapters/bus/natsbus"
+	"tandem/adapters/httpapi"
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// broadcast binds core.Broadcast for TANDEM_BUS, behind reportingBus.
+func broadcast(cfg BusConfig) fx.Option {
+	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics) (core.Broadcast, error) {
+		var b core.Broadcast
+		switch cfg.Kind {
+		case "local":
+			b = localbus.New()
+		case "nats":
+			nb, err := natsbus.Connect(cfg.URL, cfg.Prefix, log)
+			if err != nil {
+				return nil, fmt.Errorf("TANDEM_BUS: %w", err)
+			}
+			lc.Append(fx.StopHook(nb.Close))
+			b = nb
+		default:
+			return nil, fmt.Errorf("TANDEM_BUS: unknown kind %q", cfg.Kind)
+		}
+		errs := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tandem_bus_publish_errors_total", Help: "Messages the cross-process bus could not take, by topic.",
+		}, []string{"topic"})
+		m.MustRegister(errs)
+		return &reportingBus{Broadcast: b, log: log, errs: errs}, nil
+	})
+}
+
+// reportingBus logs and counts what could not be published: a bus outage
+// never fails the request that published.
+type reportingBus struct {
+	core.Broadcast
+	log  *zap.Logger
+	errs *prometheus.CounterVec
+}
+
+func (r *reportingBus) Publish(topic string, data []byte) error {
+	err := r.Broadcast.Publish(topic, data)
+	if err != nil {
+		r.errs.WithLabelValues(topic).Inc()
+		r.log.Warn("bus: publish failed; other processes miss this message", zap.String("topic", topic), zap.Error(err))
+	}
+	return err
+}
+
+// revocationFlush bounds how long a revoking request waits for the bus to
+// have the revocation, so the other processes evict before the client hears
+// the logout went through.
+const revocationFlush = 500 * time.Millisecond
+
+// sharedRevocations is the session cache every process shares forgetting
+// through: Forget evicts here and tells every process (TopicRevoke), whose
+// subscription evicts there. Accounts calls Forget after the revoking write
+// committed, so no process can read the token back in meanwhile.
+type sharedRevocations struct {
+	accounts.SessionCache
+	bus     core.Broadcast
+	log     *zap.Logger
+	revoked func(hashes []string) // this process's own eviction
+}
+
+type revocation struct {
+	Tokens []string `json:"tokens"` // SHA-256 hashes, never tokens
+}
+
+func (s sharedRevocations) Forget(hashes ...string) {
+	if len(hashes) == 0 {
+		return
+	}
+	s.revoked(hashes) // at once here, even with the bus down
+	b, err := json.Marshal(revocation{Tokens: hashes})
+	if err == nil && s.bus.Publish(core.TopicRevoke, b) == nil {
+		if err := s.bus.Flush(revocationFlush); err != nil {
+			s.log.Warn("bus: revocation not confirmed", zap.Error(err))
+		}
+	}
+}
+
+// decodeRevocation reads a TopicRevoke message; a malformed one is nil.
+func decodeRevocation(data []byte) []string {
+	var r revocation
+	if json.Unmarshal(data, &r) != nil {
+		return nil
+	}
+	return r.Tokens
+}
+
+// sessionCache wraps the local cache so revocations cross processes: every
+// process, this one included, evicts the tokens from its cache and ends
+// the live streams opened with them.
+func sessionCache(lc fx.Lifecycle, local localSessions, streams *httpapi.Streams, bus core.Broadcast,
+	log *zap.Logger) (accounts.SessionCache, error) {
+	revoked := func(hashes []string) {
+		local.Forget(hashes...)
+		streams.EndSessions(hashes...)
+	}
+	stop, err := bus.Subscribe(core.TopicRevoke, func(data []byte) { revoked(decodeRevocation(data)) })
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(stop))
+	return sharedRevocations{SessionCache: local, bus: bus, log: log, revoked: revoked}, nil
+}
+
+// localSessions is this process's own cache, before sharedRevocations.
+type localSessions struct{ accounts.SessionCache }

@@ -1,0 +1,32 @@
+package core
+
+import "time"
+
+// Broadcast carries messages to every process of one deployment (TANDEM_BUS):
+// token revocations and the live partner stream. Delivery is at most once: a
+// process that is down or cut off misses what was sent meanwhile, so nothing
+// that must not be lost travels only here (the inbox, the reminder claims and
+// the sessions are in the database). Every subscription receives each
+// message published after it was made, the publishing process's own included.
+type Broadcast interface {
+	// Publish sends data on topic without waiting for delivery. An error (the
+	// broker unreachable and the reconnect buffer full) is for the logs and
+	// the metrics: a caller never fails a request on it.
+	Publish(topic string, data []byte) error
+	// Subscribe calls handle with each message on topic, in the order of
+	// arrival and never concurrently for one subscription; handle must not
+	// block (hand slow work to a goroutine of your own). The data must not
+	// be kept after handle returns.
+	Subscribe(topic string, handle func(data []byte)) (unsubscribe func(), err error)
+	// Flush waits, at most timeout, until what was published so far has
+	// left this process (a revocation, before the logout is answered).
+	Flush(timeout time.Duration) error
+}
+
+// The topics of the Broadcast.
+const (
+	// TopicRevoke carries the hashes of revoked tokens.
+	TopicRevoke = "revoke"
+	// TopicLive carries live-stream events, one message per reader.
+	TopicLive = "live"
+)
