@@ -1,0 +1,107 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"tandem/adapters/bus/natsbus/natstest"
+)
+
+// Several processes, one database, one NATS: three apps share a SQL
+// database (a SQLite file, and MySQL when it is configured) and a bus
+// prefix, as three `tandem` processes behind a load balancer do.
+
+// natsServers are the NATS servers the multi-process tests run on: an
+// in-process one always, and the machine's when TANDEM_TEST_NATS_URL is set
+// (CI sets it after making sure the server is up).
+func natsServers(t *testing.T) map[string]string {
+	out := map[string]string{"in-process": natstest.Start(t).URL()}
+	if url := os.Getenv("TANDEM_TEST_NATS_URL"); url != "" {
+		out["machine"] = url
+	} else if os.Getenv("CI") != "" {
+		t.Fatal("TANDEM_TEST_NATS_URL must be set under CI: the multi-process tests run on the machine's NATS")
+	}
+	return out
+}
+
+// processes starts n apps on one database of profile p, sharing one bus.
+func processes(t *testing.T, p profile, n int, natsURL string, opts ...option) []*harness {
+	prefix := fmt.Sprintf("scale%d_%d", os.Getpid(), natsPrefixes.Add(1))
+	first := newHarness(t, p, append([]option{withNATS(natsURL, prefix)}, opts...)...)
+	hs := []*harness{first}
+	for range n - 1 {
+		hs = append(hs, newHarness(t, p, append([]option{withNATS(natsURL, prefix),
+			withEnv("TANDEM_DB", first.env["TANDEM_DB"])}, opts...)...))
+	}
+	return hs
+}
+
+// eachScaledProfile runs fn on three processes per SQL profile and NATS server.
+func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
+	for server, url := range natsServers(t) {
+		for _, p := range profiles(t) {
+			if p.sql == "" {
+				continue // a memory store is one process's own
+			}
+			t.Run(server+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				fn(t, processes(t, p, 3, url))
+			})
+		}
+	}
+}
+
+// A logout on one process is a 401 on the others at once, although their
+// token caches (5 s) had just resolved the token.
+func TestScaleOutRevocationIsImmediate(t *testing.T) {
+	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
+		a, b, c := hs[0], hs[1], hs[2]
+		ann := a.newUser("ann@x.io")
+		_, second := a.login("ann@x.io")
+		profile := "/api/users/user/" + ann.ID
+		for _, h := range hs {
+			expect(t, h.get(profile, ann.Token), 200, "")
+			expect(t, h.get(profile, second), 200, "")
+		}
+		expect(t, a.post("/api/auth/logout", ann.Token, map[string]any{}), 200, "")
+		expect(t, b.get(profile, ann.Token), 401, "")
+		expect(t, c.get(profile, ann.Token), 401, "")
+		expect(t, c.get(profile, second), 200, "") // only that token
+
+		expect(t, c.post("/api/auth/logout", second, map[string]any{"all": true}), 200, "")
+		for _, h := range hs {
+			expect(t, h.get(profile, second), 401, "")
+		}
+	})
+}
+
+// A message sent through one process reaches both partners' streams held
+// by two others; a logout on a third ends the stream on another.
+func TestScaleOutStreams(t *testing.T) {
+	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
+		a, b, c := hs[0], hs[1], hs[2]
+		ann, bob := a.newUser("ann@x.io"), a.newUser("bob@x.io")
+		a.pair(ann, bob)
+		annS, bobS := b.openStream(ann, ""), c.openStream(bob, "")
+
+		at := a.Clock.Now().UnixMilli()
+		id := a.sendMessage(ann, "across processes")
+		want := messageJSON(id, "across processes", ann, at)
+		first := annS.expectEvent(time.Second, "message.sent", want)
+		bobS.expectEvent(time.Second, "message.sent", want)
+
+		// every process keeps the events for resumes: ann comes back on c
+		at = a.Clock.Now().UnixMilli()
+		next := a.sendMessage(bob, "while you were away")
+		annS.expectEvent(time.Second, "message.sent", messageJSON(next, "while you were away", bob, at))
+		bobS.expectEvent(time.Second, "message.sent", messageJSON(next, "while you were away", bob, at))
+		annS.cancel()
+		again := c.openStream(ann, first.ID)
+		again.expectEvent(time.Second, "message.sent", messageJSON(next, "while you were away", bob, at))
+
+		expect(t, a.post("/api/auth/logout", bob.Token, map[string]any{}), 200, "")
+		bobS.ends(time.Second, "revoked")
+	})
+}
