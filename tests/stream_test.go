@@ -310,3 +310,48 @@ func TestStreamEndsWhenItsTokenIsRevoked(t *testing.T) {
 		})
 	}
 }
+
+// A NATS outage fails no request: while the server is down, messages are
+// sent and tokens revoked as usual (the revoking process evicts its own
+// cache and streams at once); once a server is back on the address, the
+// processes reconnect by themselves and the streams carry events again.
+func TestStreamSurvivesANATSOutage(t *testing.T) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			srv := natstest.Start(t)
+			natsOutage(t, newHarness(t, p, withNATS(srv.URL())), srv)
+		})
+	}
+}
+
+func natsOutage(t *testing.T, h *harness, srv *natstest.Server) {
+	port := srv.Port()
+	ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+	_, spare := h.login("ann@x.io")
+	h.pair(ann, bob)
+	bobS, spareS := h.openStream(bob, ""), h.openStream(user{ID: ann.ID, Token: spare}, "")
+	srv.Shutdown()
+
+	start := time.Now()
+	h.sendMessage(ann, "while NATS is down")
+	expect(t, h.post("/api/auth/logout", spare, map[string]any{}), 200, "")
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("requests during the outage took %v", took)
+	}
+	spareS.ends(time.Second, "revoked")
+	expect(t, h.get("/api/users/user/"+ann.ID, spare), 401, "")
+
+	natstest.StartAt(t, port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.sendMessage(ann, "after")
+		e := bobS.next(10 * time.Second)
+		if strings.Contains(e.Data, `"body":"after"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no live event after NATS came back")
+		}
+	}
+}

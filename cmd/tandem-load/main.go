@@ -35,17 +35,23 @@ func main() {
 	users := flag.Int("users", 100, "accounts to create (paired two by two)")
 	conc := flag.Int("c", 8, "concurrent clients")
 	dur := flag.Duration("d", 10*time.Second, "measured duration")
+	streams := flag.Int("streams", 0, "instead of the workload: hold this many live streams (one per user, paired) and measure message delivery")
+	messages := flag.Int("messages", 1000, "with -streams: messages to send")
 	flag.Parse()
-	if err := run(*db, *users, *conc, *dur); err != nil {
+	if *streams > 0 {
+		*users = *streams
+	}
+	if err := run(*db, *users, *conc, *dur, *streams, *messages); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem-load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(db string, users, conc int, dur time.Duration) error {
+func run(db string, users, conc int, dur time.Duration, streams, messages int) error {
 	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
 		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000",
+		"TANDEM_PAIRING_FAILS_USER": "100000000", "TANDEM_PAIRING_FAILS_IP": "100000000",
 		// The workload writes memories all along: limits are not what it measures.
 		"TANDEM_LIMITS_FREE": `{"projects":3,"storage":"100GB","imagesPerUpload":4,"memories":100000000}`}
 	cfg, err := bootstrap.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
@@ -63,11 +69,14 @@ func run(db string, users, conc int, dur time.Duration) error {
 	c := &client{base: "http://" + srv.Addr(), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}}
 
 	start := time.Now()
-	accounts, err := setUp(c, outbox, users)
+	accounts, err := setUp(c, outbox, users, conc)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("set-up: %d users signed up, verified, paired and their relationships started in %s (store %s)\n", len(accounts), time.Since(start).Round(time.Millisecond), db)
+	if streams > 0 {
+		return holdStreams(c, accounts, conc, messages)
+	}
 	stats := drive(c, accounts, conc, dur)
 	stats.print(dur)
 	return nil
@@ -75,20 +84,29 @@ func run(db string, users, conc int, dur time.Duration) error {
 
 type account struct{ id, token string }
 
-func setUp(c *client, outbox *memmail.Outbox, n int) ([]account, error) {
-	out := make([]account, 0, n)
+func setUp(c *client, outbox *memmail.Outbox, n, conc int) ([]account, error) {
+	out := make([]account, n)
 	run := time.Now().UnixNano()
-	for i := 0; i < n; i++ {
-		email := fmt.Sprintf("load-%d-%d@example.com", run, i)
-		var su struct{ UserID string }
-		if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"email": email, "password": "load-password"}, &su); err != nil {
-			return nil, err
-		}
-		var v struct{ Token string }
-		if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"userId": su.UserID, "verificationCode": outbox.Code(email)}, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, account{su.UserID, v.Token})
+	errs := make(chan error, conc)
+	var wg sync.WaitGroup
+	for w := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += conc {
+				a, err := signUp(c, outbox, fmt.Sprintf("load-%d-%d@example.com", run, i))
+				if err != nil {
+					errs <- err
+					return
+				}
+				out[i] = a
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
 	}
 	for i := 0; i+1 < len(out); i += 2 {
 		a, b := out[i], out[i+1]
@@ -104,6 +122,18 @@ func setUp(c *client, outbox *memmail.Outbox, n int) ([]account, error) {
 		}
 	}
 	return out, nil
+}
+
+func signUp(c *client, outbox *memmail.Outbox, email string) (account, error) {
+	var su struct{ UserID string }
+	if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"email": email, "password": "load-password"}, &su); err != nil {
+		return account{}, err
+	}
+	var v struct{ Token string }
+	if _, err := c.call("POST", "/api/auth/signup/email", "", map[string]any{"userId": su.UserID, "verificationCode": outbox.Code(email)}, &v); err != nil {
+		return account{}, err
+	}
+	return account{su.UserID, v.Token}, nil
 }
 
 // workload is the mix each client cycles through: mostly reads, as an app
