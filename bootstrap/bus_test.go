@@ -16,7 +16,9 @@ import (
 // downBus refuses every publish, as NATS does once its reconnect buffer is full.
 type downBus struct{ core.Broadcast }
 
-func (downBus) Publish(string, []byte) error { return errors.New("nats: outbound buffer limit exceeded") }
+func (downBus) Publish(string, []byte) error {
+	return errors.New("nats: outbound buffer limit exceeded")
+}
 
 func TestReportingBusCountsWhatItCouldNotPublish(t *testing.T) {
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "x"}, []string{"topic"})
