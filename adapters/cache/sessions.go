@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/allegro/bigcache/v3"
@@ -29,10 +30,16 @@ var _ accounts.SessionCache = (*SessionCache)(nil)
 // SessionCache stores sessions in bigcache, off the garbage-collected heap.
 // bigcache expires in whole seconds and only on its clean-up tick, so each
 // entry carries the moment it was cached and Get applies the ttl itself.
+//
+// Forget leaves a tombstone for the ttl rather than deleting, so that a
+// request that read the session from the database just before it was
+// revoked cannot put it back after the eviction (a stripe lock makes the
+// check and the write of Put one step against Forget).
 type SessionCache struct {
-	c     *bigcache.BigCache
-	ttl   time.Duration
-	start time.Time // monotonic origin of the cached-at stamps
+	c       *bigcache.BigCache
+	ttl     time.Duration
+	start   time.Time // monotonic origin of the cached-at stamps
+	stripes [64]sync.Mutex
 }
 
 // New returns a cache whose entries live at most ttl (0 < ttl <= MaxTTL)
@@ -78,15 +85,49 @@ func (s *SessionCache) Get(tokenHash string) (accounts.Session, bool) {
 
 // Put caches sess for tokenHash. A full cache or an oversized entry only
 // costs a miss later, so errors are dropped.
+// A token forgotten within the ttl is not put back.
 func (s *SessionCache) Put(tokenHash string, sess accounts.Session) {
+	mu := s.stripe(tokenHash)
+	mu.Lock()
+	defer mu.Unlock()
+	if b, err := s.c.Get(tokenHash); err == nil {
+		if at, ok := tombstoneAt(b); ok && s.age(at) < s.ttl {
+			return
+		}
+	}
 	_ = s.c.Set(tokenHash, encode(s.since(), sess))
 }
 
-// Forget drops the given tokens at once (logout, password reset, deletion).
+// Forget drops the given tokens at once (logout, password reset, deletion)
+// and keeps them out for the ttl.
 func (s *SessionCache) Forget(tokenHashes ...string) {
 	for _, h := range tokenHashes {
-		_ = s.c.Delete(h) // the only error is ErrEntryNotFound: already gone
+		mu := s.stripe(h)
+		mu.Lock()
+		_ = s.c.Set(h, tombstone(s.since()))
+		mu.Unlock()
 	}
+}
+
+func (s *SessionCache) stripe(tokenHash string) *sync.Mutex {
+	var h uint32 = 2166136261 // FNV-1a
+	for i := 0; i < len(tokenHash); i++ {
+		h = (h ^ uint32(tokenHash[i])) * 16777619
+	}
+	return &s.stripes[h%uint32(len(s.stripes))]
+}
+
+// A tombstone is the cached-at stamp and 0xFF: shorter than any session
+// entry, so decode refuses it and Get misses.
+func tombstone(at time.Duration) []byte {
+	return append(binary.LittleEndian.AppendUint64(nil, uint64(at)), 0xFF)
+}
+
+func tombstoneAt(b []byte) (time.Duration, bool) {
+	if len(b) != 9 || b[8] != 0xFF {
+		return 0, false
+	}
+	return time.Duration(binary.LittleEndian.Uint64(b)), true
 }
 
 // since is the monotonic time since the cache was made, immune to wall-clock jumps.

@@ -225,3 +225,26 @@ func BenchmarkPut(b *testing.B) {
 		c.Put("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", s)
 	}
 }
+
+// A session read from the database before its token was revoked, and put
+// after the eviction, stays out: the revocation wins for the ttl.
+func TestForgottenTokenIsNotPutBack(t *testing.T) {
+	t.Parallel()
+	c := newCache(t, 200*time.Millisecond)
+	s := session("u-revoked")
+	c.Put("h", s)
+	c.Forget("h")
+	c.Put("h", s) // the late refill
+	if _, ok := c.Get("h"); ok {
+		t.Fatal("a revoked token came back into the cache")
+	}
+	c.Put("other", s)
+	if _, ok := c.Get("other"); !ok {
+		t.Fatal("another token was kept out")
+	}
+	time.Sleep(250 * time.Millisecond) // past the ttl the tombstone no longer counts
+	c.Put("h", s)
+	if _, ok := c.Get("h"); !ok {
+		t.Fatal("the tombstone outlived the ttl")
+	}
+}
