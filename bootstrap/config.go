@@ -355,8 +355,8 @@ func (l *loader) bus() BusConfig {
 		return BusConfig{Kind: v}
 	}
 	u, err := url.Parse(v)
-	if err != nil || u.Scheme != "nats" || u.Hostname() == "" || u.Port() == "" || u.Path != "" {
-		l.fail(name, "%q is not local or nats://HOST:PORT[?prefix=NAME]", v)
+	if err != nil || u.Scheme != "nats" && u.Scheme != "tls" || u.Hostname() == "" || u.Port() == "" || u.Path != "" {
+		l.fail(name, "%q is not local, nats://[USER:PASS@]HOST:PORT[?prefix=NAME] or tls://...", v)
 		return BusConfig{}
 	}
 	prefix := u.Query().Get("prefix")

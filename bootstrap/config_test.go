@@ -85,6 +85,7 @@ func TestLoadBus(t *testing.T) {
 		{"", BusConfig{Kind: "local"}, true},
 		{"local", BusConfig{Kind: "local"}, true},
 		{"nats://127.0.0.1:4222", BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "tandem"}, true},
+		{"tls://u:p@nats.internal:4222?prefix=prod", BusConfig{Kind: "nats", URL: "tls://u:p@nats.internal:4222", Prefix: "prod"}, true},
 		{"nats://127.0.0.1", BusConfig{}, false},
 		{"nats://127.0.0.1:4222/x", BusConfig{}, false},
 		{"nats://127.0.0.1:4222?prefix=a.b", BusConfig{}, false},
