@@ -37,18 +37,19 @@ func main() {
 	dur := flag.Duration("d", 10*time.Second, "measured duration")
 	streams := flag.Int("streams", 0, "instead of the workload: hold this many live streams (one per user, paired) and measure message delivery")
 	messages := flag.Int("messages", 1000, "with -streams: messages to send")
+	bus := flag.String("bus", "local", "TANDEM_BUS of the app under load")
 	flag.Parse()
 	if *streams > 0 {
 		*users = *streams
 	}
-	if err := run(*db, *users, *conc, *dur, *streams, *messages); err != nil {
+	if err := run(*db, *bus, *users, *conc, *dur, *streams, *messages); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem-load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(db string, users, conc int, dur time.Duration, streams, messages int) error {
-	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_MAIL": "memory",
+func run(db, bus string, users, conc int, dur time.Duration, streams, messages int) error {
+	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_BUS": bus, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
 		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000",
 		"TANDEM_PAIRING_FAILS_USER": "100000000", "TANDEM_PAIRING_FAILS_IP": "100000000",
