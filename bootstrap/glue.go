@@ -42,6 +42,7 @@ var ports = fx.Provide(
 	func(p *partners.Service) events.Partners { return p },
 	func(a *accounts.Service) events.Users { return a },
 	func(n *Notifier) events.Notifier { return n },
+	func(n *Notifier) events.PartnerNotifier { return n },
 	func(c Config) premium.Policy { return c.Premium },
 	func(p *premium.Service) flags.Premium { return premiumStatus{p} },
 	func(p *partners.Service) memories.Partners { return p },
