@@ -65,6 +65,11 @@ func toEventJSON(e events.Event) eventJSON {
 		CreatedAt: core.Millis(e.CreatedAt), UpdatedAt: core.Millis(e.UpdatedAt)}
 }
 
+// toEventReadJSON is the single read as one reader sees it.
+func toEventReadJSON(r events.Read) eventReadJSON {
+	return eventReadJSON{eventJSON: toEventJSON(r.Event), IsPartnerEvent: r.Partner}
+}
+
 func toEventsJSON(es []events.Event) []eventJSON {
 	out := make([]eventJSON, 0, len(es))
 	for _, e := range es {
@@ -253,7 +258,7 @@ func (h *eventsHandler) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(eventReadJSON{eventJSON: toEventJSON(e), IsPartnerEvent: partner})
+	return c.JSON(toEventReadJSON(events.Read{Event: e, Partner: partner}))
 }
 
 func (h *eventsHandler) update(c *fiber.Ctx) error {

@@ -37,6 +37,15 @@ func toMessageJSON(m messages.Message) messageJSON {
 	return messageJSON{ID: m.ID, Body: m.Body, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}
 }
 
+// toMessagesJSON is the list: a bare array, never null.
+func toMessagesJSON(ms []messages.Message) []messageJSON {
+	out := make([]messageJSON, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, toMessageJSON(m))
+	}
+	return out
+}
+
 // messageExportJSON is a message in the account export: the record plus the
 // partnership whose thread holds it (null: the solo thread).
 type messageExportJSON struct {
@@ -78,12 +87,8 @@ func (h *messagesHandler) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]messageJSON, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, toMessageJSON(m))
-	}
 	setNextCursor(c, next)
-	return c.JSON(out)
+	return c.JSON(toMessagesJSON(ms))
 }
 
 func (h *messagesHandler) send(c *fiber.Ctx) error {

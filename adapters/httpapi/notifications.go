@@ -89,11 +89,15 @@ func toSettingsJSON(s notifications.Settings) settingsJSON {
 		GamesNotification: s.GamesNotification, PartnerActivity: s.PartnerActivity, SystemUpdates: s.SystemUpdates}
 }
 
+func toNotificationJSON(n notifications.Notification) notificationJSON {
+	return notificationJSON{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
+		Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
+}
+
 func toNotificationsJSON(ns []notifications.Notification) []notificationJSON {
 	out := make([]notificationJSON, len(ns))
 	for i, n := range ns {
-		out[i] = notificationJSON{ID: n.ID, Title: n.Title, Message: n.Message, Category: string(n.Category),
-			Read: n.Read, CreatedAt: core.Millis(n.CreatedAt)}
+		out[i] = toNotificationJSON(n)
 	}
 	return out
 }

@@ -151,6 +151,22 @@ type pairingStatusJSON struct {
 	ActionRequired bool    `json:"actionRequired"`
 }
 
+func toPairingStatusJSON(s partners.Status) pairingStatusJSON {
+	out := pairingStatusJSON{State: string(s.State), PartnerID: orNull(s.PartnerID),
+		IncomingFrom: orNull(s.IncomingFrom), OutgoingTo: orNull(s.OutgoingTo), ActionRequired: s.ActionRequired}
+	if s.MyCode != nil {
+		code, ms := s.MyCode.Code, core.Millis(s.MyCode.ExpiresAt)
+		out.MyCode, out.ExpiresAt = &code, &ms
+	}
+	return out
+}
+
+// partnershipEndedJSON is the record of a partnership.ended live event:
+// the former partner. Field names are the app's contract: do not rename.
+type partnershipEndedJSON struct {
+	PartnerID string `json:"partnerId"`
+}
+
 func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 	var in pairingRequest
 	if err := BindJSON(c, &in); err != nil {
@@ -187,13 +203,7 @@ func (h *partnersHandler) pairingStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := pairingStatusJSON{State: string(s.State), PartnerID: orNull(s.PartnerID),
-		IncomingFrom: orNull(s.IncomingFrom), OutgoingTo: orNull(s.OutgoingTo), ActionRequired: s.ActionRequired}
-	if s.MyCode != nil {
-		ms := core.Millis(s.MyCode.ExpiresAt)
-		out.MyCode, out.ExpiresAt = &s.MyCode.Code, &ms
-	}
-	return c.JSON(out)
+	return c.JSON(toPairingStatusJSON(s))
 }
 
 func (h *partnersHandler) unpair(c *fiber.Ctx) error {

@@ -21,7 +21,8 @@ func BenchmarkDateRange(b *testing.B) {
 	repo := sqlstore.NewEventRepo(db)
 	partners := coretest.NewCouples()
 	partners.Pair("me", "partner")
-	svc := events.NewService(repo, partners, coretest.NewZones(), coretest.NewClock(time.Time{}), core.NewUUIDv7())
+	svc := events.NewService(repo, partners, coretest.NewZones(), &coretest.Activities{}, &coretest.Events{},
+		coretest.NewClock(time.Time{}), core.NewUUIDv7())
 	first := date(b, "2020-01-01")
 	const perUser = 3000
 	for _, user := range []string{"me", "partner"} {

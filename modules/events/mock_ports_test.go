@@ -517,6 +517,68 @@ func (c *MockNotifierNotifyCall) DoAndReturn(f func(context.Context, string, str
 	return c
 }
 
+// MockPartnerNotifier is a mock of PartnerNotifier interface.
+type MockPartnerNotifier struct {
+	ctrl     *gomock.Controller
+	recorder *MockPartnerNotifierMockRecorder
+	isgomock struct{}
+}
+
+// MockPartnerNotifierMockRecorder is the mock recorder for MockPartnerNotifier.
+type MockPartnerNotifierMockRecorder struct {
+	mock *MockPartnerNotifier
+}
+
+// NewMockPartnerNotifier creates a new mock instance.
+func NewMockPartnerNotifier(ctrl *gomock.Controller) *MockPartnerNotifier {
+	mock := &MockPartnerNotifier{ctrl: ctrl}
+	mock.recorder = &MockPartnerNotifierMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockPartnerNotifier) EXPECT() *MockPartnerNotifierMockRecorder {
+	return m.recorder
+}
+
+// NotifyActivity mocks base method.
+func (m *MockPartnerNotifier) NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "NotifyActivity", ctx, userID, fromUserID, kind)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// NotifyActivity indicates an expected call of NotifyActivity.
+func (mr *MockPartnerNotifierMockRecorder) NotifyActivity(ctx, userID, fromUserID, kind any) *MockPartnerNotifierNotifyActivityCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "NotifyActivity", reflect.TypeOf((*MockPartnerNotifier)(nil).NotifyActivity), ctx, userID, fromUserID, kind)
+	return &MockPartnerNotifierNotifyActivityCall{Call: call}
+}
+
+// MockPartnerNotifierNotifyActivityCall wrap *gomock.Call
+type MockPartnerNotifierNotifyActivityCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockPartnerNotifierNotifyActivityCall) Return(arg0 error) *MockPartnerNotifierNotifyActivityCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockPartnerNotifierNotifyActivityCall) Do(f func(context.Context, string, string, string) error) *MockPartnerNotifierNotifyActivityCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockPartnerNotifierNotifyActivityCall) DoAndReturn(f func(context.Context, string, string, string) error) *MockPartnerNotifierNotifyActivityCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // MockPartners is a mock of Partners interface.
 type MockPartners struct {
 	ctrl     *gomock.Controller

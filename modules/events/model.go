@@ -53,6 +53,13 @@ type Event struct {
 	RemindAt time.Time
 }
 
+// Read is an event as one reader's single read shows it: Partner is true
+// when the reader is the owner's current partner (isPartnerEvent).
+type Read struct {
+	Event
+	Partner bool
+}
+
 // Validate checks every rule a stored event satisfies.
 func (e Event) Validate() error {
 	switch {

@@ -7,8 +7,9 @@ import (
 )
 
 // Module provides the calendar-event use cases and contributes the service
-// as a user-data owner. Storage is bound by the adapter modules and Partners
-// by bootstrap/glue.go, so this package never imports them.
+// as a user-data owner. Storage is bound by the adapter modules; Partners,
+// Users and the notifiers by bootstrap/glue.go, so this package never
+// imports them.
 var Module = fx.Module("events",
 	fx.Provide(NewService, NewReminders),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),

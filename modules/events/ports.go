@@ -55,6 +55,16 @@ type Notifier interface {
 	Notify(ctx context.Context, userID, category, title, message string) error
 }
 
+// PartnerNotifier tells a user that their partner (fromUserID) did
+// something of kind (the notifications module: partnerActivity, coalesced
+// into one inbox entry with a count and pushed at most every 10 minutes,
+// when the user's settings allow it). The event it announces is already
+// stored, so its error never fails the write: the bootstrap adapter logs
+// failures.
+type PartnerNotifier interface {
+	NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error
+}
+
 // Partners resolves the current partner (partners.Service): the single read
 // may return the partner's event, and date ranges include the partner's.
 type Partners interface {

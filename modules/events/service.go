@@ -7,22 +7,65 @@ import (
 	"tandem/core"
 )
 
+// The live events of calendar events: the owner hears of each, and so does
+// the current partner, who may read the owner's events; each with the event
+// as their own single read shows it (a Read), or a core.Deleted.
+const (
+	LiveCreated = "event.created"
+	LiveUpdated = "event.updated"
+	LiveDeleted = "event.deleted"
+)
+
+// The partner activity of an event added or changed: the partner may read
+// it, and hears that it happened, never its title.
+const (
+	ActivityEventAdded   = "eventAdded"
+	ActivityEventChanged = "eventChanged"
+)
+
 // Service holds every calendar-event rule of the spec and DESIGN.md.
 type Service struct {
 	repo     Repository
 	partners Partners
 	users    Users
+	notifier PartnerNotifier
+	bus      core.Publisher
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partners Partners, users Users, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partners: partners, users: users, clock: clock, ids: ids}
+func NewService(repo Repository, partners Partners, users Users, notifier PartnerNotifier, bus core.Publisher,
+	clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, users: users, notifier: notifier, bus: bus, clock: clock, ids: ids}
 }
 
-// Create stores a new event of the user.;
-// title and startDate are required (see Draft for the defaults).
+// announce tells the owner and the current partner of a change to the
+// owner's event, after it was stored; record is what each one's single read
+// shows (partner: the partner's), and activity, unless "", what the partner
+// is notified of. The partner is resolved now, after the write, so an
+// ex-partner never hears of it; when that lookup fails only the owner does.
+func (s *Service) announce(ctx context.Context, typ, ownerID string, record func(partner bool) any, activity string) {
+	readers := map[string]any{ownerID: record(false)}
+	partnerID, paired, err := s.partners.PartnerOf(ctx, ownerID)
+	paired = err == nil && paired
+	if paired {
+		readers[partnerID] = record(true)
+	}
+	s.bus.Publish(ctx, core.Live{Type: typ, For: readers})
+	if paired && activity != "" {
+		_ = s.notifier.NotifyActivity(ctx, partnerID, ownerID, activity) // reported by the adapter; the event stands
+	}
+}
+
+// readOf is the record of e for its readers.
+func readOf(e Event) func(partner bool) any {
+	return func(partner bool) any { return Read{Event: e, Partner: partner} }
+}
+
+// Create stores a new event of the user; title and startDate are required
+// (see Draft for the defaults). The owner and the current partner hear of
+// it (LiveCreated), and the partner is notified (ActivityEventAdded).
 func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, error) {
 	if err := requireID("userId", userID); err != nil {
 		return Event{}, err
@@ -41,6 +84,7 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, er
 	if err := s.repo.Create(ctx, e); err != nil {
 		return Event{}, err
 	}
+	s.announce(ctx, LiveCreated, userID, readOf(e), ActivityEventAdded)
 	return e, nil
 }
 
@@ -93,7 +137,8 @@ func (s *Service) Get(ctx context.Context, userID, id string) (e Event, partner 
 // Update changes the given fields of the user's own event and returns it
 // complete. Only the owner may: the partner's event is event_not_found too.
 // The fields are checked together (a new startDate must still be on or
-// before endDate), all or nothing.
+// before endDate), all or nothing. The owner and the current partner hear
+// of it (LiveUpdated), and the partner is notified (ActivityEventChanged).
 func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event, error) {
 	if err := requireIDs(userID, id); err != nil {
 		return Event{}, err
@@ -122,15 +167,21 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event
 	if err != nil {
 		return Event{}, notFound(err)
 	}
+	s.announce(ctx, LiveUpdated, userID, readOf(e), ActivityEventChanged)
 	return e, nil
 }
 
-// Delete removes the user's own event for good.
+// Delete removes the user's own event for good; the owner and the current
+// partner, who could read it, hear of it (LiveDeleted).
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if err := requireIDs(userID, id); err != nil {
 		return err
 	}
-	return notFound(s.repo.Delete(ctx, userID, id))
+	if err := s.repo.Delete(ctx, userID, id); err != nil {
+		return notFound(err)
+	}
+	s.announce(ctx, LiveDeleted, userID, func(bool) any { return core.Deleted{ID: id} }, "")
+	return nil
 }
 
 // DateRange splits the events of the user and of the current partner that

@@ -115,6 +115,12 @@ func statusOf(userID string, s Snapshot, now time.Time) Status {
 	return st
 }
 
+// Ended is the record of a partnership.ended live event for one former
+// partner: the other one.
+type Ended struct {
+	PartnerID string
+}
+
 // SubmitOutcome is the result of a submitted pairing code.
 type SubmitOutcome struct {
 	Connected bool

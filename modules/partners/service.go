@@ -3,6 +3,7 @@ package partners
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"tandem/core"
@@ -26,6 +27,17 @@ func NewService(repo Repository, notifier Notifier, limiter core.Limiter, settin
 	bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
 	return &Service{repo: repo, notifier: notifier, limiter: limiter, settings: settings, bus: bus, clock: clock, ids: ids}
 }
+
+// The live events of pairing. Each user whose pairing status changed hears
+// of it with their own status (what GET .../pairing returns them): the two
+// users of a submit, a connection or a link, and whoever's pending request
+// the change replaced or cleared. When a partnership ends both former
+// partners hear of it, each with the other's id (an Ended), besides their
+// new status.
+const (
+	LivePairing = "pairing.changed"
+	LiveEnded   = "partnership.ended"
+)
 
 // ConnectionView is a user's partner connection as the GET route shows it.
 type ConnectionView struct {
@@ -127,6 +139,7 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 		return "", err
 	}
 	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: s.clock.Now()}
+	waiting := s.counterparts(ctx, userID, c.UserID) // their requests go with the link
 	switch err := s.repo.Link(ctx, p, c.Code); {
 	case core.IsKind(err, core.KindConflict):
 		return "", errPairedMeanwhile()
@@ -136,6 +149,7 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 		return "", err
 	}
 	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
+	s.announcePairing(ctx, append([]string{userID, c.UserID}, waiting...)...)
 	_ = s.notifier.Notify(ctx, c.UserID, CategoryPartnerActivity, linkedTitle, linkedMessage) // logged by the adapter; the link stands
 	return c.UserID, nil
 }
@@ -158,6 +172,7 @@ func (s *Service) GenerateCode(ctx context.Context, userID string) (PairingCode,
 		err := s.repo.PutPairingCode(ctx, c)
 		switch {
 		case err == nil:
+			s.announcePairing(ctx, userID)
 			return c, nil
 		case isAlreadyPaired(err):
 			return PairingCode{}, errAlreadyPaired()
@@ -206,6 +221,7 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 		return SubmitOutcome{}, err
 	}
 	p := Partnership{ID: s.ids.New(), UserA: target.UserID, UserB: userID, CreatedAt: now}
+	waiting := s.counterparts(ctx, userID, target.UserID) // a request the submit replaces, or clears on connecting
 	out, err := s.repo.Submit(ctx, Request{From: userID, To: target.UserID, CreatedAt: now}, p)
 	if core.IsKind(err, core.KindConflict) {
 		return SubmitOutcome{}, errPairedMeanwhile()
@@ -217,6 +233,7 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 	if out.Connected {
 		s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
 	}
+	s.announcePairing(ctx, append([]string{userID, target.UserID}, waiting...)...)
 	return out, nil
 }
 
@@ -281,13 +298,18 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 // PurgeUser ends the user's partnership (announcing it) and deletes their
 // connection code, pairing code and requests. It is idempotent.
 func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	waiting := s.counterparts(ctx, userID) // the requests that go with the user
 	p, ended, err := s.repo.Purge(ctx, userID)
 	if err != nil {
 		return err
 	}
 	if ended {
 		s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
+		s.announceEnded(ctx, p)
+		waiting = append(waiting, p.PartnerOf(userID))
 	}
+	waiting = slices.DeleteFunc(waiting, func(u string) bool { return u == userID }) // the account is gone
+	s.announcePairing(ctx, waiting...)
 	return nil
 }
 
@@ -303,7 +325,55 @@ func (s *Service) end(ctx context.Context, userID string) error {
 		return err
 	}
 	s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
+	s.announceEnded(ctx, p)
+	s.announcePairing(ctx, p.UserA, p.UserB)
 	return nil
+}
+
+// counterparts are the other users of the pending requests of users (the
+// one each sent, those each waits on): a submit, a link or a purge
+// replaces or clears them, which changes those users' status too. Read
+// before the write; a failed read leaves its user's out (they see the
+// change on their next read).
+func (s *Service) counterparts(ctx context.Context, users ...string) []string {
+	var out []string
+	for _, u := range users {
+		snap, err := s.repo.Snapshot(ctx, u)
+		if err != nil {
+			continue
+		}
+		if snap.Outgoing != nil {
+			out = append(out, snap.Outgoing.To)
+		}
+		for _, r := range snap.Incoming {
+			out = append(out, r.From)
+		}
+	}
+	return out
+}
+
+// announcePairing tells each of users (once) of their own pairing status,
+// read now, after the write. A user whose status cannot be read is left
+// out.
+func (s *Service) announcePairing(ctx context.Context, users ...string) {
+	readers := map[string]any{}
+	for _, u := range users {
+		if _, seen := readers[u]; seen || u == "" {
+			continue
+		}
+		if st, err := s.Status(ctx, u); err == nil {
+			readers[u] = st
+		}
+	}
+	if len(readers) > 0 {
+		s.bus.Publish(ctx, core.Live{Type: LivePairing, For: readers})
+	}
+}
+
+// announceEnded tells both former partners of p that it ended.
+func (s *Service) announceEnded(ctx context.Context, p Partnership) {
+	s.bus.Publish(ctx, core.Live{Type: LiveEnded, For: map[string]any{
+		p.UserA: Ended{PartnerID: p.UserB}, p.UserB: Ended{PartnerID: p.UserA}}})
 }
 
 // reserveAttempt counts one attempt at a code against the user and the

@@ -138,9 +138,15 @@ func (f *fixture) partner(t *testing.T, user string) string {
 	return p
 }
 
+// facts are the domain events published, the live ones left out (see
+// TestPairingIsAnnouncedLive).
+func facts(bus *coretest.Events) []core.Event {
+	return slices.DeleteFunc(bus.All(), func(e core.Event) bool { _, live := e.(core.Live); return live })
+}
+
 func wantEvents(t *testing.T, bus *coretest.Events, want ...core.Event) {
 	t.Helper()
-	got := bus.All()
+	got := facts(bus)
 	if len(got) != len(want) {
 		t.Fatalf("events %+v, want %+v", got, want)
 	}
@@ -193,7 +199,7 @@ func TestPairingTable(t *testing.T) {
 		if s.State != partners.StatePending || s.IncomingFrom != "a" || !s.ActionRequired || s.MyCode == nil {
 			t.Fatalf("b: %+v", s)
 		}
-		if f.partner(t, "a") != "" || len(f.bus.All()) != 0 {
+		if f.partner(t, "a") != "" || len(facts(f.bus)) != 0 {
 			t.Fatal("pending must not pair")
 		}
 	})
@@ -295,7 +301,7 @@ func TestPairingTable(t *testing.T) {
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
 			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
 		coretest.WantErr(t, f.svc.Unpair(ctx, "a"), core.KindConflict, "not_paired")
-		if len(f.bus.All()) != 2 {
+		if len(facts(f.bus)) != 2 {
 			t.Fatal("a refused unpair published")
 		}
 		f.pairByCodes(t, "a", "c") // free to pair again
@@ -514,7 +520,7 @@ func TestConnectionTable(t *testing.T) {
 		if f.partner(t, "a") != "" || f.partner(t, "b") != "" {
 			t.Fatal("still partners")
 		}
-		events := f.bus.All()
+		events := facts(f.bus)
 		if len(events) != 2 || events[1] != (core.PartnershipEnded{PartnershipID: events[0].(core.PartnershipStarted).PartnershipID, UserIDs: [2]string{"a", "b"}}) {
 			t.Fatalf("events %+v", events)
 		}
@@ -589,9 +595,9 @@ func TestConnectionTable(t *testing.T) {
 			if tc.arrange != nil {
 				tc.arrange(t, f)
 			}
-			before := len(f.bus.All())
+			before := len(facts(f.bus))
 			coretest.WantErr(t, tc.act(f), tc.kind, tc.code)
-			if len(f.bus.All()) != before {
+			if len(facts(f.bus)) != before {
 				t.Fatal("a refused operation published an event")
 			}
 		})
@@ -692,8 +698,8 @@ func TestUserData(t *testing.T) {
 		if _, err := f.create("c", "conn-code-a"); err != nil {
 			t.Fatalf("the connection code stays taken: %v", err)
 		}
-		if err := f.svc.PurgeUser(ctx, "a"); err != nil || len(f.bus.All()) != 2 {
-			t.Fatalf("second purge: %v %+v", err, f.bus.All())
+		if err := f.svc.PurgeUser(ctx, "a"); err != nil || len(facts(f.bus)) != 2 {
+			t.Fatalf("second purge: %v %+v", err, facts(f.bus))
 		}
 	})
 	t.Run("purge of an unpaired user deletes their code and requests both ways", func(t *testing.T) {
@@ -711,7 +717,7 @@ func TestUserData(t *testing.T) {
 		}
 		_, err := f.submit("c", ca)
 		coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
-		if len(f.bus.All()) != 0 {
+		if len(facts(f.bus)) != 0 {
 			t.Fatal("nothing ended")
 		}
 	})
@@ -882,7 +888,7 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 			if s := f.status(t, "owner"); s.State != partners.StateUnpaired || f.partner(t, "x") != "" {
 				t.Fatalf("owner %+v", s)
 			}
-			if len(f.notes.all()) != 0 || len(f.bus.All()) != 0 {
+			if len(f.notes.all()) != 0 || len(facts(f.bus)) != 0 {
 				t.Fatal("a refused attempt left a trace")
 			}
 
@@ -1004,4 +1010,135 @@ func TestLinkNotifiesTheOwner(t *testing.T) {
 	if got := f.notes.all(); len(got) != 0 {
 		t.Fatalf("notes %+v", got)
 	}
+}
+
+// TestPairingIsAnnouncedLive: every change to a pairing status is a
+// pairing.changed live event for exactly the users whose status changed,
+// each with their own status as their GET returns it after the change;
+// the end of a partnership is a partnership.ended event for both former
+// partners, each naming the other. Nobody else ever hears of it (the
+// deleted account's status included), and a refused attempt announces
+// nothing.
+func TestPairingIsAnnouncedLive(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		typ     string
+		readers []string
+	}
+	changed := func(users ...string) want { return want{"pairing.changed", users} }
+	ended := want{typ: "partnership.ended", readers: []string{"a", "b"}}
+	cases := []struct {
+		name    string
+		arrange func(t *testing.T, f *fixture) // e and g are partners, and x holds a code nobody uses, throughout
+		act     func(t *testing.T, f *fixture) error
+		want    []want
+	}{
+		{name: "generate-code: the user alone",
+			act:  func(t *testing.T, f *fixture) error { _, err := f.svc.GenerateCode(ctx, "a"); return err },
+			want: []want{changed("a")}},
+		{name: "submit: the submitter (outgoing) and the code's owner (incoming)",
+			arrange: func(t *testing.T, f *fixture) { f.code(t, "b") },
+			act:     func(t *testing.T, f *fixture) error { _, err := f.submit("a", codeOf(t, f, "b")); return err },
+			want:    []want{changed("a", "b")}},
+		{name: "submit again to someone else: the one whose request it replaced too",
+			arrange: func(t *testing.T, f *fixture) { f.submit("a", f.code(t, "b")); f.code(t, "c") },
+			act:     func(t *testing.T, f *fixture) error { _, err := f.submit("a", codeOf(t, f, "c")); return err },
+			want:    []want{changed("a", "c", "b")}},
+		{name: "connected: both, and whoever waited on either",
+			arrange: func(t *testing.T, f *fixture) {
+				cb := f.code(t, "b")
+				f.submit("a", cb)
+				f.submit("w", f.code(t, "a")) // w waits on a; the connection clears it
+				f.submit("v", cb)             // and v on b
+			},
+			act:  func(t *testing.T, f *fixture) error { _, err := f.submit("b", codeOf(t, f, "a")); return err },
+			want: []want{changed("b", "a", "w", "v")}},
+		{name: "link: both, and whoever waited on either",
+			arrange: func(t *testing.T, f *fixture) {
+				f.create("a", "conn-code-a")
+				f.submit("w", f.code(t, "a"))
+			},
+			act:  func(t *testing.T, f *fixture) error { _, err := f.linkWith("b", "conn-code-a"); return err },
+			want: []want{changed("b", "a", "w")}},
+		{name: "unpair: ended for both, and both statuses",
+			arrange: func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
+			act:     func(t *testing.T, f *fixture) error { return f.svc.Unpair(ctx, "b") },
+			want:    []want{ended, changed("a", "b")}},
+		{name: "unlink: ended for both, and both statuses",
+			arrange: func(t *testing.T, f *fixture) { f.link(t, "a", "b") },
+			act:     func(t *testing.T, f *fixture) error { return f.svc.Unlink(ctx, "a") },
+			want:    []want{ended, changed("a", "b")}},
+		{name: "account deleted while paired: ended for both, the partner's status only",
+			arrange: func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
+			act:     func(t *testing.T, f *fixture) error { return f.svc.PurgeUser(ctx, "a") },
+			want:    []want{ended, changed("b")}},
+		{name: "account deleted while pending: the others of its requests only",
+			arrange: func(t *testing.T, f *fixture) {
+				f.submit("a", f.code(t, "b"))
+				f.submit("c", f.code(t, "a"))
+			},
+			act:  func(t *testing.T, f *fixture) error { return f.svc.PurgeUser(ctx, "a") },
+			want: []want{changed("b", "c")}},
+		{name: "account deleted with nothing pending: nobody",
+			act: func(t *testing.T, f *fixture) error { return f.svc.PurgeUser(ctx, "a") }},
+		{name: "own code refused: nothing",
+			arrange: func(t *testing.T, f *fixture) { f.code(t, "a") },
+			act:     func(t *testing.T, f *fixture) error { _, err := f.submit("a", codeOf(t, f, "a")); return err }},
+		{name: "unknown code refused: nothing",
+			act: func(t *testing.T, f *fixture) error { _, err := f.submit("a", "ZZZZZZ"); return err }},
+		{name: "a paired user's submit refused: nothing", arrange: func(t *testing.T, f *fixture) { f.code(t, "a") },
+			act: func(t *testing.T, f *fixture) error { _, err := f.submit("e", codeOf(t, f, "a")); return err }},
+		{name: "a paired owner's code refused: nothing",
+			act: func(t *testing.T, f *fixture) error { _, err := f.linkWith("a", "conn-code-e"); return err }},
+		{name: "unpair while unpaired refused: nothing",
+			act: func(t *testing.T, f *fixture) error { return f.svc.Unpair(ctx, "a") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if _, err := f.create("e", "conn-code-e"); err != nil {
+				t.Fatal(err)
+			}
+			f.pairByCodes(t, "e", "g")
+			f.code(t, "x")
+			if tc.arrange != nil {
+				tc.arrange(t, f)
+			}
+			f.clock.Advance(time.Minute)
+			f.bus.Reset()
+			err := tc.act(t, f)
+			if len(tc.want) == 0 {
+				f.bus.WantLive(t)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lives []core.Live
+			for _, w := range tc.want {
+				l := core.Live{Type: w.typ, For: map[string]any{}}
+				for _, u := range w.readers {
+					if w.typ == "partnership.ended" {
+						other := map[string]string{"a": "b", "b": "a"}[u]
+						l.For[u] = partners.Ended{PartnerID: other}
+						continue
+					}
+					l.For[u] = f.status(t, u) // what the user's own GET returns
+				}
+				lives = append(lives, l)
+			}
+			f.bus.WantLive(t, lives...)
+		})
+	}
+}
+
+// codeOf is the user's current pairing code, read without generating one.
+func codeOf(t *testing.T, f *fixture, user string) string {
+	t.Helper()
+	st := f.status(t, user)
+	if st.MyCode == nil {
+		t.Fatalf("%s has no code", user)
+	}
+	return st.MyCode.Code
 }

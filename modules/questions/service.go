@@ -6,20 +6,33 @@ import (
 	"tandem/core"
 )
 
+// The live events of the daily question: an answer, a reply or a reaction
+// in a conversation. Both partners hear of it, each with the question as
+// their own GET shows it (a View: the partner's answer stays locked for a
+// reader who has not answered).
+const (
+	LiveAnswered = "question.answered"
+	LiveReplied  = "question.replied"
+	LiveReacted  = "question.reacted"
+)
+
 // Service holds every daily-question rule of the spec and DESIGN.md.
 type Service struct {
 	repo         Repository
 	partnerships Partnerships
 	users        Users
 	notifier     Notifier
+	bus          core.Publisher
 	clock        core.Clock
 	ids          core.IDs
 	bank         []Question
 }
 
 // NewService is a plain constructor, usable without fx; it serves Bank.
-func NewService(repo Repository, partnerships Partnerships, users Users, notifier Notifier, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partnerships: partnerships, users: users, notifier: notifier, clock: clock, ids: ids, bank: Bank}
+func NewService(repo Repository, partnerships Partnerships, users Users, notifier Notifier, bus core.Publisher,
+	clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, users: users, notifier: notifier, bus: bus, clock: clock,
+		ids: ids, bank: Bank}
 }
 
 // CategoryNotify is the notification category of "your partner answered".
@@ -54,7 +67,8 @@ func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 // and replies of this conversation (404 not_found for another id, 400 for a
 // reaction's id); a user's second reaction to an item replaces the first.
 // An answer notifies the partner (category questions); a failed
-// notification does not fail the answer.
+// notification does not fail the answer. Every stored post is announced
+// live (LiveAnswered, LiveReplied, LiveReacted; see announce).
 func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) {
 	p, err := validatePost(p)
 	if err != nil {
@@ -83,8 +97,10 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 		return View{}, err
 	}
 	m := Message{ID: s.ids.New(), DailyID: d.ID, UserID: userID, CreatedAt: s.clock.Now()}
+	var live string
 	switch p := p.(type) {
 	case Answer:
+		live = LiveAnswered
 		if answered(userID, msgs) {
 			return View{}, errAnsweredAlready()
 		}
@@ -98,6 +114,7 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 		}
 		s.notifyPartner(ctx, c.partnerID, answered(c.partnerID, msgs))
 	case Reply:
+		live = LiveReplied
 		if !answered(userID, msgs) {
 			return View{}, errAnswerFirst()
 		}
@@ -111,6 +128,7 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 			return View{}, err
 		}
 	case React:
+		live = LiveReacted
 		if !answered(userID, msgs) {
 			return View{}, errAnswerFirst()
 		}
@@ -122,7 +140,38 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 			return View{}, err
 		}
 	}
-	return s.view(ctx, userID, d)
+	if msgs, err = s.repo.Messages(ctx, []string{d.ID}); err != nil {
+		return View{}, err
+	}
+	v := viewFor(userID, d, msgs)
+	s.announce(ctx, live, userID, d, msgs)
+	return v, nil
+}
+
+// announce tells both partners of a post to d's conversation, each with d
+// as their own GET shows it: the View of the question of their today. The
+// partnership is resolved again after the write, so nobody hears of a post
+// to a couple that ended meanwhile (an ex-partner never does: their GET is
+// 409). A partner whose today is another date (far-apart timezones) reads
+// another question and hears nothing; they find the post on reaching d. A
+// failed lookup leaves that reader out: the post stands.
+func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msgs []Message) {
+	partnershipID, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil || !ok || partnershipID != d.PartnershipID {
+		return
+	}
+	readers := map[string]any{}
+	now := s.clock.Now()
+	for _, u := range [2]string{userID, partnerID} {
+		loc, err := s.users.Location(ctx, u)
+		if err != nil || core.Today(now, loc) != d.Date {
+			continue
+		}
+		readers[u] = viewFor(u, d, msgs)
+	}
+	if len(readers) > 0 {
+		s.bus.Publish(ctx, core.Live{Type: typ, For: readers})
+	}
 }
 
 // History returns the couple's questions of dates up to the caller's today,

@@ -8,7 +8,7 @@ import (
 
 // Module provides the relationship use cases, its PartnershipEnded listener
 // and its user-data owner. The repository is bound by the storage adapters;
-// Partnerships and Users by bootstrap.
+// Partnerships, Users and Notifier by bootstrap.
 var Module = fx.Module("relationship",
 	fx.Provide(NewService),
 	fx.Provide(

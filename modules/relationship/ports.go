@@ -35,3 +35,12 @@ type Partnerships interface {
 type Users interface {
 	Location(ctx context.Context, userID string) (*time.Location, error)
 }
+
+// Notifier tells a user that their partner (fromUserID) did something of
+// kind (the notifications module: partnerActivity, coalesced and pushed at
+// most every 10 minutes, when the user's settings allow it). The
+// relationship it announces is already stored, so its error never fails
+// the start: the bootstrap adapter logs failures.
+type Notifier interface {
+	NotifyActivity(ctx context.Context, userID, fromUserID, kind string) error
+}

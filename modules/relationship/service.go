@@ -7,18 +7,32 @@ import (
 	"tandem/core"
 )
 
+// LiveChanged is the live event of a relationship started or ended by a
+// partner: both partners hear of it, each with the duration their own GET
+// shows (days counted to their own today). A relationship ended because
+// the partnership ended is not announced: neither may read it any more
+// (partnership.ended tells them).
+const LiveChanged = "relationship.changed"
+
+// ActivityRelationshipStarted is the partner activity of a relationship
+// started by the other partner.
+const ActivityRelationshipStarted = "relationshipStarted"
+
 // Service holds every relationship rule of the spec and DESIGN.md.
 type Service struct {
 	repo         Repository
 	partnerships Partnerships
 	users        Users
+	notifier     Notifier
+	bus          core.Publisher
 	clock        core.Clock
 	ids          core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partnerships Partnerships, users Users, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partnerships: partnerships, users: users, clock: clock, ids: ids}
+func NewService(repo Repository, partnerships Partnerships, users Users, notifier Notifier, bus core.Publisher,
+	clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, users: users, notifier: notifier, bus: bus, clock: clock, ids: ids}
 }
 
 // Get returns the couple's relationship as the caller sees it: the active one,
@@ -40,7 +54,8 @@ func (s *Service) Get(ctx context.Context, userID string) (Duration, error) {
 
 // Start begins the couple's relationship on date (YYYY-MM-DD, not after the
 // caller's today). Either partner may start it; while one is active, starting
-// again is a 409 conflict: end it first.
+// again is a 409 conflict: end it first. Both partners hear of it
+// (LiveChanged) and the other one is notified (ActivityRelationshipStarted).
 func (s *Service) Start(ctx context.Context, userID, date string) (Duration, error) {
 	if strings.TrimSpace(date) == "" {
 		return Duration{}, core.Invalid("invalid_request", "date is required (YYYY-MM-DD)")
@@ -70,13 +85,17 @@ func (s *Service) Start(ctx context.Context, userID, date string) (Duration, err
 	if err != nil {
 		return Duration{}, err
 	}
+	if partnerID, ok := s.announce(ctx, userID, r); ok {
+		_ = s.notifier.NotifyActivity(ctx, partnerID, userID, ActivityRelationshipStarted) // reported by the adapter
+	}
 	return r.DurationOn(today), nil
 }
 
 // End ends the couple's active relationship on date, or on the caller's
 // today when date is "". The date may not be in the future nor before the
 // start; a default today that is still before the start (a partner further
-// east started it) ends it on the start date.
+// east started it) ends it on the start date. Both partners hear of it
+// (LiveChanged).
 func (s *Service) End(ctx context.Context, userID, date string) (Duration, error) {
 	var on core.Date
 	if strings.TrimSpace(date) != "" {
@@ -116,7 +135,30 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 	if err != nil {
 		return Duration{}, err
 	}
+	s.announce(ctx, userID, ended)
 	return ended.DurationOn(today), nil
+}
+
+// announce tells both partners of r, just stored, each with their own
+// duration of it, and returns the partner it told. The partnership is
+// resolved again after the write: when it is no longer r's (the couple
+// unpaired meanwhile), neither may read r and nobody hears of it. A
+// partner whose timezone cannot be read is left out.
+func (s *Service) announce(ctx context.Context, userID string, r Relationship) (partnerID string, ok bool) {
+	partnershipID, partnerID, paired, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil || !paired || partnershipID != r.PartnershipID {
+		return "", false
+	}
+	readers := map[string]any{}
+	for _, u := range [2]string{userID, partnerID} {
+		if today, err := s.today(ctx, u); err == nil {
+			readers[u] = r.DurationOn(today)
+		}
+	}
+	if len(readers) > 0 {
+		s.bus.Publish(ctx, core.Live{Type: LiveChanged, For: readers})
+	}
+	return partnerID, true
 }
 
 // Listener ends the active relationship of a partnership that ended.

@@ -22,13 +22,15 @@ type fixture struct {
 	users *coretest.Zones
 	clock *coretest.FixedClock
 	bus   *core.Bus
+	live  *coretest.Events
+	notes *coretest.Activities
 }
 
 func newFixture(t *testing.T, now time.Time) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewRelationshipRepo(), pairs: coretest.NewCouples(),
-		users: coretest.NewZones(), clock: coretest.NewClock(now)}
-	f.svc = relationship.NewService(f.repo, f.pairs, f.users, f.clock, &coretest.SeqIDs{})
+		users: coretest.NewZones(), clock: coretest.NewClock(now), live: &coretest.Events{}, notes: &coretest.Activities{}}
+	f.svc = relationship.NewService(f.repo, f.pairs, f.users, f.notes, f.live, f.clock, &coretest.SeqIDs{})
 	f.bus = core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
 	f.pairs.PairAs("p1", "ann", "bob")
 	return f
@@ -328,4 +330,116 @@ func TestExportAndPurge(t *testing.T) {
 	}
 	_, err = f.svc.Get(ctx, "ann")
 	coretest.WantErr(t, err, core.KindNotFound, "not_found")
+}
+
+// TestChangesAreAnnouncedToBothPartnersEachWithTheirOwnDuration: a start or
+// an end is a relationship.changed live event for both partners, each with
+// the duration their own GET returns (days to their own today), and a start
+// notifies the other partner. Never a stranger or an ex-partner; nobody for
+// a relationship stored as the couple unpaired, nor for one the
+// partnership's end closed (neither may read it); a refused change
+// announces nothing.
+func TestChangesAreAnnouncedToBothPartnersEachWithTheirOwnDuration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := func(user string) func(f *fixture) error {
+		return func(f *fixture) error { _, err := f.svc.Start(ctx, user, "2025-06-01"); return err }
+	}
+	end := func(user string) func(f *fixture) error {
+		return func(f *fixture) error { _, err := f.svc.End(ctx, user, ""); return err }
+	}
+	started := func(f *fixture) { f.start(t, "ann", "2025-06-01") }
+	cases := []struct {
+		name    string
+		setup   func(f *fixture) // ann (Kiritimati, a day ahead) and bob (UTC) are partners (p1); dan and eve (p2)
+		during  func(f *fixture) // after the change is stored, before it is announced
+		act     func(f *fixture) error
+		readers []string // who hears of it; nil when nobody
+		notes   []string
+		refused bool
+	}{
+		{name: "started by ann: both, ann's partner notified", act: start("ann"),
+			readers: []string{"ann", "bob"}, notes: []string{"bob<-ann:relationshipStarted"}},
+		{name: "started by bob: both, ann notified", act: start("bob"),
+			readers: []string{"ann", "bob"}, notes: []string{"ann<-bob:relationshipStarted"}},
+		{name: "ended: both", setup: started, act: end("bob"), readers: []string{"ann", "bob"}},
+		{name: "started with a new partner: never the ex-partner",
+			setup: func(f *fixture) { f.pairs.Unpair("ann", "bob"); f.pairs.PairAs("p3", "ann", "cid") },
+			act:   start("ann"), readers: []string{"ann", "cid"}, notes: []string{"cid<-ann:relationshipStarted"}},
+		{name: "unpaired as it was stored: nobody", during: func(f *fixture) { f.pairs.Unpair("ann", "bob") },
+			act: start("ann")},
+		{name: "ended as they unpaired: nobody", setup: started, during: func(f *fixture) { f.pairs.Unpair("ann", "bob") },
+			act: end("ann")},
+		{name: "ended by the partnership's end: nobody", setup: started, act: func(f *fixture) error {
+			f.pairs.Unpair("ann", "bob")
+			f.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: "p1", UserIDs: [2]string{"ann", "bob"}})
+			if r, _ := f.repo.Latest(ctx, "p1"); r.Active {
+				t.Fatal("still active")
+			}
+			return nil
+		}},
+		{name: "the ex-partner's start is refused: nothing", setup: func(f *fixture) { f.pairs.Unpair("ann", "bob") },
+			act: start("bob"), refused: true},
+		{name: "a single user's start is refused: nothing", act: start("cat"), refused: true},
+		{name: "a second start is refused: nothing", setup: started, act: start("bob"), refused: true},
+		{name: "an end with nothing active is refused: nothing", act: end("ann"), refused: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
+			f.users.Set("ann", loc(t, "Pacific/Kiritimati"))
+			f.pairs.PairAs("p2", "dan", "eve")
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			f.live.Reset()
+			f.notes.Take()
+			if tc.during != nil {
+				f.svc = relationship.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.pairs, f.users, f.notes, f.live,
+					f.clock, &coretest.SeqIDs{})
+			}
+			err := tc.act(f)
+			if tc.refused != (err != nil) {
+				t.Fatalf("refused %v: %v", tc.refused, err)
+			}
+			var want []core.Live
+			if len(tc.readers) > 0 {
+				l := core.Live{Type: "relationship.changed", For: map[string]any{}}
+				for _, r := range tc.readers {
+					l.For[r] = f.get(t, r) // what the reader's own GET returns
+				}
+				if ann, bob := f.get(t, tc.readers[0]), f.get(t, tc.readers[1]); ann.Active && ann.Days == bob.Days {
+					t.Fatalf("each counts to their own today: %+v %+v", ann, bob)
+				}
+				want = append(want, l)
+			}
+			f.live.WantLive(t, want...)
+			if got := f.notes.Take(); fmt.Sprint(got) != fmt.Sprint(tc.notes) {
+				t.Fatalf("notes %q, want %q", got, tc.notes)
+			}
+		})
+	}
+}
+
+// hookedRepo runs after once a start or an end is stored.
+type hookedRepo struct {
+	relationship.Repository
+	after func()
+}
+
+func (r hookedRepo) Start(ctx context.Context, rel relationship.Relationship) error {
+	if err := r.Repository.Start(ctx, rel); err != nil {
+		return err
+	}
+	r.after()
+	return nil
+}
+
+func (r hookedRepo) End(ctx context.Context, id string, on core.Date, at time.Time) (relationship.Relationship, error) {
+	out, err := r.Repository.End(ctx, id, on, at)
+	if err == nil {
+		r.after()
+	}
+	return out, err
 }
