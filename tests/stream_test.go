@@ -355,3 +355,82 @@ func natsOutage(t *testing.T, h *harness, srv *natstest.Server) {
 		}
 	}
 }
+
+// drain is every event (not comments) that arrives until none has for quiet.
+func (s *sse) drain(quiet time.Duration) []sseEvent {
+	var out []sseEvent
+	for {
+		select {
+		case e := <-s.events:
+			if e.Type != ":" {
+				out = append(out, e)
+			}
+		case <-time.After(quiet):
+			return out
+		}
+	}
+}
+
+// lastOf is the data of the last event of type typ in es; it fails when none.
+func lastOf(t *testing.T, es []sseEvent, typ string) string {
+	t.Helper()
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].Type == typ {
+			if es[i].ID == "" {
+				t.Fatalf("a %s event without an id", typ)
+			}
+			return es[i].Data
+		}
+	}
+	t.Fatalf("no %s event among %+v", typ, es)
+	return ""
+}
+
+// sameAsREST fails unless a stream event's data is exactly the JSON of r.
+func sameAsREST(t *testing.T, data string, r response) {
+	t.Helper()
+	expect(t, response{Status: 200, Body: []byte(data)}, 200, string(r.Body))
+}
+
+// A couple's life over their streams: each event is the REST read of the
+// reader it reaches, and a stranger's stream stays silent throughout.
+func TestStreamCarriesTheCouplesLife(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob, cid := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("cid@x.io")
+		annS, bobS, cidS := h.openStream(ann, ""), h.openStream(bob, ""), h.openStream(cid, "")
+		quiet := 150 * time.Millisecond
+
+		h.pair(ann, bob)
+		sameAsREST(t, lastOf(t, annS.drain(quiet), "pairing.changed"), h.pairingStatus(ann))
+		sameAsREST(t, lastOf(t, bobS.drain(quiet), "pairing.changed"), h.pairingStatus(bob))
+
+		expect(t, h.post(relationshipPath(ann), ann.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
+		sameAsREST(t, lastOf(t, annS.drain(quiet), "relationship.changed"), h.get(relationshipPath(ann), ann.Token))
+		bobSaw := bobS.drain(quiet)
+		sameAsREST(t, lastOf(t, bobSaw, "relationship.changed"), h.get(relationshipPath(bob), bob.Token))
+		lastOf(t, bobSaw, "notification.created") // the partner is told the relationship started
+
+		ev := h.createEvent(ann, map[string]any{"title": "Dinner", "startDate": "2026-02-14"})
+		one := eventsPath(ann) + "/" + ev["id"].(string)
+		sameAsREST(t, lastOf(t, annS.drain(quiet), "event.created"), h.get(one, ann.Token))
+		bobSaw = bobS.drain(quiet)
+		sameAsREST(t, lastOf(t, bobSaw, "event.created"), h.get(eventsPath(bob)+"/"+ev["id"].(string), bob.Token))
+		inbox := h.get("/api/users/user/"+bob.ID+"/notifications", bob.Token).JSON(t)["notifications"].([]any)
+		expect(t, response{Status: 200, Body: []byte(lastOf(t, bobSaw, "notification.created"))}, 200, jsonStr(inbox[0]))
+
+		expect(t, h.do(req{Method: "DELETE", Path: one, Token: ann.Token}), 200, "")
+		want := `{"id":` + jsonStr(ev["id"]) + `}`
+		expect(t, response{Status: 200, Body: []byte(lastOf(t, annS.drain(quiet), "event.deleted"))}, 200, want)
+		expect(t, response{Status: 200, Body: []byte(lastOf(t, bobS.drain(quiet), "event.deleted"))}, 200, want)
+
+		expect(t, h.post(pairingPath(ann)+"/unpair", ann.Token, map[string]any{}), 200, "")
+		expect(t, response{Status: 200, Body: []byte(lastOf(t, annS.drain(quiet), "partnership.ended"))}, 200, `{"partnerId":"`+bob.ID+`"}`)
+		expect(t, response{Status: 200, Body: []byte(lastOf(t, bobS.drain(quiet), "partnership.ended"))}, 200, `{"partnerId":"`+ann.ID+`"}`)
+
+		// after the unpair, ann's calendar is hers alone
+		h.createEvent(ann, map[string]any{"title": "Alone", "startDate": "2026-03-01"})
+		lastOf(t, annS.drain(quiet), "event.created")
+		bobS.none(quiet)
+		cidS.none(quiet)
+	})
+}
