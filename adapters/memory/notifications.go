@@ -363,9 +363,7 @@ func NewDailyReminderRepo() *DailyReminderRepo {
 func (r *DailyReminderRepo) ScheduleReminder(_ context.Context, userID string, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.next[userID]; !ok || at.Before(old) {
-		r.next[userID] = at
-	}
+	r.next[userID] = at
 	return nil
 }
 

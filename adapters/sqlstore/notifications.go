@@ -401,14 +401,9 @@ type dueReminderRow struct {
 	NextAt int64  `db:"next_at"`
 }
 
-// ScheduleReminder upserts, keeping the earlier instant in the same statement.
 func (r *DailyReminderRepo) ScheduleReminder(ctx context.Context, userID string, at time.Time) error {
-	keep := "next_at = MIN(next_at, excluded.next_at)"
-	if r.db.Dialect == MySQL {
-		keep = "next_at = LEAST(next_at, VALUES(next_at))"
-	}
 	return r.db.exec(ctx, r.db, r.db.sb.Insert("daily_reminders").Columns("user_id", "next_at").
-		Values(userID, at.UnixMilli()).Suffix(r.db.upsert("user_id", keep)))
+		Values(userID, at.UnixMilli()).Suffix(r.db.upsertColumns("user_id", "next_at")))
 }
 
 // DueReminders reads idx_daily_reminders_next up to now.

@@ -89,10 +89,13 @@ const (
 // their couple's question of that date (category questions: the
 // dailyReminders setting and pauseAll decide the push; the inbox keeps it
 // either way). Each user's next due instant is stored, so the job reads the
-// due ones only; every due one is recomputed from the current settings and
-// timezone before anything is sent, and each (user, local date) is claimed
-// in the database first, so it goes out once however many processes run
-// the job (at most once: a failed save after the claim loses that day's).
+// due ones only, and it is recomputed from the current settings and
+// timezone whenever they change (Service) and again when it falls due: a
+// time moved later is waited for, and a reminder whose time has come today
+// goes out even late (after a retry, or a pause of the jobs). Each (user,
+// local date) is claimed in the database first, so it goes out once however
+// many processes run the job (at most once: a failed save after the claim
+// loses that day's).
 type Reminders struct {
 	svc       *Service
 	reminders DailyReminderRepository

@@ -111,9 +111,8 @@ type ReceiptLog interface {
 // the local dates a user was reminded of (one row per user and date: the
 // claim that makes a reminder go out once across processes).
 type DailyReminderRepository interface {
-	// ScheduleReminder makes the user's reminder due at at, or keeps the
-	// instant stored when it is earlier: an early one only wakes the job,
-	// which recomputes it, while a late one would skip a day.
+	// ScheduleReminder makes the user's reminder due at at (insert or
+	// replace).
 	ScheduleReminder(ctx context.Context, userID string, at time.Time) error
 	// DueReminders returns up to limit reminders due at or before now,
 	// earliest first.

@@ -64,7 +64,10 @@ func (s *Service) UpdateSettings(ctx context.Context, userID string, c Changes) 
 }
 
 // schedule sets the user's next daily reminder by their settings st and
-// their timezone (the job checks it again before sending).
+// their timezone (the job checks it again before sending). Two concurrent
+// updates of one user's time may leave the older one's instant; the job
+// then sends at that instant if it is the same local date, else a day is
+// lost: a race of one user with themselves, left as it is.
 func (s *Service) schedule(ctx context.Context, userID string, st Settings) error {
 	loc, err := s.users.Location(ctx, userID)
 	if err != nil {
