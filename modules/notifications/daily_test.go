@@ -24,7 +24,9 @@ func mustZone(t *testing.T, name string) *time.Location {
 
 func hm(h, m int) core.TimeOfDay { return core.TimeOfDay{Hour: h, Minute: m} }
 
-func utc(y int, mo time.Month, d, h, m int) time.Time { return time.Date(y, mo, d, h, m, 0, 0, time.UTC) }
+func utc(y int, mo time.Month, d, h, m int) time.Time {
+	return time.Date(y, mo, d, h, m, 0, 0, time.UTC)
+}
 
 // TestReminderDue is the due-time rule on ordinary days and on the DST days
 // of Europe/Berlin and America/New_York in 2026, with reminder times inside
