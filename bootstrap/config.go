@@ -18,6 +18,7 @@ import (
 
 	"tandem/adapters/httpapi"
 	"tandem/modules/images"
+	"tandem/modules/notifications"
 	"tandem/modules/premium"
 )
 
@@ -39,8 +40,12 @@ type Config struct {
 	// TokenCacheTTL bounds how long a token revoked by another process may
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration
-	// ReminderInterval is how often this process sends due event reminders.
+	// ReminderInterval is how often this process sends due event and daily
+	// reminders.
 	ReminderInterval time.Duration
+	// PushReceiptDelay is how long after a push its Expo receipt is first
+	// read, and between two reads of one not ready yet.
+	PushReceiptDelay time.Duration
 	LogLevel         zapcore.Level
 	LogFormat        string
 	// PairingFailsUser and PairingFailsIP bound failed code attempts (link,
@@ -134,6 +139,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		UploadLimit:      uploadLimit,
 		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
 		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),
+		PushReceiptDelay: l.receiptDelay("TANDEM_PUSH_RECEIPT_DELAY", notifications.DefaultReceiptDelay),
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
@@ -261,6 +267,17 @@ func (l *loader) cacheTTL(name string, def time.Duration) time.Duration {
 	d := l.duration(name, def)
 	if d > 5*time.Second {
 		l.fail(name, "%s is longer than the 5s a revoked token may live on", d)
+		return def
+	}
+	return d
+}
+
+// receiptDelay is a positive duration shorter than the day a receipt stays
+// readable (notifications.TicketMaxAge).
+func (l *loader) receiptDelay(name string, def time.Duration) time.Duration {
+	d := l.duration(name, def)
+	if d >= notifications.TicketMaxAge {
+		l.fail(name, "%s is not shorter than %s, after which Expo's receipts are gone", d, notifications.TicketMaxAge)
 		return def
 	}
 	return d

@@ -25,7 +25,7 @@ func TestLoadDefaults(t *testing.T) {
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
 		c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.MetricsAddr != "127.0.0.1:9464" ||
 		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 ||
-		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 {
+		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 || c.PushReceiptDelay != 15*time.Minute {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -104,23 +104,24 @@ func TestLoadBus(t *testing.T) {
 
 func TestLoadNamesEachBadVariable(t *testing.T) {
 	cases := map[string]string{
-		"TANDEM_DB":                "postgres://x",
-		"TANDEM_BLOBS":             "ftp://x",
-		"TANDEM_MAIL":              "smtp://nohostport",
-		"TANDEM_PUSH":              "fcm?project=p",
-		"TANDEM_PURCHASES":         "apple",
-		"TANDEM_RATE_LIMIT_IP":     "-3",
-		"TANDEM_LOG_LEVEL":         "loud",
-		"TANDEM_LOG_FORMAT":        "xml",
-		"TANDEM_PUBLIC_URL":        "localhost",
-		"TANDEM_READ_TIMEOUT":      "soon",
-		"TANDEM_UPLOAD_MAX_BYTES":  "ten",
-		"TANDEM_ADMIN_EMAILS":      "nobody",
-		"TANDEM_REMINDER_INTERVAL": "often",
-		"TANDEM_LIMITS_FREE":       `["projects"]`,
-		"TANDEM_LIMITS_PREMIUM":    `{"projects":`,
-		"TANDEM_FREE_FEATURES":     "messages,bad feature",
-		"TANDEM_PREMIUM_FEATURES":  "hd_photos;custom_themes",
+		"TANDEM_DB":                 "postgres://x",
+		"TANDEM_BLOBS":              "ftp://x",
+		"TANDEM_MAIL":               "smtp://nohostport",
+		"TANDEM_PUSH":               "fcm?project=p",
+		"TANDEM_PURCHASES":          "apple",
+		"TANDEM_RATE_LIMIT_IP":      "-3",
+		"TANDEM_LOG_LEVEL":          "loud",
+		"TANDEM_LOG_FORMAT":         "xml",
+		"TANDEM_PUBLIC_URL":         "localhost",
+		"TANDEM_READ_TIMEOUT":       "soon",
+		"TANDEM_UPLOAD_MAX_BYTES":   "ten",
+		"TANDEM_ADMIN_EMAILS":       "nobody",
+		"TANDEM_REMINDER_INTERVAL":  "often",
+		"TANDEM_PUSH_RECEIPT_DELAY": "soon",
+		"TANDEM_LIMITS_FREE":        `["projects"]`,
+		"TANDEM_LIMITS_PREMIUM":     `{"projects":`,
+		"TANDEM_FREE_FEATURES":      "messages,bad feature",
+		"TANDEM_PREMIUM_FEATURES":   "hd_photos;custom_themes",
 
 		"TANDEM_IMAGES_RATE_LIMIT": "0",
 		"TANDEM_METRICS_ADDR":      "9464",
@@ -173,5 +174,30 @@ func TestLoadPremiumPolicy(t *testing.T) {
 	c, err = Load(env(map[string]string{"TANDEM_LIMITS_FREE": `{"projects": 1}`, "TANDEM_PREMIUM_FEATURES": " a , b.c "}))
 	if err != nil || fmt.Sprint(c.Premium.FreeLimits) != "map[projects:1]" || strings.Join(c.Premium.PremiumFeatures, "|") != "a|b.c" {
 		t.Fatalf("parsed: %+v %v", c.Premium, err)
+	}
+}
+
+func TestLoadPushReceiptDelay(t *testing.T) {
+	cases := []struct {
+		value string
+		want  time.Duration
+		err   string // "" when accepted
+	}{
+		{"", 15 * time.Minute, ""},
+		{"30m", 30 * time.Minute, ""},
+		{"23h59m", 23*time.Hour + 59*time.Minute, ""},
+		{"24h", 0, `TANDEM_PUSH_RECEIPT_DELAY: 24h0m0s is not shorter than 24h0m0s, after which Expo's receipts are gone`},
+		{"0s", 0, `TANDEM_PUSH_RECEIPT_DELAY: "0s" is not a positive duration such as 30s`},
+		{"-5m", 0, `TANDEM_PUSH_RECEIPT_DELAY: "-5m" is not a positive duration such as 30s`},
+		{"15", 0, `TANDEM_PUSH_RECEIPT_DELAY: "15" is not a positive duration such as 30s`},
+	}
+	for _, tc := range cases {
+		c, err := Load(env(map[string]string{"TANDEM_PUSH_RECEIPT_DELAY": tc.value}))
+		switch {
+		case tc.err == "" && (err != nil || c.PushReceiptDelay != tc.want):
+			t.Errorf("%q: %v, %v; want %v", tc.value, c.PushReceiptDelay, err, tc.want)
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("%q: error %v, want %s", tc.value, err, tc.err)
+		}
 	}
 }

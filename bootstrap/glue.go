@@ -57,6 +57,11 @@ var ports = fx.Provide(
 	func(a *accounts.Service) questions.Users { return a },
 	func(n *Notifier) questions.Notifier { return n },
 	func(a *accounts.Service) advice.Users { return a },
+	func(a *accounts.Service) notifications.Users { return a },
+	func(q *questions.Service) notifications.DailyQuestions { return q },
+	func(c Config) notifications.ReceiptSettings {
+		return notifications.ReceiptSettings{Delay: c.PushReceiptDelay}
+	},
 	func(n *Notifier) partners.Notifier { return n },
 	func(c Config) partners.Settings {
 		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP}

@@ -10,12 +10,14 @@ import (
 
 	"tandem/modules/accounts"
 	"tandem/modules/events"
+	"tandem/modules/notifications"
 	"tandem/modules/throttle"
 )
 
 // job is one periodic task of this process. Every job is safe to run in all
-// processes behind a load balancer at once: purges are idempotent and
-// reminders are claimed in the database before they are sent.
+// processes behind a load balancer at once: purges are idempotent, reminders
+// are claimed in the database before they are sent, and push tickets before
+// their receipts are read.
 type job struct {
 	name  string
 	every time.Duration
@@ -24,11 +26,14 @@ type job struct {
 
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
-	accts *accounts.Service, reminders *events.Reminders) {
+	accts *accounts.Service, reminders *events.Reminders, daily *notifications.Reminders, receipts *notifications.Receipts) {
 	list := []job{
 		{"purge throttle counters", 10 * time.Minute, limiter.Purge},
 		{"purge expired tokens, codes and reset proofs", 10 * time.Minute, accts.Purge},
 		{"send event reminders", cfg.ReminderInterval, reminders.SendDue},
+		{"send daily reminders", cfg.ReminderInterval, daily.SendDue},
+		{"purge daily reminder claims", 10 * time.Minute, daily.Purge},
+		{"read push receipts", time.Minute, receipts.CheckDue},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

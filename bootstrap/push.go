@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -21,33 +22,54 @@ import (
 // memory alone take every device and count it as sent; listed beside
 // providers they take the devices whose provider is not listed. Without
 // either, such a device counts in the total and is not sent. The memory
-// sender is also provided as *mempush.Outbox, for tests and QA.
+// sender is also provided as *mempush.Outbox, for tests and QA. It binds
+// notifications.ReceiptReader too: the expo client when expo is listed (no
+// other sender hands out tickets), and the ReceiptLog.
 func pusher(cfgs []PushConfig) fx.Option {
 	memory := false
 	for _, c := range cfgs {
 		memory = memory || c.Kind == "memory"
 	}
+	adapters := fx.Provide(func(log *zap.Logger) (pushAdapters, error) { return newPushAdapters(log, cfgs, nil) })
 	if memory {
-		return fx.Provide(mempush.New,
-			func(log *zap.Logger, out *mempush.Outbox) (notifications.Pusher, error) {
-				return newPushRouter(log, cfgs, out)
-			})
+		adapters = fx.Provide(mempush.New, func(log *zap.Logger, out *mempush.Outbox) (pushAdapters, error) {
+			return newPushAdapters(log, cfgs, out)
+		})
 	}
-	return fx.Provide(func(log *zap.Logger) (notifications.Pusher, error) { return newPushRouter(log, cfgs, nil) })
+	return fx.Options(adapters, fx.Provide(
+		func(log *zap.Logger) notifications.ReceiptLog { return receiptLog{log} },
+	))
 }
 
-// newPushRouter builds the providers of cfgs; fcm reads its credentials file
-// now, so a bad one stops the start with a line naming TANDEM_PUSH.
-func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*push.Router, error) {
+// pushAdapters are the Pusher and the ReceiptReader of TANDEM_PUSH.
+type pushAdapters struct {
+	fx.Out
+	Pusher   notifications.Pusher
+	Receipts notifications.ReceiptReader
+}
+
+func newPushAdapters(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (pushAdapters, error) {
+	r, receipts, err := newPushRouter(log, cfgs, mem)
+	if err != nil {
+		return pushAdapters{}, err
+	}
+	return pushAdapters{Pusher: r, Receipts: receipts}, nil
+}
+
+// newPushRouter builds the providers of cfgs, and the receipt reader (no
+// receipts without expo); fcm reads its credentials file now, so a bad one
+// stops the start with a line naming TANDEM_PUSH.
+func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*push.Router, notifications.ReceiptReader, error) {
 	hc := &http.Client{Timeout: 10 * time.Second}
 	providers := map[notifications.Provider]notifications.Pusher{}
 	var fallback notifications.Pusher
+	var receipts notifications.ReceiptReader = noReceipts{}
 	for _, c := range cfgs {
 		var p notifications.Pusher
 		switch c.Kind {
 		case "log", "memory":
 			if fallback != nil {
-				return nil, fmt.Errorf("TANDEM_PUSH: give at most one of log and memory")
+				return nil, nil, fmt.Errorf("TANDEM_PUSH: give at most one of log and memory")
 			}
 			if c.Kind == "memory" {
 				fallback = mem
@@ -56,21 +78,53 @@ func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*pu
 			}
 			continue
 		case "expo":
-			p = expo.New(c.URL, hc)
+			e := expo.New(c.URL, hc)
+			p, receipts = e, e
 		case "fcm":
 			f, err := fcm.New(fcm.Config{Project: c.Project, CredentialsFile: c.Credentials, BaseURL: c.URL, HTTPClient: hc})
 			if err != nil {
-				return nil, fmt.Errorf("TANDEM_PUSH: %w", err)
+				return nil, nil, fmt.Errorf("TANDEM_PUSH: %w", err)
 			}
 			p = f
 		default:
-			return nil, fmt.Errorf("TANDEM_PUSH: unknown provider %q", c.Kind)
+			return nil, nil, fmt.Errorf("TANDEM_PUSH: unknown provider %q", c.Kind)
 		}
 		provider := notifications.Provider(c.Kind)
 		if _, dup := providers[provider]; dup {
-			return nil, fmt.Errorf("TANDEM_PUSH: %s is given twice", c.Kind)
+			return nil, nil, fmt.Errorf("TANDEM_PUSH: %s is given twice", c.Kind)
 		}
 		providers[provider] = p
 	}
-	return push.NewRouter(log, providers, fallback), nil
+	return push.NewRouter(log, providers, fallback), receipts, nil
+}
+
+// noReceipts is the receipt reader without expo: no ticket is ever stored
+// then, and one left from an earlier configuration gets no answer until it
+// is dropped.
+type noReceipts struct{}
+
+func (noReceipts) Receipts(context.Context, []string) (map[string]notifications.Receipt, error) {
+	return nil, nil
+}
+
+// receiptLog logs what the receipts said: a failure as a warning, a dead
+// token (its device is removed) and a ticket never answered at info level,
+// an ok at debug level.
+type receiptLog struct{ log *zap.Logger }
+
+func (l receiptLog) Receipt(_ context.Context, t notifications.Ticket, r notifications.Receipt) {
+	fields := []zap.Field{zap.String("ticket", t.ID), zap.String("device_id", t.DeviceID)}
+	switch r.Status {
+	case notifications.ReceiptOK:
+		l.log.Debug("push receipt ok", fields...)
+	case notifications.ReceiptDeadToken:
+		l.log.Info("push receipt: token dead; the device is removed", append(fields, zap.String("error", r.Error))...)
+	default:
+		l.log.Warn("push receipt: not delivered", append(fields, zap.String("error", r.Error))...)
+	}
+}
+
+func (l receiptLog) Unanswered(_ context.Context, t notifications.Ticket) {
+	l.log.Info("push receipt never came; the ticket is dropped", zap.String("ticket", t.ID),
+		zap.String("device_id", t.DeviceID), zap.Time("sent_at", t.SentAt))
 }

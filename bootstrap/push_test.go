@@ -15,6 +15,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/push/expo"
 	"tandem/adapters/push/mempush"
 	"tandem/modules/notifications"
 )
@@ -92,11 +93,12 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 		memPushes  int
 		useMemory  bool
 		errHasText string
+		expo       bool // the receipt reader is the expo client
 	}{
 		{value: "log", want: "DD"},
 		{value: "memory", want: "DD", memPushes: 2, useMemory: true},
-		{value: closed, want: "FF"},
-		{value: closed + ",memory", want: "FD", memPushes: 1, useMemory: true},
+		{value: closed, want: "FF", expo: true},
+		{value: closed + ",memory", want: "FD", memPushes: 1, useMemory: true, expo: true},
 		{value: "fcm?project=p&credentials=" + credentialsFile(t), want: "FF"},
 		{value: "fcm?project=p&credentials=/does/not/exist.json", errHasText: "TANDEM_PUSH: fcm: credentials: open /does/not/exist.json"},
 	}
@@ -109,7 +111,7 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 		if tc.useMemory {
 			mem = mempush.New()
 		}
-		r, err := newPushRouter(zap.NewNop(), cfg.Push, mem)
+		r, receipts, err := newPushRouter(zap.NewNop(), cfg.Push, mem)
 		if tc.errHasText != "" {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.errHasText) {
 				t.Fatalf("%s: %v", tc.value, err)
@@ -127,6 +129,9 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 		cancel()
 		if outcomes(got) != tc.want || (mem != nil && len(mem.All()) != tc.memPushes) {
 			t.Fatalf("%s: %s", tc.value, outcomes(got))
+		}
+		if _, isExpo := receipts.(*expo.Client); isExpo != tc.expo {
+			t.Fatalf("%s: receipts read by %T", tc.value, receipts)
 		}
 	}
 }

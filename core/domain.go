@@ -26,6 +26,15 @@ type PartnershipStarted struct {
 
 func (PartnershipStarted) EventName() string { return "PartnershipStarted" }
 
+// TimezoneChanged: a user's profile timezone changed, so the instants of
+// their local times (a daily reminder at 20:00) move.
+type TimezoneChanged struct {
+	UserID   string
+	Timezone string // IANA name, "" for UTC
+}
+
+func (TimezoneChanged) EventName() string { return "TimezoneChanged" }
+
 // UserData is implemented by every module that stores a user's data, from its
 // first version: account deletion purges through it and export collects it.
 // Modules contribute one through the "userdata" value group.

@@ -77,6 +77,13 @@ func withFx(opts ...fx.Option) option { return func(h *harness) { h.extra = appe
 // withEnv overrides one TANDEM_* variable.
 func withEnv(name, value string) option { return func(h *harness) { h.env[name] = value } }
 
+// sharingDB runs the harness on other's database instead of a fresh one: a
+// second app instance, as another process behind the load balancer (SQL
+// profiles only; a memory store is one process's).
+func sharingDB(other *harness) option {
+	return func(h *harness) { h.env["TANDEM_DB"] = other.env["TANDEM_DB"] }
+}
+
 // harness is one running app and a client for it.
 type harness struct {
 	t      testing.TB
@@ -103,12 +110,12 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 		"TANDEM_LOG_LEVEL":    logLevel(),
 		"TANDEM_API_KEYS":     testAPIKey,
 	}
-	if p.sql != "" {
-		c := sqltest.Config(t, p.sql)
-		h.env["TANDEM_DB"] = string(p.sql) + ":" + c.DSN
-	}
 	for _, o := range opts {
 		o(h)
+	}
+	if p.sql != "" && h.env["TANDEM_DB"] == "memory" { // a fresh database, unless an option named one
+		c := sqltest.Config(t, p.sql)
+		h.env["TANDEM_DB"] = string(p.sql) + ":" + c.DSN
 	}
 	cfg, err := bootstrap.Load(func(k string) (string, bool) {
 		v, ok := h.env[k]

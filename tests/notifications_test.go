@@ -25,8 +25,13 @@ func eachProfileWithPushes(t *testing.T, fn func(t *testing.T, h *harness, pushe
 }
 
 // settingsJSON is the settings object: the defaults with pauseAll as given
-// and the named types off.
+// and the named types off (the daily reminder at 20:00).
 func settingsJSON(pauseAll bool, off ...string) string {
+	return settingsAt("20:00", pauseAll, off...)
+}
+
+// settingsAt is settingsJSON with the daily reminder at the given time.
+func settingsAt(reminder string, pauseAll bool, off ...string) string {
 	var parts []string
 	parts = append(parts, fmt.Sprintf(`"pauseAll":%v`, pauseAll))
 	for _, k := range []string{"dailyReminders", "moodUpdates", "habitsReminder", "eventsNotification",
@@ -39,6 +44,7 @@ func settingsJSON(pauseAll bool, off ...string) string {
 		}
 		parts = append(parts, fmt.Sprintf(`"%s":%v`, k, on))
 	}
+	parts = append(parts, `"dailyReminderTime":`+jsonStr(reminder))
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
@@ -117,7 +123,7 @@ func TestNotificationSettingsErrors(t *testing.T) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		path := notifPath(u, "/notification-settings")
 		unknown := func(k string) string {
-			return errInvalid(`unknown setting \"` + k + `\": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates`)
+			return errInvalid(`unknown setting \"` + k + `\": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity, systemUpdates or dailyReminderTime`)
 		}
 		unchanged := func(t *testing.T, h *harness) {
 			expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
@@ -132,7 +138,7 @@ func TestNotificationSettingsErrors(t *testing.T) {
 				want: errInvalid("field moodUpdates must be a boolean")},
 			{name: "null instead of a boolean", req: PUT(path, `{"systemUpdates":null}`), status: 400,
 				want: errInvalid("field systemUpdates must be a boolean")},
-			{name: "empty object", req: PATCH(path, `{}`), status: 400, want: errInvalid("send at least one of the eight setting keys")},
+			{name: "empty object", req: PATCH(path, `{}`), status: 400, want: errInvalid("send at least one of the eight setting keys or dailyReminderTime")},
 			{name: "array body", req: PATCH(path, `[{"pauseAll":true}]`), status: 400, want: errInvalid("request body must be a JSON object")},
 			{name: "malformed JSON", req: PUT(path, `{"pauseAll":`), status: 400, want: errInvalid("malformed JSON")},
 			{name: "empty body", req: PATCH(path, ``), status: 400, want: errInvalid("request body is empty")},

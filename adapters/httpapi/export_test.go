@@ -27,7 +27,7 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 	day := func(s string) core.Date { d, _ := core.ParseDate(s); return d }
 	code, partner := "ABC234", "u2"
 	allOn := `{"pauseAll":false,"dailyReminders":true,"moodUpdates":true,"habitsReminder":true,` +
-		`"eventsNotification":true,"gamesNotification":true,"partnerActivity":true,"systemUpdates":true}`
+		`"eventsNotification":true,"gamesNotification":true,"partnerActivity":true,"systemUpdates":true,"dailyReminderTime":"20:00"}`
 	cases := []struct {
 		name string
 		in   any
@@ -94,7 +94,7 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 		{"notifications", notifications.Export{Settings: notifications.DefaultSettings("u1"),
 			Notifications: []notifications.Notification{{ID: "n1", UserID: "u1", Title: "Hi", Message: "there",
 				Category: "mood", Read: true, CreatedAt: at}},
-			Devices: []notifications.ExportedDevice{{ID: "d1", Platform: "ios", Provider: "expo", RegisteredAt: at}}},
+			Devices: []notifications.DeviceInfo{{ID: "d1", Platform: "ios", Provider: "expo", RegisteredAt: at}}},
 			`{"settings":` + allOn + `,"notifications":[{"id":"n1","title":"Hi","message":"there","category":"mood",` +
 				`"read":true,"createdAt":1750000000000}],` +
 				`"devices":[{"id":"d1","platform":"ios","provider":"expo","registeredAt":1750000000000}]}`},

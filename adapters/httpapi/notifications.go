@@ -34,6 +34,7 @@ func (h *notificationsHandler) Register(r fiber.Router) {
 	u.Get("/notifications/unread", h.unread)
 	u.Get("/notifications", h.list)
 	u.Patch("/notifications", h.markRead)
+	u.Get("/devices", h.devices)
 	u.Post("/devices", limitPerUser(h.limiter, "devices_user", pushesPerMinute), h.registerDevice)
 	u.Delete("/devices/:deviceId", h.removeDevice)
 }
@@ -48,6 +49,9 @@ type settingsJSON struct {
 	GamesNotification  bool `json:"gamesNotification"`
 	PartnerActivity    bool `json:"partnerActivity"`
 	SystemUpdates      bool `json:"systemUpdates"`
+	// DailyReminderTime (HH:MM, the user's timezone) is an addition to the
+	// spec's eight keys.
+	DailyReminderTime string `json:"dailyReminderTime"`
 }
 
 type settingsReply struct {
@@ -86,7 +90,8 @@ type notificationsReply struct {
 func toSettingsJSON(s notifications.Settings) settingsJSON {
 	return settingsJSON{PauseAll: s.PauseAll, DailyReminders: s.DailyReminders, MoodUpdates: s.MoodUpdates,
 		HabitsReminder: s.HabitsReminder, EventsNotification: s.EventsNotification,
-		GamesNotification: s.GamesNotification, PartnerActivity: s.PartnerActivity, SystemUpdates: s.SystemUpdates}
+		GamesNotification: s.GamesNotification, PartnerActivity: s.PartnerActivity, SystemUpdates: s.SystemUpdates,
+		DailyReminderTime: s.ReminderTime.String()}
 }
 
 func toNotificationJSON(n notifications.Notification) notificationJSON {
@@ -103,29 +108,38 @@ func toNotificationsJSON(ns []notifications.Notification) []notificationJSON {
 }
 
 // notificationsExportJSON is the module's part of the account export: the
-// settings and the inbox as the API shows them, and the devices.
+// settings, the inbox and the devices as the API shows them.
 type notificationsExportJSON struct {
 	Settings      settingsJSON       `json:"settings"`
 	Notifications []notificationJSON `json:"notifications"`
-	Devices       []deviceExportJSON `json:"devices"`
+	Devices       []deviceJSON       `json:"devices"`
 }
 
-// deviceExportJSON is a registered device; the module never hands out its token.
-type deviceExportJSON struct {
+// deviceJSON is a registered device; the module never hands out its token.
+type deviceJSON struct {
 	ID           string `json:"id"`
 	Platform     string `json:"platform"`
 	Provider     string `json:"provider"`
 	RegisteredAt int64  `json:"registeredAt"`
 }
 
-func toNotificationsExportJSON(e notifications.Export) notificationsExportJSON {
-	out := notificationsExportJSON{Settings: toSettingsJSON(e.Settings), Notifications: toNotificationsJSON(e.Notifications),
-		Devices: make([]deviceExportJSON, len(e.Devices))}
-	for i, d := range e.Devices {
-		out.Devices[i] = deviceExportJSON{ID: d.ID, Platform: string(d.Platform), Provider: string(d.Provider),
+type devicesReply struct {
+	Success bool         `json:"success"`
+	Devices []deviceJSON `json:"devices"`
+}
+
+func toDevicesJSON(ds []notifications.DeviceInfo) []deviceJSON {
+	out := make([]deviceJSON, len(ds))
+	for i, d := range ds {
+		out[i] = deviceJSON{ID: d.ID, Platform: string(d.Platform), Provider: string(d.Provider),
 			RegisteredAt: core.Millis(d.RegisteredAt)}
 	}
 	return out
+}
+
+func toNotificationsExportJSON(e notifications.Export) notificationsExportJSON {
+	return notificationsExportJSON{Settings: toSettingsJSON(e.Settings), Notifications: toNotificationsJSON(e.Notifications),
+		Devices: toDevicesJSON(e.Devices)}
 }
 
 func (h *notificationsHandler) settings(c *fiber.Ctx) error {
@@ -136,15 +150,29 @@ func (h *notificationsHandler) settings(c *fiber.Ctx) error {
 	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s)})
 }
 
-// updateSettings takes any subset of the eight keys, booleans only; an
-// unknown key or another type is a 400 and nothing is written.
+// updateSettings takes any subset of the eight boolean keys and
+// dailyReminderTime ("HH:MM"); an unknown key, another type or a bad time
+// is a 400 and nothing is written.
 func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 	var in map[string]json.RawMessage
 	if err := BindJSON(c, &in); err != nil {
 		return err
 	}
 	patch := notifications.Patch{}
+	var changes notifications.Changes
 	for k, raw := range in {
+		if k == notifications.ReminderTimeKey {
+			var v string
+			if err := json.Unmarshal(raw, &v); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+				return core.Invalid("invalid_request", "field "+k+" must be a string")
+			}
+			t, err := notifications.ParseReminderTime(v)
+			if err != nil {
+				return err
+			}
+			changes.ReminderTime = &t
+			continue
+		}
 		key, err := notifications.ParseSetting(k)
 		if err != nil {
 			return err
@@ -158,7 +186,8 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 			return core.Invalid("invalid_request", "field "+k+" must be a boolean")
 		}
 	}
-	s, err := h.svc.UpdateSettings(c.UserContext(), c.Params("userId"), patch)
+	changes.Switches = patch
+	s, err := h.svc.UpdateSettings(c.UserContext(), c.Params("userId"), changes)
 	if err != nil {
 		return err
 	}
@@ -279,6 +308,14 @@ func (h *notificationsHandler) registerDevice(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true, "deviceId": d.ID})
+}
+
+func (h *notificationsHandler) devices(c *fiber.Ctx) error {
+	ds, err := h.svc.Devices(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(devicesReply{Success: true, Devices: toDevicesJSON(ds)})
 }
 
 func (h *notificationsHandler) removeDevice(c *fiber.Ctx) error {

@@ -81,3 +81,11 @@ func TestAdviceRepository(t *testing.T) {
 func TestFeedbackRepository(t *testing.T) {
 	storetest.FeedbackRepository(t, func(*testing.T) feedback.Repository { return memory.NewFeedbackRepo() })
 }
+
+func TestTicketRepository(t *testing.T) {
+	storetest.TicketRepository(t, func(*testing.T) notifications.TicketRepository { return memory.NewTicketRepo() })
+}
+
+func TestDailyReminderRepository(t *testing.T) {
+	storetest.DailyReminderRepository(t, func(*testing.T) notifications.DailyReminderRepository { return memory.NewDailyReminderRepo() })
+}

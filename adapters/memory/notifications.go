@@ -282,3 +282,161 @@ func (r *NotificationRepo) DeleteUser(_ context.Context, userID string) error {
 	}
 	return nil
 }
+
+var _ notifications.TicketRepository = (*TicketRepo)(nil)
+
+// TicketRepo keeps push tickets in a map under one mutex; checked is when a
+// ticket was last claimed (its SentAt before the first claim).
+type TicketRepo struct {
+	mu      sync.Mutex
+	tickets map[string]notifications.Ticket
+	checked map[string]time.Time
+}
+
+func NewTicketRepo() *TicketRepo {
+	return &TicketRepo{tickets: map[string]notifications.Ticket{}, checked: map[string]time.Time{}}
+}
+
+func (r *TicketRepo) AddTickets(_ context.Context, ts []notifications.Ticket) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range ts {
+		if _, ok := r.tickets[t.ID]; !ok {
+			r.tickets[t.ID], r.checked[t.ID] = t, t.SentAt
+		}
+	}
+	return nil
+}
+
+func (r *TicketRepo) ClaimTickets(_ context.Context, due, now time.Time, limit int) ([]notifications.Ticket, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []notifications.Ticket
+	for id, t := range r.tickets {
+		if !r.checked[id].After(due) {
+			out = append(out, t)
+		}
+	}
+	// like the SQL query: the longest waiting first, then by id
+	slices.SortFunc(out, func(a, b notifications.Ticket) int {
+		if c := r.checked[a.ID].Compare(r.checked[b.ID]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	out = out[:min(limit, len(out))]
+	for _, t := range out {
+		r.checked[t.ID] = now
+	}
+	return out, nil
+}
+
+func (r *TicketRepo) DeleteTickets(_ context.Context, ids []string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		delete(r.tickets, id)
+		delete(r.checked, id)
+	}
+	return nil
+}
+
+var _ notifications.DailyReminderRepository = (*DailyReminderRepo)(nil)
+
+// DailyReminderRepo keeps each user's next reminder instant and the claimed
+// (user, date) pairs in maps under one mutex.
+type DailyReminderRepo struct {
+	mu     sync.Mutex
+	next   map[string]time.Time // by user id
+	claims map[reminderDay]time.Time
+}
+
+type reminderDay struct {
+	userID string
+	day    core.Date
+}
+
+func NewDailyReminderRepo() *DailyReminderRepo {
+	return &DailyReminderRepo{next: map[string]time.Time{}, claims: map[reminderDay]time.Time{}}
+}
+
+func (r *DailyReminderRepo) ScheduleReminder(_ context.Context, userID string, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next[userID] = at
+	return nil
+}
+
+func (r *DailyReminderRepo) DueReminders(_ context.Context, now time.Time, limit int) ([]notifications.DueReminder, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []notifications.DueReminder
+	for u, at := range r.next {
+		if !at.After(now) {
+			out = append(out, notifications.DueReminder{UserID: u, At: at})
+		}
+	}
+	slices.SortFunc(out, func(a, b notifications.DueReminder) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.UserID, b.UserID)
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+func (r *DailyReminderRepo) MoveReminder(_ context.Context, userID string, from, to time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if at, ok := r.next[userID]; !ok || !at.Equal(from) {
+		return false, nil
+	}
+	r.next[userID] = to
+	return true, nil
+}
+
+func (r *DailyReminderRepo) ClearReminder(_ context.Context, userID string, at time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.next[userID]; !ok || !old.Equal(at) {
+		return false, nil
+	}
+	delete(r.next, userID)
+	return true, nil
+}
+
+func (r *DailyReminderRepo) ClaimReminderDay(_ context.Context, userID string, day core.Date, at time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := reminderDay{userID, day}
+	if _, taken := r.claims[k]; taken {
+		return false, nil
+	}
+	r.claims[k] = at
+	return true, nil
+}
+
+func (r *DailyReminderRepo) PurgeReminderDays(_ context.Context, before core.Date) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for k := range r.claims {
+		if k.day.Before(before) {
+			delete(r.claims, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *DailyReminderRepo) DeleteUserReminders(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.next, userID)
+	for k := range r.claims {
+		if k.userID == userID {
+			delete(r.claims, k)
+		}
+	}
+	return nil
+}

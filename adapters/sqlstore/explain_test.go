@@ -67,6 +67,10 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.NotificationRepository(t, func(t *testing.T) notifications.Repository {
 		return sqlstore.NewNotificationRepo(newDB(t))
 	})
+	storetest.TicketRepository(t, func(t *testing.T) notifications.TicketRepository { return sqlstore.NewTicketRepo(newDB(t)) })
+	storetest.DailyReminderRepository(t, func(t *testing.T) notifications.DailyReminderRepository {
+		return sqlstore.NewDailyReminderRepo(newDB(t))
+	})
 	storetest.ImageRepository(t, func(t *testing.T) images.Repository { return sqlstore.NewImageRepo(newDB(t)) })
 	storetest.MemoryRepository(t, func(t *testing.T) memories.Repository { return sqlstore.NewMemoryRepo(newDB(t)) })
 	storetest.MessageRepository(t, func(t *testing.T) messages.Repository { return sqlstore.NewMessageRepo(newDB(t)) })

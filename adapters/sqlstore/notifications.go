@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"strings"
 	"time"
 
@@ -22,7 +23,8 @@ func NewNotificationRepo(db *DB) *NotificationRepo { return &NotificationRepo{db
 
 var (
 	settingsColumns = []string{"user_id", "pause_all", "daily_reminders", "mood_updates", "habits_reminder",
-		"events_notification", "games_notification", "partner_activity", "system_updates", "resume", "updated_at"}
+		"events_notification", "games_notification", "partner_activity", "system_updates", "resume", "daily_reminder_time",
+		"updated_at"}
 	notificationColumns = []string{"id", "user_id", "title", "message", "category", "is_read", "created_at"}
 	deviceColumns       = []string{"id", "user_id", "token", "platform", "provider", "created_at", "updated_at"}
 )
@@ -38,6 +40,7 @@ type settingsRow struct {
 	PartnerActivity    bool   `db:"partner_activity"`
 	SystemUpdates      bool   `db:"system_updates"`
 	Resume             string `db:"resume"`
+	ReminderTime       string `db:"daily_reminder_time"`
 	UpdatedAt          int64  `db:"updated_at"`
 }
 
@@ -49,6 +52,10 @@ func (r settingsRow) settings() notifications.Settings {
 	for _, k := range strings.Split(r.Resume, ",") {
 		s.Resume.Set(notifications.Setting(k), true) // "" and unknown keys are ignored
 	}
+	s.ReminderTime = notifications.DefaultReminderTime
+	if t, err := core.ParseTimeOfDay(r.ReminderTime); err == nil {
+		s.ReminderTime = t
+	}
 	return s
 }
 
@@ -58,7 +65,8 @@ func settingsValues(s notifications.Settings) []any {
 		resume = append(resume, string(k))
 	}
 	return []any{s.UserID, s.PauseAll, s.DailyReminders, s.MoodUpdates, s.HabitsReminder, s.EventsNotification,
-		s.GamesNotification, s.PartnerActivity, s.SystemUpdates, strings.Join(resume, ","), s.UpdatedAt.UnixMilli()}
+		s.GamesNotification, s.PartnerActivity, s.SystemUpdates, strings.Join(resume, ","), s.ReminderTime.String(),
+		s.UpdatedAt.UnixMilli()}
 }
 
 type notificationRow struct {
@@ -315,5 +323,138 @@ func (r *NotificationRepo) DeleteUser(ctx context.Context, userID string) error 
 			}
 		}
 		return r.db.exec(ctx, tx, r.db.sb.Delete("notification_activity").Where(sq.Eq{"from_user_id": userID}))
+	})
+}
+
+var _ notifications.TicketRepository = (*TicketRepo)(nil)
+
+// TicketRepo stores push_tickets.
+type TicketRepo struct{ db *DB }
+
+func NewTicketRepo(db *DB) *TicketRepo { return &TicketRepo{db: db} }
+
+type ticketRow struct {
+	ID       string `db:"id"`
+	DeviceID string `db:"device_id"`
+	SentAt   int64  `db:"sent_at"`
+}
+
+// AddTickets inserts every ticket in one statement; a stored id keeps its row.
+func (r *TicketRepo) AddTickets(ctx context.Context, ts []notifications.Ticket) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	b := r.db.sb.Insert("push_tickets").Columns("id", "device_id", "sent_at", "checked_at", "claim")
+	for _, t := range ts {
+		b = b.Values(t.ID, t.DeviceID, t.SentAt.UnixMilli(), t.SentAt.UnixMilli(), "")
+	}
+	return r.db.exec(ctx, r.db, b.Suffix(r.db.upsert("id", "id = id")))
+}
+
+// ClaimTickets reads the candidates through idx_push_tickets_checked, then
+// takes them with one update that sets checked_at and this call's token
+// only where checked_at is still due (so of two processes that read the
+// same candidates, each row goes to one), and reads back by id those that
+// carry the token.
+func (r *TicketRepo) ClaimTickets(ctx context.Context, due, now time.Time, limit int) ([]notifications.Ticket, error) {
+	var ids []string
+	if err := r.db.selectInto(ctx, r.db, &ids, r.db.sb.Select("id").From("push_tickets").
+		Where(sq.LtOrEq{"checked_at": due.UnixMilli()}).OrderBy("checked_at", "id").Limit(uint64(limit))); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	token := rand.Text()
+	if err := r.db.exec(ctx, r.db, r.db.sb.Update("push_tickets").Set("checked_at", now.UnixMilli()).Set("claim", token).
+		Where(sq.Eq{"id": ids}).Where(sq.LtOrEq{"checked_at": due.UnixMilli()})); err != nil {
+		return nil, err
+	}
+	var rows []ticketRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select("id", "device_id", "sent_at").From("push_tickets").
+		Where(sq.Eq{"id": ids, "claim": token}).OrderBy("id")); err != nil {
+		return nil, err
+	}
+	out := make([]notifications.Ticket, len(rows))
+	for i, row := range rows {
+		out[i] = notifications.Ticket{ID: row.ID, DeviceID: row.DeviceID, SentAt: core.FromMillis(row.SentAt)}
+	}
+	return out, nil
+}
+
+func (r *TicketRepo) DeleteTickets(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return r.db.exec(ctx, r.db, r.db.sb.Delete("push_tickets").Where(sq.Eq{"id": ids}))
+}
+
+var _ notifications.DailyReminderRepository = (*DailyReminderRepo)(nil)
+
+// DailyReminderRepo stores daily_reminders and daily_reminder_days.
+type DailyReminderRepo struct{ db *DB }
+
+func NewDailyReminderRepo(db *DB) *DailyReminderRepo { return &DailyReminderRepo{db: db} }
+
+type dueReminderRow struct {
+	UserID string `db:"user_id"`
+	NextAt int64  `db:"next_at"`
+}
+
+func (r *DailyReminderRepo) ScheduleReminder(ctx context.Context, userID string, at time.Time) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Insert("daily_reminders").Columns("user_id", "next_at").
+		Values(userID, at.UnixMilli()).Suffix(r.db.upsertColumns("user_id", "next_at")))
+}
+
+// DueReminders reads idx_daily_reminders_next up to now.
+func (r *DailyReminderRepo) DueReminders(ctx context.Context, now time.Time, limit int) ([]notifications.DueReminder, error) {
+	var rows []dueReminderRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select("user_id", "next_at").From("daily_reminders").
+		Where(sq.LtOrEq{"next_at": now.UnixMilli()}).OrderBy("next_at", "user_id").Limit(uint64(limit))); err != nil {
+		return nil, err
+	}
+	out := make([]notifications.DueReminder, len(rows))
+	for i, row := range rows {
+		out[i] = notifications.DueReminder{UserID: row.UserID, At: core.FromMillis(row.NextAt)}
+	}
+	return out, nil
+}
+
+func (r *DailyReminderRepo) MoveReminder(ctx context.Context, userID string, from, to time.Time) (bool, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Update("daily_reminders").Set("next_at", to.UnixMilli()).
+		Where(sq.Eq{"user_id": userID, "next_at": from.UnixMilli()}))
+	return n == 1, err
+}
+
+func (r *DailyReminderRepo) ClearReminder(ctx context.Context, userID string, at time.Time) (bool, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("daily_reminders").
+		Where(sq.Eq{"user_id": userID, "next_at": at.UnixMilli()}))
+	return n == 1, err
+}
+
+// ClaimReminderDay inserts the (user, day) row; the primary key refuses a
+// second one, whoever inserts it.
+func (r *DailyReminderRepo) ClaimReminderDay(ctx context.Context, userID string, day core.Date, at time.Time) (bool, error) {
+	err := r.db.exec(ctx, r.db, r.db.sb.Insert("daily_reminder_days").Columns("user_id", "day", "sent_at").
+		Values(userID, dateArg(day), at.UnixMilli()))
+	if core.IsKind(err, core.KindConflict) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (r *DailyReminderRepo) PurgeReminderDays(ctx context.Context, before core.Date) (int, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("daily_reminder_days").Where(sq.Lt{"day": dateArg(before)}))
+	return int(n), err
+}
+
+func (r *DailyReminderRepo) DeleteUserReminders(ctx context.Context, userID string) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		for _, table := range []string{"daily_reminders", "daily_reminder_days"} {
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": userID})); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

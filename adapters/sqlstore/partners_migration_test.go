@@ -11,6 +11,7 @@ import (
 	"tandem/adapters/sqlstore"
 	"tandem/core"
 	"tandem/migrations"
+	"tandem/modules/notifications"
 	"tandem/modules/partners"
 )
 
@@ -72,4 +73,41 @@ func gooseProvider(t *testing.T, db *sqlstore.DB) *goose.Provider {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestMigration00023SchedulesThePairedUsers: users paired before the daily
+// reminder existed are due at once (the job's first pass computes their
+// next reminder), unpaired ones are not scheduled, and stored settings get
+// the default reminder time.
+func TestMigration00023SchedulesThePairedUsers(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		ctx := context.Background()
+		db := newDB(t)
+		p := gooseProvider(t, db)
+		if _, err := p.DownTo(ctx, 22); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"INSERT INTO partnerships (id, user_a, user_b, created_at) VALUES ('p1', 'ann', 'bob', 1)",
+			"INSERT INTO partnership_members (user_id, partnership_id, partner_id) VALUES ('ann', 'p1', 'bob'), ('bob', 'p1', 'ann')",
+			"INSERT INTO notification_settings (user_id, pause_all, daily_reminders, mood_updates, habits_reminder, " +
+				"events_notification, games_notification, partner_activity, system_updates, resume, updated_at) " +
+				"VALUES ('cat', 0, 1, 1, 1, 1, 1, 1, 1, '', 1)",
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Up(ctx); err != nil {
+			t.Fatal(err)
+		}
+		due, err := sqlstore.NewDailyReminderRepo(db).DueReminders(ctx, time.UnixMilli(0), 10)
+		if err != nil || len(due) != 2 || due[0].UserID != "ann" || due[1].UserID != "bob" || due[0].At.UnixMilli() != 0 {
+			t.Fatalf("scheduled %+v %v", due, err)
+		}
+		st, err := sqlstore.NewNotificationRepo(db).Settings(ctx, "cat")
+		if err != nil || st.ReminderTime != notifications.DefaultReminderTime {
+			t.Fatalf("settings %+v %v", st, err)
+		}
+	})
 }

@@ -147,3 +147,17 @@ func TestFeedbackRepository(t *testing.T) {
 		storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
 	})
 }
+
+func TestTicketRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.TicketRepository(t, func(t *testing.T) notifications.TicketRepository { return sqlstore.NewTicketRepo(newDB(t)) })
+	})
+}
+
+func TestDailyReminderRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.DailyReminderRepository(t, func(t *testing.T) notifications.DailyReminderRepository {
+			return sqlstore.NewDailyReminderRepo(newDB(t))
+		})
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +64,7 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 		if seen != notifications.DefaultSettings("u1") {
 			t.Fatalf("fn saw %+v, want the defaults", seen)
 		}
-		want := notifications.Settings{UserID: "u1", PauseAll: true,
+		want := notifications.Settings{UserID: "u1", PauseAll: true, ReminderTime: notifications.DefaultReminderTime,
 			Resume: notifications.Preferences{MoodUpdates: true, SystemUpdates: true}, UpdatedAt: time.UnixMilli(1718452800123).UTC()}
 		if !sameSettings(got, want) {
 			t.Fatalf("returned %+v", got)
@@ -89,6 +90,17 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 			got, _ := r.Settings(ctx, "u3")
 			if on := got.On(); len(on) != 1 || on[0] != k || got.Resume != got.Preferences {
 				t.Fatalf("%s: %+v", k, got)
+			}
+		}
+	})
+
+	t.Run("settings: the daily reminder time round-trips", func(t *testing.T) {
+		r := newRepo(t)
+		for _, at := range []core.TimeOfDay{{Hour: 7, Minute: 5}, {}, {Hour: 23, Minute: 59}} {
+			_, err := r.UpdateSettings(ctx, "u1", func(s *notifications.Settings) error { s.ReminderTime = at; return nil })
+			must(t, err)
+			if got, _ := r.Settings(ctx, "u1"); got.ReminderTime != at || len(got.On()) != len(notifications.Kinds) {
+				t.Fatalf("stored %+v, want %s", got, at)
 			}
 		}
 	})
@@ -461,5 +473,261 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 
 func sameSettings(a, b notifications.Settings) bool {
 	return a.UserID == b.UserID && a.PauseAll == b.PauseAll && a.Preferences == b.Preferences &&
-		a.Resume == b.Resume && a.UpdatedAt.Equal(b.UpdatedAt)
+		a.Resume == b.Resume && a.ReminderTime == b.ReminderTime && a.UpdatedAt.Equal(b.UpdatedAt)
+}
+
+// TicketRepository checks a notifications.TicketRepository implementation.
+func TicketRepository(t *testing.T, newRepo func(t *testing.T) notifications.TicketRepository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	delay := 15 * time.Minute
+	ticket := func(id, device string, sent time.Time) notifications.Ticket {
+		return notifications.Ticket{ID: id, DeviceID: device, SentAt: sent}
+	}
+	ids := func(ts []notifications.Ticket) string {
+		out := make([]string, len(ts))
+		for i, x := range ts {
+			out[i] = x.ID
+		}
+		slices.Sort(out)
+		return strings.Join(out, ",")
+	}
+	claim := func(t *testing.T, r notifications.TicketRepository, at time.Time, limit int) []notifications.Ticket {
+		t.Helper()
+		ts, err := r.ClaimTickets(ctx, at.Add(-delay), at, limit)
+		must(t, err)
+		return ts
+	}
+
+	t.Run("due after the delay, oldest first, round trip; again a delay after each claim", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.AddTickets(ctx, nil))
+		must(t, r.AddTickets(ctx, []notifications.Ticket{
+			ticket("0195a-late", "d2", now.Add(time.Minute)),
+			ticket("0195a-early", "d1", now.Add(123*time.Millisecond)),
+			ticket("0195a-mid", "d3", now.Add(30*time.Second)),
+		}))
+		if got := claim(t, r, now.Add(delay), 10); len(got) != 0 {
+			t.Fatalf("claimed before the delay: %v", got)
+		}
+		got := claim(t, r, now.Add(delay+45*time.Second), 1)
+		if len(got) != 1 || got[0] != ticket("0195a-early", "d1", now.Add(123*time.Millisecond)) {
+			t.Fatalf("the oldest first, whole: %+v", got)
+		}
+		at := now.Add(delay + time.Minute)
+		if got := claim(t, r, at, 10); ids(got) != "0195a-late,0195a-mid" {
+			t.Fatalf("the others: %s", ids(got))
+		}
+		if got := claim(t, r, at.Add(delay-time.Second), 10); ids(got) != "0195a-early" {
+			t.Fatalf("claimed again within the delay: %s", ids(got))
+		}
+		if got := claim(t, r, at.Add(delay), 10); ids(got) != "0195a-late,0195a-mid" || !got[0].SentAt.Before(at) {
+			t.Fatalf("again a delay after the claim: %+v", got)
+		}
+	})
+
+	t.Run("a stored id keeps its row; delete forgets, unknown ids ignored", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.AddTickets(ctx, []notifications.Ticket{ticket("a", "d1", now), ticket("b", "d1", now)}))
+		must(t, r.AddTickets(ctx, []notifications.Ticket{ticket("a", "d9", now.Add(time.Hour)), ticket("c", "d2", now)}))
+		got := claim(t, r, now.Add(delay), 10)
+		if ids(got) != "a,b,c" {
+			t.Fatalf("claimed %s", ids(got))
+		}
+		for _, x := range got {
+			if x.ID == "a" && x.DeviceID != "d1" {
+				t.Fatalf("a stored ticket was replaced: %+v", x)
+			}
+		}
+		must(t, r.DeleteTickets(ctx, []string{"a", "c", "nope"}))
+		must(t, r.DeleteTickets(ctx, nil))
+		if got := claim(t, r, now.Add(3*delay), 10); ids(got) != "b" {
+			t.Fatalf("after delete %s", ids(got))
+		}
+	})
+
+	t.Run("concurrent claims take each ticket once", func(t *testing.T) {
+		r := newRepo(t)
+		var all []notifications.Ticket
+		for i := range 60 {
+			all = append(all, ticket(fmt.Sprintf("t%02d", i), "d", now.Add(time.Duration(i)*time.Millisecond)))
+		}
+		must(t, r.AddTickets(ctx, all))
+		var mu sync.Mutex
+		seen := map[string]int{}
+		fns := make([]func() error, 6)
+		for i := range fns {
+			fns[i] = func() error {
+				for {
+					got, err := r.ClaimTickets(ctx, now.Add(time.Second), now.Add(delay), 7)
+					if err != nil || len(got) == 0 {
+						return err
+					}
+					mu.Lock()
+					for _, x := range got {
+						seen[x.ID]++
+					}
+					mu.Unlock()
+				}
+			}
+		}
+		for _, err := range race(fns...) {
+			must(t, err)
+		}
+		for _, x := range all {
+			if seen[x.ID] != 1 {
+				t.Fatalf("%s claimed %d times", x.ID, seen[x.ID])
+			}
+		}
+	})
+}
+
+// DailyReminderRepository checks a notifications.DailyReminderRepository
+// implementation.
+func DailyReminderRepository(t *testing.T, newRepo func(t *testing.T) notifications.DailyReminderRepository) {
+	ctx := context.Background()
+	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	day := core.Date{Year: 2025, Month: 6, Day: 15}
+	due := func(t *testing.T, r notifications.DailyReminderRepository, at time.Time, limit int) string {
+		t.Helper()
+		ds, err := r.DueReminders(ctx, at, limit)
+		must(t, err)
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.UserID + "@" + d.At.UTC().Format("15:04:05.000")
+		}
+		return strings.Join(out, ",")
+	}
+
+	t.Run("schedule: due ones earliest first, ties by user, replaced by a new schedule", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.ScheduleReminder(ctx, "u3", now.Add(2*time.Hour)))
+		must(t, r.ScheduleReminder(ctx, "u2", now.Add(time.Hour+123*time.Millisecond)))
+		must(t, r.ScheduleReminder(ctx, "u1", now.Add(time.Hour+123*time.Millisecond)))
+		must(t, r.ScheduleReminder(ctx, "u4", now.Add(-24*time.Hour)))
+		if got := due(t, r, now, 10); got != "u4@12:00:00.000" {
+			t.Fatalf("due %s", got)
+		}
+		if got := due(t, r, now.Add(time.Hour+123*time.Millisecond), 10); got != "u4@12:00:00.000,u1@13:00:00.123,u2@13:00:00.123" {
+			t.Fatalf("due %s", got)
+		}
+		if got := due(t, r, now.Add(3*time.Hour), 2); got != "u4@12:00:00.000,u1@13:00:00.123" {
+			t.Fatalf("limited %s", got)
+		}
+		must(t, r.ScheduleReminder(ctx, "u4", now.Add(3*time.Hour))) // later: replaced
+		must(t, r.ScheduleReminder(ctx, "u3", now.Add(time.Hour)))   // earlier: replaced
+		if got := due(t, r, now.Add(2*time.Hour), 10); got != "u3@13:00:00.000,u1@13:00:00.123,u2@13:00:00.123" {
+			t.Fatalf("after rescheduling %s", got)
+		}
+	})
+
+	t.Run("move and clear only from the instant read", func(t *testing.T) {
+		r := newRepo(t)
+		at := now.Add(time.Hour)
+		must(t, r.ScheduleReminder(ctx, "u1", at))
+		must(t, r.ScheduleReminder(ctx, "u2", at))
+		ok, err := r.MoveReminder(ctx, "u1", now, now.Add(5*time.Hour))
+		must(t, err)
+		if ok {
+			t.Fatal("moved from another instant")
+		}
+		if ok, _ := r.MoveReminder(ctx, "u1", at, now.Add(5*time.Hour)); !ok {
+			t.Fatal("not moved")
+		}
+		if ok, _ := r.MoveReminder(ctx, "u1", at, now.Add(6*time.Hour)); ok {
+			t.Fatal("moved twice from one read")
+		}
+		if ok, _ := r.MoveReminder(ctx, "nobody", at, now); ok {
+			t.Fatal("moved a reminder nobody has")
+		}
+		if ok, _ := r.ClearReminder(ctx, "u2", now); ok {
+			t.Fatal("cleared from another instant")
+		}
+		if ok, _ := r.ClearReminder(ctx, "u2", at); !ok {
+			t.Fatal("not cleared")
+		}
+		if ok, _ := r.ClearReminder(ctx, "u2", at); ok {
+			t.Fatal("cleared twice")
+		}
+		if got := due(t, r, now.Add(24*time.Hour), 10); got != "u1@17:00:00.000" {
+			t.Fatalf("due %s", got)
+		}
+	})
+
+	t.Run("a user and date is claimed once, even at once", func(t *testing.T) {
+		r := newRepo(t)
+		var mu sync.Mutex
+		won := 0
+		fns := make([]func() error, 8)
+		for i := range fns {
+			fns[i] = func() error {
+				ok, err := r.ClaimReminderDay(ctx, "u1", day, now)
+				if ok {
+					mu.Lock()
+					won++
+					mu.Unlock()
+				}
+				return err
+			}
+		}
+		for _, err := range race(fns...) {
+			must(t, err)
+		}
+		if won != 1 {
+			t.Fatalf("%d claims won", won)
+		}
+		for _, c := range []struct {
+			user string
+			day  core.Date
+		}{{"u1", day.AddDays(1)}, {"u1", day.AddDays(-1)}, {"u2", day}} {
+			if ok, err := r.ClaimReminderDay(ctx, c.user, c.day, now); !ok || err != nil {
+				t.Fatalf("%s %s: %v %v", c.user, c.day, ok, err)
+			}
+		}
+	})
+
+	t.Run("purge forgets the claims before a date", func(t *testing.T) {
+		r := newRepo(t)
+		for i := range 5 {
+			ok, err := r.ClaimReminderDay(ctx, "u1", day.AddDays(-i), now)
+			if !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		n, err := r.PurgeReminderDays(ctx, day.AddDays(-2))
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("purged %d", n)
+		}
+		if n, _ := r.PurgeReminderDays(ctx, day.AddDays(-2)); n != 0 {
+			t.Fatalf("purged again %d", n)
+		}
+		if ok, _ := r.ClaimReminderDay(ctx, "u1", day.AddDays(-2), now); ok {
+			t.Fatal("the first kept date was purged")
+		}
+		if ok, _ := r.ClaimReminderDay(ctx, "u1", day.AddDays(-3), now); !ok {
+			t.Fatal("a purged date is still claimed")
+		}
+	})
+
+	t.Run("delete user removes their reminder and claims only", func(t *testing.T) {
+		r := newRepo(t)
+		for _, u := range []string{"u1", "u2"} {
+			must(t, r.ScheduleReminder(ctx, u, now))
+			if ok, err := r.ClaimReminderDay(ctx, u, day, now); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		must(t, r.DeleteUserReminders(ctx, "u1"))
+		must(t, r.DeleteUserReminders(ctx, "u1"))
+		if got := due(t, r, now, 10); got != "u2@12:00:00.000" {
+			t.Fatalf("due %s", got)
+		}
+		if ok, _ := r.ClaimReminderDay(ctx, "u1", day, now); !ok {
+			t.Fatal("u1's claim survived")
+		}
+		if ok, _ := r.ClaimReminderDay(ctx, "u2", day, now); ok {
+			t.Fatal("u2's claim was deleted")
+		}
+	})
 }

@@ -375,6 +375,7 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 	if err != nil {
 		return Account{}, err
 	}
+	before := a.Timezone
 	if p.DisplayName != nil {
 		name := strings.TrimSpace(*p.DisplayName)
 		if len([]rune(name)) > MaxDisplayName {
@@ -394,6 +395,9 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 	a.UpdatedAt = s.clock.Now()
 	if err := s.repo.UpdateProfile(ctx, a); err != nil {
 		return Account{}, err
+	}
+	if a.Timezone != before {
+		s.bus.Publish(ctx, core.TimezoneChanged{UserID: userID, Timezone: a.Timezone})
 	}
 	return a, nil
 }

@@ -2,6 +2,7 @@ package accounts_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -430,8 +431,38 @@ func TestProfileAndDeletion(t *testing.T) {
 	}
 	_, err = f.svc.Authenticate(ctx, tok)
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
-	if ev := f.bus.All(); len(ev) != 1 || ev[0] != (core.AccountDeleted{UserID: id}) {
+	if ev := f.bus.All(); len(ev) != 2 || ev[1] != (core.AccountDeleted{UserID: id}) {
 		t.Fatalf("events %v", ev)
+	}
+}
+
+// TestTimezoneChangeIsPublished: a profile update that changes the timezone
+// publishes TimezoneChanged (modules that keep local times recompute them);
+// one that keeps it, or is refused, publishes nothing.
+func TestTimezoneChangeIsPublished(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, _ := f.verified(t, "a@x.io")
+	str := func(s string) *string { return &s }
+	cases := []struct {
+		name  string
+		patch accounts.ProfilePatch
+		want  []core.Event
+	}{
+		{"set", accounts.ProfilePatch{Timezone: str("Europe/Berlin")}, []core.Event{core.TimezoneChanged{UserID: id, Timezone: "Europe/Berlin"}}},
+		{"the same again", accounts.ProfilePatch{Timezone: str("Europe/Berlin"), DisplayName: str("Ann")}, nil},
+		{"name only", accounts.ProfilePatch{DisplayName: str("Anna")}, nil},
+		{"refused", accounts.ProfilePatch{Timezone: str("Mars/Olympus")}, nil},
+		{"another", accounts.ProfilePatch{Timezone: str("America/New_York")}, []core.Event{core.TimezoneChanged{UserID: id, Timezone: "America/New_York"}}},
+		{"back to UTC", accounts.ProfilePatch{Timezone: str("")}, []core.Event{core.TimezoneChanged{UserID: id}}},
+	}
+	for _, tc := range cases {
+		before := len(f.bus.All())
+		_, _ = f.svc.UpdateProfile(ctx, id, tc.patch)
+		if got := f.bus.All()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Fatalf("%s: events %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

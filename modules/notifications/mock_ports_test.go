@@ -608,3 +608,723 @@ func (c *MockPusherPushCall) DoAndReturn(f func(context.Context, notifications.M
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
+
+// MockTicketRepository is a mock of TicketRepository interface.
+type MockTicketRepository struct {
+	ctrl     *gomock.Controller
+	recorder *MockTicketRepositoryMockRecorder
+	isgomock struct{}
+}
+
+// MockTicketRepositoryMockRecorder is the mock recorder for MockTicketRepository.
+type MockTicketRepositoryMockRecorder struct {
+	mock *MockTicketRepository
+}
+
+// NewMockTicketRepository creates a new mock instance.
+func NewMockTicketRepository(ctrl *gomock.Controller) *MockTicketRepository {
+	mock := &MockTicketRepository{ctrl: ctrl}
+	mock.recorder = &MockTicketRepositoryMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockTicketRepository) EXPECT() *MockTicketRepositoryMockRecorder {
+	return m.recorder
+}
+
+// AddTickets mocks base method.
+func (m *MockTicketRepository) AddTickets(ctx context.Context, ts []notifications.Ticket) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AddTickets", ctx, ts)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// AddTickets indicates an expected call of AddTickets.
+func (mr *MockTicketRepositoryMockRecorder) AddTickets(ctx, ts any) *MockTicketRepositoryAddTicketsCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AddTickets", reflect.TypeOf((*MockTicketRepository)(nil).AddTickets), ctx, ts)
+	return &MockTicketRepositoryAddTicketsCall{Call: call}
+}
+
+// MockTicketRepositoryAddTicketsCall wrap *gomock.Call
+type MockTicketRepositoryAddTicketsCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockTicketRepositoryAddTicketsCall) Return(arg0 error) *MockTicketRepositoryAddTicketsCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockTicketRepositoryAddTicketsCall) Do(f func(context.Context, []notifications.Ticket) error) *MockTicketRepositoryAddTicketsCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockTicketRepositoryAddTicketsCall) DoAndReturn(f func(context.Context, []notifications.Ticket) error) *MockTicketRepositoryAddTicketsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// ClaimTickets mocks base method.
+func (m *MockTicketRepository) ClaimTickets(ctx context.Context, due, now time.Time, limit int) ([]notifications.Ticket, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ClaimTickets", ctx, due, now, limit)
+	ret0, _ := ret[0].([]notifications.Ticket)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ClaimTickets indicates an expected call of ClaimTickets.
+func (mr *MockTicketRepositoryMockRecorder) ClaimTickets(ctx, due, now, limit any) *MockTicketRepositoryClaimTicketsCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimTickets", reflect.TypeOf((*MockTicketRepository)(nil).ClaimTickets), ctx, due, now, limit)
+	return &MockTicketRepositoryClaimTicketsCall{Call: call}
+}
+
+// MockTicketRepositoryClaimTicketsCall wrap *gomock.Call
+type MockTicketRepositoryClaimTicketsCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockTicketRepositoryClaimTicketsCall) Return(arg0 []notifications.Ticket, arg1 error) *MockTicketRepositoryClaimTicketsCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockTicketRepositoryClaimTicketsCall) Do(f func(context.Context, time.Time, time.Time, int) ([]notifications.Ticket, error)) *MockTicketRepositoryClaimTicketsCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockTicketRepositoryClaimTicketsCall) DoAndReturn(f func(context.Context, time.Time, time.Time, int) ([]notifications.Ticket, error)) *MockTicketRepositoryClaimTicketsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// DeleteTickets mocks base method.
+func (m *MockTicketRepository) DeleteTickets(ctx context.Context, ids []string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteTickets", ctx, ids)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteTickets indicates an expected call of DeleteTickets.
+func (mr *MockTicketRepositoryMockRecorder) DeleteTickets(ctx, ids any) *MockTicketRepositoryDeleteTicketsCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteTickets", reflect.TypeOf((*MockTicketRepository)(nil).DeleteTickets), ctx, ids)
+	return &MockTicketRepositoryDeleteTicketsCall{Call: call}
+}
+
+// MockTicketRepositoryDeleteTicketsCall wrap *gomock.Call
+type MockTicketRepositoryDeleteTicketsCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockTicketRepositoryDeleteTicketsCall) Return(arg0 error) *MockTicketRepositoryDeleteTicketsCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockTicketRepositoryDeleteTicketsCall) Do(f func(context.Context, []string) error) *MockTicketRepositoryDeleteTicketsCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockTicketRepositoryDeleteTicketsCall) DoAndReturn(f func(context.Context, []string) error) *MockTicketRepositoryDeleteTicketsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockReceiptReader is a mock of ReceiptReader interface.
+type MockReceiptReader struct {
+	ctrl     *gomock.Controller
+	recorder *MockReceiptReaderMockRecorder
+	isgomock struct{}
+}
+
+// MockReceiptReaderMockRecorder is the mock recorder for MockReceiptReader.
+type MockReceiptReaderMockRecorder struct {
+	mock *MockReceiptReader
+}
+
+// NewMockReceiptReader creates a new mock instance.
+func NewMockReceiptReader(ctrl *gomock.Controller) *MockReceiptReader {
+	mock := &MockReceiptReader{ctrl: ctrl}
+	mock.recorder = &MockReceiptReaderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockReceiptReader) EXPECT() *MockReceiptReaderMockRecorder {
+	return m.recorder
+}
+
+// Receipts mocks base method.
+func (m *MockReceiptReader) Receipts(ctx context.Context, ids []string) (map[string]notifications.Receipt, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Receipts", ctx, ids)
+	ret0, _ := ret[0].(map[string]notifications.Receipt)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Receipts indicates an expected call of Receipts.
+func (mr *MockReceiptReaderMockRecorder) Receipts(ctx, ids any) *MockReceiptReaderReceiptsCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Receipts", reflect.TypeOf((*MockReceiptReader)(nil).Receipts), ctx, ids)
+	return &MockReceiptReaderReceiptsCall{Call: call}
+}
+
+// MockReceiptReaderReceiptsCall wrap *gomock.Call
+type MockReceiptReaderReceiptsCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockReceiptReaderReceiptsCall) Return(arg0 map[string]notifications.Receipt, arg1 error) *MockReceiptReaderReceiptsCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockReceiptReaderReceiptsCall) Do(f func(context.Context, []string) (map[string]notifications.Receipt, error)) *MockReceiptReaderReceiptsCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockReceiptReaderReceiptsCall) DoAndReturn(f func(context.Context, []string) (map[string]notifications.Receipt, error)) *MockReceiptReaderReceiptsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockReceiptLog is a mock of ReceiptLog interface.
+type MockReceiptLog struct {
+	ctrl     *gomock.Controller
+	recorder *MockReceiptLogMockRecorder
+	isgomock struct{}
+}
+
+// MockReceiptLogMockRecorder is the mock recorder for MockReceiptLog.
+type MockReceiptLogMockRecorder struct {
+	mock *MockReceiptLog
+}
+
+// NewMockReceiptLog creates a new mock instance.
+func NewMockReceiptLog(ctrl *gomock.Controller) *MockReceiptLog {
+	mock := &MockReceiptLog{ctrl: ctrl}
+	mock.recorder = &MockReceiptLogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockReceiptLog) EXPECT() *MockReceiptLogMockRecorder {
+	return m.recorder
+}
+
+// Receipt mocks base method.
+func (m *MockReceiptLog) Receipt(ctx context.Context, t notifications.Ticket, r notifications.Receipt) {
+	m.ctrl.T.Helper()
+	m.ctrl.Call(m, "Receipt", ctx, t, r)
+}
+
+// Receipt indicates an expected call of Receipt.
+func (mr *MockReceiptLogMockRecorder) Receipt(ctx, t, r any) *MockReceiptLogReceiptCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Receipt", reflect.TypeOf((*MockReceiptLog)(nil).Receipt), ctx, t, r)
+	return &MockReceiptLogReceiptCall{Call: call}
+}
+
+// MockReceiptLogReceiptCall wrap *gomock.Call
+type MockReceiptLogReceiptCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockReceiptLogReceiptCall) Return() *MockReceiptLogReceiptCall {
+	c.Call = c.Call.Return()
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockReceiptLogReceiptCall) Do(f func(context.Context, notifications.Ticket, notifications.Receipt)) *MockReceiptLogReceiptCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockReceiptLogReceiptCall) DoAndReturn(f func(context.Context, notifications.Ticket, notifications.Receipt)) *MockReceiptLogReceiptCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Unanswered mocks base method.
+func (m *MockReceiptLog) Unanswered(ctx context.Context, t notifications.Ticket) {
+	m.ctrl.T.Helper()
+	m.ctrl.Call(m, "Unanswered", ctx, t)
+}
+
+// Unanswered indicates an expected call of Unanswered.
+func (mr *MockReceiptLogMockRecorder) Unanswered(ctx, t any) *MockReceiptLogUnansweredCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Unanswered", reflect.TypeOf((*MockReceiptLog)(nil).Unanswered), ctx, t)
+	return &MockReceiptLogUnansweredCall{Call: call}
+}
+
+// MockReceiptLogUnansweredCall wrap *gomock.Call
+type MockReceiptLogUnansweredCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockReceiptLogUnansweredCall) Return() *MockReceiptLogUnansweredCall {
+	c.Call = c.Call.Return()
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockReceiptLogUnansweredCall) Do(f func(context.Context, notifications.Ticket)) *MockReceiptLogUnansweredCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockReceiptLogUnansweredCall) DoAndReturn(f func(context.Context, notifications.Ticket)) *MockReceiptLogUnansweredCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockDailyReminderRepository is a mock of DailyReminderRepository interface.
+type MockDailyReminderRepository struct {
+	ctrl     *gomock.Controller
+	recorder *MockDailyReminderRepositoryMockRecorder
+	isgomock struct{}
+}
+
+// MockDailyReminderRepositoryMockRecorder is the mock recorder for MockDailyReminderRepository.
+type MockDailyReminderRepositoryMockRecorder struct {
+	mock *MockDailyReminderRepository
+}
+
+// NewMockDailyReminderRepository creates a new mock instance.
+func NewMockDailyReminderRepository(ctrl *gomock.Controller) *MockDailyReminderRepository {
+	mock := &MockDailyReminderRepository{ctrl: ctrl}
+	mock.recorder = &MockDailyReminderRepositoryMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockDailyReminderRepository) EXPECT() *MockDailyReminderRepositoryMockRecorder {
+	return m.recorder
+}
+
+// ClaimReminderDay mocks base method.
+func (m *MockDailyReminderRepository) ClaimReminderDay(ctx context.Context, userID string, day core.Date, at time.Time) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ClaimReminderDay", ctx, userID, day, at)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ClaimReminderDay indicates an expected call of ClaimReminderDay.
+func (mr *MockDailyReminderRepositoryMockRecorder) ClaimReminderDay(ctx, userID, day, at any) *MockDailyReminderRepositoryClaimReminderDayCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimReminderDay", reflect.TypeOf((*MockDailyReminderRepository)(nil).ClaimReminderDay), ctx, userID, day, at)
+	return &MockDailyReminderRepositoryClaimReminderDayCall{Call: call}
+}
+
+// MockDailyReminderRepositoryClaimReminderDayCall wrap *gomock.Call
+type MockDailyReminderRepositoryClaimReminderDayCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryClaimReminderDayCall) Return(arg0 bool, arg1 error) *MockDailyReminderRepositoryClaimReminderDayCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryClaimReminderDayCall) Do(f func(context.Context, string, core.Date, time.Time) (bool, error)) *MockDailyReminderRepositoryClaimReminderDayCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryClaimReminderDayCall) DoAndReturn(f func(context.Context, string, core.Date, time.Time) (bool, error)) *MockDailyReminderRepositoryClaimReminderDayCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// ClearReminder mocks base method.
+func (m *MockDailyReminderRepository) ClearReminder(ctx context.Context, userID string, at time.Time) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ClearReminder", ctx, userID, at)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ClearReminder indicates an expected call of ClearReminder.
+func (mr *MockDailyReminderRepositoryMockRecorder) ClearReminder(ctx, userID, at any) *MockDailyReminderRepositoryClearReminderCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClearReminder", reflect.TypeOf((*MockDailyReminderRepository)(nil).ClearReminder), ctx, userID, at)
+	return &MockDailyReminderRepositoryClearReminderCall{Call: call}
+}
+
+// MockDailyReminderRepositoryClearReminderCall wrap *gomock.Call
+type MockDailyReminderRepositoryClearReminderCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryClearReminderCall) Return(arg0 bool, arg1 error) *MockDailyReminderRepositoryClearReminderCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryClearReminderCall) Do(f func(context.Context, string, time.Time) (bool, error)) *MockDailyReminderRepositoryClearReminderCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryClearReminderCall) DoAndReturn(f func(context.Context, string, time.Time) (bool, error)) *MockDailyReminderRepositoryClearReminderCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// DeleteUserReminders mocks base method.
+func (m *MockDailyReminderRepository) DeleteUserReminders(ctx context.Context, userID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteUserReminders", ctx, userID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteUserReminders indicates an expected call of DeleteUserReminders.
+func (mr *MockDailyReminderRepositoryMockRecorder) DeleteUserReminders(ctx, userID any) *MockDailyReminderRepositoryDeleteUserRemindersCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteUserReminders", reflect.TypeOf((*MockDailyReminderRepository)(nil).DeleteUserReminders), ctx, userID)
+	return &MockDailyReminderRepositoryDeleteUserRemindersCall{Call: call}
+}
+
+// MockDailyReminderRepositoryDeleteUserRemindersCall wrap *gomock.Call
+type MockDailyReminderRepositoryDeleteUserRemindersCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryDeleteUserRemindersCall) Return(arg0 error) *MockDailyReminderRepositoryDeleteUserRemindersCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryDeleteUserRemindersCall) Do(f func(context.Context, string) error) *MockDailyReminderRepositoryDeleteUserRemindersCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryDeleteUserRemindersCall) DoAndReturn(f func(context.Context, string) error) *MockDailyReminderRepositoryDeleteUserRemindersCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// DueReminders mocks base method.
+func (m *MockDailyReminderRepository) DueReminders(ctx context.Context, now time.Time, limit int) ([]notifications.DueReminder, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DueReminders", ctx, now, limit)
+	ret0, _ := ret[0].([]notifications.DueReminder)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DueReminders indicates an expected call of DueReminders.
+func (mr *MockDailyReminderRepositoryMockRecorder) DueReminders(ctx, now, limit any) *MockDailyReminderRepositoryDueRemindersCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DueReminders", reflect.TypeOf((*MockDailyReminderRepository)(nil).DueReminders), ctx, now, limit)
+	return &MockDailyReminderRepositoryDueRemindersCall{Call: call}
+}
+
+// MockDailyReminderRepositoryDueRemindersCall wrap *gomock.Call
+type MockDailyReminderRepositoryDueRemindersCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryDueRemindersCall) Return(arg0 []notifications.DueReminder, arg1 error) *MockDailyReminderRepositoryDueRemindersCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryDueRemindersCall) Do(f func(context.Context, time.Time, int) ([]notifications.DueReminder, error)) *MockDailyReminderRepositoryDueRemindersCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryDueRemindersCall) DoAndReturn(f func(context.Context, time.Time, int) ([]notifications.DueReminder, error)) *MockDailyReminderRepositoryDueRemindersCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MoveReminder mocks base method.
+func (m *MockDailyReminderRepository) MoveReminder(ctx context.Context, userID string, from, to time.Time) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "MoveReminder", ctx, userID, from, to)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// MoveReminder indicates an expected call of MoveReminder.
+func (mr *MockDailyReminderRepositoryMockRecorder) MoveReminder(ctx, userID, from, to any) *MockDailyReminderRepositoryMoveReminderCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MoveReminder", reflect.TypeOf((*MockDailyReminderRepository)(nil).MoveReminder), ctx, userID, from, to)
+	return &MockDailyReminderRepositoryMoveReminderCall{Call: call}
+}
+
+// MockDailyReminderRepositoryMoveReminderCall wrap *gomock.Call
+type MockDailyReminderRepositoryMoveReminderCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryMoveReminderCall) Return(arg0 bool, arg1 error) *MockDailyReminderRepositoryMoveReminderCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryMoveReminderCall) Do(f func(context.Context, string, time.Time, time.Time) (bool, error)) *MockDailyReminderRepositoryMoveReminderCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryMoveReminderCall) DoAndReturn(f func(context.Context, string, time.Time, time.Time) (bool, error)) *MockDailyReminderRepositoryMoveReminderCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// PurgeReminderDays mocks base method.
+func (m *MockDailyReminderRepository) PurgeReminderDays(ctx context.Context, before core.Date) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PurgeReminderDays", ctx, before)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PurgeReminderDays indicates an expected call of PurgeReminderDays.
+func (mr *MockDailyReminderRepositoryMockRecorder) PurgeReminderDays(ctx, before any) *MockDailyReminderRepositoryPurgeReminderDaysCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PurgeReminderDays", reflect.TypeOf((*MockDailyReminderRepository)(nil).PurgeReminderDays), ctx, before)
+	return &MockDailyReminderRepositoryPurgeReminderDaysCall{Call: call}
+}
+
+// MockDailyReminderRepositoryPurgeReminderDaysCall wrap *gomock.Call
+type MockDailyReminderRepositoryPurgeReminderDaysCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryPurgeReminderDaysCall) Return(arg0 int, arg1 error) *MockDailyReminderRepositoryPurgeReminderDaysCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryPurgeReminderDaysCall) Do(f func(context.Context, core.Date) (int, error)) *MockDailyReminderRepositoryPurgeReminderDaysCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryPurgeReminderDaysCall) DoAndReturn(f func(context.Context, core.Date) (int, error)) *MockDailyReminderRepositoryPurgeReminderDaysCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// ScheduleReminder mocks base method.
+func (m *MockDailyReminderRepository) ScheduleReminder(ctx context.Context, userID string, at time.Time) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ScheduleReminder", ctx, userID, at)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ScheduleReminder indicates an expected call of ScheduleReminder.
+func (mr *MockDailyReminderRepositoryMockRecorder) ScheduleReminder(ctx, userID, at any) *MockDailyReminderRepositoryScheduleReminderCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ScheduleReminder", reflect.TypeOf((*MockDailyReminderRepository)(nil).ScheduleReminder), ctx, userID, at)
+	return &MockDailyReminderRepositoryScheduleReminderCall{Call: call}
+}
+
+// MockDailyReminderRepositoryScheduleReminderCall wrap *gomock.Call
+type MockDailyReminderRepositoryScheduleReminderCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyReminderRepositoryScheduleReminderCall) Return(arg0 error) *MockDailyReminderRepositoryScheduleReminderCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyReminderRepositoryScheduleReminderCall) Do(f func(context.Context, string, time.Time) error) *MockDailyReminderRepositoryScheduleReminderCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyReminderRepositoryScheduleReminderCall) DoAndReturn(f func(context.Context, string, time.Time) error) *MockDailyReminderRepositoryScheduleReminderCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockUsers is a mock of Users interface.
+type MockUsers struct {
+	ctrl     *gomock.Controller
+	recorder *MockUsersMockRecorder
+	isgomock struct{}
+}
+
+// MockUsersMockRecorder is the mock recorder for MockUsers.
+type MockUsersMockRecorder struct {
+	mock *MockUsers
+}
+
+// NewMockUsers creates a new mock instance.
+func NewMockUsers(ctrl *gomock.Controller) *MockUsers {
+	mock := &MockUsers{ctrl: ctrl}
+	mock.recorder = &MockUsersMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockUsers) EXPECT() *MockUsersMockRecorder {
+	return m.recorder
+}
+
+// Location mocks base method.
+func (m *MockUsers) Location(ctx context.Context, userID string) (*time.Location, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Location", ctx, userID)
+	ret0, _ := ret[0].(*time.Location)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Location indicates an expected call of Location.
+func (mr *MockUsersMockRecorder) Location(ctx, userID any) *MockUsersLocationCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Location", reflect.TypeOf((*MockUsers)(nil).Location), ctx, userID)
+	return &MockUsersLocationCall{Call: call}
+}
+
+// MockUsersLocationCall wrap *gomock.Call
+type MockUsersLocationCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockUsersLocationCall) Return(arg0 *time.Location, arg1 error) *MockUsersLocationCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockUsersLocationCall) Do(f func(context.Context, string) (*time.Location, error)) *MockUsersLocationCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockUsersLocationCall) DoAndReturn(f func(context.Context, string) (*time.Location, error)) *MockUsersLocationCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockDailyQuestions is a mock of DailyQuestions interface.
+type MockDailyQuestions struct {
+	ctrl     *gomock.Controller
+	recorder *MockDailyQuestionsMockRecorder
+	isgomock struct{}
+}
+
+// MockDailyQuestionsMockRecorder is the mock recorder for MockDailyQuestions.
+type MockDailyQuestionsMockRecorder struct {
+	mock *MockDailyQuestions
+}
+
+// NewMockDailyQuestions creates a new mock instance.
+func NewMockDailyQuestions(ctrl *gomock.Controller) *MockDailyQuestions {
+	mock := &MockDailyQuestions{ctrl: ctrl}
+	mock.recorder = &MockDailyQuestionsMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockDailyQuestions) EXPECT() *MockDailyQuestionsMockRecorder {
+	return m.recorder
+}
+
+// AnsweredOn mocks base method.
+func (m *MockDailyQuestions) AnsweredOn(ctx context.Context, userID string, day core.Date) (bool, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AnsweredOn", ctx, userID, day)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(bool)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// AnsweredOn indicates an expected call of AnsweredOn.
+func (mr *MockDailyQuestionsMockRecorder) AnsweredOn(ctx, userID, day any) *MockDailyQuestionsAnsweredOnCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AnsweredOn", reflect.TypeOf((*MockDailyQuestions)(nil).AnsweredOn), ctx, userID, day)
+	return &MockDailyQuestionsAnsweredOnCall{Call: call}
+}
+
+// MockDailyQuestionsAnsweredOnCall wrap *gomock.Call
+type MockDailyQuestionsAnsweredOnCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDailyQuestionsAnsweredOnCall) Return(paired, answered bool, err error) *MockDailyQuestionsAnsweredOnCall {
+	c.Call = c.Call.Return(paired, answered, err)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDailyQuestionsAnsweredOnCall) Do(f func(context.Context, string, core.Date) (bool, bool, error)) *MockDailyQuestionsAnsweredOnCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDailyQuestionsAnsweredOnCall) DoAndReturn(f func(context.Context, string, core.Date) (bool, bool, error)) *MockDailyQuestionsAnsweredOnCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}

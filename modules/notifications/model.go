@@ -44,7 +44,7 @@ func ParseSetting(s string) (Setting, error) {
 		}
 	}
 	return "", core.Invalid("invalid_request", "unknown setting "+strconv.Quote(s)+
-		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity or systemUpdates")
+		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity, systemUpdates or dailyReminderTime")
 }
 
 // Preferences are the seven per-type settings.
@@ -123,19 +123,45 @@ func (p Preferences) On() []Setting {
 // true every per-type setting is stored false (the spec: pauseAll turns all
 // other settings off), and Resume keeps what they were, so that turning the
 // pause off brings the user's own choices back instead of leaving everything
-// off. Resume is all false while not paused.
+// off. Resume is all false while not paused. ReminderTime is when, in the
+// user's own timezone, the daily reminder comes (an addition to the spec's
+// eight keys: dailyReminderTime); pauseAll leaves it as it is.
 type Settings struct {
 	UserID   string
 	PauseAll bool
 	Preferences
-	Resume    Preferences
-	UpdatedAt time.Time
+	Resume       Preferences
+	ReminderTime core.TimeOfDay
+	UpdatedAt    time.Time
 }
 
+// DefaultReminderTime is the daily reminder's time of a user who never set one.
+var DefaultReminderTime = core.TimeOfDay{Hour: 20}
+
 // DefaultSettings are the settings of a user who never set any: pauseAll
-// false and every type on.
+// false, every type on, the daily reminder at 20:00.
 func DefaultSettings(userID string) Settings {
-	return Settings{UserID: userID, Preferences: AllOn()}
+	return Settings{UserID: userID, Preferences: AllOn(), ReminderTime: DefaultReminderTime}
+}
+
+// ReminderTimeKey is the settings key of the daily reminder's time, beside
+// the eight boolean keys.
+const ReminderTimeKey = "dailyReminderTime"
+
+// ParseReminderTime accepts a time of day "HH:MM", 00:00 to 23:59.
+func ParseReminderTime(s string) (core.TimeOfDay, error) {
+	t, err := core.ParseTimeOfDay(s)
+	if err != nil {
+		return core.TimeOfDay{}, core.Invalid("invalid_request", ReminderTimeKey+` must be a time "HH:MM" from 00:00 to 23:59`)
+	}
+	return t, nil
+}
+
+// Changes is one settings update: the boolean keys present (Switches, by
+// the rules of Settings.Apply) and, when not nil, a new daily reminder time.
+type Changes struct {
+	Switches     Patch
+	ReminderTime *core.TimeOfDay
 }
 
 // Value is the value of any of the eight keys.
@@ -439,10 +465,12 @@ const (
 )
 
 // Delivery is the outcome of one device's push; Err says why it failed, for
-// the log.
+// the log. Ticket is the provider's id of an accepted push whose delivery it
+// reports later (an Expo ticket; see Receipts), "" when there is none.
 type Delivery struct {
 	Outcome Outcome
 	Err     error
+	Ticket  string
 }
 
 // Action is the spec's action of a send result.

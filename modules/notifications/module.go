@@ -6,11 +6,14 @@ import (
 	"tandem/core"
 )
 
-// Module provides the notification use cases, its listener (partnership
-// ended, account deleted) and its user-data owner. The repository is bound by
-// the storage adapters, the Pusher by bootstrap from TANDEM_PUSH.
+// Module provides the notification use cases, the receipt and daily
+// reminder jobs, its listener (partnership started and ended, timezone
+// changed, account deleted) and its user-data owner. The repositories are
+// bound by the storage adapters; the Pusher, ReceiptReader and ReceiptLog
+// by bootstrap from TANDEM_PUSH; Users, DailyQuestions and ReceiptSettings
+// by bootstrap/glue.go.
 var Module = fx.Module("notifications",
-	fx.Provide(NewService),
+	fx.Provide(NewService, NewReceipts, NewReminders),
 	fx.Provide(
 		fx.Annotate(func(s *Service) core.Listener { return s.Listener() }, fx.ResultTags(`group:"listeners"`)),
 		fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`)),

@@ -74,3 +74,75 @@ type Repository interface {
 type Pusher interface {
 	Push(ctx context.Context, m Message, to []Device) []Delivery
 }
+
+// TicketRepository keeps the tickets of accepted pushes until their
+// receipts are read (Receipts). Every method is one statement or
+// transaction, safe beside the same calls from other processes.
+type TicketRepository interface {
+	// AddTickets stores tickets, each first checked a receipt delay after
+	// its SentAt; an id already stored is left as it is.
+	AddTickets(ctx context.Context, ts []Ticket) error
+	// ClaimTickets takes up to limit tickets last checked (or, never
+	// checked, sent) at or before due, the longest waiting first, and marks
+	// them checked at now, so that a concurrent claim takes others and
+	// what is not deleted comes back a delay later. It returns the tickets
+	// this call took.
+	ClaimTickets(ctx context.Context, due, now time.Time, limit int) ([]Ticket, error)
+	// DeleteTickets forgets tickets; unknown ids are ignored.
+	DeleteTickets(ctx context.Context, ids []string) error
+}
+
+// ReceiptReader reads the provider's receipts of tickets (Expo's
+// getReceipts). An id missing from the answer has no receipt yet; an error
+// means none could be read (the provider is unreachable or refused).
+type ReceiptReader interface {
+	Receipts(ctx context.Context, ids []string) (map[string]Receipt, error)
+}
+
+// ReceiptLog hears what became of each ticket (bootstrap logs it): its
+// receipt, or none before TicketMaxAge.
+type ReceiptLog interface {
+	Receipt(ctx context.Context, t Ticket, r Receipt)
+	Unanswered(ctx context.Context, t Ticket)
+}
+
+// DailyReminderRepository keeps each user's next daily reminder instant (read
+// in due order through an index, so the job never scans every user) and
+// the local dates a user was reminded of (one row per user and date: the
+// claim that makes a reminder go out once across processes).
+type DailyReminderRepository interface {
+	// ScheduleReminder makes the user's reminder due at at (insert or
+	// replace).
+	ScheduleReminder(ctx context.Context, userID string, at time.Time) error
+	// DueReminders returns up to limit reminders due at or before now,
+	// earliest first.
+	DueReminders(ctx context.Context, now time.Time, limit int) ([]DueReminder, error)
+	// MoveReminder sets the user's reminder to to if it is still due at
+	// from, and reports whether it did (else another process or a newer
+	// schedule got there first).
+	MoveReminder(ctx context.Context, userID string, from, to time.Time) (bool, error)
+	// ClearReminder removes the user's reminder if it is still due at at
+	// (an unpaired user gets none until paired again).
+	ClearReminder(ctx context.Context, userID string, at time.Time) (bool, error)
+	// ClaimReminderDay records that the user is reminded of their local
+	// date day, at at; false when that is already recorded, by any process.
+	ClaimReminderDay(ctx context.Context, userID string, day core.Date, at time.Time) (bool, error)
+	// PurgeReminderDays forgets the claims of dates before before.
+	PurgeReminderDays(ctx context.Context, before core.Date) (int, error)
+	// DeleteUserReminders removes the user's reminder and claims; it is
+	// idempotent.
+	DeleteUserReminders(ctx context.Context, userID string) error
+}
+
+// Users gives a user's profile timezone (accounts.Service), UTC when unset;
+// core.KindNotFound when there is no such account.
+type Users interface {
+	Location(ctx context.Context, userID string) (*time.Location, error)
+}
+
+// DailyQuestions tells whether a user answered their couple's daily
+// question of a date (questions.Service): paired is false for a user
+// without a partner, who has no daily question.
+type DailyQuestions interface {
+	AnsweredOn(ctx context.Context, userID string, day core.Date) (paired, answered bool, err error)
+}

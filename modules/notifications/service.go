@@ -11,16 +11,21 @@ import (
 
 // Service holds every notification rule of the spec and DESIGN.md.
 type Service struct {
-	repo   Repository
-	pusher Pusher
-	bus    core.Publisher
-	clock  core.Clock
-	ids    core.IDs
+	repo      Repository
+	tickets   TicketRepository
+	reminders DailyReminderRepository
+	users     Users
+	pusher    Pusher
+	bus       core.Publisher
+	clock     core.Clock
+	ids       core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, pusher Pusher, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, pusher: pusher, bus: bus, clock: clock, ids: ids}
+func NewService(repo Repository, tickets TicketRepository, reminders DailyReminderRepository, users Users, pusher Pusher,
+	bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, tickets: tickets, reminders: reminders, users: users, pusher: pusher, bus: bus,
+		clock: clock, ids: ids}
 }
 
 // LiveCreated is the live event of a notification saved to an inbox (a new
@@ -43,23 +48,54 @@ func (s *Service) Settings(ctx context.Context, userID string) (Settings, error)
 	return st, err
 }
 
-// UpdateSettings applies p (any subset of the eight keys, at least one) by
-// the rules of Settings.Apply and returns the full set after the update.
-func (s *Service) UpdateSettings(ctx context.Context, userID string, p Patch) (Settings, error) {
-	if len(p) == 0 {
-		return Settings{}, core.Invalid("invalid_request", "send at least one of the eight setting keys")
+// UpdateSettings applies c (any subset of the eight keys by the rules of
+// Settings.Apply, and the daily reminder time; at least one) and returns
+// the full set after the update. A new reminder time reschedules the
+// user's daily reminder.
+func (s *Service) UpdateSettings(ctx context.Context, userID string, c Changes) (Settings, error) {
+	if len(c.Switches) == 0 && c.ReminderTime == nil {
+		return Settings{}, core.Invalid("invalid_request", "send at least one of the eight setting keys or "+ReminderTimeKey)
 	}
-	for k := range p {
+	for k := range c.Switches {
 		if _, err := ParseSetting(string(k)); err != nil {
 			return Settings{}, err
 		}
 	}
 	now := s.clock.Now()
-	return s.repo.UpdateSettings(ctx, userID, func(st *Settings) error {
-		*st = st.Apply(p)
+	st, err := s.repo.UpdateSettings(ctx, userID, func(st *Settings) error {
+		*st = st.Apply(c.Switches)
+		if c.ReminderTime != nil {
+			st.ReminderTime = *c.ReminderTime
+		}
 		st.UserID, st.UpdatedAt = userID, now
 		return nil
 	})
+	if err != nil || c.ReminderTime == nil {
+		return st, err
+	}
+	return st, s.schedule(ctx, userID, st)
+}
+
+// schedule sets the user's next daily reminder by their settings st and
+// their timezone (the job checks it again before sending). Two concurrent
+// updates of one user's time may leave the older one's instant; the job
+// then sends at that instant if it is the same local date, else a day is
+// lost: a race of one user with themselves, left as it is.
+func (s *Service) schedule(ctx context.Context, userID string, st Settings) error {
+	loc, err := s.users.Location(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return s.reminders.ScheduleReminder(ctx, userID, NextReminder(s.clock.Now(), st.ReminderTime, loc))
+}
+
+// reschedule is schedule with the stored settings.
+func (s *Service) reschedule(ctx context.Context, userID string) error {
+	st, err := s.Settings(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return s.schedule(ctx, userID, st)
 }
 
 // Notify saves a notification in the user's inbox (and announces it live,
@@ -117,8 +153,9 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 }
 
 // push sends n to every device of its user when allowed (the settings allow
-// its category, and may is true) and removes the devices whose token the
-// provider reports dead.
+// its category, and may is true), removes the devices whose token the
+// provider reports dead, and keeps the tickets of the accepted pushes whose
+// receipts come later (Receipts).
 func (s *Service) push(ctx context.Context, n Notification, settings Settings, may bool) (Result, error) {
 	devices, err := s.repo.Devices(ctx, n.UserID)
 	if err != nil {
@@ -132,6 +169,7 @@ func (s *Service) push(ctx context.Context, n Notification, settings Settings, m
 	}
 	deliveries := s.pusher.Push(ctx, Message{NotificationID: n.ID, Title: n.Title, Body: n.Message, Category: c}, devices)
 	var dead []string
+	var tickets []Ticket
 	for i, d := range devices {
 		if i >= len(deliveries) {
 			break // a pusher that answered short: the rest failed
@@ -139,8 +177,16 @@ func (s *Service) push(ctx context.Context, n Notification, settings Settings, m
 		switch deliveries[i].Outcome {
 		case OutcomeDelivered:
 			res.Sent++
+			if id := deliveries[i].Ticket; id != "" {
+				tickets = append(tickets, Ticket{ID: id, DeviceID: d.ID, SentAt: s.clock.Now()})
+			}
 		case OutcomeDeadToken:
 			dead = append(dead, d.ID)
+		}
+	}
+	if len(tickets) > 0 {
+		if err := s.tickets.AddTickets(ctx, tickets); err != nil {
+			return Result{}, err
 		}
 	}
 	if len(dead) > 0 {
@@ -212,6 +258,20 @@ func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registrat
 	return s.repo.RegisterDevice(ctx, d, MaxDevices)
 }
 
+// Devices lists the user's devices, most recently registered first, without
+// their tokens.
+func (s *Service) Devices(ctx context.Context, userID string) ([]DeviceInfo, error) {
+	devices, err := s.repo.Devices(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeviceInfo, len(devices))
+	for i, d := range devices {
+		out[i] = DeviceInfo{ID: d.ID, Platform: d.Platform, Provider: d.Provider, RegisteredAt: d.UpdatedAt}
+	}
+	return out, nil
+}
+
 // RemoveDevice unregisters one of the user's devices; 404 not_found for an
 // unknown id or another user's.
 func (s *Service) RemoveDevice(ctx context.Context, userID, deviceID string) error {
@@ -223,11 +283,22 @@ func (s *Service) RemoveDevice(ctx context.Context, userID, deviceID string) err
 }
 
 // Listener notifies both former partners when their partnership ends
-// (category partnerActivity), and removes whatever a deleted account still
-// received while it was being deleted.
+// (category partnerActivity), schedules the daily reminders of new partners
+// and of a user whose timezone changed, and removes whatever a deleted
+// account still received while it was being deleted.
 func (s *Service) Listener() core.Listener {
 	return core.Listener{Name: "notifications", Handle: func(ctx context.Context, e core.Event) error {
 		switch ev := e.(type) {
+		case core.PartnershipStarted:
+			var errs []error
+			for _, u := range ev.UserIDs {
+				if u != "" {
+					errs = append(errs, s.reschedule(ctx, u))
+				}
+			}
+			return errors.Join(errs...)
+		case core.TimezoneChanged:
+			return s.reschedule(ctx, ev.UserID)
 		case core.PartnershipEnded:
 			var errs []error
 			for _, u := range ev.UserIDs {
@@ -241,7 +312,7 @@ func (s *Service) Listener() core.Listener {
 			}
 			return errors.Join(errs...)
 		case core.AccountDeleted:
-			return s.repo.DeleteUser(ctx, ev.UserID)
+			return s.PurgeUser(ctx, ev.UserID)
 		}
 		return nil
 	}}
@@ -254,12 +325,13 @@ func (s *Service) Section() string { return "notifications" }
 type Export struct {
 	Settings      Settings
 	Notifications []Notification // newest first
-	Devices       []ExportedDevice
+	Devices       []DeviceInfo
 }
 
-// ExportedDevice is a device without its token: with the token anyone could
-// push to the phone through Expo, so it never leaves the module in an export.
-type ExportedDevice struct {
+// DeviceInfo is a device without its token: with the token anyone could
+// push to the phone through Expo, so it never leaves the module (lists,
+// exports).
+type DeviceInfo struct {
 	ID           string
 	Platform     Platform
 	Provider     Provider
@@ -280,18 +352,15 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	devices, err := s.repo.Devices(ctx, userID)
+	devices, err := s.Devices(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	out := Export{Settings: st, Notifications: notifications, Devices: make([]ExportedDevice, len(devices))}
-	for i, d := range devices {
-		out.Devices[i] = ExportedDevice{ID: d.ID, Platform: d.Platform, Provider: d.Provider, RegisteredAt: d.UpdatedAt}
-	}
-	return out, nil
+	return Export{Settings: st, Notifications: notifications, Devices: devices}, nil
 }
 
-// PurgeUser deletes the user's settings, notifications and devices.
+// PurgeUser deletes the user's settings, notifications, devices and daily
+// reminder.
 func (s *Service) PurgeUser(ctx context.Context, userID string) error {
-	return s.repo.DeleteUser(ctx, userID)
+	return errors.Join(s.repo.DeleteUser(ctx, userID), s.reminders.DeleteUserReminders(ctx, userID))
 }

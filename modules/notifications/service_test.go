@@ -18,22 +18,32 @@ import (
 	n "tandem/modules/notifications"
 )
 
-// fixture is a Service on the memory repository, a recording pusher and a
-// fixed clock (2025-06-15 12:00 UTC).
+// fixture is a Service on the memory repositories, a recording pusher,
+// users' timezones and a fixed clock (2025-06-15 12:00 UTC).
 type fixture struct {
-	svc    *n.Service
-	repo   *memory.NotificationRepo
-	pusher *fakePusher
-	bus    *coretest.Events
-	clock  *coretest.FixedClock
+	svc       *n.Service
+	repo      *memory.NotificationRepo
+	tickets   *memory.TicketRepo
+	reminders *memory.DailyReminderRepo
+	zones     *coretest.Zones
+	pusher    *fakePusher
+	bus       *coretest.Events
+	clock     *coretest.FixedClock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: memory.NewNotificationRepo(), pusher: &fakePusher{}, bus: &coretest.Events{},
-		clock: coretest.NewClock(time.Time{})}
-	f.svc = n.NewService(f.repo, f.pusher, f.bus, f.clock, &coretest.SeqIDs{})
+	f := &fixture{repo: memory.NewNotificationRepo(), tickets: memory.NewTicketRepo(), reminders: memory.NewDailyReminderRepo(),
+		zones: coretest.NewZones(), pusher: &fakePusher{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
+	f.svc = n.NewService(f.repo, f.tickets, f.reminders, f.zones, f.pusher, f.bus, f.clock, &coretest.SeqIDs{})
 	return f
+}
+
+// newService is a Service with the given repository and pusher (gomock
+// tests) and memory repositories for the rest.
+func newService(repo n.Repository, pusher n.Pusher, clock core.Clock) *n.Service {
+	return n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
+		&coretest.Events{}, clock, &coretest.SeqIDs{})
 }
 
 // fakePusher answers by token: "dead..." is a dead token, "fail..." fails,
@@ -152,7 +162,7 @@ func TestDispatchRules(t *testing.T) {
 			}
 			f.register(t, "u2", "someone-else")
 			if tc.patch != nil {
-				if _, err := f.svc.UpdateSettings(ctx, "u1", tc.patch); err != nil {
+				if _, err := f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: tc.patch}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -245,23 +255,23 @@ func TestSettingsReadAndUpdate(t *testing.T) {
 		t.Fatal("reading the defaults wrote them")
 	}
 
-	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{})
+	_, err = f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{}})
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
-	_, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.MoodUpdates: false, "sounds": true})
+	_, err = f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{n.MoodUpdates: false, "sounds": true}})
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 	if _, err := f.repo.Settings(ctx, "u1"); !core.IsKind(err, core.KindNotFound) {
 		t.Fatal("a refused update wrote")
 	}
 
 	f.clock.Advance(time.Hour)
-	st, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.MoodUpdates: false, n.PauseAll: true})
+	st, err = f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{n.MoodUpdates: false, n.PauseAll: true}})
 	if err != nil || !st.PauseAll || len(st.On()) != 0 || !st.UpdatedAt.Equal(f.clock.Now()) || st.UserID != "u1" {
 		t.Fatalf("paused %+v %v", st, err)
 	}
 	if got, _ := f.svc.Settings(ctx, "u1"); got != st {
 		t.Fatalf("read back %+v", got)
 	}
-	st, err = f.svc.UpdateSettings(ctx, "u1", n.Patch{n.PauseAll: false})
+	st, err = f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{n.PauseAll: false}})
 	want := n.AllOn()
 	want.MoodUpdates = false
 	if err != nil || st.PauseAll || st.Preferences != want {
@@ -415,7 +425,7 @@ func TestPartnershipEndedNotifiesBothFormerPartners(t *testing.T) {
 	bus := core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
 	f.register(t, "ann", "ann-phone")
 	f.register(t, "bob", "bob-phone")
-	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Patch{n.PartnerActivity: false}); err != nil {
+	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Changes{Switches: n.Patch{n.PartnerActivity: false}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -463,7 +473,7 @@ func TestExportAndPurge(t *testing.T) {
 	}
 
 	d := f.register(t, "u1", "secret-token")
-	if _, err := f.svc.UpdateSettings(ctx, "u1", n.Patch{n.GamesNotification: false}); err != nil {
+	if _, err := f.svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{n.GamesNotification: false}}); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := f.svc.Notify(ctx, "u1", "mood", "One", "first")
@@ -481,10 +491,10 @@ func TestExportAndPurge(t *testing.T) {
 	prefs.GamesNotification = false
 	read := first.Notification
 	read.Read = true
-	device := n.ExportedDevice{ID: d.ID, Platform: "android", Provider: "fcm", RegisteredAt: d.UpdatedAt}
+	device := n.DeviceInfo{ID: d.ID, Platform: "android", Provider: "fcm", RegisteredAt: d.UpdatedAt}
 	if e.Settings.PauseAll || e.Settings.Preferences != prefs ||
 		!slices.Equal(e.Notifications, []n.Notification{second.Notification, read}) ||
-		!slices.Equal(e.Devices, []n.ExportedDevice{device}) {
+		!slices.Equal(e.Devices, []n.DeviceInfo{device}) {
 		t.Fatalf("export %+v", e)
 	}
 
@@ -531,11 +541,11 @@ func TestOptedOutNeverReachesThePusher(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	pusher := NewMockPusher(ctrl) // any call fails the test
 	repo := memory.NewNotificationRepo()
-	svc := n.NewService(repo, pusher, &coretest.Events{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := newService(repo, pusher, coretest.NewClock(time.Time{}))
 	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.UpdateSettings(ctx, "u1", n.Patch{n.EventsNotification: false}); err != nil {
+	if _, err := svc.UpdateSettings(ctx, "u1", n.Changes{Switches: n.Patch{n.EventsNotification: false}}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := svc.Notify(ctx, "u1", "events", "t", "m"); err != nil || res.OptedIn || res.Total != 1 {
@@ -553,7 +563,7 @@ func TestOnePushForAllDevicesAndDeadOnesRemovedOnce(t *testing.T) {
 	pusher := NewMockPusher(ctrl)
 	repo := NewMockRepository(ctrl)
 	clock := coretest.NewClock(time.Time{})
-	svc := n.NewService(repo, pusher, &coretest.Events{}, clock, &coretest.SeqIDs{})
+	svc := newService(repo, pusher, clock)
 	devices := []n.Device{{ID: "d1", UserID: "u1", Token: "a"}, {ID: "d2", UserID: "u1", Token: "b"}, {ID: "d3", UserID: "u1", Token: "c"}}
 
 	gomock.InOrder(
@@ -576,7 +586,7 @@ func TestAFailingStoreFailsNotify(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
-	svc := n.NewService(repo, NewMockPusher(ctrl), &coretest.Events{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := newService(repo, NewMockPusher(ctrl), coretest.NewClock(time.Time{}))
 	down := core.Unavailable("unavailable", "the database is unavailable")
 	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil)
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
@@ -648,7 +658,7 @@ func TestPartnerActivityIsCoalesced(t *testing.T) {
 	// opted out: counted in the inbox, never pushed
 	g := newFixture(t)
 	g.register(t, "me", "phone")
-	if _, err := g.svc.UpdateSettings(ctx, "me", n.Patch{n.PartnerActivity: false}); err != nil {
+	if _, err := g.svc.UpdateSettings(ctx, "me", n.Changes{Switches: n.Patch{n.PartnerActivity: false}}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := g.svc.NotifyActivity(ctx, memo); err != nil || res.OptedIn || len(g.pusher.all()) != 0 {
@@ -703,7 +713,7 @@ func TestEverySavedNotificationIsAnnouncedToItsRecipientOnly(t *testing.T) {
 	f.bus.WantLive(t, live(second))
 
 	// pushed or not, announced: Bob's partner activity is off
-	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Patch{n.PartnerActivity: false}); err != nil {
+	if _, err := f.svc.UpdateSettings(ctx, "bob", n.Changes{Switches: n.Patch{n.PartnerActivity: false}}); err != nil {
 		t.Fatal(err)
 	}
 	bus := core.NewBus([]core.Listener{f.svc.Listener()}, func(_ string, _ core.Event, err error) { t.Errorf("listener: %v", err) })
@@ -727,7 +737,8 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	bus := &coretest.Events{}
-	svc := n.NewService(repo, NewMockPusher(ctrl), bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
+		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	down := core.Unavailable("unavailable", "the database is unavailable")
 	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil).Times(2)
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)

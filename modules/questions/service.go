@@ -215,6 +215,29 @@ func (s *Service) History(ctx context.Context, userID string, page core.Page) ([
 	return out, next, nil
 }
 
+// AnsweredOn reports whether the user has a partner and, if so, whether
+// they answered their couple's question of day (a date nobody opened yet
+// has no answer). It reads only: no question is picked for it. The
+// notifications module's daily reminder asks it.
+func (s *Service) AnsweredOn(ctx context.Context, userID string, day core.Date) (paired, answeredIt bool, err error) {
+	pid, _, ok, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	d, err := s.repo.Find(ctx, pid, day)
+	if core.IsKind(err, core.KindNotFound) {
+		return true, false, nil
+	}
+	if err != nil {
+		return true, false, err
+	}
+	msgs, err := s.repo.Messages(ctx, []string{d.ID})
+	if err != nil {
+		return true, false, err
+	}
+	return true, answered(userID, msgs), nil
+}
+
 // couple resolves the caller's partnership and today; 409 not_paired.
 func (s *Service) couple(ctx context.Context, userID string) (couple, error) {
 	pid, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)

@@ -654,3 +654,33 @@ func (r hookedRepo) React(ctx context.Context, m questions.Message) (questions.M
 	}
 	return out, err
 }
+
+// TestAnsweredOnReadsWithoutPicking: the daily reminder's question. Unpaired
+// is not paired; a date nobody opened is unanswered and stays unopened; a
+// reply or the partner's answer is not the user's answer.
+func TestAnsweredOnReadsWithoutPicking(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	day := core.DateOf(f.clock.Now())
+	check := func(user string, d core.Date, wantPaired, wantAnswered bool) {
+		t.Helper()
+		paired, answered, err := f.svc.AnsweredOn(ctx, user, d)
+		if err != nil || paired != wantPaired || answered != wantAnswered {
+			t.Fatalf("%s on %s: paired %v answered %v (%v), want %v %v", user, d, paired, answered, err, wantPaired, wantAnswered)
+		}
+	}
+	check("cat", day, false, false)
+	check("ann", day, true, false)
+	if _, err := f.repo.Find(ctx, "p1", day); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("asking picked a question: %v", err)
+	}
+	f.act(t, "bob", answer("bob's"))
+	check("ann", day, true, false)
+	check("bob", day, true, true)
+	f.act(t, "bob", reply("more", ""))
+	f.act(t, "ann", answer("ann's"))
+	check("ann", day, true, true)
+	check("ann", day.AddDays(1), true, false)
+	check("ann", day.AddDays(-1), true, false)
+}

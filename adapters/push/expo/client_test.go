@@ -17,20 +17,29 @@ import (
 
 // fakeExpo speaks Expo's push API: it checks each request and answers one
 // ticket per message, chosen by the token: "...gone]" is DeviceNotRegistered,
-// "...big]" MessageTooBig, anything else ok.
+// "...big]" MessageTooBig, anything else ok. getReceipts answers by id (see
+// receipts).
 type fakeExpo struct {
 	t        *testing.T
 	mu       sync.Mutex
 	batches  [][]map[string]any
-	status   int    // answer this HTTP status instead, when set
-	body     string // with this body
-	dropLast bool   // answer one ticket too few
+	asked    [][]string // the ids of each getReceipts request
+	status   int        // answer this HTTP status instead, when set
+	body     string     // with this body
+	dropLast bool       // answer one ticket too few
 }
 
 func (f *fakeExpo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/--/api/v2/push/send" ||
-		r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
+	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
 		f.t.Errorf("request %s %s %v", r.Method, r.URL.Path, r.Header)
+	}
+	switch r.URL.Path {
+	case "/--/api/v2/push/send":
+	case "/--/api/v2/push/getReceipts":
+		f.receipts(w, r)
+		return
+	default:
+		f.t.Errorf("request to %s", r.URL.Path)
 	}
 	raw, _ := io.ReadAll(r.Body)
 	var msgs []map[string]any
@@ -53,6 +62,8 @@ func (f *fakeExpo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			tickets = append(tickets, `{"status":"error","message":"\"`+to+`\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"`+to+`"}}`)
 		case strings.HasSuffix(to, "big]"):
 			tickets = append(tickets, `{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`)
+		case strings.HasSuffix(to, "long]"):
+			tickets = append(tickets, `{"status":"ok","id":"`+strings.Repeat("x", 65)+`"}`)
 		default:
 			tickets = append(tickets, fmt.Sprintf(`{"status":"ok","id":"ticket-%d"}`, i))
 		}
@@ -62,6 +73,39 @@ func (f *fakeExpo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
+}
+
+// receipts answers getReceipts by id: "ok-..." ok, "gone-..." DeviceNotRegistered,
+// "big-..." MessageTooBig; any other id has no receipt yet.
+func (f *fakeExpo) receipts(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		IDs []string `json:"ids"`
+	}
+	raw, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(raw, &in); err != nil {
+		f.t.Errorf("getReceipts body %s", raw)
+	}
+	f.mu.Lock()
+	f.asked = append(f.asked, in.IDs)
+	f.mu.Unlock()
+	if f.status != 0 {
+		w.WriteHeader(f.status)
+		_, _ = io.WriteString(w, f.body)
+		return
+	}
+	var data []string
+	for _, id := range in.IDs {
+		switch {
+		case strings.HasPrefix(id, "ok-"):
+			data = append(data, fmt.Sprintf(`%q:{"status":"ok"}`, id))
+		case strings.HasPrefix(id, "gone-"):
+			data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"not a registered push notification recipient","details":{"error":"DeviceNotRegistered"}}`, id))
+		case strings.HasPrefix(id, "big-"):
+			data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`, id))
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"data":{`+strings.Join(data, ",")+`}}`)
 }
 
 // sent returns the batches received so far.
@@ -103,6 +147,9 @@ func TestTicketsDecideEachDelivery(t *testing.T) {
 	got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]", "ExponentPushToken[big]"))
 	if outcomes(got) != "DXF" || got[2].Err == nil || !strings.Contains(got[2].Err.Error(), "MessageTooBig") {
 		t.Fatalf("%s %v", outcomes(got), got)
+	}
+	if got[0].Ticket != "ticket-0" || got[1].Ticket != "" || got[2].Ticket != "" {
+		t.Fatalf("tickets %q %q %q: an accepted push carries its ticket id", got[0].Ticket, got[1].Ticket, got[2].Ticket)
 	}
 	batches := f.sent()
 	if len(batches) != 1 || len(batches[0]) != 3 {
@@ -177,5 +224,95 @@ func TestUnreachableExpoFailsEveryDevice(t *testing.T) {
 	}
 	if got := c.Push(context.Background(), msg, nil); len(got) != 0 {
 		t.Fatalf("no devices: %v", got)
+	}
+}
+
+func TestReceiptsURLIsBesideTheSendURL(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ send, want string }{
+		{expo.DefaultURL, "https://exp.host/--/api/v2/push/getReceipts"},
+		{"http://127.0.0.1:9/--/api/v2/push/send", "http://127.0.0.1:9/--/api/v2/push/getReceipts"},
+		{"https://proxy.local/expo/send?key=1", "https://proxy.local/expo/getReceipts"},
+		{"https://proxy.local/push", "https://proxy.local/getReceipts"},
+	}
+	for _, tc := range cases {
+		if got := expo.ReceiptsURL(tc.send); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.send, got, tc.want)
+		}
+	}
+}
+
+func TestReceiptsAreReadByID(t *testing.T) {
+	t.Parallel()
+	f, c := start(t)
+	got, err := c.Receipts(context.Background(), []string{"ok-1", "gone-2", "big-3", "pending-4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]notifications.Receipt{
+		"ok-1":   {Status: notifications.ReceiptOK},
+		"gone-2": {Status: notifications.ReceiptDeadToken, Error: "DeviceNotRegistered: not a registered push notification recipient"},
+		"big-3":  {Status: notifications.ReceiptFailed, Error: "error MessageTooBig: too big"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("receipts %v\nwant %v", got, want)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.asked) != 1 || strings.Join(f.asked[0], ",") != "ok-1,gone-2,big-3,pending-4" || len(f.batches) != 0 {
+		t.Fatalf("asked %v, sent %v", f.asked, f.batches)
+	}
+}
+
+func TestAtMostOneThousandReceiptsPerRequest(t *testing.T) {
+	t.Parallel()
+	f, c := start(t)
+	ids := make([]string, 2500)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("ok-%d", i)
+	}
+	got, err := c.Receipts(context.Background(), ids)
+	if err != nil || len(got) != 2500 {
+		t.Fatalf("%d receipts, %v", len(got), err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.asked) != 3 || len(f.asked[0]) != 1000 || len(f.asked[1]) != 1000 || len(f.asked[2]) != 500 || f.asked[2][499] != "ok-2499" {
+		t.Fatalf("requests of %d ids", len(f.asked))
+	}
+}
+
+func TestAFailedReceiptRequestIsAnError(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		errHas string
+	}{
+		{"HTTP error with Expo's error body", 429, `{"errors":[{"code":"TOO_MANY_REQUESTS","message":"slow down"}]}`, "TOO_MANY_REQUESTS"},
+		{"server error without a body", 502, ``, "HTTP 502"},
+		{"answer that is not JSON", 200, `<html>`, "not JSON"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c := start(t)
+			f.status, f.body = tc.status, tc.body
+			got, err := c.Receipts(context.Background(), []string{"ok-1"})
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) || got != nil {
+				t.Fatalf("%v %v", got, err)
+			}
+		})
+	}
+}
+
+// TestOnlyExpoLikeTicketIDsAreKept: an id no receipt check could store
+// (over 64 bytes, or not printable ASCII) leaves the delivery without one.
+func TestOnlyExpoLikeTicketIDsAreKept(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	got := c.Push(context.Background(), msg, devices("ExponentPushToken[long]", "ExponentPushToken[a]"))
+	if outcomes(got) != "DD" || got[0].Ticket != "" || got[1].Ticket != "ticket-1" {
+		t.Fatalf("%s %+v", outcomes(got), got)
 	}
 }
