@@ -2,12 +2,6 @@ package bootstrap
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"tandem/adapters/push/expo"
+	"tandem/adapters/push/fcm/fcmtest"
 	"tandem/adapters/push/mempush"
 	"tandem/modules/notifications"
 )
@@ -56,26 +51,6 @@ func TestLoadPushForms(t *testing.T) {
 	}
 }
 
-// credentialsFile writes a service-account key file with a fresh RSA key.
-func credentialsFile(t *testing.T) string {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(map[string]string{"client_email": "sa@p.iam.gserviceaccount.com",
-		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))})
-	path := filepath.Join(t.TempDir(), "sa.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 	devices := []notifications.Device{{ID: "1", Token: "ExponentPushToken[a]", Provider: "expo"}, {ID: "2", Token: "f", Provider: "fcm"}}
 	outcomes := func(ds []notifications.Delivery) string {
@@ -99,7 +74,7 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 		{value: "memory", want: "DD", memPushes: 2, useMemory: true},
 		{value: closed, want: "FF", expo: true},
 		{value: closed + ",memory", want: "FD", memPushes: 1, useMemory: true, expo: true},
-		{value: "fcm?project=p&credentials=" + credentialsFile(t), want: "FF"},
+		{value: "fcm?project=p&credentials=" + fcmtest.CredentialsFile(t, ""), want: "FF"},
 		{value: "fcm?project=p&credentials=/does/not/exist.json", errHasText: "TANDEM_PUSH: fcm: credentials: open /does/not/exist.json"},
 	}
 	for _, tc := range cases {

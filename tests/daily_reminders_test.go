@@ -53,12 +53,7 @@ func TestDailyReminderTimeSetting(t *testing.T) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		path := notifPath(u, "/notification-settings")
 		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
-		step := func(name string, r req, settings string) scenario {
-			return scenario{name: name, req: r, status: 200, want: `{"success":true,"settings":` + settings + `,` + settingsUpdated + `}`,
-				after: func(t *testing.T, h *harness) {
-					expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settings+`}`)
-				}}
-		}
+		step := settingsStep(u, path)
 		runScenarios(t, h, signedIn(u, []scenario{
 			step("the time alone", PUT(path, map[string]any{"dailyReminderTime": "07:30"}), settingsAt("07:30", false)),
 			step("with a switch", PATCH(path, map[string]any{"dailyReminderTime": "23:59", "moodUpdates": false}),

@@ -3,14 +3,11 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"tandem/adapters/push/expo/expotest"
 	"tandem/adapters/push/mempush"
 )
 
@@ -50,6 +47,17 @@ func settingsAt(reminder string, pauseAll bool, off ...string) string {
 
 const settingsUpdated = `"message":"notification settings updated"`
 
+// settingsStep makes the scenarios of updates of u's settings at path: each
+// answers the settings and stores them (read back after it).
+func settingsStep(u user, path string) func(name string, r req, settings string) scenario {
+	return func(name string, r req, settings string) scenario {
+		return scenario{name: name, req: r, status: 200, want: `{"success":true,"settings":` + settings + `,` + settingsUpdated + `}`,
+			after: func(t *testing.T, h *harness) {
+				expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settings+`}`)
+			}}
+	}
+}
+
 func (h *harness) registerDevice(u user, token, platform, provider string) string {
 	h.t.Helper()
 	r := h.post(notifPath(u, "/devices"), u.Token, map[string]any{"token": token, "platform": platform, "provider": provider})
@@ -82,13 +90,7 @@ func TestNotificationSettingsReadAndUpdate(t *testing.T) {
 		path := notifPath(u, "/notification-settings")
 		expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settingsJSON(false)+`}`)
 
-		// each step answers the settings and stores them: read back after it
-		step := func(name string, r req, settings string) scenario {
-			return scenario{name: name, req: r, status: 200, want: `{"success":true,"settings":` + settings + `,` + settingsUpdated + `}`,
-				after: func(t *testing.T, h *harness) {
-					expect(t, h.get(path, u.Token), 200, `{"success":true,"settings":`+settings+`}`)
-				}}
-		}
+		step := settingsStep(u, path)
 		runScenarios(t, h, signedIn(u, []scenario{
 			step("one type off", PATCH(path, map[string]any{"moodUpdates": false}), settingsJSON(false, "moodUpdates")),
 			step("PUT takes a subset too", PUT(path, map[string]any{"gamesNotification": false, "systemUpdates": false}),
@@ -539,43 +541,6 @@ func TestAccountDeletionPurgesNotifications(t *testing.T) {
 	})
 }
 
-// expoServer is a local Expo push API: it records each request and answers
-// DeviceNotRegistered for tokens ending in "gone]".
-type expoServer struct {
-	mu       sync.Mutex
-	requests []expoRequest
-}
-
-type expoRequest struct {
-	method, path, contentType, accept string
-	body                              []map[string]any
-}
-
-func (e *expoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var msgs []map[string]any
-	_ = json.Unmarshal(raw, &msgs)
-	e.mu.Lock()
-	e.requests = append(e.requests, expoRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("Accept"), msgs})
-	e.mu.Unlock()
-	var tickets []string
-	for i, m := range msgs {
-		if strings.HasSuffix(fmt.Sprint(m["to"]), "gone]") {
-			tickets = append(tickets, `{"status":"error","message":"not registered","details":{"error":"DeviceNotRegistered"}}`)
-		} else {
-			tickets = append(tickets, fmt.Sprintf(`{"status":"ok","id":"ticket-%d"}`, i))
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
-}
-
-func (e *expoServer) all() []expoRequest {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]expoRequest(nil), e.requests...)
-}
-
 // TestPushThroughExpo runs the app with TANDEM_PUSH=expo?url=<local Expo>:
 // the request the app sends, the dead token it removes, and an fcm device
 // that no configured provider serves (counted, not sent).
@@ -583,10 +548,8 @@ func TestPushThroughExpo(t *testing.T) {
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			fake := &expoServer{}
-			srv := httptest.NewServer(fake)
-			t.Cleanup(srv.Close)
-			h := newHarness(t, p, withEnv("TANDEM_PUSH", "expo?url="+srv.URL+"/--/api/v2/push/send"))
+			fake := expotest.Start(t)
+			h := newHarness(t, p, withEnv("TANDEM_PUSH", "expo?url="+fake.SendURL()))
 			u := h.newUser("a@x.io")
 			h.registerDevice(u, "ExponentPushToken[live]", "ios", "expo")
 			h.Clock.Advance(time.Second)
@@ -599,15 +562,15 @@ func TestPushThroughExpo(t *testing.T) {
 				`"userOptedIn":true,"saved":true,"sent":1,"total":3,"action":"saved_and_sent"}`)
 			id := h.get(notifPath(u, "/notifications"), u.Token).JSON(t)["notifications"].([]any)[0].(map[string]any)["id"].(string)
 
-			reqs := fake.all()
+			reqs := fake.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests to Expo", len(reqs))
 			}
 			got := reqs[0]
-			if got.method != "POST" || got.path != "/--/api/v2/push/send" || got.contentType != "application/json" || got.accept != "application/json" {
+			if got.Method != "POST" || got.Path != "/--/api/v2/push/send" || got.ContentType != "application/json" || got.Accept != "application/json" {
 				t.Fatalf("request %+v", got)
 			}
-			body, _ := json.Marshal(got.body)
+			body, _ := json.Marshal(fake.Batches()[0])
 			msg := func(to string) string {
 				return `{"body":"From Expo","data":{"category":"events","notificationId":"` + id + `"},"sound":"default","title":"Hi","to":"` + to + `"}`
 			}
@@ -619,9 +582,9 @@ func TestPushThroughExpo(t *testing.T) {
 			expect(t, h.post(notifPath(u, "/send-test-notification"), u.Token, map[string]any{"title": "Again", "message": "m", "category": "events"}),
 				200, `{"success":true,"message":"notification saved; pushed to 1 of 2 devices","notificationType":"events",`+
 					`"userOptedIn":true,"saved":true,"sent":1,"total":2,"action":"saved_and_sent"}`)
-			reqs = fake.all()
-			if len(reqs) != 2 || len(reqs[1].body) != 1 || reqs[1].body[0]["to"] != "ExponentPushToken[live]" {
-				t.Fatalf("second request %+v", reqs)
+			reqs, batches := fake.Requests(), fake.Batches()
+			if len(reqs) != 2 || len(batches) != 2 || len(batches[1]) != 1 || batches[1][0]["to"] != "ExponentPushToken[live]" {
+				t.Fatalf("second request %+v %v", reqs, batches)
 			}
 			data := h.get("/api/users/user/"+u.ID+"/export", u.Token).JSON(t)["data"].(map[string]any)
 			if devs := data["notifications"].(map[string]any)["devices"].([]any); len(devs) != 2 {

@@ -2,23 +2,13 @@ package tests
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"tandem/adapters/push/expo/expotest"
+	"tandem/adapters/push/fcm/fcmtest"
 	"tandem/modules/notifications"
 )
 
@@ -26,94 +16,15 @@ import (
 // removed, whether the provider says so at once (an Expo ticket, FCM's
 // answer) or later (an Expo receipt read by the receipt job).
 
-// expoAPI is a local Expo push API with receipts: send answers one ticket
-// per message (DeviceNotRegistered at once for tokens holding "gone", else
-// ok with a new ticket id), and getReceipts answers each ticket by its
-// token: "dies" DeviceNotRegistered, "big" MessageTooBig, "pending" not
-// ready yet, anything else ok. One server serves every profile's app.
-type expoAPI struct {
-	mu      sync.Mutex
-	tokenOf map[string]string // ticket id -> token
-	asked   map[string]int    // ticket id -> getReceipts requests naming it
-	bad     []string          // requests that were not what Expo takes
-}
-
-func newExpoAPI(t *testing.T) (*expoAPI, string) {
+// startExpo runs a local Expo push API (expotest: a token holding "gone" is
+// DeviceNotRegistered at once; a receipt is by the ticket's token: "dies"
+// DeviceNotRegistered, "big" MessageTooBig, "pending" not ready yet,
+// anything else ok) and returns it with the TANDEM_PUSH value sending to it.
+// One server serves every profile's app.
+func startExpo(t *testing.T) (*expotest.Server, string) {
 	t.Helper()
-	e := &expoAPI{tokenOf: map[string]string{}, asked: map[string]int{}}
-	srv := httptest.NewServer(e)
-	t.Cleanup(func() {
-		srv.Close()
-		if len(e.bad) > 0 {
-			t.Errorf("requests Expo would refuse: %v", e.bad)
-		}
-	})
-	return e, "expo?url=" + srv.URL + "/--/api/v2/push/send"
-}
-
-func (e *expoAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	raw, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
-		e.bad = append(e.bad, r.Method+" "+r.URL.Path)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch r.URL.Path {
-	case "/--/api/v2/push/send":
-		var msgs []struct {
-			To string `json:"to"`
-		}
-		_ = json.Unmarshal(raw, &msgs)
-		var tickets []string
-		for _, m := range msgs {
-			if strings.Contains(m.To, "gone") {
-				tickets = append(tickets, `{"status":"error","message":"not registered","details":{"error":"DeviceNotRegistered"}}`)
-				continue
-			}
-			id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", len(e.tokenOf)+1)
-			e.tokenOf[id] = m.To
-			tickets = append(tickets, `{"status":"ok","id":"`+id+`"}`)
-		}
-		_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
-	case "/--/api/v2/push/getReceipts":
-		var in struct {
-			IDs []string `json:"ids"`
-		}
-		if err := json.Unmarshal(raw, &in); err != nil || len(in.IDs) == 0 || len(in.IDs) > 1000 {
-			e.bad = append(e.bad, "getReceipts "+string(raw))
-		}
-		var data []string
-		for _, id := range in.IDs {
-			e.asked[id]++
-			switch tok := e.tokenOf[id]; {
-			case strings.Contains(tok, "dies"):
-				data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"%s is not a registered push notification recipient","details":{"error":"DeviceNotRegistered"}}`, id, tok))
-			case strings.Contains(tok, "big"):
-				data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`, id))
-			case strings.Contains(tok, "pending"), tok == "":
-			default:
-				data = append(data, fmt.Sprintf(`%q:{"status":"ok"}`, id))
-			}
-		}
-		_, _ = io.WriteString(w, `{"data":{`+strings.Join(data, ",")+`}}`)
-	default:
-		e.bad = append(e.bad, r.URL.Path)
-		w.WriteHeader(http.StatusNotFound)
-	}
-}
-
-// askedFor is how often getReceipts named the ticket of token.
-func (e *expoAPI) askedFor(token string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for id, tok := range e.tokenOf {
-		if tok == token {
-			n += e.asked[id]
-		}
-	}
-	return n
+	e := expotest.Start(t)
+	return e, "expo?url=" + e.SendURL()
 }
 
 // devicePlatforms lists u's devices through GET devices, as their
@@ -135,7 +46,7 @@ func (h *harness) devicePlatforms(t *testing.T, u user) string {
 // device from GET devices, ok and other errors are forgotten, and a receipt
 // not ready yet is asked again a delay later, until a day has passed.
 func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
-	expo, push := newExpoAPI(t)
+	expo, push := startExpo(t)
 	eachProfileWith(t, func(t *testing.T, h *harness, receipts *notifications.Receipts) {
 		ctx := context.Background()
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
@@ -162,7 +73,7 @@ func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
 		}
 
 		check(sent.Add(notifications.DefaultReceiptDelay - time.Second))
-		if expo.askedFor(tokens["dies"]) != 0 || h.devicePlatforms(t, u) != "ios,web,android,ios" {
+		if expo.AskedFor(tokens["dies"]) != 0 || h.devicePlatforms(t, u) != "ios,web,android,ios" {
 			t.Fatal("receipts read before the delay")
 		}
 		check(sent.Add(notifications.DefaultReceiptDelay))
@@ -173,18 +84,18 @@ func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
 			t.Fatal("another user's device was touched")
 		}
 		for kind, want := range map[string]int{"dies": 1, "fine": 1, "big": 1, "pending": 1} {
-			if got := expo.askedFor(tokens[kind]); got != want {
+			if got := expo.AskedFor(tokens[kind]); got != want {
 				t.Fatalf("%s asked %d times", kind, got)
 			}
 		}
 		check(sent.Add(2*notifications.DefaultReceiptDelay - time.Second))
 		check(sent.Add(2 * notifications.DefaultReceiptDelay))
-		if expo.askedFor(tokens["pending"]) != 2 || expo.askedFor(tokens["fine"]) != 1 || expo.askedFor(tokens["big"]) != 1 {
+		if expo.AskedFor(tokens["pending"]) != 2 || expo.AskedFor(tokens["fine"]) != 1 || expo.AskedFor(tokens["big"]) != 1 {
 			t.Fatal("only the receipt not ready is asked again, a delay later")
 		}
 		check(sent.Add(notifications.TicketMaxAge))
 		check(sent.Add(notifications.TicketMaxAge + time.Hour))
-		if n := expo.askedFor(tokens["pending"]); n != 3 {
+		if n := expo.AskedFor(tokens["pending"]); n != 3 {
 			t.Fatalf("the pending receipt asked %d times: once more at a day, then dropped", n)
 		}
 		if got := h.devicePlatforms(t, u); got != "ios,web,android" {
@@ -200,7 +111,7 @@ func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
 // TestExpoTicketDeviceNotRegisteredRemovesTheDevice: a DeviceNotRegistered
 // ticket removes the device at once, before any receipt.
 func TestExpoTicketDeviceNotRegisteredRemovesTheDevice(t *testing.T) {
-	_, push := newExpoAPI(t)
+	_, push := startExpo(t)
 	eachProfile(t, func(t *testing.T, h *harness) {
 		u := h.newUser("a@x.io")
 		h.registerDevice(u, "ExponentPushToken[gone-"+h.env["TANDEM_DB"][:6]+"]", "android", "expo")
@@ -214,81 +125,12 @@ func TestExpoTicketDeviceNotRegisteredRemovesTheDevice(t *testing.T) {
 	}, withEnv("TANDEM_PUSH", push))
 }
 
-// fcmAPI is a local FCM HTTP v1 API and OAuth token endpoint: a token
-// starting "gone" is 404 UNREGISTERED, "unreg" 400 UNREGISTERED, "bad" 400
-// INVALID_ARGUMENT, anything else accepted.
-type fcmAPI struct {
-	mu    sync.Mutex
-	sends []string // tokens
-}
-
-func (f *fcmAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case r.URL.Path == "/token":
-		_, _ = io.WriteString(w, `{"access_token":"at-1","expires_in":3600,"token_type":"Bearer"}`)
-		return
-	case r.URL.Path != "/v1/projects/p1/messages:send" || r.Header.Get("Authorization") != "Bearer at-1":
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	var body struct {
-		Message struct {
-			Token string `json:"token"`
-		} `json:"message"`
-	}
-	raw, _ := io.ReadAll(r.Body)
-	_ = json.Unmarshal(raw, &body)
-	tok := body.Message.Token
-	f.mu.Lock()
-	f.sends = append(f.sends, tok)
-	f.mu.Unlock()
-	fail := func(status int, name, code string) {
-		w.WriteHeader(status)
-		_, _ = fmt.Fprintf(w, `{"error":{"code":%d,"message":"failed","status":"%s","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"%s"}]}}`,
-			status, name, code)
-	}
-	switch {
-	case strings.HasPrefix(tok, "gone"):
-		fail(404, "NOT_FOUND", "UNREGISTERED")
-	case strings.HasPrefix(tok, "unreg"):
-		fail(400, "INVALID_ARGUMENT", "UNREGISTERED")
-	case strings.HasPrefix(tok, "bad"):
-		fail(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT")
-	default:
-		_, _ = io.WriteString(w, `{"name":"projects/p1/messages/0:1"}`)
-	}
-}
-
-// fcmCredentials writes a service-account file whose token_uri is base/token.
-func fcmCredentials(t *testing.T, base string) string {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(map[string]string{"type": "service_account", "client_email": "sa@p1.iam.gserviceaccount.com",
-		"private_key_id": "k1", "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"token_uri": base + "/token"})
-	path := filepath.Join(t.TempDir(), "sa.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestFCMUnregisteredRemovesTheDevice: through a local FCM, a token FCM
 // calls UNREGISTERED (404, or 400 with that code) loses its device; one it
 // refuses for another reason keeps it.
 func TestFCMUnregisteredRemovesTheDevice(t *testing.T) {
-	fake := &fcmAPI{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	push := "fcm?project=p1&credentials=" + fcmCredentials(t, srv.URL) + "&url=" + srv.URL
+	fake := fcmtest.Start(t, nil)
+	push := "fcm?project=" + fcmtest.Project + "&credentials=" + fake.CredentialsFile(t) + "&url=" + fake.URL
 	eachProfile(t, func(t *testing.T, h *harness) {
 		u := h.newUser("a@x.io")
 		tag := h.env["TANDEM_DB"][:6]
@@ -301,11 +143,8 @@ func TestFCMUnregisteredRemovesTheDevice(t *testing.T) {
 		if got := h.devicePlatforms(t, u); got != "android,web" {
 			t.Fatalf("devices %s: the two UNREGISTERED ones are gone", got)
 		}
-		fake.mu.Lock()
-		sends := slices.Clone(fake.sends)
-		fake.mu.Unlock()
 		n := 0
-		for _, s := range sends {
+		for _, s := range fake.Tokens() {
 			if strings.HasSuffix(s, tag) {
 				n++
 			}

@@ -4,123 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"tandem/adapters/push/expo"
+	"tandem/adapters/push/expo/expotest"
 	"tandem/modules/notifications"
 )
 
-// fakeExpo speaks Expo's push API: it checks each request and answers one
-// ticket per message, chosen by the token: "...gone]" is DeviceNotRegistered,
-// "...big]" MessageTooBig, anything else ok. getReceipts answers by id (see
-// receipts).
-type fakeExpo struct {
-	t        *testing.T
-	mu       sync.Mutex
-	batches  [][]map[string]any
-	asked    [][]string // the ids of each getReceipts request
-	status   int        // answer this HTTP status instead, when set
-	body     string     // with this body
-	dropLast bool       // answer one ticket too few
-}
-
-func (f *fakeExpo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
-		f.t.Errorf("request %s %s %v", r.Method, r.URL.Path, r.Header)
-	}
-	switch r.URL.Path {
-	case "/--/api/v2/push/send":
-	case "/--/api/v2/push/getReceipts":
-		f.receipts(w, r)
-		return
-	default:
-		f.t.Errorf("request to %s", r.URL.Path)
-	}
-	raw, _ := io.ReadAll(r.Body)
-	var msgs []map[string]any
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		f.t.Errorf("body is not a JSON array: %s", raw)
-	}
-	f.mu.Lock()
-	f.batches = append(f.batches, msgs)
-	f.mu.Unlock()
-	if f.status != 0 {
-		w.WriteHeader(f.status)
-		_, _ = io.WriteString(w, f.body)
-		return
-	}
-	var tickets []string
-	for i, m := range msgs {
-		to, _ := m["to"].(string)
-		switch {
-		case strings.HasSuffix(to, "gone]"):
-			tickets = append(tickets, `{"status":"error","message":"\"`+to+`\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"`+to+`"}}`)
-		case strings.HasSuffix(to, "big]"):
-			tickets = append(tickets, `{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`)
-		case strings.HasSuffix(to, "long]"):
-			tickets = append(tickets, `{"status":"ok","id":"`+strings.Repeat("x", 65)+`"}`)
-		default:
-			tickets = append(tickets, fmt.Sprintf(`{"status":"ok","id":"ticket-%d"}`, i))
-		}
-	}
-	if f.dropLast {
-		tickets = tickets[:len(tickets)-1]
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"data":[`+strings.Join(tickets, ",")+`]}`)
-}
-
-// receipts answers getReceipts by id: "ok-..." ok, "gone-..." DeviceNotRegistered,
-// "big-..." MessageTooBig; any other id has no receipt yet.
-func (f *fakeExpo) receipts(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		IDs []string `json:"ids"`
-	}
-	raw, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(raw, &in); err != nil {
-		f.t.Errorf("getReceipts body %s", raw)
-	}
-	f.mu.Lock()
-	f.asked = append(f.asked, in.IDs)
-	f.mu.Unlock()
-	if f.status != 0 {
-		w.WriteHeader(f.status)
-		_, _ = io.WriteString(w, f.body)
-		return
-	}
-	var data []string
-	for _, id := range in.IDs {
-		switch {
-		case strings.HasPrefix(id, "ok-"):
-			data = append(data, fmt.Sprintf(`%q:{"status":"ok"}`, id))
-		case strings.HasPrefix(id, "gone-"):
-			data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"not a registered push notification recipient","details":{"error":"DeviceNotRegistered"}}`, id))
-		case strings.HasPrefix(id, "big-"):
-			data = append(data, fmt.Sprintf(`%q:{"status":"error","message":"too big","details":{"error":"MessageTooBig"}}`, id))
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"data":{`+strings.Join(data, ",")+`}}`)
-}
-
-// sent returns the batches received so far.
-func (f *fakeExpo) sent() [][]map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([][]map[string]any(nil), f.batches...)
-}
-
-func start(t *testing.T) (*fakeExpo, *expo.Client) {
+func start(t *testing.T) (*expotest.Server, *expo.Client) {
 	t.Helper()
-	f := &fakeExpo{t: t}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, expo.New(srv.URL+"/--/api/v2/push/send", srv.Client())
+	f := expotest.Start(t)
+	return f, expo.New(f.SendURL(), f.Client())
 }
 
 func devices(tokens ...string) []notifications.Device {
@@ -144,14 +41,14 @@ var msg = notifications.Message{NotificationID: "n1", Title: "Hello", Body: "Wor
 func TestTicketsDecideEachDelivery(t *testing.T) {
 	t.Parallel()
 	f, c := start(t)
-	got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]", "ExponentPushToken[big]"))
+	got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]", "ExponentPushToken[toobig]"))
 	if outcomes(got) != "DXF" || got[2].Err == nil || !strings.Contains(got[2].Err.Error(), "MessageTooBig") {
 		t.Fatalf("%s %v", outcomes(got), got)
 	}
 	if got[0].Ticket != "ticket-0" || got[1].Ticket != "" || got[2].Ticket != "" {
 		t.Fatalf("tickets %q %q %q: an accepted push carries its ticket id", got[0].Ticket, got[1].Ticket, got[2].Ticket)
 	}
-	batches := f.sent()
+	batches := f.Batches()
 	if len(batches) != 1 || len(batches[0]) != 3 {
 		t.Fatalf("batches %v", batches)
 	}
@@ -174,7 +71,7 @@ func TestAtMostOneHundredPerRequest(t *testing.T) {
 		got[249].Outcome != notifications.OutcomeDelivered {
 		t.Fatalf("%s", outcomes(got))
 	}
-	batches := f.sent()
+	batches := f.Batches()
 	if len(batches) != 3 || len(batches[0]) != 100 || len(batches[1]) != 100 || len(batches[2]) != 50 ||
 		batches[1][50]["to"] != "ExponentPushToken[gone]" {
 		t.Fatalf("batch sizes %d", len(batches))
@@ -198,7 +95,11 @@ func TestAFailedRequestFailsItsWholeBatch(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f, c := start(t)
-			f.status, f.body, f.dropLast = tc.status, tc.body, tc.drop
+			if tc.drop {
+				f.DropLastTicket()
+			} else {
+				f.FailWith(tc.status, tc.body)
+			}
 			got := c.Push(context.Background(), msg, devices("ExponentPushToken[a]", "ExponentPushToken[gone]"))
 			if outcomes(got) != "FF" || got[0].Err == nil || !strings.Contains(got[0].Err.Error(), tc.errHas) {
 				t.Fatalf("%s %v", outcomes(got), got)
@@ -257,10 +158,9 @@ func TestReceiptsAreReadByID(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("receipts %v\nwant %v", got, want)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.asked) != 1 || strings.Join(f.asked[0], ",") != "ok-1,gone-2,big-3,pending-4" || len(f.batches) != 0 {
-		t.Fatalf("asked %v, sent %v", f.asked, f.batches)
+	asked, sent := f.Asked(), f.Batches()
+	if len(asked) != 1 || strings.Join(asked[0], ",") != "ok-1,gone-2,big-3,pending-4" || len(sent) != 0 {
+		t.Fatalf("asked %v, sent %v", asked, sent)
 	}
 }
 
@@ -275,10 +175,9 @@ func TestAtMostOneThousandReceiptsPerRequest(t *testing.T) {
 	if err != nil || len(got) != 2500 {
 		t.Fatalf("%d receipts, %v", len(got), err)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.asked) != 3 || len(f.asked[0]) != 1000 || len(f.asked[1]) != 1000 || len(f.asked[2]) != 500 || f.asked[2][499] != "ok-2499" {
-		t.Fatalf("requests of %d ids", len(f.asked))
+	asked := f.Asked()
+	if len(asked) != 3 || len(asked[0]) != 1000 || len(asked[1]) != 1000 || len(asked[2]) != 500 || asked[2][499] != "ok-2499" {
+		t.Fatalf("requests of %d ids", len(asked))
 	}
 }
 
@@ -297,7 +196,7 @@ func TestAFailedReceiptRequestIsAnError(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f, c := start(t)
-			f.status, f.body = tc.status, tc.body
+			f.FailWith(tc.status, tc.body)
 			got, err := c.Receipts(context.Background(), []string{"ok-1"})
 			if err == nil || !strings.Contains(err.Error(), tc.errHas) || got != nil {
 				t.Fatalf("%v %v", got, err)
