@@ -308,6 +308,13 @@ func TestStreamEndsWhenItsTokenIsRevoked(t *testing.T) {
 				}
 			}
 		},
+		"password reset": func(h *harness, u user, _ string) {
+			expect(h.t, h.post("/api/auth/reset", "", map[string]any{"email": "ann@x.io"}), 200, "")
+			v := h.post("/api/auth/reset", "", map[string]any{"userId": u.ID, "code": h.Mail.Code("ann@x.io")})
+			expect(h.t, v, 200, "")
+			expect(h.t, h.post("/api/auth/reset", "", map[string]any{"userId": u.ID, "newPassword": "brand-new-pass",
+				"resetToken": v.JSON(h.t)["resetToken"]}), 200, "")
+		},
 		"account deleted": func(h *harness, u user, _ string) {
 			expect(h.t, h.do(req{Method: "DELETE", Path: "/api/users/user/" + u.ID, Token: u.Token}), 200, "")
 		},
@@ -319,7 +326,7 @@ func TestStreamEndsWhenItsTokenIsRevoked(t *testing.T) {
 				_, other := h.login("ann@x.io")
 				bob := h.newUser("bob@x.io")
 				s, kept, bobS := h.openStream(ann, ""), h.openStream(user{ID: ann.ID, Token: other}, ""), h.openStream(bob, "")
-				if name == "logout of every session" || name == "account deleted" {
+				if name == "logout of every session" || name == "account deleted" || name == "password reset" {
 					kept = nil // every session of ann dies
 				}
 				revoke(h, ann, other)
