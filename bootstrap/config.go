@@ -119,6 +119,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 			WriteTimeout:   l.duration("TANDEM_WRITE_TIMEOUT", 30*time.Second),
 			IdleTimeout:    l.duration("TANDEM_IDLE_TIMEOUT", 120*time.Second),
 			RequestTimeout: l.duration("TANDEM_REQUEST_TIMEOUT", 15*time.Second),
+			ShutdownGrace:  l.durationOrZero("TANDEM_SHUTDOWN_GRACE", 5*time.Second),
 			TrustedProxies: l.proxies("TANDEM_TRUSTED_PROXIES"),
 			CORSOrigins:    l.str("TANDEM_CORS_ORIGINS", "*"),
 			ImageRateLimit: l.positive("TANDEM_IMAGES_RATE_LIMIT", 10),
@@ -249,6 +250,14 @@ func (l *loader) positive(name string, def int) int {
 }
 
 func (l *loader) bytes(name string, def int) int { return l.positive(name, def) }
+
+// durationOrZero is duration where 0 means "none" (0s).
+func (l *loader) durationOrZero(name string, def time.Duration) time.Duration {
+	if v := strings.TrimSpace(l.getenv(name)); v == "0" || v == "0s" {
+		return 0
+	}
+	return l.duration(name, def)
+}
 
 func (l *loader) duration(name string, def time.Duration) time.Duration {
 	v := l.getenv(name)

@@ -130,6 +130,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_PAIRING_FAILS_IP":   "-1",
 		"TANDEM_TRUSTED_PROXIES":    "10.0.0.1,proxy.local",
 		"TANDEM_BUS":                "redis://127.0.0.1:6379",
+		"TANDEM_SHUTDOWN_GRACE":     "-1s",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -109,6 +109,8 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 		"TANDEM_PUSH":         "memory",
 		"TANDEM_LOG_LEVEL":    logLevel(),
 		"TANDEM_API_KEYS":     testAPIKey,
+		// Stopping does not wait for clients to leave (drain_test.go does).
+		"TANDEM_SHUTDOWN_GRACE": "0s",
 	}
 	for _, o := range opts {
 		o(h)

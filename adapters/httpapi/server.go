@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -26,6 +27,10 @@ type Config struct {
 	WriteTimeout    time.Duration
 	IdleTimeout     time.Duration
 	RequestTimeout  time.Duration
+	// ShutdownGrace is how long a stopping server keeps answering (each
+	// answer with Connection: close, /readyz 503) before it stops accepting,
+	// so that load balancers and keep-alive clients move away first.
+	ShutdownGrace time.Duration
 	TrustedProxies  []string
 	CORSOrigins     string
 	APIKeys         []string // X-API-Key values of the key-guarded routes
@@ -39,15 +44,37 @@ type Server struct {
 	App     *fiber.App
 	cfg     Config
 	log     *zap.Logger
-	ln      net.Listener
+	ln      *silentConns
 	streams *Streams
+	drain   *Drain
+}
+
+// Drain says whether the server is stopping: from then on every answer
+// closes its connection and /readyz answers 503.
+type Drain struct{ on atomic.Bool }
+
+func NewDrain() *Drain { return &Drain{} }
+
+// Draining reports whether the server is stopping.
+func (d *Drain) Draining() bool { return d.on.Load() }
+
+// closeWhenDraining makes a stopping server end each keep-alive connection
+// with the answer it is giving, so no client sends another request into a
+// socket about to close.
+func closeWhenDraining(d *Drain) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if d.Draining() {
+			c.Context().SetConnectionClose()
+		}
+		return c.Next()
+	}
 }
 
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m), cfg: cfg, log: log, streams: streams}
+	drain *Drain, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m, drain), cfg: cfg, log: log, streams: streams, drain: drain}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -55,7 +82,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 	return s
 }
 
-func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.App {
+func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -78,7 +105,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics) *fiber.
 	// from the right). Fiber trusts no proxy's X-Forwarded-* headers either.
 	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
-	app.Use(clientKey(parseProxies(cfg.TrustedProxies)),
+	app.Use(closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
 		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
 		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
@@ -90,9 +117,9 @@ func (s *Server) start(context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.ln = ln
+	s.ln = newSilentConns(ln)
 	go func() {
-		if err := s.App.Listener(ln); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.App.Listener(s.ln); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error("http server stopped", zap.Error(err))
 		}
 	}()
@@ -100,10 +127,22 @@ func (s *Server) start(context.Context) error {
 	return nil
 }
 
+// stop drains: answers keep coming for the grace (each closing its
+// connection) until no connection is left or the grace is over; then the
+// listener closes and in-flight requests finish.
 func (s *Server) stop(ctx context.Context) error {
-	s.log.Info("draining in-flight requests")
+	s.log.Info("draining: every answer closes its connection", zap.Duration("grace", s.cfg.ShutdownGrace))
+	s.drain.on.Store(true)
 	s.streams.Close() // fasthttp waits for every open answer, and a stream never ends by itself
-	return s.App.ShutdownWithContext(ctx)
+	s.waitForNoConnections(ctx, s.cfg.ShutdownGrace)
+	return s.App.ShutdownWithContext(ctx) // closing the listener closes the silent connections
+}
+
+func (s *Server) waitForNoConnections(ctx context.Context, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for s.App.Server().GetOpenConnectionsCount() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Addr is the address actually listened on (useful with port 0).
