@@ -18,7 +18,9 @@ type healthHandler struct {
 	drain *Drain
 }
 
-func NewHealthHandler(db Pinger, drain *Drain) *healthHandler { return &healthHandler{db: db, drain: drain} }
+func NewHealthHandler(db Pinger, drain *Drain) *healthHandler {
+	return &healthHandler{db: db, drain: drain}
+}
 
 func (h *healthHandler) Register(r fiber.Router) {
 	r.Get("/healthz", h.live)

@@ -30,13 +30,13 @@ type Config struct {
 	// ShutdownGrace is how long a stopping server keeps answering (each
 	// answer with Connection: close, /readyz 503) before it stops accepting,
 	// so that load balancers and keep-alive clients move away first.
-	ShutdownGrace time.Duration
-	TrustedProxies  []string
-	CORSOrigins     string
-	APIKeys         []string // X-API-Key values of the key-guarded routes
-	RateLimitIP     int      // requests per minute per IP on the auth routes
-	ImageRateLimit  int      // requests per minute per user on the image routes
-	Stream          StreamConfig
+	ShutdownGrace  time.Duration
+	TrustedProxies []string
+	CORSOrigins    string
+	APIKeys        []string // X-API-Key values of the key-guarded routes
+	RateLimitIP    int      // requests per minute per IP on the auth routes
+	ImageRateLimit int      // requests per minute per user on the image routes
+	Stream         StreamConfig
 }
 
 // Server owns the Fiber app and its listener.
