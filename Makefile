@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench fmt lint generate
+.PHONY: run test build migrate bench fmt lint generate faults
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	$(GO) run ./cmd/tandem serve
@@ -8,6 +8,9 @@ run: ## start the service on the embedded default (SQLite, disk blobs, log mail 
 test: ## vet, then every test with the race detector
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 40m $(GOTESTFLAGS) ./...
+
+faults: ## the fault tests, long: a 15 s database cut (MySQL: set TANDEM_TEST_MYSQL_DSN), hangs, latency, drains, NATS outages
+	TANDEM_TEST_FAULT_CUT=15s $(GO) test -race -count=1 -timeout 20m -v -run 'TestFault|TestDrain|TestReadyzIs503|TestAConnectionThatNeverSpoke|TestStopDrains|TestStreamSurvivesANATSOutage' ./tests/
 
 build:
 	$(GO) build -o bin/tandem ./cmd/tandem

@@ -30,12 +30,12 @@ func storage(db DBConfig) fx.Option {
 	switch db.Kind {
 	case DBMemory:
 		return fx.Options(memory.Module,
-			fx.Provide(func(r memory.Ready) httpapi.Pinger { return r }))
+			fx.Provide(func(r memory.Ready) httpapi.Pinger { return r }, func(r memory.Ready) httpapi.Breaker { return r }))
 	case DBSQLite, DBMySQL:
 		return fx.Options(
 			fx.Supply(sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}),
 			sqlstore.Module,
-			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }))
+			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }, func(b *sqlstore.Breaker) httpapi.Breaker { return b }))
 	}
 	return fx.Error(fmt.Errorf("TANDEM_DB: unknown kind %q", db.Kind))
 }

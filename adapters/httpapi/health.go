@@ -13,13 +13,29 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-type healthHandler struct {
-	db    Pinger
-	drain *Drain
+// Breaker says the database has stopped answering (sqlstore.Breaker): then
+// every /api/ request is refused at once with 503 instead of waiting out
+// the request timeout.
+type Breaker interface{ Open() bool }
+
+// failFast refuses API requests while the breaker is open.
+func failFast(b Breaker) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if b.Open() && isAPI(c.Path()) {
+			return core.Unavailable("unavailable", "the database is unavailable")
+		}
+		return c.Next()
+	}
 }
 
-func NewHealthHandler(db Pinger, drain *Drain) *healthHandler {
-	return &healthHandler{db: db, drain: drain}
+type healthHandler struct {
+	db      Pinger
+	drain   *Drain
+	breaker Breaker
+}
+
+func NewHealthHandler(db Pinger, drain *Drain, breaker Breaker) *healthHandler {
+	return &healthHandler{db: db, drain: drain, breaker: breaker}
 }
 
 func (h *healthHandler) Register(r fiber.Router) {
@@ -37,6 +53,9 @@ func (h *healthHandler) live(c *fiber.Ctx) error {
 func (h *healthHandler) ready(c *fiber.Ctx) error {
 	if h.drain.Draining() {
 		return core.Unavailable("unavailable", "the server is stopping")
+	}
+	if h.breaker.Open() {
+		return core.Unavailable("unavailable", "the database is unavailable")
 	}
 	if err := h.db.Ping(c.UserContext()); err != nil {
 		return err

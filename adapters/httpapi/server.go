@@ -73,8 +73,8 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m, drain), cfg: cfg, log: log, streams: streams, drain: drain}
+	drain *Drain, breaker Breaker, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker), cfg: cfg, log: log, streams: streams, drain: drain}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -82,7 +82,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 	return s
 }
 
-func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain) *fiber.App {
+func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -108,7 +108,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	app.Use(closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
 		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
-		requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
+		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
 	return app
 }
 

@@ -50,3 +50,6 @@ var Module = fx.Module("memory",
 type Ready struct{}
 
 func (Ready) Ping(context.Context) error { return nil }
+
+// Open is the breaker of a store in the process's memory: never open.
+func (Ready) Open() bool { return false }

@@ -25,7 +25,7 @@ import (
 // Module opens the database named by Config, migrates it at start and binds
 // every repository port to its SQL implementation.
 var Module = fx.Module("sql",
-	fx.Provide(newLifecycleDB),
+	fx.Provide(newLifecycleDB, NewBreaker),
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
 		fx.Annotate(NewVersionRepo, fx.As(new(versions.Repository))),
