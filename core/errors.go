@@ -24,10 +24,13 @@ const (
 	KindUnsupported
 	KindRateLimited
 	KindUnavailable
+	// KindInsufficientStorage: the storage has no room left (507); the
+	// request changed nothing and may succeed later.
+	KindInsufficientStorage
 )
 
 var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not_found",
-	"conflict", "too_large", "unsupported", "rate_limited", "unavailable"}
+	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -73,6 +76,9 @@ func Conflict(code, msg string) *Error     { return newErr(KindConflict, code, m
 func TooLarge(code, msg string) *Error     { return newErr(KindTooLarge, code, msg) }
 func Unsupported(code, msg string) *Error  { return newErr(KindUnsupported, code, msg) }
 func Unavailable(code, msg string) *Error  { return newErr(KindUnavailable, code, msg) }
+
+// InsufficientStorage is a 507: the blob store is full.
+func InsufficientStorage(code, msg string) *Error { return newErr(KindInsufficientStorage, code, msg) }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.
 func RateLimited(code, msg string, retryAfter time.Duration) *Error {

@@ -20,16 +20,17 @@ type errorBody struct {
 }
 
 var kindStatus = map[core.Kind]int{
-	core.KindInvalid:      fiber.StatusBadRequest,
-	core.KindUnauthorized: fiber.StatusUnauthorized,
-	core.KindForbidden:    fiber.StatusForbidden,
-	core.KindNotFound:     fiber.StatusNotFound,
-	core.KindConflict:     fiber.StatusConflict,
-	core.KindTooLarge:     fiber.StatusRequestEntityTooLarge,
-	core.KindUnsupported:  fiber.StatusUnsupportedMediaType,
-	core.KindRateLimited:  fiber.StatusTooManyRequests,
-	core.KindUnavailable:  fiber.StatusServiceUnavailable,
-	core.KindInternal:     fiber.StatusInternalServerError,
+	core.KindInvalid:             fiber.StatusBadRequest,
+	core.KindUnauthorized:        fiber.StatusUnauthorized,
+	core.KindForbidden:           fiber.StatusForbidden,
+	core.KindNotFound:            fiber.StatusNotFound,
+	core.KindConflict:            fiber.StatusConflict,
+	core.KindTooLarge:            fiber.StatusRequestEntityTooLarge,
+	core.KindUnsupported:         fiber.StatusUnsupportedMediaType,
+	core.KindRateLimited:         fiber.StatusTooManyRequests,
+	core.KindUnavailable:         fiber.StatusServiceUnavailable,
+	core.KindInsufficientStorage: fiber.StatusInsufficientStorage,
+	core.KindInternal:            fiber.StatusInternalServerError,
 }
 
 // StatusOf is the HTTP status of a core kind.
@@ -74,7 +75,7 @@ func statusOverride(fe *fiber.Error) int {
 func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		e, status := classify(err)
-		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
+		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage {
 			log.Error("request failed", zap.Error(err), zap.String("request_id", requestIDOf(c)),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"tandem/core"
 	"tandem/modules/images"
@@ -82,7 +83,7 @@ func (s *Store) Put(_ context.Context, key, _ string, r io.Reader, size int64) (
 	}()
 	n, err := io.Copy(tmp, io.LimitReader(r, size))
 	if err != nil {
-		return fmt.Errorf("disk blobs: write %s: %w", key, err)
+		return full(fmt.Errorf("disk blobs: write %s: %w", key, err))
 	}
 	if n != size {
 		return fmt.Errorf("disk blobs: %s: got %d bytes, want %d", key, n, size)
@@ -91,15 +92,24 @@ func (s *Store) Put(_ context.Context, key, _ string, r io.Reader, size int64) (
 		return fmt.Errorf("disk blobs: %w", err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("disk blobs: %w", err)
+		return full(fmt.Errorf("disk blobs: %w", err))
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("disk blobs: %w", err)
+		return full(fmt.Errorf("disk blobs: %w", err))
 	}
 	if err = os.Rename(tmp.Name(), p); err != nil {
 		return fmt.Errorf("disk blobs: %w", err)
 	}
 	return nil
+}
+
+// full turns "no space left" (or over quota) into a 507 the client can
+// understand; the temporary file is removed by Put's deferred clean-up.
+func full(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return core.InsufficientStorage("insufficient_storage", "no room left to store the file; try again later").Wrap(err)
+	}
+	return err
 }
 
 func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, images.BlobInfo, error) {
