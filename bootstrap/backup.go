@@ -166,6 +166,9 @@ func backupSQLite(ctx context.Context, path, dir string) (*manifestDB, []string,
 	if err := db.Snapshot(ctx, file); err != nil {
 		return nil, nil, fmt.Errorf("backup: %w", err)
 	}
+	if err := os.Chmod(file, 0o640); err != nil { // it holds password hashes
+		return nil, nil, fmt.Errorf("backup: %w", err)
+	}
 	info, err := sqlstore.InspectSnapshot(ctx, file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("backup: %w", err)
