@@ -102,28 +102,31 @@ func purchaseVerifier(kind string) fx.Option {
 // files a failed deletion leaves behind.
 func blobs(b BlobsConfig) fx.Option {
 	report := fx.Provide(func(log *zap.Logger) images.Reporter { return orphanLog{log} })
-	switch b.Kind {
-	case "memory":
+	if b.Kind == "memory" {
 		return fx.Options(report, fx.Provide(memblob.New, func(s *memblob.Store) images.Blobs { return s }))
-	case "file":
-		return fx.Options(report, fx.Provide(func() (images.Blobs, error) {
-			s, err := disk.New(b.Dir)
-			if err != nil {
-				return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
-			}
-			return s, nil
-		}))
-	case "s3":
-		return fx.Options(report, fx.Provide(func() (images.Blobs, error) {
-			s, err := s3blob.New(s3blob.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, Region: b.Region,
-				Secure: b.Secure, Creds: credentials.NewEnvAWS()})
-			if err != nil {
-				return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
-			}
-			return s, nil
-		}))
 	}
-	return fx.Error(fmt.Errorf("TANDEM_BLOBS: unknown kind %q", b.Kind))
+	return fx.Options(report, fx.Provide(func() (images.Blobs, error) { return openBlobs(b) }))
+}
+
+// openBlobs opens the file or S3 store of TANDEM_BLOBS (the commands that
+// work on a deployment's store use it too; a memory store is one process's).
+func openBlobs(b BlobsConfig) (images.Blobs, error) {
+	switch b.Kind {
+	case "file":
+		s, err := disk.New(b.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
+		}
+		return s, nil
+	case "s3":
+		s, err := s3blob.New(s3blob.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, Region: b.Region,
+			Secure: b.Secure, Creds: credentials.NewEnvAWS()})
+		if err != nil {
+			return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("TANDEM_BLOBS: unknown kind %q", b.Kind)
 }
 
 // orphanLog logs a file whose image is gone but which could not be deleted.

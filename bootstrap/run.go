@@ -15,9 +15,11 @@ import (
 	"tandem/modules/accounts"
 )
 
-const usage = `usage: tandem [serve | migrate | admin grant|revoke EMAIL]
+const usage = `usage: tandem [serve | migrate | backup DIR | restore DIR | admin ...]
   serve                     run the HTTP service (default); migrations run at start
   migrate                   bring the database of TANDEM_DB up to date and exit
+  backup DIR                snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR
+  restore DIR               verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS
   admin grant|revoke EMAIL  make an account an administrator, or stop it being one
   admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy`
 
@@ -40,6 +42,10 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return serve(ctx, cfg)
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
+	case "backup":
+		return backup(ctx, cfg, args[1:], stdout)
+	case "restore":
+		return restore(ctx, cfg, args[1:], stdout)
 	case "admin":
 		return admin(ctx, cfg, args[1:], stdout)
 	}

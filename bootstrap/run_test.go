@@ -62,6 +62,14 @@ func TestRunCommands(t *testing.T) {
 	if _, err := run("admin", "promote", "x"); err == nil {
 		t.Fatal("bad admin verb accepted")
 	}
+	for _, args := range [][]string{{"backup"}, {"restore"}, {"backup", "a", "b"}} {
+		if _, err := run(args...); err == nil || !strings.HasPrefix(err.Error(), "usage: tandem "+args[0]+" DIR") {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	if out, err := run("help"); err != nil || !strings.Contains(out, "backup DIR") || !strings.Contains(out, "restore DIR") {
+		t.Fatalf("help: %q %v", out, err)
+	}
 	if _, err := run("dance"); err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Fatalf("unknown command: %v", err)
 	}

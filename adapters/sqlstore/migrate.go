@@ -46,3 +46,16 @@ func provider(db *DB) (*goose.Provider, error) {
 	}
 	return goose.NewProvider(dialect, db.DB.DB, sub)
 }
+
+// MigrateUpTo applies the migrations up to version only (tests: a database
+// an older Tandem left).
+func MigrateUpTo(ctx context.Context, db *DB, version int64) error {
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("sqlstore: migrate up to %d: %w", version, err)
+	}
+	return nil
+}

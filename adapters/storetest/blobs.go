@@ -3,7 +3,9 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +95,66 @@ func BlobStore(t *testing.T, newStore func(t *testing.T) images.Blobs) {
 		wantKind(t, s.DeletePrefix(ctx, "u/user-2"), core.KindInvalid) // no trailing slash
 		wantKind(t, s.DeletePrefix(ctx, "/"), core.KindInvalid)
 		read(t, s, "u/user-2/d.png")
+	})
+
+	t.Run("walk sees every file once with its size, under a prefix its folder only", func(t *testing.T) {
+		s := newStore(t)
+		walk := func(t *testing.T, prefix string) map[string]int64 {
+			t.Helper()
+			seen := map[string]int64{}
+			must(t, s.Walk(ctx, prefix, func(key string, size int64) error {
+				if _, twice := seen[key]; twice {
+					t.Errorf("%s seen twice", key)
+				}
+				seen[key] = size
+				return nil
+			}))
+			return seen
+		}
+		if got := walk(t, ""); len(got) != 0 {
+			t.Fatalf("an empty store walks %v", got)
+		}
+		files := map[string]int64{"u/user-1/a.png": int64(len(png)), "u/user-1/b.jpg": 5, "u/user-10/c.png": 1, "u/user-2/d.png": 2, "x.png": 3}
+		for k, n := range files {
+			put(t, s, k, "image/png", png[:n])
+		}
+		if got := walk(t, ""); !maps.Equal(got, files) {
+			t.Fatalf("walk: %v, want %v", got, files)
+		}
+		if got := walk(t, "u/user-1/"); !maps.Equal(got, map[string]int64{"u/user-1/a.png": int64(len(png)), "u/user-1/b.jpg": 5}) {
+			t.Fatalf("walk u/user-1/: %v", got) // u/user-10/ shares the text, not the folder
+		}
+		if got := walk(t, "u/nobody/"); len(got) != 0 {
+			t.Fatalf("walk of no folder: %v", got)
+		}
+		must(t, s.Delete(ctx, "x.png"))
+		must(t, s.DeletePrefix(ctx, "u/user-1/"))
+		if got := walk(t, ""); !maps.Equal(got, map[string]int64{"u/user-10/c.png": 1, "u/user-2/d.png": 2}) {
+			t.Fatalf("walk after deletes: %v", got)
+		}
+		for _, bad := range []string{"u/user-1", "/", "../", "u/../"} {
+			wantKind(t, s.Walk(ctx, bad, func(string, int64) error { return nil }), core.KindInvalid)
+		}
+	})
+
+	t.Run("walk stops at fn's error and lets fn use the store", func(t *testing.T) {
+		s := newStore(t)
+		for _, k := range []string{"u/user-1/a.png", "u/user-1/b.png", "u/user-1/c.png"} {
+			put(t, s, k, "image/png", png)
+		}
+		stop := errors.New("enough")
+		calls := 0
+		err := s.Walk(ctx, "", func(key string, size int64) error {
+			calls++
+			if got, info := read(t, s, key); int64(len(got)) != size || info.Size != size {
+				t.Errorf("%s: walked %d bytes, read %d", key, size, len(got))
+			}
+			put(t, s, "u/user-2/new.png", "image/png", png) // a write during the walk neither blocks nor breaks it
+			return stop
+		})
+		if !errors.Is(err, stop) || calls != 1 {
+			t.Fatalf("walk returned %v after %d calls", err, calls)
+		}
 	})
 
 	t.Run("keys that could escape are refused", func(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command tandem is the Tandem backend: `tandem serve|migrate|admin ...`.
+// Command tandem is the Tandem backend: `tandem serve|migrate|backup|restore|admin ...`.
 package main
 
 import (

@@ -673,6 +673,44 @@ func (c *MockBlobsPutCall) DoAndReturn(f func(context.Context, string, string, i
 	return c
 }
 
+// Walk mocks base method.
+func (m *MockBlobs) Walk(ctx context.Context, prefix string, fn func(string, int64) error) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Walk", ctx, prefix, fn)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Walk indicates an expected call of Walk.
+func (mr *MockBlobsMockRecorder) Walk(ctx, prefix, fn any) *MockBlobsWalkCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Walk", reflect.TypeOf((*MockBlobs)(nil).Walk), ctx, prefix, fn)
+	return &MockBlobsWalkCall{Call: call}
+}
+
+// MockBlobsWalkCall wrap *gomock.Call
+type MockBlobsWalkCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockBlobsWalkCall) Return(arg0 error) *MockBlobsWalkCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockBlobsWalkCall) Do(f func(context.Context, string, func(string, int64) error) error) *MockBlobsWalkCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockBlobsWalkCall) DoAndReturn(f func(context.Context, string, func(string, int64) error) error) *MockBlobsWalkCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // MockPresigner is a mock of Presigner interface.
 type MockPresigner struct {
 	ctrl     *gomock.Controller

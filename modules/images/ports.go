@@ -85,6 +85,15 @@ type Blobs interface {
 	// DeletePrefix removes every file whose key starts with prefix, which
 	// ends with "/" (one owner's folder); it is idempotent.
 	DeletePrefix(ctx context.Context, prefix string) error
+	// Walk calls fn with the key and size of every stored file whose key
+	// starts with prefix: "" for all of them, else a folder as DeletePrefix
+	// takes it (core.KindInvalid otherwise). A file present for the whole
+	// walk is seen exactly once, in no promised order; one written or
+	// deleted meanwhile may or may not be, and one seen may be gone before
+	// it is opened (Open: core.KindNotFound). Unfinished Puts are never
+	// seen. fn may call the store's other methods; its first error ends the
+	// walk and is returned as it is. Backups list the store with it.
+	Walk(ctx context.Context, prefix string, fn func(key string, size int64) error) error
 }
 
 // BlobInfo describes a stored file.

@@ -164,3 +164,67 @@ func (s *Store) DeletePrefix(_ context.Context, prefix string) error {
 	}
 	return nil
 }
+
+// Walk walks the folder of prefix (the root for ""), skipping temporary
+// files and anything that is no valid key; a folder removed meanwhile (a
+// DeletePrefix) is passed over.
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(key string, size int64) error) error {
+	root := s.dir
+	if prefix != "" {
+		if err := images.CheckBlobPrefix(prefix); err != nil {
+			return err
+		}
+		p, err := s.path(strings.TrimSuffix(prefix, "/"))
+		if err != nil {
+			return err
+		}
+		root = p
+	}
+	var fnErr error
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(s.dir, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if !strings.HasPrefix(key, prefix) || images.CheckBlobKey(key) != nil {
+			return nil
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fnErr = fn(key, info.Size()); fnErr != nil {
+			return fnErr
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("disk blobs: walk: %w", err)
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -127,5 +128,41 @@ func TestNewRefusesAnUnusableDirectory(t *testing.T) {
 	}
 	if _, err := disk.New(filepath.Join(f, "blobs")); err == nil {
 		t.Fatal("a path under a file was accepted")
+	}
+}
+
+func TestWalkPassesOverTemporaryAndForeignFiles(t *testing.T) {
+	s, dir := newStore(t)
+	ctx := context.Background()
+	data := []byte("\x89PNG\r\n\x1a\n pixels")
+	if err := s.Put(ctx, "u/user-1/ab.png", "image/png", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	// an unfinished Put, a hidden folder, a name no key may have, a link out
+	for name, content := range map[string]string{"u/user-1/.tmp-42": "partial", ".cache/x.png": "x", "u/user-1/a b.png": "x"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(filepath.Dir(dir), "secret.png")
+	if err := os.WriteFile(outside, []byte("outside"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "u", "user-1", "link.png")); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	if err := s.Walk(ctx, "", func(key string, size int64) error {
+		seen = append(seen, key+":"+strconv.FormatInt(size, 10))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(seen, ",") != "u/user-1/ab.png:"+strconv.Itoa(len(data)) {
+		t.Fatalf("walked %v", seen)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,4 +97,36 @@ func (s *Store) Keys() []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Walk lists the matching keys under the lock, then calls fn without it (in
+// key order), so fn may use the store.
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(key string, size int64) error) error {
+	if prefix != "" {
+		if err := images.CheckBlobPrefix(prefix); err != nil {
+			return err
+		}
+	}
+	type entry struct {
+		key  string
+		size int64
+	}
+	s.mu.RLock()
+	var found []entry
+	for k, b := range s.blobs {
+		if strings.HasPrefix(k, prefix) {
+			found = append(found, entry{k, int64(len(b.data))})
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(found, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	for _, e := range found {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(e.key, e.size); err != nil {
+			return err
+		}
+	}
+	return nil
 }

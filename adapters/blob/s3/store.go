@@ -111,6 +111,29 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
 	return nil
 }
 
+// Walk lists the bucket under prefix (S3 listings are strongly consistent
+// and in key order); objects whose names are no valid key (folder markers,
+// files another tool put there) are passed over.
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(key string, size int64) error) error {
+	if prefix != "" {
+		if err := images.CheckBlobPrefix(prefix); err != nil {
+			return err
+		}
+	}
+	for obj := range s.c.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			return mapErr(obj.Err)
+		}
+		if images.CheckBlobKey(obj.Key) != nil {
+			continue
+		}
+		if err := fn(obj.Key, obj.Size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PresignGet signs a GET of key valid for ttl; it makes no request, so it
 // does not check that the key exists (the service did, in its records).
 func (s *Store) PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error) {
