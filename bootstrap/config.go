@@ -46,8 +46,12 @@ type Config struct {
 	// PushReceiptDelay is how long after a push its Expo receipt is first
 	// read, and between two reads of one not ready yet.
 	PushReceiptDelay time.Duration
-	LogLevel         zapcore.Level
-	LogFormat        string
+	// SweepInterval and SweepGrace: how often files without an image row
+	// (and stale temporary files) are looked for, and how old they must be.
+	SweepInterval time.Duration
+	SweepGrace    time.Duration
+	LogLevel      zapcore.Level
+	LogFormat     string
 	// PairingFailsUser and PairingFailsIP bound failed code attempts (link,
 	// create, submit-code) per user and per client IP each hour.
 	PairingFailsUser int
@@ -140,6 +144,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		UploadLimit:      uploadLimit,
 		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
 		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),
+		SweepInterval:    l.duration("TANDEM_SWEEP_INTERVAL", 10*time.Minute),
+		SweepGrace:       l.duration("TANDEM_SWEEP_GRACE", time.Hour),
 		PushReceiptDelay: l.receiptDelay("TANDEM_PUSH_RECEIPT_DELAY", notifications.DefaultReceiptDelay),
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),

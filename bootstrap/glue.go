@@ -67,7 +67,7 @@ var ports = fx.Provide(
 		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP}
 	},
 	func(c Config) images.Settings {
-		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit)}
+		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit), SweepGrace: c.SweepGrace}
 	},
 )
 

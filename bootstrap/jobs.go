@@ -10,6 +10,7 @@ import (
 
 	"tandem/modules/accounts"
 	"tandem/modules/events"
+	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/throttle"
 )
@@ -26,7 +27,8 @@ type job struct {
 
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
-	accts *accounts.Service, reminders *events.Reminders, daily *notifications.Reminders, receipts *notifications.Receipts) {
+	accts *accounts.Service, reminders *events.Reminders, daily *notifications.Reminders, receipts *notifications.Receipts,
+	sweeper *images.Sweeper) {
 	list := []job{
 		{"purge throttle counters", 10 * time.Minute, limiter.Purge},
 		{"purge expired tokens, codes and reset proofs", 10 * time.Minute, accts.Purge},
@@ -34,6 +36,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 		{"send daily reminders", cfg.ReminderInterval, daily.SendDue},
 		{"purge daily reminder claims", 10 * time.Minute, daily.Purge},
 		{"read push receipts", time.Minute, receipts.CheckDue},
+		{"sweep files without an image and stale temporary files", cfg.SweepInterval, sweeper.Sweep},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -88,8 +88,9 @@ type File struct {
 
 // Settings are the module's configuration (bound in bootstrap).
 type Settings struct {
-	PublicURL    string // TANDEM_PUBLIC_URL, without a trailing slash
-	MaxFileBytes int64  // TANDEM_UPLOAD_MAX_BYTES, per file
+	PublicURL    string        // TANDEM_PUBLIC_URL, without a trailing slash
+	MaxFileBytes int64         // TANDEM_UPLOAD_MAX_BYTES, per file
+	SweepGrace   time.Duration // TANDEM_SWEEP_GRACE: how long a file may lack its row before the sweep removes it
 }
 
 // URLOf is the address handed out for key; it never changes.

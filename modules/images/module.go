@@ -10,6 +10,8 @@ import (
 // user-data owner. The repository and the blob store are bound by adapters;
 // Settings and the Reporter by bootstrap.
 var Module = fx.Module("images",
-	fx.Provide(NewService),
+	fx.Provide(NewService, func(r Repository, b Blobs, c core.Clock, s Settings) *Sweeper {
+		return NewSweeper(r, b, c, s.SweepGrace)
+	}),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
 )

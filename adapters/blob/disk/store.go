@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/images"
@@ -227,4 +228,38 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(key string, siz
 		return fmt.Errorf("disk blobs: walk: %w", err)
 	}
 	return nil
+}
+
+var _ images.TempSweeper = (*Store)(nil)
+
+// SweepTemp removes the temporary files of writes that never finished (a
+// process killed mid-upload) once they are older than olderThan: a live
+// upload's temporary file is younger than any sensible grace.
+func (s *Store) SweepTemp(ctx context.Context, olderThan time.Duration) (int, error) {
+	removed := 0
+	cutoff := time.Now().Add(-olderThan)
+	err := filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || !strings.HasPrefix(d.Name(), tempPrefix) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			return nil // gone meanwhile, or still young
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		removed++
+		return nil
+	})
+	return removed, err
 }

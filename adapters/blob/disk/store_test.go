@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"tandem/adapters/blob/disk"
 	"tandem/adapters/storetest"
@@ -164,5 +165,38 @@ func TestWalkPassesOverTemporaryAndForeignFiles(t *testing.T) {
 	}
 	if strings.Join(seen, ",") != "u/user-1/ab.png:"+strconv.Itoa(len(data)) {
 		t.Fatalf("walked %v", seen)
+	}
+}
+
+func TestSweepTempRemovesOnlyStaleTemporaryFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := disk.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	key := "u/u1/" + strings.Repeat("a", 32) + ".png"
+	if err := s.Put(ctx, key, "image/png", strings.NewReader("png"), 3); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "u", "u1")
+	old, young := filepath.Join(folder, ".tmp-old"), filepath.Join(folder, ".tmp-young")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, []byte("partial"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.SweepTemp(ctx, time.Hour); err != nil || n != 1 {
+		t.Fatalf("swept %d, %v", n, err)
+	}
+	for p, want := range map[string]bool{old: false, young: true, filepath.Join(dir, filepath.FromSlash(key)): true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Fatalf("%s: exists %v, want %v", p, err == nil, want)
+		}
 	}
 }
