@@ -321,4 +321,3 @@ func waitForCrash(t *testing.T, d time.Duration, ok func() bool) {
 		}
 	}
 }
-
