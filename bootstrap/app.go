@@ -47,7 +47,7 @@ func Options(cfg Config) fx.Option {
 		relationship.Module,
 		images.Module,
 		notifications.Module,
-		pusher(cfg.Push),
+		pusher(cfg.Push, cfg.PushTimeout),
 		events.Module,
 		memories.Module,
 		messages.Module,

@@ -46,6 +46,8 @@ type Config struct {
 	// PushReceiptDelay is how long after a push its Expo receipt is first
 	// read, and between two reads of one not ready yet.
 	PushReceiptDelay time.Duration
+	// PushTimeout bounds one push to a user's devices (TANDEM_PUSH_TIMEOUT).
+	PushTimeout time.Duration
 	// SweepInterval and SweepGrace: how often files without an image row
 	// (and stale temporary files) are looked for, and how old they must be.
 	SweepInterval time.Duration
@@ -145,6 +147,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
 		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),
 		SweepInterval:    l.duration("TANDEM_SWEEP_INTERVAL", 10*time.Minute),
+		PushTimeout:      l.duration("TANDEM_PUSH_TIMEOUT", 5*time.Second),
 		SweepGrace:       l.duration("TANDEM_SWEEP_GRACE", time.Hour),
 		PushReceiptDelay: l.receiptDelay("TANDEM_PUSH_RECEIPT_DELAY", notifications.DefaultReceiptDelay),
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),

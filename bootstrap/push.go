@@ -25,15 +25,15 @@ import (
 // sender is also provided as *mempush.Outbox, for tests and QA. It binds
 // notifications.ReceiptReader too: the expo client when expo is listed (no
 // other sender hands out tickets), and the ReceiptLog.
-func pusher(cfgs []PushConfig) fx.Option {
+func pusher(cfgs []PushConfig, timeout time.Duration) fx.Option {
 	memory := false
 	for _, c := range cfgs {
 		memory = memory || c.Kind == "memory"
 	}
-	adapters := fx.Provide(func(log *zap.Logger) (pushAdapters, error) { return newPushAdapters(log, cfgs, nil) })
+	adapters := fx.Provide(func(log *zap.Logger) (pushAdapters, error) { return newPushAdapters(log, cfgs, nil, timeout) })
 	if memory {
 		adapters = fx.Provide(mempush.New, func(log *zap.Logger, out *mempush.Outbox) (pushAdapters, error) {
-			return newPushAdapters(log, cfgs, out)
+			return newPushAdapters(log, cfgs, out, timeout)
 		})
 	}
 	return fx.Options(adapters, fx.Provide(
@@ -48,12 +48,27 @@ type pushAdapters struct {
 	Receipts notifications.ReceiptReader
 }
 
-func newPushAdapters(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (pushAdapters, error) {
+func newPushAdapters(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, timeout time.Duration) (pushAdapters, error) {
 	r, receipts, err := newPushRouter(log, cfgs, mem)
 	if err != nil {
 		return pushAdapters{}, err
 	}
-	return pushAdapters{Pusher: r, Receipts: receipts}, nil
+	return pushAdapters{Pusher: timedPusher{Pusher: r, timeout: timeout}, Receipts: receipts}, nil
+}
+
+// timedPusher bounds one push to every device (TANDEM_PUSH_TIMEOUT): a slow
+// or dead provider costs the request that pushes at most that long, and
+// the deliveries it did not answer in time count as failed (the
+// notification is saved, not sent).
+type timedPusher struct {
+	notifications.Pusher
+	timeout time.Duration
+}
+
+func (p timedPusher) Push(ctx context.Context, m notifications.Message, to []notifications.Device) []notifications.Delivery {
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	return p.Pusher.Push(ctx, m, to)
 }
 
 // newPushRouter builds the providers of cfgs, and the receipt reader (no
