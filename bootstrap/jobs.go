@@ -8,6 +8,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/images"
@@ -46,7 +47,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					every(ctx, j.every, func() { runJob(ctx, log, j) })
+					core.Every(ctx, j.every, func() { runJob(ctx, log, j) })
 				}()
 			}
 			return nil
@@ -62,18 +63,5 @@ func runJob(ctx context.Context, log *zap.Logger, j job) {
 		log.Warn("job failed", zap.String("job", j.name), zap.Error(err))
 	case n > 0:
 		log.Info("job done", zap.String("job", j.name), zap.Int("items", n))
-	}
-}
-
-func every(ctx context.Context, d time.Duration, fn func()) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn()
-		}
 	}
 }

@@ -228,16 +228,7 @@ func (h *Streams) account(u *userStreams, n int) {
 
 // sweep drops expired events and forgotten users once a minute.
 func (h *Streams) sweep(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			h.expire(time.Now())
-		}
-	}
+	core.Every(ctx, time.Minute, func() { h.expire(time.Now()) })
 }
 
 func (h *Streams) expire(now time.Time) {

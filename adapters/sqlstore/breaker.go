@@ -8,6 +8,8 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"tandem/core"
 )
 
 // Breaker watches a MySQL server over a connection of its own, outside the
@@ -57,16 +59,7 @@ func NewBreaker(lc fx.Lifecycle, cfg Config, log *zap.Logger) (*Breaker, error) 
 func (b *Breaker) Open() bool { return b.open.Load() }
 
 func (b *Breaker) run(ctx context.Context) {
-	t := time.NewTicker(b.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			b.observe(b.ping(ctx))
-		}
-	}
+	core.Every(ctx, b.every, func() { b.observe(b.ping(ctx)) })
 }
 
 func (b *Breaker) ping(ctx context.Context) error {
