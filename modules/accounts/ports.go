@@ -78,10 +78,10 @@ type Outbox interface {
 	// DueMail lists up to limit mails due at now (their next attempt
 	// reached, NotAfter not reached, no live claim), soonest due first.
 	DueMail(ctx context.Context, now time.Time, limit int) ([]OutboxMail, error)
-	// ClaimMail takes the mail until until under claim (not empty: an
-	// empty claim holds nothing), if it is still due
-	// and unclaimed at now; false when it is not (another process took it,
-	// or it was sent, replaced or dropped meanwhile).
+	// ClaimMail takes the mail until until under claim (never empty: an
+	// empty claim holds nothing), if it is still due and unclaimed at now;
+	// false when it is not (another process took it, or it was sent,
+	// replaced or dropped meanwhile).
 	ClaimMail(ctx context.Context, id, claim string, now, until time.Time) (bool, error)
 	// RetryMail gives a claimed mail back with its attempts counted, due
 	// again at next; nothing when the claim was lost.
@@ -92,7 +92,8 @@ type Outbox interface {
 	// DropExpiredMail deletes up to limit mails whose NotAfter is not after
 	// now and that no live claim holds, and returns them without their text.
 	DropExpiredMail(ctx context.Context, now time.Time, limit int) ([]OutboxMail, error)
-	// PendingMail counts the mails neither sent nor dropped yet.
+	// PendingMail counts the mails neither sent nor dropped yet (the
+	// memory mailbox waits on it, so a test reads what a request queued).
 	PendingMail(ctx context.Context) (int, error)
 }
 
