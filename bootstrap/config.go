@@ -24,11 +24,17 @@ import (
 
 // Config is every TANDEM_* setting, parsed and validated.
 type Config struct {
-	HTTP        httpapi.Config
-	DB          DBConfig
-	Blobs       BlobsConfig
-	Mail        MailConfig
-	MailFrom    string
+	HTTP     httpapi.Config
+	DB       DBConfig
+	Blobs    BlobsConfig
+	Mail     MailConfig
+	MailFrom string
+	// MailPoll is how often this process reads the mail outbox besides the
+	// wake-up after each queued mail: retries, other processes' mail.
+	MailPoll time.Duration
+	// MailTimeout bounds the SMTP dial and each command; one mail's whole
+	// delivery is bounded by mailSendSteps times it.
+	MailTimeout time.Duration
 	Push        []PushConfig
 	Bus         BusConfig
 	Purchases   string
@@ -134,6 +140,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		Blobs:            l.blobs(),
 		Mail:             l.mail(),
 		MailFrom:         l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
+		MailPoll:         l.duration("TANDEM_MAIL_POLL", 5*time.Second),
+		MailTimeout:      l.duration("TANDEM_MAIL_TIMEOUT", 10*time.Second),
 		Push:             l.push(),
 		Bus:              l.bus(),
 		Purchases:        l.oneOf("TANDEM_PURCHASES", "trust", "trust"),

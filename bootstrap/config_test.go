@@ -25,7 +25,8 @@ func TestLoadDefaults(t *testing.T) {
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
 		c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.MetricsAddr != "127.0.0.1:9464" ||
 		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 ||
-		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 || c.PushReceiptDelay != 15*time.Minute {
+		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 || c.PushReceiptDelay != 15*time.Minute ||
+		c.MailPoll != 5*time.Second || c.MailTimeout != 10*time.Second {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -118,6 +119,8 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_ADMIN_EMAILS":       "nobody",
 		"TANDEM_REMINDER_INTERVAL":  "often",
 		"TANDEM_PUSH_RECEIPT_DELAY": "soon",
+		"TANDEM_MAIL_POLL":          "0s",
+		"TANDEM_MAIL_TIMEOUT":       "-1s",
 		"TANDEM_LIMITS_FREE":        `["projects"]`,
 		"TANDEM_LIMITS_PREMIUM":     `{"projects":`,
 		"TANDEM_FREE_FEATURES":      "messages,bad feature",

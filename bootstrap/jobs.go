@@ -8,7 +8,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
-	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/images"
@@ -18,26 +17,30 @@ import (
 
 // job is one periodic task of this process. Every job is safe to run in all
 // processes behind a load balancer at once: purges are idempotent, reminders
-// are claimed in the database before they are sent, and push tickets before
-// their receipts are read.
+// and mail are claimed in the database before they are sent, and push
+// tickets before their receipts are read.
 type job struct {
 	name  string
 	every time.Duration
 	run   func(ctx context.Context) (int, error)
+	// wake, when set, also runs the job at once: the mail Sender hears each
+	// queued mail's commit there, so a healthy relay adds no delay.
+	wake <-chan struct{}
 }
 
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
-	accts *accounts.Service, reminders *events.Reminders, daily *notifications.Reminders, receipts *notifications.Receipts,
-	sweeper *images.Sweeper) {
+	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
+	receipts *notifications.Receipts, sweeper *images.Sweeper) {
 	list := []job{
-		{"purge throttle counters", 10 * time.Minute, limiter.Purge},
-		{"purge expired tokens, codes and reset proofs", 10 * time.Minute, accts.Purge},
-		{"send event reminders", cfg.ReminderInterval, reminders.SendDue},
-		{"send daily reminders", cfg.ReminderInterval, daily.SendDue},
-		{"purge daily reminder claims", 10 * time.Minute, daily.Purge},
-		{"read push receipts", time.Minute, receipts.CheckDue},
-		{"sweep files without an image and stale temporary files", cfg.SweepInterval, sweeper.Sweep},
+		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
+		{name: "purge throttle counters", every: 10 * time.Minute, run: limiter.Purge},
+		{name: "purge expired tokens, codes, reset proofs and mail", every: 10 * time.Minute, run: accts.Purge},
+		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
+		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
+		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},
+		{name: "read push receipts", every: time.Minute, run: receipts.CheckDue},
+		{name: "sweep files without an image and stale temporary files", every: cfg.SweepInterval, run: sweeper.Sweep},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -47,9 +50,10 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					core.Every(ctx, j.every, func() { runJob(ctx, log, j) })
+					every(ctx, j.every, j.wake, func() { runJob(ctx, log, j) })
 				}()
 			}
+			mail.Wake() // what an earlier run left queued goes now
 			return nil
 		},
 		OnStop: func(context.Context) error { cancel(); wg.Wait(); return nil },
@@ -63,5 +67,21 @@ func runJob(ctx context.Context, log *zap.Logger, j job) {
 		log.Warn("job failed", zap.String("job", j.name), zap.Error(err))
 	case n > 0:
 		log.Info("job done", zap.String("job", j.name), zap.Int("items", n))
+	}
+}
+
+// every runs fn every d and whenever wake has something (a nil wake never
+// does), one run at a time.
+func every(ctx context.Context, d time.Duration, wake <-chan struct{}, fn func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-wake:
+		}
+		fn()
 	}
 }

@@ -47,16 +47,27 @@ func sqlDialect(k DBKind) sqlstore.Dialect {
 	return sqlstore.SQLite
 }
 
-// mailer binds accounts.Mailer for TANDEM_MAIL.
+// mailer binds accounts.Mailer for TANDEM_MAIL, and what the Sender needs
+// besides (mailSending).
 func mailer(cfg Config) fx.Option {
+	return fx.Options(mailAdapter(cfg), mailSending(cfg))
+}
+
+func mailAdapter(cfg Config) fx.Option {
 	switch cfg.Mail.Kind {
 	case "log":
 		return fx.Provide(func(log *zap.Logger) accounts.Mailer { return logmail.New(log, cfg.MailFrom) })
 	case "memory":
-		return fx.Provide(memmail.New, func(o *memmail.Outbox) accounts.Mailer { return o })
+		// Reads of the recording outbox wait for the queued mail to arrive.
+		return fx.Provide(func(q accounts.Outbox) *memmail.Outbox {
+			o := memmail.New()
+			o.SetBacklog(q)
+			return o
+		}, func(o *memmail.Outbox) accounts.Mailer { return o })
 	case "smtp":
 		return fx.Provide(func() (accounts.Mailer, error) {
-			c := smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username, Password: cfg.Mail.Password, From: cfg.MailFrom}
+			c := smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username, Password: cfg.Mail.Password, From: cfg.MailFrom,
+				Timeout: cfg.MailTimeout}
 			if err := c.Validate(); err != nil {
 				return nil, fmt.Errorf("TANDEM_MAIL / TANDEM_MAIL_FROM: %w", err)
 			}

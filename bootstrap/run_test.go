@@ -36,14 +36,18 @@ func TestRunCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var acc *accounts.Service
+	var sender *accounts.Sender
 	var outbox *memmail.Outbox
-	app := New(cfg, fx.NopLogger, fx.Populate(&acc, &outbox))
+	app := New(cfg, fx.NopLogger, fx.Populate(&acc, &sender, &outbox)) // built, not started: no jobs run
 	if err := app.Err(); err != nil {
 		t.Fatal(err)
 	}
 	id, err := acc.SignUp(ctx, "ann@x.io", "password1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n, err := sender.SendDue(ctx); n != 1 || err != nil {
+		t.Fatalf("sent %d: %v", n, err)
 	}
 	token, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"), accounts.Client{})
 	if err != nil {

@@ -79,9 +79,13 @@ func withEnv(name, value string) option { return func(h *harness) { h.env[name] 
 
 // sharingDB runs the harness on other's database instead of a fresh one: a
 // second app instance, as another process behind the load balancer (SQL
-// profiles only; a memory store is one process's).
+// profiles only; a memory store is one process's). With memory mail both
+// deliver to other's mailbox: any process may send a mail queued by another.
 func sharingDB(other *harness) option {
-	return func(h *harness) { h.env["TANDEM_DB"] = other.env["TANDEM_DB"] }
+	return func(h *harness) {
+		h.env["TANDEM_DB"] = other.env["TANDEM_DB"]
+		h.mailbox = other
+	}
 }
 
 // harness is one running app and a client for it.
@@ -95,6 +99,9 @@ type harness struct {
 	app    *fxtest.App
 	env    map[string]string
 	extra  []fx.Option
+	// mailbox is the harness whose memory mailbox this one delivers to
+	// (sharingDB); nil: its own.
+	mailbox *harness
 }
 
 func newHarness(t testing.TB, p profile, opts ...option) *harness {
@@ -132,6 +139,9 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 		fx.Populate(&srv),
 	}
 	if h.env["TANDEM_MAIL"] == "memory" {
+		if h.mailbox != nil && h.mailbox.Mail != nil {
+			fxOpts = append(fxOpts, fx.Decorate(func() *memmail.Outbox { return h.mailbox.Mail }))
+		}
 		fxOpts = append(fxOpts, fx.Populate(&h.Mail))
 	}
 	if p.sql != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	gosmtp "github.com/emersion/go-smtp"
 )
@@ -28,7 +29,7 @@ func TestSignUpThroughARealSMTPRelay(t *testing.T) {
 			expect(t, r, 200, `{"success":true,"code":"verification_required","userId":"<string>","message":"<string>"}`)
 			id := r.JSON(t)["userId"].(string)
 
-			msgs := relay.received()
+			msgs := relay.wait(t, 1) // the sender goes right after the answer
 			if len(msgs) != 1 || msgs[0].to != "ann@example.com" || msgs[0].from != "no-reply@tandem.test" {
 				t.Fatalf("relay got %+v", msgs)
 			}
@@ -89,6 +90,23 @@ func startRelay(t *testing.T) *relay {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return r
+}
+
+// wait returns what the relay received once it holds n messages, or fails
+// the test after 5 seconds.
+func (r *relay) wait(t *testing.T, n int) []relayMsg {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		msgs := r.received()
+		if len(msgs) >= n {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay received %d messages in 5s, want %d", len(msgs), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (r *relay) received() []relayMsg {

@@ -11,26 +11,30 @@ import (
 	"tandem/modules/accounts"
 )
 
-var _ accounts.Repository = (*AccountRepo)(nil)
+var (
+	_ accounts.Repository = (*AccountRepo)(nil)
+	_ accounts.Outbox     = (*AccountRepo)(nil)
+)
 
 type codeKey struct {
 	userID  string
 	purpose accounts.Purpose
 }
 
-// AccountRepo keeps accounts, codes and tokens in maps under one mutex, so
-// each method is atomic like its SQL transaction.
+// AccountRepo keeps accounts, codes, tokens and the mail outbox in maps
+// under one mutex, so each method is atomic like its SQL transaction.
 type AccountRepo struct {
 	mu      sync.RWMutex
 	byID    map[string]accounts.Account
 	byEmail map[string]string
 	codes   map[codeKey]accounts.Code
 	tokens  map[string]accounts.Token
+	mails   map[string]accounts.OutboxMail
 }
 
 func NewAccountRepo() *AccountRepo {
 	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
-		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}}
+		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{}}
 }
 
 func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
@@ -105,6 +109,11 @@ func (r *AccountRepo) Delete(_ context.Context, id string) ([]string, error) {
 	delete(r.byEmail, a.Email)
 	delete(r.codes, codeKey{id, accounts.PurposeVerify})
 	delete(r.codes, codeKey{id, accounts.PurposeReset})
+	for mid, m := range r.mails {
+		if m.UserID == id {
+			delete(r.mails, mid)
+		}
+	}
 	return r.revokeLocked(id), nil
 }
 
@@ -119,11 +128,92 @@ func (r *AccountRepo) revokeLocked(userID string) []string {
 	return hashes
 }
 
-func (r *AccountRepo) PutCode(_ context.Context, c accounts.Code) error {
+func (r *AccountRepo) PutCode(_ context.Context, c accounts.Code, m accounts.OutboxMail) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for id, old := range r.mails {
+		if old.UserID == c.UserID && old.Kind == c.Purpose {
+			delete(r.mails, id)
+		}
+	}
 	r.codes[codeKey{c.UserID, c.Purpose}] = c
+	m.Claim, m.ClaimedUntil = "", time.Time{}
+	r.mails[m.ID] = m
 	return nil
+}
+
+// mailDue reports whether m may be claimed at now, as the SQL WHERE does.
+func mailDue(m accounts.OutboxMail, now time.Time) bool {
+	return !m.NextAttemptAt.After(now) && m.ClaimedUntil.Before(now) && m.NotAfter.After(now)
+}
+
+func (r *AccountRepo) DueMail(_ context.Context, now time.Time, limit int) ([]accounts.OutboxMail, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []accounts.OutboxMail
+	for _, m := range r.mails {
+		if mailDue(m, now) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b accounts.OutboxMail) int {
+		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+func (r *AccountRepo) ClaimMail(_ context.Context, id, claim string, now, until time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.mails[id]
+	if !ok || !mailDue(m, now) {
+		return false, nil
+	}
+	m.Claim, m.ClaimedUntil = claim, until
+	r.mails[id] = m
+	return true, nil
+}
+
+func (r *AccountRepo) RetryMail(_ context.Context, id, claim string, attempts int, next time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.mails[id]; ok && claim != "" && m.Claim == claim {
+		m.Attempts, m.NextAttemptAt, m.Claim, m.ClaimedUntil = attempts, next, "", time.Time{}
+		r.mails[id] = m
+	}
+	return nil
+}
+
+func (r *AccountRepo) ForgetMail(_ context.Context, id, claim string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.mails[id]; ok && claim != "" && m.Claim == claim {
+		delete(r.mails, id)
+	}
+	return nil
+}
+
+func (r *AccountRepo) DropExpiredMail(_ context.Context, now time.Time, limit int) ([]accounts.OutboxMail, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []accounts.OutboxMail
+	for id, m := range r.mails {
+		if len(out) < limit && !m.NotAfter.After(now) && m.ClaimedUntil.Before(now) {
+			delete(r.mails, id)
+			m.To, m.Text = "", ""
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (r *AccountRepo) PendingMail(context.Context) (int, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.mails), nil
 }
 
 func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
@@ -301,6 +391,12 @@ func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {
 	for k, c := range r.codes {
 		if c.ExpiresAt.Before(now) && c.ProofExpiresAt.Before(now) {
 			delete(r.codes, k)
+			n++
+		}
+	}
+	for id, m := range r.mails {
+		if m.NotAfter.Before(now) && m.ClaimedUntil.Before(now) {
+			delete(r.mails, id)
 			n++
 		}
 	}

@@ -89,3 +89,7 @@ func TestTicketRepository(t *testing.T) {
 func TestDailyReminderRepository(t *testing.T) {
 	storetest.DailyReminderRepository(t, func(*testing.T) notifications.DailyReminderRepository { return memory.NewDailyReminderRepo() })
 }
+
+func TestMailOutbox(t *testing.T) {
+	storetest.MailOutbox(t, func(*testing.T) storetest.AccountStore { return memory.NewAccountRepo() })
+}

@@ -26,7 +26,7 @@ import (
 var Module = fx.Module("memory",
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
-		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository))),
+		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository)), fx.As(new(accounts.Outbox))),
 		fx.Annotate(NewPartnerRepo, fx.As(new(partners.Repository))),
 		fx.Annotate(NewPremiumRepo, fx.As(new(premium.Repository))),
 		fx.Annotate(NewRelationshipRepo, fx.As(new(relationship.Repository))),

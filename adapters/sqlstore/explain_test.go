@@ -58,6 +58,7 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	}
 	storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository { return sqlstore.NewThrottleRepo(newDB(t)) })
 	storetest.AccountRepository(t, func(t *testing.T) accounts.Repository { return sqlstore.NewAccountRepo(newDB(t)) })
+	storetest.MailOutbox(t, func(t *testing.T) storetest.AccountStore { return sqlstore.NewAccountRepo(newDB(t)) })
 	storetest.PartnerRepository(t, func(t *testing.T) partners.Repository { return sqlstore.NewPartnerRepo(newDB(t)) })
 	storetest.PremiumRepository(t, func(t *testing.T) premium.Repository { return sqlstore.NewPremiumRepo(newDB(t)) })
 	storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {

@@ -62,6 +62,14 @@ func TestAccountRepository(t *testing.T) {
 	})
 }
 
+func TestMailOutbox(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.MailOutbox(t, func(t *testing.T) storetest.AccountStore {
+			return sqlstore.NewAccountRepo(newDB(t))
+		})
+	})
+}
+
 func TestPartnerRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.PartnerRepository(t, func(t *testing.T) partners.Repository {

@@ -81,7 +81,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		c := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "c1", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
-		must(t, r.PutCode(ctx, c))
+		must(t, putCode(r, c))
 		for want := 1; want <= 2; want++ {
 			taken, err := r.TakeCodeAttempt(ctx, "u1", accounts.PurposeReset)
 			must(t, err)
@@ -97,7 +97,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		_, err = r.TakeCodeAttempt(ctx, "u1", accounts.PurposeVerify)
 		wantKind(t, err, core.KindNotFound)
 		c.Hash = "c2"
-		must(t, r.PutCode(ctx, c))
+		must(t, putCode(r, c))
 		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
 		if got.Attempts != 0 || got.Hash != "c2" {
 			t.Fatalf("replace: %+v", got)
@@ -118,7 +118,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("concurrent tries each see their own count", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
-		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "v", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "v", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
 		const n = 12
 		counts := make([]int, n)
 		var wg sync.WaitGroup
@@ -145,7 +145,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("verify consumes the code once and stores the token", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
-		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
 		wantKind(t, r.Verify(ctx, "u1", "wrong", tok("t0", "u1")), core.KindInvalid)
 		must(t, r.Verify(ctx, "u1", "vc", tok("t1", "u1")))
 		wantKind(t, r.Verify(ctx, "u1", "vc", tok("t2", "u1")), core.KindInvalid)
@@ -169,7 +169,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		newToken(t, r, tok("old2", "u1"))
 		newToken(t, r, tok("other", "u2"))
 		code := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
-		must(t, r.PutCode(ctx, code))
+		must(t, putCode(r, code))
 		_, err := r.ResetPassword(ctx, "u1", "rc", "newhash", now, tok("new", "u1"))
 		wantKind(t, err, core.KindInvalid) // not verified yet
 		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "rc", "proof", now, now.Add(10*time.Minute)))
@@ -240,7 +240,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		}
 	})
 
-	t.Run("purge drops expired tokens, codes and proofs only", func(t *testing.T) {
+	t.Run("purge drops expired tokens, codes, proofs and mail only", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		must(t, r.Create(ctx, acc("u2", "b@x.io")))
@@ -248,13 +248,15 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		dead := tok("dead", "u1")
 		dead.ExpiresAt = now.Add(-time.Minute)
 		newToken(t, r, dead)
-		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "old", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "old", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
 		// A reset code past its own expiry whose proof still lives must stay.
-		must(t, r.PutCode(ctx, accounts.Code{UserID: "u2", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
+		must(t, putCode(r, accounts.Code{UserID: "u2", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
 		must(t, r.ProveCode(ctx, "u2", accounts.PurposeReset, "rc", "p", now, now.Add(5*time.Minute)))
+		// A mail of a live code must stay.
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "live", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
 		n, err := r.Purge(ctx, now)
 		must(t, err)
-		if n != 2 {
+		if n != 4 { // the dead token, the old code, the mails of both expired codes
 			t.Fatalf("purged %d", n)
 		}
 		_, err = r.Session(ctx, "dead")
@@ -263,7 +265,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, err, core.KindNotFound)
 		must(t, func() error { _, err := r.Session(ctx, "live"); return err }())
 		must(t, func() error { _, err := r.GetCode(ctx, "u2", accounts.PurposeReset); return err }())
-		if n, _ := r.Purge(ctx, now.Add(10*time.Minute)); n != 1 {
+		if n, _ := r.Purge(ctx, now.Add(10*time.Minute)); n != 3 { // the proof, the live code and its mail
 			t.Fatalf("proof purge %d", n)
 		}
 	})
@@ -273,7 +275,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		newToken(t, r, tok("t1", "u1"))
 		newToken(t, r, tok("t2", "u1"))
-		must(t, r.PutCode(ctx, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "c", ExpiresAt: now, CreatedAt: now}))
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "c", ExpiresAt: now, CreatedAt: now}))
 		must(t, r.DeleteToken(ctx, "t1"))
 		_, err := r.Session(ctx, "t1")
 		wantKind(t, err, core.KindNotFound)
@@ -290,6 +292,18 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		_, err = r.Delete(ctx, "u1")
 		wantKind(t, err, core.KindNotFound)
 	})
+}
+
+// putCode stores c with the mail that carries it: due at once, dropped at
+// the code's expiry.
+func putCode(r accounts.Repository, c accounts.Code) error {
+	return r.PutCode(context.Background(), c, codeMail(c))
+}
+
+func codeMail(c accounts.Code) accounts.OutboxMail {
+	return accounts.OutboxMail{ID: "m-" + c.UserID + "-" + string(c.Purpose) + "-" + c.Hash, UserID: c.UserID, Kind: c.Purpose,
+		Mail:      accounts.Mail{To: c.UserID + "@x.io", Subject: "Your code", Text: "Your code is " + c.Hash + "."},
+		CreatedAt: c.CreatedAt, NotAfter: c.ExpiresAt, NextAttemptAt: c.CreatedAt}
 }
 
 func must(t *testing.T, err error) {

@@ -45,7 +45,9 @@ func BenchmarkAuthenticate(b *testing.B) {
 func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*accounts.Service, string) {
 	b.Helper()
 	mail := &outbox{}
-	svc, err := accounts.NewService(accounts.Deps{Repo: sqlstore.NewAccountRepo(db), Mailer: mail, Hasher: plainHasher{},
+	repo := sqlstore.NewAccountRepo(db)
+	sender := accounts.NewSender(repo, mail, &mailLog{}, core.SystemClock{}, core.NewUUIDv7(), accounts.SenderSettings{})
+	svc, err := accounts.NewService(accounts.Deps{Repo: repo, Sender: sender, Hasher: plainHasher{},
 		Cache: c, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), core.SystemClock{}), Bus: &coretest.Events{},
 		Clock: core.SystemClock{}, IDs: core.NewUUIDv7()})
 	if err != nil {
@@ -55,6 +57,9 @@ func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*acco
 	email := core.NewUUIDv7().New() + "@bench.io"
 	id, err := svc.SignUp(ctx, email, "password1")
 	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := sender.SendDue(ctx); err != nil {
 		b.Fatal(err)
 	}
 	var code string

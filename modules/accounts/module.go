@@ -6,11 +6,14 @@ import (
 	"tandem/core"
 )
 
-// Module provides the account use cases. The repository, mailer, hasher and
-// cache are bound by adapters; Admins and the data owners by bootstrap.
+// Module provides the account use cases and the mail Sender. The repository,
+// outbox, mailer, hasher and cache are bound by adapters; Admins, the
+// MailLog, the SenderSettings and the data owners by bootstrap, which also
+// runs the Sender.
 var Module = fx.Module("accounts", fx.Provide(
+	NewSender,
 	func(d deps) (*Service, error) {
-		return NewService(Deps{Repo: d.Repo, Mailer: d.Mailer, Hasher: d.Hasher, Cache: d.Cache, Limiter: d.Limiter,
+		return NewService(Deps{Repo: d.Repo, Sender: d.Sender, Hasher: d.Hasher, Cache: d.Cache, Limiter: d.Limiter,
 			Bus: d.Bus, Clock: d.Clock, IDs: d.IDs, Admins: d.Admins})
 	},
 ))
@@ -19,7 +22,7 @@ var Module = fx.Module("accounts", fx.Provide(
 type deps struct {
 	fx.In
 	Repo    Repository
-	Mailer  Mailer
+	Sender  *Sender
 	Hasher  PasswordHasher
 	Cache   SessionCache
 	Limiter core.Limiter

@@ -16,11 +16,16 @@ type Repository interface {
 	UpdateProfile(ctx context.Context, a Account) error
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
-	// Delete removes the account, its codes and tokens, returning the token hashes.
+	// Delete removes the account, its codes, tokens and unsent mail,
+	// returning the token hashes.
 	Delete(ctx context.Context, id string) ([]string, error)
 
-	// PutCode stores c, replacing the user's earlier code of the same purpose.
-	PutCode(ctx context.Context, c Code) error
+	// PutCode stores c, replacing the user's earlier code of the same
+	// purpose, and queues m, the mail that carries it, in the Outbox, in one
+	// transaction: a code is never stored without its mail, nor mailed
+	// without being stored. The replaced code's mail goes too if it is not
+	// sent yet (its code is dead).
+	PutCode(ctx context.Context, c Code, m OutboxMail) error
 	GetCode(ctx context.Context, userID string, p Purpose) (Code, error)
 	// TakeCodeAttempt adds one try to the code and returns the code with the
 	// try counted, atomically (one update and read in one transaction), so
@@ -58,9 +63,50 @@ type Repository interface {
 	DeleteSession(ctx context.Context, userID, sessionID string) (string, error)
 	// DeleteTokens revokes every token of the user and returns their hashes.
 	DeleteTokens(ctx context.Context, userID string) ([]string, error)
-	// Purge deletes tokens and codes (reset proofs included) that expired
-	// before now, and returns how many.
+	// Purge deletes tokens, codes (reset proofs included) and unclaimed
+	// outbox mail that expired before now, and returns how many.
 	Purge(ctx context.Context, now time.Time) (int, error)
+}
+
+// Outbox is the database queue of mail that PutCode fills and the Sender
+// empties. A mail lives there from the request that queued it until it is
+// sent or dropped, so that no request waits for the relay. A claim is a
+// lease taken by one conditional update, so several processes send each
+// mail once. Lost claims and vanished mails are no errors: another process
+// has it, or it was replaced.
+type Outbox interface {
+	// DueMail lists up to limit mails due at now (their next attempt
+	// reached, NotAfter not reached, no live claim), soonest due first.
+	DueMail(ctx context.Context, now time.Time, limit int) ([]OutboxMail, error)
+	// ClaimMail takes the mail until until under claim (never empty: an
+	// empty claim holds nothing), if it is still due and unclaimed at now;
+	// false when it is not (another process took it, or it was sent,
+	// replaced or dropped meanwhile).
+	ClaimMail(ctx context.Context, id, claim string, now, until time.Time) (bool, error)
+	// RetryMail gives a claimed mail back with its attempts counted, due
+	// again at next; nothing when the claim was lost.
+	RetryMail(ctx context.Context, id, claim string, attempts int, next time.Time) error
+	// ForgetMail deletes the mail this claim holds (sent, or given up);
+	// nothing when the claim was lost.
+	ForgetMail(ctx context.Context, id, claim string) error
+	// DropExpiredMail deletes up to limit mails whose NotAfter is not after
+	// now and that no live claim holds, and returns them without their text.
+	DropExpiredMail(ctx context.Context, now time.Time, limit int) ([]OutboxMail, error)
+	// PendingMail counts the mails neither sent nor dropped yet (the
+	// memory mailbox waits on it, so a test reads what a request queued).
+	PendingMail(ctx context.Context) (int, error)
+}
+
+// MailLog hears what became of queued mail (bootstrap logs and counts it).
+// It never gets a mail's text or recipient: the text holds the code.
+type MailLog interface {
+	MailSent(ctx context.Context, m OutboxMail)
+	// MailFailed: the send failed; it is tried again at next (zero: never,
+	// MailDropped follows).
+	MailFailed(ctx context.Context, m OutboxMail, err error, next time.Time)
+	// MailDropped: never sent, for reason (its code expired first, or the
+	// mailer refused it for good).
+	MailDropped(ctx context.Context, m OutboxMail, reason string)
 }
 
 // Mail is one plain-text message.
@@ -70,8 +116,10 @@ type Mail struct {
 	Text    string
 }
 
-// Mailer delivers mail. It returns core.KindUnavailable when the relay
-// cannot be reached or refuses the message.
+// Mailer delivers mail. Only the Sender calls it, never a request. It
+// returns core.KindUnavailable when the relay cannot be reached or refuses
+// the message (tried again later) and core.KindInvalid for a message it can
+// never send (dropped); it must give up within its own timeouts.
 type Mailer interface {
 	Send(ctx context.Context, m Mail) error
 }

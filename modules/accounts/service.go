@@ -16,7 +16,7 @@ type Admins []string
 // Service holds every account rule of the spec and DESIGN.md.
 type Service struct {
 	repo    Repository
-	mailer  Mailer
+	sender  *Sender
 	hasher  PasswordHasher
 	cache   SessionCache
 	limiter core.Limiter
@@ -30,8 +30,10 @@ type Service struct {
 
 // Deps groups the Service's collaborators (the list is long; names beat order).
 type Deps struct {
-	Repo    Repository
-	Mailer  Mailer
+	Repo Repository
+	// Sender is woken after each mail is queued; nil leaves the mail to
+	// the Sender's periodic pass.
+	Sender  *Sender
 	Hasher  PasswordHasher
 	Cache   SessionCache
 	Limiter core.Limiter
@@ -50,7 +52,7 @@ func NewService(d Deps) (*Service, error) {
 	for i, a := range d.Admins {
 		admins[i] = strings.ToLower(strings.TrimSpace(a))
 	}
-	return &Service{repo: d.Repo, mailer: d.Mailer, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
+	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
 		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy}, nil
 }
 
@@ -58,7 +60,8 @@ func NewService(d Deps) (*Service, error) {
 // export gathers (bootstrap calls it once, before serving).
 func (s *Service) AddDataOwners(owners ...core.UserData) { s.owners = append(s.owners, owners...) }
 
-// SignUp creates an unverified account and mails a verification code. Signing
+// SignUp creates an unverified account and mails a verification code (queued:
+// it never waits for the relay, see sendCode). Signing
 // up again with an unverified e-mail sends a new code and never replaces the
 // stored password: otherwise whoever signs up last would choose the password
 // that the mailbox owner's verification activates.
@@ -509,14 +512,23 @@ func errTooManyTries(c Code, now time.Time) error {
 	return core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
 }
 
+// sendCode stores a new code and queues its mail in one transaction, then
+// wakes the Sender: the request never waits for the relay, and a relay that
+// is down delays the mail, not the answer. The mail can never outlive the
+// code: it is dropped unsent at the code's expiry.
 func (s *Service) sendCode(ctx context.Context, a Account, p Purpose) error {
 	code := newCode()
 	now := s.clock.Now()
 	c := Code{UserID: a.ID, Purpose: p, Hash: hashCode(a.ID, p, code), ExpiresAt: now.Add(CodeTTL), CreatedAt: now}
-	if err := s.repo.PutCode(ctx, c); err != nil {
+	m := OutboxMail{ID: s.ids.New(), UserID: a.ID, Kind: p, Mail: codeMail(a.Email, p, code),
+		CreatedAt: now, NotAfter: c.ExpiresAt, NextAttemptAt: now}
+	if err := s.repo.PutCode(ctx, c, m); err != nil {
 		return err
 	}
-	return s.mailer.Send(ctx, codeMail(a.Email, p, code))
+	if s.sender != nil {
+		s.sender.Wake()
+	}
+	return nil
 }
 
 func codeMail(to string, p Purpose, code string) Mail {

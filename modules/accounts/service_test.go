@@ -18,25 +18,38 @@ import (
 
 // fixture is a Service on memory fakes with a fixed clock.
 type fixture struct {
-	svc   *accounts.Service
-	repo  *memory.AccountRepo
-	clock *coretest.FixedClock
-	mail  *outbox
-	cache *mapCache
-	bus   *coretest.Events
+	svc    *accounts.Service
+	sender *accounts.Sender
+	log    *mailLog
+	repo   *memory.AccountRepo
+	clock  *coretest.FixedClock
+	mail   *outbox
+	cache  *mapCache
+	bus    *coretest.Events
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewAccountRepo(), clock: coretest.NewClock(time.Time{}), mail: &outbox{},
 		cache: &mapCache{m: map[string]accounts.Session{}}, bus: &coretest.Events{}}
-	svc, err := accounts.NewService(accounts.Deps{Repo: f.repo, Mailer: f.mail, Hasher: plainHasher{},
+	ids := &coretest.SeqIDs{}
+	f.log = &mailLog{}
+	sender := accounts.NewSender(f.repo, f.mail, f.log, f.clock, ids, accounts.SenderSettings{})
+	f.sender = sender
+	svc, err := accounts.NewService(accounts.Deps{Repo: f.repo, Sender: sender, Hasher: plainHasher{},
 		Cache: f.cache, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), f.clock), Bus: f.bus,
-		Clock: f.clock, IDs: &coretest.SeqIDs{}, Admins: accounts.Admins{"Boss@X.io"}})
+		Clock: f.clock, IDs: ids, Admins: accounts.Admins{"Boss@X.io"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.svc = svc
+	// The service only queues mail; reading the mailbox first runs the
+	// Sender's pass, as the woken sender would.
+	f.mail.deliver = func() {
+		if _, err := sender.SendDue(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}
 	return f
 }
 
@@ -170,6 +183,7 @@ func TestVerificationCodeRules(t *testing.T) {
 			if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
 				t.Fatal(err)
 			}
+			f.mail.all() // each sent before the next replaces it
 		}
 		_, err := f.svc.SignUp(ctx, "a@x.io", "password1")
 		coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
@@ -501,19 +515,35 @@ func (c *mapCache) Forget(hs ...string) {
 	}
 }
 
+// outbox is the mailbox: it records what the Sender sends, and runs the
+// Sender's pass (deliver) before each read.
 type outbox struct {
-	mu    sync.Mutex
-	mails []accounts.Mail
+	mu      sync.Mutex
+	mails   []accounts.Mail
+	fail    error // Send's answer while set
+	deliver func()
 }
 
 func (o *outbox) Send(_ context.Context, m accounts.Mail) error {
 	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.fail != nil {
+		return o.fail
+	}
 	o.mails = append(o.mails, m)
-	o.mu.Unlock()
 	return nil
 }
 
+func (o *outbox) failWith(err error) {
+	o.mu.Lock()
+	o.fail = err
+	o.mu.Unlock()
+}
+
 func (o *outbox) all() []accounts.Mail {
+	if o.deliver != nil {
+		o.deliver()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]accounts.Mail(nil), o.mails...)

@@ -8,10 +8,20 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/accounts"
 )
+
+// MaxWait is how long a read waits for the queued mail to arrive.
+const MaxWait = 2 * time.Second
+
+// Backlog is where mail waits before it reaches the Outbox (accounts'
+// database outbox, emptied by its Sender).
+type Backlog interface {
+	PendingMail(ctx context.Context) (int, error)
+}
 
 var _ accounts.Mailer = (*Outbox)(nil)
 
@@ -20,12 +30,39 @@ var codePattern = regexp.MustCompile(`\b\d{6}\b`)
 
 // Outbox records mail in the order sent. It is safe for concurrent use.
 type Outbox struct {
-	mu    sync.Mutex
-	mails []accounts.Mail
+	mu      sync.Mutex
+	mails   []accounts.Mail
+	backlog Backlog
 }
 
 // New returns an empty Outbox.
 func New() *Outbox { return &Outbox{} }
+
+// SetBacklog makes every read (All, Last, Code) first wait, up to MaxWait,
+// until b holds no mail: the mail a request queued arrives a moment after
+// its answer, so a reader right after it would otherwise see the mail
+// before. Call it before the first read.
+func (o *Outbox) SetBacklog(b Backlog) { o.backlog = b }
+
+// settle waits until the backlog is empty, or MaxWait, or the backlog fails.
+func (o *Outbox) settle() {
+	if o.backlog == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), MaxWait)
+	defer cancel()
+	for {
+		n, err := o.backlog.PendingMail(ctx)
+		if err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
 
 // Send records m. Like the SMTP sender it refuses line breaks in To or
 // Subject, and a cancelled context gives core.KindUnavailable.
@@ -44,6 +81,7 @@ func (o *Outbox) Send(ctx context.Context, m accounts.Mail) error {
 
 // All returns a copy of every message, oldest first.
 func (o *Outbox) All() []accounts.Mail {
+	o.settle()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return slices.Clone(o.mails)
@@ -51,6 +89,7 @@ func (o *Outbox) All() []accounts.Mail {
 
 // Last returns the newest message to to; addresses compare case-insensitively.
 func (o *Outbox) Last(to string) (accounts.Mail, bool) {
+	o.settle()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := len(o.mails) - 1; i >= 0; i-- {

@@ -2,9 +2,11 @@ package memmail_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"tandem/adapters/mail/memmail"
 	"tandem/core"
@@ -139,5 +141,53 @@ func TestOutboxConcurrent(t *testing.T) {
 		if got, want := o.Code(fmt.Sprintf("u%d@example.com", i)), fmt.Sprintf("%06d", each-1); got != want {
 			t.Errorf("Code(u%d) = %q, want %q", i, got, want)
 		}
+	}
+}
+
+// backlog is a queue of n mails that the test empties by hand.
+type backlog struct {
+	mu  sync.Mutex
+	n   int
+	err error
+}
+
+func (b *backlog) PendingMail(context.Context) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n, b.err
+}
+
+func (b *backlog) set(n int) { b.mu.Lock(); b.n = n; b.mu.Unlock() }
+
+// TestReadsWaitForTheBacklog: the request that queued a mail has answered
+// before the sender delivers it; a read right then waits for it.
+func TestReadsWaitForTheBacklog(t *testing.T) {
+	t.Parallel()
+	o := memmail.New()
+	q := &backlog{}
+	o.SetBacklog(q)
+	ctx := context.Background()
+	if err := o.Send(ctx, accounts.Mail{To: "a@example.com", Subject: "Verify", Text: "Code 111111"}); err != nil {
+		t.Fatal(err)
+	}
+	q.set(1) // a reset code queued, not sent yet
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_ = o.Send(ctx, accounts.Mail{To: "a@example.com", Subject: "Reset", Text: "Code 222222"})
+		q.set(0)
+	}()
+	if got := o.Code("a@example.com"); got != "222222" {
+		t.Fatalf("Code = %q, want the queued mail's 222222", got)
+	}
+	if n := len(o.All()); n != 2 {
+		t.Fatalf("All has %d mails", n)
+	}
+
+	q.mu.Lock()
+	q.n, q.err = 1, errors.New("database gone")
+	q.mu.Unlock()
+	start := time.Now()
+	if got := o.Code("a@example.com"); got != "222222" || time.Since(start) > time.Second {
+		t.Fatalf("a failing backlog: Code = %q after %v; want an answer at once", got, time.Since(start))
 	}
 }

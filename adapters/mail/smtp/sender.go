@@ -17,15 +17,19 @@ import (
 	"net/mail"
 	netsmtp "net/smtp"
 	"strings"
+	"sync"
 	"time"
 
 	"tandem/core"
 	"tandem/modules/accounts"
 )
 
-// defaultTimeout bounds a send whose context has no deadline, so that a relay
-// that accepts the connection and then says nothing cannot hold a request forever.
-const defaultTimeout = 30 * time.Second
+// DefaultTimeout is the step timeout when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// sessionTimeout bounds a whole send whose context has no deadline, against
+// a relay that answers each step just in time, forever.
+const sessionTimeout = time.Minute
 
 // Config says where and as whom mail is sent.
 type Config struct {
@@ -37,6 +41,11 @@ type Config struct {
 	// system roots with ServerName taken from Addr; an empty ServerName is
 	// filled the same way.
 	TLSConfig *tls.Config
+	// Timeout bounds the dial and every read and write of the conversation
+	// (so each command and its reply), whatever the context allows: a relay
+	// that accepts and then says nothing is given up after one Timeout.
+	// Zero is DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Validate reports a From or Addr that could never work, so bootstrap can
@@ -62,6 +71,9 @@ type Sender struct {
 // New returns a Sender for cfg. It does not connect; call cfg.Validate first
 // to catch a bad configuration early.
 func New(cfg Config) *Sender {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
 	return &Sender{cfg: cfg}
 }
 
@@ -94,26 +106,23 @@ func (s *Sender) Send(ctx context.Context, m accounts.Mail) error {
 	return nil
 }
 
-// deliver runs one SMTP session. The context's deadline (or defaultTimeout)
-// applies to the whole conversation, and cancelling the context interrupts it.
+// deliver runs one SMTP session. Every read and write has the step timeout
+// (Config.Timeout), the context's deadline (or sessionTimeout) bounds the
+// whole conversation, and cancelling the context interrupts it at once.
 func (s *Sender) deliver(ctx context.Context, host, from, to string, msg []byte) (err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
+		ctx, cancel = context.WithTimeout(ctx, sessionTimeout)
 		defer cancel()
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", s.cfg.Addr)
+	d := net.Dialer{Timeout: s.cfg.Timeout}
+	raw, err := d.DialContext(ctx, "tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("smtp dial: %w", err)
 	}
-	deadline, _ := ctx.Deadline()
-	if err := conn.SetDeadline(deadline); err != nil {
-		conn.Close()
-		return fmt.Errorf("smtp deadline: %w", err)
-	}
-	// A deadline in the past wakes every blocked read and write at once.
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	end, _ := ctx.Deadline()
+	conn := &stepConn{Conn: raw, step: s.cfg.Timeout, end: end}
+	stop := context.AfterFunc(ctx, conn.kill)
 	defer func() {
 		if !stop() && err != nil {
 			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
@@ -161,6 +170,56 @@ func (s *Sender) deliver(ctx context.Context, host, from, to string, msg []byte)
 	// make the caller send the code again.
 	_ = c.Quit()
 	return nil
+}
+
+// stepConn gives every read and write its own deadline, the step timeout
+// from its start but never past the session's end, so a relay that goes
+// mute at any step is given up after one step. Once killed (the context
+// ended), every read and write fails at once.
+type stepConn struct {
+	net.Conn
+	step time.Duration
+	end  time.Time
+
+	mu   sync.Mutex
+	dead bool
+}
+
+// arm sets the deadline of the next read or write through set.
+func (c *stepConn) arm(set func(time.Time) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return set(time.Unix(1, 0))
+	}
+	d := time.Now().Add(c.step)
+	if !c.end.IsZero() && c.end.Before(d) {
+		d = c.end
+	}
+	return set(d)
+}
+
+func (c *stepConn) Read(b []byte) (int, error) {
+	if err := c.arm(c.Conn.SetReadDeadline); err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(b)
+}
+
+func (c *stepConn) Write(b []byte) (int, error) {
+	if err := c.arm(c.Conn.SetWriteDeadline); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(b)
+}
+
+// kill makes every blocked and later read and write fail: a deadline in the
+// past wakes them at once, and arm keeps it in the past.
+func (c *stepConn) kill() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dead = true
+	_ = c.Conn.SetDeadline(time.Unix(1, 0))
 }
 
 func (s *Sender) tlsConfig(host string) *tls.Config {

@@ -1,6 +1,7 @@
 package smtp_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -498,5 +499,111 @@ func TestSendMisconfiguredFromIsInternal(t *testing.T) {
 		Send(context.Background(), accounts.Mail{To: "a@example.com", Subject: "s", Text: "t"})
 	if !core.IsKind(err, core.KindInternal) {
 		t.Errorf("err = %v, want kind internal", err)
+	}
+}
+
+// scriptedRelay speaks just enough SMTP for one message, waiting delay
+// before each reply, and stops answering for good at the command named
+// muteAt ("" never): a relay that is slow, or that goes mute midway.
+func scriptedRelay(t *testing.T, delay time.Duration, muteAt string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		reply := func(s string) bool {
+			time.Sleep(delay)
+			_, err := io.WriteString(c, s+"\r\n")
+			return err == nil
+		}
+		if muteAt == "greeting" || !reply("220 relay.test ESMTP") {
+			_, _ = io.Copy(io.Discard, r) // hold the line, say nothing
+			return
+		}
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			verb := strings.ToUpper(strings.Fields(line + " x")[0])
+			if verb == muteAt {
+				_, _ = io.Copy(io.Discard, r)
+				return
+			}
+			switch verb {
+			case "EHLO", "HELO":
+				reply("250 relay.test")
+			case "MAIL", "RCPT":
+				reply("250 ok")
+			case "DATA":
+				reply("354 go on")
+				for {
+					l, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if l == ".\r\n" {
+						break
+					}
+				}
+				reply("250 queued")
+			case "QUIT":
+				reply("221 bye")
+				return
+			default:
+				reply("502 no")
+			}
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestSendGivesAMuteRelayUpAfterOneStep: whatever the context allows (here
+// no deadline at all), a relay that goes mute at any step is given up after
+// the step timeout, and the failure names the step.
+func TestSendGivesAMuteRelayUpAfterOneStep(t *testing.T) {
+	t.Parallel()
+	msg := accounts.Mail{To: "a@example.com", Subject: "Code", Text: "Your code is 123456."}
+	for _, step := range []string{"greeting", "EHLO", "MAIL", "RCPT", "DATA"} {
+		t.Run(step, func(t *testing.T) {
+			t.Parallel()
+			addr := scriptedRelay(t, 0, step)
+			start := time.Now()
+			err := smtp.New(smtp.Config{Addr: addr, From: "no-reply@tandem.test", Timeout: 200 * time.Millisecond}).
+				Send(context.Background(), msg)
+			took := time.Since(start)
+			assertUnavailable(t, err)
+			if !strings.Contains(err.Error(), "smtp "+step) || !strings.Contains(err.Error(), "timeout") {
+				t.Errorf("err = %v, want a timeout at %s", err, step)
+			}
+			if took > 5*time.Second { // a hang guard: one step is 200 ms
+				t.Errorf("gave up after %v", took)
+			}
+		})
+	}
+}
+
+// TestSendStepTimeoutIsPerStep: a relay slower than nothing but quicker than
+// the step timeout at every step delivers, though the whole conversation
+// takes several step timeouts.
+func TestSendStepTimeoutIsPerStep(t *testing.T) {
+	t.Parallel()
+	addr := scriptedRelay(t, 60*time.Millisecond, "")
+	start := time.Now()
+	err := smtp.New(smtp.Config{Addr: addr, From: "no-reply@tandem.test", Timeout: 200 * time.Millisecond}).
+		Send(context.Background(), accounts.Mail{To: "a@example.com", Subject: "Code", Text: "Your code is 123456."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 300*time.Millisecond {
+		t.Fatalf("the conversation took %v: the relay did not wait before its replies", took)
 	}
 }
