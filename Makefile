@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench fmt lint generate faults
+.PHONY: run test build migrate bench fmt lint generate faults fuzz
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	$(GO) run ./cmd/tandem serve
@@ -20,6 +20,11 @@ migrate:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+FUZZTIME ?= 30s
+
+fuzz: ## every fuzz target for FUZZTIME each, one after another (make test runs their seed corpora)
+	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -39,14 +39,26 @@ func EncodeCursor(parts ...string) string {
 }
 
 // DecodeCursor returns the parts of a cursor made by EncodeCursor; a cursor
-// that was not is a 400.
+// that was not is a 400. Only the exact string EncodeCursor makes of its
+// parts is taken (base64 also decodes other spellings of the same bytes:
+// non-zero padding bits, line breaks), and every part is printable UTF-8,
+// as the sort keys the server puts in a cursor are.
 func DecodeCursor(cursor string, n int) ([]string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	parts := strings.Split(string(b), "\x1f")
-	if err != nil || len(parts) != n {
-		return nil, Invalid("invalid_request", "cursor is not one this server handed out")
+	if err != nil || len(parts) != n || EncodeCursor(parts...) != cursor {
+		return nil, errForgedCursor()
+	}
+	for _, p := range parts {
+		if CheckText("cursor", p, false) != nil {
+			return nil, errForgedCursor()
+		}
 	}
 	return parts, nil
+}
+
+func errForgedCursor() error {
+	return Invalid("invalid_request", "cursor is not one this server handed out")
 }
 
 // EveryPage reads a list page by page to its end and converts each item: an
@@ -85,11 +97,19 @@ func ParseTimeCursor(s string) (TimeCursor, error) {
 	if err != nil {
 		return TimeCursor{}, err
 	}
-	at, perr := strconv.ParseInt(parts[0], 10, 64)
-	if perr != nil || parts[1] == "" {
-		return TimeCursor{}, Invalid("invalid_request", "cursor is not one this server handed out")
+	at, ok := ParseMillis(parts[0])
+	if !ok || parts[1] == "" {
+		return TimeCursor{}, errForgedCursor()
 	}
 	return TimeCursor{At: at, ID: parts[1]}, nil
+}
+
+// ParseMillis reads a cursor's millisecond part: only the decimal form
+// strconv.FormatInt writes ("12", "-5"; never "+12" or "012"), so that a
+// parsed cursor encodes back to the string it came from.
+func ParseMillis(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && strconv.FormatInt(n, 10) == s
 }
 
 // CutPage cuts items, read in list order with one more than page.Size()

@@ -14,7 +14,8 @@ type Version struct {
 }
 
 // ParseVersion accepts "1.2.3", "1.2.3+45", "v1.2.3", and tolerates "1.2"
-// (patch 0) because app stores show such versions.
+// (patch 0) because app stores show such versions. Each number, the build
+// too, is 1 to 9 decimal digits.
 func ParseVersion(s string) (Version, error) {
 	bad := Invalid("invalid_version", fmt.Sprintf("%q is not a version MAJOR.MINOR.PATCH", s))
 	core, build, hasBuild := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), "v"), "+")
@@ -24,21 +25,31 @@ func ParseVersion(s string) (Version, error) {
 	}
 	var nums [3]int
 	for i, f := range fields {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 || len(f) > 9 {
+		n, ok := versionNumber(f)
+		if !ok {
 			return Version{}, bad
 		}
 		nums[i] = n
 	}
 	v := Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}
 	if hasBuild {
-		n, err := strconv.Atoi(build)
-		if err != nil || n < 0 {
+		n, ok := versionNumber(build)
+		if !ok {
 			return Version{}, bad
 		}
 		v.Build = n
 	}
 	return v, nil
+}
+
+// versionNumber reads one number of a version: 1 to 9 decimal digits, no
+// sign (strconv.Atoi alone took "+4" and "-0", and builds of any length).
+func versionNumber(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 9 || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }
 
 // Compare orders versions by major, minor, patch, then build (-1, 0, +1).

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"tandem/core"
 )
@@ -79,4 +81,36 @@ func TestCleanText(t *testing.T) {
 			t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzCheckText: a text CheckText accepts is valid UTF-8 without control
+// characters (tab, LF and CR only in a multiline text) or bidirectional
+// overrides and isolates; CleanText always yields such a single-line text,
+// and cleaning is idempotent.
+func FuzzCheckText(f *testing.F) {
+	for _, s := range []string{"Café ☕ שלום\u200F", "a\xff\xfeb", "a\x00b\tc\nd\x7fe\u0085f", "phone\u202Eenohpi\u2066x\u2069", "\r\n", ""} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		if err := core.CheckText("f", s, multiline); err == nil {
+			if !utf8.ValidString(s) {
+				t.Fatalf("accepted invalid UTF-8 %q", s)
+			}
+			for _, r := range s {
+				allowed := multiline && (r == '\t' || r == '\n' || r == '\r')
+				if (unicode.IsControl(r) && !allowed) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) {
+					t.Fatalf("accepted %q holding %U", s, r)
+				}
+			}
+		} else if e := core.As(err); e.Kind != core.KindInvalid || e.Code != "invalid_request" {
+			t.Fatalf("CheckText(%q): %v, want a 400", s, err)
+		}
+		c := core.CleanText(s)
+		if err := core.CheckText("f", c, false); err != nil {
+			t.Fatalf("CleanText(%q) = %q, which CheckText refuses: %v", s, c, err)
+		}
+		if core.CleanText(c) != c {
+			t.Fatalf("CleanText is not idempotent on %q", s)
+		}
+	})
 }

@@ -118,8 +118,8 @@ func readUpload(body io.Reader, boundary string, fileLimit int) (*upload, error)
 func (up *upload) spool(p io.Reader, limit int) (images.File, error) {
 	r := io.LimitReader(p, int64(limit)+1)
 	head := make([]byte, min(spoolMemory, limit+1))
-	n, err := io.ReadFull(r, head)
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	n, err := fill(r, head)
+	if errors.Is(err, io.EOF) {
 		return images.File{Size: int64(n), Open: openBytes(head[:n])}, nil
 	}
 	if err != nil {
@@ -144,6 +144,23 @@ func (up *upload) spool(p io.Reader, limit int) (images.File, error) {
 	return images.File{Size: size, Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(io.NewSectionReader(tmp, 0, size)), nil
 	}}, nil
+}
+
+// fill reads into b until it is full (nil) or the part ends (io.EOF).
+// Unlike io.ReadFull it passes the part's own errors on as they are: a
+// part cut off before its closing boundary reads io.ErrUnexpectedEOF, which
+// io.ReadFull would make the ordinary end of a short file, so an upload
+// whose body stops mid-file would store the file cut short.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // close removes the temporary files.

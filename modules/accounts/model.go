@@ -127,6 +127,11 @@ func NormalizeEmail(s string) (string, error) {
 	if err != nil || a.Address != e || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
 		return "", core.Invalid("invalid_request", "email is not a valid address")
 	}
+	// ParseAddress takes UTF-8 (RFC 6532), bidirectional overrides included,
+	// which would disguise the address wherever it is shown.
+	if err := core.CheckText("email", e, false); err != nil {
+		return "", err
+	}
 	return e, nil
 }
 
@@ -139,18 +144,40 @@ func ValidatePassword(field, p string) error {
 	return nil
 }
 
-// ValidateTimezone accepts an IANA zone name, or "" for UTC.
+// ValidateTimezone accepts an IANA zone name, or "" for UTC. The name must
+// have the IANA form (see zoneName) before the time package loads it: the
+// loader opens files under the zoneinfo directory, so "Etc//GMT", "./UTC"
+// or "localtime" (the server's own zone) loaded, were stored, and then
+// meant another zone, or UTC, wherever the zone database differs.
 func ValidateTimezone(tz string) error {
 	if tz == "" {
 		return nil
 	}
-	if len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") {
+	if len(tz) > 64 || !zoneName(tz) || tz == "Local" || tz == "localtime" {
 		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
 	}
-	if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+	if _, err := time.LoadLocation(tz); err != nil {
 		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
 	}
 	return nil
+}
+
+// zoneName reports whether tz has the form of an IANA zone name:
+// "/"-separated segments, each a letter followed by letters, digits, "_",
+// "+" and "-" (Europe/Paris, America/Argentina/Buenos_Aires, Etc/GMT+5).
+func zoneName(tz string) bool {
+	for _, seg := range strings.Split(tz, "/") {
+		if seg == "" || !(seg[0] >= 'A' && seg[0] <= 'Z' || seg[0] >= 'a' && seg[0] <= 'z') {
+			return false
+		}
+		for i := 1; i < len(seg); i++ {
+			c := seg[i]
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // newCode returns six digits from the secure random source.

@@ -161,6 +161,20 @@ type Position struct {
 	ID        string
 }
 
+// String is the opaque cursor handed to clients: a core.TimeCursor.
+func (p Position) String() string {
+	return core.TimeCursor{At: core.Millis(p.CreatedAt), ID: p.ID}.String()
+}
+
+// ParsePosition reverses Position.String; anything else is a 400.
+func ParsePosition(cursor string) (Position, error) {
+	c, err := core.ParseTimeCursor(cursor)
+	if err != nil {
+		return Position{}, err
+	}
+	return Position{CreatedAt: core.FromMillis(c.At), ID: c.ID}, nil
+}
+
 // Change points image ID at the blob Key (held by another of the user's
 // images, or already by this one).
 type Change struct {

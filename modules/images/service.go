@@ -160,15 +160,11 @@ func (s *Service) Get(ctx context.Context, userID, imageID string) (Image, error
 func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Image, string, error) {
 	var after *Position
 	if page.Cursor != "" {
-		parts, err := core.DecodeCursor(page.Cursor, 2)
+		p, err := ParsePosition(page.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		ms, perr := strconv.ParseInt(parts[0], 10, 64)
-		if perr != nil || parts[1] == "" {
-			return nil, "", core.Invalid("invalid_request", "cursor is not one this server handed out")
-		}
-		after = &Position{CreatedAt: core.FromMillis(ms), ID: parts[1]}
+		after = &p
 	}
 	n := page.Size()
 	fetch := n
@@ -183,7 +179,7 @@ func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Im
 	if page.Paged() && len(imgs) > n {
 		imgs = imgs[:n]
 		last := imgs[n-1]
-		next = core.EncodeCursor(strconv.FormatInt(core.Millis(last.CreatedAt), 10), last.ID)
+		next = Position{CreatedAt: last.CreatedAt, ID: last.ID}.String()
 	}
 	return imgs, next, nil
 }

@@ -238,8 +238,8 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, err
 	}
 	d, derr := core.ParseDate(parts[0])
-	ms, merr := strconv.ParseInt(parts[1], 10, 64)
-	if derr != nil || merr != nil || parts[2] == "" {
+	ms, ok := core.ParseMillis(parts[1])
+	if derr != nil || !ok || parts[2] == "" {
 		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
 	}
 	return Cursor{Date: d, CreatedAt: ms, ID: parts[2]}, nil

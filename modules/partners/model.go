@@ -188,18 +188,26 @@ func connectionCodeShape(code string, minLen int) bool {
 func ConnectionKey(code string) string { return strings.ToLower(code) }
 
 // NormalizePairingCode trims and upper-cases what a person typed; ok is false
-// when the result cannot be a pairing code.
+// when the result cannot be a pairing code. Only ASCII letters change case:
+// strings.ToUpper also made "ſ" (long s) an "S", so six characters outside
+// the alphabet passed as a code.
 func NormalizePairingCode(s string) (string, bool) {
-	c := strings.ToUpper(strings.TrimSpace(s))
-	if len(c) != PairingCodeLength {
+	t := strings.TrimSpace(s)
+	if len(t) != PairingCodeLength {
 		return "", false
 	}
-	for i := 0; i < len(c); i++ {
-		if strings.IndexByte(PairingCodeAlphabet, c[i]) < 0 {
+	c := make([]byte, len(t))
+	for i := 0; i < len(t); i++ {
+		b := t[i]
+		if b >= 'a' && b <= 'z' {
+			b -= 'a' - 'A'
+		}
+		if strings.IndexByte(PairingCodeAlphabet, b) < 0 {
 			return "", false
 		}
+		c[i] = b
 	}
-	return c, true
+	return string(c), true
 }
 
 // NewPairingCode draws six characters of the alphabet from crypto/rand.
