@@ -55,6 +55,13 @@ func (l *silentConns) closeSilent() {
 	}
 }
 
+// silent counts the connections that have not sent a byte yet.
+func (l *silentConns) silent() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
 func (l *silentConns) forget(w *watchedConn) {
 	l.mu.Lock()
 	delete(l.conns, w)

@@ -138,9 +138,18 @@ func (s *Server) stop(ctx context.Context) error {
 	return s.App.ShutdownWithContext(ctx) // closing the listener closes the silent connections
 }
 
+// waitForNoConnections waits until every connection that sent a request
+// has gone (one that never spoke is closed with the listener), at most grace.
 func (s *Server) waitForNoConnections(ctx context.Context, grace time.Duration) {
 	deadline := time.Now().Add(grace)
-	for s.App.Server().GetOpenConnectionsCount() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+	busy := func() bool {
+		n := int(s.App.Server().GetOpenConnectionsCount())
+		if s.ln != nil {
+			n -= s.ln.silent()
+		}
+		return n > 0
+	}
+	for busy() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
