@@ -37,6 +37,9 @@ func BindJSON(c *fiber.Ctx, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return core.Invalid("invalid_request", "request body is empty")
 	}
+	if string(bytes.TrimSpace(body)) == "null" { // decodes into any value as "nothing sent"
+		return core.Invalid("invalid_request", "request body must be a JSON object")
+	}
 	if err := checkJSONShape(body); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // FuzzBindJSON: whatever the Content-Type and body, BindJSON answers a 400
 // or a 415 (never a 5xx, never a panic); it accepts only a body sent as
 // application/json (or without a type) that is exactly one JSON object or
-// value, nests at most maxJSONDepth levels and names no key twice in one
+// value other than null, nests at most maxJSONDepth levels and names no key twice in one
 // object (keys that only differ in case name one Go field, so they count as
 // the same), and what it decodes is what encoding/json decodes.
 func FuzzBindJSON(f *testing.F) {
@@ -58,6 +58,9 @@ func FuzzBindJSON(f *testing.F) {
 			if perr != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 				t.Fatalf("BindJSON accepted Content-Type %q", ct)
 			}
+		}
+		if string(bytes.TrimSpace(body)) == "null" {
+			t.Fatalf("BindJSON accepted a body of null")
 		}
 		if problem := jsonProblem(body); problem != "" {
 			t.Fatalf("BindJSON accepted %q: %s", body, problem)

@@ -27,6 +27,7 @@ import (
 const (
 	localBody      = "body"
 	localAmbiguous = "ambiguousFraming" // set by settleBody, refused by limitBody
+	localBadHeader = "malformedHeader"  // what is wrong with the header section; the same
 )
 
 // drainLimit is how much of a body nobody read is skipped to keep the
@@ -85,6 +86,10 @@ func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 		ambiguous := ambiguousFraming(c)
 		if ambiguous {
 			c.Locals(localAmbiguous, true)
+		}
+		if problem := headerProblem(c.Request().Header.RawHeaders()); problem != "" {
+			c.Locals(localBadHeader, problem)
+			ambiguous = true // parsers in front may have read these headers otherwise: close
 		}
 		stream := c.Request().BodyStream()
 		if stream == nil { // no body, or one already in memory
@@ -164,6 +169,9 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 		}
 		if c.Locals(localAmbiguous) != nil {
 			return core.Invalid("invalid_request", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
+		}
+		if problem, ok := c.Locals(localBadHeader).(string); ok {
+			return core.Invalid("invalid_request", "malformed request headers: "+problem)
 		}
 		if c.Request().Header.ContentLength() > limit {
 			return tooLarge(limit)
@@ -257,6 +265,56 @@ func ambiguousFraming(c *fiber.Ctx) bool {
 		return lengths > 1
 	}
 	return lengths > 0 || codings > 1 || !chunked || !c.Request().Header.IsHTTP11()
+}
+
+// headerProblem finds what RFC 9110 and 9112 tell a server to refuse (or
+// to rewrite, which would leave a proxy in front and this server reading
+// different requests) in a header section, which fasthttp takes as it
+// comes: a bare CR or a NUL in a value (RFC 9110 section 5.5; other control
+// characters are only cleaned where a value is kept, as a session's
+// User-Agent is), a folded line (obs-fold), a name that is not a token,
+// and a second Host, Content-Type or Authorization, of which fasthttp keeps
+// one while a proxy may have judged the request by the other. "" when there
+// is none.
+func headerProblem(raw []byte) string {
+	counts := map[string]int{}
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return "a folded header line (obs-fold)"
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || len(name) == 0 {
+			return "a header line without a name"
+		}
+		for _, b := range name {
+			if !isTokenChar(b) {
+				return "a header name with a character outside the token set"
+			}
+		}
+		if bytes.IndexByte(value, '\r') >= 0 {
+			return "a bare CR in a header value"
+		}
+		if bytes.IndexByte(value, 0) >= 0 {
+			return "a NUL in a header value"
+		}
+		switch n := strings.ToLower(string(name)); n {
+		case "host", "content-type", "authorization":
+			if counts[n]++; counts[n] > 1 {
+				return "more than one " + string(name) + " header"
+			}
+		}
+	}
+	return ""
+}
+
+// isTokenChar is RFC 9110's tchar.
+func isTokenChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' ||
+		strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
 }
 
 func isMultipart(c *fiber.Ctx) bool {

@@ -41,7 +41,8 @@ var wallTime = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 // bidi characters; real dates from 1000-01-01 to 9999-12-31, end not before
 // start, at most 366 days; times HH:mm, not reversed on one day; one of the
 // six types and three levels; notify 0 to 40320 minutes; at most 20 unique
-// trimmed participants of 1 to 64 characters), keeps the title it was sent,
+// trimmed participants of 1 to 64 characters without control or bidi
+// characters), keeps the title it was sent,
 // and reads back as answered.
 func FuzzEventBody(f *testing.F) {
 	f.Add([]byte(`{"action":"create","title":"Dinner","startDate":"2025-06-20"}`), false)
@@ -121,7 +122,8 @@ func checkEvent(t *testing.T, e eventRecord) {
 		t.Fatalf("%d participants", len(e.Participants))
 	}
 	for i, p := range e.Participants {
-		if p == "" || strings.TrimSpace(p) != p || utf8.RuneCountInString(p) > events.MaxParticipantID || slices.Index(e.Participants, p) != i {
+		if p == "" || strings.TrimSpace(p) != p || utf8.RuneCountInString(p) > events.MaxParticipantID || slices.Index(e.Participants, p) != i ||
+			core.CheckText("participants", p, false) != nil {
 			t.Fatalf("participants %q", e.Participants)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"tandem/core"
 	"tandem/modules/flags"
 )
 
@@ -34,7 +35,8 @@ var flagKey = regexp.MustCompile(`^[a-z0-9_.-]{1,64}$`)
 // [a-z0-9_.-]{1,64}; name 1-100, description ≤ 1000, createdBy ≤ 255,
 // trimmed, no control or bidi characters; rollout a whole 0 to 100;
 // platforms unique among ios, android, web; each user list at most 1000
-// unique, sorted, trimmed ids of 1 to 64 characters, the two lists
+// unique, sorted, trimmed ids of 1 to 64 characters without control or
+// bidi characters, the two lists
 // disjoint), and the public evaluation of each answers without error.
 func FuzzFlagBody(f *testing.F) {
 	f.Add([]byte(`{"action":"create","key":"new_onboarding","name":"New onboarding"}`))
@@ -85,7 +87,7 @@ func checkFlag(t *testing.T, fl flagRecord) {
 			t.Fatalf("user list %q", ids)
 		}
 		for _, id := range ids {
-			if id == "" || strings.TrimSpace(id) != id || utf8.RuneCountInString(id) > flags.MaxUserID {
+			if id == "" || strings.TrimSpace(id) != id || utf8.RuneCountInString(id) > flags.MaxUserID || core.CheckText("id", id, false) != nil {
 				t.Fatalf("user id %q", id)
 			}
 		}

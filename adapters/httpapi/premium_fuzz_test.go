@@ -6,13 +6,14 @@ import (
 	"slices"
 	"testing"
 
+	"tandem/core"
 	"tandem/modules/premium"
 )
 
 // FuzzPremiumBody: any body of POST .../premiums (create, subscribe,
 // update, cancel, deactivate) gets a 200 or a 4xx with the error body; a
 // stored subscription holds a plan of 1-64 characters without control or
-// bidi characters, a billingId of at most 255 bytes, a platform among ios,
+// bidi characters, a billingId of at most 255 bytes without them either, a platform among ios,
 // android, web or none, a start before its end, both within years 1970 to
 // 9999, and meta a compact JSON object of at most 4096 bytes.
 func FuzzPremiumBody(f *testing.F) {
@@ -46,7 +47,7 @@ func FuzzPremiumBody(f *testing.F) {
 		textRule(t, "plan", s.Plan, 1, premium.MaxPlan, false, false)
 		var compact bytes.Buffer
 		switch {
-		case len(s.BillingID) > premium.MaxBillingID:
+		case len(s.BillingID) > premium.MaxBillingID || core.CheckText("billingId", s.BillingID, false) != nil:
 			t.Fatalf("billingId of %d bytes", len(s.BillingID))
 		case !slices.Contains([]string{"", "ios", "android", "web"}, s.Platform):
 			t.Fatalf("platform %q", s.Platform)

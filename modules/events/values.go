@@ -115,7 +115,8 @@ func (n Notify) String() string {
 
 // NormalizeParticipants trims the user ids, drops repeats (keeping the first
 // place) and checks them: at most MaxParticipants, none empty or longer than
-// MaxParticipantID. It never returns nil for a valid list.
+// MaxParticipantID, none holding what core.CheckText refuses (they are shown
+// as labels). It never returns nil for a valid list.
 func NormalizeParticipants(ids []string) ([]string, error) {
 	if len(ids) > MaxParticipants {
 		return nil, invalid(fmt.Sprintf("participants may hold at most %d user ids", MaxParticipants))
@@ -125,6 +126,9 @@ func NormalizeParticipants(ids []string) ([]string, error) {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxParticipantID {
 			return nil, invalid(fmt.Sprintf("participants must be user ids of 1 to %d characters", MaxParticipantID))
+		}
+		if err := core.CheckText("participants", id, false); err != nil {
+			return nil, err
 		}
 		if !slices.Contains(out, id) {
 			out = append(out, id)

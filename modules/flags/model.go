@@ -136,7 +136,8 @@ func NormalizePlatforms(ps []string) ([]Platform, error) {
 
 // NormalizeUserIDs trims the ids, drops repeats, sorts them (byte order,
 // as every store returns them) and checks them: at most MaxListedUsers, each
-// 1 to MaxUserID characters; field names the list in errors. Never nil for
+// 1 to MaxUserID characters without what core.CheckText refuses; field
+// names the list in errors. Never nil for
 // a valid list.
 func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 	if len(ids) > MaxListedUsers {
@@ -147,6 +148,9 @@ func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxUserID {
 			return nil, invalid(fmt.Sprintf("%s must hold user ids of 1 to %d characters", field, MaxUserID))
+		}
+		if err := core.CheckText(field, id, false); err != nil {
+			return nil, err
 		}
 		out = append(out, id)
 	}

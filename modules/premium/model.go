@@ -95,6 +95,9 @@ func (p Purchase) Validate() error {
 	if len(p.BillingID) > MaxBillingID {
 		return core.Invalid("invalid_request", "billingId must be at most 255 characters")
 	}
+	if err := core.CheckText("billingId", p.BillingID, false); err != nil {
+		return err
+	}
 	if _, err := ParsePlatform(string(p.Platform)); err != nil {
 		return err
 	}
