@@ -3,6 +3,7 @@ package tests
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,4 +49,40 @@ func TestFaultDeadPushProvider(t *testing.T) {
 		expect(t, unread, 200, `{"success":true,"unreadCount":2}`)
 		timed("a read", 200*time.Millisecond, func() response { return h.get("/api/users/user/"+ann.ID, ann.Token) })
 	}, withEnv("TANDEM_PUSH", "expo?url="+dead.URL+"/--/api/v2/push/send"), withEnv("TANDEM_PUSH_TIMEOUT", "300ms"))
+}
+
+// An S3 endpoint that accepts connections and never answers: an upload
+// answers 503 unavailable within the request timeout and stores no image;
+// routes that touch no file do not notice.
+func TestFaultDeadS3Endpoint(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
+	release := make(chan struct{})
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); dead.Close() })
+	endpoint := strings.TrimPrefix(dead.URL, "http://")
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "s3://photos?endpoint="+endpoint+"&region=us-east-1&secure=false"),
+				withEnv("TANDEM_REQUEST_TIMEOUT", "1s"))
+			u := h.newUser("s3@x.io")
+			start := time.Now()
+			r := h.upload(u, filePart("p.png", "image/png", pngFile(t)))
+			if took := time.Since(start); took > 5*time.Second { // the request timeout, then at most 2 s of clean-up
+				t.Fatalf("the upload took %v with a dead S3", took)
+			}
+			expect(t, r, 503, errBody("unavailable", "service unavailable"))
+			expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
+			start = time.Now()
+			expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
+			if took := time.Since(start); took > 200*time.Millisecond {
+				t.Fatalf("a read took %v", took)
+			}
+		})
+	}
 }

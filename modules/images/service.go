@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"tandem/core"
 )
@@ -129,10 +130,17 @@ func (s *Service) store(ctx context.Context, key string, format Format, f File) 
 	return s.blobs.Put(ctx, key, format.ContentType, rc, f.Size)
 }
 
+// discardTimeout bounds the clean-up of a failed upload: a store that does
+// not answer must not hold the request for ever (what is left is logged
+// and swept later).
+const discardTimeout = 2 * time.Second
+
 // discard deletes the files of images that will not be stored; it outlives
-// a cancelled request, so a client hanging up leaves nothing behind.
+// a cancelled request, so a client hanging up leaves nothing behind, but
+// not a store that does not answer.
 func (s *Service) discard(ctx context.Context, imgs []Image) {
-	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discardTimeout)
+	defer cancel()
 	for _, img := range imgs {
 		s.deleteBlob(ctx, img.Key)
 	}
