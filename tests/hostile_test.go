@@ -303,15 +303,17 @@ func jsonArrayOfStrings(t *testing.T, r response) []string {
 
 func (w *world) rows(t *testing.T) []hostile {
 	var rows []hostile
-	rows = append(rows, w.fieldRows()...)
-	rows = append(rows, w.bodyRows()...)
-	rows = append(rows, w.routeRows(t)...)
-	rows = append(rows, w.cursorRows()...)
-	rows = append(rows, w.idRows()...)
-	rows = append(rows, w.fileRows(t)...)
-	rows = append(rows, w.headerRows()...)
-	rows = append(rows, w.uploadRows(t)...)
-	rows = append(rows, w.codeRows()...)
+	for _, family := range []struct {
+		name string
+		rows []hostile
+	}{
+		{"poisoned fields", w.fieldRows()}, {"broken bodies", w.bodyRows()}, {"routes", w.routeRows(t)},
+		{"cursors", w.cursorRows()}, {"victim's ids", w.idRows()}, {"file keys", w.fileRows(t)},
+		{"headers", w.headerRows()}, {"uploads", w.uploadRows(t)}, {"replayed codes", w.codeRows()},
+	} {
+		t.Logf("%s: %d rows", family.name, len(family.rows))
+		rows = append(rows, family.rows...)
+	}
 	return rows // and then expiryRows, which move the clock by months
 }
 

@@ -37,7 +37,7 @@ const (
 )
 
 // fuzzUser is a signed-in account of the fuzz app.
-type fuzzUser struct{ ID, Token string }
+type fuzzUser struct{ ID, Token, Email string }
 
 // fuzzAPI is the app every body fuzz target sends to: user and partner are
 // paired; admin is an administrator.
@@ -113,16 +113,7 @@ func (a *fuzzAPI) advance(t *testing.T, d time.Duration) {
 		return
 	}
 	for _, u := range []*fuzzUser{&a.user, &a.partner, &a.admin} {
-		var email string
-		switch u {
-		case &a.user:
-			email = "ann@fuzz.io"
-		case &a.partner:
-			email = "bob@fuzz.io"
-		default:
-			email = "boss@fuzz.io"
-		}
-		b := a.must(t, "POST", "/api/auth/login/email", "", jsonOf(map[string]string{"email": email, "password": fuzzPassword}))
+		b := a.must(t, "POST", "/api/auth/login/email", "", jsonOf(map[string]string{"email": u.Email, "password": fuzzPassword}))
 		u.Token = decodeAs[struct{ Token string }](t, b).Token
 	}
 	a.issued = a.clock.Now()
@@ -141,7 +132,7 @@ func (a *fuzzAPI) signUp(email string) (fuzzUser, error) {
 		return fuzzUser{}, fmt.Errorf("verify %s: %d %s %v", email, st, b, err)
 	}
 	_ = json.Unmarshal(b, &r)
-	return fuzzUser{ID: r.UserID, Token: r.Token}, nil
+	return fuzzUser{ID: r.UserID, Token: r.Token, Email: email}, nil
 }
 
 // pair pairs user and partner through the pairing codes.

@@ -75,6 +75,11 @@ func checkConversation(t *testing.T, reader string, v questionView) {
 			targets = append(targets, it.ID)
 		}
 	}
+	for i, id := range ids {
+		if slices.Index(ids, id) != i {
+			t.Fatalf("item id %q twice in the conversation", id)
+		}
+	}
 	for _, it := range v.Conversation {
 		switch it.Type {
 		case "answer", "reply":
