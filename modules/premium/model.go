@@ -27,6 +27,14 @@ type Subscription struct {
 	Meta        json.RawMessage // a compact JSON object, "{}" when not given
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// The store's side, empty for a trusted (unverified) subscription.
+	Store     Store
+	StoreRef  string // the store's id of the subscription; unique among accounts
+	ProductID string
+	State     State
+	// StoreSignedAt is when the store signed the state stored: a statement
+	// signed earlier (a notification that arrives late) changes nothing.
+	StoreSignedAt time.Time
 }
 
 // Grants reports whether s makes its owner premium at now: active, not
@@ -65,14 +73,103 @@ const (
 )
 
 // Purchase is what a client claims to have bought; the PurchaseVerifier
-// checks it before anything is written.
+// checks it before anything is written. A store verifier reads only Proof and
+// returns every other field from what the store signed.
 type Purchase struct {
 	UserID    string
 	Plan      string
 	StartDate time.Time
-	EndDate   time.Time
+	EndDate   time.Time // when the entitlement ends: the expiry, or the end of a grace period
 	BillingID string
 	Platform  Platform
+	Store     Store  // StoreNone under trust
+	StoreRef  string // originalTransactionId; the SHA-256 (hex) of a Play purchase token
+	ProductID string
+	State     State     // StateActive under trust
+	SignedAt  time.Time // when the store signed it; zero under trust
+	Proof     Proof     // the app's evidence: input only, never stored
+}
+
+// Store names the store that vouches for a subscription.
+type Store string
+
+const (
+	StoreNone     Store = ""
+	StoreAppStore Store = "appstore"
+	StorePlay     Store = "play"
+)
+
+// Key is the store-wide identity of a purchase: one account may hold it.
+func (p Purchase) Key() string {
+	if p.Store == StoreNone || p.StoreRef == "" {
+		return ""
+	}
+	return string(p.Store) + ":" + p.StoreRef
+}
+
+// Proof is what the app got from its store.
+type Proof struct {
+	SignedTransaction string // App Store: StoreKit 2 signedTransactionInfo (a JWS)
+	PurchaseToken     string // Google Play
+	ProductID         string // Google Play: the subscription's product id
+}
+
+func (p Proof) Empty() bool { return p.SignedTransaction == "" && p.PurchaseToken == "" }
+
+// Validate bounds the proof before any verifier reads it.
+func (p Proof) Validate() error {
+	if len(p.SignedTransaction) > MaxProof || len(p.PurchaseToken) > MaxProof || len(p.ProductID) > MaxPlan*4 {
+		return core.Invalid("invalid_purchase", "signedTransactionInfo, purchaseToken or productId is too long")
+	}
+	if p.SignedTransaction != "" && p.PurchaseToken != "" {
+		return core.Invalid("invalid_purchase", "send signedTransactionInfo or purchaseToken, not both")
+	}
+	return nil
+}
+
+// MaxProof bounds each proof field: a StoreKit JWS with its three
+// certificates is about 5 KB, a Play token a few hundred bytes.
+const MaxProof = 16 << 10
+
+// State is the store's view of a subscription.
+type State string
+
+const (
+	StateActive       State = "active"        // paid up to EndDate
+	StateGrace        State = "grace"         // renewal failed; access until the grace period ends (EndDate)
+	StateBillingRetry State = "billing_retry" // renewal failed, no grace: no access past the expiry
+	StateExpired      State = "expired"
+	StateRevoked      State = "revoked" // refunded or revoked: access ends at once
+	StatePaused       State = "paused"
+	StateOnHold       State = "on_hold"
+	StatePending      State = "pending" // not paid yet
+)
+
+// Entitles reports whether the state allows access up to EndDate: refunds,
+// revocations and unpaid states end it at once whatever the dates say.
+func (s State) Entitles() bool {
+	switch s {
+	case StateRevoked, StatePaused, StateOnHold, StatePending:
+		return false
+	}
+	return true
+}
+
+// StoreEvent is a store's server notification, verified.
+type StoreEvent struct {
+	ID   string // notificationUUID or Pub/Sub message id: each is applied once
+	Type string // the store's name of it, for logs (e.g. DID_RENEW/BILLING_RECOVERY)
+	// Purchase is the state the store now vouches for, nil when the
+	// notification changes no subscription (a test notification).
+	Purchase *Purchase
+}
+
+// Notification is a store webhook request as it arrived.
+type Notification struct {
+	Store         Store
+	Body          []byte
+	Secret        string // the push URL's token parameter (Play)
+	Authorization string // the Authorization header (Play's signed bearer token)
 }
 
 // Validate checks the fields every stored subscription must satisfy.
@@ -107,14 +204,26 @@ func (p Purchase) Validate() error {
 // purchase is the part of s a verifier vouches for.
 func (s Subscription) purchase() Purchase {
 	return Purchase{UserID: s.UserID, Plan: s.Plan, StartDate: s.StartDate, EndDate: s.EndDate,
-		BillingID: s.BillingID, Platform: s.Platform}
+		BillingID: s.BillingID, Platform: s.Platform, Store: s.Store, StoreRef: s.StoreRef, ProductID: s.ProductID,
+		State: s.State, SignedAt: s.StoreSignedAt}
 }
 
-// withPurchase returns s carrying p's fields.
+// withPurchase returns s carrying p's fields; the state decides IsActive, so
+// a refund or revocation deactivates and a reversed refund reactivates.
 func (s Subscription) withPurchase(p Purchase) Subscription {
 	s.Plan, s.StartDate, s.EndDate, s.BillingID, s.Platform = p.Plan, p.StartDate, p.EndDate, p.BillingID, p.Platform
+	s.Store, s.StoreRef, s.ProductID, s.State, s.StoreSignedAt = p.Store, p.StoreRef, p.ProductID, p.State, p.SignedAt
+	if s.State == "" {
+		s.State = StateActive
+	}
+	if s.Store != StoreNone { // under trust only create and cancel switch it
+		s.IsActive = s.State.Entitles()
+	}
 	return s
 }
+
+// Key is the store-wide identity of s's purchase, "" for none.
+func (s Subscription) Key() string { return s.purchase().Key() }
 
 // Draft is a create or subscribe request.
 type Draft struct {
@@ -124,6 +233,7 @@ type Draft struct {
 	BillingID string
 	Platform  string
 	Meta      json.RawMessage // nil or JSON null: none
+	Proof     Proof
 }
 
 // Patch is an update request; nil fields stay as they are. Meta JSON null
@@ -135,11 +245,12 @@ type Patch struct {
 	BillingID *string
 	Platform  *string
 	Meta      json.RawMessage
+	Proof     Proof // a store's newer statement of the subscription
 }
 
 func (p Patch) empty() bool {
 	return p.Plan == nil && p.StartDate == nil && p.EndDate == nil && p.BillingID == nil &&
-		p.Platform == nil && p.Meta == nil
+		p.Platform == nil && p.Meta == nil && p.Proof.Empty()
 }
 
 // NormalizeMeta compacts a meta value and checks that it is an object of at

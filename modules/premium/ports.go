@@ -16,6 +16,14 @@ type Repository interface {
 	Update(ctx context.Context, userID string, fn func(s *Subscription) error) (Subscription, error)
 	// Delete removes the user's subscription; it is idempotent.
 	Delete(ctx context.Context, userID string) error
+	// Put and Update return core.KindConflict (code purchase_in_use) when
+	// another account holds the subscription's store key (Subscription.Key).
+
+	// ApplyStoreEvent records eventID and applies fn to the subscription whose
+	// store key is key, in one transaction. An eventID seen before changes
+	// nothing (applied false); so does a key no account holds (found false,
+	// the event still recorded). An error from fn writes nothing.
+	ApplyStoreEvent(ctx context.Context, eventID, key string, fn func(s *Subscription) error) (applied, found bool, err error)
 }
 
 // Partners resolves the current partner (partners.Service): inherited premium
@@ -30,4 +38,13 @@ type Partners interface {
 // it and core.KindUnavailable when the store cannot be reached.
 type PurchaseVerifier interface {
 	Verify(ctx context.Context, p Purchase) (Purchase, error)
+}
+
+// NotificationReader verifies a store's server notification (a webhook) and
+// returns what it says. It returns core.KindInvalid (invalid_notification)
+// for one that does not verify, core.KindUnauthorized for a push without its
+// credentials, core.KindNotFound for a store that is not configured and
+// core.KindUnavailable when the store must be asked and cannot be reached.
+type NotificationReader interface {
+	Read(ctx context.Context, n Notification) (StoreEvent, error)
 }
