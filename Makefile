@@ -3,7 +3,7 @@ GO ?= go
 .PHONY: run test build migrate bench fmt lint generate faults fuzz
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
-	$(GO) run ./cmd/tandem serve
+	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
 
 test: ## vet, then every test with the race detector
 	$(GO) vet ./...

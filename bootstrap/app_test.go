@@ -24,6 +24,7 @@ func TestAppGraphIsValidForEveryProfile(t *testing.T) {
 	}
 	for name, vars := range profiles {
 		t.Run(name, func(t *testing.T) {
+			vars["TANDEM_ENV"] = "development"
 			cfg, err := Load(env(vars))
 			if err != nil {
 				t.Fatal(err)
@@ -39,7 +40,8 @@ func TestAppGraphIsValidForEveryProfile(t *testing.T) {
 // logs a warning that clients grant themselves premium.
 func TestTrustedPurchasesWarnAtStart(t *testing.T) {
 	cfg, err := Load(env(map[string]string{"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory",
-		"TANDEM_PUSH": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_PURCHASES": "trust"}))
+		"TANDEM_PUSH": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_PURCHASES": "trust",
+		"TANDEM_ENV": "development"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,10 @@ type Config struct {
 	MailTimeout time.Duration
 	Push        []PushConfig
 	Bus         BusConfig
-	Purchases   string
+	// Development (TANDEM_ENV=development) allows the development-only
+	// adapters: trust purchases, a replaced Apple root.
+	Development bool
+	Purchases   PurchasesConfig
 	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
 	APIKeys     []string
 	AdminEmails []string
@@ -121,6 +124,7 @@ type PushConfig struct {
 func Load(lookup func(string) (string, bool)) (Config, error) {
 	l := loader{lookup: lookup}
 	uploadLimit := l.bytes("TANDEM_UPLOAD_MAX_BYTES", 10<<20)
+	development := l.oneOf("TANDEM_ENV", "production", "production", "development") == "development"
 	c := Config{
 		HTTP: httpapi.Config{
 			Addr:           l.str("TANDEM_ADDR", ":8080"),
@@ -144,7 +148,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		MailTimeout:      l.duration("TANDEM_MAIL_TIMEOUT", 10*time.Second),
 		Push:             l.push(),
 		Bus:              l.bus(),
-		Purchases:        l.oneOf("TANDEM_PURCHASES", "trust", "trust"),
+		Development:      development,
+		Purchases:        l.purchasesConfig(development),
 		Premium:          l.premium(),
 		APIKeys:          l.list("TANDEM_API_KEYS"),
 		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),

@@ -18,11 +18,9 @@ import (
 	"tandem/adapters/mail/smtp"
 	"tandem/adapters/memory"
 	"tandem/adapters/password"
-	"tandem/adapters/purchases"
 	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
 	"tandem/modules/images"
-	"tandem/modules/premium"
 )
 
 // storage binds every repository port for the TANDEM_DB kind.
@@ -92,21 +90,6 @@ func security(cfg Config) fx.Option {
 		func() accounts.Admins { return accounts.Admins(cfg.AdminEmails) },
 		func(s *accounts.Service) httpapi.Authenticator { return s },
 	)
-}
-
-// trustWarning is logged at every start with TANDEM_PURCHASES=trust.
-const trustWarning = "purchases are not verified (TANDEM_PURCHASES=trust): any client can grant itself premium; use it for development only"
-
-// purchaseVerifier binds premium.PurchaseVerifier for TANDEM_PURCHASES.
-func purchaseVerifier(kind string) fx.Option {
-	switch kind {
-	case "trust":
-		return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger) premium.PurchaseVerifier {
-			lc.Append(fx.StartHook(func() { log.Warn(trustWarning, zap.String("variable", "TANDEM_PURCHASES")) }))
-			return purchases.NewTrust()
-		})
-	}
-	return fx.Error(fmt.Errorf("TANDEM_PURCHASES: unknown verifier %q", kind))
 }
 
 // blobs binds images.Blobs for TANDEM_BLOBS, and the Reporter that logs the

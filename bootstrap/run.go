@@ -54,6 +54,9 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 
 // serve runs until SIGINT/SIGTERM, then drains in-flight requests.
 func serve(ctx context.Context, cfg Config) error {
+	if err := cfg.Purchases.requireOne(); err != nil {
+		return err
+	}
 	app := New(cfg)
 	if err := app.Err(); err != nil {
 		return err

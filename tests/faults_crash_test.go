@@ -81,7 +81,8 @@ func startTandem(t *testing.T, env map[string]string) *proc {
 	addr := freePort(t)
 	base := map[string]string{"TANDEM_ADDR": addr, "TANDEM_PUBLIC_URL": "http://" + addr, "TANDEM_METRICS_ADDR": "",
 		"TANDEM_MAIL": "log", "TANDEM_PUSH": "log", "TANDEM_LOG_LEVEL": "info", "TANDEM_API_KEYS": testAPIKey,
-		"TANDEM_IMAGES_RATE_LIMIT": "100000", "TANDEM_RATE_LIMIT_IP": "100000", "TANDEM_SHUTDOWN_GRACE": "0s"}
+		"TANDEM_IMAGES_RATE_LIMIT": "100000", "TANDEM_RATE_LIMIT_IP": "100000", "TANDEM_SHUTDOWN_GRACE": "0s",
+		"TANDEM_ENV": "development"}
 	for k, v := range env {
 		base[k] = v
 	}

@@ -41,7 +41,7 @@ func TestPremiumActionsAndStoredEffect(t *testing.T) {
 		sub := func(plan string, endMs, renewed int64, active, cancelled bool, billing, platform, meta string) string {
 			return `{"success":true,"isPremium":` + bstr(active) + `,"subscription":{"plan":"` + plan + `","startDate":` + itoa(start) +
 				`,"endDate":` + itoa(endMs) + `,"isActive":` + bstr(active) + `,"isPartnerInherited":false,"billingId":"` + billing +
-				`","platform":"` + platform + `","lastRenewed":` + itoa(renewed) + `,"cancelled":` + bstr(cancelled) + `,"meta":` + meta + `}}`
+				`","platform":"` + platform + `","lastRenewed":` + itoa(renewed) + `,"cancelled":` + bstr(cancelled) + `,"meta":` + meta + `,"store":null,"state":"active"}}`
 		}
 		created := now.UnixMilli()
 		expect(t, h.premiumGet(u, "action=subscription"), 200, sub("9.99", end, created, true, false, "gp-1", "android", `{"n":1,"store":"play"}`))
@@ -140,7 +140,7 @@ func TestPremiumExpiresByTheClock(t *testing.T) {
 		r := h.premiumGet(u, "action=subscription")
 		expect(t, r, 200, `{"success":true,"isPremium":false,"subscription":{"plan":"9.99","startDate":`+itoa(now.UnixMilli())+
 			`,"endDate":`+itoa(now.Add(time.Hour).UnixMilli())+`,"isActive":false,"isPartnerInherited":false,"billingId":"","platform":"",`+
-			`"lastRenewed":`+itoa(now.UnixMilli())+`,"cancelled":false,"meta":{}}}`)
+			`"lastRenewed":`+itoa(now.UnixMilli())+`,"cancelled":false,"meta":{},"store":null,"state":"active"}}`)
 		expect(t, h.premiumGet(u, "action=check&feature=hd_photos"), 200, `{"hasAccess":false}`)
 	})
 }
@@ -158,7 +158,7 @@ func TestPremiumIsInheritedByThePartnerUntilUnlink(t *testing.T) {
 			`{"isPremium":true,"source":"partner","partnerId":"`+payer.ID+`","message":"premium shared by your partner"}`)
 		expect(t, h.premiumGet(partner, "action=subscription"), 200, `{"success":true,"isPremium":true,"subscription":{"plan":"9.99",`+
 			`"startDate":`+itoa(start)+`,"endDate":`+itoa(end)+`,"isActive":true,"isPartnerInherited":true,"billingId":"","platform":"ios",`+
-			`"lastRenewed":`+itoa(start)+`,"cancelled":false,"meta":{}}}`)
+			`"lastRenewed":`+itoa(start)+`,"cancelled":false,"meta":{},"store":null,"state":"active"}}`)
 		expect(t, h.premiumGet(partner, "action=limits"), 200, `{"isPremium":true,"limits":`+premiumLimits+`}`)
 		expect(t, h.premiumGet(partner, "action=check&feature=custom_themes"), 200, `{"hasAccess":true}`)
 		// the inherited premium is the payer's: the partner has nothing to cancel

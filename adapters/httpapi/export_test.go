@@ -82,7 +82,7 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 		{"premium", &premium.Subscription{UserID: "u1", Plan: "9.99", StartDate: at, EndDate: at.Add(time.Hour), IsActive: true,
 			LastRenewed: at, Meta: json.RawMessage(`{"a":1}`), CreatedAt: at, UpdatedAt: at},
 			`{"plan":"9.99","startDate":1750000000000,"endDate":1750003600000,"isActive":true,"cancelled":false,` +
-				`"billingId":"","platform":"","lastRenewed":1750000000000,"meta":{"a":1},"createdAt":1750000000000}`},
+				`"billingId":"","platform":"","lastRenewed":1750000000000,"meta":{"a":1},"createdAt":1750000000000,"store":null,"storeRef":"","productId":"","state":""}`},
 		{"flags empty", flags.ExportedListings{}, `{"enabledFor":[],"disabledFor":[]}`},
 		{"flags", flags.ExportedListings{EnabledFor: []string{"a", "b"}, DisabledFor: []string{"c"}},
 			`{"enabledFor":["a","b"],"disabledFor":["c"]}`},

@@ -19,6 +19,10 @@ func NewPremiumHandler(svc *premium.Service) *premiumHandler { return &premiumHa
 func (h *premiumHandler) Register(r fiber.Router) {
 	r.Get("/api/users/user/:userId/premiums", requireSelf, h.get)
 	r.Post("/api/users/user/:userId/premiums", requireSelf, h.post)
+	// Stores call these; each request is verified by what it carries (a
+	// signature chain to the store's root, or the push secret or token).
+	r.Post("/api/webhooks/app-store", h.webhook(premium.StoreAppStore))
+	r.Post("/api/webhooks/google-play", h.webhook(premium.StorePlay))
 }
 
 // Response bodies. Field names are the app's contract: do not rename.
@@ -40,6 +44,10 @@ type subscriptionJSON struct {
 	LastRenewed        int64           `json:"lastRenewed"`
 	Cancelled          bool            `json:"cancelled"`
 	Meta               json.RawMessage `json:"meta"`
+	// Additions: the store that vouches for it (null under trust) and its
+	// state there.
+	Store *string `json:"store"`
+	State string  `json:"state"`
 }
 
 type subscriptionReply struct {
@@ -119,7 +127,16 @@ func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
 	}
 	return &subscriptionJSON{Plan: s.Plan, StartDate: core.Millis(s.StartDate), EndDate: core.Millis(s.EndDate),
 		IsActive: st.InForce, IsPartnerInherited: st.Inherited, BillingID: s.BillingID, Platform: string(s.Platform),
-		LastRenewed: core.Millis(s.LastRenewed), Cancelled: s.Cancelled, Meta: s.Meta}
+		LastRenewed: core.Millis(s.LastRenewed), Cancelled: s.Cancelled, Meta: s.Meta, Store: storeName(s.Store),
+		State: string(s.State)}
+}
+
+func storeName(s premium.Store) *string {
+	if s == premium.StoreNone {
+		return nil
+	}
+	name := string(s)
+	return &name
 }
 
 // subscriptionExportJSON is the user's own stored subscription in the
@@ -135,6 +152,10 @@ type subscriptionExportJSON struct {
 	LastRenewed int64           `json:"lastRenewed"`
 	Meta        json.RawMessage `json:"meta"`
 	CreatedAt   int64           `json:"createdAt"`
+	Store       *string         `json:"store"`
+	StoreRef    string          `json:"storeRef"`
+	ProductID   string          `json:"productId"`
+	State       string          `json:"state"`
 }
 
 // toSubscriptionExportJSON is nil (null) when the user has no subscription.
@@ -144,7 +165,8 @@ func toSubscriptionExportJSON(s *premium.Subscription) *subscriptionExportJSON {
 	}
 	return &subscriptionExportJSON{Plan: s.Plan, StartDate: core.Millis(s.StartDate), EndDate: core.Millis(s.EndDate),
 		IsActive: s.IsActive, Cancelled: s.Cancelled, BillingID: s.BillingID, Platform: string(s.Platform),
-		LastRenewed: core.Millis(s.LastRenewed), Meta: s.Meta, CreatedAt: core.Millis(s.CreatedAt)}
+		LastRenewed: core.Millis(s.LastRenewed), Meta: s.Meta, CreatedAt: core.Millis(s.CreatedAt),
+		Store: storeName(s.Store), StoreRef: s.StoreRef, ProductID: s.ProductID, State: string(s.State)}
 }
 
 // premiumRequest is every POST body, told apart by action. The dates stay raw
@@ -157,6 +179,16 @@ type premiumRequest struct {
 	BillingID *string         `json:"billingId"`
 	Platform  *string         `json:"platform"`
 	Meta      json.RawMessage `json:"meta"`
+	// The store's proof (additions): StoreKit 2's signedTransactionInfo, or
+	// Google Play's purchaseToken with its productId.
+	SignedTransactionInfo *string `json:"signedTransactionInfo"`
+	PurchaseToken         *string `json:"purchaseToken"`
+	ProductID             *string `json:"productId"`
+}
+
+func (in premiumRequest) proof() premium.Proof {
+	return premium.Proof{SignedTransaction: str(in.SignedTransactionInfo), PurchaseToken: str(in.PurchaseToken),
+		ProductID: str(in.ProductID)}
 }
 
 func (h *premiumHandler) post(c *fiber.Ctx) error {
@@ -175,7 +207,8 @@ func (h *premiumHandler) post(c *fiber.Ctx) error {
 	ctx, userID := c.UserContext(), c.Params("userId")
 	switch action := str(in.Action); action {
 	case "create", "subscribe":
-		d := premium.Draft{Plan: str(in.Plan), BillingID: str(in.BillingID), Platform: str(in.Platform), Meta: in.Meta}
+		d := premium.Draft{Plan: str(in.Plan), BillingID: str(in.BillingID), Platform: str(in.Platform), Meta: in.Meta,
+			Proof: in.proof()}
 		if start != nil {
 			d.StartDate = *start
 		}
@@ -187,7 +220,8 @@ func (h *premiumHandler) post(c *fiber.Ctx) error {
 		}
 		return c.JSON(fiber.Map{"success": true, "created": true})
 	case "update":
-		p := premium.Patch{Plan: in.Plan, StartDate: start, EndDate: end, BillingID: in.BillingID, Platform: in.Platform, Meta: in.Meta}
+		p := premium.Patch{Plan: in.Plan, StartDate: start, EndDate: end, BillingID: in.BillingID, Platform: in.Platform,
+			Meta: in.Meta, Proof: in.proof()}
 		if err := h.svc.Update(ctx, userID, p); err != nil {
 			return err
 		}
@@ -199,6 +233,21 @@ func (h *premiumHandler) post(c *fiber.Ctx) error {
 		return c.JSON(fiber.Map{"success": true, "deactivated": true})
 	default:
 		return checkAction(action, "create", "subscribe", "update", "cancel", "deactivate")
+	}
+}
+
+// webhook takes a store's server notification. Anything but a verified one
+// is refused with the error body; a duplicate or one about a purchase no
+// account holds is 200, so the store stops resending it; 503 makes it retry.
+func (h *premiumHandler) webhook(store premium.Store) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		n := premium.Notification{Store: store, Body: c.Body(), Secret: c.Query("token"),
+			Authorization: c.Get(fiber.HeaderAuthorization)}
+		ev, err := h.svc.Notify(c.UserContext(), n)
+		if err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"success": true, "type": ev.Type})
 	}
 }
 

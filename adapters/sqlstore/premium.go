@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -21,32 +23,40 @@ type PremiumRepo struct{ db *DB }
 func NewPremiumRepo(db *DB) *PremiumRepo { return &PremiumRepo{db: db} }
 
 var premiumColumns = []string{"user_id", "plan", "start_date", "end_date", "is_active", "cancelled",
-	"billing_id", "platform", "last_renewed", "meta", "created_at", "updated_at"}
+	"billing_id", "platform", "last_renewed", "meta", "created_at", "updated_at",
+	"store", "store_ref", "product_id", "state", "store_signed_at"}
 
 // premiumReplaced are the columns a Put overwrites: all but the key and created_at.
 var premiumReplaced = []string{"plan", "start_date", "end_date", "is_active", "cancelled", "billing_id",
-	"platform", "last_renewed", "meta", "updated_at"}
+	"platform", "last_renewed", "meta", "updated_at", "store", "store_ref", "product_id", "state", "store_signed_at"}
 
 type premiumRow struct {
-	UserID      string `db:"user_id"`
-	Plan        string `db:"plan"`
-	StartDate   int64  `db:"start_date"`
-	EndDate     int64  `db:"end_date"`
-	IsActive    bool   `db:"is_active"`
-	Cancelled   bool   `db:"cancelled"`
-	BillingID   string `db:"billing_id"`
-	Platform    string `db:"platform"`
-	LastRenewed int64  `db:"last_renewed"`
-	Meta        string `db:"meta"`
-	CreatedAt   int64  `db:"created_at"`
-	UpdatedAt   int64  `db:"updated_at"`
+	UserID      string         `db:"user_id"`
+	Plan        string         `db:"plan"`
+	StartDate   int64          `db:"start_date"`
+	EndDate     int64          `db:"end_date"`
+	IsActive    bool           `db:"is_active"`
+	Cancelled   bool           `db:"cancelled"`
+	BillingID   string         `db:"billing_id"`
+	Platform    string         `db:"platform"`
+	LastRenewed int64          `db:"last_renewed"`
+	Meta        string         `db:"meta"`
+	CreatedAt   int64          `db:"created_at"`
+	UpdatedAt   int64          `db:"updated_at"`
+	Store       string         `db:"store"`
+	StoreRef    sql.NullString `db:"store_ref"`
+	ProductID   string         `db:"product_id"`
+	State       string         `db:"state"`
+	SignedAt    int64          `db:"store_signed_at"`
 }
 
 func (r premiumRow) subscription() premium.Subscription {
 	return premium.Subscription{UserID: r.UserID, Plan: r.Plan, StartDate: core.FromMillis(r.StartDate),
 		EndDate: core.FromMillis(r.EndDate), IsActive: r.IsActive, Cancelled: r.Cancelled, BillingID: r.BillingID,
 		Platform: premium.Platform(r.Platform), LastRenewed: core.FromMillis(r.LastRenewed),
-		Meta: json.RawMessage(r.Meta), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Meta: json.RawMessage(r.Meta), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt),
+		Store: premium.Store(r.Store), StoreRef: r.StoreRef.String, ProductID: r.ProductID, State: premium.State(r.State),
+		StoreSignedAt: core.FromMillis(r.SignedAt)}
 }
 
 func premiumValues(s premium.Subscription) []any {
@@ -54,8 +64,10 @@ func premiumValues(s premium.Subscription) []any {
 	if meta == "" {
 		meta = "{}"
 	}
+	ref := sql.NullString{String: s.StoreRef, Valid: s.Key() != ""} // NULL: unique among store purchases only
 	return []any{s.UserID, s.Plan, s.StartDate.UnixMilli(), s.EndDate.UnixMilli(), s.IsActive, s.Cancelled,
-		s.BillingID, string(s.Platform), s.LastRenewed.UnixMilli(), meta, s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli()}
+		s.BillingID, string(s.Platform), s.LastRenewed.UnixMilli(), meta, s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli(),
+		string(s.Store), ref, s.ProductID, string(s.State), s.StoreSignedAt.UnixMilli()}
 }
 
 func (r *PremiumRepo) Get(ctx context.Context, userID string) (premium.Subscription, error) {
@@ -63,8 +75,12 @@ func (r *PremiumRepo) Get(ctx context.Context, userID string) (premium.Subscript
 }
 
 func (r *PremiumRepo) get(ctx context.Context, q sqlx.QueryerContext, userID, suffix string) (premium.Subscription, error) {
+	return r.getWhere(ctx, q, sq.Eq{"user_id": userID}, suffix)
+}
+
+func (r *PremiumRepo) getWhere(ctx context.Context, q sqlx.QueryerContext, where sq.Eq, suffix string) (premium.Subscription, error) {
 	var row premiumRow
-	b := r.db.sb.Select(premiumColumns...).From("premium_subscriptions").Where(sq.Eq{"user_id": userID})
+	b := r.db.sb.Select(premiumColumns...).From("premium_subscriptions").Where(where)
 	if suffix != "" {
 		b = b.Suffix(suffix)
 	}
@@ -72,10 +88,48 @@ func (r *PremiumRepo) get(ctx context.Context, q sqlx.QueryerContext, userID, su
 	return row.subscription(), err
 }
 
-// Put is one upsert: a concurrent Put for the same user cannot fail on the key.
+// Put updates the user's row or inserts it, in one transaction. It is not
+// an upsert: MySQL's would update whichever row holds a taken store_ref,
+// another user's. Two first Puts for one user race on the key; the loser
+// runs again and updates.
 func (r *PremiumRepo) Put(ctx context.Context, s premium.Subscription) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("premium_subscriptions").Columns(premiumColumns...).
-		Values(premiumValues(s)...).Suffix(r.db.upsertColumns("user_id", premiumReplaced...)))
+	err := r.put(ctx, s)
+	if core.IsKind(err, core.KindConflict) && !storeRefTaken(err) {
+		err = r.put(ctx, s)
+	}
+	return inUse(err)
+}
+
+func (r *PremiumRepo) put(ctx context.Context, s premium.Subscription) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		current, err := r.get(ctx, tx, s.UserID, r.db.forUpdate())
+		if core.IsKind(err, core.KindNotFound) {
+			return r.db.exec(ctx, tx, r.db.sb.Insert("premium_subscriptions").Columns(premiumColumns...).
+				Values(premiumValues(s)...))
+		}
+		if err != nil {
+			return err
+		}
+		_, err = r.save(ctx, tx, current, func(sub *premium.Subscription) error {
+			created := sub.CreatedAt
+			*sub = s
+			sub.CreatedAt = created
+			return nil
+		})
+		return err
+	})
+}
+
+// storeRefTaken tells a duplicate store_ref from a duplicate user_id: both
+// dialects name the index or its columns in the message.
+func storeRefTaken(err error) bool { return strings.Contains(err.Error(), "store_ref") }
+
+// inUse names the one unique key a write can hit besides user_id.
+func inUse(err error) error {
+	if core.IsKind(err, core.KindConflict) && storeRefTaken(err) {
+		return premium.ErrPurchaseInUse().Wrap(err)
+	}
+	return err
 }
 
 func (r *PremiumRepo) Update(ctx context.Context, userID string, fn func(s *premium.Subscription) error) (premium.Subscription, error) {
@@ -85,21 +139,54 @@ func (r *PremiumRepo) Update(ctx context.Context, userID string, fn func(s *prem
 		if err != nil {
 			return err
 		}
-		if err := fn(&s); err != nil {
+		out, err = r.save(ctx, tx, s, fn)
+		return err
+	})
+	return out, inUse(err)
+}
+
+// save applies fn to s and writes the result back, all in tx.
+func (r *PremiumRepo) save(ctx context.Context, tx *sqlx.Tx, s premium.Subscription, fn func(s *premium.Subscription) error) (premium.Subscription, error) {
+	userID := s.UserID
+	if err := fn(&s); err != nil {
+		return premium.Subscription{}, err
+	}
+	s.UserID = userID
+	v := premiumValues(s)
+	set := map[string]any{}
+	for i, col := range premiumColumns {
+		if slices.Contains(premiumReplaced, col) {
+			set[col] = v[i]
+		}
+	}
+	return s, r.db.execOne(ctx, tx, r.db.sb.Update("premium_subscriptions").SetMap(set).Where(sq.Eq{"user_id": userID}))
+}
+
+func (r *PremiumRepo) ApplyStoreEvent(ctx context.Context, eventID, key string, at time.Time, fn func(s *premium.Subscription) error) (applied, found bool, err error) {
+	store, ref, _ := strings.Cut(key, ":")
+	err = r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		applied, found = false, false
+		err := r.db.exec(ctx, tx, r.db.sb.Insert("premium_store_events").Columns("id", "received_at").
+			Values(eventID, at.UnixMilli()))
+		if core.IsKind(err, core.KindConflict) {
+			return nil // seen before; a failed statement leaves the transaction usable on both dialects
+		}
+		if err != nil {
 			return err
 		}
-		s.UserID = userID
-		v := premiumValues(s)
-		set := map[string]any{}
-		for i, col := range premiumColumns {
-			if slices.Contains(premiumReplaced, col) {
-				set[col] = v[i]
-			}
+		applied = true
+		s, err := r.getWhere(ctx, tx, sq.Eq{"store_ref": ref, "store": store}, r.db.forUpdate())
+		if core.IsKind(err, core.KindNotFound) {
+			return nil
 		}
-		out = s
-		return r.db.execOne(ctx, tx, r.db.sb.Update("premium_subscriptions").SetMap(set).Where(sq.Eq{"user_id": userID}))
+		if err != nil {
+			return err
+		}
+		found = true
+		_, err = r.save(ctx, tx, s, fn)
+		return err
 	})
-	return out, err
+	return applied, found, err
 }
 
 func (r *PremiumRepo) Delete(ctx context.Context, userID string) error {

@@ -25,7 +25,9 @@ func PremiumRepository(t *testing.T, newRepo func(t *testing.T) premium.Reposito
 		if got.UserID != want.UserID || got.Plan != want.Plan || !got.StartDate.Equal(want.StartDate) ||
 			!got.EndDate.Equal(want.EndDate) || got.IsActive != want.IsActive || got.Cancelled != want.Cancelled ||
 			got.BillingID != want.BillingID || got.Platform != want.Platform || !got.LastRenewed.Equal(want.LastRenewed) ||
-			string(got.Meta) != string(want.Meta) || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
+			string(got.Meta) != string(want.Meta) || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) ||
+			got.Store != want.Store || got.StoreRef != want.StoreRef || got.ProductID != want.ProductID ||
+			got.State != want.State || !got.StoreSignedAt.Equal(want.StoreSignedAt) {
 			t.Fatalf("got  %+v\nwant %+v", got, want)
 		}
 	}
@@ -99,5 +101,88 @@ func PremiumRepository(t *testing.T, newRepo func(t *testing.T) premium.Reposito
 		wantKind(t, err, core.KindNotFound)
 		_, err = r.Get(ctx, "u2")
 		must(t, err)
+	})
+
+	stored := func(user, ref string) premium.Subscription {
+		s := sub(user, "9.99")
+		s.Store, s.StoreRef, s.ProductID, s.State = premium.StoreAppStore, ref, "com.example.monthly", premium.StateActive
+		s.StoreSignedAt = now.Add(-time.Minute)
+		return s
+	}
+
+	t.Run("store fields round-trip; trusted subscriptions share no key", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Put(ctx, stored("u1", "1000000001")))
+		got, err := r.Get(ctx, "u1")
+		must(t, err)
+		same(t, got, stored("u1", "1000000001"))
+		must(t, r.Put(ctx, sub("u2", "9.99"))) // two trusted ones: no store key, no conflict
+		must(t, r.Put(ctx, sub("u3", "9.99")))
+	})
+
+	t.Run("one store purchase, one account", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Put(ctx, stored("u1", "1000000001")))
+		must(t, r.Put(ctx, stored("u1", "1000000001"))) // the holder again: fine
+		err := r.Put(ctx, stored("u2", "1000000001"))
+		wantCode(t, err, core.KindConflict, "purchase_in_use")
+		_, err = r.Get(ctx, "u2")
+		wantKind(t, err, core.KindNotFound)
+		other := stored("u2", "1000000001")
+		other.Store = premium.StorePlay // the same id at another store is another purchase
+		must(t, r.Put(ctx, other))
+
+		must(t, r.Put(ctx, stored("u3", "2000000002")))
+		_, err = r.Update(ctx, "u3", func(s *premium.Subscription) error { s.StoreRef = "1000000001"; return nil })
+		wantCode(t, err, core.KindConflict, "purchase_in_use")
+		got, _ := r.Get(ctx, "u3")
+		same(t, got, stored("u3", "2000000002"))
+	})
+
+	t.Run("store events apply once, to the key's holder", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Put(ctx, stored("u1", "1000000001")))
+		must(t, r.Put(ctx, stored("u2", "2000000002")))
+		end := now.Add(60 * 24 * time.Hour)
+		renew := func(s *premium.Subscription) error { s.EndDate = end; return nil }
+		applied, found, err := r.ApplyStoreEvent(ctx, "appstore:n1", "appstore:1000000001", now, renew)
+		must(t, err)
+		if !applied || !found {
+			t.Fatalf("first delivery: applied %v found %v", applied, found)
+		}
+		got, _ := r.Get(ctx, "u1")
+		if !got.EndDate.Equal(end) {
+			t.Fatalf("end date %v, want %v", got.EndDate, end)
+		}
+		called := false
+		applied, _, err = r.ApplyStoreEvent(ctx, "appstore:n1", "appstore:1000000001", now,
+			func(*premium.Subscription) error { called = true; return nil })
+		must(t, err)
+		if applied || called {
+			t.Fatal("a redelivered event was applied again")
+		}
+		applied, found, err = r.ApplyStoreEvent(ctx, "appstore:n2", "appstore:9999", now, renew)
+		must(t, err)
+		if !applied || found {
+			t.Fatalf("unknown key: applied %v found %v", applied, found)
+		}
+		other, _ := r.Get(ctx, "u2")
+		same(t, other, stored("u2", "2000000002"))
+
+		boom := errors.New("boom")
+		_, _, err = r.ApplyStoreEvent(ctx, "appstore:n3", "appstore:2000000002", now,
+			func(s *premium.Subscription) error { s.Plan = "lost"; return boom })
+		if !errors.Is(err, boom) {
+			t.Fatalf("fn error: %v", err)
+		}
+		applied, _, err = r.ApplyStoreEvent(ctx, "appstore:n3", "appstore:2000000002", now, renew)
+		must(t, err)
+		if !applied {
+			t.Fatal("an event whose fn failed was recorded: its retry is lost")
+		}
+		other, _ = r.Get(ctx, "u2")
+		if other.Plan != "9.99" || !other.EndDate.Equal(end) {
+			t.Fatalf("after the retry: %+v", other)
+		}
 	})
 }

@@ -49,7 +49,7 @@ func main() {
 }
 
 func run(db, bus string, users, conc int, dur time.Duration, streams, messages int) error {
-	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_BUS": bus, "TANDEM_MAIL": "memory",
+	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_ENV": "development", "TANDEM_BUS": bus, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
 		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000",
 		"TANDEM_PAIRING_FAILS_USER": "100000000", "TANDEM_PAIRING_FAILS_IP": "100000000",

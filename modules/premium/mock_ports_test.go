@@ -13,6 +13,7 @@ import (
 	context "context"
 	reflect "reflect"
 	premium "tandem/modules/premium"
+	time "time"
 
 	gomock "go.uber.org/mock/gomock"
 )
@@ -39,6 +40,46 @@ func NewMockRepository(ctrl *gomock.Controller) *MockRepository {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockRepository) EXPECT() *MockRepositoryMockRecorder {
 	return m.recorder
+}
+
+// ApplyStoreEvent mocks base method.
+func (m *MockRepository) ApplyStoreEvent(ctx context.Context, eventID, key string, at time.Time, fn func(*premium.Subscription) error) (bool, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ApplyStoreEvent", ctx, eventID, key, at, fn)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(bool)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// ApplyStoreEvent indicates an expected call of ApplyStoreEvent.
+func (mr *MockRepositoryMockRecorder) ApplyStoreEvent(ctx, eventID, key, at, fn any) *MockRepositoryApplyStoreEventCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ApplyStoreEvent", reflect.TypeOf((*MockRepository)(nil).ApplyStoreEvent), ctx, eventID, key, at, fn)
+	return &MockRepositoryApplyStoreEventCall{Call: call}
+}
+
+// MockRepositoryApplyStoreEventCall wrap *gomock.Call
+type MockRepositoryApplyStoreEventCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryApplyStoreEventCall) Return(applied, found bool, err error) *MockRepositoryApplyStoreEventCall {
+	c.Call = c.Call.Return(applied, found, err)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryApplyStoreEventCall) Do(f func(context.Context, string, string, time.Time, func(*premium.Subscription) error) (bool, bool, error)) *MockRepositoryApplyStoreEventCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryApplyStoreEventCall) DoAndReturn(f func(context.Context, string, string, time.Time, func(*premium.Subscription) error) (bool, bool, error)) *MockRepositoryApplyStoreEventCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
 }
 
 // Delete mocks base method.
@@ -318,6 +359,69 @@ func (c *MockPurchaseVerifierVerifyCall) Do(f func(context.Context, premium.Purc
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockPurchaseVerifierVerifyCall) DoAndReturn(f func(context.Context, premium.Purchase) (premium.Purchase, error)) *MockPurchaseVerifierVerifyCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// MockNotificationReader is a mock of NotificationReader interface.
+type MockNotificationReader struct {
+	ctrl     *gomock.Controller
+	recorder *MockNotificationReaderMockRecorder
+	isgomock struct{}
+}
+
+// MockNotificationReaderMockRecorder is the mock recorder for MockNotificationReader.
+type MockNotificationReaderMockRecorder struct {
+	mock *MockNotificationReader
+}
+
+// NewMockNotificationReader creates a new mock instance.
+func NewMockNotificationReader(ctrl *gomock.Controller) *MockNotificationReader {
+	mock := &MockNotificationReader{ctrl: ctrl}
+	mock.recorder = &MockNotificationReaderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockNotificationReader) EXPECT() *MockNotificationReaderMockRecorder {
+	return m.recorder
+}
+
+// Read mocks base method.
+func (m *MockNotificationReader) Read(ctx context.Context, n premium.Notification) (premium.StoreEvent, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Read", ctx, n)
+	ret0, _ := ret[0].(premium.StoreEvent)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Read indicates an expected call of Read.
+func (mr *MockNotificationReaderMockRecorder) Read(ctx, n any) *MockNotificationReaderReadCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Read", reflect.TypeOf((*MockNotificationReader)(nil).Read), ctx, n)
+	return &MockNotificationReaderReadCall{Call: call}
+}
+
+// MockNotificationReaderReadCall wrap *gomock.Call
+type MockNotificationReaderReadCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockNotificationReaderReadCall) Return(arg0 premium.StoreEvent, arg1 error) *MockNotificationReaderReadCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockNotificationReaderReadCall) Do(f func(context.Context, premium.Notification) (premium.StoreEvent, error)) *MockNotificationReaderReadCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockNotificationReaderReadCall) DoAndReturn(f func(context.Context, premium.Notification) (premium.StoreEvent, error)) *MockNotificationReaderReadCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

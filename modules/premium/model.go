@@ -222,6 +222,20 @@ func (s Subscription) withPurchase(p Purchase) Subscription {
 	return s
 }
 
+// withStoreEvent returns s carrying what a notification says. A partial
+// statement (a voided Play purchase the API no longer shows: no plan) only
+// ends the entitlement.
+func (s Subscription) withStoreEvent(p Purchase) Subscription {
+	if p.Plan == "" {
+		s.State, s.StoreSignedAt, s.IsActive = p.State, p.SignedAt, p.State.Entitles()
+		if p.EndDate.Before(s.EndDate) && p.EndDate.After(s.StartDate) {
+			s.EndDate = p.EndDate
+		}
+		return s
+	}
+	return s.withPurchase(p)
+}
+
 // Key is the store-wide identity of s's purchase, "" for none.
 func (s Subscription) Key() string { return s.purchase().Key() }
 

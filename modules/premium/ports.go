@@ -1,6 +1,9 @@
 package premium
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 //go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=premium_test
 
@@ -19,11 +22,11 @@ type Repository interface {
 	// Put and Update return core.KindConflict (code purchase_in_use) when
 	// another account holds the subscription's store key (Subscription.Key).
 
-	// ApplyStoreEvent records eventID and applies fn to the subscription whose
+	// ApplyStoreEvent records eventID (received at) and applies fn to the subscription whose
 	// store key is key, in one transaction. An eventID seen before changes
 	// nothing (applied false); so does a key no account holds (found false,
 	// the event still recorded). An error from fn writes nothing.
-	ApplyStoreEvent(ctx context.Context, eventID, key string, fn func(s *Subscription) error) (applied, found bool, err error)
+	ApplyStoreEvent(ctx context.Context, eventID, key string, at time.Time, fn func(s *Subscription) error) (applied, found bool, err error)
 }
 
 // Partners resolves the current partner (partners.Service): inherited premium

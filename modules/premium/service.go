@@ -10,16 +10,19 @@ import (
 
 // Service holds every premium rule of the spec and DESIGN.md.
 type Service struct {
-	repo     Repository
-	partners Partners
-	verifier PurchaseVerifier
-	policy   Policy
-	clock    core.Clock
+	repo          Repository
+	partners      Partners
+	verifier      PurchaseVerifier
+	notifications NotificationReader
+	policy        Policy
+	clock         core.Clock
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partners Partners, verifier PurchaseVerifier, policy Policy, clock core.Clock) *Service {
-	return &Service{repo: repo, partners: partners, verifier: verifier, policy: policy, clock: clock}
+func NewService(repo Repository, partners Partners, verifier PurchaseVerifier, notifications NotificationReader,
+	policy Policy, clock core.Clock) *Service {
+	return &Service{repo: repo, partners: partners, verifier: verifier, notifications: notifications, policy: policy,
+		clock: clock}
 }
 
 // Status is a user's premium as of the clock's now.
@@ -97,7 +100,8 @@ func (s *Service) Check(ctx context.Context, userID, feature string) (Access, er
 }
 
 // Subscribe creates or replaces the user's direct subscription (create and
-// subscribe): active, not cancelled, renewed now.
+// subscribe): active, not cancelled, renewed now. With a store's proof every
+// field but meta comes from what the store signed.
 func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 	platform, err := ParsePlatform(d.Platform)
 	if err != nil {
@@ -108,10 +112,13 @@ func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 		return err
 	}
 	p := Purchase{UserID: userID, Plan: strings.TrimSpace(d.Plan), StartDate: d.StartDate, EndDate: d.EndDate,
-		BillingID: strings.TrimSpace(d.BillingID), Platform: platform}
+		BillingID: strings.TrimSpace(d.BillingID), Platform: platform, Proof: d.Proof}
 	p, err = s.verify(ctx, p)
 	if err != nil {
 		return err
+	}
+	if p.State == StateRevoked {
+		return core.Invalid("invalid_purchase", "this purchase was refunded or revoked")
 	}
 	now := s.clock.Now()
 	sub := Subscription{UserID: userID, IsActive: true, LastRenewed: now, Meta: meta, CreatedAt: now, UpdatedAt: now}
@@ -136,7 +143,7 @@ func (s *Service) Update(ctx context.Context, userID string, p Patch) error {
 	if err != nil {
 		return err
 	}
-	verified, err := s.verify(ctx, want.purchase())
+	verified, err := s.verifyPatch(ctx, current, want, p)
 	if err != nil {
 		return err
 	}
@@ -205,18 +212,66 @@ func applyPatch(current Subscription, p Patch) (Subscription, error) {
 	return next, next.purchase().Validate()
 }
 
-// verify validates p, then lets the verifier vouch for it; what the verifier
-// returns is validated again, so a store adapter cannot store nonsense.
+// verifyPatch decides what an update may change. A store's subscription
+// changes only through a newer proof from that store (meta aside); anything
+// else goes through the verifier as a create does.
+func (s *Service) verifyPatch(ctx context.Context, current, want Subscription, p Patch) (Purchase, error) {
+	claim := want.purchase()
+	claim.Proof = p.Proof
+	if current.Store != StoreNone && p.Proof.Empty() {
+		if p.Plan != nil || p.StartDate != nil || p.EndDate != nil || p.BillingID != nil || p.Platform != nil {
+			return Purchase{}, core.Invalid("invalid_purchase",
+				"this subscription comes from the store: send its newer signedTransactionInfo or purchaseToken")
+		}
+		return current.purchase(), nil // meta only
+	}
+	return s.verify(ctx, claim)
+}
+
+// verify lets the verifier vouch for p; what it returns is validated, so a
+// client under trust and a store adapter alike cannot store nonsense. A
+// store verifier reads only the proof: the client's other fields may be
+// absent.
 func (s *Service) verify(ctx context.Context, p Purchase) (Purchase, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.Proof.Validate(); err != nil {
 		return Purchase{}, err
+	}
+	if p.Proof.Empty() {
+		if err := p.Validate(); err != nil {
+			return Purchase{}, err
+		}
 	}
 	v, err := s.verifier.Verify(ctx, p)
 	if err != nil {
 		return Purchase{}, err
 	}
-	v.UserID = p.UserID
+	v.UserID, v.Proof = p.UserID, Proof{}
 	return v, v.Validate()
+}
+
+// Notify applies a store's server notification to the subscription it is
+// about, once per notification id. A statement signed before the stored one
+// (notifications arrive out of order) changes nothing, and so does one about
+// a purchase no account holds yet: the app's own create brings it.
+func (s *Service) Notify(ctx context.Context, n Notification) (StoreEvent, error) {
+	ev, err := s.notifications.Read(ctx, n)
+	if err != nil || ev.Purchase == nil {
+		return ev, err
+	}
+	p := *ev.Purchase
+	now := s.clock.Now()
+	_, _, err = s.repo.ApplyStoreEvent(ctx, string(n.Store)+":"+ev.ID, p.Key(), now, func(sub *Subscription) error {
+		if p.SignedAt.Before(sub.StoreSignedAt) {
+			return nil
+		}
+		if p.EndDate.After(sub.EndDate) && p.State.Entitles() {
+			sub.LastRenewed = now
+		}
+		*sub = sub.withStoreEvent(p)
+		sub.UpdatedAt = now
+		return nil
+	})
+	return ev, err
 }
 
 // find returns the user's own subscription, ok false when there is none.
@@ -249,3 +304,9 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 }
 
 func errNoPremium() error { return core.NotFound("not_found", "no premium subscription") }
+
+// ErrPurchaseInUse is a store purchase that another account holds: a receipt
+// is not shared among couples.
+func ErrPurchaseInUse() *core.Error {
+	return core.Conflict("purchase_in_use", "this purchase belongs to another account")
+}
