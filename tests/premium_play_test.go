@@ -144,5 +144,21 @@ func TestPremiumGooglePlayPurchases(t *testing.T) {
 		srv.Fail(0)
 		expect(t, h.post(premiumPath(c), c.Token, buyOnPlay("tok2-"+c.ID, "tandem.yearly")), 200, `{"success":true,"created":true}`)
 		expect(t, h.premiumGet(c, "action=status"), 200, directPremium)
+
+		// Cancel is the account's own switch: a renewal from the store does not
+		// undo it; the next create does.
+		expect(t, h.post(premiumPath(c), c.Token, map[string]any{"action": "cancel"}), 200,
+			`{"success":true,"deactivated":true}`)
+		expect(t, h.premiumGet(c, "action=status"), 200, noPremium)
+		srv.Put("tok2-"+c.ID, playtest.Subscription("tandem.yearly", play.SubscriptionStateActive, now, now.AddDate(2, 0, 0)))
+		expect(t, playWebhook(h, playSecret, srv.PushBody("msg-4-"+c.ID,
+			playNotice(play.SubscriptionRenewed, "tok2-"+c.ID, "tandem.yearly"))), 200, `{"success":true,"type":"SUBSCRIPTION_RENEWED"}`)
+		expect(t, h.premiumGet(c, "action=status"), 200, noPremium)
+		sub := h.premiumGet(c, "action=subscription").JSON(t)["subscription"].(map[string]any)
+		if sub["cancelled"] != true || int64(sub["endDate"].(float64)) != now.AddDate(2, 0, 0).Truncate(time.Millisecond).UnixMilli() {
+			t.Fatalf("after cancel and renewal: %v", sub)
+		}
+		expect(t, h.post(premiumPath(c), c.Token, buyOnPlay("tok2-"+c.ID, "tandem.yearly")), 200, `{"success":true,"created":true}`)
+		expect(t, h.premiumGet(c, "action=status"), 200, directPremium)
 	}, withPlay(t, srv))
 }
