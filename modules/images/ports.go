@@ -115,6 +115,30 @@ type Reporter interface {
 	OrphanedBlob(ctx context.Context, key string, err error)
 }
 
+// Processor turns an uploaded image into what is stored, and a stored one
+// into its thumbnails. Both bound their work: at most Settings.MaxPixels
+// declared pixels (checked from the header, before any decoding: 413
+// payload_too_large) and a limited number of decodes at once.
+type Processor interface {
+	// Original decodes r (in the sniffed format), turns it upright by its
+	// EXIF orientation and encodes it again without any metadata (EXIF,
+	// GPS, XMP, comments): JPEG stays JPEG, PNG stays PNG, WEBP becomes JPEG,
+	// or PNG when it has transparency. An image that does not decode is 415.
+	Original(ctx context.Context, r io.Reader, format Format) (Processed, error)
+	// Thumbnail scales a stored original to width pixels wide (never wider
+	// than the original), in the original's format.
+	Thumbnail(ctx context.Context, r io.Reader, format Format, width int) (Processed, error)
+}
+
+// Processed is an encoded image and what it shows.
+type Processed struct {
+	Data     []byte
+	Format   Format
+	Width    int
+	Height   int
+	BlurHash string // a placeholder to draw while the image loads; Original only
+}
+
 // MaxBlobKey bounds the length of a blob key.
 const MaxBlobKey = 512
 
