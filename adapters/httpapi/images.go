@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -50,11 +51,16 @@ type imageJSON struct {
 	Key       string `json:"key"`
 	GroupID   string `json:"groupId"`
 	CreatedAt int64  `json:"createdAt"`
+	// Additions: the upright size in pixels (0 for images stored before
+	// they were recorded) and a BlurHash placeholder ("" then).
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	BlurHash string `json:"blurhash"`
 }
 
 func toImageJSON(img images.Image) imageJSON {
 	return imageJSON{ID: img.ID, UserID: img.UserID, URL: img.URL, Key: img.Key, GroupID: img.GroupID,
-		CreatedAt: core.Millis(img.CreatedAt)}
+		CreatedAt: core.Millis(img.CreatedAt), Width: img.Width, Height: img.Height, BlurHash: img.BlurHash}
 }
 
 func toImagesJSON(imgs []images.Image) []imageJSON {
@@ -208,10 +214,19 @@ func (h *imagesHandler) deleteGroup(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"success": true, "groupId": c.Params("groupId"), "deletedIds": ids})
 }
 
-// file serves GET /files/{key}: a redirect to a short-lived presigned URL
-// (S3), or the bytes, immutable (a key never gets other bytes).
+// fileCacheControl keeps personal photos out of shared caches (private) and
+// lets a device keep its copy a day, then ask again with its ETag: a photo
+// deleted meanwhile is then gone from the partner's phone too.
+const fileCacheControl = "private, max-age=86400"
+
+// file serves GET /files/{key}[?w=N]: a redirect to a short-lived presigned
+// URL (S3), or the bytes, with an ETag (a key never gets other bytes).
 func (h *imagesHandler) file(c *fiber.Ctx) error {
-	d, err := h.svc.File(c.UserContext(), "u/"+c.Params("owner")+"/"+c.Params("name"))
+	w, err := thumbWidth(c.Query("w"))
+	if err != nil {
+		return err
+	}
+	d, err := h.svc.File(c.UserContext(), "u/"+c.Params("owner")+"/"+c.Params("name"), w)
 	if err != nil {
 		return err
 	}
@@ -220,8 +235,38 @@ func (h *imagesHandler) file(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderCacheControl, "private, max-age=300")
 		return c.Redirect(d.RedirectURL, fiber.StatusFound)
 	}
+	c.Set(fiber.HeaderCacheControl, fileCacheControl)
+	c.Set(fiber.HeaderETag, d.ETag)
+	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), d.ETag) {
+		d.Body.Close()
+		return c.SendStatus(fiber.StatusNotModified)
+	}
 	c.Set(fiber.HeaderContentType, d.ContentType)
-	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.SendStream(d.Body, int(d.Size))
+}
+
+// thumbWidth reads ?w=: absent is 0 (the file itself); anything but plain
+// digits is 400, and the service refuses a width outside its set.
+func thumbWidth(q string) (int, error) {
+	if q == "" {
+		return 0, nil
+	}
+	w, err := strconv.Atoi(q)
+	if err != nil || w <= 0 || strconv.Itoa(w) != q {
+		return 0, core.Invalid("invalid_request", "w must be one of 160, 320, 640, 1280")
+	}
+	return w, nil
+}
+
+// etagMatches applies If-None-Match (RFC 9110 13.1.2): "*" or any listed
+// tag, weak or strong, names the current bytes.
+func etagMatches(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }

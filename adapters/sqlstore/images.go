@@ -19,7 +19,8 @@ type ImageRepo struct{ db *DB }
 
 func NewImageRepo(db *DB) *ImageRepo { return &ImageRepo{db: db} }
 
-var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "size", "created_at", "updated_at"}
+var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "size", "created_at", "updated_at",
+	"width", "height", "blurhash"}
 
 type imageRow struct {
 	ID        string `db:"id"`
@@ -31,11 +32,15 @@ type imageRow struct {
 	Size      int64  `db:"size"`
 	CreatedAt int64  `db:"created_at"`
 	UpdatedAt int64  `db:"updated_at"`
+	Width     int    `db:"width"`
+	Height    int    `db:"height"`
+	BlurHash  string `db:"blurhash"`
 }
 
 func (r imageRow) image() images.Image {
 	return images.Image{ID: r.ID, UserID: r.UserID, GroupID: r.GroupID, Seq: r.Seq, Key: r.BlobKey, URL: r.URL,
-		Size: r.Size, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Size: r.Size, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt),
+		Width: r.Width, Height: r.Height, BlurHash: r.BlurHash}
 }
 
 func rowsToImages(rows []imageRow) []images.Image {
@@ -71,7 +76,7 @@ func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, max int64) 
 	b, adding := r.db.sb.Insert("images").Columns(imageColumns...), int64(0)
 	for _, img := range imgs {
 		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL, img.Size,
-			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli())
+			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli(), img.Width, img.Height, img.BlurHash)
 		adding += img.Size
 	}
 	if max == images.NoLimit {
@@ -192,7 +197,8 @@ func (r *ImageRepo) Relink(ctx context.Context, userID, groupID string, changes 
 		}
 		for _, img := range plan.Changed {
 			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", img.Key).Set("url", img.URL).
-				Set("size", img.Size).Set("updated_at", img.UpdatedAt.UnixMilli()).Where(sq.Eq{"id": img.ID})); err != nil {
+				Set("size", img.Size).Set("updated_at", img.UpdatedAt.UnixMilli()).
+				Set("width", img.Width).Set("height", img.Height).Set("blurhash", img.BlurHash).Where(sq.Eq{"id": img.ID})); err != nil {
 				return err
 			}
 		}

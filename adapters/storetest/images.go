@@ -20,12 +20,14 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	img := func(id, user, group string, seq int, at time.Time) images.Image {
 		key := "u/" + user + "/" + id + ".png"
 		return images.Image{ID: id, UserID: user, GroupID: group, Seq: seq, Key: key,
-			URL: "http://files.test/files/" + key, Size: 100, CreatedAt: at, UpdatedAt: at}
+			URL: "http://files.test/files/" + key, Size: 100, CreatedAt: at, UpdatedAt: at,
+			Width: 4000 + len(id), Height: 3000, BlurHash: "LEHV6nWB2yk8pyo0adR*.7kCMdnj" + id}
 	}
 	same := func(t *testing.T, got, want images.Image) {
 		t.Helper()
 		if got.ID != want.ID || got.UserID != want.UserID || got.GroupID != want.GroupID || got.Seq != want.Seq ||
-			got.Key != want.Key || got.URL != want.URL || got.Size != want.Size ||
+			got.Key != want.Key || got.URL != want.URL || got.Size != want.Size || got.Width != want.Width ||
+			got.Height != want.Height || got.BlurHash != want.BlurHash ||
 			!got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
 			t.Fatalf("got  %+v\nwant %+v", got, want)
 		}
@@ -230,7 +232,7 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	t.Run("relink adopts another image's file", func(t *testing.T) {
 		r := newRepo(t)
 		a, b := img("a", "u1", "g1", 0, now), img("b", "u1", "g2", 0, now.Add(time.Minute))
-		b.Size = 700
+		b.Size, b.Width, b.Height, b.BlurHash = 700, 640, 480, "L00000fQfQfQfQfQfQfQfQfQfQfQ"
 		create(t, r, a, img("a2", "u1", "g1", 1, now))
 		create(t, r, b)
 		later := now.Add(time.Hour)
@@ -238,6 +240,7 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 		must(t, err)
 		want := a
 		want.Key, want.URL, want.Size, want.UpdatedAt = b.Key, b.URL, b.Size, later
+		want.Width, want.Height, want.BlurHash = b.Width, b.Height, b.BlurHash // the file's, not the old one's
 		if len(changed) != 1 || strings.Join(freed, ",") != a.Key {
 			t.Fatalf("changed %+v freed %v", changed, freed)
 		}

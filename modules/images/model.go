@@ -9,6 +9,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +27,9 @@ type Image struct {
 	Key       string // blob key, see NewKey
 	URL       string // {TANDEM_PUBLIC_URL}/files/{Key}, fixed when uploaded
 	Size      int64  // bytes of the file at Key: a user's sizes add up to their stored bytes
+	Width     int    // pixels, upright; 0 for an image stored before they were recorded
+	Height    int
+	BlurHash  string // a placeholder to draw while the file loads; "" when not recorded
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -155,6 +160,47 @@ func isLowerHex(s string) bool {
 	return true
 }
 
+// ThumbWidths are the widths GET /files/{key}?w= serves: a fixed set, so a
+// client cannot make the server render and store any number of sizes.
+var ThumbWidths = []int{160, 320, 640, 1280}
+
+// ThumbKey is where the thumbnail of width w of the file at key is stored:
+// beside it, u/<owner>/<random>.w<w>.<ext>. ParseKey refuses it, so a
+// thumbnail is never taken for an uploaded file.
+func ThumbKey(key string, w int) string {
+	base, ext, _ := cutExt(key)
+	return base + ".w" + strconv.Itoa(w) + "." + ext
+}
+
+// ParseThumbKey returns the key of the file a thumbnail key belongs to.
+func ParseThumbKey(key string) (original string, w int, ok bool) {
+	base, ext, found := cutExt(key)
+	if !found {
+		return "", 0, false
+	}
+	i := strings.LastIndex(base, ".w")
+	if i < 0 {
+		return "", 0, false
+	}
+	w, err := strconv.Atoi(base[i+2:])
+	if err != nil || !slices.Contains(ThumbWidths, w) || base[i+2:] != strconv.Itoa(w) {
+		return "", 0, false
+	}
+	original = base[:i] + "." + ext
+	if _, _, ok := ParseKey(original); !ok {
+		return "", 0, false
+	}
+	return original, w, true
+}
+
+func cutExt(key string) (base, ext string, ok bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return key, "", false
+	}
+	return key[:i], key[i+1:], true
+}
+
 // Position is a place in the newest-first list: the last image of a page.
 type Position struct {
 	CreatedAt time.Time
@@ -219,6 +265,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 		}
 		next := p.Before[i]
 		next.Key, next.URL, next.Size, next.UpdatedAt = c.Key, holder.URL, holder.Size, at
+		next.Width, next.Height, next.BlurHash = holder.Width, holder.Height, holder.BlurHash
 		p.Changed = append(p.Changed, next)
 	}
 	for _, img := range p.Before {
@@ -250,6 +297,9 @@ type Download struct {
 	Body        io.ReadCloser
 	Size        int64
 	ContentType string
+	// ETag names the bytes: a key never gets other bytes, so its name is
+	// enough (the width is part of a thumbnail's).
+	ETag string
 }
 
 // The module's errors.
@@ -262,6 +312,9 @@ func errNotInGroup(id string) error {
 }
 func errFileCount() error {
 	return core.Invalid("invalid_request", "send 1 to 4 images, each in a part named file")
+}
+func errWidth() error {
+	return core.Invalid("invalid_request", "w must be one of 160, 320, 640, 1280")
 }
 func errFormat() error {
 	return core.Unsupported("unsupported_media_type", "images must be JPEG, PNG or WEBP")

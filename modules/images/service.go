@@ -1,13 +1,17 @@
 package images
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"tandem/core"
 )
@@ -16,16 +20,20 @@ import (
 type Service struct {
 	repo     Repository
 	blobs    Blobs
+	images   Processor
 	report   Reporter
 	limits   Limits
 	settings Settings
 	clock    core.Clock
 	ids      core.IDs
+	thumbs   singleflight.Group // one rendering per missing thumbnail at a time
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, blobs Blobs, report Reporter, limits Limits, settings Settings, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, blobs: blobs, report: report, limits: limits, settings: settings, clock: clock, ids: ids}
+func NewService(repo Repository, blobs Blobs, images Processor, report Reporter, limits Limits, settings Settings,
+	clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, blobs: blobs, images: images, report: report, limits: limits, settings: settings,
+		clock: clock, ids: ids}
 }
 
 // Upload stores 1 to MaxPerUpload images as one group, all or nothing. Every
@@ -44,7 +52,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	if !validOwner(userID) {
 		return Uploaded{}, core.Invalid("invalid_request", "invalid user id")
 	}
-	kinds, total := make([]Format, len(files)), int64(0)
+	kinds := make([]Format, len(files))
 	for i, f := range files {
 		if f.Size > s.settings.MaxFileBytes {
 			return Uploaded{}, core.TooLarge("payload_too_large",
@@ -54,7 +62,11 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 		if err != nil {
 			return Uploaded{}, err
 		}
-		kinds[i], total = format, total+f.Size
+		kinds[i] = format
+	}
+	processed, total, err := s.process(ctx, files, kinds)
+	if err != nil {
+		return Uploaded{}, err
 	}
 	limit, err := s.checkRoom(ctx, userID, total)
 	if err != nil {
@@ -63,13 +75,14 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 
 	now, groupID := s.clock.Now(), s.ids.New()
 	imgs := make([]Image, len(files))
-	for i := range files {
-		key := NewKey(userID, kinds[i])
+	for i, p := range processed {
+		key := NewKey(userID, p.Format)
 		imgs[i] = Image{ID: s.ids.New(), UserID: userID, GroupID: groupID, Seq: i, Key: key,
-			URL: s.settings.URLOf(key), Size: files[i].Size, CreatedAt: now, UpdatedAt: now}
+			URL: s.settings.URLOf(key), Size: int64(len(p.Data)), Width: p.Width, Height: p.Height, BlurHash: p.BlurHash,
+			CreatedAt: now, UpdatedAt: now}
 	}
-	for i, f := range files {
-		if err := s.store(ctx, imgs[i].Key, kinds[i], f); err != nil {
+	for i, p := range processed {
+		if err := s.blobs.Put(ctx, imgs[i].Key, p.Format.ContentType, bytes.NewReader(p.Data), int64(len(p.Data))); err != nil {
 			s.discard(ctx, imgs[:i+1]) // the failed Put may have left a file too
 			return Uploaded{}, err
 		}
@@ -121,13 +134,23 @@ func sniff(f File) (Format, error) {
 	return format, nil
 }
 
-func (s *Service) store(ctx context.Context, key string, format Format, f File) error {
-	rc, err := f.Open()
-	if err != nil {
-		return core.Internal(fmt.Errorf("images: open upload: %w", err))
+// process turns each upload into the file to store (upright, without
+// metadata) and sums their sizes: what is stored is what counts.
+func (s *Service) process(ctx context.Context, files []File, kinds []Format) ([]Processed, int64, error) {
+	out, total := make([]Processed, len(files)), int64(0)
+	for i, f := range files {
+		rc, err := f.Open()
+		if err != nil {
+			return nil, 0, core.Internal(fmt.Errorf("images: open upload: %w", err))
+		}
+		out[i], err = s.images.Original(ctx, rc, kinds[i])
+		rc.Close()
+		if err != nil {
+			return nil, 0, err
+		}
+		total += int64(len(out[i].Data))
 	}
-	defer rc.Close()
-	return s.blobs.Put(ctx, key, format.ContentType, rc, f.Size)
+	return out, total, nil
 }
 
 // discardTimeout bounds the clean-up of a failed upload: a store that does
@@ -146,12 +169,23 @@ func (s *Service) discard(ctx context.Context, imgs []Image) {
 	}
 }
 
-// deleteBlob deletes a file no image holds any more; a failure is reported,
-// not returned: the records already changed and the caller's request succeeded.
+// deleteBlob deletes a file no image holds any more, and its thumbnails; a
+// failure is reported, not returned: the records already changed and the
+// caller's request succeeded (the sweep removes what is left).
 func (s *Service) deleteBlob(ctx context.Context, key string) {
-	if err := s.blobs.Delete(ctx, key); err != nil {
-		s.report.OrphanedBlob(ctx, key, err)
+	for _, k := range append([]string{key}, thumbKeys(key)...) {
+		if err := s.blobs.Delete(ctx, k); err != nil {
+			s.report.OrphanedBlob(ctx, k, err)
+		}
 	}
+}
+
+func thumbKeys(key string) []string {
+	keys := make([]string, len(ThumbWidths))
+	for i, w := range ThumbWidths {
+		keys[i] = ThumbKey(key, w)
+	}
+	return keys
 }
 
 // Get returns the user's image (404 not_found for an unknown or another user's).
@@ -353,26 +387,93 @@ func (s *Service) DeleteGroup(ctx context.Context, userID, groupID string) ([]Im
 	return imgs, nil
 }
 
-// File serves GET /files/{key}, which needs no token: the key is the secret.
-// Only the file of a stored image is served (404 for anything else); a store
-// that can presign (S3) is redirected to, others stream the bytes.
-func (s *Service) File(ctx context.Context, key string) (Download, error) {
+// File serves GET /files/{key}[?w=], which needs no token: the key is the
+// secret. Only the file of a stored image is served (404 for anything
+// else), or its thumbnail of width w (one of ThumbWidths; 0 for the file),
+// made on the first request for it. A width not below the image's own, and
+// any width of a WEBP stored before uploads were re-encoded, serve the file.
+// A store that can presign (S3) is redirected to, others stream the bytes.
+func (s *Service) File(ctx context.Context, key string, w int) (Download, error) {
 	_, format, ok := ParseKey(key)
 	if !ok {
 		return Download{}, errNoFile()
 	}
-	if _, err := s.repo.ByKey(ctx, key); err != nil {
+	if w != 0 && !slices.Contains(ThumbWidths, w) {
+		return Download{}, errWidth()
+	}
+	img, err := s.repo.ByKey(ctx, key)
+	if err != nil {
 		if core.IsKind(err, core.KindNotFound) {
 			return Download{}, errNoFile()
 		}
 		return Download{}, err
 	}
+	if w != 0 && format != WEBP && (img.Width == 0 || w < img.Width) {
+		if key, err = s.thumbnail(ctx, key, format, w); err != nil {
+			return Download{}, err
+		}
+	}
+	return s.serve(ctx, key, format)
+}
+
+// thumbRenderTimeout bounds one rendering, which outlives the request that
+// started it: others may be waiting for the same thumbnail.
+const thumbRenderTimeout = 30 * time.Second
+
+// thumbnail returns the key of the thumbnail, rendering and storing it when
+// it is missing; concurrent first requests render it once.
+func (s *Service) thumbnail(ctx context.Context, key string, format Format, w int) (string, error) {
+	thumb := ThumbKey(key, w)
+	if ok, err := s.exists(ctx, thumb); ok || err != nil {
+		return thumb, err
+	}
+	_, err, _ := s.thumbs.Do(thumb, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), thumbRenderTimeout)
+		defer cancel()
+		if ok, err := s.exists(ctx, thumb); ok || err != nil {
+			return nil, err // another flight of this process finished it just before
+		}
+		return nil, s.renderThumb(ctx, key, thumb, format, w)
+	})
+	return thumb, err
+}
+
+func (s *Service) exists(ctx context.Context, key string) (bool, error) {
+	rc, _, err := s.blobs.Open(ctx, key)
+	if core.IsKind(err, core.KindNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, rc.Close()
+}
+
+func (s *Service) renderThumb(ctx context.Context, key, thumb string, format Format, w int) error {
+	rc, _, err := s.blobs.Open(ctx, key)
+	if core.IsKind(err, core.KindNotFound) {
+		return errNoFile()
+	}
+	if err != nil {
+		return err
+	}
+	p, err := s.images.Thumbnail(ctx, rc, format, w)
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	return s.blobs.Put(ctx, thumb, p.Format.ContentType, bytes.NewReader(p.Data), int64(len(p.Data)))
+}
+
+// serve redirects to the file or streams it.
+func (s *Service) serve(ctx context.Context, key string, format Format) (Download, error) {
+	etag := `"` + key[strings.LastIndexByte(key, '/')+1:] + `"`
 	if p, ok := s.blobs.(Presigner); ok {
 		u, err := p.PresignGet(ctx, key, PresignTTL)
 		if err != nil {
 			return Download{}, err
 		}
-		return Download{RedirectURL: u}, nil
+		return Download{RedirectURL: u, ETag: etag}, nil
 	}
 	body, info, err := s.blobs.Open(ctx, key)
 	if core.IsKind(err, core.KindNotFound) {
@@ -381,7 +482,7 @@ func (s *Service) File(ctx context.Context, key string) (Download, error) {
 	if err != nil {
 		return Download{}, err
 	}
-	return Download{Body: body, Size: info.Size, ContentType: format.ContentType}, nil
+	return Download{Body: body, Size: info.Size, ContentType: format.ContentType, ETag: etag}, nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,7 +99,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewImageRepo(), blobs: &flakyBlobs{Store: memblob.New(), failDelete: map[string]bool{}},
 		orphans: &orphans{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = images.NewService(f.repo, f.blobs, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+	f.svc = images.NewService(f.repo, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 	return f
 }
 
@@ -221,7 +222,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 	})
 	t.Run("the records cannot be written", func(t *testing.T) {
 		f := newFixture(t)
-		svc := images.NewService(failingCreate{f.repo}, f.blobs, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(failingCreate{f.repo}, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
 		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
@@ -232,7 +233,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		f := newFixture(t)
 		f.blobs.failPut = 2
 		var first string
-		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
 		_, err := svc.Upload(ctx, "user-1", three)
 		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if len(f.orphans.keys) != 1 || f.orphans.keys[0] != first {
@@ -497,7 +498,7 @@ func TestDeleteRemovesRecordAndFile(t *testing.T) {
 	}
 	_, err = f.svc.Delete(ctx, "user-1", single.ID)
 	coretest.WantErr(t, err, core.KindNotFound, "not_found")
-	_, err = f.svc.File(ctx, single.Key)
+	_, err = f.svc.File(ctx, single.Key, 0)
 	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 
 	deleted, err := f.svc.DeleteGroup(ctx, "user-1", group.GroupID)
@@ -527,7 +528,7 @@ func TestFileServesStoredImagesOnly(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	img := f.upload(t, "user-1", webpBytes).Images[0]
-	d, err := f.svc.File(ctx, img.Key)
+	d, err := f.svc.File(ctx, img.Key, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +542,7 @@ func TestFileServesStoredImagesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{orphan, "u/user-1/../../etc/passwd", "", "u/user-1/" + strings.Repeat("f", 32) + ".gif"} {
-		_, err := f.svc.File(ctx, key)
+		_, err := f.svc.File(ctx, key, 0)
 		coretest.WantErr(t, err, core.KindNotFound, "not_found")
 	}
 }
@@ -588,7 +589,7 @@ func TestARefusedUploadTouchesNoStore(t *testing.T) {
 	t.Parallel()
 	ctrl := gomock.NewController(t)
 	repo, blobs, report := NewMockRepository(ctrl), NewMockBlobs(ctrl), NewMockReporter(ctrl) // any call fails the test
-	svc := images.NewService(repo, blobs, report, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, blobs, rawImages{}, report, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	for _, files := range [][]images.File{
 		nil,
 		{file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes)},
@@ -608,23 +609,39 @@ func TestAPresigningStoreIsRedirectedTo(t *testing.T) {
 	presigner := NewMockPresigner(ctrl)
 	store := &presigning{Store: memblob.New(), Presigner: presigner}
 	repo := memory.NewImageRepo()
-	svc := images.NewService(repo, store, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, store, rawImages{}, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	up, err := svc.Upload(ctx, "user-1", []images.File{file(pngBytes)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := up.Images[0].Key
 	presigner.EXPECT().PresignGet(gomock.Any(), key, images.PresignTTL).Return("https://s3.test/b/"+key+"?X-Amz-Signature=x", nil)
-	d, err := svc.File(ctx, key)
+	d, err := svc.File(ctx, key, 0)
 	if err != nil || d.RedirectURL != "https://s3.test/b/"+key+"?X-Amz-Signature=x" || d.Body != nil {
 		t.Fatalf("%+v %v", d, err)
 	}
 	// unknown keys are answered from the records, without presigning
-	_, err = svc.File(ctx, "u/user-1/"+strings.Repeat("0", 32)+".png")
+	_, err = svc.File(ctx, "u/user-1/"+strings.Repeat("0", 32)+".png", 0)
 	coretest.WantErr(t, err, core.KindNotFound, "not_found")
 }
 
 type presigning struct {
 	*memblob.Store
 	images.Presigner
+}
+
+// rawImages stands in for the image processor in the rules' tests: it
+// stores the bytes as sent and makes a thumbnail by prefixing them, so the
+// tests can tell which file was served. adapters/imaging has its own tests.
+type rawImages struct{}
+
+func (rawImages) Original(_ context.Context, r io.Reader, format images.Format) (images.Processed, error) {
+	data, err := io.ReadAll(r)
+	return images.Processed{Data: data, Format: format, Width: 1000, Height: 750, BlurHash: "LKO2?U%2Tw=w]~RBVZRi};RPxuwH"}, err
+}
+
+func (rawImages) Thumbnail(_ context.Context, r io.Reader, format images.Format, width int) (images.Processed, error) {
+	data, err := io.ReadAll(r)
+	prefix := []byte("thumb-" + strconv.Itoa(width) + ":")
+	return images.Processed{Data: append(prefix, data...), Format: format, Width: width}, err
 }

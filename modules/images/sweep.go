@@ -10,7 +10,7 @@ import (
 
 // Sweeper removes the files a crash left behind: an upload stores its files
 // before it inserts their rows, so a process killed in between leaves files
-// that no image holds. A file is removed only when two sweeps at least Grace
+// that no image holds (and thumbnails whose deletion failed outlive theirs). A file is removed only when two sweeps at least Grace
 // apart found it without a row, so an upload in flight (its row a moment
 // away) is never touched, and only files whose key is an image key.
 // Temporary files of cut uploads are the store's own affair (TempSweeper).
@@ -22,6 +22,16 @@ type Sweeper struct {
 
 	mu   sync.Mutex
 	seen map[string]time.Time // orphan key -> when a sweep first found it
+}
+
+// fileOf is the uploaded file whose image holds key: key itself, or the
+// file a thumbnail was made from.
+func fileOf(key string) (string, bool) {
+	if original, _, ok := ParseThumbKey(key); ok {
+		return original, true
+	}
+	_, _, ok := ParseKey(key)
+	return key, ok
 }
 
 // TempSweeper is a blob store that keeps temporary files of unfinished
@@ -44,10 +54,11 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	seen := map[string]time.Time{}
 	removed := 0
 	err := s.blobs.Walk(ctx, "", func(key string, _ int64) error {
-		if _, _, ok := ParseKey(key); !ok {
+		holder, ok := fileOf(key)
+		if !ok {
 			return nil
 		}
-		if _, err := s.repo.ByKey(ctx, key); !core.IsKind(err, core.KindNotFound) {
+		if _, err := s.repo.ByKey(ctx, holder); !core.IsKind(err, core.KindNotFound) {
 			return err // held by an image (nil), or the database failed
 		}
 		first, ok := s.seen[key]
