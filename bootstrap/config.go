@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,10 @@ type Config struct {
 	AdminEmails []string
 	RateLimitIP int
 	UploadLimit int // bytes per uploaded file
+	// ImageMaxPixels refuses an image declaring more pixels, before decoding;
+	// ImageDecodes bounds the decodes running at once (TANDEM_IMAGE_*).
+	ImageMaxPixels int
+	ImageDecodes   int
 	// TokenCacheTTL bounds how long a token revoked by another process may
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration
@@ -157,6 +162,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		PairingFailsUser: l.positive("TANDEM_PAIRING_FAILS_USER", 10),
 		PairingFailsIP:   l.positive("TANDEM_PAIRING_FAILS_IP", 30),
 		UploadLimit:      uploadLimit,
+		ImageMaxPixels:   l.positive("TANDEM_IMAGE_MAX_PIXELS", 50_000_000),
+		ImageDecodes:     l.positive("TANDEM_IMAGE_DECODES", runtime.GOMAXPROCS(0)),
 		TokenCacheTTL:    l.cacheTTL("TANDEM_TOKEN_CACHE_TTL", 5*time.Second),
 		ReminderInterval: l.duration("TANDEM_REMINDER_INTERVAL", time.Minute),
 		SweepInterval:    l.duration("TANDEM_SWEEP_INTERVAL", 10*time.Minute),

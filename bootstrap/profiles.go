@@ -13,6 +13,7 @@ import (
 	s3blob "tandem/adapters/blob/s3"
 	"tandem/adapters/cache"
 	"tandem/adapters/httpapi"
+	"tandem/adapters/imaging"
 	"tandem/adapters/mail/logmail"
 	"tandem/adapters/mail/memmail"
 	"tandem/adapters/mail/smtp"
@@ -92,10 +93,14 @@ func security(cfg Config) fx.Option {
 	)
 }
 
-// blobs binds images.Blobs for TANDEM_BLOBS, and the Reporter that logs the
-// files a failed deletion leaves behind.
+// blobs binds images.Blobs for TANDEM_BLOBS, the Reporter that logs the
+// files a failed deletion leaves behind, and the image Processor
+// (TANDEM_IMAGE_MAX_PIXELS, TANDEM_IMAGE_DECODES).
 func blobs(b BlobsConfig) fx.Option {
-	report := fx.Provide(func(log *zap.Logger) images.Reporter { return orphanLog{log} })
+	report := fx.Provide(func(log *zap.Logger) images.Reporter { return orphanLog{log} },
+		func(c Config) images.Processor {
+			return imaging.New(imaging.Config{MaxPixels: int64(c.ImageMaxPixels), Concurrency: c.ImageDecodes})
+		})
 	if b.Kind == "memory" {
 		return fx.Options(report, fx.Provide(memblob.New, func(s *memblob.Store) images.Blobs { return s }))
 	}

@@ -1,0 +1,29 @@
+package imaging
+
+import (
+	"context"
+	"image"
+)
+
+// Exported for the black-box tests in package imaging_test.
+var (
+	Orientation     = orientation
+	TIFFOrientation = tiffOrientation
+	ColorProfile    = colorProfile
+	MaxICC          = maxICC
+)
+
+// Orient turns img upright by EXIF orientation o.
+func Orient(img image.Image, o int) image.Image { return orient(img, o) }
+
+// Hold takes one of p's decoding slots as a decode in progress would, so a
+// test can see the next call wait for it.
+func (p *Processor) Hold(ctx context.Context) (release func(), err error) {
+	if err := p.acquire(ctx); err != nil {
+		return nil, err
+	}
+	return p.release, nil
+}
+
+// Scale shrinks img to width pixels wide.
+func Scale(img image.Image, width int) image.Image { return scale(img, width) }

@@ -1,0 +1,230 @@
+// Package imaging implements images.Processor with the standard library's
+// JPEG and PNG codecs and golang.org/x/image (WEBP decoding, scaling): it
+// turns uploads upright, drops their metadata, scales thumbnails and draws
+// BlurHash placeholders, decoding nothing whose header declares too many
+// pixels and only a few images at once.
+package imaging
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/image/webp"
+
+	"tandem/core"
+	"tandem/modules/images"
+)
+
+var _ images.Processor = (*Processor)(nil)
+
+// Config bounds the work of a Processor; zero fields take their defaults.
+type Config struct {
+	MaxPixels   int64 // refuse images declaring more pixels (width*height) than this; default 50_000_000
+	Concurrency int   // decodes at once (a semaphore); default runtime.GOMAXPROCS(0)
+	JPEGQuality int   // default 90
+}
+
+const (
+	defaultMaxPixels   = 50_000_000
+	defaultJPEGQuality = 90
+)
+
+// Processor decodes, cleans and encodes images. It is safe for concurrent
+// use: decoding (the memory peak: 4 bytes a pixel) waits for one of
+// Concurrency slots.
+type Processor struct {
+	maxPixels int64
+	quality   int
+	sem       chan struct{}
+	png       png.Encoder
+}
+
+// New makes a Processor; bootstrap binds it to images.Processor.
+func New(cfg Config) *Processor {
+	if cfg.MaxPixels <= 0 {
+		cfg.MaxPixels = defaultMaxPixels
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	if cfg.JPEGQuality <= 0 || cfg.JPEGQuality > 100 {
+		cfg.JPEGQuality = defaultJPEGQuality
+	}
+	return &Processor{
+		maxPixels: cfg.MaxPixels,
+		quality:   cfg.JPEGQuality,
+		sem:       make(chan struct{}, cfg.Concurrency),
+		// Default compression, not BestSpeed: a stored file counts against
+		// its owner's storage limit and is served many times, but encoded once.
+		png: png.Encoder{CompressionLevel: png.DefaultCompression, BufferPool: &pngBuffers{}},
+	}
+}
+
+// Original decodes the upload, turns it upright by its EXIF orientation and
+// encodes it again with no metadata but its colour profile (JPEG ICC, PNG
+// iCCP). See images.Processor for the formats.
+func (p *Processor) Original(ctx context.Context, r io.Reader, format images.Format) (images.Processed, error) {
+	data, _, err := p.load(r, format)
+	if err != nil {
+		return images.Processed{}, err
+	}
+	if err := p.acquire(ctx); err != nil {
+		return images.Processed{}, err
+	}
+	defer p.release()
+	img, err := decode(data, format)
+	if err != nil {
+		return images.Processed{}, err
+	}
+	img = orient(img, orientation(data, format))
+	out, err := p.encode(img, img, data, format)
+	if err != nil {
+		return images.Processed{}, err
+	}
+	out.BlurHash = blurHash(img)
+	return out, nil
+}
+
+// Thumbnail scales an image to width pixels wide (never wider than it is),
+// keeping its aspect. A stored original needing no scaling comes back as it
+// is: it is already clean, and encoding it again would only lose quality.
+// It also applies an EXIF orientation, which a stored original no longer
+// has, so a file stored before this processor still gives upright thumbnails.
+func (p *Processor) Thumbnail(ctx context.Context, r io.Reader, format images.Format, width int) (images.Processed, error) {
+	if width <= 0 {
+		return images.Processed{}, core.Invalid("invalid_request", "a thumbnail is at least 1 pixel wide")
+	}
+	data, cfg, err := p.load(r, format)
+	if err != nil {
+		return images.Processed{}, err
+	}
+	o := orientation(data, format)
+	if cfg.Width <= width && o == 1 && format != images.WEBP {
+		return images.Processed{Data: data, Format: format, Width: cfg.Width, Height: cfg.Height}, nil
+	}
+	if err := p.acquire(ctx); err != nil {
+		return images.Processed{}, err
+	}
+	defer p.release()
+	src, err := decode(data, format)
+	if err != nil {
+		return images.Processed{}, err
+	}
+	src = orient(src, o)
+	return p.encode(src, scale(src, width), data, format)
+}
+
+// load reads the whole input (its size is the caller's to bound) and checks
+// the header alone, so a declared size over the limit allocates nothing.
+// An error from r is returned as it is: it may be the caller's own 413.
+func (p *Processor) load(r io.Reader, f images.Format) ([]byte, image.Config, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return nil, image.Config{}, err
+	}
+	c, ok := codecs[f]
+	if !ok {
+		return nil, image.Config{}, errUnsupported(fmt.Errorf("imaging: format %q", f.ContentType))
+	}
+	cfg, err := c.config(bytes.NewReader(data))
+	if err != nil {
+		return nil, image.Config{}, errUnsupported(err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, image.Config{}, errUnsupported(fmt.Errorf("imaging: %dx%d pixels", cfg.Width, cfg.Height))
+	}
+	// w*h > max without the product: w and h may be as large as the header says.
+	if int64(cfg.Width) > p.maxPixels/int64(cfg.Height) {
+		return nil, image.Config{}, p.errTooLarge()
+	}
+	return data, cfg, nil
+}
+
+// maxSizeHint bounds the buffer readAll allocates before reading.
+const maxSizeHint = 256 << 20
+
+// readAll is io.ReadAll with one allocation when r tells its size
+// (bytes.Reader, io.SectionReader under a multipart file, os.File): growing
+// by doubling would leave about twice the file in garbage per upload.
+func readAll(r io.Reader) ([]byte, error) {
+	var n int64
+	switch s := r.(type) {
+	case interface{ Len() int }:
+		n = int64(s.Len())
+	case interface{ Size() int64 }:
+		n = s.Size()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil {
+			n = fi.Size()
+		}
+	}
+	if n <= 0 || n > maxSizeHint {
+		return io.ReadAll(r)
+	}
+	data := make([]byte, 0, n+1) // +1: room to see EOF without growing
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		m, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+m]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// acquire takes a decoding slot, or gives up with ctx's own error.
+func (p *Processor) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case p.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *Processor) release() { <-p.sem }
+
+type codec struct {
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error)
+}
+
+var codecs = map[images.Format]codec{
+	images.JPEG: {jpeg.DecodeConfig, jpeg.Decode},
+	images.PNG:  {png.DecodeConfig, png.Decode},
+	images.WEBP: {webp.DecodeConfig, webp.Decode},
+}
+
+// decode decodes data in the format load accepted it as.
+func decode(data []byte, f images.Format) (image.Image, error) {
+	img, err := codecs[f].decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, errUnsupported(err)
+	}
+	return img, nil
+}
+
+func errUnsupported(cause error) error {
+	return core.Unsupported("unsupported_media_type", "the image does not decode as JPEG, PNG or WEBP").Wrap(cause)
+}
+
+func (p *Processor) errTooLarge() error {
+	mp := strconv.FormatFloat(float64(p.maxPixels)/1e6, 'f', -1, 64)
+	return core.TooLarge("payload_too_large", "images may have at most "+mp+" megapixels")
+}
