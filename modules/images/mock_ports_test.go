@@ -833,3 +833,105 @@ func (c *MockReporterOrphanedBlobCall) DoAndReturn(f func(context.Context, strin
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
+
+// MockProcessor is a mock of Processor interface.
+type MockProcessor struct {
+	ctrl     *gomock.Controller
+	recorder *MockProcessorMockRecorder
+	isgomock struct{}
+}
+
+// MockProcessorMockRecorder is the mock recorder for MockProcessor.
+type MockProcessorMockRecorder struct {
+	mock *MockProcessor
+}
+
+// NewMockProcessor creates a new mock instance.
+func NewMockProcessor(ctrl *gomock.Controller) *MockProcessor {
+	mock := &MockProcessor{ctrl: ctrl}
+	mock.recorder = &MockProcessorMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockProcessor) EXPECT() *MockProcessorMockRecorder {
+	return m.recorder
+}
+
+// Original mocks base method.
+func (m *MockProcessor) Original(ctx context.Context, r io.Reader, format images.Format) (images.Processed, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Original", ctx, r, format)
+	ret0, _ := ret[0].(images.Processed)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Original indicates an expected call of Original.
+func (mr *MockProcessorMockRecorder) Original(ctx, r, format any) *MockProcessorOriginalCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Original", reflect.TypeOf((*MockProcessor)(nil).Original), ctx, r, format)
+	return &MockProcessorOriginalCall{Call: call}
+}
+
+// MockProcessorOriginalCall wrap *gomock.Call
+type MockProcessorOriginalCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockProcessorOriginalCall) Return(arg0 images.Processed, arg1 error) *MockProcessorOriginalCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockProcessorOriginalCall) Do(f func(context.Context, io.Reader, images.Format) (images.Processed, error)) *MockProcessorOriginalCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockProcessorOriginalCall) DoAndReturn(f func(context.Context, io.Reader, images.Format) (images.Processed, error)) *MockProcessorOriginalCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Thumbnail mocks base method.
+func (m *MockProcessor) Thumbnail(ctx context.Context, r io.Reader, format images.Format, width int) (images.Processed, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Thumbnail", ctx, r, format, width)
+	ret0, _ := ret[0].(images.Processed)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Thumbnail indicates an expected call of Thumbnail.
+func (mr *MockProcessorMockRecorder) Thumbnail(ctx, r, format, width any) *MockProcessorThumbnailCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Thumbnail", reflect.TypeOf((*MockProcessor)(nil).Thumbnail), ctx, r, format, width)
+	return &MockProcessorThumbnailCall{Call: call}
+}
+
+// MockProcessorThumbnailCall wrap *gomock.Call
+type MockProcessorThumbnailCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockProcessorThumbnailCall) Return(arg0 images.Processed, arg1 error) *MockProcessorThumbnailCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockProcessorThumbnailCall) Do(f func(context.Context, io.Reader, images.Format, int) (images.Processed, error)) *MockProcessorThumbnailCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockProcessorThumbnailCall) DoAndReturn(f func(context.Context, io.Reader, images.Format, int) (images.Processed, error)) *MockProcessorThumbnailCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
