@@ -260,8 +260,10 @@ func thumbWidth(q string) (int, error) {
 }
 
 // etagMatches applies If-None-Match (RFC 9110 13.1.2): "*" or any listed
-// tag, weak or strong, names the current bytes.
+// tag names the current representation, compared weakly (W/ ignored on
+// both sides), as a GET's conditional does.
 func etagMatches(header, etag string) bool {
+	etag = strings.TrimPrefix(etag, "W/")
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 		if tag == "*" || tag == etag {

@@ -1,0 +1,251 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"go.uber.org/fx"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+	"tandem/modules/advice"
+	"tandem/modules/events"
+	"tandem/modules/messages"
+	"tandem/modules/notifications"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/questions"
+	"tandem/modules/relationship"
+)
+
+// homeHandler answers the app's home screen (and its widgets) in one call:
+// each part is what that module's own read says, rendered by the same
+// mapper as its REST answer.
+type homeHandler struct {
+	accounts      *accounts.Service
+	partners      *partners.Service
+	relationship  *relationship.Service
+	questions     *questions.Service
+	events        *events.Service
+	notifications *notifications.Service
+	messages      *messages.Service
+	premium       *premium.Service
+	advice        *advice.Service
+	clock         core.Clock
+}
+
+// HomeParts are the services the home screen reads (one fx parameter
+// object keeps the constructor readable).
+type HomeParts struct {
+	fx.In
+	Accounts      *accounts.Service
+	Partners      *partners.Service
+	Relationship  *relationship.Service
+	Questions     *questions.Service
+	Events        *events.Service
+	Notifications *notifications.Service
+	Messages      *messages.Service
+	Premium       *premium.Service
+	Advice        *advice.Service
+	Clock         core.Clock
+}
+
+func NewHomeHandler(p HomeParts) *homeHandler {
+	return &homeHandler{accounts: p.Accounts, partners: p.Partners, relationship: p.Relationship,
+		questions: p.Questions, events: p.Events, notifications: p.Notifications, messages: p.Messages,
+		premium: p.Premium, advice: p.Advice, clock: p.Clock}
+}
+
+func (h *homeHandler) Register(r fiber.Router) {
+	r.Get("/api/users/user/:userId/home", requireSelf, h.get)
+}
+
+// homeReply is the home screen. Every part is null when it does not apply
+// (no partner, no relationship, nothing upcoming).
+type homeReply struct {
+	Success             bool              `json:"success"`
+	Partner             *homePartnerJSON  `json:"partner"`
+	PairingState        string            `json:"pairingState"`
+	Relationship        *durationJSON     `json:"relationship"`
+	Question            *homeQuestionJSON `json:"question"`
+	NextEvent           *eventJSON        `json:"nextEvent"`
+	UnreadNotifications int               `json:"unreadNotifications"`
+	LatestMessage       *homeMessageJSON  `json:"latestMessage"`
+	Premium             homePremiumJSON   `json:"premium"`
+	Advice              *adviceJSON       `json:"advice"`
+}
+
+type homePartnerJSON struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName"`
+}
+
+type homeQuestionJSON struct {
+	ID                string `json:"id"`
+	Text              string `json:"text"`
+	Date              string `json:"date"`
+	AnsweredByMe      bool   `json:"answeredByMe"`
+	AnsweredByPartner bool   `json:"answeredByPartner"`
+	// Locked: the partner's answer stays hidden until the caller answered.
+	Locked bool `json:"locked"`
+}
+
+type homeMessageJSON struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"` // at most homeMessageRunes characters
+	Author    string `json:"author"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+type homePremiumJSON struct {
+	IsPremium bool   `json:"isPremium"`
+	Source    string `json:"source"`
+}
+
+// homeMessageRunes is how much of the latest message a widget shows.
+const homeMessageRunes = 140
+
+// nextEventHorizon bounds how far ahead the next event is looked for.
+const nextEventHorizon = 366
+
+func (h *homeHandler) get(c *fiber.Ctx) error {
+	ctx, userID := c.UserContext(), c.Params("userId")
+	out, err := h.read(ctx, userID)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	// Weak: the same parts in the same state, not the same bytes on the
+	// wire (compression may differ).
+	sum := sha256.Sum256(body)
+	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
+	c.Set(fiber.HeaderETag, etag)
+	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), etag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(body)
+}
+
+// read gathers the parts; an unpaired caller gets no couple's parts.
+func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error) {
+	out := homeReply{Success: true}
+	st, err := h.partners.Status(ctx, userID)
+	if err != nil {
+		return out, err
+	}
+	out.PairingState = string(st.State)
+	if st.PartnerID != "" {
+		if err := h.couple(ctx, userID, st.PartnerID, &out); err != nil {
+			return out, err
+		}
+	}
+	if out.NextEvent, err = h.nextEvent(ctx, userID); err != nil {
+		return out, err
+	}
+	if out.UnreadNotifications, err = h.notifications.UnreadCount(ctx, userID); err != nil {
+		return out, err
+	}
+	if out.LatestMessage, err = h.latestMessage(ctx, userID); err != nil {
+		return out, err
+	}
+	ps, err := h.premium.Status(ctx, userID)
+	if err != nil {
+		return out, err
+	}
+	out.Premium = homePremiumJSON{IsPremium: ps.IsPremium, Source: string(ps.Source)}
+	a, err := h.advice.Today(ctx, userID)
+	if err != nil {
+		return out, err
+	}
+	aj := toAdviceJSON(a)
+	out.Advice = &aj
+	return out, nil
+}
+
+// couple fills the parts that need a partner.
+func (h *homeHandler) couple(ctx context.Context, userID, partnerID string, out *homeReply) error {
+	p, err := h.accounts.Profile(ctx, partnerID)
+	if err != nil {
+		return err
+	}
+	out.Partner = &homePartnerJSON{ID: partnerID, DisplayName: p.DisplayName}
+	d, err := h.relationship.Get(ctx, userID)
+	switch {
+	case err == nil:
+		dj := toDurationJSON(d)
+		out.Relationship = &dj
+	case !core.IsKind(err, core.KindNotFound):
+		return err
+	}
+	v, err := h.questions.Today(ctx, userID)
+	if err != nil {
+		return err
+	}
+	out.Question = &homeQuestionJSON{ID: v.Daily.ID, Text: v.Daily.Text, Date: v.Daily.Date.String(),
+		AnsweredByMe: v.AnsweredByMe, AnsweredByPartner: v.AnsweredByPartner, Locked: !v.AnsweredByMe}
+	return nil
+}
+
+// nextEvent is the first event of the caller or the partner that has not
+// ended before the caller's today, by start date and time.
+func (h *homeHandler) nextEvent(ctx context.Context, userID string) (*eventJSON, error) {
+	loc, err := h.accounts.Location(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	today := core.Today(h.clock.Now(), loc)
+	r, err := h.events.DateRange(ctx, userID, today, today.AddDays(nextEventHorizon))
+	if err != nil {
+		return nil, err
+	}
+	found := append(slices.Clone(r.Exact), r.Other...)
+	if len(found) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(found, func(a, b events.Found) int {
+		if c := a.StartDate.Time().Compare(b.StartDate.Time()); c != 0 {
+			return c
+		}
+		return compareStrings(a.StartTime.String(), b.StartTime.String(), a.ID, b.ID)
+	})
+	e := toEventJSON(found[0].Event)
+	return &e, nil
+}
+
+func compareStrings(a, b, tieA, tieB string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case tieA < tieB:
+		return -1
+	case tieA > tieB:
+		return 1
+	}
+	return 0
+}
+
+// latestMessage is the newest message of the caller's thread, cut for a
+// widget.
+func (h *homeHandler) latestMessage(ctx context.Context, userID string) (*homeMessageJSON, error) {
+	ms, _, err := h.messages.List(ctx, userID, core.Page{Limit: 1})
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	m := ms[0]
+	text := m.Body
+	if utf8.RuneCountInString(text) > homeMessageRunes {
+		text = string([]rune(text)[:homeMessageRunes])
+	}
+	return &homeMessageJSON{ID: m.ID, Text: text, Author: m.AuthorID, CreatedAt: core.Millis(m.CreatedAt)}, nil
+}

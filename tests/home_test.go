@@ -1,0 +1,86 @@
+package tests
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func homePath(u user) string { return "/api/users/user/" + u.ID + "/home" }
+
+// sameAs fails unless part (a value of the home answer) is, as JSON, what
+// want holds.
+func sameAs(t *testing.T, name string, part, want any) {
+	t.Helper()
+	a, _ := json.Marshal(part)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) {
+		t.Fatalf("home %s:\n got  %s\n want %s", name, a, b)
+	}
+}
+
+func TestHomeIsEachModulesOwnRead(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, stranger := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("s@x.io")
+		adviceNow := h.Clock.Now()
+
+		// Alone: no couple's parts.
+		expect(t, h.get(homePath(a), a.Token), 200, `{"success":true,"partner":null,"pairingState":"unpaired",`+
+			`"relationship":null,"question":null,"nextEvent":null,"unreadNotifications":0,"latestMessage":null,`+
+			`"premium":{"isPremium":false,"source":"none"},"advice":{"_creationTime":`+itoa(adviceNow.UnixMilli())+
+			`,"_id":"<string>","advice":"<string>","theme":"<string>"}}`)
+		expect(t, h.get(homePath(a), stranger.Token), 403, errNotYours)
+		expect(t, h.get(homePath(a), ""), 401, "")
+
+		// A couple's day.
+		expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + b.ID, Token: b.Token,
+			Body: map[string]any{"displayName": "Bea"}}), 200, "")
+		h.pair(a, b)
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+		expect(t, h.post(dqPath(b), b.Token, map[string]any{"action": "answer", "text": "Paris"}), 200, "")
+		later := h.Clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
+		soon := h.Clock.Now().AddDate(0, 0, 1).Format("2006-01-02")
+		h.createEvent(b, map[string]any{"title": "Later", "startDate": later, "endDate": later})
+		next := h.createEvent(a, map[string]any{"title": "Soon", "startDate": soon, "endDate": soon, "startTime": "09:30"})
+		long := strings.Repeat("é", 150)
+		h.sendMessage(b, long)
+		expect(t, h.post(premiumPath(b), b.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": h.Clock.Now().UnixMilli(), "endDate": h.Clock.Now().AddDate(0, 1, 0).UnixMilli()}), 200, "")
+
+		r := h.get(homePath(a), a.Token)
+		expect(t, r, 200, `{"success":true,"partner":{"id":"`+b.ID+`","displayName":"Bea"},"pairingState":"connected",`+
+			`"relationship":"<any>","question":"<any>","nextEvent":"<any>","unreadNotifications":"<number>",`+
+			`"latestMessage":"<any>","premium":{"isPremium":true,"source":"partner"},"advice":"<any>"}`)
+		home := r.JSON(t)
+		rel := h.get(relationshipPath(a), a.Token).JSON(t)
+		sameAs(t, "relationship", home["relationship"], rel)
+		dq := h.get(dqPath(a), a.Token).JSON(t)
+		q := dq["question"].(map[string]any)
+		sameAs(t, "question", home["question"], map[string]any{"id": q["id"], "text": q["text"], "date": q["date"],
+			"answeredByMe": false, "answeredByPartner": true, "locked": true})
+		sameAs(t, "nextEvent", home["nextEvent"], next) // the nearer of the two, the caller's or the partner's
+		sameAs(t, "unreadNotifications", home["unreadNotifications"], float64(h.unreadCount(t, a)))
+		msg := home["latestMessage"].(map[string]any)
+		if msg["text"] != strings.Repeat("é", 140) || msg["author"] != b.ID {
+			t.Fatalf("latest message %v", msg)
+		}
+		sameAs(t, "advice", home["advice"], h.adviceRecord(a, adviceNow))
+
+		// A widget refreshing: the weak ETag answers 304 until something changes.
+		etag := r.Header.Get("ETag")
+		if !strings.HasPrefix(etag, `W/"`) {
+			t.Fatalf("ETag %q", etag)
+		}
+		cached := h.do(req{Method: "GET", Path: homePath(a), Token: a.Token, Headers: map[string]string{"If-None-Match": etag}})
+		if cached.Status != 304 || len(cached.Body) != 0 {
+			t.Fatalf("If-None-Match: %d %s", cached.Status, cached.Body)
+		}
+		h.Clock.Advance(time.Minute)
+		h.sendMessage(b, "again")
+		fresh := h.do(req{Method: "GET", Path: homePath(a), Token: a.Token, Headers: map[string]string{"If-None-Match": etag}})
+		if fresh.Status != 200 || fresh.Header.Get("ETag") == etag {
+			t.Fatalf("after a message: %d %s", fresh.Status, fresh.Header.Get("ETag"))
+		}
+	})
+}
