@@ -1,7 +1,14 @@
 package tests
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+	"time"
+
+	"go.uber.org/fx"
+
+	"tandem/adapters/sqlstore"
 )
 
 // BenchmarkAuthenticatedRequest measures one authenticated API request over
@@ -12,4 +19,82 @@ func BenchmarkAuthenticatedRequest(b *testing.B) {
 		u := h.newUser("bench@x.io")
 		return scenario{req: GET("/api/users/user/" + u.ID).by(u), status: 200}
 	})
+}
+
+// homeCouples is how many couples share the database in BenchmarkHome.
+const homeCouples = 10_000
+
+// BenchmarkHome measures the home screen of a couple with a full day
+// (relationship, today's question answered by the partner, events, messages,
+// premium) among homeCouples couples, on the SQL profiles: the median
+// request time and the statements each call runs (p50-ms, stmts/op). The
+// other couples are accounts and partnerships written straight into the
+// tables: signing up 20,000 accounts through argon2id would take minutes.
+func BenchmarkHome(b *testing.B) {
+	for _, p := range profiles(b) {
+		if p.sql == "" {
+			continue
+		}
+		b.Run(p.name, func(b *testing.B) {
+			var db *sqlstore.DB
+			h := newHarness(b, p, withFx(fx.Populate(&db)))
+			seedCouples(b, db, homeCouples)
+			a, c := h.newUser("home-a@x.io"), h.newUser("home-b@x.io")
+			h.pair(a, c)
+			expect(b, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+			expect(b, h.post(dqPath(c), c.Token, map[string]any{"action": "answer", "text": "Paris"}), 200, "")
+			day := h.Clock.Now().AddDate(0, 0, 2).Format("2006-01-02")
+			h.createEvent(c, map[string]any{"title": "Dinner", "startDate": day, "endDate": day})
+			h.sendMessage(c, "see you tonight")
+			expect(b, h.post(premiumPath(c), c.Token, map[string]any{"action": "create", "plan": "9.99",
+				"startDate": h.Clock.Now().UnixMilli(), "endDate": h.Clock.Now().AddDate(0, 1, 0).UnixMilli()}), 200, "")
+			home := req{Method: "GET", Path: homePath(a), Token: a.Token}
+			expect(b, h.do(home), 200, "")
+
+			var took []time.Duration
+			before := db.Statements()
+			b.ReportAllocs()
+			for b.Loop() {
+				start := time.Now()
+				if r := h.do(home); r.Status != 200 {
+					b.Fatalf("status %d", r.Status)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(db.Statements()-before)/float64(len(took)), "stmts/op")
+		})
+	}
+}
+
+// seedCouples writes n paired couples straight into the tables, in one
+// transaction.
+func seedCouples(b *testing.B, db *sqlstore.DB, n int) {
+	b.Helper()
+	tx, err := db.Beginx()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback()
+	acct := tx.Rebind(`INSERT INTO accounts (id, email, password_hash, verified, created_at, updated_at) VALUES (?, ?, 'x', 1, 0, 0)`)
+	pship := tx.Rebind(`INSERT INTO partnerships (id, user_a, user_b, created_at) VALUES (?, ?, ?, 0)`)
+	member := tx.Rebind(`INSERT INTO partnership_members (user_id, partnership_id, partner_id) VALUES (?, ?, ?)`)
+	for i := range n {
+		x, y, pid := fmt.Sprintf("seed-a-%d", i), fmt.Sprintf("seed-b-%d", i), fmt.Sprintf("seed-p-%d", i)
+		for _, s := range []struct {
+			q    string
+			args []any
+		}{
+			{acct, []any{x, x + "@seed.io"}}, {acct, []any{y, y + "@seed.io"}},
+			{pship, []any{pid, x, y}}, {member, []any{x, pid, y}}, {member, []any{y, pid, x}},
+		} {
+			if _, err := tx.Exec(s.q, s.args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -36,7 +37,13 @@ type DB struct {
 	Dialect Dialect
 	sb      sq.StatementBuilderType
 	observe func(query string, args []any) // tests: sees every statement before it runs
+	// statements counts the statements run through the repositories (not
+	// BEGIN and COMMIT): the benchmarks report it per request.
+	statements atomic.Uint64
 }
+
+// Statements is how many statements the repositories have run so far.
+func (d *DB) Statements() uint64 { return d.statements.Load() }
 
 // Open connects and checks the connection; it does not migrate.
 func Open(ctx context.Context, cfg Config) (*DB, error) {

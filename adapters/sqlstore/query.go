@@ -61,6 +61,7 @@ func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("sqlstore: build: %w", err)
 	}
+	d.statements.Add(1)
 	if d.observe != nil {
 		d.observe(q, args)
 	}
