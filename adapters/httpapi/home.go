@@ -114,7 +114,9 @@ const homeMessageRunes = 140
 const nextEventHorizon = 366
 
 func (h *homeHandler) get(c *fiber.Ctx) error {
-	ctx, userID := c.UserContext(), c.Params("userId")
+	// Read-only: the modules' reads of the caller's partnership and of the
+	// two accounts are asked once for the whole answer.
+	ctx, userID := core.WithReadMemo(c.UserContext()), c.Params("userId")
 	out, err := h.read(ctx, userID)
 	if err != nil {
 		return err
@@ -138,13 +140,13 @@ func (h *homeHandler) get(c *fiber.Ctx) error {
 // read gathers the parts; an unpaired caller gets no couple's parts.
 func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error) {
 	out := homeReply{Success: true}
-	st, err := h.partners.Status(ctx, userID)
+	state, partnerID, err := h.pairing(ctx, userID)
 	if err != nil {
 		return out, err
 	}
-	out.PairingState = string(st.State)
-	if st.PartnerID != "" {
-		if err := h.couple(ctx, userID, st.PartnerID, &out); err != nil {
+	out.PairingState = state
+	if partnerID != "" {
+		if err := h.couple(ctx, userID, partnerID, &out); err != nil {
 			return out, err
 		}
 	}
@@ -169,6 +171,18 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 	aj := toAdviceJSON(a)
 	out.Advice = &aj
 	return out, nil
+}
+
+// pairing is the pairing status's state and the partner: a partnership
+// answers "connected" in one read; only without one does the state need
+// the codes and requests (unpaired or pending).
+func (h *homeHandler) pairing(ctx context.Context, userID string) (state, partnerID string, err error) {
+	_, partnerID, ok, err := h.partners.PartnershipOf(ctx, userID)
+	if err != nil || ok {
+		return string(partners.StateConnected), partnerID, err
+	}
+	st, err := h.partners.Status(ctx, userID)
+	return string(st.State), st.PartnerID, err
 }
 
 // couple fills the parts that need a partner.

@@ -562,7 +562,7 @@ func (s *Service) account(ctx context.Context, userID string) (Account, error) {
 	if strings.TrimSpace(userID) == "" {
 		return Account{}, core.Invalid("invalid_request", "userId is required")
 	}
-	a, err := s.repo.Get(ctx, userID)
+	a, err := core.Memo(ctx, "accounts.account:"+userID, func() (Account, error) { return s.repo.Get(ctx, userID) })
 	if core.IsKind(err, core.KindNotFound) {
 		return Account{}, errUserNotFound()
 	}

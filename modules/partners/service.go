@@ -262,7 +262,9 @@ func (s *Service) PartnerOf(ctx context.Context, userID string) (partnerID strin
 // PartnershipOf is the user's current partnership and partner, for other
 // modules (data that belongs to the couple is keyed by the partnership).
 func (s *Service) PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error) {
-	p, err := s.repo.PartnershipOf(ctx, userID)
+	p, err := core.Memo(ctx, "partners.partnership:"+userID, func() (Partnership, error) {
+		return s.repo.PartnershipOf(ctx, userID)
+	})
 	if core.IsKind(err, core.KindNotFound) {
 		return "", "", false, nil
 	}
