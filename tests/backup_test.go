@@ -755,7 +755,7 @@ func TestBackupAndRestoreOnS3(t *testing.T) {
 	for i, want := range []struct {
 		data []byte
 		ct   string
-	}{{jpegB, "image/jpeg"}, {webpFile, "image/webp"}} {
+	}{{jpegB, "image/jpeg"}, {webpFile, "image/png"}} { // stored re-encoded: the WEBP has transparency
 		r := h2.fetch(up.Files[i].Data.URL)
 		loc := r.Header.Get("Location")
 		if r.Status != 302 || !strings.HasPrefix(loc, srv.URL+"/restored/") {
@@ -767,8 +767,9 @@ func TestBackupAndRestoreOnS3(t *testing.T) {
 		}
 		got, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 200 || !bytes.Equal(got, want.data) || res.Header.Get("Content-Type") != want.ct {
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != want.ct {
 			t.Fatalf("file %d: %d %q, %d bytes", i, res.StatusCode, res.Header.Get("Content-Type"), len(got))
 		}
+		samePicture(t, got, want.data, 40)
 	}
 }

@@ -69,9 +69,9 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			`[{"feedbackId":"f1","feedbackMessage":"lovely","userId":"u1","createdAt":"15/06/2025","timestamp":1750000000000}]`},
 		{"images empty", []images.Image(nil), `[]`},
 		{"images", []images.Image{{ID: "i1", UserID: "u1", URL: "https://x/files/u/u1/a.png", Key: "u/u1/a.png", GroupID: "g1",
-			CreatedAt: at}},
+			CreatedAt: at, Width: 640, Height: 480, BlurHash: "LKO2?U%2Tw=w"}},
 			`[{"_id":"i1","userId":"u1","url":"https://x/files/u/u1/a.png","key":"u/u1/a.png","groupId":"g1",` +
-				`"createdAt":1750000000000}]`},
+				`"createdAt":1750000000000,"width":640,"height":480,"blurhash":"LKO2?U%2Tw=w"}]`},
 		{"relationship empty", []relationship.ExportedRelationship{}, `[]`},
 		{"relationship", []relationship.ExportedRelationship{
 			{Relationship: relationship.Relationship{StartDate: day("2025-02-01"), Active: true}, PartnerID: "bob"},

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"image"
+	"image/jpeg"
 	"mime/multipart"
 	"net/textproto"
 	"strings"
@@ -20,7 +22,14 @@ type imageRecord struct {
 	CreatedAt int64  `json:"createdAt"`
 }
 
-var jpegBytes = []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01fuzz")
+// jpegBytes is a real 4x4 JPEG: uploads are decoded and stored re-encoded.
+var jpegBytes = func() []byte {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 4)), nil); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}()
 
 // FuzzImageBodies: any body of PUT .../images/{id} and PUT
 // .../images/group/{groupId} (the update flow that points images at

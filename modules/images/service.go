@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"tandem/core"
 )
 
@@ -26,7 +24,7 @@ type Service struct {
 	settings Settings
 	clock    core.Clock
 	ids      core.IDs
-	thumbs   singleflight.Group // one rendering per missing thumbnail at a time
+	thumbs   flights // one rendering per missing thumbnail at a time
 }
 
 // NewService is a plain constructor, usable without fx.
@@ -427,13 +425,13 @@ func (s *Service) thumbnail(ctx context.Context, key string, format Format, w in
 	if ok, err := s.exists(ctx, thumb); ok || err != nil {
 		return thumb, err
 	}
-	_, err, _ := s.thumbs.Do(thumb, func() (any, error) {
+	err := s.thumbs.do(thumb, func() error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), thumbRenderTimeout)
 		defer cancel()
 		if ok, err := s.exists(ctx, thumb); ok || err != nil {
-			return nil, err // another flight of this process finished it just before
+			return err // another flight of this process finished it just before
 		}
-		return nil, s.renderThumb(ctx, key, thumb, format, w)
+		return s.renderThumb(ctx, key, thumb, format, w)
 	})
 	return thumb, err
 }
