@@ -23,6 +23,7 @@ var Module = fx.Module("http",
 		AsRoute(NewQuestionsHandler),
 		AsRoute(NewAdviceHandler),
 		AsRoute(NewFeedbackHandler),
+		AsRoute(NewMoodsHandler),
 		AsRoute(func(s *Streams) *Streams { return s }),
 	),
 	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving

@@ -38,8 +38,10 @@ func (r moodRow) mood() moods.Mood {
 
 // Put is one upsert on the (user_id, mood_date) key, which the database
 // serialises (of two concurrent first check-ins, one inserts and the other
-// updates its row), and a read of the row it left, locked (MySQL; SQLite
-// transactions hold the write lock) so that it is this put's row.
+// updates its row), and a read of the row in the same transaction: the
+// upsert holds the row's lock until the commit, so the read sees this put's
+// row (a plain read: its snapshot begins after the upsert, and a locking
+// one would only wait behind the upsert's lock).
 func (r *MoodRepo) Put(ctx context.Context, m moods.Mood) (moods.Mood, error) {
 	var out moods.Mood
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -51,7 +53,7 @@ func (r *MoodRepo) Put(ctx context.Context, m moods.Mood) (moods.Mood, error) {
 		}
 		var row moodRow
 		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(moodColumns...).From("moods").
-			Where(sq.Eq{"user_id": m.UserID, "mood_date": m.Date.String()}).Suffix(r.db.forUpdate())); err != nil {
+			Where(sq.Eq{"user_id": m.UserID, "mood_date": m.Date.String()})); err != nil {
 			return err
 		}
 		out = row.mood()
