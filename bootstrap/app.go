@@ -14,6 +14,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -56,6 +57,7 @@ func Options(cfg Config) fx.Option {
 		flags.Module,
 		advice.Module,
 		feedback.Module,
+		moods.Module,
 		purchaseVerifier(cfg.Purchases),
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),

@@ -14,6 +14,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -57,6 +58,9 @@ var ports = fx.Provide(
 	func(a *accounts.Service) questions.Users { return a },
 	func(n *Notifier) questions.Notifier { return n },
 	func(a *accounts.Service) advice.Users { return a },
+	func(a *accounts.Service) moods.Users { return a },
+	func(p *partners.Service) moods.Partnerships { return p },
+	func(n *Notifier) moods.Notifier { return n },
 	func(a *accounts.Service) notifications.Users { return a },
 	func(q *questions.Service) notifications.DailyQuestions { return q },
 	func(c Config) notifications.ReceiptSettings {

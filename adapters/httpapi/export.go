@@ -11,6 +11,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -51,6 +52,8 @@ func toSectionJSON(v any) (any, bool) {
 		return toMemoriesJSON(v), true
 	case []messages.ExportedMessage:
 		return toMessagesExportJSON(v), true
+	case []moods.Mood:
+		return toMoodsJSON(v), true
 	case notifications.Export:
 		return toNotificationsExportJSON(v), true
 	case partners.Export:

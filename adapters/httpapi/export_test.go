@@ -13,6 +13,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -49,6 +50,11 @@ func TestExportSectionsRenderLikeTheAPI(t *testing.T) {
 			{Message: messages.Message{ID: "m1", Scope: "user:u1", AuthorID: "u1", Body: "alone", CreatedAt: at}}},
 			`[{"id":"m2","body":"to bob","author":"u1","createdAt":1750000000000,"partnershipId":"p1"},` +
 				`{"id":"m1","body":"alone","author":"u1","createdAt":1750000000000,"partnershipId":null}]`},
+		{"moods empty", []moods.Mood{}, `[]`},
+		{"moods", []moods.Mood{{ID: "d1", UserID: "u1", Level: moods.Low, Note: "long day", Date: day("2025-06-15"),
+			PartnershipID: "p1", CreatedAt: at, UpdatedAt: at.Add(time.Second)}},
+			`[{"id":"d1","userId":"u1","mood":"low","note":"long day","date":"2025-06-15",` +
+				`"createdAt":1750000000000,"updatedAt":1750000001000}]`},
 		{"questions empty", []questions.Entry(nil), `[]`},
 		{"questions", []questions.Entry{
 			{Daily: questions.Daily{ID: "d1", Date: day("2025-06-15"), Text: "Best trip?"},

@@ -7,6 +7,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/questions"
@@ -31,6 +32,8 @@ func renderLive(rec any) (any, error) {
 		return toDailyQuestionView(r), nil
 	case memories.Memory: // GET .../memories/{memoryId}
 		return toMemoryJSON(r), nil
+	case moods.Mood: // an item of GET .../moods
+		return toMoodJSON(r), nil
 	case events.Read: // GET .../events/{eventId}, isPartnerEvent included
 		return toEventReadJSON(r), nil
 	case partners.Status: // GET .../pairing

@@ -10,6 +10,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/questions"
@@ -61,6 +62,9 @@ func TestRenderLiveIsTheRESTRead(t *testing.T) {
 				`"createdAt":1750000000000,"updatedAt":1750000000000}`},
 		{"memory without images", memories.Memory{ID: "mem2", UserID: "ann", Title: "t", Date: day("2025-06-01"), CreatedAt: at, UpdatedAt: at},
 			`{"id":"mem2","title":"t","description":"","date":"2025-06-01","images":[],"createdAt":1750000000000,"updatedAt":1750000000000}`},
+		{"mood", moods.Mood{ID: "md1", UserID: "ann", Level: moods.Great, Note: "sunny", Date: day("2025-06-15"), PartnershipID: "p1",
+			CreatedAt: at, UpdatedAt: at},
+			`{"id":"md1","userId":"ann","mood":"great","note":"sunny","date":"2025-06-15","createdAt":1750000000000,"updatedAt":1750000000000}`},
 		{"event, the owner's read", events.Read{Event: event}, `{` + eventBody + `,"isPartnerEvent":false}`},
 		{"event, the partner's read", events.Read{Event: event, Partner: true}, `{` + eventBody + `,"isPartnerEvent":true}`},
 		{"pairing status, unpaired with a code", partners.Status{State: partners.StateUnpaired, MyCode: &code},
@@ -117,6 +121,8 @@ func restRead(t *testing.T, rec any) any {
 		v = dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(r)}
 	case memories.Memory:
 		v = toMemoryJSON(r)
+	case moods.Mood: // an item of the list
+		v = toMoodsJSON([]moods.Mood{r})[0]
 	case partners.Status:
 		v = toPairingStatusJSON(r)
 	case partners.Ended:

@@ -24,6 +24,7 @@ var Module = fx.Module("http",
 		AsRoute(NewAdviceHandler),
 		AsRoute(NewFeedbackHandler),
 		AsRoute(NewHomeHandler),
+		AsRoute(NewMoodsHandler),
 		AsRoute(func(s *Streams) *Streams { return s }),
 	),
 	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving

@@ -13,6 +13,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -80,6 +81,10 @@ func TestAdviceRepository(t *testing.T) {
 
 func TestFeedbackRepository(t *testing.T) {
 	storetest.FeedbackRepository(t, func(*testing.T) feedback.Repository { return memory.NewFeedbackRepo() })
+}
+
+func TestMoodRepository(t *testing.T) {
+	storetest.MoodRepository(t, func(*testing.T) moods.Repository { return memory.NewMoodRepo() })
 }
 
 func TestTicketRepository(t *testing.T) {

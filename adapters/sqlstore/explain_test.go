@@ -17,6 +17,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -80,6 +81,7 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.FlagRepository(t, func(t *testing.T) flags.Repository { return sqlstore.NewFlagRepo(newDB(t)) })
 	storetest.AdviceRepository(t, func(t *testing.T) advice.Repository { return sqlstore.NewAdviceRepo(newDB(t)) })
 	storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
+	storetest.MoodRepository(t, func(t *testing.T) moods.Repository { return sqlstore.NewMoodRepo(newDB(t)) })
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

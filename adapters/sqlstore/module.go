@@ -13,6 +13,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -44,6 +45,7 @@ var Module = fx.Module("sql",
 		fx.Annotate(NewQuestionRepo, fx.As(new(questions.Repository))),
 		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
 		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
+		fx.Annotate(NewMoodRepo, fx.As(new(moods.Repository))),
 	),
 )
 

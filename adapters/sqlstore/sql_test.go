@@ -15,6 +15,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -153,6 +154,12 @@ func TestAdviceRepository(t *testing.T) {
 func TestFeedbackRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
+	})
+}
+
+func TestMoodRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.MoodRepository(t, func(t *testing.T) moods.Repository { return sqlstore.NewMoodRepo(newDB(t)) })
 	})
 }
 

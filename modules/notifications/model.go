@@ -233,6 +233,7 @@ const (
 	CategoryQuestions       Category = "questions"
 	CategoryEvents          Category = "events"
 	CategoryPartnerActivity Category = "partnerActivity"
+	CategoryMood            Category = "mood"
 )
 
 // ParseCategory accepts the thirteen categories of the spec exactly.
@@ -285,10 +286,11 @@ func validateContent(title, message string) error {
 	return core.CheckText("message", message, true)
 }
 
-// ActivityKind is something a user does that their partner hears of
-// (category partnerActivity). Repeats of one kind from one user are
-// coalesced: one unread inbox entry that counts them, and at most one push
-// per PushEvery (see Service.NotifyActivity).
+// ActivityKind is something a user does that their partner hears of (in
+// the kind's Category: partnerActivity, or mood for a mood check-in).
+// Repeats of one kind from one user are coalesced: one unread inbox entry
+// that counts them, and at most one push per PushEvery (see
+// Service.NotifyActivity).
 type ActivityKind string
 
 // The kinds of partner activity. Their entries never name what the partner
@@ -307,11 +309,27 @@ const (
 	// ActivityRelationshipStarted: the partner started the couple's
 	// relationship (its duration counts from then on).
 	ActivityRelationshipStarted ActivityKind = "relationshipStarted"
+	// ActivityMoodShared: the partner checked in their mood of the day, or
+	// changed it (category mood). The entry does not say which mood: a
+	// lock screen is not where a note on how one feels belongs; the app
+	// shows it.
+	ActivityMoodShared ActivityKind = "moodShared"
 )
 
 // ActivityKinds are every kind of partner activity.
 var ActivityKinds = []ActivityKind{ActivityMemoryAdded, ActivityMessageSent, ActivityEventAdded, ActivityEventChanged,
-	ActivityRelationshipStarted}
+	ActivityRelationshipStarted, ActivityMoodShared}
+
+// Category is the category of k's entries, which decides the setting that
+// lets them be pushed: mood (moodUpdates) for a mood check-in, so that a user
+// may mute their partner's moods and still hear of the rest; partnerActivity
+// for everything else.
+func (k ActivityKind) Category() Category {
+	if k == ActivityMoodShared {
+		return CategoryMood
+	}
+	return CategoryPartnerActivity
+}
 
 // PushEvery is the least time between two pushes of one kind of activity
 // from one user to another.
@@ -342,6 +360,8 @@ var activityTexts = map[ActivityKind]activityText{
 		"Events changed", "Your partner changed %d events in the calendar."},
 	ActivityRelationshipStarted: {"Relationship started", "Your partner started counting your days together.",
 		"Relationship started", "Your partner started counting your days together."},
+	ActivityMoodShared: {"Mood check-in", "Your partner shared how they feel today.",
+		"Mood check-ins", "Your partner shared how they feel %d times."},
 }
 
 // Text is the title and message of the entry that counts n activities of k.

@@ -222,6 +222,8 @@ func TestActivityText(t *testing.T) {
 		{n.ActivityEventChanged, 4, "Events changed", "Your partner changed 4 events in the calendar."},
 		{n.ActivityRelationshipStarted, 1, "Relationship started", "Your partner started counting your days together."},
 		{n.ActivityRelationshipStarted, 2, "Relationship started", "Your partner started counting your days together."},
+		{n.ActivityMoodShared, 1, "Mood check-in", "Your partner shared how they feel today."},
+		{n.ActivityMoodShared, 3, "Mood check-ins", "Your partner shared how they feel 3 times."},
 		{"somethingNew", 1, "Partner activity", "Your partner has been active."},
 	}
 	for _, tc := range cases {
@@ -236,6 +238,13 @@ func TestActivityText(t *testing.T) {
 		}
 		if title, _ := k.Text(1); title == "Partner activity" {
 			t.Errorf("%s has no text of its own", k)
+		}
+		want := n.CategoryPartnerActivity
+		if k == n.ActivityMoodShared {
+			want = n.CategoryMood
+		}
+		if c := k.Category(); c != want || c.Setting() == "" {
+			t.Errorf("%s: category %q", k, c)
 		}
 	}
 	for _, s := range []string{"", "memoryDeleted", "MessageSent"} {

@@ -125,8 +125,8 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 	return s.push(ctx, n, settings, true)
 }
 
-// NotifyActivity tells a.UserID that their partner a.From did a.Kind
-// (category partnerActivity), coalesced: while the entry for a's user, actor
+// NotifyActivity tells a.UserID that their partner a.From did a.Kind (in
+// a.Kind.Category(): partnerActivity, or mood), coalesced: while the entry for a's user, actor
 // and kind is unread it counts one more ("Your partner added 3 memories") and
 // comes to the top, instead of a new entry each time; and it is pushed, with
 // its count, at most once per PushEvery (as Notify, only when the settings
@@ -143,7 +143,7 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: CategoryPartnerActivity, CreatedAt: s.clock.Now()}
+	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: a.Kind.Category(), CreatedAt: s.clock.Now()}
 	entry, push, err := s.repo.AddActivity(ctx, a, n, PushEvery)
 	if err != nil {
 		return Result{}, err

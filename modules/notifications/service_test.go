@@ -676,6 +676,40 @@ func TestPartnerActivityIsCoalesced(t *testing.T) {
 	}
 }
 
+// TestMoodActivityFollowsMoodUpdates: a partner's mood check-ins are
+// coalesced like any activity, but in category mood, so moodUpdates (not
+// partnerActivity) decides whether they are pushed.
+func TestMoodActivityFollowsMoodUpdates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.register(t, "me", "phone")
+	mood := n.Activity{UserID: "me", From: "partner", Kind: n.ActivityMoodShared}
+	if _, err := f.svc.UpdateSettings(ctx, "me", n.Changes{Switches: n.Patch{n.PartnerActivity: false}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.svc.NotifyActivity(ctx, mood)
+	if err != nil || res.Notification.Category != n.CategoryMood || res.Setting != n.MoodUpdates || res.Sent != 1 {
+		t.Fatalf("with partnerActivity off: %+v %v", res, err)
+	}
+	f.clock.Advance(time.Minute)
+	if res, err = f.svc.NotifyActivity(ctx, mood); err != nil || res.Sent != 0 {
+		t.Fatalf("a minute later: %+v %v", res, err)
+	}
+	if ns := f.inbox(t, "me"); len(ns) != 1 || ns[0].Category != n.CategoryMood ||
+		ns[0].Title != "Mood check-ins" || ns[0].Message != "Your partner shared how they feel 2 times." {
+		t.Fatalf("inbox %+v", ns)
+	}
+	if _, err := f.svc.UpdateSettings(ctx, "me", n.Changes{Switches: n.Patch{n.PartnerActivity: true, n.MoodUpdates: false}}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Hour)
+	before := len(f.pusher.all())
+	if res, err = f.svc.NotifyActivity(ctx, mood); err != nil || res.OptedIn || len(f.pusher.all()) != before {
+		t.Fatalf("with moodUpdates off: %+v %v", res, err)
+	}
+}
+
 // TestEverySavedNotificationIsAnnouncedToItsRecipientOnly: a notification
 // saved to an inbox (Notify, a new or coalesced activity entry, the
 // partnership-ended notice) is a notification.created live event for its

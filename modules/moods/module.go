@@ -1,0 +1,16 @@
+package moods
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/core"
+)
+
+// Module provides the mood use cases and contributes the service as a
+// user-data owner. Storage is bound by the adapter modules; Users,
+// Partnerships and Notifier by bootstrap/glue.go, so this package never
+// imports them.
+var Module = fx.Module("moods",
+	fx.Provide(NewService),
+	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+)
