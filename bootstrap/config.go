@@ -55,7 +55,7 @@ type Config struct {
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration
 	// ReminderInterval is how often this process sends due event and daily
-	// reminders.
+	// reminders and milestone pushes.
 	ReminderInterval time.Duration
 	// PushReceiptDelay is how long after a push its Expo receipt is first
 	// read, and between two reads of one not ready yet.

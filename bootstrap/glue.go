@@ -41,6 +41,7 @@ var ports = fx.Provide(
 	func(p *partners.Service) relationship.Partnerships { return p },
 	func(a *accounts.Service) relationship.Users { return a },
 	func(n *Notifier) relationship.Notifier { return n },
+	func(n *Notifier) relationship.MilestoneNotifier { return n },
 	func(p *partners.Service) events.Partners { return p },
 	func(a *accounts.Service) events.Users { return a },
 	func(n *Notifier) events.Notifier { return n },

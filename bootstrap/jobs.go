@@ -12,6 +12,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
+	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
 
@@ -31,7 +32,7 @@ type job struct {
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
-	receipts *notifications.Receipts, sweeper *images.Sweeper) {
+	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
 		{name: "purge throttle counters", every: 10 * time.Minute, run: limiter.Purge},
@@ -39,6 +40,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
 		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
 		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},
+		{name: "send milestone pushes", every: cfg.ReminderInterval, run: milestones.SendDue},
 		{name: "read push receipts", every: time.Minute, run: receipts.CheckDue},
 		{name: "sweep files without an image and stale temporary files", every: cfg.SweepInterval, run: sweeper.Sweep},
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -18,6 +19,7 @@ func NewRelationshipHandler(svc *relationship.Service) *relationshipHandler {
 func (h *relationshipHandler) Register(r fiber.Router) {
 	r.Get("/api/user/:userId/relationship", requireSelf, h.get)
 	r.Post("/api/user/:userId/relationship", requireSelf, h.post)
+	r.Get("/api/user/:userId/relationship/milestones", requireSelf, h.milestones)
 }
 
 // durationJSON is the spec's duration object. Field names are the app's
@@ -96,4 +98,44 @@ func (h *relationshipHandler) post(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(durationReply{Success: true, durationJSON: toDurationJSON(d)})
+}
+
+// milestoneJSON is one milestone. Field names are the app's contract: do
+// not rename.
+type milestoneJSON struct {
+	Date  string `json:"date"` // YYYY-MM-DD
+	Days  int    `json:"days"`
+	Label string `json:"label"`
+	Kind  string `json:"kind"` // days or anniversary
+}
+
+type milestonesReply struct {
+	Success    bool            `json:"success"`
+	Milestones []milestoneJSON `json:"milestones"`
+}
+
+func toMilestonesJSON(ms []relationship.Milestone) []milestoneJSON {
+	out := make([]milestoneJSON, len(ms))
+	for i, m := range ms {
+		out[i] = milestoneJSON{Date: m.Date.String(), Days: m.Days, Label: m.Label(), Kind: string(m.Kind)}
+	}
+	return out
+}
+
+// milestones answers ?limit= (default relationship.DefaultMilestones); the
+// service checks its range, so a number out of it and a word get one message.
+func (h *relationshipHandler) milestones(c *fiber.Ctx) error {
+	limit := relationship.DefaultMilestones
+	if s := c.Query("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			n = 0 // out of range: the service's message
+		}
+		limit = n
+	}
+	ms, err := h.svc.Milestones(c.UserContext(), c.Params("userId"), limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(milestonesReply{Success: true, Milestones: toMilestonesJSON(ms)})
 }

@@ -43,6 +43,10 @@ func TestRelationshipRepository(t *testing.T) {
 	storetest.RelationshipRepository(t, func(*testing.T) relationship.Repository { return memory.NewRelationshipRepo() })
 }
 
+func TestMilestoneRepository(t *testing.T) {
+	storetest.MilestoneRepository(t, func(*testing.T) storetest.RelationshipStore { return memory.NewRelationshipRepo() })
+}
+
 func TestNotificationRepository(t *testing.T) {
 	storetest.NotificationRepository(t, func(*testing.T) notifications.Repository { return memory.NewNotificationRepo() })
 }

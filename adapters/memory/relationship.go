@@ -11,17 +11,30 @@ import (
 	"tandem/modules/relationship"
 )
 
-var _ relationship.Repository = (*RelationshipRepo)(nil)
+var (
+	_ relationship.Repository          = (*RelationshipRepo)(nil)
+	_ relationship.MilestoneRepository = (*RelationshipRepo)(nil)
+)
 
-// RelationshipRepo keeps relationships by id; the mutex makes "one active per
-// partnership" as atomic as the unique index of the SQL schema.
+// RelationshipRepo keeps relationships by id, the milestone checks of the
+// active ones and the milestone claims; the mutex makes "one active per
+// partnership" as atomic as the unique index of the SQL schema, and a claim
+// as atomic as its primary key.
 type RelationshipRepo struct {
-	mu   sync.RWMutex
-	byID map[string]relationship.Relationship
+	mu     sync.RWMutex
+	byID   map[string]relationship.Relationship
+	checks map[string]time.Time // by relationship id, active ones only
+	claims map[milestoneClaim]time.Time
+}
+
+type milestoneClaim struct {
+	relationshipID, userID string
+	day                    core.Date
 }
 
 func NewRelationshipRepo() *RelationshipRepo {
-	return &RelationshipRepo{byID: map[string]relationship.Relationship{}}
+	return &RelationshipRepo{byID: map[string]relationship.Relationship{}, checks: map[string]time.Time{},
+		claims: map[milestoneClaim]time.Time{}}
 }
 
 func (r *RelationshipRepo) Start(_ context.Context, rel relationship.Relationship) error {
@@ -34,6 +47,7 @@ func (r *RelationshipRepo) Start(_ context.Context, rel relationship.Relationshi
 	}
 	rel.Active, rel.EndDate = true, core.Date{}
 	r.byID[rel.ID] = rel
+	r.checks[rel.ID] = rel.CreatedAt
 	return nil
 }
 
@@ -76,6 +90,7 @@ func (r *RelationshipRepo) End(_ context.Context, id string, on core.Date, at ti
 	}
 	o.Active, o.EndDate, o.UpdatedAt = false, on, at
 	r.byID[id] = o
+	delete(r.checks, id)
 	return o, nil
 }
 
@@ -103,7 +118,61 @@ func (r *RelationshipRepo) DeleteByUser(_ context.Context, userID string) error 
 	for id, o := range r.byID {
 		if o.Members[0] == userID || o.Members[1] == userID {
 			delete(r.byID, id)
+			delete(r.checks, id)
+			for k := range r.claims {
+				if k.relationshipID == id {
+					delete(r.claims, k)
+				}
+			}
 		}
 	}
 	return nil
+}
+
+func (r *RelationshipRepo) DueMilestones(_ context.Context, now time.Time, limit int) ([]relationship.MilestoneCheck, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []relationship.MilestoneCheck
+	for id, at := range r.checks {
+		if !at.After(now) {
+			out = append(out, relationship.MilestoneCheck{Relationship: r.byID[id], At: at})
+		}
+	}
+	slices.SortFunc(out, func(a, b relationship.MilestoneCheck) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Relationship.ID, b.Relationship.ID)
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+func (r *RelationshipRepo) MoveMilestones(_ context.Context, relationshipID string, from, to time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if at, ok := r.checks[relationshipID]; !ok || !at.Equal(from) {
+		return false, nil
+	}
+	r.checks[relationshipID] = to
+	return true, nil
+}
+
+func (r *RelationshipRepo) RecheckMilestones(_ context.Context, relationshipID string, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.checks[relationshipID]; ok {
+		r.checks[relationshipID] = at
+	}
+	return nil
+}
+
+func (r *RelationshipRepo) ClaimMilestone(_ context.Context, userID, relationshipID string, day core.Date, at time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := milestoneClaim{relationshipID: relationshipID, userID: userID, day: day}
+	if _, ok := r.claims[k]; ok {
+		return false, nil
+	}
+	r.claims[k] = at
+	return true, nil
 }

@@ -65,6 +65,9 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.RelationshipRepository(t, func(t *testing.T) relationship.Repository {
 		return sqlstore.NewRelationshipRepo(newDB(t))
 	})
+	storetest.MilestoneRepository(t, func(t *testing.T) storetest.RelationshipStore {
+		return sqlstore.NewRelationshipRepo(newDB(t))
+	})
 	storetest.EventRepository(t, func(t *testing.T) events.Repository { return sqlstore.NewEventRepo(newDB(t)) })
 	storetest.NotificationRepository(t, func(t *testing.T) notifications.Repository {
 		return sqlstore.NewNotificationRepo(newDB(t))

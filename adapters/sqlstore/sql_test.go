@@ -95,6 +95,14 @@ func TestRelationshipRepository(t *testing.T) {
 	})
 }
 
+func TestMilestoneRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.MilestoneRepository(t, func(t *testing.T) storetest.RelationshipStore {
+			return sqlstore.NewRelationshipRepo(newDB(t))
+		})
+	})
+}
+
 func TestNotificationRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.NotificationRepository(t, func(t *testing.T) notifications.Repository {

@@ -6,13 +6,15 @@ import (
 	"tandem/core"
 )
 
-// Module provides the relationship use cases, its PartnershipEnded listener
-// and its user-data owner. The repository is bound by the storage adapters;
-// Partnerships, Users and Notifier by bootstrap.
+// Module provides the relationship use cases, the milestone push job, their
+// PartnershipEnded and TimezoneChanged listeners and the user-data owner.
+// The repositories are bound by the storage adapters; Partnerships, Users,
+// Notifier and MilestoneNotifier by bootstrap.
 var Module = fx.Module("relationship",
-	fx.Provide(NewService),
+	fx.Provide(NewService, NewMilestonePushes),
 	fx.Provide(
 		fx.Annotate(func(s *Service) core.Listener { return s.Listener() }, fx.ResultTags(`group:"listeners"`)),
+		fx.Annotate(func(p *MilestonePushes) core.Listener { return p.Listener() }, fx.ResultTags(`group:"listeners"`)),
 		fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`)),
 	),
 )
