@@ -35,14 +35,23 @@ func (h *harness) dqQuestion(u user) map[string]any {
 }
 
 // dqBody is the exact GET body: question {id, text, category, date} (the id,
-// text and category as "<string>" when not given), the items and the flags.
+// text and category as "<string>" when not given), the items, the flags and
+// the streak, its numbers as "<number>" (withStreak makes them exact).
 func dqBody(q map[string]any, date string, items []string, me, partner bool) string {
 	id, text, cat := `"<string>"`, `"<string>"`, `"<string>"`
 	if q != nil {
 		id, text, cat = jsonStr(q["id"]), jsonStr(q["text"]), jsonStr(q["category"])
 	}
 	return fmt.Sprintf(`{"success":true,"question":{"id":%s,"text":%s,"category":%s,"date":%q},"conversation":[%s],`+
-		`"answeredByMe":%v,"answeredByPartner":%v}`, id, text, cat, date, strings.Join(items, ","), me, partner)
+		`"answeredByMe":%v,"answeredByPartner":%v,%s}`, id, text, cat, date, strings.Join(items, ","), me, partner, anyStreak)
+}
+
+// anyStreak is the streak member of dqBody.
+const anyStreak = `"streak":{"current":"<number>","best":"<number>"}`
+
+// withStreak is body (a dqBody) with the streak current/best.
+func withStreak(body string, current, best int) string {
+	return strings.Replace(body, anyStreak, fmt.Sprintf(`"streak":{"current":%d,"best":%d}`, current, best), 1)
 }
 
 // dqItem is one conversation item; fields holds the optional keys as JSON
@@ -76,16 +85,16 @@ func TestDailyQuestionConversation(t *testing.T) {
 
 		// the first to ask picks; both see the same question
 		r := h.dqGet(ann)
-		expect(t, r, 200, dqBody(nil, today, nil, false, false))
+		expect(t, r, 200, withStreak(dqBody(nil, today, nil, false, false), 0, 0))
 		q := r.JSON(t)["question"].(map[string]any)
-		expect(t, h.dqGet(bob), 200, dqBody(q, today, nil, false, false))
+		expect(t, h.dqGet(bob), 200, withStreak(dqBody(q, today, nil, false, false), 0, 0))
 
 		// ann answers (trimmed); bob sees it locked, without text
 		h.Clock.Advance(time.Minute)
 		t1 := h.Clock.Now()
 		r = h.dqPost(ann, map[string]any{"action": "answer", "text": "  The night we got lost in Lisbon  "})
 		annAnswer := dqItem("", "answer", ann, t1, `"text":"The night we got lost in Lisbon"`)
-		expect(t, r, 200, dqBody(q, today, []string{annAnswer}, true, false))
+		expect(t, r, 200, withStreak(dqBody(q, today, []string{annAnswer}, true, false), 0, 0))
 		annID := dqItems(t, r)[0]
 		annAnswer = dqItem(annID, "answer", ann, t1, `"text":"The night we got lost in Lisbon"`)
 		lockedAnswer := dqItem(annID, "answer", ann, t1, `"locked":true`)
@@ -105,7 +114,7 @@ func TestDailyQuestionConversation(t *testing.T) {
 		t2 := h.Clock.Now()
 		r = h.dqPost(bob, map[string]any{"action": "answer", "text": "Our first dance"})
 		bobAnswer := dqItem("", "answer", bob, t2, `"text":"Our first dance"`)
-		expect(t, r, 200, dqBody(q, today, []string{annAnswer, bobAnswer}, true, true))
+		expect(t, r, 200, withStreak(dqBody(q, today, []string{annAnswer, bobAnswer}, true, true), 1, 1)) // both answered today
 		bobID := dqItems(t, r)[1]
 		bobAnswer = dqItem(bobID, "answer", bob, t2, `"text":"Our first dance"`)
 
@@ -128,9 +137,9 @@ func TestDailyQuestionConversation(t *testing.T) {
 			dqItem(replyID, "reply", bob, t3, `"text":"You held the map upside down"`, `"replyTo":"`+annID+`"`),
 			dqItem(ids[3], "reply", bob, t3b, `"text":"Still proud of us"`),
 			dqItem(ids[4], "reaction", ann, t4, `"reaction":"🥰"`, `"messageId":"`+replyID+`"`)}
-		expect(t, r, 200, dqBody(q, today, want, true, true))
-		expect(t, h.dqGet(ann), 200, dqBody(q, today, want, true, true))
-		expect(t, h.dqGet(bob), 200, dqBody(q, today, want, true, true))
+		expect(t, r, 200, withStreak(dqBody(q, today, want, true, true), 1, 1))
+		expect(t, h.dqGet(ann), 200, withStreak(dqBody(q, today, want, true, true), 1, 1))
+		expect(t, h.dqGet(bob), 200, withStreak(dqBody(q, today, want, true, true), 1, 1))
 
 		// ann's answer notified bob, bob's answer notified ann (category questions), nothing else did
 		expect(t, h.get(notifPath(bob, "/notifications"), bob.Token), 200, `{"success":true,"notifications":[`+
@@ -201,7 +210,7 @@ func TestDailyQuestionHistory(t *testing.T) {
 			t.Fatalf("a question repeated within four days: %v", qs)
 		}
 		item := func(q map[string]any, date string, conv string, me, partner bool) string {
-			s := dqBody(q, date, nil, me, partner)
+			s := strings.Replace(dqBody(q, date, nil, me, partner), ","+anyStreak, "", 1) // the streak is not one question's
 			s = strings.Replace(s, `"conversation":[]`, `"conversation":[`+conv+`]`, 1)
 			return strings.Replace(s, `{"success":true,`, `{`, 1)
 		}

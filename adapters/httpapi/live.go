@@ -28,8 +28,8 @@ func renderLive(rec any) (any, error) {
 	switch r := rec.(type) {
 	case messages.Message: // an item of GET /api/messages/list
 		return toMessageJSON(r), nil
-	case questions.View: // GET .../daily-question without success
-		return toDailyQuestionView(r), nil
+	case questions.View: // GET .../daily-question without success (streak included)
+		return toDailyQuestionToday(r), nil
 	case memories.Memory: // GET .../memories/{memoryId}
 		return toMemoryJSON(r), nil
 	case moods.Mood: // an item of GET .../moods

@@ -46,16 +46,16 @@ func TestRenderLiveIsTheRESTRead(t *testing.T) {
 			AnsweredByPartner: true},
 			`{"question":{"id":"d1","text":"Best trip?","category":"memories","date":"2025-06-15"},` +
 				`"conversation":[{"id":"m-ann","type":"answer","userId":"ann","locked":true,"timestamp":1750000000000}],` +
-				`"answeredByMe":false,"answeredByPartner":true}`},
+				`"answeredByMe":false,"answeredByPartner":true,"streak":{"current":0,"best":0}}`},
 		{"daily question, answered by both", questions.View{Daily: daily,
 			Conversation: []questions.Item{{Message: answerOf("ann", "Lisbon")}, {Message: answerOf("bob", "Porto")},
 				{Message: questions.Message{ID: "r1", DailyID: "d1", UserID: "bob", Kind: "reaction", Reaction: "❤️", MessageID: "m-ann", CreatedAt: at}}},
-			AnsweredByMe: true, AnsweredByPartner: true},
+			AnsweredByMe: true, AnsweredByPartner: true, Streak: questions.Streak{Current: 3, Best: 7}},
 			`{"question":{"id":"d1","text":"Best trip?","category":"memories","date":"2025-06-15"},"conversation":[` +
 				`{"id":"m-ann","type":"answer","userId":"ann","text":"Lisbon","timestamp":1750000000000},` +
 				`{"id":"m-bob","type":"answer","userId":"bob","text":"Porto","timestamp":1750000000000},` +
 				`{"id":"r1","type":"reaction","userId":"bob","reaction":"❤️","messageId":"m-ann","timestamp":1750000000000}],` +
-				`"answeredByMe":true,"answeredByPartner":true}`},
+				`"answeredByMe":true,"answeredByPartner":true,"streak":{"current":3,"best":7}}`},
 		{"memory", memories.Memory{ID: "mem1", UserID: "ann", Title: "Lisbon", Description: "lost", Date: day("2025-06-01"),
 			Images: []string{"http://x/files/u/ann/a.png"}, CreatedAt: at, UpdatedAt: at},
 			`{"id":"mem1","title":"Lisbon","description":"lost","date":"2025-06-01","images":["http://x/files/u/ann/a.png"],` +
@@ -118,7 +118,7 @@ func restRead(t *testing.T, rec any) any {
 	case notifications.Notification: // an item of the list
 		v = toNotificationsJSON([]notifications.Notification{r})[0]
 	case questions.View: // the GET body less success
-		v = dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(r)}
+		v = dailyQuestionReply{Success: true, dailyQuestionToday: toDailyQuestionToday(r)}
 	case memories.Memory:
 		v = toMemoryJSON(r)
 	case moods.Mood: // an item of the list

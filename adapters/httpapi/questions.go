@@ -53,9 +53,23 @@ type dailyQuestionView struct {
 	AnsweredByPartner bool                   `json:"answeredByPartner"`
 }
 
+// streakJSON is the couple's question streak in days.
+type streakJSON struct {
+	Current int `json:"current"`
+	Best    int `json:"best"`
+}
+
+// dailyQuestionToday is the question of the caller's today with the couple's
+// streak: the GET body less success, and the record of the live events.
+// History items are the view alone: the streak is not one question's.
+type dailyQuestionToday struct {
+	dailyQuestionView
+	Streak streakJSON `json:"streak"`
+}
+
 type dailyQuestionReply struct {
 	Success bool `json:"success"`
-	dailyQuestionView
+	dailyQuestionToday
 }
 
 type questionHistoryReply struct {
@@ -74,6 +88,11 @@ func toDailyQuestionView(v questions.View) dailyQuestionView {
 		out.Conversation[i] = toConversationItemJSON(it)
 	}
 	return out
+}
+
+func toDailyQuestionToday(v questions.View) dailyQuestionToday {
+	return dailyQuestionToday{dailyQuestionView: toDailyQuestionView(v),
+		Streak: streakJSON{Current: v.Streak.Current, Best: v.Streak.Best}}
 }
 
 func toConversationItemJSON(it questions.Item) conversationItemJSON {
@@ -105,7 +124,7 @@ func (h *questionsHandler) today(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(v)})
+	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionToday: toDailyQuestionToday(v)})
 }
 
 func (h *questionsHandler) act(c *fiber.Ctx) error {
@@ -121,7 +140,7 @@ func (h *questionsHandler) act(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionView: toDailyQuestionView(v)})
+	return c.JSON(dailyQuestionReply{Success: true, dailyQuestionToday: toDailyQuestionToday(v)})
 }
 
 // history pages by ?limit= (1 to 100, default 30) and ?cursor=; the cursor

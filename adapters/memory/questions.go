@@ -146,6 +146,25 @@ func (r *QuestionRepo) React(_ context.Context, m questions.Message) (questions.
 	return m, nil
 }
 
+func (r *QuestionRepo) AnsweredByBoth(_ context.Context, partnershipID string) ([]core.Date, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	answers := map[string]int{} // daily id -> answers (one per user: AddMessage enforces it)
+	for _, m := range r.messages {
+		if m.Kind == questions.KindAnswer && r.dailies[m.DailyID].PartnershipID == partnershipID {
+			answers[m.DailyID]++
+		}
+	}
+	out := []core.Date{}
+	for id, n := range answers {
+		if n >= 2 {
+			out = append(out, r.dailies[id].Date)
+		}
+	}
+	slices.SortFunc(out, func(a, b core.Date) int { return a.Time().Compare(b.Time()) })
+	return out, nil
+}
+
 func (r *QuestionRepo) MessagesByUser(_ context.Context, userID string) ([]questions.Entry, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()

@@ -214,6 +214,25 @@ func (r *QuestionRepo) react(ctx context.Context, m questions.Message) (question
 	return out, err
 }
 
+// AnsweredByBoth reads the partnership's range of uq_question_dailies_day
+// and, for each question, its answers through uq_question_messages_answer
+// (answer_user is set on answers only, one per user): one indexed query,
+// grouped in index order.
+func (r *QuestionRepo) AnsweredByBoth(ctx context.Context, partnershipID string) ([]core.Date, error) {
+	var rows []dbDate
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select("d.day").From("question_dailies d").
+		Join("question_messages m ON m.daily_id = d.id").
+		Where(sq.Eq{"d.partnership_id": partnershipID}).Where(sq.NotEq{"m.answer_user": nil}).
+		GroupBy("d.day").Having("COUNT(*) >= 2").OrderBy("d.day")); err != nil {
+		return nil, err
+	}
+	out := make([]core.Date, len(rows))
+	for i, row := range rows {
+		out[i] = row.Date
+	}
+	return out, nil
+}
+
 // MessagesByUser reads idx_question_messages_user, joining each item's
 // question by its key.
 func (r *QuestionRepo) MessagesByUser(ctx context.Context, userID string) ([]questions.Entry, error) {

@@ -284,6 +284,61 @@ func QuestionRepository(t *testing.T, newRepo func(t *testing.T) questions.Repos
 		}
 	})
 
+	t.Run("answered by both: the dates of two answers, oldest first, per couple", func(t *testing.T) {
+		r := newRepo(t)
+		both := func(t *testing.T, pid string) string {
+			t.Helper()
+			ds, err := r.AnsweredByBoth(ctx, pid)
+			must(t, err)
+			out := make([]string, len(ds))
+			for i, d := range ds {
+				out[i] = d.String()
+			}
+			return strings.Join(out, ",")
+		}
+		if got := both(t, "p1"); got != "" {
+			t.Fatalf("a couple without questions: %s", got)
+		}
+		// opened out of date order; answered, half answered and not answered
+		today := open(t, r, daily("d1", "p1", day))
+		early := open(t, r, daily("d2", "p1", day.AddDays(-10)))
+		half := open(t, r, daily("d3", "p1", day.AddDays(-1)))
+		open(t, r, daily("d4", "p1", day.AddDays(1)))
+		twoDaysAgo := open(t, r, daily("d5", "p1", day.AddDays(-2)))
+		theirs := open(t, r, daily("o1", "p2", day.AddDays(-1)))
+		at := now
+		add := func(id string, d questions.Daily, user string, kind questions.Kind) {
+			t.Helper()
+			at = at.Add(time.Second)
+			m := msg(id, d.ID, user, kind, at)
+			if kind == questions.KindReaction {
+				m.MessageID = "a-" + d.ID + "-u1"
+				_, err := r.React(ctx, m)
+				must(t, err)
+				return
+			}
+			must(t, r.AddMessage(ctx, m))
+		}
+		for _, d := range []questions.Daily{today, early, twoDaysAgo, theirs} {
+			add("a-"+d.ID+"-u1", d, "u1", questions.KindAnswer)
+			add("a-"+d.ID+"-u2", d, "u2", questions.KindAnswer)
+		}
+		add("a-d3-u1", half, "u1", questions.KindAnswer) // the partner only replies and reacts: not answered by both
+		add("p-d3-u2", half, "u2", questions.KindReply)
+		add("p-d3-u1", half, "u1", questions.KindReply)
+		add("r-d3-u2", half, "u2", questions.KindReaction)
+		if got := both(t, "p1"); got != "2025-06-05,2025-06-13,2025-06-15" {
+			t.Fatalf("p1 answered by both on %s", got)
+		}
+		if got := both(t, "p2"); got != "2025-06-14" {
+			t.Fatalf("p2 answered by both on %s", got)
+		}
+		must(t, r.DeleteByUser(ctx, "u2"))
+		if got := both(t, "p1"); got != "" {
+			t.Fatalf("after the partner's purge: %s", got)
+		}
+	})
+
 	t.Run("messages by user carry their question; delete takes the reactions to them", func(t *testing.T) {
 		r := newRepo(t)
 		d1, d2 := open(t, r, daily("d1", "p1", day)), open(t, r, daily("d2", "p1", day.AddDays(1)))

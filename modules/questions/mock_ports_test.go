@@ -81,6 +81,45 @@ func (c *MockRepositoryAddMessageCall) DoAndReturn(f func(context.Context, quest
 	return c
 }
 
+// AnsweredByBoth mocks base method.
+func (m *MockRepository) AnsweredByBoth(ctx context.Context, partnershipID string) ([]core.Date, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AnsweredByBoth", ctx, partnershipID)
+	ret0, _ := ret[0].([]core.Date)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// AnsweredByBoth indicates an expected call of AnsweredByBoth.
+func (mr *MockRepositoryMockRecorder) AnsweredByBoth(ctx, partnershipID any) *MockRepositoryAnsweredByBothCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AnsweredByBoth", reflect.TypeOf((*MockRepository)(nil).AnsweredByBoth), ctx, partnershipID)
+	return &MockRepositoryAnsweredByBothCall{Call: call}
+}
+
+// MockRepositoryAnsweredByBothCall wrap *gomock.Call
+type MockRepositoryAnsweredByBothCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryAnsweredByBothCall) Return(arg0 []core.Date, arg1 error) *MockRepositoryAnsweredByBothCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryAnsweredByBothCall) Do(f func(context.Context, string) ([]core.Date, error)) *MockRepositoryAnsweredByBothCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryAnsweredByBothCall) DoAndReturn(f func(context.Context, string) ([]core.Date, error)) *MockRepositoryAnsweredByBothCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DeleteByUser mocks base method.
 func (m *MockRepository) DeleteByUser(ctx context.Context, userID string) error {
 	m.ctrl.T.Helper()

@@ -194,6 +194,10 @@ type View struct {
 	Conversation      []Item // oldest first; never nil
 	AnsweredByMe      bool
 	AnsweredByPartner bool
+	// Streak is the couple's streak when the view is the question of the
+	// reader's today (Today, Act and the live events); History leaves it
+	// zero: it belongs to the couple, not to one question.
+	Streak Streak
 }
 
 // viewFor shapes d's conversation (oldest first) for reader.
@@ -216,6 +220,37 @@ func viewFor(reader string, d Daily, msgs []Message) View {
 		v.Conversation = append(v.Conversation, it)
 	}
 	return v
+}
+
+// Streak is a couple's question streak: runs of consecutive dates on which
+// both partners answered that date's question. Current is the run that
+// reaches the couple's today, or yesterday while today is still open; Best is
+// the longest run of the partnership. Both are derived from the stored
+// answers, never counted, so they cannot drift.
+type Streak struct{ Current, Best int }
+
+// StreakOf computes the streak as of today from days, the dates whose
+// question both partners answered (ascending, each once). A date without
+// both answers breaks the current run only once it has passed: while today
+// is open, the run ending yesterday is still current. A run that holds today
+// or yesterday counts whole.
+func StreakOf(days []core.Date, today core.Date) Streak {
+	var s Streak
+	yesterday := today.AddDays(-1)
+	run, current := 0, false
+	for i, d := range days {
+		if i > 0 && d == days[i-1].AddDays(1) {
+			run++
+		} else {
+			run, current = 1, false
+		}
+		current = current || d == today || d == yesterday
+		if current {
+			s.Current = run
+		}
+		s.Best = max(s.Best, run)
+	}
+	return s
 }
 
 // answered reports whether userID has answered in msgs.

@@ -39,6 +39,11 @@ type Repository interface {
 	// already reacted to that item, their reaction is replaced: it keeps its
 	// id and takes m's Reaction and CreatedAt. It returns the stored reaction.
 	React(ctx context.Context, m Message) (Message, error)
+	// AnsweredByBoth returns the dates of the partnership's questions that
+	// both partners answered (two answers: one per user and question),
+	// oldest first; the streak is computed from them. Replies and reactions
+	// do not count.
+	AnsweredByBoth(ctx context.Context, partnershipID string) ([]core.Date, error)
 	// MessagesByUser returns every message of the user with its question,
 	// oldest first.
 	MessagesByUser(ctx context.Context, userID string) ([]Entry, error)

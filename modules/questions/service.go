@@ -46,7 +46,7 @@ type couple struct {
 
 // Today returns the couple's question of the caller's today (the date in the
 // caller's timezone), picking it when neither partner has opened that date
-// yet. Unpaired: 409 not_paired.
+// yet, with the couple's streak. Unpaired: 409 not_paired.
 func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 	c, err := s.couple(ctx, userID)
 	if err != nil {
@@ -56,7 +56,26 @@ func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	return s.view(ctx, userID, d)
+	v, err := s.view(ctx, userID, d)
+	if err != nil {
+		return View{}, err
+	}
+	if v.Streak, err = s.streak(ctx, c); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
+
+// Streak returns the caller's couple's question streak (the home screen);
+// 0/0 without a partner. It belongs to the partnership: after an unpairing
+// the old couple's streak stays with its answers, and a new partnership
+// starts at 0, even with the same partner.
+func (s *Service) Streak(ctx context.Context, userID string) (Streak, error) {
+	c, ok, err := s.coupleOf(ctx, userID)
+	if err != nil || !ok {
+		return Streak{}, err
+	}
+	return s.streak(ctx, c)
 }
 
 // Act answers, replies to or reacts in the conversation of the caller's
@@ -68,7 +87,8 @@ func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 // reaction's id); a user's second reaction to an item replaces the first.
 // An answer notifies the partner (category questions); a failed
 // notification does not fail the answer. Every stored post is announced
-// live (LiveAnswered, LiveReplied, LiveReacted; see announce).
+// live (LiveAnswered, LiveReplied, LiveReacted; see announce). The view
+// carries the couple's streak, as the GET's does.
 func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) {
 	p, err := validatePost(p)
 	if err != nil {
@@ -144,7 +164,10 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 		return View{}, err
 	}
 	v := viewFor(userID, d, msgs)
-	s.announce(ctx, live, userID, d, msgs)
+	if v.Streak, err = s.streak(ctx, c); err != nil {
+		return View{}, err
+	}
+	s.announce(ctx, live, userID, d, msgs, v.Streak)
 	return v, nil
 }
 
@@ -154,8 +177,9 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 // to a couple that ended meanwhile (an ex-partner never does: their GET is
 // 409). A partner whose today is another date (far-apart timezones) reads
 // another question and hears nothing; they find the post on reaching d. A
-// failed lookup leaves that reader out: the post stands.
-func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msgs []Message) {
+// failed lookup leaves that reader out: the post stands. The streak is the
+// couple's, the same for both readers.
+func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msgs []Message, streak Streak) {
 	partnershipID, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
 	if err != nil || !ok || partnershipID != d.PartnershipID {
 		return
@@ -167,7 +191,9 @@ func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msg
 		if err != nil || core.Today(now, loc) != d.Date {
 			continue
 		}
-		readers[u] = viewFor(u, d, msgs)
+		v := viewFor(u, d, msgs)
+		v.Streak = streak
+		readers[u] = v
 	}
 	if len(readers) > 0 {
 		s.bus.Publish(ctx, core.Live{Type: typ, For: readers})
@@ -240,18 +266,45 @@ func (s *Service) AnsweredOn(ctx context.Context, userID string, day core.Date) 
 
 // couple resolves the caller's partnership and today; 409 not_paired.
 func (s *Service) couple(ctx context.Context, userID string) (couple, error) {
-	pid, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
-	if err != nil {
-		return couple{}, err
+	c, ok, err := s.coupleOf(ctx, userID)
+	if err == nil && !ok {
+		err = errNotPaired()
 	}
-	if !ok {
-		return couple{}, errNotPaired()
+	return c, err
+}
+
+// coupleOf is couple with false for a user without a partner.
+func (s *Service) coupleOf(ctx context.Context, userID string) (couple, bool, error) {
+	pid, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
+	if err != nil || !ok {
+		return couple{}, false, err
 	}
 	loc, err := s.users.Location(ctx, userID)
 	if err != nil {
-		return couple{}, err
+		return couple{}, false, err
 	}
-	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc)}, nil
+	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc)}, true, nil
+}
+
+// streak is c's streak as of the couple's today: the earlier of the two
+// partners' todays, each the date in their own timezone by the rule that
+// dates the question. A date stays open while a partner is still on it (they
+// can still answer it), so the partner a date ahead in a far-apart zone does
+// not see the streak broken by a day the other has not finished.
+func (s *Service) streak(ctx context.Context, c couple) (Streak, error) {
+	loc, err := s.users.Location(ctx, c.partnerID)
+	if err != nil {
+		return Streak{}, err
+	}
+	today := c.today
+	if theirs := core.Today(s.clock.Now(), loc); theirs.Before(today) {
+		today = theirs
+	}
+	days, err := s.repo.AnsweredByBoth(ctx, c.partnershipID)
+	if err != nil {
+		return Streak{}, err
+	}
+	return StreakOf(days, today), nil
 }
 
 // open returns the couple's question of c.today, picking it by Pick when it
