@@ -27,7 +27,8 @@ func TestHomeIsEachModulesOwnRead(t *testing.T) {
 
 		// Alone: no couple's parts.
 		expect(t, h.get(homePath(a), a.Token), 200, `{"success":true,"partner":null,"pairingState":"unpaired",`+
-			`"relationship":null,"question":null,"nextEvent":null,"unreadNotifications":0,"latestMessage":null,`+
+			`"relationship":null,"nextMilestone":null,"question":null,"streak":{"current":0,"best":0},`+
+			`"moods":{"mine":null,"partner":null},"nextEvent":null,"unreadNotifications":0,"latestMessage":null,`+
 			`"premium":{"isPremium":false,"source":"none"},"advice":{"_creationTime":`+itoa(adviceNow.UnixMilli())+
 			`,"_id":"<string>","advice":"<string>","theme":"<string>"}}`)
 		expect(t, h.get(homePath(a), stranger.Token), 403, errNotYours)
@@ -48,13 +49,19 @@ func TestHomeIsEachModulesOwnRead(t *testing.T) {
 		expect(t, h.post(premiumPath(b), b.Token, map[string]any{"action": "create", "plan": "9.99",
 			"startDate": h.Clock.Now().UnixMilli(), "endDate": h.Clock.Now().AddDate(0, 1, 0).UnixMilli()}), 200, "")
 
+		expect(t, h.post("/api/users/user/"+b.ID+"/moods", b.Token, map[string]any{"mood": "great", "note": "sunny"}), 200, "")
 		r := h.get(homePath(a), a.Token)
 		expect(t, r, 200, `{"success":true,"partner":{"id":"`+b.ID+`","displayName":"Bea"},"pairingState":"connected",`+
-			`"relationship":"<any>","question":"<any>","nextEvent":"<any>","unreadNotifications":"<number>",`+
+			`"relationship":"<any>","nextMilestone":"<any>","question":"<any>","streak":{"current":0,"best":0},`+
+			`"moods":{"mine":null,"partner":"<any>"},"nextEvent":"<any>","unreadNotifications":"<number>",`+
 			`"latestMessage":"<any>","premium":{"isPremium":true,"source":"partner"},"advice":"<any>"}`)
 		home := r.JSON(t)
 		rel := h.get(relationshipPath(a), a.Token).JSON(t)
 		sameAs(t, "relationship", home["relationship"], rel)
+		ms := h.get("/api/user/"+a.ID+"/relationship/milestones?limit=1", a.Token).JSON(t)["milestones"].([]any)
+		sameAs(t, "nextMilestone", home["nextMilestone"], ms[0])
+		listed := h.get("/api/users/user/"+a.ID+"/moods", a.Token).JSON(t)["moods"].([]any)
+		sameAs(t, "partner's mood", home["moods"].(map[string]any)["partner"], listed[0])
 		dq := h.get(dqPath(a), a.Token).JSON(t)
 		q := dq["question"].(map[string]any)
 		sameAs(t, "question", home["question"], map[string]any{"id": q["id"], "text": q["text"], "date": q["date"],

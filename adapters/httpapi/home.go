@@ -16,6 +16,7 @@ import (
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
@@ -36,6 +37,7 @@ type homeHandler struct {
 	messages      *messages.Service
 	premium       *premium.Service
 	advice        *advice.Service
+	moods         *moods.Service
 	clock         core.Clock
 }
 
@@ -52,13 +54,14 @@ type HomeParts struct {
 	Messages      *messages.Service
 	Premium       *premium.Service
 	Advice        *advice.Service
+	Moods         *moods.Service
 	Clock         core.Clock
 }
 
 func NewHomeHandler(p HomeParts) *homeHandler {
 	return &homeHandler{accounts: p.Accounts, partners: p.Partners, relationship: p.Relationship,
 		questions: p.Questions, events: p.Events, notifications: p.Notifications, messages: p.Messages,
-		premium: p.Premium, advice: p.Advice, clock: p.Clock}
+		premium: p.Premium, advice: p.Advice, moods: p.Moods, clock: p.Clock}
 }
 
 func (h *homeHandler) Register(r fiber.Router) {
@@ -72,12 +75,21 @@ type homeReply struct {
 	Partner             *homePartnerJSON  `json:"partner"`
 	PairingState        string            `json:"pairingState"`
 	Relationship        *durationJSON     `json:"relationship"`
+	NextMilestone       *milestoneJSON    `json:"nextMilestone"`
 	Question            *homeQuestionJSON `json:"question"`
+	Streak              streakJSON        `json:"streak"`
+	Moods               homeMoodsJSON     `json:"moods"`
 	NextEvent           *eventJSON        `json:"nextEvent"`
 	UnreadNotifications int               `json:"unreadNotifications"`
 	LatestMessage       *homeMessageJSON  `json:"latestMessage"`
 	Premium             homePremiumJSON   `json:"premium"`
 	Advice              *adviceJSON       `json:"advice"`
+}
+
+// homeMoodsJSON is today's check-in of each partner, null until made.
+type homeMoodsJSON struct {
+	Mine    *moodJSON `json:"mine"`
+	Partner *moodJSON `json:"partner"`
 }
 
 type homePartnerJSON struct {
@@ -150,6 +162,9 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 			return out, err
 		}
 	}
+	if out.Moods, err = h.todaysMoods(ctx, userID); err != nil {
+		return out, err
+	}
 	if out.NextEvent, err = h.nextEvent(ctx, userID); err != nil {
 		return out, err
 	}
@@ -200,13 +215,36 @@ func (h *homeHandler) couple(ctx context.Context, userID, partnerID string, out 
 	case !core.IsKind(err, core.KindNotFound):
 		return err
 	}
+	m, err := h.relationship.NextMilestone(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		mj := toMilestonesJSON([]relationship.Milestone{*m})[0]
+		out.NextMilestone = &mj
+	}
 	v, err := h.questions.Today(ctx, userID)
 	if err != nil {
 		return err
 	}
+	out.Streak = streakJSON{Current: v.Streak.Current, Best: v.Streak.Best}
 	out.Question = &homeQuestionJSON{ID: v.Daily.ID, Text: v.Daily.Text, Date: v.Daily.Date.String(),
 		AnsweredByMe: v.AnsweredByMe, AnsweredByPartner: v.AnsweredByPartner, Locked: !v.AnsweredByMe}
 	return nil
+}
+
+func (h *homeHandler) todaysMoods(ctx context.Context, userID string) (homeMoodsJSON, error) {
+	mine, partner, err := h.moods.Today(ctx, userID)
+	var out homeMoodsJSON
+	if mine != nil {
+		mj := toMoodJSON(*mine)
+		out.Mine = &mj
+	}
+	if partner != nil {
+		pj := toMoodJSON(*partner)
+		out.Partner = &pj
+	}
+	return out, err
 }
 
 // nextEvent is the first event of the caller or the partner that has not
