@@ -14,8 +14,10 @@ import (
 	"tandem/modules/accounts"
 )
 
-// MaxWait is how long a read waits for the queued mail to arrive.
-const MaxWait = 2 * time.Second
+// MaxWait is how long a read waits for the queued mail to arrive: long
+// enough for a loaded CI machine (2 s was not), and only spent while mail
+// is still queued.
+const MaxWait = 10 * time.Second
 
 // Backlog is where mail waits before it reaches the Outbox (accounts'
 // database outbox, emptied by its Sender).
