@@ -44,3 +44,21 @@ func Memo[T any](ctx context.Context, key string, read func() (T, error)) (T, er
 	m.answers[key] = memoAnswer{value: v, err: err}
 	return v, err
 }
+
+// Remember records v (or err) as ctx's memo answer to key: a batch read
+// answers at once the questions the request's later reads will ask.
+// Without a memo it does nothing.
+func Remember[T any](ctx context.Context, key string, v T, err error) {
+	if m, ok := ctx.Value(readMemoKey{}).(*readMemo); ok {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.answers[key] = memoAnswer{value: v, err: err}
+	}
+}
+
+// Memoized reports whether ctx carries a read memo: a batch read is worth
+// its statement only when later reads will find its answers.
+func Memoized(ctx context.Context) bool {
+	_, ok := ctx.Value(readMemoKey{}).(*readMemo)
+	return ok
+}

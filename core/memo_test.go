@@ -37,3 +37,27 @@ func TestMemoAsksOncePerKeyOnlyWithAMemo(t *testing.T) {
 		t.Fatal("a new request has a new memo")
 	}
 }
+
+func TestRememberAnswersLaterReadsOnlyWithAMemo(t *testing.T) {
+	t.Parallel()
+	asked := 0
+	read := func() (string, error) { asked++; return "read", nil }
+	plain := context.Background()
+	core.Remember(plain, "k", "primed", nil)
+	if v, _ := core.Memo(plain, "k", read); v != "read" || core.Memoized(plain) {
+		t.Fatalf("without a memo Remember keeps nothing: %q", v)
+	}
+	ctx := core.WithReadMemo(plain)
+	gone := errors.New("gone")
+	core.Remember(ctx, "k", "primed", nil)
+	core.Remember(ctx, "missing", "", gone)
+	if v, err := core.Memo(ctx, "k", read); v != "primed" || err != nil || !core.Memoized(ctx) {
+		t.Fatalf("primed answer: %q %v", v, err)
+	}
+	if _, err := core.Memo(ctx, "missing", read); !errors.Is(err, gone) {
+		t.Fatalf("primed error: %v", err)
+	}
+	if asked != 1 {
+		t.Fatalf("asked %d times, want 1 (the read without a memo)", asked)
+	}
+}

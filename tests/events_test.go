@@ -414,7 +414,7 @@ func (brokenEvents) List(context.Context, string, core.Page) ([]events.Event, st
 	return nil, "", core.Internal(errDiskOnFire)
 }
 
-func (brokenEvents) Overlapping(context.Context, string, core.Date, core.Date) ([]events.Event, error) {
+func (brokenEvents) Overlapping(context.Context, []string, core.Date, core.Date) ([]events.Event, error) {
 	return nil, errDiskOnFire
 }
 

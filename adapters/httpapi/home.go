@@ -157,6 +157,9 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 		return out, err
 	}
 	out.PairingState = state
+	if err := h.prime(ctx, userID, partnerID); err != nil {
+		return out, err
+	}
 	if partnerID != "" {
 		if err := h.couple(ctx, userID, partnerID, &out); err != nil {
 			return out, err
@@ -186,6 +189,19 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 	aj := toAdviceJSON(a)
 	out.Advice = &aj
 	return out, nil
+}
+
+// prime reads the couple's accounts and subscriptions, one statement each,
+// into the request's read memo: several parts ask for them.
+func (h *homeHandler) prime(ctx context.Context, userID, partnerID string) error {
+	couple := []string{userID}
+	if partnerID != "" {
+		couple = append(couple, partnerID)
+	}
+	if err := h.accounts.Prime(ctx, couple...); err != nil {
+		return err
+	}
+	return h.premium.Prime(ctx, couple...)
 }
 
 // pairing is the pairing status's state and the partner: a partnership

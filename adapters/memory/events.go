@@ -65,8 +65,12 @@ func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]ev
 	return evs, next, nil
 }
 
-func (r *EventRepo) Overlapping(_ context.Context, userID string, from, to core.Date) ([]events.Event, error) {
-	all := r.userEvents(userID, func(e events.Event) bool { return e.Overlaps(from, to) })
+func (r *EventRepo) Overlapping(_ context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
+	all := []events.Event{}
+	for _, id := range userIDs {
+		all = append(all, r.userEvents(id, func(e events.Event) bool { return e.Overlaps(from, to) })...)
+	}
+	slices.SortFunc(all, events.ListOrder)
 	if len(all) > core.MaxListItems {
 		all = all[:core.MaxListItems]
 	}

@@ -49,6 +49,18 @@ func (r *MoodRepo) Range(_ context.Context, userID, partnershipID string, from, 
 	return out, nil
 }
 
+func (r *MoodRepo) On(_ context.Context, keys []moods.DayKey) ([]moods.Mood, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := []moods.Mood{}
+	for _, k := range keys {
+		if m, ok := r.byUser[k.UserID][k.Date]; ok && (k.PartnershipID == "" || m.PartnershipID == k.PartnershipID) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
 func (r *MoodRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

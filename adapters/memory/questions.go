@@ -68,6 +68,15 @@ func (r *QuestionRepo) Find(_ context.Context, partnershipID string, day core.Da
 	return r.dailies[id], nil
 }
 
+func (r *QuestionRepo) Conversation(ctx context.Context, partnershipID string, day core.Date) (questions.Daily, []questions.Message, error) {
+	d, err := r.Find(ctx, partnershipID, day)
+	if err != nil {
+		return questions.Daily{}, nil, err
+	}
+	ms, err := r.Messages(ctx, []string{d.ID})
+	return d, ms, err
+}
+
 func (r *QuestionRepo) History(_ context.Context, partnershipID string, until core.Date, page core.Page) ([]questions.Daily, string, error) {
 	if page.Cursor != "" {
 		before, err := questions.ParseHistoryCursor(page.Cursor)

@@ -159,10 +159,10 @@ func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]
 
 // Overlapping reads a bounded range of idx_events_user_start: an event that
 // touches from starts at most events.MaxSpanDays before it.
-func (r *EventRepo) Overlapping(ctx context.Context, userID string, from, to core.Date) ([]events.Event, error) {
+func (r *EventRepo) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
 	var rows []eventRow
 	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(eventColumns...).From("events").
-		Where(sq.Eq{"user_id": userID}).
+		Where(sq.Eq{"user_id": userIDs}).
 		Where(sq.GtOrEq{"start_date": events.StartBound(from).String()}).
 		Where(sq.LtOrEq{"start_date": to.String()}).
 		Where(sq.GtOrEq{"end_date": from.String()}).

@@ -82,6 +82,27 @@ func (r *MoodRepo) Range(ctx context.Context, userID, partnershipID string, from
 	return out, nil
 }
 
+// On reads one point of the key per day asked.
+func (r *MoodRepo) On(ctx context.Context, keys []moods.DayKey) ([]moods.Mood, error) {
+	days := sq.Or{}
+	for _, k := range keys {
+		where := sq.Eq{"user_id": k.UserID, "mood_date": k.Date.String()}
+		if k.PartnershipID != "" {
+			where["partnership_id"] = k.PartnershipID
+		}
+		days = append(days, where)
+	}
+	var rows []moodRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(moodColumns...).From("moods").Where(days)); err != nil {
+		return nil, err
+	}
+	out := make([]moods.Mood, len(rows))
+	for i, row := range rows {
+		out[i] = row.mood()
+	}
+	return out, nil
+}
+
 func (r *MoodRepo) DeleteByUser(ctx context.Context, userID string) error {
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("moods").Where(sq.Eq{"user_id": userID}))
 }

@@ -126,6 +126,64 @@ func (r *QuestionRepo) dailyOn(ctx context.Context, q sqlx.QueryerContext, partn
 	return row.daily(), err
 }
 
+// conversationRow is a question with one message of its conversation, or
+// none (a question nobody answered yet): a LEFT JOIN, read as "" and 0.
+type conversationRow struct {
+	questionDailyRow
+	MID        string `db:"m_id"`
+	MUserID    string `db:"m_user_id"`
+	MKind      string `db:"m_kind"`
+	MBody      string `db:"m_body"`
+	MReaction  string `db:"m_reaction"`
+	MReplyTo   string `db:"m_reply_to"`
+	MMessageID string `db:"m_message_id"`
+	MCreatedAt int64  `db:"m_created_at"`
+}
+
+// conversationColumns are the question's columns, then its messages',
+// prefixed m_ (daily_id is the question's id).
+var conversationColumns = func() []string {
+	cols := make([]string, 0, len(questionDailyColumns)+len(questionMessageColumns))
+	for _, c := range questionDailyColumns {
+		cols = append(cols, "d."+c)
+	}
+	for _, c := range questionMessageColumns {
+		if c == "daily_id" {
+			continue
+		}
+		def := "''"
+		if c == "created_at" {
+			def = "0"
+		}
+		cols = append(cols, "COALESCE(m."+c+", "+def+") AS m_"+c)
+	}
+	return cols
+}()
+
+// Conversation reads the question by uq_question_dailies_day and its
+// messages by their daily_id index, in one statement.
+func (r *QuestionRepo) Conversation(ctx context.Context, partnershipID string, day core.Date) (questions.Daily, []questions.Message, error) {
+	var rows []conversationRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(conversationColumns...).From("question_dailies d").
+		LeftJoin("question_messages m ON m.daily_id = d.id").
+		Where(sq.Eq{"d.partnership_id": partnershipID, "d.day": dateArg(day)}).
+		OrderBy("m.created_at", "m.id")); err != nil {
+		return questions.Daily{}, nil, err
+	}
+	if len(rows) == 0 {
+		return questions.Daily{}, nil, core.NotFound("not_found", "no question for that date")
+	}
+	d, out := rows[0].daily(), []questions.Message{}
+	for _, row := range rows {
+		if row.MID != "" {
+			out = append(out, questionMessageRow{ID: row.MID, DailyID: d.ID, UserID: row.MUserID, Kind: row.MKind,
+				Body: row.MBody, Reaction: row.MReaction, ReplyTo: row.MReplyTo, MessageID: row.MMessageID,
+				CreatedAt: row.MCreatedAt}.message())
+		}
+	}
+	return d, out, nil
+}
+
 // History reads one range of uq_question_dailies_day, from the cursor's date
 // (or until) down.
 func (r *QuestionRepo) History(ctx context.Context, partnershipID string, until core.Date, page core.Page) ([]questions.Daily, string, error) {

@@ -181,22 +181,27 @@ func EventRepository(t *testing.T, newRepo func(t *testing.T) events.Repository)
 			ev("old-long", "u1", "2024-02-28", "2025-02-28"),
 			ev("theirs", "u2", "2025-03-02", "2025-03-02"),
 		)
-		got, err := r.Overlapping(ctx, "u1", date("2025-03-01"), date("2025-03-03"))
+		got, err := r.Overlapping(ctx, []string{"u1"}, date("2025-03-01"), date("2025-03-03"))
 		must(t, err)
 		if ids(got) != "[longest around ends-on-from exact inside starts-on-to]" {
 			t.Fatalf("overlapping %s", ids(got))
 		}
-		one, err := r.Overlapping(ctx, "u1", date("2025-03-04"), date("2025-03-04"))
+		one, err := r.Overlapping(ctx, []string{"u1"}, date("2025-03-04"), date("2025-03-04"))
 		must(t, err)
 		if ids(one) != "[around starts-on-to after]" {
 			t.Fatalf("one day %s", ids(one))
 		}
-		none, err := r.Overlapping(ctx, "u3", date("2025-03-01"), date("2025-03-03"))
+		none, err := r.Overlapping(ctx, []string{"u3"}, date("2025-03-01"), date("2025-03-03"))
 		must(t, err)
 		if len(none) != 0 {
 			t.Fatalf("none %s", ids(none))
 		}
-		early, err := r.Overlapping(ctx, "u1", date("1000-01-01"), date("1000-01-02")) // the bound clamps at MinDate
+		couple, err := r.Overlapping(ctx, []string{"u2", "u1"}, date("2025-03-01"), date("2025-03-03"))
+		must(t, err)
+		if ids(couple) != "[longest around ends-on-from exact inside theirs starts-on-to]" {
+			t.Fatalf("a couple's, in one list order %s", ids(couple))
+		}
+		early, err := r.Overlapping(ctx, []string{"u1"}, date("1000-01-01"), date("1000-01-02")) // the bound clamps at MinDate
 		must(t, err)
 		if len(early) != 0 {
 			t.Fatalf("early %s", ids(early))

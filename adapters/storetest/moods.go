@@ -124,6 +124,28 @@ func MoodRepository(t *testing.T, newRepo func(t *testing.T) moods.Repository) {
 		}
 	})
 
+	t.Run("on: each key's own day, within its partnership on demand, in one read", func(t *testing.T) {
+		r := newRepo(t)
+		mine := mood("m1", "u1", "2025-06-15", moods.Good)
+		theirs := mood("t1", "u2", "2025-06-14", moods.Low) // the partner's today is a day behind
+		theirs.PartnershipID = "p1"
+		before := mood("t0", "u2", "2025-06-13", moods.Great)
+		before.PartnershipID = "p0" // an earlier partnership's
+		put(t, r, mine, theirs, before, mood("x1", "u3", "2025-06-15", moods.Awful))
+		got, err := r.On(ctx, []moods.DayKey{{UserID: "u1", Date: day("2025-06-15")},
+			{UserID: "u2", PartnershipID: "p1", Date: day("2025-06-14")}})
+		must(t, err)
+		if len(got) != 2 || (got[0] != mine && got[1] != mine) || (got[0] != theirs && got[1] != theirs) {
+			t.Fatalf("on: %s", ids(got))
+		}
+		got, err = r.On(ctx, []moods.DayKey{{UserID: "u2", PartnershipID: "p1", Date: day("2025-06-13")},
+			{UserID: "u1", Date: day("2025-06-14")}})
+		must(t, err)
+		if len(got) != 0 {
+			t.Fatalf("another partnership's mood or another day: %s", ids(got))
+		}
+	})
+
 	t.Run("concurrent puts of one day leave one mood", func(t *testing.T) {
 		r := newRepo(t)
 		var wg sync.WaitGroup

@@ -224,6 +224,27 @@ func QuestionRepository(t *testing.T, newRepo func(t *testing.T) questions.Repos
 		if len(messages(t, r)) != 0 || len(messages(t, r, "nope")) != 0 {
 			t.Fatal("messages of nothing")
 		}
+
+		d, conv, err := r.Conversation(ctx, "p1", day)
+		must(t, err)
+		if d != d1 || msgIDs(conv) != "m1,m0,m2,m3" || conv[0] != full || conv[1] != reply {
+			t.Fatalf("conversation in one read: %+v %s", d, msgIDs(conv))
+		}
+		d, conv, err = r.Conversation(ctx, "p1", day.AddDays(1))
+		must(t, err)
+		if d != d2 || msgIDs(conv) != "m4" {
+			t.Fatalf("the other day's: %+v %s", d, msgIDs(conv))
+		}
+		quiet := open(t, r, daily("d3", "p1", day.AddDays(2)))
+		d, conv, err = r.Conversation(ctx, "p1", day.AddDays(2))
+		must(t, err)
+		if d != quiet || conv == nil || len(conv) != 0 {
+			t.Fatalf("a question nobody answered: %+v %v", d, conv)
+		}
+		_, _, err = r.Conversation(ctx, "p2", day)
+		wantKind(t, err, core.KindNotFound)
+		_, _, err = r.Conversation(ctx, "p1", day.AddDays(3))
+		wantKind(t, err, core.KindNotFound)
 	})
 
 	t.Run("react: one reaction per user and item, replaced in place", func(t *testing.T) {

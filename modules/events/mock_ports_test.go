@@ -315,18 +315,18 @@ func (c *MockRepositoryListCall) DoAndReturn(f func(context.Context, string, cor
 }
 
 // Overlapping mocks base method.
-func (m *MockRepository) Overlapping(ctx context.Context, userID string, from, to core.Date) ([]events.Event, error) {
+func (m *MockRepository) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Overlapping", ctx, userID, from, to)
+	ret := m.ctrl.Call(m, "Overlapping", ctx, userIDs, from, to)
 	ret0, _ := ret[0].([]events.Event)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // Overlapping indicates an expected call of Overlapping.
-func (mr *MockRepositoryMockRecorder) Overlapping(ctx, userID, from, to any) *MockRepositoryOverlappingCall {
+func (mr *MockRepositoryMockRecorder) Overlapping(ctx, userIDs, from, to any) *MockRepositoryOverlappingCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Overlapping", reflect.TypeOf((*MockRepository)(nil).Overlapping), ctx, userID, from, to)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Overlapping", reflect.TypeOf((*MockRepository)(nil).Overlapping), ctx, userIDs, from, to)
 	return &MockRepositoryOverlappingCall{Call: call}
 }
 
@@ -342,13 +342,13 @@ func (c *MockRepositoryOverlappingCall) Return(arg0 []events.Event, arg1 error) 
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryOverlappingCall) Do(f func(context.Context, string, core.Date, core.Date) ([]events.Event, error)) *MockRepositoryOverlappingCall {
+func (c *MockRepositoryOverlappingCall) Do(f func(context.Context, []string, core.Date, core.Date) ([]events.Event, error)) *MockRepositoryOverlappingCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryOverlappingCall) DoAndReturn(f func(context.Context, string, core.Date, core.Date) ([]events.Event, error)) *MockRepositoryOverlappingCall {
+func (c *MockRepositoryOverlappingCall) DoAndReturn(f func(context.Context, []string, core.Date, core.Date) ([]events.Event, error)) *MockRepositoryOverlappingCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

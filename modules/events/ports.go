@@ -23,11 +23,11 @@ type Repository interface {
 	// of the next page when page.Paged() and more follow (else ""). A cursor
 	// that is not one of this order's is core.KindInvalid.
 	List(ctx context.Context, userID string, page core.Page) ([]Event, string, error)
-	// Overlapping returns the user's events that touch from..to (start date
-	// ≤ to and end date ≥ from), in list order, at most core.MaxListItems.
-	// Events last at most MaxSpanDays, so it reads start dates from
-	// StartBound(from) to to only.
-	Overlapping(ctx context.Context, userID string, from, to core.Date) ([]Event, error)
+	// Overlapping returns the events of the users userIDs (a couple: one
+	// read) that touch from..to (start date ≤ to and end date ≥ from), in
+	// list order, at most core.MaxListItems in all. Events last at most
+	// MaxSpanDays, so it reads start dates from StartBound(from) to to only.
+	Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]Event, error)
 	// Update applies fn to the stored event and saves the result, all or
 	// nothing: an error from fn is returned and nothing is written. The id,
 	// owner and creation time cannot change.

@@ -57,13 +57,10 @@ func (r RangeReport) CoverageDays() int {
 
 // buildReport merges the caller's and the partner's overlapping events in
 // date order, keeps at most core.MaxListItems, and splits them.
-func buildReport(from, to core.Date, own, partner []Event) RangeReport {
-	all := make([]Found, 0, len(own)+len(partner))
-	for _, e := range own {
-		all = append(all, Found{Event: e})
-	}
-	for _, e := range partner {
-		all = append(all, Found{Event: e, Partner: true})
+func buildReport(from, to core.Date, userID string, found []Event) RangeReport {
+	all := make([]Found, 0, len(found))
+	for _, e := range found {
+		all = append(all, Found{Event: e, Partner: e.UserID != userID})
 	}
 	slices.SortStableFunc(all, func(a, b Found) int { return ListOrder(a.Event, b.Event) })
 	if len(all) > core.MaxListItems {

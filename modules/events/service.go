@@ -194,21 +194,19 @@ func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Da
 	if err := requireID("userId", userID); err != nil {
 		return RangeReport{}, err
 	}
-	own, err := s.repo.Overlapping(ctx, userID, from, to)
-	if err != nil {
-		return RangeReport{}, err
-	}
-	var theirs []Event
+	users := []string{userID}
 	partnerID, ok, err := s.partners.PartnerOf(ctx, userID)
 	if err != nil {
 		return RangeReport{}, err
 	}
 	if ok {
-		if theirs, err = s.repo.Overlapping(ctx, partnerID, from, to); err != nil {
-			return RangeReport{}, err
-		}
+		users = append(users, partnerID)
 	}
-	return buildReport(from, to, own, theirs), nil
+	found, err := s.repo.Overlapping(ctx, users, from, to)
+	if err != nil {
+		return RangeReport{}, err
+	}
+	return buildReport(from, to, userID, found), nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

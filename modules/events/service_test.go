@@ -554,7 +554,7 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	}
 }
 
-func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
+func TestDateRangeReadsTheCouplesBoundedRangesInOneRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
@@ -565,13 +565,13 @@ func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
 	from, to := date(t, "2025-03-01"), date(t, "2025-03-03")
 
 	gomock.InOrder(
-		repo.EXPECT().Overlapping(gomock.Any(), "me", from, to).Return(nil, nil),
 		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
-		repo.EXPECT().Overlapping(gomock.Any(), "partner", from, to).
-			Return([]events.Event{{ID: "x", StartDate: from, EndDate: to}}, nil),
+		repo.EXPECT().Overlapping(gomock.Any(), []string{"me", "partner"}, from, to).
+			Return([]events.Event{{ID: "x", UserID: "partner", StartDate: from, EndDate: to},
+				{ID: "y", UserID: "me", StartDate: from, EndDate: to}}, nil),
 	)
 	rep, err := svc.DateRange(ctx, "me", from, to)
-	if err != nil || len(rep.Exact) != 1 || !rep.Exact[0].Partner || rep.Other == nil {
+	if err != nil || len(rep.Exact) != 2 || !rep.Exact[0].Partner || rep.Exact[1].Partner || rep.Other == nil {
 		t.Fatalf("%+v %v", rep, err)
 	}
 
@@ -581,7 +581,8 @@ func TestDateRangeReadsTheTwoUsersBoundedRanges(t *testing.T) {
 
 	// A failing store is an internal error, passed on as it is.
 	broken := errors.New("disk on fire")
-	repo.EXPECT().Overlapping(gomock.Any(), "me", from, to).Return(nil, core.Internal(broken))
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil)
+	repo.EXPECT().Overlapping(gomock.Any(), []string{"me"}, from, to).Return(nil, core.Internal(broken))
 	if _, err := svc.DateRange(ctx, "me", from, to); !errors.Is(err, broken) || core.KindOf(err) != core.KindInternal {
 		t.Fatalf("got %v", err)
 	}

@@ -21,8 +21,18 @@ type Repository interface {
 	// date; when partnershipID is not "", only those checked in within
 	// that partnership.
 	Range(ctx context.Context, userID, partnershipID string, from, to core.Date) ([]Mood, error)
+	// On returns, in one read, the mood of each key's user on the key's date
+	// (when partnershipID is not "", only one checked in within that
+	// partnership), in no order; a key without one adds nothing.
+	On(ctx context.Context, keys []DayKey) ([]Mood, error)
 	// DeleteByUser removes every mood of the user; it is idempotent.
 	DeleteByUser(ctx context.Context, userID string) error
+}
+
+// DayKey names one user's mood of one date (On).
+type DayKey struct {
+	UserID, PartnershipID string
+	Date                  core.Date
 }
 
 // Users gives a user's timezone (accounts.Service), UTC when unset: a

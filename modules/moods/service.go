@@ -152,36 +152,46 @@ func (s *Service) Today(ctx context.Context, userID string) (mine, partner *Mood
 	if err := requireID(userID); err != nil {
 		return nil, nil, err
 	}
-	if mine, err = s.dayOf(ctx, userID, ""); err != nil {
-		return nil, nil, err
-	}
-	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, userID)
-	if err != nil || !paired {
-		return mine, nil, err
-	}
-	partner, err = s.dayOf(ctx, partnerID, pid)
-	if core.IsKind(err, core.KindNotFound) { // the partner's account is going: nothing to show
-		return mine, nil, nil
-	}
+	mineOn, err := s.todayOf(ctx, userID, "")
 	if err != nil {
 		return nil, nil, err
+	}
+	keys := []DayKey{mineOn}
+	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if paired {
+		theirsOn, err := s.todayOf(ctx, partnerID, pid)
+		switch {
+		case err == nil:
+			keys = append(keys, theirsOn)
+		case !core.IsKind(err, core.KindNotFound): // not found: the partner's account is going
+			return nil, nil, err
+		}
+	}
+	ms, err := s.repo.On(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range ms {
+		if ms[i].UserID == userID {
+			mine = &ms[i]
+		} else {
+			partner = &ms[i]
+		}
 	}
 	return mine, partner, nil
 }
 
-// dayOf returns the user's mood of their own today, within partnershipID
-// unless it is "", or nil.
-func (s *Service) dayOf(ctx context.Context, userID, partnershipID string) (*Mood, error) {
+// todayOf is the key of the user's mood of their own today, within
+// partnershipID unless it is "".
+func (s *Service) todayOf(ctx context.Context, userID, partnershipID string) (DayKey, error) {
 	loc, err := s.users.Location(ctx, userID)
 	if err != nil {
-		return nil, err
+		return DayKey{}, err
 	}
-	today := core.Today(s.clock.Now(), loc)
-	ms, err := s.repo.Range(ctx, userID, partnershipID, today, today)
-	if err != nil || len(ms) == 0 {
-		return nil, err
-	}
-	return &ms[0], nil
+	return DayKey{UserID: userID, PartnershipID: partnershipID, Date: core.Today(s.clock.Now(), loc)}, nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

@@ -3,6 +3,7 @@ package premium
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"tandem/core"
@@ -276,11 +277,45 @@ func (s *Service) Notify(ctx context.Context, n Notification) (StoreEvent, error
 
 // find returns the user's own subscription, ok false when there is none.
 func (s *Service) find(ctx context.Context, userID string) (Subscription, bool, error) {
-	sub, err := s.repo.Get(ctx, userID)
-	if core.IsKind(err, core.KindNotFound) {
-		return Subscription{}, false, nil
+	f, err := core.Memo(ctx, subscriptionKey(userID), func() (found, error) {
+		sub, err := s.repo.Get(ctx, userID)
+		if core.IsKind(err, core.KindNotFound) {
+			return found{}, nil
+		}
+		return found{sub, err == nil}, err
+	})
+	return f.sub, f.ok, err
+}
+
+// found is a read of one user's subscription: ok is false when they have
+// none.
+type found struct {
+	sub Subscription
+	ok  bool
+}
+
+func subscriptionKey(userID string) string { return "premium.subscription:" + userID }
+
+// Prime reads the subscriptions of userIDs in one statement into the
+// request's read memo, so the status reads that follow (the user's and
+// their partner's) ask nothing more. Without a memo it does nothing.
+func (s *Service) Prime(ctx context.Context, userIDs ...string) error {
+	if !core.Memoized(ctx) {
+		return nil
 	}
-	return sub, err == nil, err
+	subs, err := s.repo.GetMany(ctx, userIDs)
+	if err != nil {
+		return err
+	}
+	for _, id := range userIDs {
+		i := slices.IndexFunc(subs, func(sub Subscription) bool { return sub.UserID == id })
+		f := found{}
+		if i >= 0 {
+			f = found{subs[i], true}
+		}
+		core.Remember(ctx, subscriptionKey(id), f, nil)
+	}
+	return nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

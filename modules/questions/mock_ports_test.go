@@ -120,6 +120,46 @@ func (c *MockRepositoryAnsweredByBothCall) DoAndReturn(f func(context.Context, s
 	return c
 }
 
+// Conversation mocks base method.
+func (m *MockRepository) Conversation(ctx context.Context, partnershipID string, day core.Date) (questions.Daily, []questions.Message, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Conversation", ctx, partnershipID, day)
+	ret0, _ := ret[0].(questions.Daily)
+	ret1, _ := ret[1].([]questions.Message)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// Conversation indicates an expected call of Conversation.
+func (mr *MockRepositoryMockRecorder) Conversation(ctx, partnershipID, day any) *MockRepositoryConversationCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Conversation", reflect.TypeOf((*MockRepository)(nil).Conversation), ctx, partnershipID, day)
+	return &MockRepositoryConversationCall{Call: call}
+}
+
+// MockRepositoryConversationCall wrap *gomock.Call
+type MockRepositoryConversationCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryConversationCall) Return(arg0 questions.Daily, arg1 []questions.Message, arg2 error) *MockRepositoryConversationCall {
+	c.Call = c.Call.Return(arg0, arg1, arg2)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryConversationCall) Do(f func(context.Context, string, core.Date) (questions.Daily, []questions.Message, error)) *MockRepositoryConversationCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryConversationCall) DoAndReturn(f func(context.Context, string, core.Date) (questions.Daily, []questions.Message, error)) *MockRepositoryConversationCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DeleteByUser mocks base method.
 func (m *MockRepository) DeleteByUser(ctx context.Context, userID string) error {
 	m.ctrl.T.Helper()

@@ -24,6 +24,10 @@ type Repository interface {
 	// Find returns the partnership's question for day without picking one;
 	// core.KindNotFound when neither partner has opened that date.
 	Find(ctx context.Context, partnershipID string, day core.Date) (Daily, error)
+	// Conversation returns the partnership's question for day and its
+	// conversation (in Messages' order) in one read; core.KindNotFound when
+	// neither partner has opened that date.
+	Conversation(ctx context.Context, partnershipID string, day core.Date) (Daily, []Message, error)
 	// History returns the partnership's questions of dates up to until,
 	// newest first: page.Size() of them after page.Cursor, and the cursor of
 	// the next page when page.Paged() and more follow (else ""). A cursor it

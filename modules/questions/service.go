@@ -52,11 +52,7 @@ func (s *Service) Today(ctx context.Context, userID string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	d, err := s.open(ctx, c)
-	if err != nil {
-		return View{}, err
-	}
-	v, err := s.view(ctx, userID, d)
+	v, err := s.todaysView(ctx, userID, c)
 	if err != nil {
 		return View{}, err
 	}
@@ -315,6 +311,22 @@ func (s *Service) open(ctx context.Context, c couple) (Daily, error) {
 		return Daily{ID: s.ids.New(), PartnershipID: c.partnershipID, Date: c.today, QuestionID: q.ID, Text: q.Text,
 			Category: q.Category, CreatedAt: s.clock.Now()}, nil
 	})
+}
+
+// todaysView is the couple's question of today as userID sees it: one read
+// once the date is open, else the pick (a write) first.
+func (s *Service) todaysView(ctx context.Context, userID string, c couple) (View, error) {
+	d, msgs, err := s.repo.Conversation(ctx, c.partnershipID, c.today)
+	if core.IsKind(err, core.KindNotFound) {
+		if d, err = s.open(ctx, c); err != nil {
+			return View{}, err
+		}
+		return s.view(ctx, userID, d)
+	}
+	if err != nil {
+		return View{}, err
+	}
+	return viewFor(userID, d, msgs), nil
 }
 
 func (s *Service) view(ctx context.Context, userID string, d Daily) (View, error) {

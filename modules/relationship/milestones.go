@@ -150,7 +150,7 @@ func (s *Service) Milestones(ctx context.Context, userID string, limit int) ([]M
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.repo.Latest(ctx, partnershipID)
+	r, err := s.latest(ctx, partnershipID)
 	if core.IsKind(err, core.KindNotFound) || (err == nil && !r.Active) {
 		return nil, errNoActive()
 	}

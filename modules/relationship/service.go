@@ -42,7 +42,7 @@ func (s *Service) Get(ctx context.Context, userID string) (Duration, error) {
 	if err != nil {
 		return Duration{}, err
 	}
-	r, err := s.repo.Latest(ctx, partnershipID)
+	r, err := s.latest(ctx, partnershipID)
 	if core.IsKind(err, core.KindNotFound) {
 		return Duration{}, errNoRelationship()
 	}
@@ -223,6 +223,14 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 }
 
 // partnership is the caller's current partnership, 409 not_paired without one.
+// latest is the partnership's relationship (Repository.Latest), asked once
+// per read memo: the duration and the milestones read the same one.
+func (s *Service) latest(ctx context.Context, partnershipID string) (Relationship, error) {
+	return core.Memo(ctx, "relationship.latest:"+partnershipID, func() (Relationship, error) {
+		return s.repo.Latest(ctx, partnershipID)
+	})
+}
+
 func (s *Service) partnership(ctx context.Context, userID string) (string, string, error) {
 	id, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
 	if err != nil {
