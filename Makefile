@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench fmt lint generate faults fuzz
+.PHONY: run test build migrate bench bench-http fmt lint generate faults fuzz
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
@@ -18,8 +18,11 @@ build:
 migrate:
 	$(GO) run ./cmd/tandem migrate
 
-bench:
+bench: ## every Go benchmark, with allocations
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-http: ## wrk -t1 -c32 on get/list/create of calendar events, SQLite, memory and MySQL (bench/run.sh; BENCHMARKS.md)
+	bash bench/run.sh
 
 FUZZTIME ?= 30s
 

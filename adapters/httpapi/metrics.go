@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"time"
 
@@ -75,6 +76,12 @@ func NewMetricsServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *Metrics) 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	// The profiler beside the metrics, on the same internal listener: CPU
+	// and allocation profiles of the live process (BENCHMARKS.md).
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
 	lc.Append(fx.Hook{OnStart: s.start, OnStop: s.srv.Shutdown})
 	return s

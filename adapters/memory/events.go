@@ -12,14 +12,33 @@ import (
 
 var _ events.Repository = (*EventRepo)(nil)
 
-// EventRepo keeps events in a map. It copies on the way in and out so callers
-// can never alias stored state (Participants included).
+// EventRepo keeps events in a map, and each user's in list order (byUser,
+// the index a list or a date range reads a slice of, as SQL reads
+// idx_events_user_start). It copies on the way in and out so callers can
+// never alias stored state (Participants included).
 type EventRepo struct {
-	mu   sync.RWMutex
-	byID map[string]events.Event
+	mu     sync.RWMutex
+	byID   map[string]events.Event
+	byUser map[string][]events.Event // in events.ListOrder
 }
 
-func NewEventRepo() *EventRepo { return &EventRepo{byID: map[string]events.Event{}} }
+func NewEventRepo() *EventRepo {
+	return &EventRepo{byID: map[string]events.Event{}, byUser: map[string][]events.Event{}}
+}
+
+// index places e in its user's list; unindex takes it out.
+func (r *EventRepo) index(e events.Event) {
+	list := r.byUser[e.UserID]
+	i, _ := slices.BinarySearchFunc(list, e, events.ListOrder)
+	r.byUser[e.UserID] = slices.Insert(list, i, e)
+}
+
+func (r *EventRepo) unindex(e events.Event) {
+	list := r.byUser[e.UserID]
+	if i, ok := slices.BinarySearchFunc(list, e, events.ListOrder); ok {
+		r.byUser[e.UserID] = slices.Delete(list, i, i+1)
+	}
+}
 
 func cloneEvent(e events.Event) events.Event {
 	e.Participants = append([]string{}, e.Participants...)
@@ -35,6 +54,7 @@ func (r *EventRepo) Create(_ context.Context, e events.Event) error {
 		return core.Conflict("conflict", "already exists")
 	}
 	r.byID[e.ID] = cloneEvent(e)
+	r.index(r.byID[e.ID])
 	return nil
 }
 
@@ -57,10 +77,22 @@ func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]ev
 		}
 		after = &c
 	}
-	all := r.userEvents(userID, func(e events.Event) bool { return after == nil || after.After(e) })
-	if len(all) > page.Size()+1 {
-		all = all[:page.Size()+1]
+	r.mu.RLock()
+	list := r.byUser[userID]
+	from := 0
+	if after != nil {
+		from, _ = slices.BinarySearchFunc(list, *after, func(e events.Event, c events.Cursor) int {
+			if c.After(e) {
+				return 1
+			}
+			return -1
+		})
 	}
+	all := make([]events.Event, 0, min(len(list)-from, page.Size()+1))
+	for _, e := range list[from:min(len(list), from+page.Size()+1)] {
+		all = append(all, cloneEvent(e))
+	}
+	r.mu.RUnlock()
 	evs, next := events.PageOf(all, page)
 	return evs, next, nil
 }
@@ -82,12 +114,11 @@ func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []ev
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := []events.Event{}
-	for _, e := range r.byID {
-		if e.UserID == userID && keep(e) {
+	for _, e := range r.byUser[userID] {
+		if keep(e) {
 			out = append(out, cloneEvent(e))
 		}
 	}
-	slices.SortFunc(out, events.ListOrder)
 	return out
 }
 
@@ -103,7 +134,9 @@ func (r *EventRepo) Update(_ context.Context, id string, fn func(e *events.Event
 		return events.Event{}, err
 	}
 	e.ID, e.UserID, e.CreatedAt = old.ID, old.UserID, old.CreatedAt
+	r.unindex(old)
 	r.byID[id] = cloneEvent(e)
+	r.index(r.byID[id])
 	return e, nil
 }
 
@@ -115,17 +148,17 @@ func (r *EventRepo) Delete(_ context.Context, userID, id string) error {
 		return errNoEvent()
 	}
 	delete(r.byID, id)
+	r.unindex(e)
 	return nil
 }
 
 func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, e := range r.byID {
-		if e.UserID == userID {
-			delete(r.byID, id)
-		}
+	for _, e := range r.byUser[userID] {
+		delete(r.byID, e.ID)
 	}
+	delete(r.byUser, userID)
 	return nil
 }
 
@@ -153,6 +186,8 @@ func (r *EventRepo) ClaimReminder(_ context.Context, id string, at time.Time) (b
 		return false, nil
 	}
 	e.RemindAt = time.Time{}
+	r.unindex(e)
 	r.byID[id] = e
+	r.index(e)
 	return true, nil
 }

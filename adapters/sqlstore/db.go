@@ -40,6 +40,15 @@ type DB struct {
 	// statements counts the statements run through the repositories (not
 	// BEGIN and COMMIT): the benchmarks report it per request.
 	statements atomic.Uint64
+	stmts      *stmtCache // nil: every query is parsed where it runs
+}
+
+// Close releases the prepared statements, then the connections.
+func (d *DB) Close() error {
+	if d.stmts != nil {
+		d.stmts.close()
+	}
+	return d.DB.Close()
 }
 
 // Statements is how many statements the repositories have run so far.
@@ -68,7 +77,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: connect to %s: %w", cfg.Dialect, err)
 	}
-	return &DB{DB: db, Dialect: cfg.Dialect, sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)}, nil
+	d := &DB{DB: db, Dialect: cfg.Dialect, sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)}
+	if cfg.Dialect == SQLite {
+		d.stmts = &stmtCache{stmts: map[string]*sqlx.Stmt{}}
+	}
+	return d, nil
 }
 
 // MySQLDSN applies the options every connection needs: parsed times, client-side

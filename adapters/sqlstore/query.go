@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	sq "github.com/Masterminds/squirrel"
@@ -32,7 +33,12 @@ func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int
 	if err != nil {
 		return 0, err
 	}
-	res, err := e.ExecContext(ctx, q, args...)
+	var res sql.Result
+	if st := d.prepared(ctx, e, q); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = e.ExecContext(ctx, q, args...)
+	}
 	if err != nil {
 		return 0, mapErr(err)
 	}
@@ -45,6 +51,9 @@ func (d *DB) get(ctx context.Context, q sqlx.QueryerContext, dst any, b sq.Sqliz
 	if err != nil {
 		return err
 	}
+	if st := d.prepared(ctx, q, query); st != nil {
+		return mapErr(st.GetContext(ctx, dst, args...))
+	}
 	return mapErr(sqlx.GetContext(ctx, q, dst, query, args...))
 }
 
@@ -52,6 +61,9 @@ func (d *DB) selectInto(ctx context.Context, q sqlx.QueryerContext, dst any, b s
 	query, args, err := d.build(b)
 	if err != nil {
 		return err
+	}
+	if st := d.prepared(ctx, q, query); st != nil {
+		return mapErr(st.SelectContext(ctx, dst, args...))
 	}
 	return mapErr(sqlx.SelectContext(ctx, q, dst, query, args...))
 }

@@ -5,6 +5,9 @@
 // latency percentiles per route.
 //
 //	go run ./cmd/tandem-load -db sqlite:/tmp/load.db -users 200 -c 16 -d 15s
+//
+// `tandem-load prepare` and `tandem-load serve` build the data set of the
+// wrk benchmarks instead (fixture.go, bench/).
 package main
 
 import (
@@ -31,6 +34,14 @@ import (
 const apiKey = "load-key"
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "prepare" || os.Args[1] == "serve") {
+		cmd := map[string]func([]string) error{"prepare": prepareCmd, "serve": serveCmd}[os.Args[1]]
+		if err := cmd(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "tandem-load:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	db := flag.String("db", "memory", "TANDEM_DB of the app under load")
 	users := flag.Int("users", 100, "accounts to create (paired two by two)")
 	conc := flag.Int("c", 8, "concurrent clients")
