@@ -37,7 +37,16 @@ func Today(now time.Time, loc *time.Location) Date {
 
 func (d Date) IsZero() bool { return d == Date{} }
 
-func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+func (d Date) String() string {
+	if d.Year < 0 || d.Year > 9999 || d.Month < 0 || d.Month > 99 || d.Day < 0 || d.Day > 99 { // beyond the fast path's digits
+		return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
+	}
+	// Every list of events formats two dates per event: one allocation, not
+	// fmt's three.
+	b := [10]byte{'0' + byte(d.Year/1000), '0' + byte(d.Year/100%10), '0' + byte(d.Year/10%10), '0' + byte(d.Year%10), '-',
+		'0' + byte(d.Month/10), '0' + byte(d.Month%10), '-', '0' + byte(d.Day/10), '0' + byte(d.Day%10)}
+	return string(b[:])
+}
 
 // Time is midnight UTC of d; day arithmetic on it never meets DST.
 func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -83,4 +84,14 @@ func FuzzParseTimeOfDay(f *testing.F) {
 			t.Fatalf("ParseTimeOfDay(%q) = %+v: out of range", s, tod)
 		}
 	})
+}
+
+func TestDateStringIsFmtsZeroPaddedForm(t *testing.T) {
+	t.Parallel()
+	for _, d := range []core.Date{{}, {Year: 1, Month: 1, Day: 1}, {Year: 999, Month: 9, Day: 9}, {Year: 2024, Month: 2, Day: 29},
+		{Year: 9999, Month: 12, Day: 31}, {Year: 10000, Month: 1, Day: 1}, {Year: -1, Month: 1, Day: 1}, {Year: 2025, Month: 100, Day: 7}} {
+		if got, want := d.String(), fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day); got != want {
+			t.Errorf("%+v.String() = %q, want %q", d, got, want)
+		}
+	}
 }

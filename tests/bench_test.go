@@ -98,3 +98,43 @@ func seedCouples(b *testing.B, db *sqlstore.DB, n int) {
 		b.Fatal(err)
 	}
 }
+
+// The calendar's three hot operations over loopback HTTP, per profile, for
+// a user with 500 events (bench/ measures the same with wrk from outside).
+const benchEvents = 500
+
+func seedEvents(h *harness, u user) []string {
+	ids := make([]string, benchEvents)
+	first := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range ids {
+		day := first.AddDate(0, 0, i).Format("2006-01-02")
+		ids[i] = h.createEvent(u, map[string]any{"title": fmt.Sprintf("Event %d", i), "startDate": day, "endDate": day,
+			"eventType": "date", "importanceLevel": "Medium"})["id"].(string)
+	}
+	return ids
+}
+
+func BenchmarkEventGet(b *testing.B) {
+	benchScenario(b, func(h *harness) scenario {
+		u := h.newUser("bench@x.io")
+		ids := seedEvents(h, u)
+		return scenario{req: GET(eventPath(u, ids[benchEvents/2])).by(u), status: 200}
+	})
+}
+
+func BenchmarkEventList20(b *testing.B) {
+	benchScenario(b, func(h *harness) scenario {
+		u := h.newUser("bench@x.io")
+		seedEvents(h, u)
+		return scenario{req: GET(eventsPath(u) + "?limit=20").by(u), status: 200}
+	})
+}
+
+func BenchmarkEventCreate(b *testing.B) {
+	benchScenario(b, func(h *harness) scenario {
+		u := h.newUser("bench@x.io")
+		return scenario{req: POST(eventsPath(u), map[string]any{"action": "create", "title": "Dinner",
+			"description": "At the usual place", "startDate": "2026-02-14", "endDate": "2026-02-14", "startTime": "19:30",
+			"endTime": "21:00", "location": "Home", "eventType": "date", "importanceLevel": "Medium"}).by(u), status: 200}
+	})
+}

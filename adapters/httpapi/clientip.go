@@ -78,7 +78,10 @@ func forwardedClient(ps proxies, hop netip.Addr, header string) netip.Addr {
 // clientSubject is the address the per-IP counters key on: an IPv6 client
 // counts as its /64, which one host or line usually holds whole.
 func clientSubject(a netip.Addr) string {
-	if p, err := a.Prefix(64); err == nil && a.Is6() {
+	if !a.Is6() { // checked first: Prefix(64) of an IPv4 address is an error, allocated
+		return a.String()
+	}
+	if p, err := a.Prefix(64); err == nil {
 		return p.String()
 	}
 	return a.String()

@@ -121,9 +121,10 @@ func assemble(db, addr string, extra fx.Option) (*fx.App, stores, error) {
 }
 
 // benchEnv is the configuration the benchmarks serve with: the defaults
-// (the calendar routes have no request limit to lift), quiet logs.
+// (the calendar routes have no request limit to lift), quiet logs, the
+// profiler on the metrics listener.
 func benchEnv(db, addr string) map[string]string {
-	return map[string]string{"TANDEM_DB": db, "TANDEM_ADDR": addr, "TANDEM_METRICS_ADDR": "", "TANDEM_ENV": "development",
+	return map[string]string{"TANDEM_DB": db, "TANDEM_ADDR": addr, "TANDEM_METRICS_ADDR": "127.0.0.1:9464", "TANDEM_ENV": "development",
 		"TANDEM_BLOBS": "memory", "TANDEM_MAIL": "log", "TANDEM_PUSH": "log", "TANDEM_LOG_LEVEL": "error"}
 }
 
