@@ -82,6 +82,12 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 		}
 		status := c.Response().StatusCode()
 		m.observe(c, status, time.Since(start))
+		// Checked first: below the level, or sampled out under load, the
+		// line's fields are never built.
+		ce := log.Check(zap.InfoLevel, "request")
+		if ce == nil {
+			return nil
+		}
 		fields := []zap.Field{
 			zap.String("request_id", requestIDOf(c)),
 			zap.String("method", c.Method()),
@@ -93,7 +99,7 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 		if p, ok := core.PrincipalFrom(c.UserContext()); ok {
 			fields = append(fields, zap.String("user_id", p.UserID))
 		}
-		log.Info("request", fields...)
+		ce.Write(fields...)
 		return nil
 	}
 }
