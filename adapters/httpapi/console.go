@@ -83,6 +83,9 @@ func NewConsoleHandler(d ConsoleDeps) (*consoleHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A value group has no order: the overview lists the probes by name.
+	d.Probes = slices.Clone(d.Probes)
+	slices.SortFunc(d.Probes, func(a, b Probe) int { return strings.Compare(a.Name, b.Name) })
 	return &consoleHandler{ConsoleDeps: d, pages: pages, secure: strings.HasPrefix(d.Config.PublicURL, "https://")}, nil
 }
 

@@ -94,7 +94,7 @@ func (h *consoleHandler) flagPage(c *fiber.Ctx) error {
 		return err
 	}
 	return h.render(c, "flag", fiber.Map{"Title": "Flag " + f.Key, "Flag": f, "Platforms": consolePlatforms,
-		"Preview": previewOf(c, f)})
+		"Preview": previewOf(c, f), "Saved": c.Query("saved") != ""})
 }
 
 // rolloutPreview is how many of Sample sample users a rule enables: as
