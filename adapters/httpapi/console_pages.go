@@ -196,11 +196,8 @@ func formMulti(c *fiber.Ctx, name string) []string {
 
 // formList splits a text area of user ids on commas and white space.
 func formList(c *fiber.Ctx, name string) []string {
-	out := []string{}
-	for _, f := range strings.FieldsFunc(c.FormValue(name), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
-		out = append(out, f)
-	}
-	return out
+	sep := func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }
+	return append([]string{}, strings.FieldsFunc(c.FormValue(name), sep)...) // never nil: an empty list clears it
 }
 
 // platformPolicy is one platform's row of the versions page.
