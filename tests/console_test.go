@@ -273,3 +273,17 @@ func TestConsoleChangesShowThroughTheAPIAndTheAuditLog(t *testing.T) {
 		expectPage(t, c.get("/admin"), 200, `id="count-users">1<`)
 	}, withAdmins(bossEmail))
 }
+
+func TestConsoleSignInSharesThePerIPBudgetOfTheAuthRoutes(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		h.newUser(bossEmail) // sign-up and verification spend two of the IP's requests
+		c := h.console(t)
+		expectPage(t, c.signIn(bossEmail, "wrong-password-1"), 401, "invalid e-mail or password")
+		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": bossEmail, "password": "wrong-password-1"}), 429, "")
+		r := c.signIn(bossEmail, pw)
+		expectPage(t, r, 429, "")
+		if r.Header.Get("Retry-After") == "" || setCookie(r, "tandem_console") != nil {
+			t.Fatalf("429 without Retry-After or with a cookie: %v", r.Header)
+		}
+	}, withAdmins(bossEmail), withEnv("TANDEM_RATE_LIMIT_IP", "3"))
+}

@@ -68,6 +68,7 @@ type ConsoleDeps struct {
 	Feedback *feedback.Service
 	Partners *partners.Service
 	Premium  *premium.Service
+	Limiter  core.Limiter
 	Probes   []Probe `group:"probes"`
 }
 
@@ -125,7 +126,8 @@ func (h *consoleHandler) Register(r fiber.Router) {
 	g := r.Group("/admin", consoleHeaders, h.renderErrors)
 	g.Get("/static/console.css", h.stylesheet)
 	g.Get("/signin", h.signInPage)
-	g.Post("/signin", h.signIn)
+	// The same per-IP budget as the API's /api/auth routes (one counter).
+	g.Post("/signin", limitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
 	s := g.Group("", h.session)
 	s.Post("/signout", h.signOut)
 	h.registerPages(s)
@@ -160,6 +162,9 @@ func (h *consoleHandler) renderErrors(c *fiber.Ctx) error {
 	msg := e.Message
 	if e.Kind == core.KindInternal {
 		msg = "internal error"
+	}
+	if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
 	}
 	c.Status(StatusOf(e.Kind))
 	return h.render(c, "error", fiber.Map{"Status": StatusOf(e.Kind), "Message": msg})
