@@ -7,6 +7,7 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
+	adminmod "tandem/modules/admin" // bootstrap has its own admin command
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -58,6 +59,8 @@ func Options(cfg Config) fx.Option {
 		advice.Module,
 		feedback.Module,
 		moods.Module,
+		adminmod.Module,
+		consoleProbes(cfg),
 		purchaseVerifier(cfg.Purchases),
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),

@@ -73,7 +73,11 @@ func (h *feedbackHandler) listAll(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fs, next, err := h.svc.ListAll(c.UserContext(), page)
+	state, err := feedback.ParseState(c.Query("state"))
+	if err != nil {
+		return err
+	}
+	fs, next, err := h.svc.ListByState(c.UserContext(), state, page)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ var Module = fx.Module("http",
 		AsRoute(NewFeedbackHandler),
 		AsRoute(NewHomeHandler),
 		AsRoute(NewMoodsHandler),
+		AsRoute(NewConsoleHandler),
 		AsRoute(func(s *Streams) *Streams { return s }),
 	),
 	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving

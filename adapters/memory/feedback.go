@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/feedback"
@@ -44,6 +45,34 @@ func newerFeedback(a, b feedback.Feedback) int {
 		return c
 	}
 	return cmp.Compare(b.ID, a.ID)
+}
+
+func (r *FeedbackRepo) ListByState(_ context.Context, handled bool, page core.Page) ([]feedback.Feedback, string, error) {
+	return r.list(page, func(f feedback.Feedback) bool { return f.Handled() == handled })
+}
+
+func (r *FeedbackRepo) Get(_ context.Context, id string) (feedback.Feedback, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.byID[id]
+	if !ok {
+		return feedback.Feedback{}, core.NotFound("not_found", "feedback not found")
+	}
+	return f, nil
+}
+
+func (r *FeedbackRepo) MarkHandled(_ context.Context, id, by string, at time.Time) (feedback.Feedback, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.byID[id]
+	if !ok {
+		return feedback.Feedback{}, core.NotFound("not_found", "feedback not found")
+	}
+	if !f.Handled() {
+		f.HandledAt, f.HandledBy = core.FromMillis(core.Millis(at)), by // stored to the millisecond, as SQL does
+		r.byID[id] = f
+	}
+	return f, nil
 }
 
 func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) ([]feedback.Feedback, string, error) {

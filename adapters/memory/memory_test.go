@@ -6,6 +6,7 @@ import (
 	"tandem/adapters/memory"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -101,4 +102,15 @@ func TestDailyReminderRepository(t *testing.T) {
 
 func TestMailOutbox(t *testing.T) {
 	storetest.MailOutbox(t, func(*testing.T) storetest.AccountStore { return memory.NewAccountRepo() })
+}
+
+func TestAuditLog(t *testing.T) {
+	storetest.AuditLog(t, func(*testing.T) admin.AuditLog { return memory.NewAuditRepo() })
+}
+
+func TestStats(t *testing.T) {
+	storetest.Stats(t, func(*testing.T) storetest.StatsStores {
+		a, p, pr, i := memory.NewAccountRepo(), memory.NewPartnerRepo(), memory.NewPremiumRepo(), memory.NewImageRepo()
+		return storetest.StatsStores{Accounts: a, Partners: p, Premium: pr, Images: i, Stats: memory.NewStatsRepo(a, p, pr, i)}
+	})
 }

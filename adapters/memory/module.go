@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -27,11 +28,11 @@ import (
 var Module = fx.Module("memory",
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
-		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository)), fx.As(new(accounts.Outbox))),
-		fx.Annotate(NewPartnerRepo, fx.As(new(partners.Repository))),
-		fx.Annotate(NewPremiumRepo, fx.As(new(premium.Repository))),
+		fx.Annotate(NewAccountRepo, fx.As(fx.Self()), fx.As(new(accounts.Repository)), fx.As(new(accounts.Outbox))),
+		fx.Annotate(NewPartnerRepo, fx.As(fx.Self()), fx.As(new(partners.Repository))),
+		fx.Annotate(NewPremiumRepo, fx.As(fx.Self()), fx.As(new(premium.Repository))),
 		fx.Annotate(NewRelationshipRepo, fx.As(new(relationship.Repository)), fx.As(new(relationship.MilestoneRepository))),
-		fx.Annotate(NewImageRepo, fx.As(new(images.Repository))),
+		fx.Annotate(NewImageRepo, fx.As(fx.Self()), fx.As(new(images.Repository))),
 		fx.Annotate(NewEventRepo, fx.As(new(events.Repository))),
 		fx.Annotate(NewNotificationRepo, fx.As(new(notifications.Repository))),
 		fx.Annotate(NewTicketRepo, fx.As(new(notifications.TicketRepository))),
@@ -44,6 +45,8 @@ var Module = fx.Module("memory",
 		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
 		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
 		fx.Annotate(NewMoodRepo, fx.As(new(moods.Repository))),
+		fx.Annotate(NewAuditRepo, fx.As(new(admin.AuditLog))),
+		fx.Annotate(NewStatsRepo, fx.As(new(admin.Stats))),
 		func() Ready { return Ready{} },
 	),
 )

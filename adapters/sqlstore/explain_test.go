@@ -10,6 +10,7 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -85,6 +86,8 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.AdviceRepository(t, func(t *testing.T) advice.Repository { return sqlstore.NewAdviceRepo(newDB(t)) })
 	storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
 	storetest.MoodRepository(t, func(t *testing.T) moods.Repository { return sqlstore.NewMoodRepo(newDB(t)) })
+	storetest.AuditLog(t, func(t *testing.T) admin.AuditLog { return sqlstore.NewAuditRepo(newDB(t)) })
+	storetest.Stats(t, func(t *testing.T) storetest.StatsStores { return statsStores(newDB(t)) })
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

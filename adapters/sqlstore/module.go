@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -46,6 +47,8 @@ var Module = fx.Module("sql",
 		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
 		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
 		fx.Annotate(NewMoodRepo, fx.As(new(moods.Repository))),
+		fx.Annotate(NewAuditRepo, fx.As(new(admin.AuditLog))),
+		fx.Annotate(NewStatsRepo, fx.As(new(admin.Stats))),
 	),
 )
 

@@ -8,6 +8,7 @@ import (
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
@@ -183,4 +184,22 @@ func TestDailyReminderRepository(t *testing.T) {
 			return sqlstore.NewDailyReminderRepo(newDB(t))
 		})
 	})
+}
+
+func TestAuditLog(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.AuditLog(t, func(t *testing.T) admin.AuditLog { return sqlstore.NewAuditRepo(newDB(t)) })
+	})
+}
+
+func TestStats(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.Stats(t, func(t *testing.T) storetest.StatsStores { return statsStores(newDB(t)) })
+	})
+}
+
+// statsStores are the repositories of one database.
+func statsStores(db *sqlstore.DB) storetest.StatsStores {
+	return storetest.StatsStores{Accounts: sqlstore.NewAccountRepo(db), Partners: sqlstore.NewPartnerRepo(db),
+		Premium: sqlstore.NewPremiumRepo(db), Images: sqlstore.NewImageRepo(db), Stats: sqlstore.NewStatsRepo(db)}
 }

@@ -90,6 +90,52 @@ func FeedbackRepository(t *testing.T, newRepo func(t *testing.T) feedback.Reposi
 		}
 	})
 
+	t.Run("mark handled once, read it back, list by state", func(t *testing.T) {
+		r := newRepo(t)
+		seed(t, r)
+		at := time.UnixMilli(1718452900456).UTC()
+		got, err := r.MarkHandled(ctx, "f2", "boss@example.com", at)
+		must(t, err)
+		if !got.Handled() || !got.HandledAt.Equal(at) || got.HandledBy != "boss@example.com" || got.Message != "message f2" {
+			t.Fatalf("marked %+v", got)
+		}
+		again, err := r.MarkHandled(ctx, "f2", "other@example.com", at.Add(time.Hour))
+		must(t, err)
+		if again.HandledBy != "boss@example.com" || !again.HandledAt.Equal(at) {
+			t.Fatalf("the first mark did not stay: %+v", again)
+		}
+		_, err = r.MarkHandled(ctx, "nope", "boss@example.com", at)
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.Get(ctx, "nope")
+		wantKind(t, err, core.KindNotFound)
+		read, err := r.Get(ctx, "f2")
+		must(t, err)
+		if read != again {
+			t.Fatalf("get %+v, want %+v", read, again)
+		}
+		open, err := r.Get(ctx, "f1")
+		must(t, err)
+		if open.Handled() || open.HandledBy != "" {
+			t.Fatalf("f1 %+v", open)
+		}
+		_, err = r.MarkHandled(ctx, "g1", "boss@example.com", at)
+		must(t, err)
+		handled, _, err := r.ListByState(ctx, true, core.Page{})
+		must(t, err)
+		openList, _, err := r.ListByState(ctx, false, core.Page{})
+		must(t, err)
+		if ids(handled) != "g1,f2" || ids(openList) != "f5,f4,f3,f1" {
+			t.Fatalf("handled %s open %s", ids(handled), ids(openList))
+		}
+		p1, next, err := r.ListByState(ctx, false, core.Page{Limit: 3})
+		must(t, err)
+		p2, next2, err := r.ListByState(ctx, false, core.Page{Limit: 3, Cursor: next})
+		must(t, err)
+		if ids(p1) != "f5,f4,f3" || ids(p2) != "f1" || next2 != "" {
+			t.Fatalf("open pages %s | %s next %q", ids(p1), ids(p2), next2)
+		}
+	})
+
 	t.Run("delete is idempotent and touches only the user", func(t *testing.T) {
 		r := newRepo(t)
 		seed(t, r)

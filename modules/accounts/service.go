@@ -128,16 +128,49 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Clien
 // elsewhere, and a much higher one per e-mail across all IPs. A successful
 // attempt gives both reservations back.
 func (s *Service) Login(ctx context.Context, email, password string, cl Client) (string, string, error) {
+	a, err := s.checkLogin(ctx, email, password, cl)
+	if err != nil {
+		return "", "", err
+	}
+	plain, err := s.newSession(ctx, a.ID, cl)
+	if err != nil {
+		return "", "", err
+	}
+	return a.ID, plain, nil
+}
+
+// LoginAdmin is Login for the administrator console: the same counted
+// attempts and password check, then a session only for an administrator
+// (403 forbidden for anyone else, who gets none). The session is an
+// ordinary token, so it is listed, revoked and expires like any other.
+func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Client) (core.Principal, string, error) {
+	a, err := s.checkLogin(ctx, email, password, cl)
+	if err != nil {
+		return core.Principal{}, "", err
+	}
+	if !s.IsAdmin(a) {
+		return core.Principal{}, "", core.Forbidden("forbidden", "administrators only")
+	}
+	plain, err := s.newSession(ctx, a.ID, cl)
+	if err != nil {
+		return core.Principal{}, "", err
+	}
+	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true}, plain, nil
+}
+
+// checkLogin checks a login's e-mail and password, each attempt reserved
+// before the password is verified (see Login).
+func (s *Service) checkLogin(ctx context.Context, email, password string, cl Client) (Account, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
-		return "", "", core.Invalid("", "email and password are required")
+		return Account{}, core.Invalid("", "email and password are required")
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
 	if err := s.reserveLogin(ctx, email, cl.IP); err != nil {
-		return "", "", err
+		return Account{}, err
 	}
 	a, err := s.repo.GetByEmail(ctx, email)
 	if err != nil && !core.IsKind(err, core.KindNotFound) {
-		return "", "", err
+		return Account{}, err
 	}
 	stored := a.PasswordHash
 	if err != nil {
@@ -145,22 +178,36 @@ func (s *Service) Login(ctx context.Context, email, password string, cl Client) 
 	}
 	ok, verr := s.hasher.Verify(stored, password)
 	if verr != nil {
-		return "", "", core.Internal(verr)
+		return Account{}, core.Internal(verr)
 	}
 	if err != nil || !ok {
-		return "", "", core.Unauthorized("invalid_credentials", "invalid e-mail or password")
+		return Account{}, core.Unauthorized("invalid_credentials", "invalid e-mail or password")
 	}
 	if err := s.releaseLogin(ctx, email, cl.IP); err != nil {
-		return "", "", err
+		return Account{}, err
 	}
 	if !a.Verified {
-		return "", "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
+		return Account{}, core.Forbidden("email_not_verified", "verify your e-mail before logging in")
 	}
-	plain, err := s.newSession(ctx, a.ID, cl)
+	return a, nil
+}
+
+// IsAdmin says whether the account is an administrator: granted in the
+// store or listed in TANDEM_ADMIN_EMAILS.
+func (s *Service) IsAdmin(a Account) bool { return a.Admin || s.isConfiguredAdmin(a.Email) }
+
+// FindByEmail returns the account with that e-mail (the console's user
+// lookup); 404 user_not_found when there is none.
+func (s *Service) FindByEmail(ctx context.Context, email string) (Account, error) {
+	email, err := NormalizeEmail(email)
 	if err != nil {
-		return "", "", err
+		return Account{}, err
 	}
-	return a.ID, plain, nil
+	a, err := s.repo.GetByEmail(ctx, email)
+	if core.IsKind(err, core.KindNotFound) {
+		return Account{}, errUserNotFound()
+	}
+	return a, err
 }
 
 func (s *Service) reserveLogin(ctx context.Context, email, clientIP string) error {
@@ -442,6 +489,26 @@ func (s *Service) SetAdmin(ctx context.Context, email string, admin bool) error 
 		}
 		return err
 	}
+	return s.forgetSessions(ctx, email)
+}
+
+// forgetSessions drops the cached sessions of the account, on every
+// process: they carry the administrator flag, and a revoked grant must end
+// console access at once, not when the cache entry expires.
+func (s *Service) forgetSessions(ctx context.Context, email string) error {
+	a, err := s.repo.GetByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	ts, err := s.repo.Tokens(ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	hashes := make([]string, len(ts))
+	for i, t := range ts {
+		hashes[i] = t.Hash
+	}
+	s.cache.Forget(hashes...)
 	return nil
 }
 

@@ -411,11 +411,74 @@ func TestAdministrators(t *testing.T) {
 	if err := f.svc.SetAdmin(ctx, "ANN@x.io", true); err != nil {
 		t.Fatal(err)
 	}
-	f.cache.m = map[string]accounts.Session{}
 	if p, _ := f.svc.Authenticate(ctx, annTok); !p.Admin {
-		t.Fatal("granted")
+		t.Fatal("granted: the cached session is forgotten at once")
+	}
+	if err := f.svc.SetAdmin(ctx, "ann@x.io", false); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := f.svc.Authenticate(ctx, annTok); p.Admin {
+		t.Fatal("revoked: the cached session is forgotten at once")
 	}
 	coretest.WantErr(t, f.svc.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound, "user_not_found")
+}
+
+func TestLoginAdminRules(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, email, password string
+		grant                 bool
+		wantKind              core.Kind
+		wantCode              string
+	}{
+		{name: "a configured administrator", email: "boss@x.io", password: "password1"},
+		{name: "a granted administrator", email: "ann@x.io", password: "password1", grant: true},
+		{name: "a user who is no administrator", email: "ann@x.io", password: "password1", wantKind: core.KindForbidden, wantCode: "forbidden"},
+		{name: "a wrong password", email: "boss@x.io", password: "password2", wantKind: core.KindUnauthorized, wantCode: "invalid_credentials"},
+		{name: "an unknown e-mail", email: "ghost@x.io", password: "password1", wantKind: core.KindUnauthorized, wantCode: "invalid_credentials"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFixture(t)
+			f.verified(t, "boss@x.io")
+			annID, _ := f.verified(t, "ann@x.io")
+			if tc.grant {
+				if err := f.svc.SetAdmin(ctx, "ann@x.io", true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, _ := f.svc.Sessions(ctx, annID)
+			p, token, err := f.svc.LoginAdmin(ctx, tc.email, tc.password, cl)
+			if tc.wantKind != 0 {
+				coretest.WantErr(t, err, tc.wantKind, tc.wantCode)
+				if after, _ := f.svc.Sessions(ctx, annID); token != "" || len(after) != len(before) {
+					t.Fatalf("a refused sign-in got a session: %q, %d sessions", token, len(after))
+				}
+				return
+			}
+			got, aerr := f.svc.Authenticate(ctx, token)
+			if err != nil || aerr != nil || !p.Admin || got != p {
+				t.Fatalf("got %+v %v, authenticates as %+v %v", p, err, got, aerr)
+			}
+		})
+	}
+}
+
+func TestLoginAdminSharesTheLoginAttemptCounter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.verified(t, "boss@x.io")
+	for range 10 {
+		_, _, err := f.svc.Login(ctx, "boss@x.io", "wrong-one", cl)
+		coretest.WantErr(t, err, core.KindUnauthorized, "invalid_credentials")
+	}
+	_, _, err := f.svc.LoginAdmin(ctx, "boss@x.io", "password1", cl)
+	if !core.IsKind(err, core.KindRateLimited) {
+		t.Fatalf("got %v", err)
+	}
 }
 
 func TestProfileAndDeletion(t *testing.T) {

@@ -16,6 +16,33 @@ type Feedback struct {
 	UserID    string
 	Message   string
 	CreatedAt time.Time
+	// HandledAt and HandledBy (an administrator's e-mail) are set once an
+	// administrator marks the message handled; zero until then.
+	HandledAt time.Time
+	HandledBy string
+}
+
+// Handled reports whether an administrator has dealt with the message.
+func (f Feedback) Handled() bool { return !f.HandledAt.IsZero() }
+
+// State filters the administrators' list.
+type State string
+
+const (
+	StateAll     State = ""
+	StateOpen    State = "open"
+	StateHandled State = "handled"
+)
+
+// ParseState reads a list filter: "", "all", "open" or "handled".
+func ParseState(s string) (State, error) {
+	switch State(s) {
+	case StateAll, "all":
+		return StateAll, nil
+	case StateOpen, StateHandled:
+		return State(s), nil
+	}
+	return "", core.Invalid("invalid_request", "state must be all, open or handled")
 }
 
 const MaxMessage = 5000 // characters of one feedback message

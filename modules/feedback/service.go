@@ -49,6 +49,35 @@ func (s *Service) ListAll(ctx context.Context, page core.Page) ([]Feedback, stri
 	return nonNil(s.repo.List(ctx, page))
 }
 
+// ListByState is ListAll filtered by state (administrators).
+func (s *Service) ListByState(ctx context.Context, state State, page core.Page) ([]Feedback, string, error) {
+	if state == StateAll {
+		return s.ListAll(ctx, page)
+	}
+	return nonNil(s.repo.ListByState(ctx, state == StateHandled, page))
+}
+
+// Get returns one message (administrators); 404 not_found when there is none.
+func (s *Service) Get(ctx context.Context, id string) (Feedback, error) {
+	f, err := s.repo.Get(ctx, id)
+	if core.IsKind(err, core.KindNotFound) {
+		return Feedback{}, errNotFound()
+	}
+	return f, err
+}
+
+// MarkHandled records that the calling administrator (by, their e-mail)
+// dealt with the message; marking it again keeps the first mark.
+func (s *Service) MarkHandled(ctx context.Context, id, by string) (Feedback, error) {
+	f, err := s.repo.MarkHandled(ctx, id, by, s.clock.Now())
+	if core.IsKind(err, core.KindNotFound) {
+		return Feedback{}, errNotFound()
+	}
+	return f, err
+}
+
+func errNotFound() error { return core.NotFound("not_found", "feedback not found") }
+
 func nonNil(fs []Feedback, next string, err error) ([]Feedback, string, error) {
 	if err != nil {
 		return nil, "", err

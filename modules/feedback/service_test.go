@@ -171,3 +171,54 @@ func TestFeedbackExportAndPurge(t *testing.T) {
 		t.Fatalf("%d left, want the other user's one", n)
 	}
 }
+
+func TestParseState(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want feedback.State
+		ok   bool
+	}{
+		{in: "", want: feedback.StateAll, ok: true},
+		{in: "all", want: feedback.StateAll, ok: true},
+		{in: "open", want: feedback.StateOpen, ok: true},
+		{in: "handled", want: feedback.StateHandled, ok: true},
+		{in: "Open"},
+		{in: "done"},
+	}
+	for _, tc := range cases {
+		got, err := feedback.ParseState(tc.in)
+		if tc.ok != (err == nil) || got != tc.want {
+			t.Errorf("%q: got %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestMarkHandledKeepsTheFirstMark(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	a, _ := f.svc.Submit(ctx, "u1", "first")
+	b, _ := f.svc.Submit(ctx, "u1", "second")
+	got, err := f.svc.MarkHandled(ctx, a.ID, "boss@x.io")
+	if err != nil || got.HandledBy != "boss@x.io" || !got.HandledAt.Equal(f.clock.Now()) {
+		t.Fatalf("got %+v %v", got, err)
+	}
+	f.clock.Advance(time.Hour)
+	again, err := f.svc.MarkHandled(ctx, a.ID, "other@x.io")
+	if err != nil || again != got {
+		t.Fatalf("again %+v %v", again, err)
+	}
+	_, err = f.svc.MarkHandled(ctx, "nope", "boss@x.io")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
+	for state, want := range map[feedback.State]string{feedback.StateOpen: b.ID, feedback.StateHandled: a.ID} {
+		fs, _, err := f.svc.ListByState(ctx, state, core.Page{})
+		if err != nil || len(fs) != 1 || fs[0].ID != want {
+			t.Fatalf("%s: %+v %v", state, fs, err)
+		}
+	}
+	all, _, _ := f.svc.ListByState(ctx, feedback.StateAll, core.Page{})
+	if len(all) != 2 {
+		t.Fatalf("all %+v", all)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -249,6 +250,27 @@ func Evaluate(r *Rule, s Subject, isPremium func() (bool, error)) (bool, Reason,
 		return true, ReasonRolledOut, nil
 	}
 	return false, ReasonNotRolledOut, nil
+}
+
+// MaxPreviewSample bounds a rollout preview's sample.
+const MaxPreviewSample = 100000
+
+// Preview counts how many of n sample users f enables on platform: users
+// "sample-1" to "sample-n", on no list, premium or not as premium says.
+// Their buckets spread like real ids do, so an administrator sees what a
+// rollout percentage means before saving it.
+func Preview(f Flag, n int, platform Platform, premium bool) int {
+	n = min(max(n, 0), MaxPreviewSample)
+	rule := Rule{Flag: f}
+	on := 0
+	for i := 1; i <= n; i++ {
+		s := Subject{UserID: "sample-" + strconv.Itoa(i), Platform: platform}
+		ok, _, _ := Evaluate(&rule, s, func() (bool, error) { return premium, nil })
+		if ok {
+			on++
+		}
+	}
+	return on
 }
 
 // Draft is a create request as sent. Absent booleans are false; an absent

@@ -297,3 +297,48 @@ func TestCursorRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestPreviewCountsSampleUsers(t *testing.T) {
+	t.Parallel()
+	base := flags.Flag{Key: "new_home", Name: "New home", IsEnabled: true, RolloutPercentage: 100}
+	with := func(fn func(f *flags.Flag)) flags.Flag { f := base; fn(&f); return f }
+	cases := []struct {
+		name     string
+		flag     flags.Flag
+		n        int
+		platform flags.Platform
+		premium  bool
+		lo, hi   int
+	}{
+		{name: "everyone at 100 percent", flag: base, n: 1000, lo: 1000, hi: 1000},
+		{name: "nobody when switched off", flag: with(func(f *flags.Flag) { f.IsEnabled = false }), n: 1000},
+		{name: "nobody at 0 percent", flag: with(func(f *flags.Flag) { f.RolloutPercentage = 0 }), n: 1000},
+		{name: "about half at 50 percent", flag: with(func(f *flags.Flag) { f.RolloutPercentage = 50 }), n: 1000, lo: 430, hi: 570},
+		{name: "premium only, sample not premium", flag: with(func(f *flags.Flag) { f.EnabledForPremium = true }), n: 100},
+		{name: "premium only, sample premium", flag: with(func(f *flags.Flag) { f.EnabledForPremium = true }), n: 100, premium: true, lo: 100, hi: 100},
+		{name: "another platform", flag: with(func(f *flags.Flag) { f.Platforms = []flags.Platform{core.PlatformIOS} }), n: 100,
+			platform: core.PlatformAndroid},
+		{name: "the sample is bounded", flag: base, n: flags.MaxPreviewSample + 5, lo: flags.MaxPreviewSample, hi: flags.MaxPreviewSample},
+		{name: "a negative sample is empty", flag: base, n: -3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := flags.Preview(tc.flag, tc.n, tc.platform, tc.premium); got < tc.lo || got > tc.hi {
+				t.Fatalf("got %d, want %d..%d", got, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+func TestPreviewNeverDropsAUserAsTheRolloutGrows(t *testing.T) {
+	t.Parallel()
+	prev := 0
+	for pct := 0; pct <= 100; pct += 10 {
+		got := flags.Preview(flags.Flag{Key: "k", Name: "K", IsEnabled: true, RolloutPercentage: pct}, 500, "", false)
+		if got < prev {
+			t.Fatalf("%d%%: %d after %d", pct, got, prev)
+		}
+		prev = got
+	}
+}

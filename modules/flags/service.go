@@ -155,6 +155,16 @@ func (s *Service) List(ctx context.Context, page core.Page) ([]Flag, string, err
 	return fs, next, nil
 }
 
+// Get returns one flag with every field (administrators); 404 not_found
+// when no flag has the key.
+func (s *Service) Get(ctx context.Context, key string) (Flag, error) {
+	if err := requireKey(key); err != nil {
+		return Flag{}, err
+	}
+	f, err := s.repo.Get(ctx, key)
+	return f, notFound(err)
+}
+
 // Create stores a new flag (administrators). createdBy is as sent, else
 // the e-mail of the calling administrator. 409 conflict when the key is
 // taken or MaxFlags flags exist.

@@ -1,0 +1,328 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+	"tandem/modules/admin"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
+	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/versions"
+)
+
+// The console's templates and its one stylesheet, served by the binary.
+// There is no script at all: every action is a plain form, so the CSP can
+// forbid scripts outright.
+//
+//go:embed console/*.html console/console.css
+var consoleFS embed.FS
+
+const (
+	consoleCookie    = "tandem_console"     // the session: an accounts token, stored hashed
+	consolePreCookie = "tandem_console_pre" // the sign-in form's CSRF secret, before any session
+	consoleCSP       = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+		"frame-ancestors 'none'; base-uri 'none'"
+	localConsoleToken = "consoleToken"
+	consoleUserAgent  = "admin console"
+)
+
+// Probe is one dependency the console's overview reports on (database,
+// blob store, mail, push, bus); bootstrap contributes them to the "probes"
+// group. Check returns nil when the dependency can do its work.
+type Probe struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// ConsoleDeps is what the console reuses: the domain services, never
+// storage, and the readiness probes.
+type ConsoleDeps struct {
+	fx.In
+	Config   Config
+	Log      *zap.Logger
+	Accounts *accounts.Service
+	Admin    *admin.Service
+	Flags    *flags.Service
+	Versions *versions.Service
+	Feedback *feedback.Service
+	Partners *partners.Service
+	Premium  *premium.Service
+	Limiter  core.Limiter
+	Probes   []Probe `group:"probes"`
+}
+
+// consoleHandler serves /admin, the administrators' web console.
+type consoleHandler struct {
+	ConsoleDeps
+	pages  map[string]*template.Template
+	secure bool // cookies only over https, when the public URL is https
+}
+
+func NewConsoleHandler(d ConsoleDeps) (*consoleHandler, error) {
+	pages, err := parseConsolePages()
+	if err != nil {
+		return nil, err
+	}
+	// A value group has no order: the overview lists the probes by name.
+	d.Probes = slices.Clone(d.Probes)
+	slices.SortFunc(d.Probes, func(a, b Probe) int { return strings.Compare(a.Name, b.Name) })
+	return &consoleHandler{ConsoleDeps: d, pages: pages, secure: strings.HasPrefix(d.Config.PublicURL, "https://")}, nil
+}
+
+// parseConsolePages parses each page with the shared layout.
+func parseConsolePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(consoleFS, "console/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "console/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New(name).Funcs(consoleFuncs).ParseFS(consoleFS, "console/layout.html", n)
+		if err != nil {
+			return nil, err
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+var consoleFuncs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"join": func(ss []string) string { return strings.Join(ss, "\n") },
+	"has":  func(ps []core.Platform, p core.Platform) bool { return slices.Contains(ps, p) },
+}
+
+func (h *consoleHandler) Register(r fiber.Router) {
+	g := r.Group("/admin", consoleHeaders, h.renderErrors)
+	g.Get("/static/console.css", h.stylesheet)
+	g.Get("/signin", h.signInPage)
+	// The same per-IP budget as the API's /api/auth routes (one counter).
+	g.Post("/signin", limitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
+	s := g.Group("", h.session)
+	s.Post("/signout", h.signOut)
+	h.registerPages(s)
+}
+
+// consoleHeaders: a strict CSP (no script, styles and forms only from
+// here, no framing), and pages no cache keeps.
+func consoleHeaders(c *fiber.Ctx) error {
+	c.Set("Content-Security-Policy", consoleCSP)
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}
+
+// renderErrors renders a failed console request as an HTML page with the
+// status the API would give; internal causes go to the log only.
+func (h *consoleHandler) renderErrors(c *fiber.Ctx) error {
+	err := c.Next()
+	if err == nil {
+		return nil
+	}
+	var fe *fiber.Error
+	e := core.As(err)
+	if errors.As(err, &fe) {
+		e = fromFiber(fe)
+	}
+	if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
+		h.Log.Error("console request failed", zap.String("request_id", requestIDOf(c)), zap.String("path", c.Path()), zap.Error(err))
+	}
+	msg := e.Message
+	if e.Kind == core.KindInternal {
+		msg = "internal error"
+	}
+	if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
+	}
+	c.Status(StatusOf(e.Kind))
+	return h.render(c, "error", fiber.Map{"Status": StatusOf(e.Kind), "Message": msg})
+}
+
+// render writes a page; the layout reads .Admin and .CSRF when signed in.
+func (h *consoleHandler) render(c *fiber.Ctx, page string, data fiber.Map) error {
+	t, ok := h.pages[page]
+	if !ok {
+		return core.Internal(errUnknownPage(page))
+	}
+	if p, ok := core.PrincipalFrom(c.UserContext()); ok && p.Admin {
+		data["Admin"] = p.Email
+		data["CSRF"] = csrfToken(c)
+	}
+	data["Page"] = page
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, "layout", data); err != nil {
+		return core.Internal(err)
+	}
+	c.Type("html", "utf-8")
+	return c.SendString(b.String())
+}
+
+func (h *consoleHandler) stylesheet(c *fiber.Ctx) error {
+	b, err := consoleFS.ReadFile("console/console.css")
+	if err != nil {
+		return core.Internal(err)
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+	c.Type("css", "utf-8")
+	return c.Send(b)
+}
+
+// signInPage shows the form with a fresh pre-session CSRF secret in a
+// cookie and its MAC in the form (a login CSRF needs both).
+func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
+	pre := randomToken()
+	h.setCookie(c, consolePreCookie, pre, 10*time.Minute)
+	return h.render(c, "signin", fiber.Map{"CSRF": mac(pre, "signin")})
+}
+
+// signIn checks the form's CSRF pair, then the administrator's e-mail and
+// password through accounts.LoginAdmin (the API login's counted attempts
+// and password check); only an administrator gets the session cookie.
+func (h *consoleHandler) signIn(c *fiber.Ctx) error {
+	pre := c.Cookies(consolePreCookie)
+	if pre == "" || !sameToken(c.FormValue("csrf"), mac(pre, "signin")) {
+		return errCSRF()
+	}
+	cl := accounts.Client{IP: clientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
+	_, token, err := h.Accounts.LoginAdmin(c.UserContext(), c.FormValue("email"), c.FormValue("password"), cl)
+	if err != nil {
+		e := core.As(err)
+		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
+			return err
+		}
+		if e.Kind == core.KindRateLimited {
+			c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
+		}
+		fresh := randomToken()
+		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
+		c.Status(StatusOf(e.Kind))
+		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": c.FormValue("email")})
+	}
+	h.clearCookie(c, consolePreCookie)
+	h.setCookie(c, consoleCookie, token, accounts.TokenTTL)
+	return c.Redirect("/admin", fiber.StatusSeeOther)
+}
+
+// session admits a request that carries an administrator's live session
+// cookie; anyone else is sent to sign in (403 for a signed-in
+// non-administrator, such as one whose grant was removed). Every POST must
+// carry the session's CSRF token, else 403 and nothing runs.
+func (h *consoleHandler) session(c *fiber.Ctx) error {
+	token := c.Cookies(consoleCookie)
+	if token == "" {
+		return c.Redirect("/admin/signin", fiber.StatusSeeOther)
+	}
+	p, err := h.Accounts.Authenticate(c.UserContext(), token)
+	if core.IsKind(err, core.KindUnauthorized) {
+		h.clearCookie(c, consoleCookie)
+		return c.Redirect("/admin/signin", fiber.StatusSeeOther)
+	}
+	if err != nil {
+		return err
+	}
+	if !p.Admin {
+		return core.Forbidden("forbidden", "administrators only")
+	}
+	c.Locals(localConsoleToken, token)
+	c.SetUserContext(core.WithPrincipal(c.UserContext(), p))
+	if c.Method() == fiber.MethodPost && !sameToken(c.FormValue("csrf"), csrfToken(c)) {
+		return errCSRF()
+	}
+	return c.Next()
+}
+
+func (h *consoleHandler) signOut(c *fiber.Ctx) error {
+	p, _ := core.PrincipalFrom(c.UserContext())
+	token, _ := c.Locals(localConsoleToken).(string)
+	if err := h.Accounts.Logout(c.UserContext(), p.UserID, token, false); err != nil {
+		return err
+	}
+	h.clearCookie(c, consoleCookie)
+	return c.Redirect("/admin/signin", fiber.StatusSeeOther)
+}
+
+func (h *consoleHandler) setCookie(c *fiber.Ctx, name, value string, ttl time.Duration) {
+	c.Cookie(&fiber.Cookie{Name: name, Value: value, Path: "/admin", Expires: time.Now().Add(ttl), MaxAge: int(ttl.Seconds()),
+		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteStrictMode})
+}
+
+func (h *consoleHandler) clearCookie(c *fiber.Ctx, name string) {
+	c.Cookie(&fiber.Cookie{Name: name, Value: "", Path: "/admin", Expires: time.Unix(0, 0), MaxAge: -1,
+		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteStrictMode})
+}
+
+// csrfToken is the session's CSRF token: a MAC of the session cookie under
+// a fixed label. Only a page served to the cookie's holder can know it, it
+// needs no storage, and every process computes the same one.
+func csrfToken(c *fiber.Ctx) string {
+	token, _ := c.Locals(localConsoleToken).(string)
+	return mac(token, "csrf")
+}
+
+func mac(key, label string) string {
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write([]byte("tandem console " + label))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func sameToken(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func randomToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func errCSRF() error {
+	return core.Forbidden("forbidden", "the form has expired or did not come from this console: reload the page and try again")
+}
+
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
+}
+
+type errUnknownPage string
+
+func (e errUnknownPage) Error() string { return "console: no page " + string(e) }
+
+// back redirects to the page the form came from (a path of the console only).
+func back(c *fiber.Ctx, path string, query url.Values) error {
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	return c.Redirect(path, fiber.StatusSeeOther)
+}

@@ -1,0 +1,434 @@
+package httpapi
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+	"tandem/modules/admin"
+	"tandem/modules/feedback"
+	"tandem/modules/flags"
+	"tandem/modules/premium"
+	"tandem/modules/versions"
+)
+
+// consolePlatforms are the platforms a policy or a flag can name.
+var consolePlatforms = []core.Platform{core.PlatformIOS, core.PlatformAndroid, core.PlatformWeb}
+
+// consolePageSize is how many rows a console list shows per page.
+const consolePageSize = 50
+
+// defaultPreviewSample is the rollout preview's sample when none is asked.
+const defaultPreviewSample = 1000
+
+func (h *consoleHandler) registerPages(r fiber.Router) {
+	r.Get("/", h.overview)
+	r.Get("/flags", h.flagsPage)
+	r.Post("/flags", h.createFlag)
+	r.Get("/flags/:key", h.flagPage)
+	r.Post("/flags/:key", h.updateFlag)
+	r.Get("/versions", h.versionsPage)
+	r.Post("/versions/:platform", h.setPolicy)
+	r.Get("/feedback", h.feedbackPage)
+	r.Post("/feedback/:id/handled", h.markHandled)
+	r.Get("/users", h.usersPage)
+	r.Post("/users/:id/sessions/:sid/revoke", h.revokeSession)
+	r.Get("/users/:id/delete", h.confirmDelete)
+	r.Post("/users/:id/delete", h.deleteUser)
+	r.Get("/audit", h.auditPage)
+}
+
+// consolePage is the page asked for: the console's size, from ?cursor=.
+func consolePage(c *fiber.Ctx) core.Page {
+	return core.Page{Limit: consolePageSize, Cursor: c.Query("cursor")}
+}
+
+// probeResult is one line of the overview's readiness list.
+type probeResult struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+func (h *consoleHandler) overview(c *fiber.Ctx) error {
+	o, err := h.Admin.Overview(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return h.render(c, "overview", fiber.Map{"Title": "Overview", "Counts": o, "Probes": h.probe(c.UserContext())})
+}
+
+// probe checks every dependency, each within its own short deadline, so a
+// hung dependency shows as down instead of hanging the page.
+func (h *consoleHandler) probe(ctx context.Context) []probeResult {
+	out := make([]probeResult, len(h.Probes))
+	for i, p := range h.Probes {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.Check(pctx)
+		cancel()
+		out[i] = probeResult{Name: p.Name, OK: err == nil, Detail: "ready"}
+		if err != nil {
+			out[i].Detail = core.As(err).Message
+		}
+	}
+	return out
+}
+
+func (h *consoleHandler) flagsPage(c *fiber.Ctx) error {
+	fs, next, err := h.Flags.List(c.UserContext(), consolePage(c))
+	if err != nil {
+		return err
+	}
+	return h.render(c, "flags", fiber.Map{"Title": "Feature flags", "Flags": fs, "Next": next, "Platforms": consolePlatforms})
+}
+
+func (h *consoleHandler) flagPage(c *fiber.Ctx) error {
+	f, err := h.Flags.Get(c.UserContext(), c.Params("key"))
+	if err != nil {
+		return err
+	}
+	return h.render(c, "flag", fiber.Map{"Title": "Flag " + f.Key, "Flag": f, "Platforms": consolePlatforms,
+		"Preview": previewOf(c, f), "Saved": c.Query("saved") != ""})
+}
+
+// rolloutPreview is how many of Sample sample users a rule enables: as
+// stored, and with the percentage being tried (?rollout=).
+type rolloutPreview struct {
+	Sample, Stored, Tried, TriedPct int
+	Platform                        string
+	Premium                         bool
+}
+
+func previewOf(c *fiber.Ctx, f flags.Flag) rolloutPreview {
+	p := rolloutPreview{Sample: queryInt(c, "sample", defaultPreviewSample), TriedPct: queryInt(c, "rollout", f.RolloutPercentage),
+		Platform: c.Query("platform"), Premium: c.Query("premium") == "on"}
+	p.Sample = min(max(p.Sample, 1), flags.MaxPreviewSample)
+	p.TriedPct = min(max(p.TriedPct, 0), 100)
+	platform := core.Platform(p.Platform)
+	p.Stored = flags.Preview(f, p.Sample, platform, p.Premium)
+	tried := f
+	tried.RolloutPercentage = p.TriedPct
+	p.Tried = flags.Preview(tried, p.Sample, platform, p.Premium)
+	return p
+}
+
+func queryInt(c *fiber.Ctx, name string, def int) int {
+	n, err := strconv.Atoi(c.Query(name))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+func (h *consoleHandler) createFlag(c *fiber.Ctx) error {
+	rollout, err := formRollout(c)
+	if err != nil {
+		return err
+	}
+	d := flags.Draft{Key: c.FormValue("key"), Name: c.FormValue("name"), Description: c.FormValue("description"),
+		IsEnabled: c.FormValue("isEnabled") == "on", EnabledForPremium: c.FormValue("enabledForPremium") == "on",
+		RolloutPercentage: rollout, Platforms: formMulti(c, "platforms"),
+		EnabledForUserIDs: formList(c, "enabledForUserIds"), DisabledForUserIDs: formList(c, "disabledForUserIds")}
+	change := admin.Change{Action: "flag.create", Target: "flag:" + strings.TrimSpace(d.Key)}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		f, err := h.Flags.Create(ctx, d)
+		return toFlagJSON(f), err
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/flags/"+url.PathEscape(strings.TrimSpace(d.Key)), url.Values{"saved": {"1"}})
+}
+
+func (h *consoleHandler) updateFlag(c *fiber.Ctx) error {
+	key := c.Params("key")
+	before, err := h.Flags.Get(c.UserContext(), key)
+	if err != nil {
+		return err
+	}
+	rollout, err := formRollout(c)
+	if err != nil {
+		return err
+	}
+	name, desc := c.FormValue("name"), c.FormValue("description")
+	on, premiumOnly := c.FormValue("isEnabled") == "on", c.FormValue("enabledForPremium") == "on"
+	platforms, allowed, denied := formMulti(c, "platforms"), formList(c, "enabledForUserIds"), formList(c, "disabledForUserIds")
+	p := flags.Patch{Name: &name, Description: &desc, IsEnabled: &on, EnabledForPremium: &premiumOnly, RolloutPercentage: rollout,
+		Platforms: &platforms, EnabledForUserIDs: &allowed, DisabledForUserIDs: &denied}
+	change := admin.Change{Action: "flag.update", Target: "flag:" + key, Before: toFlagJSON(before)}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		f, err := h.Flags.Update(ctx, key, p)
+		return toFlagJSON(f), err
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/flags/"+url.PathEscape(key), url.Values{"saved": {"1"}})
+}
+
+// formRollout reads rolloutPercentage; blank is absent (the service's default).
+func formRollout(c *fiber.Ctx) (*float64, error) {
+	s := strings.TrimSpace(c.FormValue("rolloutPercentage"))
+	if s == "" {
+		return nil, nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, core.Invalid("invalid_request", "rolloutPercentage must be a number from 0 to 100")
+	}
+	return &x, nil
+}
+
+// formMulti is every value of a repeated field (checkboxes).
+func formMulti(c *fiber.Ctx, name string) []string {
+	out := []string{}
+	for _, v := range c.Request().PostArgs().PeekMulti(name) {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+// formList splits a text area of user ids on commas and white space.
+func formList(c *fiber.Ctx, name string) []string {
+	sep := func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }
+	return append([]string{}, strings.FieldsFunc(c.FormValue(name), sep)...) // never nil: an empty list clears it
+}
+
+// platformPolicy is one platform's row of the versions page.
+type platformPolicy struct {
+	Platform        string
+	Policy          *versions.Policy
+	DeprecationDate string
+}
+
+func (h *consoleHandler) versionsPage(c *fiber.Ctx) error {
+	var rows []platformPolicy
+	for _, pl := range consolePlatforms {
+		p, err := h.Versions.Policy(c.UserContext(), string(pl))
+		switch {
+		case core.IsKind(err, core.KindNotFound):
+			rows = append(rows, platformPolicy{Platform: string(pl)})
+		case err != nil:
+			return err
+		default:
+			row := platformPolicy{Platform: string(pl), Policy: &p}
+			if !p.DeprecationDate.IsZero() {
+				row.DeprecationDate = p.DeprecationDate.UTC().Format(time.DateOnly)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return h.render(c, "versions", fiber.Map{"Title": "Version policies", "Policies": rows, "Saved": c.Query("saved")})
+}
+
+func (h *consoleHandler) setPolicy(c *fiber.Ctx) error {
+	platform := c.Params("platform")
+	d := versions.PolicyDraft{MinRequiredVersion: c.FormValue("minRequiredVersion"), RecommendedVersion: c.FormValue("recommendedVersion"),
+		LatestVersion: c.FormValue("latestVersion"), DownloadURL: c.FormValue("downloadUrl"), UpdateMessage: c.FormValue("updateMessage"),
+		ReleaseNotes: c.FormValue("releaseNotes")}
+	if s := strings.TrimSpace(c.FormValue("deprecationDate")); s != "" {
+		t, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return core.Invalid("invalid_request", "deprecationDate must be a date, YYYY-MM-DD")
+		}
+		d.DeprecationDate = &t
+	}
+	var before any
+	old, err := h.Versions.Policy(c.UserContext(), platform)
+	switch {
+	case err == nil:
+		before = toVersionPolicyJSON(old)
+	case !core.IsKind(err, core.KindNotFound):
+		return err
+	}
+	change := admin.Change{Action: "version_policy.set", Target: "platform:" + platform, Before: before}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		p, err := h.Versions.SetPolicy(ctx, platform, d)
+		return toVersionPolicyJSON(p), err
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/versions", url.Values{"saved": {platform}})
+}
+
+// feedbackRow is one message on the feedback page.
+type feedbackRow struct {
+	feedback.Feedback
+	Date string
+}
+
+func (h *consoleHandler) feedbackPage(c *fiber.Ctx) error {
+	state, err := feedback.ParseState(c.Query("state"))
+	if err != nil {
+		return err
+	}
+	fs, next, err := h.Feedback.ListByState(c.UserContext(), state, consolePage(c))
+	if err != nil {
+		return err
+	}
+	rows := make([]feedbackRow, len(fs))
+	for i, f := range fs {
+		rows[i] = feedbackRow{Feedback: f, Date: feedbackDate(f.CreatedAt)}
+	}
+	return h.render(c, "feedback", fiber.Map{"Title": "Feedback", "Feedback": rows, "State": string(state), "Next": next})
+}
+
+func (h *consoleHandler) markHandled(c *fiber.Ctx) error {
+	id := c.Params("id")
+	before, err := h.Feedback.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	p, _ := core.PrincipalFrom(c.UserContext())
+	change := admin.Change{Action: "feedback.handle", Target: "feedback:" + id, Before: consoleFeedbackJSON(before)}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		f, err := h.Feedback.MarkHandled(ctx, id, p.Email)
+		return consoleFeedbackJSON(f), err
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/feedback", url.Values{"state": {c.FormValue("state")}})
+}
+
+// consoleFeedbackJSON is a message as the audit log keeps it: the API's
+// fields and the handled mark.
+func consoleFeedbackJSON(f feedback.Feedback) any {
+	out := struct {
+		feedbackJSON
+		HandledAt *int64 `json:"handledAt"`
+		HandledBy string `json:"handledBy,omitempty"`
+	}{feedbackJSON: toFeedbackJSON([]feedback.Feedback{f})[0], HandledBy: f.HandledBy}
+	if f.Handled() {
+		ms := core.Millis(f.HandledAt)
+		out.HandledAt = &ms
+	}
+	return out
+}
+
+// userView is what the users page shows of one account.
+type userView struct {
+	Account   accounts.Account
+	Admin     bool
+	PartnerID string
+	Premium   premium.Status
+	Sessions  []accounts.Token
+}
+
+func (h *consoleHandler) usersPage(c *fiber.Ctx) error {
+	email := strings.TrimSpace(c.Query("email"))
+	data := fiber.Map{"Title": "Users", "Email": email, "Revoked": c.Query("revoked"), "Deleted": c.Query("deleted")}
+	if email == "" {
+		return h.render(c, "users", data)
+	}
+	v, err := h.lookup(c.UserContext(), email)
+	switch {
+	case core.IsKind(err, core.KindNotFound), core.IsKind(err, core.KindInvalid):
+		data["NotFound"] = true
+	case err != nil:
+		return err
+	default:
+		data["User"] = v
+	}
+	return h.render(c, "users", data)
+}
+
+// lookup composes the account, its partner, premium and sessions: a read
+// across modules, composed here as the API's profile reads are.
+func (h *consoleHandler) lookup(ctx context.Context, email string) (userView, error) {
+	a, err := h.Accounts.FindByEmail(ctx, email)
+	if err != nil {
+		return userView{}, err
+	}
+	v := userView{Account: a, Admin: h.Accounts.IsAdmin(a)}
+	if v.PartnerID, _, err = h.Partners.PartnerOf(ctx, a.ID); err != nil {
+		return userView{}, err
+	}
+	if v.Premium, err = h.Premium.Status(ctx, a.ID); err != nil {
+		return userView{}, err
+	}
+	if v.Sessions, err = h.Accounts.Sessions(ctx, a.ID); err != nil {
+		return userView{}, err
+	}
+	return v, nil
+}
+
+// revokedSessionJSON is a session as the audit log keeps it (never the token).
+type revokedSessionJSON struct {
+	ID        string `json:"id"`
+	UserID    string `json:"userId"`
+	UserAgent string `json:"userAgent"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+func (h *consoleHandler) revokeSession(c *fiber.Ctx) error {
+	userID, sid := c.Params("id"), c.Params("sid")
+	a, err := h.Accounts.Profile(c.UserContext(), userID)
+	if err != nil {
+		return err
+	}
+	ts, err := h.Accounts.Sessions(c.UserContext(), userID)
+	if err != nil {
+		return err
+	}
+	before := revokedSessionJSON{ID: sid, UserID: userID}
+	for _, t := range ts {
+		if t.ID == sid {
+			before = revokedSessionJSON{ID: t.ID, UserID: userID, UserAgent: t.UserAgent, CreatedAt: core.Millis(t.CreatedAt)}
+		}
+	}
+	change := admin.Change{Action: "session.revoke", Target: "user:" + userID, Before: before}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		return nil, h.Accounts.DeleteSession(ctx, userID, sid)
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/users", url.Values{"email": {a.Email}, "revoked": {sid}})
+}
+
+func (h *consoleHandler) confirmDelete(c *fiber.Ctx) error {
+	a, err := h.Accounts.Profile(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.render(c, "delete", fiber.Map{"Title": "Delete account", "Account": a})
+}
+
+// deleteUser deletes the account through the API's deletion (every
+// module's data, then the account) once the administrator has typed its
+// e-mail again.
+func (h *consoleHandler) deleteUser(c *fiber.Ctx) error {
+	userID := c.Params("id")
+	a, err := h.Accounts.Profile(c.UserContext(), userID)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(strings.TrimSpace(c.FormValue("confirm")), a.Email) {
+		return core.Invalid("invalid_request", "type the account's e-mail to confirm the deletion")
+	}
+	before := map[string]any{"id": a.ID, "email": a.Email, "verified": a.Verified, "createdAt": core.Millis(a.CreatedAt)}
+	change := admin.Change{Action: "account.delete", Target: "user:" + userID, Before: before}
+	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		return nil, h.Accounts.Delete(ctx, userID)
+	})
+	if err != nil {
+		return err
+	}
+	return back(c, "/admin/users", url.Values{"deleted": {a.Email}})
+}
+
+func (h *consoleHandler) auditPage(c *fiber.Ctx) error {
+	es, next, err := h.Admin.Audit(c.UserContext(), consolePage(c))
+	if err != nil {
+		return err
+	}
+	return h.render(c, "audit", fiber.Map{"Title": "Audit log", "Entries": es, "Next": next})
+}

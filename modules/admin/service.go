@@ -1,0 +1,74 @@
+package admin
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+// Service records console changes and counts the overview.
+type Service struct {
+	log   AuditLog
+	stats Stats
+	clock core.Clock
+	ids   core.IDs
+}
+
+// NewService is a plain constructor, usable without fx.
+func NewService(log AuditLog, stats Stats, clock core.Clock, ids core.IDs) *Service {
+	return &Service{log: log, stats: stats, clock: clock, ids: ids}
+}
+
+// Apply makes a change through apply and records it: the entry (who, what,
+// before) is stored first, then apply runs, then the entry gets apply's
+// outcome and after-state. A change whose entry cannot be stored is not
+// made. The caller is the principal in ctx (an administrator); without one
+// nothing happens.
+func (s *Service) Apply(ctx context.Context, c Change, apply func(ctx context.Context) (after any, err error)) error {
+	p, ok := core.PrincipalFrom(ctx)
+	if !ok || !p.Admin {
+		return core.Forbidden("forbidden", "administrators only")
+	}
+	before, err := toJSON(c.Before)
+	if err != nil {
+		return err
+	}
+	e := Entry{ID: s.ids.New(), ActorID: p.UserID, Actor: clip(p.Email, MaxField), Action: clip(strings.TrimSpace(c.Action), MaxField),
+		Target: clip(strings.TrimSpace(c.Target), MaxField), Before: before, After: "null", Outcome: OutcomePending, At: s.clock.Now()}
+	if err := s.log.Append(ctx, e); err != nil {
+		return err
+	}
+	result, applyErr := apply(ctx)
+	outcome, after := OutcomeDone, "null"
+	if applyErr != nil {
+		outcome = OutcomeFailed
+	} else if after, err = toJSON(result); err != nil {
+		after = "null"
+	}
+	// A request cancelled after the change still completes its entry.
+	if err := s.log.Complete(context.WithoutCancel(ctx), e.ID, outcome, after); err != nil && applyErr == nil {
+		return err
+	}
+	return applyErr
+}
+
+// Audit lists the entries newest first, and the next page's cursor.
+func (s *Service) Audit(ctx context.Context, page core.Page) ([]Entry, string, error) {
+	es, next, err := s.log.List(ctx, page)
+	if err != nil {
+		return nil, "", err
+	}
+	if es == nil {
+		es = []Entry{}
+	}
+	return es, next, nil
+}
+
+// Overview counts users, couples, active premium and today's uploads (the
+// day in UTC).
+func (s *Service) Overview(ctx context.Context) (Overview, error) {
+	now := s.clock.Now().UTC()
+	return s.stats.Overview(ctx, now, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
+}
