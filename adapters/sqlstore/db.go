@@ -40,7 +40,8 @@ type DB struct {
 	// statements counts the statements run through the repositories (not
 	// BEGIN and COMMIT): the benchmarks report it per request.
 	statements atomic.Uint64
-	stmts      *stmtCache // nil: every query is parsed where it runs
+	stmts      *stmtCache    // nil: every query is parsed where it runs
+	writes     chan struct{} // SQLite: the turn to write (writeTurn); nil on MySQL
 }
 
 // Close releases the prepared statements, then the connections.
@@ -80,6 +81,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	d := &DB{DB: db, Dialect: cfg.Dialect, sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)}
 	if cfg.Dialect == SQLite {
 		d.stmts = &stmtCache{stmts: map[string]*sqlx.Stmt{}}
+		d.writes = make(chan struct{}, 1)
 	}
 	return d, nil
 }

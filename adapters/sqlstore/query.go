@@ -33,6 +33,13 @@ func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int
 	if err != nil {
 		return 0, err
 	}
+	if _, ok := e.(*DB); ok { // a write of its own; in a transaction, the transaction has the turn
+		release, err := d.writeTurn(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer release()
+	}
 	var res sql.Result
 	if st := d.prepared(ctx, e, q); st != nil {
 		res, err = st.ExecContext(ctx, args...)
