@@ -68,11 +68,11 @@ func TestConsoleRefusesNonAdministrators(t *testing.T) {
 				expectRedirect(t, c.get("/admin"), "/admin/signin")
 			})
 		}
-		// Ann's own token, as a console cookie, opens nothing either.
+		// Ann's own (app) token, as a console cookie, opens nothing either.
 		_, token := h.signUpAgain(t, "ann@example.com")
 		c := h.console(t)
 		c.cookies["tandem_console"] = token
-		expectPage(t, c.get("/admin"), 403, "administrators only")
+		expectRedirect(t, c.get("/admin"), "/admin/signin")
 	}, withAdmins(bossEmail))
 }
 
@@ -163,6 +163,25 @@ func TestConsoleSignOutEndsTheSession(t *testing.T) {
 		expectRedirect(t, replay.get("/admin"), "/admin/signin")
 		expectRedirect(t, replay.postRaw("/admin/flags", url.Values{"csrf": {c.csrf}, "key": {"late"}, "name": {"Late"}}),
 			"/admin/signin")
+	}, withAdmins(bossEmail))
+}
+
+// A console session is no API token and an app token no console session: a
+// token that leaks from a phone opens no console, and the console's cookie
+// calls no API.
+func TestConsoleSessionsAndAppTokensAreApart(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss := h.newUser(bossEmail)
+		c := h.console(t)
+		c.mustSignIn(bossEmail)
+		expect(t, h.get("/api/users/user/"+boss.ID, c.cookies["tandem_console"]), 401,
+			errBody("unauthorized", "missing, invalid or expired token"))
+
+		stolen := h.console(t)
+		stolen.cookies["tandem_console"] = boss.Token
+		expectRedirect(t, stolen.get("/admin/users"), "/admin/signin")
+		expectRedirect(t, stolen.postRaw("/admin/flags", url.Values{"key": {"stolen"}, "name": {"Stolen"}}), "/admin/signin")
+		expect(t, h.get("/api/feature-flags/stolen", ""), 404, "")
 	}, withAdmins(bossEmail))
 }
 

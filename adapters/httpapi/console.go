@@ -231,7 +231,7 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": c.FormValue("email")})
 	}
 	h.clearCookie(c, consolePreCookie)
-	h.setCookie(c, consoleCookie, token, accounts.TokenTTL)
+	h.setCookie(c, consoleCookie, token, accounts.ConsoleTTL)
 	return c.Redirect("/admin", fiber.StatusSeeOther)
 }
 
@@ -244,7 +244,7 @@ func (h *consoleHandler) session(c *fiber.Ctx) error {
 	if token == "" {
 		return c.Redirect("/admin/signin", fiber.StatusSeeOther)
 	}
-	p, err := h.Accounts.Authenticate(c.UserContext(), token)
+	p, err := h.Accounts.AuthenticateConsole(c.UserContext(), token)
 	if core.IsKind(err, core.KindUnauthorized) {
 		h.clearCookie(c, consoleCookie)
 		return c.Redirect("/admin/signin", fiber.StatusSeeOther)

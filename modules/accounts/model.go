@@ -95,6 +95,13 @@ const (
 	MaxUserAgent     = 256
 	sessionTouch     = time.Minute
 	TokenTTL         = 90 * 24 * time.Hour
+	// ConsoleTTL is how long an administrator's console session lasts: a
+	// working day, not an app's 90 days.
+	ConsoleTTL = 12 * time.Hour
+	// ConsolePrefix starts every console session token and no app token
+	// (base64url has no '.'): the API refuses a console token and the
+	// console an app token, so neither opens the other.
+	ConsolePrefix = "console."
 	MinPassword      = 8
 	MaxPassword      = 128
 	MaxEmail         = 254

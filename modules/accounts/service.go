@@ -141,8 +141,9 @@ func (s *Service) Login(ctx context.Context, email, password string, cl Client) 
 
 // LoginAdmin is Login for the administrator console: the same counted
 // attempts and password check, then a session only for an administrator
-// (403 forbidden for anyone else, who gets none). The session is an
-// ordinary token, so it is listed, revoked and expires like any other.
+// (403 forbidden for anyone else, who gets none). The session is a
+// console token (ConsolePrefix, ConsoleTTL): listed and revoked like any
+// other, but only the console takes it, and the console takes no app token.
 func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Client) (core.Principal, string, error) {
 	a, err := s.checkLogin(ctx, email, password, cl)
 	if err != nil {
@@ -151,10 +152,14 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 	if !s.IsAdmin(a) {
 		return core.Principal{}, "", core.Forbidden("forbidden", "administrators only")
 	}
-	plain, err := s.newSession(ctx, a.ID, cl)
+	plain, t := s.token(a.ID, cl)
+	plain, t.ExpiresAt = ConsolePrefix+plain, t.CreatedAt.Add(ConsoleTTL)
+	t.Hash = HashToken(plain)
+	revoked, err := s.repo.CreateToken(ctx, t, MaxSessions)
 	if err != nil {
 		return core.Principal{}, "", err
 	}
+	s.cache.Forget(revoked...)
 	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true}, plain, nil
 }
 
@@ -324,6 +329,22 @@ func (s *Service) checkResetProof(ctx context.Context, userID string, proof Rese
 
 // Authenticate resolves a bearer token to the caller, through the cache.
 func (s *Service) Authenticate(ctx context.Context, token string) (core.Principal, error) {
+	if strings.HasPrefix(token, ConsolePrefix) { // a console session is no API token
+		return core.Principal{}, errUnauthorized()
+	}
+	return s.authenticate(ctx, token)
+}
+
+// AuthenticateConsole resolves a console session token (LoginAdmin's) to
+// its holder; an app token is refused.
+func (s *Service) AuthenticateConsole(ctx context.Context, token string) (core.Principal, error) {
+	if !strings.HasPrefix(token, ConsolePrefix) {
+		return core.Principal{}, errUnauthorized()
+	}
+	return s.authenticate(ctx, token)
+}
+
+func (s *Service) authenticate(ctx context.Context, token string) (core.Principal, error) {
 	if token == "" || len(token) > 256 {
 		return core.Principal{}, errUnauthorized()
 	}

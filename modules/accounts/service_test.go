@@ -458,12 +458,39 @@ func TestLoginAdminRules(t *testing.T) {
 				}
 				return
 			}
-			got, aerr := f.svc.Authenticate(ctx, token)
-			if err != nil || aerr != nil || !p.Admin || got != p {
+			got, aerr := f.svc.AuthenticateConsole(ctx, token)
+			if err != nil || aerr != nil || !p.Admin || got != p || !strings.HasPrefix(token, accounts.ConsolePrefix) {
 				t.Fatalf("got %+v %v, authenticates as %+v %v", p, err, got, aerr)
 			}
 		})
 	}
+}
+
+// A console session and an app token never open each other's door, and a
+// console session ends after ConsoleTTL.
+func TestConsoleSessionsAndAppTokensAreApart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.verified(t, "boss@x.io")
+	_, console, err := f.svc.LoginAdmin(ctx, "boss@x.io", "password1", cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, app, err := f.svc.Login(ctx, "boss@x.io", "password1", cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.svc.Authenticate(ctx, console)
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
+	_, err = f.svc.AuthenticateConsole(ctx, app)
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
+	if _, err := f.svc.Authenticate(ctx, app); err != nil {
+		t.Fatalf("the app token: %v", err)
+	}
+	f.clock.Advance(accounts.ConsoleTTL)
+	_, err = f.svc.AuthenticateConsole(ctx, console)
+	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 }
 
 func TestLoginAdminSharesTheLoginAttemptCounter(t *testing.T) {
