@@ -128,8 +128,11 @@ func (c *apiContract) check(hr *http.Request, res response) error {
 		return c.checkUnrouted(hr, res)
 	}
 	responses := route.Operation.Responses
-	if responses.Status(res.Status) == nil && responses.Default() == nil {
+	if documented(responses, res.Status) == nil {
 		return fmt.Errorf("status %d is not documented for %s %s", res.Status, route.Method, route.Path)
+	}
+	if err := bodyDocumented(responses, res); err != nil {
+		return err
 	}
 	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
 	if !isJSON(res.Header.Get("Content-Type")) {
@@ -168,14 +171,26 @@ func (c *apiContract) checkUnrouted(hr *http.Request, res response) error {
 	return c.errors.VisitJSON(body, openapi3.EnableJSONSchema2020())
 }
 
+// bodyDocumented: a body where the document promises none (kin-openapi lets
+// it pass) is an answer nobody documented.
+func bodyDocumented(responses *openapi3.Responses, res response) error {
+	if ref := documented(responses, res.Status); len(ref.Value.Content) == 0 && len(res.Body) > 0 {
+		return fmt.Errorf("status %d carries a body (%q) but the document describes none", res.Status, res.Header.Get("Content-Type"))
+	}
+	return nil
+}
+
+func documented(responses *openapi3.Responses, status int) *openapi3.ResponseRef {
+	if ref := responses.Status(status); ref != nil {
+		return ref
+	}
+	return responses.Default()
+}
+
 // documentedType checks the content type of a body the validator does not
 // decode (files, images, exports) against the documented media types.
 func documentedType(responses *openapi3.Responses, res response) error {
-	ref := responses.Status(res.Status)
-	if ref == nil {
-		ref = responses.Default()
-	}
-	content := ref.Value.Content
+	content := documented(responses, res.Status).Value.Content
 	if len(content) == 0 || len(res.Body) == 0 && res.Header.Get("Content-Type") == "" {
 		return nil
 	}
@@ -188,4 +203,37 @@ func documentedType(responses *openapi3.Responses, res response) error {
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// TestTheValidatorRefusesUndocumentedAnswers keeps the check honest: a body
+// off its schema, an undocumented status, a wrong content type and an answer
+// to no operation all fail.
+func TestTheValidatorRefusesUndocumentedAnswers(t *testing.T) {
+	c, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonType := http.Header{"Content-Type": {"application/json"}}
+	cases := []struct {
+		name, method, path string
+		res                response
+	}{
+		{"body off its schema", "GET", "/healthz", response{200, jsonType, []byte(`{"status":"fine"}`)}},
+		{"undocumented status", "GET", "/healthz", response{418, jsonType, []byte(`{}`)}},
+		{"error body off the shared schema", "GET", "/readyz", response{503, jsonType, []byte(`{"error":"x"}`)}},
+		{"undocumented content type", "GET", "/files/u/a/b.jpg", response{200, http.Header{"Content-Type": {"text/html"}}, []byte("<p>")}},
+		{"success on no operation", "GET", "/api/nothing", response{200, jsonType, []byte(`{}`)}},
+		{"error on no operation, not the error body", "DELETE", "/healthz", response{405, jsonType, []byte(`{"success":true}`)}},
+	}
+	for _, tc := range cases {
+		hr, _ := http.NewRequest(tc.method, "http://127.0.0.1"+tc.path, nil)
+		if err := c.check(hr, tc.res); err == nil {
+			t.Errorf("%s: %s %s %d passed", tc.name, tc.method, tc.path, tc.res.Status)
+		}
+	}
+	ok := response{200, jsonType, []byte(`{"status":"ok"}`)}
+	hr, _ := http.NewRequest("GET", "http://127.0.0.1/HEALTHZ/", nil) // routed as Fiber does
+	if err := c.check(hr, ok); err != nil {
+		t.Errorf("a documented answer failed: %v", err)
+	}
 }
