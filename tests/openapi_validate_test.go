@@ -24,9 +24,10 @@ import (
 )
 
 // Every response a test receives through the harness (harness.send) is
-// checked against the served OpenAPI document with kin-openapi: the status
+// checked against the OpenAPI document (httpapi.OpenAPI: what /openapi.json
+// serves, before servers is added) with kin-openapi: the status
 // must be documented for the operation, a JSON body must match its schema and
-// documented headers their schemas; other bodies (images, exports, 304) must
+// documented headers their schemas; other bodies (image files) must
 // carry a documented content type. A request that matches no documented
 // operation (a hostile path, a wrong method) must get the shared error body.
 
