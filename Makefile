@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench bench-http fmt lint generate faults fuzz
+.PHONY: run test build migrate bench bench-http fmt lint lint-api generate faults fuzz
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
@@ -38,6 +38,13 @@ lint: ## gofmt, go vet and staticcheck (pinned, run through go run)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: the files above need formatting"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+REDOCLY ?= @redocly/cli@2.77.0
+
+lint-api: ## lint the served OpenAPI document (tandem openapi) with Redocly's recommended rules (redocly.yaml; pinned, run through npx)
+	@mkdir -p bin
+	$(GO) run ./cmd/tandem openapi > bin/openapi.json
+	npx --yes $(REDOCLY) lint --config redocly.yaml bin/openapi.json
 
 generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line)
 	$(GO) generate ./...

@@ -10,18 +10,20 @@ import (
 
 	"go.uber.org/fx"
 
+	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
 	"tandem/core"
 	"tandem/modules/accounts"
 )
 
-const usage = `usage: tandem [serve | migrate | backup DIR | restore DIR | admin ...]
+const usage = `usage: tandem [serve | migrate | backup DIR | restore DIR | admin ... | openapi]
   serve                     run the HTTP service (default); migrations run at start
   migrate                   bring the database of TANDEM_DB up to date and exit
   backup DIR                snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR
   restore DIR               verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS
   admin grant|revoke EMAIL  make an account an administrator, or stop it being one
-  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy`
+  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy
+  openapi                   print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)`
 
 // Run executes one command line. Errors are returned for main to print as one line.
 func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
@@ -48,8 +50,20 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return restore(ctx, cfg, args[1:], stdout)
 	case "admin":
 		return admin(ctx, cfg, args[1:], stdout)
+	case "openapi":
+		return printOpenAPI(cfg, stdout)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// printOpenAPI writes the served document, for linters and client generators.
+func printOpenAPI(cfg Config, stdout io.Writer) error {
+	doc, err := httpapi.Document(cfg.HTTP.PublicURL)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", doc)
+	return err
 }
 
 // serve runs until SIGINT/SIGTERM, then drains in-flight requests.

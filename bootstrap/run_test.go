@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,25 @@ func TestRunCommands(t *testing.T) {
 	vars["TANDEM_DB"] = "oracle:x"
 	if _, err := run("migrate"); err == nil || !strings.HasPrefix(err.Error(), "TANDEM_DB: ") {
 		t.Fatalf("bad config: %v", err)
+	}
+}
+
+// TestOpenAPICommand prints the document /openapi.json serves, with this
+// deployment's servers: make lint-api lints exactly that.
+func TestOpenAPICommand(t *testing.T) {
+	var out bytes.Buffer
+	vars := map[string]string{"TANDEM_PUBLIC_URL": "https://api.tandem.test/"}
+	if err := Run(context.Background(), []string{"openapi"}, env(vars), &out); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OpenAPI string              `json:"openapi"`
+		Servers []map[string]string `json:"servers"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.1") || len(doc.Servers) != 1 || doc.Servers[0]["url"] != "https://api.tandem.test" {
+		t.Fatalf("openapi %q, servers %v", doc.OpenAPI, doc.Servers)
 	}
 }

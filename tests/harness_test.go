@@ -233,6 +233,8 @@ func (h *harness) request(r req) *http.Request {
 	return hr
 }
 
+// send is the one way the tests talk to the app: every answer is checked
+// against the OpenAPI document (openapi_validate_test.go).
 func (h *harness) send(hr *http.Request) (response, error) {
 	res, err := h.client.Do(hr)
 	if err != nil {
@@ -240,7 +242,11 @@ func (h *harness) send(hr *http.Request) (response, error) {
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	return response{Status: res.StatusCode, Header: res.Header, Body: b}, err
+	out := response{Status: res.StatusCode, Header: res.Header, Body: b}
+	if err == nil {
+		h.checkResponse(hr, out)
+	}
+	return out, err
 }
 
 // atOnce sends the requests from goroutines released together by a closed

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
-
-	"github.com/gofiber/fiber/v2"
 )
 
 // openapiFS holds the API document in parts: 00-base.json (info, security,
@@ -72,13 +70,13 @@ func mergeInto(dst, src map[string]any, where string) error {
 	return nil
 }
 
-type docsHandler struct{}
-
-func NewDocsHandler() *docsHandler { return &docsHandler{} }
-
-func (docsHandler) Register(r fiber.Router) {
-	r.Get("/openapi.json", func(c *fiber.Ctx) error {
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-		return c.Send(OpenAPI)
-	})
+// Document is OpenAPI with servers naming the URL clients reach the API at
+// (TANDEM_PUBLIC_URL), so "try it out" and generated clients call the right host.
+func Document(publicURL string) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
+		return nil, err
+	}
+	doc["servers"] = []map[string]string{{"url": publicURL, "description": "this deployment (TANDEM_PUBLIC_URL)"}}
+	return json.MarshalIndent(doc, "", "  ")
 }
