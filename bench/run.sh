@@ -3,7 +3,8 @@
 # 20, create) under wrk -t1 -c32 against a real `tandem serve`, on SQLite,
 # memory and MySQL, each with 10,000 couples and 20 users sharing 10,000
 # events (tandem-load prepare|serve). Prints one table; BENCHMARKS.md keeps
-# the figures. PROFILES, DURATION, CONNS and TANDEM_BENCH_MYSQL_DSN adjust.
+# the figures. PROFILES, DURATION, CONNS and TANDEM_BENCH_MYSQL_DSN adjust;
+# TANDEM_BIN serves the SQL profiles with another build (a before/after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,7 @@ DURATION=${DURATION:-10s}
 CONNS=${CONNS:-32}
 MYSQL_DSN=${TANDEM_BENCH_MYSQL_DSN:-"root@tcp(127.0.0.1:3306)/tandem_bench"}
 ADDR=127.0.0.1:8089
+BIN=${TANDEM_BIN:-bin/tandem}
 OUT=bench/out
 OPS="get list create"
 
@@ -68,7 +70,7 @@ for profile in $PROFILES; do
       fi
       bin/tandem-load prepare -db "$db" -out "$dir/fixture.lua"
       start=$(date +%s%N)
-      env $(serve_env "$db") bin/tandem serve &
+      env $(serve_env "$db") "$BIN" serve &
       pid=$!
       cold=$(wait_ready "$start")
       measure "$profile" "$pid" "$dir/fixture.lua" "$cold"

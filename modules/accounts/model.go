@@ -88,20 +88,20 @@ type ResetProof struct {
 }
 
 const (
-	CodeTTL          = 15 * time.Minute
-	CodeMaxAttempts  = 5
-	ResetProofTTL    = 10 * time.Minute
-	MaxSessions      = 50 // live tokens per user; a new one revokes the oldest
-	MaxUserAgent     = 256
-	sessionTouch     = time.Minute
-	TokenTTL         = 90 * 24 * time.Hour
+	CodeTTL         = 15 * time.Minute
+	CodeMaxAttempts = 5
+	ResetProofTTL   = 10 * time.Minute
+	MaxSessions     = 50 // live tokens per user; a new one revokes the oldest
+	MaxUserAgent    = 256
+	sessionTouch    = time.Minute
+	TokenTTL        = 90 * 24 * time.Hour
 	// ConsoleTTL is how long an administrator's console session lasts: a
 	// working day, not an app's 90 days.
 	ConsoleTTL = 12 * time.Hour
 	// ConsolePrefix starts every console session token and no app token
 	// (base64url has no '.'): the API refuses a console token and the
 	// console an app token, so neither opens the other.
-	ConsolePrefix = "console."
+	ConsolePrefix    = "console."
 	MinPassword      = 8
 	MaxPassword      = 128
 	MaxEmail         = 254
