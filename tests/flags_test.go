@@ -234,7 +234,7 @@ func TestFeatureFlagErrors(t *testing.T) {
 		write := func(b map[string]any) req { return POST(flagsPath, b) }
 		public := func(query string) req { return GET(flagsPath + query).anonymous() }
 		rollout := "rolloutPercentage must be a whole number from 0 to 100"
-		badKey := "key must be 1 to 64 characters of a-z, 0-9, _, . and -"
+		badKey := "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9"
 		notFound := errBody("not_found", "feature flag not found")
 		badPlatform := errInvalid("platform must be ios, android or web")
 		now := h.Clock.Now().UnixMilli()
@@ -272,6 +272,8 @@ func TestFeatureFlagErrors(t *testing.T) {
 				want: errBody("conflict", "a feature flag with this key already exists")},
 			{name: "create: no key", req: create(map[string]any{"key": nil}), status: 400, want: errInvalid("key is required")},
 			{name: "create: bad key", req: create(map[string]any{"key": "new flag"}), status: 400, want: errInvalid(badKey)},
+			{name: "create: key \".\"", req: create(map[string]any{"key": "."}), status: 400, want: errInvalid(badKey)},
+			{name: "create: key \"..\"", req: create(map[string]any{"key": ".."}), status: 400, want: errInvalid(badKey)},
 			{name: "create: key of 65", req: create(map[string]any{"key": strings.Repeat("k", 65)}), status: 400, want: errInvalid(badKey)},
 			{name: "create: no name", req: create(map[string]any{"name": ""}), status: 400, want: errInvalid("name is required")},
 			{name: "create: rollout 101", req: create(map[string]any{"rolloutPercentage": 101}), status: 400, want: errInvalid(rollout)},

@@ -51,9 +51,11 @@ type Flag struct {
 	UpdatedAt          time.Time
 }
 
-// Validate checks every rule a stored flag satisfies.
+// Validate checks every rule a stored flag satisfies. The key is checked
+// with the rule from before keys had to start with a letter or digit, so a
+// flag stored then can still be changed and deleted.
 func (f Flag) Validate() error {
-	if err := ValidateKey(f.Key); err != nil {
+	if err := validStoredKey(f.Key); err != nil {
 		return err
 	}
 	switch {
@@ -102,8 +104,24 @@ func checkText(f Flag) error {
 	return core.CheckText("createdBy", f.CreatedBy, false)
 }
 
-// ValidateKey accepts 1 to 64 characters of a-z, 0-9, _, . and -.
+// ValidateKey accepts a new flag's key: 1 to 64 characters of a-z, 0-9, _,
+// . and -, the first a-z or 0-9. The first character rule keeps "." and
+// ".." (which clients and proxies collapse as path segments) out of the
+// console's /admin/flags/{key} URLs.
 func ValidateKey(key string) error {
+	if err := validStoredKey(key); err != nil {
+		return err
+	}
+	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+		return errBadKey()
+	}
+	return nil
+}
+
+// validStoredKey is the rule keys were created under before ValidateKey
+// asked for a leading letter or digit: lookups, updates and cursors accept
+// it so that a flag stored under it is not stranded.
+func validStoredKey(key string) error {
 	if len(key) == 0 || len(key) > MaxKey {
 		return errBadKey()
 	}
@@ -385,7 +403,7 @@ func ParseCursor(s string) (Cursor, error) {
 	if err != nil {
 		return Cursor{}, err
 	}
-	if ValidateKey(parts[0]) != nil {
+	if validStoredKey(parts[0]) != nil {
 		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
 	}
 	return Cursor{Key: parts[0]}, nil
@@ -401,7 +419,7 @@ func PageOf(fs []Flag, page core.Page) ([]Flag, string) {
 func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
 
 func errBadKey() error {
-	return invalid("key must be 1 to 64 characters of a-z, 0-9, _, . and -")
+	return invalid("key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9")
 }
 
 func errRollout() error {

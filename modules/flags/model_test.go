@@ -31,6 +31,14 @@ func TestValidateKey(t *testing.T) {
 		{"dark:mode", false},
 		{"dárk", false},
 		{"dark\n", false},
+		// The first character is a letter or a digit: "." and ".." would be
+		// path segments of the console's /admin/flags/{key}.
+		{".", false},
+		{"..", false},
+		{".hidden", false},
+		{"-beta", false},
+		{"_beta", false},
+		{"9lives", true},
 	}
 	for _, tc := range cases {
 		err := flags.ValidateKey(tc.key)
@@ -38,7 +46,7 @@ func TestValidateKey(t *testing.T) {
 			t.Errorf("%q: %v", tc.key, err)
 		}
 		if err != nil && (core.As(err).Code != "invalid_request" ||
-			core.As(err).Message != "key must be 1 to 64 characters of a-z, 0-9, _, . and -") {
+			core.As(err).Message != "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9") {
 			t.Errorf("%q: %v", tc.key, err)
 		}
 	}
@@ -122,7 +130,7 @@ func TestFlagValidate(t *testing.T) {
 		{"long createdBy", func(f *flags.Flag) { f.CreatedBy = strings.Repeat("c", 256) }, "createdBy must be at most 255 characters"},
 		{"rollout 101", func(f *flags.Flag) { f.RolloutPercentage = 101 }, "rolloutPercentage must be a whole number from 0 to 100"},
 		{"bad platform", func(f *flags.Flag) { f.Platforms = []flags.Platform{"tv"} }, "platform must be ios, android or web"},
-		{"bad key", func(f *flags.Flag) { f.Key = "K" }, "key must be 1 to 64 characters of a-z, 0-9, _, . and -"},
+		{"bad key", func(f *flags.Flag) { f.Key = "K" }, "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9"},
 		{"in both lists", func(f *flags.Flag) { f.DisabledForUserIDs = []string{"a"} },
 			`user "a" is in both enabledForUserIds and disabledForUserIds`},
 	}

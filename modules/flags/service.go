@@ -279,7 +279,7 @@ func requireKey(key string) error {
 	if key == "" {
 		return invalid("flagKey is required")
 	}
-	return ValidateKey(key)
+	return validStoredKey(key) // a flag stored under the older rule stays reachable
 }
 
 // notFound gives a repository's not-found the module's message; other

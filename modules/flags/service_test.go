@@ -107,7 +107,7 @@ func TestCreateRules(t *testing.T) {
 			want: flags.Flag{Name: "K", RolloutPercentage: 100, Platforms: []flags.Platform{}, EnabledForUserIDs: []string{},
 				DisabledForUserIDs: []string{}}},
 		{name: "missing key", ctx: admin, draft: flags.Draft{Name: "K"}, msg: "key is required"},
-		{name: "bad key", ctx: admin, draft: flags.Draft{Key: "Dark Mode", Name: "K"}, msg: "key must be 1 to 64 characters of a-z, 0-9, _, . and -"},
+		{name: "bad key", ctx: admin, draft: flags.Draft{Key: "Dark Mode", Name: "K"}, msg: "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9"},
 		{name: "missing name", ctx: admin, draft: flags.Draft{Key: "k", Name: "  "}, msg: "name is required"},
 		{name: "fractional rollout", ctx: admin, draft: flags.Draft{Key: "k", Name: "K", RolloutPercentage: pct(12.5)},
 			msg: "rolloutPercentage must be a whole number from 0 to 100"},
@@ -238,7 +238,7 @@ func TestToggleUpdateDelete(t *testing.T) {
 	_, err = f.svc.Update(admin, "ghost", flags.Patch{IsEnabled: &on})
 	coretest.WantErrMessage(t, err, core.KindNotFound, "not_found", "feature flag not found")
 	_, err = f.svc.Update(admin, "Bad Key", flags.Patch{IsEnabled: &on})
-	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "key must be 1 to 64 characters of a-z, 0-9, _, . and -")
+	coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9")
 
 	if err := f.svc.Delete(admin, "k"); err != nil {
 		t.Fatal(err)
