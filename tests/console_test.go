@@ -18,6 +18,7 @@ func TestConsoleSignInSetsAStrictSessionCookie(t *testing.T) {
 	}{
 		{name: "http", publicURL: "http://localhost:8080"},
 		{name: "https", publicURL: "https://tandem.example.com", secure: true},
+		{name: "HTTPS in capitals", publicURL: "HTTPS://tandem.example.com", secure: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -87,7 +87,15 @@ func NewConsoleHandler(d ConsoleDeps) (*consoleHandler, error) {
 	// A value group has no order: the overview lists the probes by name.
 	d.Probes = slices.Clone(d.Probes)
 	slices.SortFunc(d.Probes, func(a, b Probe) int { return strings.Compare(a.Name, b.Name) })
-	return &consoleHandler{ConsoleDeps: d, pages: pages, secure: strings.HasPrefix(d.Config.PublicURL, "https://")}, nil
+	return &consoleHandler{ConsoleDeps: d, pages: pages, secure: isHTTPS(d.Config.PublicURL)}, nil
+}
+
+// isHTTPS reports whether the public URL is https, the scheme compared
+// without case as URL schemes are: "HTTPS://..." must not lose the cookie's
+// Secure flag.
+func isHTTPS(publicURL string) bool {
+	u, err := url.Parse(publicURL)
+	return err == nil && strings.EqualFold(u.Scheme, "https")
 }
 
 // parseConsolePages parses each page with the shared layout.
