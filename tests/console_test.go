@@ -307,3 +307,49 @@ func TestConsoleSignInSharesThePerIPBudgetOfTheAuthRoutes(t *testing.T) {
 		}
 	}, withAdmins(bossEmail), withEnv("TANDEM_RATE_LIMIT_IP", "3"))
 }
+
+// The console reads a form's fields from the POST body only: c.FormValue
+// would take them from the query string first, so a link could carry a
+// CSRF token or pre-fill a form.
+func TestConsoleReadsFormsFromTheBodyOnly(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		boss := h.newUser(bossEmail)
+		c := h.console(t)
+		expectPage(t, c.get("/admin/signin"), 200, "Sign in")
+		q := url.Values{"csrf": {c.csrf}, "email": {bossEmail}, "password": {pw}}
+		r := c.send("POST", "/admin/signin?"+q.Encode(), url.Values{})
+		expectPage(t, r, 403, "form has expired")
+		if ck := setCookie(r, "tandem_console"); ck != nil {
+			t.Fatalf("signed in from the query string: %+v", ck)
+		}
+		expectRedirect(t, c.get("/admin"), "/admin/signin")
+
+		c.mustSignIn(bossEmail)
+		token := c.csrf
+		// The session's token in the query string only: refused, nothing runs.
+		q = url.Values{"csrf": {token}, "key": {"sneaky"}, "name": {"Sneaky"}, "isEnabled": {"on"}}
+		expectPage(t, c.send("POST", "/admin/flags?"+q.Encode(), url.Values{}), 403, "form has expired")
+		// The token in the body, the flag's fields in the query string: no flag.
+		q.Del("csrf")
+		expectPage(t, c.send("POST", "/admin/flags?"+q.Encode(), url.Values{"csrf": {token}}), 400, "key is required")
+		expect(t, h.get("/api/feature-flags?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
+	}, withAdmins(bossEmail))
+}
+
+// Errors raised before the /admin group's middleware (here the body limit)
+// still carry the console's headers.
+func TestConsoleHeadersOnErrorsBeforeTheConsole(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		for _, path := range []string{"/admin/signin", "/ADMIN/signin"} {
+			c := h.console(t)
+			r := c.send("POST", path, url.Values{"email": {strings.Repeat("a", 3<<20)}})
+			if r.Status != 413 {
+				t.Fatalf("%s: status %d: %s", path, r.Status, r.Body)
+			}
+			if csp := r.Header.Get("Content-Security-Policy"); csp == "" || r.Header.Get("X-Frame-Options") != "DENY" ||
+				r.Header.Get("Cache-Control") != "no-store" {
+				t.Fatalf("%s: headers %v", path, r.Header)
+			}
+		}
+	}, withAdmins(bossEmail))
+}

@@ -131,25 +131,36 @@ var consoleFuncs = template.FuncMap{
 }
 
 func (h *consoleHandler) Register(r fiber.Router) {
-	g := r.Group("/admin", consoleHeaders, h.renderErrors)
+	g := r.Group("/admin", h.renderErrors) // consoleHeaders runs globally, in newApp
 	g.Get("/static/console.css", h.stylesheet)
 	g.Get("/signin", h.signInPage)
 	// The same per-IP budget as the API's /api/auth routes (one counter).
 	g.Post("/signin", limitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
-	s := g.Group("", h.session)
+	s := g.Group("", h.session, bodyCSRF)
 	s.Post("/signout", h.signOut)
 	h.registerPages(s)
 }
 
-// consoleHeaders: a strict CSP (no script, styles and forms only from
-// here, no framing), and pages no cache keeps.
+// consoleHeaders marks every /admin answer: a strict CSP (no script,
+// styles and forms only from here, no framing), and pages no cache keeps.
+// It runs for the whole app, before the body limit and the fail-fast
+// breaker, so that their errors (413, 503), raised before the /admin
+// group's own middleware, carry the headers too.
 func consoleHeaders(c *fiber.Ctx) error {
-	c.Set("Content-Security-Policy", consoleCSP)
-	c.Set(fiber.HeaderXFrameOptions, "DENY")
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	if isConsole(c.Path()) {
+		c.Set("Content-Security-Policy", consoleCSP)
+		c.Set(fiber.HeaderXFrameOptions, "DENY")
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+		c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
 	return c.Next()
+}
+
+// isConsole matches /admin and below the way Fiber routes: case-insensitively.
+func isConsole(path string) bool {
+	const prefix = "/admin/"
+	return len(path) >= len(prefix) && strings.EqualFold(path[:len(prefix)], prefix) || strings.EqualFold(path, "/admin")
 }
 
 // renderErrors renders a failed console request as an HTML page with the
@@ -220,11 +231,11 @@ func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
 // and password check); only an administrator gets the session cookie.
 func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 	pre := c.Cookies(consolePreCookie)
-	if pre == "" || !sameToken(c.FormValue("csrf"), mac(pre, "signin")) {
+	if pre == "" || !sameToken(formValue(c, "csrf"), mac(pre, "signin")) {
 		return errCSRF()
 	}
 	cl := accounts.Client{IP: clientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
-	_, token, err := h.Accounts.LoginAdmin(c.UserContext(), c.FormValue("email"), c.FormValue("password"), cl)
+	_, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
 	if err != nil {
 		e := core.As(err)
 		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
@@ -236,7 +247,7 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 		fresh := randomToken()
 		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
 		c.Status(StatusOf(e.Kind))
-		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": c.FormValue("email")})
+		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": formValue(c, "email")})
 	}
 	h.clearCookie(c, consolePreCookie)
 	h.setCookie(c, consoleCookie, token, accounts.ConsoleTTL)
@@ -269,6 +280,24 @@ func (h *consoleHandler) session(c *fiber.Ctx) error {
 		return errCSRF()
 	}
 	return c.Next()
+}
+
+// bodyCSRF checks a POST's CSRF token again, read from the body only:
+// session's check goes through c.FormValue, which takes a query string
+// parameter before the body, and a token must never be accepted from a URL
+// (URLs end up in logs, history and Referer headers).
+func bodyCSRF(c *fiber.Ctx) error {
+	if c.Method() == fiber.MethodPost && !sameToken(formValue(c, "csrf"), csrfToken(c)) {
+		return errCSRF()
+	}
+	return c.Next()
+}
+
+// formValue is a field of a POSTed form, from the body only. c.FormValue
+// would look at the query string first, so a link could pre-fill or
+// override what a form sends.
+func formValue(c *fiber.Ctx, name string) string {
+	return string(c.Request().PostArgs().Peek(name))
 }
 
 func (h *consoleHandler) signOut(c *fiber.Ctx) error {

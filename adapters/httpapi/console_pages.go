@@ -131,8 +131,8 @@ func (h *consoleHandler) createFlag(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d := flags.Draft{Key: c.FormValue("key"), Name: c.FormValue("name"), Description: c.FormValue("description"),
-		IsEnabled: c.FormValue("isEnabled") == "on", EnabledForPremium: c.FormValue("enabledForPremium") == "on",
+	d := flags.Draft{Key: formValue(c, "key"), Name: formValue(c, "name"), Description: formValue(c, "description"),
+		IsEnabled: formValue(c, "isEnabled") == "on", EnabledForPremium: formValue(c, "enabledForPremium") == "on",
 		RolloutPercentage: rollout, Platforms: formMulti(c, "platforms"),
 		EnabledForUserIDs: formList(c, "enabledForUserIds"), DisabledForUserIDs: formList(c, "disabledForUserIds")}
 	change := admin.Change{Action: "flag.create", Target: "flag:" + strings.TrimSpace(d.Key)}
@@ -156,8 +156,8 @@ func (h *consoleHandler) updateFlag(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name, desc := c.FormValue("name"), c.FormValue("description")
-	on, premiumOnly := c.FormValue("isEnabled") == "on", c.FormValue("enabledForPremium") == "on"
+	name, desc := formValue(c, "name"), formValue(c, "description")
+	on, premiumOnly := formValue(c, "isEnabled") == "on", formValue(c, "enabledForPremium") == "on"
 	platforms, allowed, denied := formMulti(c, "platforms"), formList(c, "enabledForUserIds"), formList(c, "disabledForUserIds")
 	p := flags.Patch{Name: &name, Description: &desc, IsEnabled: &on, EnabledForPremium: &premiumOnly, RolloutPercentage: rollout,
 		Platforms: &platforms, EnabledForUserIDs: &allowed, DisabledForUserIDs: &denied}
@@ -174,7 +174,7 @@ func (h *consoleHandler) updateFlag(c *fiber.Ctx) error {
 
 // formRollout reads rolloutPercentage; blank is absent (the service's default).
 func formRollout(c *fiber.Ctx) (*float64, error) {
-	s := strings.TrimSpace(c.FormValue("rolloutPercentage"))
+	s := strings.TrimSpace(formValue(c, "rolloutPercentage"))
 	if s == "" {
 		return nil, nil
 	}
@@ -197,7 +197,7 @@ func formMulti(c *fiber.Ctx, name string) []string {
 // formList splits a text area of user ids on commas and white space.
 func formList(c *fiber.Ctx, name string) []string {
 	sep := func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }
-	return append([]string{}, strings.FieldsFunc(c.FormValue(name), sep)...) // never nil: an empty list clears it
+	return append([]string{}, strings.FieldsFunc(formValue(c, name), sep)...) // never nil: an empty list clears it
 }
 
 // platformPolicy is one platform's row of the versions page.
@@ -229,10 +229,10 @@ func (h *consoleHandler) versionsPage(c *fiber.Ctx) error {
 
 func (h *consoleHandler) setPolicy(c *fiber.Ctx) error {
 	platform := c.Params("platform")
-	d := versions.PolicyDraft{MinRequiredVersion: c.FormValue("minRequiredVersion"), RecommendedVersion: c.FormValue("recommendedVersion"),
-		LatestVersion: c.FormValue("latestVersion"), DownloadURL: c.FormValue("downloadUrl"), UpdateMessage: c.FormValue("updateMessage"),
-		ReleaseNotes: c.FormValue("releaseNotes")}
-	if s := strings.TrimSpace(c.FormValue("deprecationDate")); s != "" {
+	d := versions.PolicyDraft{MinRequiredVersion: formValue(c, "minRequiredVersion"), RecommendedVersion: formValue(c, "recommendedVersion"),
+		LatestVersion: formValue(c, "latestVersion"), DownloadURL: formValue(c, "downloadUrl"), UpdateMessage: formValue(c, "updateMessage"),
+		ReleaseNotes: formValue(c, "releaseNotes")}
+	if s := strings.TrimSpace(formValue(c, "deprecationDate")); s != "" {
 		t, err := time.Parse(time.DateOnly, s)
 		if err != nil {
 			return core.Invalid("invalid_request", "deprecationDate must be a date, YYYY-MM-DD")
@@ -295,7 +295,7 @@ func (h *consoleHandler) markHandled(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return back(c, "/admin/feedback", url.Values{"state": {c.FormValue("state")}})
+	return back(c, "/admin/feedback", url.Values{"state": {formValue(c, "state")}})
 }
 
 // consoleFeedbackJSON is a message as the audit log keeps it: the API's
@@ -411,7 +411,7 @@ func (h *consoleHandler) deleteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !strings.EqualFold(strings.TrimSpace(c.FormValue("confirm")), a.Email) {
+	if !strings.EqualFold(strings.TrimSpace(formValue(c, "confirm")), a.Email) {
 		return core.Invalid("invalid_request", "type the account's e-mail to confirm the deletion")
 	}
 	before := map[string]any{"id": a.ID, "email": a.Email, "verified": a.Verified, "createdAt": core.Millis(a.CreatedAt)}

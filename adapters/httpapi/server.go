@@ -106,7 +106,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
 	app.Use(closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
-		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, requestID, accessLog(log, m), recoverPanics,
+		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, consoleHeaders, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
 		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
 	return app
