@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -9,12 +10,21 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
+	"tandem/modules/admin"
 	"tandem/modules/versions"
 )
 
-type versionsHandler struct{ svc *versions.Service }
+// versionsHandler serves the version checks and policies. A policy set
+// through the API is recorded in the audit log (admin.Service.Apply), as the
+// console's is.
+type versionsHandler struct {
+	svc   *versions.Service
+	audit *admin.Service
+}
 
-func NewVersionsHandler(svc *versions.Service) *versionsHandler { return &versionsHandler{svc: svc} }
+func NewVersionsHandler(svc *versions.Service, audit *admin.Service) *versionsHandler {
+	return &versionsHandler{svc: svc, audit: audit}
+}
 
 // Register: the checks are public (the app asks before anyone signs in);
 // the policy routes are for administrators.
@@ -187,10 +197,27 @@ func (h *versionsHandler) setPolicy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.svc.SetPolicy(c.UserContext(), c.Params("platform"), versions.PolicyDraft{
-		MinRequiredVersion: str(in.MinRequiredVersion), RecommendedVersion: str(in.RecommendedVersion),
+	platform := c.Params("platform")
+	d := versions.PolicyDraft{MinRequiredVersion: str(in.MinRequiredVersion), RecommendedVersion: str(in.RecommendedVersion),
 		LatestVersion: str(in.LatestVersion), DownloadURL: str(in.DownloadURL), UpdateMessage: str(in.UpdateMessage),
-		ReleaseNotes: str(in.ReleaseNotes), DeprecationDate: dep})
+		ReleaseNotes: str(in.ReleaseNotes), DeprecationDate: dep}
+	// A bad platform is the same 400 from Policy as from SetPolicy (both
+	// parse it first); no policy yet is a before-state of null.
+	var before any
+	old, err := h.svc.Policy(c.UserContext(), platform)
+	switch {
+	case err == nil:
+		before = toVersionPolicyJSON(old)
+	case !core.IsKind(err, core.KindNotFound):
+		return err
+	}
+	var p versions.Policy
+	change := admin.Change{Action: "version_policy.set", Target: "platform:" + platform, Before: before}
+	err = h.audit.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
+		var err error
+		p, err = h.svc.SetPolicy(ctx, platform, d)
+		return toVersionPolicyJSON(p), err
+	})
 	if err != nil {
 		return err
 	}
