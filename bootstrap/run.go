@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"tandem/adapters/sqlstore"
 	"tandem/core"
 	"tandem/modules/accounts"
+	adminmod "tandem/modules/admin"
 )
 
 const usage = `usage: tandem [serve | migrate | backup DIR | restore DIR | admin ... | openapi]
@@ -114,14 +116,39 @@ func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) err
 	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
 		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
 	}
-	var acc *accounts.Service
-	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&acc))
+	var (
+		acc   *accounts.Service
+		audit *adminmod.Service
+	)
+	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&acc, &audit))
 	if err := app.Err(); err != nil {
 		return err
 	}
-	if err := acc.SetAdmin(ctx, args[1], args[0] == "grant"); err != nil {
+	if err := setAdmin(adminmod.AsCLI(ctx), acc, audit, args[1], args[0] == "grant"); err != nil {
 		return fmt.Errorf("admin %s %s: %s", args[0], args[1], core.As(err).Message)
 	}
 	fmt.Fprintf(stdout, "%s: administrator %s\n", args[1], map[bool]string{true: "granted", false: "revoked"}[args[0] == "grant"])
 	return nil
+}
+
+// setAdmin grants or revokes through the audit log, as the console records
+// its changes: the grant is the most powerful change there is. An account
+// that cannot be found is recorded as a failed attempt on the e-mail given.
+func setAdmin(ctx context.Context, acc *accounts.Service, audit *adminmod.Service, email string, grant bool) error {
+	action := map[bool]string{true: "admin.grant", false: "admin.revoke"}[grant]
+	change := adminmod.Change{Action: action, Target: "email:" + strings.ToLower(strings.TrimSpace(email))}
+	a, err := acc.FindByEmail(ctx, email)
+	switch {
+	case err == nil:
+		change.Target = "user:" + a.ID
+		change.Before = map[string]any{"email": a.Email, "admin": a.Admin}
+	case !core.IsKind(err, core.KindNotFound) && !core.IsKind(err, core.KindInvalid):
+		return err
+	}
+	return audit.Apply(ctx, change, func(ctx context.Context) (any, error) {
+		if err := acc.SetAdmin(ctx, email, grant); err != nil {
+			return nil, err
+		}
+		return map[string]any{"email": a.Email, "admin": grant}, nil
+	})
 }

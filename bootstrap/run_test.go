@@ -63,6 +63,8 @@ func TestRunCommands(t *testing.T) {
 	if out, err := run("admin", "revoke", "ann@x.io"); err != nil || !strings.Contains(out, "revoked") {
 		t.Fatalf("revoke: %q %v", out, err)
 	}
+	expectCLIAudit(t, vars, []string{"admin.grant email:ghost@x.io failed", "admin.grant user:" + id + " done",
+		"admin.revoke user:" + id + " done"})
 
 	if _, err := run("admin", "promote", "x"); err == nil {
 		t.Fatal("bad admin verb accepted")

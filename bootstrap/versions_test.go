@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.uber.org/fx"
 
+	"tandem/core"
+	adminmod "tandem/modules/admin"
 	"tandem/modules/versions"
 )
 
@@ -73,5 +76,40 @@ func TestVersionPolicyCommand(t *testing.T) {
 	}
 	if got, err := run("get", "ios"); err != nil || got != out {
 		t.Fatalf("a refused set changed the policy: %q %v", got, err)
+	}
+	// Every set is in the audit log, by "cli"; a refused one as failed
+	// (a bad platform or bad flags never get as far as a change).
+	expectCLIAudit(t, vars, []string{"version_policy.set platform:ios done", "version_policy.set platform:ios failed",
+		"version_policy.set platform:web failed"})
+}
+
+// expectCLIAudit checks the audit log of the database in vars: the entries
+// as "action target outcome" in any order (the commands ran within the same
+// millisecond, maybe), each by the command line.
+func expectCLIAudit(t *testing.T, vars map[string]string, want []string) {
+	t.Helper()
+	cfg, err := Load(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audit *adminmod.Service
+	if err := New(cfg, fx.NopLogger, fx.Populate(&audit)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := audit.Audit(context.Background(), core.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		if e.Actor != adminmod.CLIActor || e.ActorID != "" {
+			t.Errorf("entry by %q (%q): %+v", e.Actor, e.ActorID, e)
+		}
+		got = append(got, e.Action+" "+e.Target+" "+string(e.Outcome))
+	}
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Fatalf("audit log %q, want %q", got, want)
 	}
 }

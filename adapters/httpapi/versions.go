@@ -223,3 +223,8 @@ func (h *versionsHandler) setPolicy(c *fiber.Ctx) error {
 	}
 	return c.JSON(toVersionPolicyJSON(p))
 }
+
+// VersionPolicyJSON is a policy as the API renders it, for the command
+// line's audit entries: the console, the API and the command line record a
+// policy change the same way.
+func VersionPolicyJSON(p versions.Policy) any { return toVersionPolicyJSON(p) }

@@ -72,3 +72,14 @@ func (s *Service) Overview(ctx context.Context) (Overview, error) {
 	now := s.clock.Now().UTC()
 	return s.stats.Overview(ctx, now, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
 }
+
+// CLIActor is the actor recorded for changes made with the tandem command
+// on the host (tandem admin ...): it has no account, and whoever can run it
+// already holds the database.
+const CLIActor = "cli"
+
+// AsCLI is ctx with the command line as the acting administrator, so that
+// its changes go through Apply and the audit log like the console's.
+func AsCLI(ctx context.Context) context.Context {
+	return core.WithPrincipal(ctx, core.Principal{Email: CLIActor, Admin: true})
+}

@@ -149,3 +149,17 @@ func TestOverviewCountsFromMidnightUTC(t *testing.T) {
 		t.Fatalf("since %v now %v", stats.since, stats.now)
 	}
 }
+
+func TestApplyRecordsTheCommandLineAsItsActor(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewAuditRepo()
+	svc := admin.NewService(repo, &fixedStats{}, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	if err := svc.Apply(admin.AsCLI(context.Background()), admin.Change{Action: "admin.grant", Target: "user:u1"},
+		func(context.Context) (any, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	es, _, _ := repo.List(context.Background(), core.Page{})
+	if len(es) != 1 || es[0].Actor != admin.CLIActor || es[0].ActorID != "" || es[0].Outcome != admin.OutcomeDone {
+		t.Fatalf("entries %+v", es)
+	}
+}
