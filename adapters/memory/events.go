@@ -19,23 +19,36 @@ var _ events.Repository = (*EventRepo)(nil)
 type EventRepo struct {
 	mu     sync.RWMutex
 	byID   map[string]events.Event
-	byUser map[string][]events.Event // in events.ListOrder
+	byUser map[string][]eventKey // in events.ListOrder
+}
+
+// eventKey is an event's place in its user's list: the order's fields
+// only, so the index costs a few words per event, not a second copy.
+type eventKey struct {
+	start core.Date
+	id    string
+}
+
+func keyOf(e events.Event) eventKey { return eventKey{start: e.StartDate, id: e.ID} }
+
+func (k eventKey) compare(o eventKey) int {
+	return events.ListOrder(events.Event{StartDate: k.start, ID: k.id}, events.Event{StartDate: o.start, ID: o.id})
 }
 
 func NewEventRepo() *EventRepo {
-	return &EventRepo{byID: map[string]events.Event{}, byUser: map[string][]events.Event{}}
+	return &EventRepo{byID: map[string]events.Event{}, byUser: map[string][]eventKey{}}
 }
 
 // index places e in its user's list; unindex takes it out.
 func (r *EventRepo) index(e events.Event) {
 	list := r.byUser[e.UserID]
-	i, _ := slices.BinarySearchFunc(list, e, events.ListOrder)
-	r.byUser[e.UserID] = slices.Insert(list, i, e)
+	i, _ := slices.BinarySearchFunc(list, keyOf(e), eventKey.compare)
+	r.byUser[e.UserID] = slices.Insert(list, i, keyOf(e))
 }
 
 func (r *EventRepo) unindex(e events.Event) {
 	list := r.byUser[e.UserID]
-	if i, ok := slices.BinarySearchFunc(list, e, events.ListOrder); ok {
+	if i, ok := slices.BinarySearchFunc(list, keyOf(e), eventKey.compare); ok {
 		r.byUser[e.UserID] = slices.Delete(list, i, i+1)
 	}
 }
@@ -81,16 +94,16 @@ func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]ev
 	list := r.byUser[userID]
 	from := 0
 	if after != nil {
-		from, _ = slices.BinarySearchFunc(list, *after, func(e events.Event, c events.Cursor) int {
-			if c.After(e) {
+		from, _ = slices.BinarySearchFunc(list, *after, func(k eventKey, c events.Cursor) int {
+			if c.After(events.Event{StartDate: k.start, ID: k.id}) {
 				return 1
 			}
 			return -1
 		})
 	}
 	all := make([]events.Event, 0, min(len(list)-from, page.Size()+1))
-	for _, e := range list[from:min(len(list), from+page.Size()+1)] {
-		all = append(all, cloneEvent(e))
+	for _, k := range list[from:min(len(list), from+page.Size()+1)] {
+		all = append(all, cloneEvent(r.byID[k.id]))
 	}
 	r.mu.RUnlock()
 	evs, next := events.PageOf(all, page)
@@ -114,8 +127,8 @@ func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []ev
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := []events.Event{}
-	for _, e := range r.byUser[userID] {
-		if keep(e) {
+	for _, k := range r.byUser[userID] {
+		if e := r.byID[k.id]; keep(e) {
 			out = append(out, cloneEvent(e))
 		}
 	}
@@ -155,8 +168,8 @@ func (r *EventRepo) Delete(_ context.Context, userID, id string) error {
 func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range r.byUser[userID] {
-		delete(r.byID, e.ID)
+	for _, k := range r.byUser[userID] {
+		delete(r.byID, k.id)
 	}
 	delete(r.byUser, userID)
 	return nil

@@ -78,6 +78,7 @@ func serveCmd(args []string) error {
 	db, out, f := fixtureFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:8089", "address to serve on")
 	fs.Parse(args)
+	bootstrap.TuneGC(os.LookupEnv)
 	var srv *httpapi.Server
 	app, st, err := assemble(*db, *addr, fx.Populate(&srv))
 	if err != nil {
