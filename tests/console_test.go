@@ -353,3 +353,22 @@ func TestConsoleHeadersOnErrorsBeforeTheConsole(t *testing.T) {
 		}
 	}, withAdmins(bossEmail))
 }
+
+// An administrator's account, another's or one's own, is not deleted from
+// the console: the grant goes first.
+func TestConsoleDoesNotDeleteAnAdministratorsAccount(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, acc *accounts.Service) {
+		boss := h.newUser(bossEmail)
+		ann := h.newUser("ann@example.com")
+		if err := acc.SetAdmin(context.Background(), "ann@example.com", true); err != nil {
+			t.Fatal(err)
+		}
+		c := h.console(t)
+		c.mustSignIn(bossEmail)
+		for email, u := range map[string]user{"ann@example.com": ann, bossEmail: boss} {
+			expectPage(t, c.post("/admin/users/"+u.ID+"/delete", url.Values{"confirm": {email}}), 403, "remove the grant first")
+			expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
+		}
+		expectPage(t, c.get("/admin/audit"), 200, "Nothing changed yet.")
+	}, withAdmins(bossEmail))
+}

@@ -411,6 +411,11 @@ func (h *consoleHandler) deleteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// One administrator's session must not end another's account (or its
+	// own): the grant is removed first, which the audit log then shows.
+	if h.Accounts.IsAdmin(a) {
+		return core.Forbidden("forbidden", "an administrator's account is not deleted from the console: remove the grant first")
+	}
 	if !strings.EqualFold(strings.TrimSpace(formValue(c, "confirm")), a.Email) {
 		return core.Invalid("invalid_request", "type the account's e-mail to confirm the deletion")
 	}
