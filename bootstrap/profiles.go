@@ -34,7 +34,8 @@ func storage(db DBConfig) fx.Option {
 		return fx.Options(
 			fx.Supply(sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}),
 			sqlstore.Module,
-			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }, func(b *sqlstore.Breaker) httpapi.Breaker { return b }))
+			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }, func(b *sqlstore.Breaker) httpapi.Breaker { return b },
+				func(d *sqlstore.DB) httpapi.HomePrefetch { return sqlstore.NewHomeRepo(d) }))
 	}
 	return fx.Error(fmt.Errorf("TANDEM_DB: unknown kind %q", db.Kind))
 }

@@ -2,9 +2,14 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/fx"
+
+	"tandem/adapters/sqlstore"
 )
 
 func homePath(u user) string { return "/api/users/user/" + u.ID + "/home" }
@@ -90,4 +95,73 @@ func TestHomeIsEachModulesOwnRead(t *testing.T) {
 			t.Fatalf("after a message: %d %s", fresh.Status, fresh.Header.Get("ETag"))
 		}
 	})
+}
+
+// TestHomeFollowsThePartnership: after an unpairing the home answer holds
+// nothing of the former couple (partner, relationship, question, thread,
+// shared premium, moods), a solo thread shows its own newest message, and a
+// new partner's home starts empty: each part is still the module's own read
+// as the partnership changes under it.
+func TestHomeFollowsThePartnership(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
+		h.pair(a, b)
+		expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+		expect(t, h.post(dqPath(b), b.Token, map[string]any{"action": "answer", "text": "Paris"}), 200, "")
+		expect(t, h.post(premiumPath(b), b.Token, map[string]any{"action": "create", "plan": "9.99",
+			"startDate": h.Clock.Now().UnixMilli(), "endDate": h.Clock.Now().AddDate(0, 1, 0).UnixMilli()}), 200, "")
+		expect(t, h.post("/api/users/user/"+b.ID+"/moods", b.Token, map[string]any{"mood": "great"}), 200, "")
+		h.sendMessage(b, "ours")
+		paired := h.get(homePath(a), a.Token).JSON(t)
+		if paired["latestMessage"] == nil || paired["relationship"] == nil || paired["question"] == nil {
+			t.Fatalf("paired home %v", paired)
+		}
+
+		expect(t, h.keyed("POST", "/api/partnerConnections/unlink", b, map[string]any{"userId": b.ID}), 200, "")
+		alone := `{"success":true,"partner":null,"pairingState":"unpaired","relationship":null,"nextMilestone":null,` +
+			`"question":null,"streak":{"current":0,"best":0},"moods":{"mine":null,"partner":null},"nextEvent":null,` +
+			`"unreadNotifications":"<number>","latestMessage":%s,"premium":{"isPremium":false,"source":"none"},"advice":"<any>"}`
+		expect(t, h.get(homePath(a), a.Token), 200, fmt.Sprintf(alone, "null"))
+		solo := h.sendMessage(a, "just me")
+		r := h.get(homePath(a), a.Token)
+		expect(t, r, 200, fmt.Sprintf(alone, `{"id":"`+solo+`","text":"just me","author":"`+a.ID+`","createdAt":"<number>"}`))
+		sameAs(t, "unreadNotifications", r.JSON(t)["unreadNotifications"], float64(h.unreadCount(t, a)))
+		expect(t, h.get(homePath(b), b.Token), 200, `{"success":true,"partner":null,"pairingState":"unpaired",`+
+			`"relationship":null,"nextMilestone":null,"question":null,"streak":{"current":0,"best":0},`+
+			`"moods":{"mine":"<any>","partner":null},"nextEvent":null,"unreadNotifications":"<number>","latestMessage":null,`+
+			`"premium":{"isPremium":true,"source":"direct"},"advice":"<any>"}`)
+
+		h.pair(a, c)
+		expect(t, h.get(homePath(c), c.Token), 200, `{"success":true,"partner":{"id":"`+a.ID+`","displayName":""},`+
+			`"pairingState":"connected","relationship":null,"nextMilestone":null,"question":"<any>",`+
+			`"streak":{"current":0,"best":0},"moods":{"mine":null,"partner":null},"nextEvent":null,`+
+			`"unreadNotifications":"<number>","latestMessage":null,"premium":{"isPremium":false,"source":"none"},"advice":"<any>"}`)
+	})
+}
+
+// TestHomeReadsInAtMostSixStatements counts the statements of a couple's
+// home call on the SQL profiles (the issue's budget: six), the session
+// already cached as in production.
+func TestHomeReadsInAtMostSixStatements(t *testing.T) {
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue
+		}
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			var db *sqlstore.DB
+			h := newHarness(t, p, withFx(fx.Populate(&db)))
+			a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+			h.pair(a, b)
+			expect(t, h.post(relationshipPath(a), a.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
+			expect(t, h.post(dqPath(b), b.Token, map[string]any{"action": "answer", "text": "Paris"}), 200, "")
+			h.sendMessage(b, "hello")
+			expect(t, h.get(homePath(a), a.Token), 200, "") // opens today's advice: a write, once a day
+			before := db.Statements()
+			expect(t, h.get(homePath(a), a.Token), 200, "")
+			if n := db.Statements() - before; n > 6 {
+				t.Fatalf("a home call ran %d statements, want at most 6", n)
+			}
+		})
+	}
 }

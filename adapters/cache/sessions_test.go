@@ -99,29 +99,6 @@ func TestForget(t *testing.T) {
 	}
 }
 
-func TestExpiredSessionMisses(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name    string
-		expires time.Time
-	}{
-		{"expired an hour ago", time.Now().Add(-time.Hour)},
-		{"expired just now", time.Now().Add(-time.Nanosecond)},
-		{"zero expiry", time.Time{}},
-	}
-	c := newCache(t, time.Second)
-	for i, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			key := fmt.Sprint("k", i)
-			c.Put(key, accounts.Session{UserID: "u", Email: "u@example.com", ExpiresAt: tc.expires})
-			if s, ok := c.Get(key); ok {
-				t.Errorf("Get = %+v, true; want a miss", s)
-			}
-		})
-	}
-}
-
 // TestMissAfterTTL checks the cache's own age check: with a 50 ms ttl the
 // entry must disappear long before bigcache's one-second clean-up could
 // matter. It polls rather than asserting on a fixed sleep.

@@ -38,7 +38,16 @@ type homeHandler struct {
 	premium       *premium.Service
 	advice        *advice.Service
 	moods         *moods.Service
+	prefetch      HomePrefetch
 	clock         core.Clock
+}
+
+// HomePrefetch reads at once, into the request's read memo, the rows that
+// several modules' reads of a home call would each fetch (the SQL stores'
+// home read model): the call then runs at most six statements. Without
+// one, each module reads for itself.
+type HomePrefetch interface {
+	Prefetch(ctx context.Context, userID string) error
 }
 
 // HomeParts are the services the home screen reads (one fx parameter
@@ -55,13 +64,14 @@ type HomeParts struct {
 	Premium       *premium.Service
 	Advice        *advice.Service
 	Moods         *moods.Service
+	Prefetch      HomePrefetch `optional:"true"`
 	Clock         core.Clock
 }
 
 func NewHomeHandler(p HomeParts) *homeHandler {
 	return &homeHandler{accounts: p.Accounts, partners: p.Partners, relationship: p.Relationship,
 		questions: p.Questions, events: p.Events, notifications: p.Notifications, messages: p.Messages,
-		premium: p.Premium, advice: p.Advice, moods: p.Moods, clock: p.Clock}
+		premium: p.Premium, advice: p.Advice, moods: p.Moods, prefetch: p.Prefetch, clock: p.Clock}
 }
 
 func (h *homeHandler) Register(r fiber.Router) {
@@ -126,8 +136,8 @@ const homeMessageRunes = 140
 const nextEventHorizon = 366
 
 func (h *homeHandler) get(c *fiber.Ctx) error {
-	// Read-only: the modules' reads of the caller's partnership and of the
-	// two accounts are asked once for the whole answer.
+	// Read-only: each module's reads (the caller's partnership, the two
+	// accounts, ...) are asked once for the whole answer.
 	ctx, userID := core.WithReadMemo(c.UserContext()), c.Params("userId")
 	out, err := h.read(ctx, userID)
 	if err != nil {
@@ -152,14 +162,16 @@ func (h *homeHandler) get(c *fiber.Ctx) error {
 // read gathers the parts; an unpaired caller gets no couple's parts.
 func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error) {
 	out := homeReply{Success: true}
+	if h.prefetch != nil {
+		if err := h.prefetch.Prefetch(ctx, userID); err != nil {
+			return out, err
+		}
+	}
 	state, partnerID, err := h.pairing(ctx, userID)
 	if err != nil {
 		return out, err
 	}
 	out.PairingState = state
-	if err := h.prime(ctx, userID, partnerID); err != nil {
-		return out, err
-	}
 	if partnerID != "" {
 		if err := h.couple(ctx, userID, partnerID, &out); err != nil {
 			return out, err
@@ -189,19 +201,6 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 	aj := toAdviceJSON(a)
 	out.Advice = &aj
 	return out, nil
-}
-
-// prime reads the couple's accounts and subscriptions, one statement each,
-// into the request's read memo: several parts ask for them.
-func (h *homeHandler) prime(ctx context.Context, userID, partnerID string) error {
-	couple := []string{userID}
-	if partnerID != "" {
-		couple = append(couple, partnerID)
-	}
-	if err := h.accounts.Prime(ctx, couple...); err != nil {
-		return err
-	}
-	return h.premium.Prime(ctx, couple...)
 }
 
 // pairing is the pairing status's state and the partner: a partnership
@@ -306,11 +305,10 @@ func compareStrings(a, b, tieA, tieB string) int {
 // latestMessage is the newest message of the caller's thread, cut for a
 // widget.
 func (h *homeHandler) latestMessage(ctx context.Context, userID string) (*homeMessageJSON, error) {
-	ms, _, err := h.messages.List(ctx, userID, core.Page{Limit: 1})
-	if err != nil || len(ms) == 0 {
+	m, ok, err := h.messages.Latest(ctx, userID)
+	if err != nil || !ok {
 		return nil, err
 	}
-	m := ms[0]
 	text := m.Body
 	if utf8.RuneCountInString(text) > homeMessageRunes {
 		text = string([]rune(text)[:homeMessageRunes])

@@ -60,18 +60,6 @@ func (r *AccountRepo) Get(_ context.Context, id string) (accounts.Account, error
 	return a, nil
 }
 
-func (r *AccountRepo) GetMany(_ context.Context, ids []string) ([]accounts.Account, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := []accounts.Account{}
-	for _, id := range ids {
-		if a, ok := r.byID[id]; ok {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
 func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
 	r.mu.RLock()
 	id, ok := r.byEmail[email]

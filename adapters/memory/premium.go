@@ -41,18 +41,6 @@ func (r *PremiumRepo) Get(_ context.Context, userID string) (premium.Subscriptio
 	return cloneSubscription(s), nil
 }
 
-func (r *PremiumRepo) GetMany(_ context.Context, userIDs []string) ([]premium.Subscription, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := []premium.Subscription{}
-	for _, id := range userIDs {
-		if s, ok := r.byUser[id]; ok {
-			out = append(out, cloneSubscription(s))
-		}
-	}
-	return out, nil
-}
-
 func (r *PremiumRepo) Put(_ context.Context, s premium.Subscription) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -63,19 +63,6 @@ func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Ac
 	return a, err
 }
 
-func (r *AccountRepo) GetMany(ctx context.Context, ids []string) ([]accounts.Account, error) {
-	var rows []accountRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(accountColumns...).From("accounts").
-		Where(sq.Eq{"id": ids})); err != nil {
-		return nil, err
-	}
-	out := make([]accounts.Account, len(rows))
-	for i, row := range rows {
-		out[i] = row.account()
-	}
-	return out, nil
-}
-
 func (r *AccountRepo) getBy(ctx context.Context, where sq.Eq) (accounts.Account, error) {
 	var row accountRow
 	err := r.db.get(ctx, r.db, &row, r.db.sb.Select(accountColumns...).From("accounts").Where(where))

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"context"
 	"database/sql"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
+	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
 	"tandem/modules/advice"
@@ -88,6 +90,12 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 	storetest.MoodRepository(t, func(t *testing.T) moods.Repository { return sqlstore.NewMoodRepo(newDB(t)) })
 	storetest.AuditLog(t, func(t *testing.T) admin.AuditLog { return sqlstore.NewAuditRepo(newDB(t)) })
 	storetest.Stats(t, func(t *testing.T) storetest.StatsStores { return statsStores(newDB(t)) })
+	t.Run("home read model", func(t *testing.T) {
+		db := newDB(t)
+		if err := sqlstore.NewHomeRepo(db).Prefetch(core.WithReadMemo(context.Background()), seedHome(t, db)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if len(checked) < 10 {
 		t.Fatalf("only %d statements seen", len(checked))
 	}

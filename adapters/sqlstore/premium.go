@@ -74,19 +74,6 @@ func (r *PremiumRepo) Get(ctx context.Context, userID string) (premium.Subscript
 	return r.get(ctx, r.db, userID, "")
 }
 
-func (r *PremiumRepo) GetMany(ctx context.Context, userIDs []string) ([]premium.Subscription, error) {
-	var rows []premiumRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(premiumColumns...).From("premium_subscriptions").
-		Where(sq.Eq{"user_id": userIDs})); err != nil {
-		return nil, err
-	}
-	out := make([]premium.Subscription, len(rows))
-	for i, row := range rows {
-		out[i] = row.subscription()
-	}
-	return out, nil
-}
-
 func (r *PremiumRepo) get(ctx context.Context, q sqlx.QueryerContext, userID, suffix string) (premium.Subscription, error) {
 	return r.getWhere(ctx, q, sq.Eq{"user_id": userID}, suffix)
 }

@@ -13,9 +13,6 @@ type Repository interface {
 	Create(ctx context.Context, a Account) error
 	Get(ctx context.Context, id string) (Account, error)
 	GetByEmail(ctx context.Context, email string) (Account, error)
-	// GetMany returns the accounts of ids that exist, in no order, in one
-	// read.
-	GetMany(ctx context.Context, ids []string) ([]Account, error)
 	UpdateProfile(ctx context.Context, a Account) error
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error

@@ -646,27 +646,10 @@ func (s *Service) newSession(ctx context.Context, userID string, cl Client) (str
 	return plain, nil
 }
 
-// Prime reads the accounts ids in one statement into the request's read
-// memo, so the reads that follow (profiles, timezones) ask nothing more.
-// Without a memo it does nothing.
-func (s *Service) Prime(ctx context.Context, ids ...string) error {
-	if !core.Memoized(ctx) {
-		return nil
-	}
-	found, err := s.repo.GetMany(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		i := slices.IndexFunc(found, func(a Account) bool { return a.ID == id })
-		if i < 0 {
-			core.Remember(ctx, accountKey(id), Account{}, core.NotFound("not_found", "account not found"))
-			continue
-		}
-		core.Remember(ctx, accountKey(id), found[i], nil)
-	}
-	return nil
-}
+// Remember records a as the request's read memo answer for its account:
+// a batch read (the home screen's) answers at once what the reads that
+// follow (profiles, timezones) would ask. Without a memo it does nothing.
+func Remember(ctx context.Context, a Account) { core.Remember(ctx, accountKey(a.ID), a, nil) }
 
 func accountKey(userID string) string { return "accounts.account:" + userID }
 

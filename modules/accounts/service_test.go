@@ -388,7 +388,13 @@ func TestTokens(t *testing.T) {
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 
 	_, tok2, _ := f.svc.Login(ctx, "a@x.io", "password1", cl)
+	if _, err := f.svc.Authenticate(ctx, tok2); err != nil { // cached from here on
+		t.Fatal(err)
+	}
 	f.clock.Advance(accounts.TokenTTL)
+	if _, ok := f.cache.m[accounts.HashToken(tok2)]; !ok {
+		t.Fatal("the expired session is still in the cache: the service must judge it by its own clock")
+	}
 	_, err = f.svc.Authenticate(ctx, tok2)
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
 	_, err = f.svc.Authenticate(ctx, "")

@@ -108,6 +108,43 @@ func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Me
 	return ms, next, nil
 }
 
+// Latest is the newest message of the user's current thread (the home
+// screen's), ok false while the thread is empty: List's first message.
+func (s *Service) Latest(ctx context.Context, userID string) (Message, bool, error) {
+	if err := requireUser(userID); err != nil {
+		return Message{}, false, err
+	}
+	scope, err := s.scope(ctx, userID)
+	if err != nil {
+		return Message{}, false, err
+	}
+	l, err := core.Memo(ctx, latestKey(scope), func() (latest, error) {
+		ms, _, err := s.repo.List(ctx, scope, core.Page{Limit: 1})
+		if err != nil || len(ms) == 0 {
+			return latest{}, err
+		}
+		return latest{ms[0], true}, nil
+	})
+	return l.m, l.ok, err
+}
+
+// latest is a read of a thread's newest message: ok is false when the
+// thread is empty.
+type latest struct {
+	m  Message
+	ok bool
+}
+
+func latestKey(scope string) string { return "messages.latest:" + scope }
+
+// RememberLatest records m (ok false: the thread is empty) as the request's
+// read memo answer for the newest message of the thread scope: a batch read
+// (the home screen's) reads it with the rest. Without a memo it does
+// nothing.
+func RememberLatest(ctx context.Context, scope string, m Message, ok bool) {
+	core.Remember(ctx, latestKey(scope), latest{m, ok}, nil)
+}
+
 // scope is the user's current thread.
 func (s *Service) scope(ctx context.Context, userID string) (string, error) {
 	partnershipID, _, paired, err := s.partnerships.PartnershipOf(ctx, userID)

@@ -213,7 +213,16 @@ func (s *Service) List(ctx context.Context, userID string, unreadOnly bool, page
 
 // UnreadCount counts the user's unread notifications.
 func (s *Service) UnreadCount(ctx context.Context, userID string) (int, error) {
-	return s.repo.CountUnread(ctx, userID)
+	return core.Memo(ctx, unreadKey(userID), func() (int, error) { return s.repo.CountUnread(ctx, userID) })
+}
+
+func unreadKey(userID string) string { return "notifications.unread:" + userID }
+
+// RememberUnread records n as the request's read memo answer for the
+// user's unread count: a batch read (the home screen's) counts it with the
+// rest. Without a memo it does nothing.
+func RememberUnread(ctx context.Context, userID string, n int) {
+	core.Remember(ctx, unreadKey(userID), n, nil)
 }
 
 // MarkRead marks one of the user's notifications read; 404 not_found for an

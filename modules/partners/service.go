@@ -262,7 +262,7 @@ func (s *Service) PartnerOf(ctx context.Context, userID string) (partnerID strin
 // PartnershipOf is the user's current partnership and partner, for other
 // modules (data that belongs to the couple is keyed by the partnership).
 func (s *Service) PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error) {
-	p, err := core.Memo(ctx, "partners.partnership:"+userID, func() (Partnership, error) {
+	p, err := core.Memo(ctx, partnershipKey(userID), func() (Partnership, error) {
 		return s.repo.PartnershipOf(ctx, userID)
 	})
 	if core.IsKind(err, core.KindNotFound) {
@@ -272,6 +272,20 @@ func (s *Service) PartnershipOf(ctx context.Context, userID string) (partnership
 		return "", "", false, err
 	}
 	return p.ID, p.PartnerOf(userID), true, nil
+}
+
+func partnershipKey(userID string) string { return "partners.partnership:" + userID }
+
+// Remember records p (ok false: none) as the request's read memo answer
+// for userID's current partnership: a batch read (the home screen's)
+// answers at once what the modules' reads of it would ask. Without a memo
+// it does nothing.
+func Remember(ctx context.Context, userID string, p Partnership, ok bool) {
+	if !ok {
+		core.Remember(ctx, partnershipKey(userID), Partnership{}, core.NotFound("not_found", "not paired"))
+		return
+	}
+	core.Remember(ctx, partnershipKey(userID), p, nil)
 }
 
 // Section names this module's part of an account export.

@@ -159,45 +159,6 @@ func (c *MockRepositoryGetCall) DoAndReturn(f func(context.Context, string) (pre
 	return c
 }
 
-// GetMany mocks base method.
-func (m *MockRepository) GetMany(ctx context.Context, userIDs []string) ([]premium.Subscription, error) {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "GetMany", ctx, userIDs)
-	ret0, _ := ret[0].([]premium.Subscription)
-	ret1, _ := ret[1].(error)
-	return ret0, ret1
-}
-
-// GetMany indicates an expected call of GetMany.
-func (mr *MockRepositoryMockRecorder) GetMany(ctx, userIDs any) *MockRepositoryGetManyCall {
-	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetMany", reflect.TypeOf((*MockRepository)(nil).GetMany), ctx, userIDs)
-	return &MockRepositoryGetManyCall{Call: call}
-}
-
-// MockRepositoryGetManyCall wrap *gomock.Call
-type MockRepositoryGetManyCall struct {
-	*gomock.Call
-}
-
-// Return rewrite *gomock.Call.Return
-func (c *MockRepositoryGetManyCall) Return(arg0 []premium.Subscription, arg1 error) *MockRepositoryGetManyCall {
-	c.Call = c.Call.Return(arg0, arg1)
-	return c
-}
-
-// Do rewrite *gomock.Call.Do
-func (c *MockRepositoryGetManyCall) Do(f func(context.Context, []string) ([]premium.Subscription, error)) *MockRepositoryGetManyCall {
-	c.Call = c.Call.Do(f)
-	return c
-}
-
-// DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryGetManyCall) DoAndReturn(f func(context.Context, []string) ([]premium.Subscription, error)) *MockRepositoryGetManyCall {
-	c.Call = c.Call.DoAndReturn(f)
-	return c
-}
-
 // Put mocks base method.
 func (m *MockRepository) Put(ctx context.Context, s premium.Subscription) error {
 	m.ctrl.T.Helper()

@@ -11,9 +11,6 @@ import (
 // core.KindNotFound when the user has none. Every method is one transaction.
 type Repository interface {
 	Get(ctx context.Context, userID string) (Subscription, error)
-	// GetMany returns the subscriptions of those of userIDs that have one,
-	// in no order, in one read.
-	GetMany(ctx context.Context, userIDs []string) ([]Subscription, error)
 	// Put creates the user's subscription or replaces every field of the
 	// existing one except CreatedAt.
 	Put(ctx context.Context, s Subscription) error

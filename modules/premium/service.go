@@ -3,7 +3,6 @@ package premium
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"tandem/core"
@@ -296,26 +295,12 @@ type found struct {
 
 func subscriptionKey(userID string) string { return "premium.subscription:" + userID }
 
-// Prime reads the subscriptions of userIDs in one statement into the
-// request's read memo, so the status reads that follow (the user's and
-// their partner's) ask nothing more. Without a memo it does nothing.
-func (s *Service) Prime(ctx context.Context, userIDs ...string) error {
-	if !core.Memoized(ctx) {
-		return nil
-	}
-	subs, err := s.repo.GetMany(ctx, userIDs)
-	if err != nil {
-		return err
-	}
-	for _, id := range userIDs {
-		i := slices.IndexFunc(subs, func(sub Subscription) bool { return sub.UserID == id })
-		f := found{}
-		if i >= 0 {
-			f = found{subs[i], true}
-		}
-		core.Remember(ctx, subscriptionKey(id), f, nil)
-	}
-	return nil
+// Remember records sub (ok false: the user has none) as the request's read
+// memo answer for userID's subscription: a batch read (the home screen's)
+// answers at once the status reads that follow, the user's and their
+// partner's. Without a memo it does nothing.
+func Remember(ctx context.Context, userID string, sub Subscription, ok bool) {
+	core.Remember(ctx, subscriptionKey(userID), found{sub, ok}, nil)
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

@@ -226,9 +226,23 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 // latest is the partnership's relationship (Repository.Latest), asked once
 // per read memo: the duration and the milestones read the same one.
 func (s *Service) latest(ctx context.Context, partnershipID string) (Relationship, error) {
-	return core.Memo(ctx, "relationship.latest:"+partnershipID, func() (Relationship, error) {
+	return core.Memo(ctx, latestKey(partnershipID), func() (Relationship, error) {
 		return s.repo.Latest(ctx, partnershipID)
 	})
+}
+
+func latestKey(partnershipID string) string { return "relationship.latest:" + partnershipID }
+
+// Remember records r (ok false: none) as the request's read memo answer for
+// the partnership's relationship (Repository.Latest): a batch read (the
+// home screen's) answers at once the duration and the milestones. Without
+// a memo it does nothing.
+func Remember(ctx context.Context, partnershipID string, r Relationship, ok bool) {
+	if !ok {
+		core.Remember(ctx, latestKey(partnershipID), Relationship{}, core.NotFound("not_found", "no relationship"))
+		return
+	}
+	core.Remember(ctx, latestKey(partnershipID), r, nil)
 }
 
 func (s *Service) partnership(ctx context.Context, userID string) (string, string, error) {
