@@ -185,11 +185,16 @@ func decodeLive(data []byte) (liveEvent, bool) {
 	if json.Unmarshal(data, &e) != nil || !fieldSafe(e.ID) || !fieldSafe(e.Type) || e.User == "" {
 		return liveEvent{}, false
 	}
-	var compact bytes.Buffer
-	if json.Compact(&compact, e.Data) != nil {
-		return liveEvent{}, false
+	// Unmarshal checked the data is JSON, where a line break can only be
+	// white space: compacting removes it. Most data (json.Marshal's) has
+	// none, and is kept as it is.
+	if bytes.ContainsAny(e.Data, "\r\n") {
+		var compact bytes.Buffer
+		if json.Compact(&compact, e.Data) != nil {
+			return liveEvent{}, false
+		}
+		e.Data = compact.Bytes()
 	}
-	e.Data = compact.Bytes()
 	return e, true
 }
 

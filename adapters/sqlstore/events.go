@@ -46,6 +46,13 @@ type eventRow struct {
 	RemindAt     sql.NullInt64 `db:"remind_at"`
 }
 
+// fields are the row's fields in eventColumns' order (scanSelect;
+// TestRowFieldsFollowTheirColumns holds the two together).
+func (r *eventRow) fields() []any {
+	return []any{&r.ID, &r.UserID, &r.Title, &r.Description, &r.StartDate, &r.EndDate, &r.StartTime, &r.EndTime,
+		&r.Location, &r.EventType, &r.Importance, &r.Notify, &r.Participants, &r.CreatedAt, &r.UpdatedAt, &r.RemindAt}
+}
+
 func (r eventRow) event() (events.Event, error) {
 	e := events.Event{ID: r.ID, UserID: r.UserID, Title: r.Title, Description: r.Description,
 		StartDate: r.StartDate.Date, EndDate: r.EndDate.Date, Location: r.Location,
@@ -149,8 +156,8 @@ func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]
 		d := c.StartDate.String()
 		b = b.Where(sq.Or{sq.Gt{"start_date": d}, sq.And{sq.Eq{"start_date": d}, sq.Gt{"id": c.ID}}})
 	}
-	var rows []eventRow
-	if err := r.db.selectInto(ctx, r.db, &rows, b.OrderBy("start_date", "id").Limit(uint64(page.Size()+1))); err != nil {
+	rows, err := scanSelect[eventRow](ctx, r.db, r.db, b.OrderBy("start_date", "id").Limit(uint64(page.Size()+1)))
+	if err != nil {
 		return nil, "", err
 	}
 	evs, err := rowsToEvents(rows)
@@ -164,13 +171,13 @@ func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]
 // Overlapping reads a bounded range of idx_events_user_start: an event that
 // touches from starts at most events.MaxSpanDays before it.
 func (r *EventRepo) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
-	var rows []eventRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(eventColumns...).From("events").
+	rows, err := scanSelect[eventRow](ctx, r.db, r.db, r.db.sb.Select(eventColumns...).From("events").
 		Where(sq.Eq{"user_id": userIDs}).
 		Where(sq.GtOrEq{"start_date": events.StartBound(from).String()}).
 		Where(sq.LtOrEq{"start_date": to.String()}).
 		Where(sq.GtOrEq{"end_date": from.String()}).
-		OrderBy("start_date", "id").Limit(core.MaxListItems)); err != nil {
+		OrderBy("start_date", "id").Limit(core.MaxListItems))
+	if err != nil {
 		return nil, err
 	}
 	return rowsToEvents(rows)
@@ -218,10 +225,10 @@ func (r *EventRepo) DeleteByUser(ctx context.Context, userID string) error {
 }
 
 func (r *EventRepo) DueReminders(ctx context.Context, now time.Time, limit int) ([]events.Event, error) {
-	var rows []eventRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(eventColumns...).From("events").
+	rows, err := scanSelect[eventRow](ctx, r.db, r.db, r.db.sb.Select(eventColumns...).From("events").
 		Where(sq.LtOrEq{"remind_at": now.UnixMilli()}).Where(sq.NotEq{"remind_at": nil}).
-		OrderBy("remind_at").Limit(uint64(limit))); err != nil {
+		OrderBy("remind_at").Limit(uint64(limit)))
+	if err != nil {
 		return nil, err
 	}
 	return rowsToEvents(rows)

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 
 	sq "github.com/Masterminds/squirrel"
@@ -52,25 +51,6 @@ var homeColumns = func() []string {
 	}
 	return cols
 }()
-
-// joinedColumns selects the columns of row type t from the table alias as
-// "alias.column", a NULL (no row joined) read as the field's zero value:
-// the row types scan no NULL into a string or a number.
-func joinedColumns(alias string, t reflect.Type) []string {
-	cols := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		col := fmt.Sprintf("%s.%s", alias, f.Tag.Get("db"))
-		switch f.Type.Kind() {
-		case reflect.String:
-			col = fmt.Sprintf("COALESCE(%s, '')", col)
-		case reflect.Bool, reflect.Int, reflect.Int64:
-			col = fmt.Sprintf("COALESCE(%s, 0)", col)
-		} // the rest (dbDate, sql.Null*) scan NULL themselves
-		cols = append(cols, fmt.Sprintf(`%s AS "%s.%s"`, col, alias, f.Tag.Get("db")))
-	}
-	return cols
-}
 
 // Prefetch reads userID's home rows in one statement into ctx's read memo;
 // without a memo, or for an unknown user, it records nothing and the

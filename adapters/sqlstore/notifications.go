@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"crypto/rand"
+	"reflect"
 	"strings"
 	"time"
 
@@ -150,14 +151,22 @@ type activityRow struct {
 	NotificationID string `db:"notification_id"`
 	Count          int    `db:"entry_count"`
 	PushedAt       int64  `db:"pushed_at"`
+	// Entry is the unread notification the row points to; zero (ID "")
+	// when there is none: never made, read, or deleted.
+	Entry notificationRow `db:"n"`
 }
+
+// activityColumns are activityRow's: the activity's own and its unread
+// entry's, joined.
+var activityColumns = append([]string{"a.notification_id", "a.entry_count", "a.pushed_at"},
+	joinedColumns("n", reflect.TypeFor[notificationRow]())...)
 
 // AddActivity first upserts the activity's row, which locks it until the
 // transaction ends (MySQL; SQLite transactions hold the write lock), so the
 // read that follows sees the last committed state, like ThrottleRepo.Add.
-// Then it grows the unread entry the row points to, locked so that it cannot
-// be marked read meanwhile, or stores n as a new one, and records the entry
-// and the push.
+// That read joins the unread entry the row points to, locked so that it
+// cannot be marked read meanwhile. Then it grows that entry, or stores n as
+// a new one, and records the entry and the push: four statements.
 func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
 	var entry notifications.Notification
 	var push bool
@@ -170,21 +179,20 @@ func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Acti
 			return err
 		}
 		var st activityRow
-		if err := r.db.get(ctx, tx, &st, r.db.sb.Select("notification_id", "entry_count", "pushed_at").
-			From("notification_activity").Where(key)); err != nil {
+		if err := r.db.get(ctx, tx, &st, r.db.sb.Select(activityColumns...).From("notification_activity a").
+			LeftJoin("notifications n ON n.id = a.notification_id AND n.user_id = a.user_id AND n.is_read = ?", false).
+			Where(sq.Eq{"a.user_id": a.UserID, "a.from_user_id": a.From, "a.kind": string(a.Kind)}).
+			Suffix(r.db.forUpdate())); err != nil {
 			return err
 		}
-		var row notificationRow
-		err := r.db.get(ctx, tx, &row, r.db.sb.Select(notificationColumns...).From("notifications").
-			Where(sq.Eq{"id": st.NotificationID, "user_id": a.UserID, "is_read": false}).Suffix(r.db.forUpdate()))
-		switch {
-		case isNotFound(err):
+		var err error
+		if st.Entry.ID == "" {
 			entry, st.Count = n, 1
 			entry.UserID = a.UserID
 			entry.Title, entry.Message = a.Kind.Text(1)
 			err = r.addNotification(ctx, tx, entry)
-		case err == nil:
-			entry, st.Count = row.notification(), st.Count+1
+		} else {
+			entry, st.Count = st.Entry.notification(), st.Count+1
 			entry.Title, entry.Message = a.Kind.Text(st.Count)
 			entry.CreatedAt = n.CreatedAt
 			err = r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", entry.Title).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"reflect"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -75,6 +76,42 @@ func (d *DB) selectInto(ctx context.Context, q sqlx.QueryerContext, dst any, b s
 	return mapErr(sqlx.SelectContext(ctx, q, dst, query, args...))
 }
 
+// fielder is a row type that lists its fields, in the order of its
+// columns, for scanSelect.
+type fielder[R any] interface {
+	*R
+	fields() []any
+}
+
+// scanSelect is selectInto for a hot list: each row is scanned straight
+// into its fields, without sqlx's reflection per row (a list of 20 events
+// spent a sixth of its time there).
+func scanSelect[R any, P fielder[R]](ctx context.Context, d *DB, q sqlx.QueryerContext, b sq.Sqlizer) ([]R, error) {
+	query, args, err := d.build(b)
+	if err != nil {
+		return nil, err
+	}
+	var rows *sqlx.Rows
+	if st := d.prepared(ctx, q, query); st != nil {
+		rows, err = st.QueryxContext(ctx, args...)
+	} else {
+		rows, err = q.QueryxContext(ctx, query, args...)
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []R
+	for rows.Next() {
+		var r R
+		if err := rows.Scan(P(&r).fields()...); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}
+
 func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
 	q, args, err := b.ToSql()
 	if err != nil {
@@ -110,4 +147,23 @@ func newestFirst[R any](ctx context.Context, d *DB, b sq.SelectBuilder, page cor
 // id): the rows after the cursor's, served by an index ending in those two.
 func olderThan(at int64, id string) sq.Or {
 	return sq.Or{sq.Lt{"created_at": at}, sq.And{sq.Eq{"created_at": at}, sq.Lt{"id": id}}}
+}
+
+// joinedColumns selects the columns of row type t from the table alias as
+// "alias.column", a NULL (no row joined) read as the field's zero value:
+// the row types scan no NULL into a string or a number.
+func joinedColumns(alias string, t reflect.Type) []string {
+	cols := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		col := fmt.Sprintf("%s.%s", alias, f.Tag.Get("db"))
+		switch f.Type.Kind() {
+		case reflect.String:
+			col = fmt.Sprintf("COALESCE(%s, '')", col)
+		case reflect.Bool, reflect.Int, reflect.Int64:
+			col = fmt.Sprintf("COALESCE(%s, 0)", col)
+		} // the rest (dbDate, sql.Null*) scan NULL themselves
+		cols = append(cols, fmt.Sprintf(`%s AS "%s.%s"`, col, alias, f.Tag.Get("db")))
+	}
+	return cols
 }

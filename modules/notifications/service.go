@@ -139,17 +139,23 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 	if _, err := ParseActivityKind(string(a.Kind)); err != nil {
 		return Result{}, err
 	}
-	settings, err := s.Settings(ctx, a.UserID)
-	if err != nil {
-		return Result{}, err
-	}
 	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: a.Kind.Category(), CreatedAt: s.clock.Now()}
 	entry, push, err := s.repo.AddActivity(ctx, a, n, PushEvery)
 	if err != nil {
 		return Result{}, err
 	}
 	s.announce(ctx, entry)
-	return s.push(ctx, entry, settings, push)
+	if !push {
+		// Counted within the quiet period: no push is due, so neither the
+		// settings nor the devices are read (most activities of a busy
+		// partner end here).
+		return Result{Notification: entry, Setting: entry.Category.Setting()}, nil
+	}
+	settings, err := s.Settings(ctx, a.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.push(ctx, entry, settings, true)
 }
 
 // push sends n to every device of its user when allowed (the settings allow

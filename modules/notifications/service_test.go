@@ -774,7 +774,7 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
 		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	down := core.Unavailable("unavailable", "the database is unavailable")
-	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil).Times(2)
+	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil) // Notify's; an activity reads them only when a push is due
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
 	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any(), n.PushEvery).Return(n.Notification{}, false, down)
 	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
@@ -784,4 +784,22 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	bus.WantLive(t)
+}
+
+// An activity counted within the quiet period pushes nothing, so it reads
+// neither the settings nor the devices: one write, whatever the user's
+// phones (the partner of a busy user is notified on every create).
+func TestAQuietActivityReadsNothingMore(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	repo := NewMockRepository(ctrl)
+	bus := &coretest.Events{}
+	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
+		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	entry := n.Notification{ID: "n1", UserID: "u1", Category: n.CategoryPartnerActivity, Title: "New events"}
+	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any(), n.PushEvery).Return(entry, false, nil)
+	res, err := svc.NotifyActivity(context.Background(), n.Activity{UserID: "u1", From: "u2", Kind: n.ActivityEventAdded})
+	if err != nil || res.Notification.ID != "n1" || res.Sent != 0 || res.Setting != n.CategoryPartnerActivity.Setting() {
+		t.Fatalf("got %+v, %v", res, err)
+	}
 }
