@@ -143,3 +143,17 @@ func setCookie(r response, name string) *http.Cookie {
 	}
 	return nil
 }
+
+// onlySessionsAudited fails unless the audit log holds nothing but console
+// sign-ins and sign-outs: every refused change left no entry.
+func onlySessionsAudited(t *testing.T, c *console) {
+	t.Helper()
+	r := c.get("/admin/audit")
+	expectPage(t, r, 200, "<code>console.signin</code>")
+	body := string(r.Body)
+	entries := strings.Count(body, "<tr><td>")
+	sessions := strings.Count(body, "<code>console.signin</code>") + strings.Count(body, "<code>console.signout</code>")
+	if entries != sessions {
+		t.Fatalf("the audit log has %d entries, %d of them sessions:\n%s", entries, sessions, body)
+	}
+}

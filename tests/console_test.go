@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/fx"
+
 	"tandem/modules/accounts"
+	"tandem/modules/admin"
 )
 
 func TestConsoleSignInSetsAStrictSessionCookie(t *testing.T) {
@@ -142,7 +145,7 @@ func TestConsoleFormsNeedTheSessionCSRFToken(t *testing.T) {
 			})
 		}
 		expect(t, h.get("/api/feature-flags?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
-		expectPage(t, c.get("/admin/audit"), 200, "Nothing changed yet.")
+		onlySessionsAudited(t, c)
 		// Sign-out is a form too.
 		expectPage(t, c.postRaw("/admin/signout", url.Values{}), 403, "form has expired")
 		expectPage(t, c.get("/admin"), 200, "Overview")
@@ -155,6 +158,15 @@ func TestConsoleSignOutEndsTheSession(t *testing.T) {
 		c := h.console(t)
 		c.mustSignIn(bossEmail)
 		cookie := c.cookies["tandem_console"]
+		expectRedirect(t, c.post("/admin/signout", nil), "/admin/signin")
+		c.mustSignIn(bossEmail)
+		audit := string(c.get("/admin/audit").Body) // newest first
+		signedIn := strings.Index(audit, "<code>console.signin</code>")
+		signedOut := strings.Index(audit, "<code>console.signout</code>")
+		if signedIn < 0 || signedOut < signedIn || strings.Count(audit, "<code>console.signin</code>") != 2 ||
+			!strings.Contains(audit, `class="done"`) {
+			t.Fatalf("the sessions are not in the audit log:\n%s", audit)
+		}
 		expectRedirect(t, c.post("/admin/signout", nil), "/admin/signin")
 		if _, kept := c.cookies["tandem_console"]; kept {
 			t.Fatal("the cookie was not cleared")
@@ -369,6 +381,36 @@ func TestConsoleDoesNotDeleteAnAdministratorsAccount(t *testing.T) {
 			expectPage(t, c.post("/admin/users/"+u.ID+"/delete", url.Values{"confirm": {email}}), 403, "remove the grant first")
 			expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
 		}
-		expectPage(t, c.get("/admin/audit"), 200, "Nothing changed yet.")
+		onlySessionsAudited(t, c)
 	}, withAdmins(bossEmail))
 }
+
+// A console session exists only with its audit entry: when the entry
+// cannot be stored, the sign-in fails and the session it made is revoked.
+func TestConsoleSignInWithoutItsAuditEntryFails(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, acc *accounts.Service) {
+		boss := h.newUser(bossEmail)
+		c := h.console(t)
+		r := c.signIn(bossEmail, pw)
+		if r.Status != 500 {
+			t.Fatalf("sign-in with a broken audit log: %d %s", r.Status, r.Body)
+		}
+		if _, set := c.cookies["tandem_console"]; set {
+			t.Fatal("a session cookie was handed out")
+		}
+		sessions, err := acc.Sessions(context.Background(), boss.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sessions {
+			if strings.Contains(s.UserAgent, "console") {
+				t.Fatalf("the console session was kept: %+v", s)
+			}
+		}
+	}, withAdmins(bossEmail), withFx(fx.Decorate(func(l admin.AuditLog) admin.AuditLog { return brokenAudit{l} })))
+}
+
+// brokenAudit fails to store an entry, as a database that lost its disk would.
+type brokenAudit struct{ admin.AuditLog }
+
+func (brokenAudit) Append(context.Context, admin.Entry) error { return errDiskOnFire }

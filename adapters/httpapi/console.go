@@ -228,14 +228,17 @@ func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
 
 // signIn checks the form's CSRF pair, then the administrator's e-mail and
 // password through accounts.LoginAdmin (the API login's counted attempts
-// and password check); only an administrator gets the session cookie.
+// and password check); only an administrator gets the session cookie. The
+// new session is recorded in the audit log (console.signin, with the
+// client's address); a session whose entry cannot be stored is revoked at
+// once and the sign-in fails.
 func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 	pre := c.Cookies(consolePreCookie)
 	if pre == "" || !sameToken(formValue(c, "csrf"), mac(pre, "signin")) {
 		return errCSRF()
 	}
 	cl := accounts.Client{IP: clientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
-	_, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
+	p, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
 	if err != nil {
 		e := core.As(err)
 		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
@@ -248,6 +251,9 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
 		c.Status(StatusOf(e.Kind))
 		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": formValue(c, "email")})
+	}
+	if err := h.auditSignIn(c, p, token, cl); err != nil {
+		return err
 	}
 	h.clearCookie(c, consolePreCookie)
 	h.setCookie(c, consoleCookie, token, accounts.ConsoleTTL)
@@ -291,10 +297,23 @@ func formValue(c *fiber.Ctx, name string) string {
 	return string(c.Request().PostArgs().Peek(name))
 }
 
+func (h *consoleHandler) auditSignIn(c *fiber.Ctx, p core.Principal, token string, cl accounts.Client) error {
+	ctx := core.WithPrincipal(c.UserContext(), p)
+	err := h.Admin.Apply(ctx, admin.Change{Action: "console.signin", Target: "user:" + p.UserID},
+		func(context.Context) (any, error) { return map[string]string{"ip": cl.IP, "userAgent": cl.UserAgent}, nil })
+	if err != nil {
+		_ = h.Accounts.Logout(context.WithoutCancel(ctx), p.UserID, token, false) // no session without its entry
+	}
+	return err
+}
+
+// signOut ends the console session, recorded as console.signout.
 func (h *consoleHandler) signOut(c *fiber.Ctx) error {
 	p, _ := core.PrincipalFrom(c.UserContext())
 	token, _ := c.Locals(localConsoleToken).(string)
-	if err := h.Accounts.Logout(c.UserContext(), p.UserID, token, false); err != nil {
+	err := h.Admin.Apply(c.UserContext(), admin.Change{Action: "console.signout", Target: "user:" + p.UserID},
+		func(ctx context.Context) (any, error) { return nil, h.Accounts.Logout(ctx, p.UserID, token, false) })
+	if err != nil {
 		return err
 	}
 	h.clearCookie(c, consoleCookie)
