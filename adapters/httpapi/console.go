@@ -300,7 +300,9 @@ func formValue(c *fiber.Ctx, name string) string {
 func (h *consoleHandler) auditSignIn(c *fiber.Ctx, p core.Principal, token string, cl accounts.Client) error {
 	ctx := core.WithPrincipal(c.UserContext(), p)
 	err := h.Admin.Apply(ctx, admin.Change{Action: "console.signin", Target: "user:" + p.UserID},
-		func(context.Context) (any, error) { return map[string]string{"ip": cl.IP, "userAgent": cl.UserAgent}, nil })
+		func(context.Context) (any, error) {
+			return map[string]string{"ip": cl.IP, "userAgent": cl.UserAgent}, nil
+		})
 	if err != nil {
 		_ = h.Accounts.Logout(context.WithoutCancel(ctx), p.UserID, token, false) // no session without its entry
 	}
