@@ -102,6 +102,10 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 }
 
 func explain(t *testing.T, db *sqlstore.DB, q string, args []any) {
+	// Without its lock: MariaDB reads a table it finds by a constant key
+	// while it plans, and the FOR UPDATE would make that read wait for
+	// the very transaction about to run q (the plan is the same).
+	q = strings.Replace(q, " FOR UPDATE", "", 1)
 	rows, err := db.Queryx("EXPLAIN "+q, args...)
 	if err != nil {
 		t.Errorf("EXPLAIN %s: %v", q, err)
