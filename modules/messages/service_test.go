@@ -384,3 +384,53 @@ func (r hookedRepo) Add(ctx context.Context, m messages.Message) error {
 	r.after()
 	return nil
 }
+
+// Latest is List's first message of the caller's current thread: none
+// while it is empty, the couple's newest while paired, the solo thread's
+// after an unpairing; a request with a read memo asks the store once.
+func TestLatestIsTheCurrentThreadsNewest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	latest := func(user string) string {
+		t.Helper()
+		m, ok, err := f.svc.Latest(ctx, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return "none"
+		}
+		return m.Body + " by " + m.AuthorID
+	}
+	steps := []struct {
+		name string
+		do   func()
+		user string
+		want string
+	}{
+		{"an empty thread", func() {}, "ann", "none"},
+		{"the solo thread", func() { f.send(t, "ann", "note to self") }, "ann", "note to self by ann"},
+		{"a new couple's thread is empty", func() { f.couples.PairAs("p1", "ann", "bob") }, "ann", "none"},
+		{"the partner's message, for both", func() { f.send(t, "bob", "hi ann") }, "ann", "hi ann by bob"},
+		{"the newest wins", func() { f.send(t, "ann", "hi bob") }, "bob", "hi bob by ann"},
+		{"after unpairing, one's own thread again", func() { f.couples.Unpair("ann", "bob") }, "bob", "none"},
+		{"the ex keeps their own solo thread", func() {}, "ann", "note to self by ann"},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := latest(st.user); got != st.want {
+			t.Fatalf("%s: %s reads %q, want %q", st.name, st.user, got, st.want)
+		}
+	}
+	if _, _, err := f.svc.Latest(ctx, " "); !core.IsKind(err, core.KindInvalid) {
+		t.Fatalf("a blank user: %v", err)
+	}
+
+	memo := core.WithReadMemo(ctx)
+	first, _, _ := f.svc.Latest(memo, "ann")
+	f.send(t, "ann", "after the first read")
+	if again, _, _ := f.svc.Latest(memo, "ann"); again.ID != first.ID {
+		t.Fatalf("the memo was not used: %+v then %+v", first, again)
+	}
+}
