@@ -56,6 +56,13 @@ func Remember[T any](ctx context.Context, key string, v T, err error) {
 	}
 }
 
+// Found is a read that may find nothing (OK false), as a read memo keeps
+// it: "none" is an answer too, and is not asked again.
+type Found[T any] struct {
+	Value T
+	OK    bool
+}
+
 // Memoized reports whether ctx carries a read memo: a batch read is worth
 // its statement only when later reads will find its answers.
 func Memoized(ctx context.Context) bool {

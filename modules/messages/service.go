@@ -118,21 +118,14 @@ func (s *Service) Latest(ctx context.Context, userID string) (Message, bool, err
 	if err != nil {
 		return Message{}, false, err
 	}
-	l, err := core.Memo(ctx, latestKey(scope), func() (latest, error) {
+	l, err := core.Memo(ctx, latestKey(scope), func() (core.Found[Message], error) {
 		ms, _, err := s.repo.List(ctx, scope, core.Page{Limit: 1})
 		if err != nil || len(ms) == 0 {
-			return latest{}, err
+			return core.Found[Message]{}, err
 		}
-		return latest{ms[0], true}, nil
+		return core.Found[Message]{Value: ms[0], OK: true}, nil
 	})
-	return l.m, l.ok, err
-}
-
-// latest is a read of a thread's newest message: ok is false when the
-// thread is empty.
-type latest struct {
-	m  Message
-	ok bool
+	return l.Value, l.OK, err
 }
 
 func latestKey(scope string) string { return "messages.latest:" + scope }
@@ -142,7 +135,7 @@ func latestKey(scope string) string { return "messages.latest:" + scope }
 // (the home screen's) reads it with the rest. Without a memo it does
 // nothing.
 func RememberLatest(ctx context.Context, scope string, m Message, ok bool) {
-	core.Remember(ctx, latestKey(scope), latest{m, ok}, nil)
+	core.Remember(ctx, latestKey(scope), core.Found[Message]{Value: m, OK: ok}, nil)
 }
 
 // scope is the user's current thread.

@@ -276,21 +276,14 @@ func (s *Service) Notify(ctx context.Context, n Notification) (StoreEvent, error
 
 // find returns the user's own subscription, ok false when there is none.
 func (s *Service) find(ctx context.Context, userID string) (Subscription, bool, error) {
-	f, err := core.Memo(ctx, subscriptionKey(userID), func() (found, error) {
+	f, err := core.Memo(ctx, subscriptionKey(userID), func() (core.Found[Subscription], error) {
 		sub, err := s.repo.Get(ctx, userID)
 		if core.IsKind(err, core.KindNotFound) {
-			return found{}, nil
+			return core.Found[Subscription]{}, nil
 		}
-		return found{sub, err == nil}, err
+		return core.Found[Subscription]{Value: sub, OK: err == nil}, err
 	})
-	return f.sub, f.ok, err
-}
-
-// found is a read of one user's subscription: ok is false when they have
-// none.
-type found struct {
-	sub Subscription
-	ok  bool
+	return f.Value, f.OK, err
 }
 
 func subscriptionKey(userID string) string { return "premium.subscription:" + userID }
@@ -300,7 +293,7 @@ func subscriptionKey(userID string) string { return "premium.subscription:" + us
 // answers at once the status reads that follow, the user's and their
 // partner's. Without a memo it does nothing.
 func Remember(ctx context.Context, userID string, sub Subscription, ok bool) {
-	core.Remember(ctx, subscriptionKey(userID), found{sub, ok}, nil)
+	core.Remember(ctx, subscriptionKey(userID), core.Found[Subscription]{Value: sub, OK: ok}, nil)
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
