@@ -41,7 +41,8 @@ type DB struct {
 	// BEGIN and COMMIT): the benchmarks report it per request.
 	statements atomic.Uint64
 	stmts      *stmtCache    // nil: every query is parsed where it runs
-	writes     chan struct{} // SQLite: the turn to write (writeTurn); nil on MySQL
+	writes     chan struct{} // SQLite: the turn to write (one writer at a time); nil on MySQL
+	group      groupCommit   // SQLite: the transactions waiting for the turn
 }
 
 // Close releases the prepared statements, then the connections.

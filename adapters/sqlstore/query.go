@@ -30,16 +30,18 @@ func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) er
 }
 
 func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int64, error) {
+	if _, ok := e.(*DB); ok && d.writes != nil {
+		// A write of its own on SQLite joins the next group commit (inTx).
+		var n int64
+		err := d.inTx(ctx, func(tx *sqlx.Tx) (err error) {
+			n, err = d.execN(ctx, tx, b)
+			return err
+		})
+		return n, err
+	}
 	q, args, err := d.build(b)
 	if err != nil {
 		return 0, err
-	}
-	if _, ok := e.(*DB); ok { // a write of its own; in a transaction, the transaction has the turn
-		release, err := d.writeTurn(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer release()
 	}
 	var res sql.Result
 	if st := d.prepared(ctx, e, q); st != nil {

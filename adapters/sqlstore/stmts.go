@@ -30,7 +30,7 @@ type stmtCache struct {
 // Preparing takes a pooled connection, and a transaction holds one: with
 // every connection held by transactions that prepare, none would be left.
 // On SQLite, the only dialect with the cache, a transaction runs in the
-// process's turn to write (writeTurn), so one holds a connection at a time
+// process's turn to write (groupCommit), so one holds a connection at a time
 // and the others are free. (Before the turn, the fixture of 10,000 couples
 // ran into that now and then and failed on the busy timeout.)
 func (d *DB) prepared(ctx context.Context, q any, query string) *sqlx.Stmt {

@@ -16,7 +16,8 @@ import (
 const txAttempts = 8
 
 // inTx runs fn in one transaction: commit when fn returns nil, roll back on an
-// error or a panic. On SQLite it is IMMEDIATE (see openSQLite). When MySQL
+// error or a panic. On SQLite it is IMMEDIATE (see openSQLite) and shared:
+// fn runs in a savepoint of the next group commit (groupCommit). When MySQL
 // rolls it back as a deadlock victim (or, on MariaDB with snapshot isolation,
 // because a row changed under it) it runs again after a short random pause,
 // so fn must only assign what it computes, never accumulate across runs.
@@ -35,34 +36,15 @@ func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	}
 }
 
-// writeTurn waits for this process's turn to write on SQLite, which has one
-// writer at a time: queued here, writers take the lock the moment it is
-// free, where SQLite's busy handler would sleep them for up to 100 ms a
-// try (create an event at 32 connections: 1,200 req/s, p50 24 ms). Other
-// processes (a backup) still meet the busy timeout. MySQL: no turn.
-func (d *DB) writeTurn(ctx context.Context) (release func(), err error) {
-	if d.writes == nil {
-		return func() {}, nil
-	}
-	select {
-	case d.writes <- struct{}{}:
-		return func() { <-d.writes }, nil
-	case <-ctx.Done():
-		return nil, mapErr(ctx.Err())
-	}
-}
-
 func retryable(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1020) // deadlock; record changed since read
 }
 
 func (d *DB) inTxOnce(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
-	release, err := d.writeTurn(ctx)
-	if err != nil {
-		return err
+	if d.writes != nil {
+		return d.inGroupTx(ctx, fn)
 	}
-	defer release()
 	tx, err := d.BeginTxx(ctx, nil)
 	if err != nil {
 		return mapErr(err)
