@@ -141,10 +141,7 @@ func (h *Streams) publish(live core.Live) error {
 		if err != nil {
 			return err
 		}
-		msg, err := json.Marshal(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
-		if err != nil {
-			return err
-		}
+		msg := encodeLive(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
 		_ = h.bus.Publish(core.TopicLive, msg) // logged and counted by the bus
 	}
 	return nil
@@ -176,6 +173,37 @@ func (h *Streams) receive(data []byte) {
 			s.end("lagging")
 		}
 	}
+}
+
+// encodeLive writes a bus message as json.Marshal would, but takes its
+// data as it is: it comes straight from json.Marshal, and marshaling it
+// again as a RawMessage checked and compacted it a second time (3% of an
+// event create).
+func encodeLive(e liveEvent) []byte {
+	b := make([]byte, 0, len(e.ID)+len(e.User)+len(e.Type)+len(e.Data)+40)
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, e.ID)
+	b = append(b, `,"user":`...)
+	b = appendJSONString(b, e.User)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, e.Type)
+	b = append(b, `,"data":`...)
+	b = append(b, e.Data...)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string. Ids and types are plain
+// ASCII, which goes as it is; anything else takes encoding/json's way.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // decodeLive reads a bus message; its id and type go into SSE field lines

@@ -129,3 +129,21 @@ func TestDecodeLiveRefusesWhatCouldInjectLines(t *testing.T) {
 		t.Fatalf("%v %s", ok, e.Data)
 	}
 }
+
+// encodeLive writes what json.Marshal writes, for plain ids and for
+// strings that need escaping.
+func TestEncodeLiveIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	for _, e := range []liveEvent{
+		{ID: "01J9ZX-a.b_c", User: "u-1", Type: "event.created", Data: json.RawMessage(`{"title":"a \"b\"","n":[1,2]}`)},
+		{ID: "a\"b", User: "ü\\<&>\n\u2028", Type: "", Data: json.RawMessage(`null`)},
+	} {
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := encodeLive(e); string(got) != string(want) {
+			t.Fatalf("encodeLive\n got %s\nwant %s", got, want)
+		}
+	}
+}
