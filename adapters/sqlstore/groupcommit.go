@@ -25,9 +25,10 @@ type groupCommit struct {
 
 // pendingTx is one writer's transaction waiting in the group.
 type pendingTx struct {
-	ctx  context.Context
-	fn   func(tx *sqlx.Tx) error
-	done chan txResult // buffered: the runner never waits for the writer
+	ctx    context.Context
+	fn     func(tx *sqlx.Tx) error
+	done   chan txResult // buffered: the runner never waits for the writer
+	result txResult      // set by finish, sent on done after the turn
 }
 
 type txResult struct {
@@ -51,8 +52,11 @@ func (d *DB) inGroupTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 		case r := <-me.done:
 			return r.raise()
 		case d.writes <- struct{}{}:
-			d.runNextGroup()
+			batch := d.runNextGroup()
 			<-d.writes
+			for _, p := range batch {
+				p.done <- p.result
+			}
 		case <-ctx.Done():
 			if d.group.withdraw(me) {
 				return mapErr(ctx.Err())
@@ -95,13 +99,16 @@ func (g *groupCommit) take() []*pendingTx {
 // runNextGroup commits the oldest queued transactions while the caller
 // holds the turn: one group a turn, so a writer leads at most once before
 // its own answer, and every queued writer is waiting for the turn itself.
-func (d *DB) runNextGroup() {
+func (d *DB) runNextGroup() []*pendingTx {
 	switch batch := d.group.take(); len(batch) {
 	case 0: // an earlier group took them
+		return nil
 	case 1:
 		batch[0].finish(d.runAlone(batch[0]))
+		return batch
 	default:
 		d.runGroup(batch)
+		return batch
 	}
 }
 
@@ -204,4 +211,9 @@ func (p *pendingTx) run(tx *sqlx.Tx) (r txResult) {
 	return txResult{err: p.fn(tx)}
 }
 
-func (p *pendingTx) finish(r txResult) { p.done <- r }
+// finish records p's result; its writer hears it once the turn is let go.
+// Waking the writers while holding the turn left it held and idle: the
+// runner, preempted among 30 runnable request goroutines, waited for a
+// processor with the turn in hand (62% of the goroutines' scheduling delay
+// in a trace of a create load).
+func (p *pendingTx) finish(r txResult) { p.result = r }
