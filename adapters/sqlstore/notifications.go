@@ -161,31 +161,30 @@ type activityRow struct {
 var activityColumns = append([]string{"a.notification_id", "a.entry_count", "a.pushed_at"},
 	joinedColumns("n", reflect.TypeFor[notificationRow]())...)
 
-// AddActivity first upserts the activity's row, which locks it until the
-// transaction ends (MySQL; SQLite transactions hold the write lock), so the
-// read that follows sees the last committed state, like ThrottleRepo.Add.
-// That read joins the unread entry the row points to, locked so that it
-// cannot be marked read meanwhile. Then it grows that entry, or stores n as
-// a new one, and records the entry and the push: four statements.
+// AddActivity reads the activity's row joined with the unread entry it
+// points to, grows that entry or stores n as a new one, and writes the row
+// back (an upsert: the first activity makes it). On MySQL it first upserts
+// the row unchanged, which locks it until the transaction ends, so the read
+// that follows sees the last committed state (like ThrottleRepo.Add), and
+// reads the entry locked so that it cannot be marked read meanwhile: four
+// statements. SQLite's transaction holds the write lock from its start: three.
 func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
 	var entry notifications.Notification
 	var push bool
-	key := sq.Eq{"user_id": a.UserID, "from_user_id": a.From, "kind": string(a.Kind)}
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_activity").
-			Columns("user_id", "from_user_id", "kind", "notification_id", "entry_count", "pushed_at").
-			Values(a.UserID, a.From, string(a.Kind), "", 0, 0).
-			Suffix(r.db.upsert("user_id, from_user_id, kind", "entry_count = entry_count"))); err != nil {
-			return err
+		if r.db.Dialect == MySQL {
+			if err := r.db.exec(ctx, tx, r.upsertActivity(a, "", 0, 0, r.db.upsert(activityKey, "entry_count = entry_count"))); err != nil {
+				return err
+			}
 		}
 		var st activityRow
-		if err := r.db.get(ctx, tx, &st, r.db.sb.Select(activityColumns...).From("notification_activity a").
+		err := r.db.get(ctx, tx, &st, r.db.sb.Select(activityColumns...).From("notification_activity a").
 			LeftJoin("notifications n ON n.id = a.notification_id AND n.user_id = a.user_id AND n.is_read = ?", false).
 			Where(sq.Eq{"a.user_id": a.UserID, "a.from_user_id": a.From, "a.kind": string(a.Kind)}).
-			Suffix(r.db.forUpdate())); err != nil {
+			Suffix(r.db.forUpdate()))
+		if err != nil && !isNotFound(err) { // SQLite: no row before the first activity
 			return err
 		}
-		var err error
 		if st.Entry.ID == "" {
 			entry, st.Count = n, 1
 			entry.UserID = a.UserID
@@ -205,13 +204,25 @@ func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Acti
 		if push {
 			st.PushedAt = n.CreatedAt.UnixMilli()
 		}
-		return r.db.exec(ctx, tx, r.db.sb.Update("notification_activity").Set("notification_id", entry.ID).
-			Set("entry_count", st.Count).Set("pushed_at", st.PushedAt).Where(key))
+		return r.db.exec(ctx, tx, r.upsertActivity(a, entry.ID, st.Count, st.PushedAt,
+			r.db.upsertColumns(activityKey, "notification_id", "entry_count", "pushed_at")))
 	})
 	if err != nil {
 		return notifications.Notification{}, false, err
 	}
 	return entry, push, nil
+}
+
+// activityKey is notification_activity's primary key.
+const activityKey = "user_id, from_user_id, kind"
+
+// upsertActivity writes a's row with these values, or on the existing one
+// does what the upsert suffix says.
+func (r *NotificationRepo) upsertActivity(a notifications.Activity, entryID string, count int, pushedAt int64, upsert string) sq.InsertBuilder {
+	return r.db.sb.Insert("notification_activity").
+		Columns("user_id", "from_user_id", "kind", "notification_id", "entry_count", "pushed_at").
+		Values(a.UserID, a.From, string(a.Kind), entryID, count, pushedAt).
+		Suffix(upsert)
 }
 
 // ListNotifications reads one index range: idx_notifications_user, or
