@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
 )
 
 // maxGroup bounds the transactions one SQLite commit carries.
@@ -25,10 +27,11 @@ type groupCommit struct {
 
 // pendingTx is one writer's transaction waiting in the group.
 type pendingTx struct {
-	ctx    context.Context
-	fn     func(tx *sqlx.Tx) error
-	done   chan txResult // buffered: the runner never waits for the writer
-	result txResult      // set by finish, sent on done after the turn
+	ctx      context.Context
+	fn       func(tx *sqlx.Tx) error
+	done     chan txResult // buffered: the runner never waits for the writer
+	result   txResult      // set by finish, sent on done after the turn
+	finished bool
 }
 
 type txResult struct {
@@ -52,10 +55,13 @@ func (d *DB) inGroupTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 		case r := <-me.done:
 			return r.raise()
 		case d.writes <- struct{}{}:
-			batch := d.runNextGroup()
-			<-d.writes
-			for _, p := range batch {
+			for _, p := range d.leadGroup() {
 				p.done <- p.result
+			}
+			select { // its own transaction may have been in that group
+			case r := <-me.done:
+				return r.raise()
+			default:
 			}
 		case <-ctx.Done():
 			if d.group.withdraw(me) {
@@ -96,19 +102,38 @@ func (g *groupCommit) take() []*pendingTx {
 	return batch
 }
 
-// runNextGroup commits the oldest queued transactions while the caller
-// holds the turn: one group a turn, so a writer leads at most once before
-// its own answer, and every queued writer is waiting for the turn itself.
-func (d *DB) runNextGroup() []*pendingTx {
-	switch batch := d.group.take(); len(batch) {
+// leadGroup runs the next group in the turn, which the caller has taken,
+// and lets the turn go. It returns the group, every member with its result.
+// Should the runner itself panic (not a member: those are recovered), the
+// members not yet finished are answered with an error, so none waits for
+// ever, and the turn is let go.
+func (d *DB) leadGroup() (batch []*pendingTx) {
+	defer func() { <-d.writes }()
+	defer func() {
+		if v := recover(); v != nil {
+			for _, p := range batch {
+				if !p.finished {
+					p.finish(txResult{err: core.Internal(panicked{v})})
+				}
+				p.done <- p.result
+			}
+			panic(v)
+		}
+	}()
+	batch = d.group.take()
+	d.runBatch(batch)
+	return batch
+}
+
+// runBatch commits the group: one group a turn, so a writer whose own
+// transaction is further back lets the turn go and queues for it again.
+func (d *DB) runBatch(batch []*pendingTx) {
+	switch len(batch) {
 	case 0: // an earlier group took them
-		return nil
 	case 1:
 		batch[0].finish(d.runAlone(batch[0]))
-		return batch
 	default:
 		d.runGroup(batch)
-		return batch
 	}
 }
 
@@ -143,6 +168,12 @@ func (d *DB) runGroup(batch []*pendingTx) {
 		}
 		return
 	}
+	defer func() { // the runner's own panic (see leadGroup): nothing is kept
+		if v := recover(); v != nil {
+			_ = tx.Rollback()
+			panic(v)
+		}
+	}()
 	var committed []*pendingTx
 	for i, p := range batch {
 		if err := p.ctx.Err(); err != nil {
@@ -216,4 +247,4 @@ func (p *pendingTx) run(tx *sqlx.Tx) (r txResult) {
 // runner, preempted among 30 runnable request goroutines, waited for a
 // processor with the turn in hand (62% of the goroutines' scheduling delay
 // in a trace of a create load).
-func (p *pendingTx) finish(r txResult) { p.result = r }
+func (p *pendingTx) finish(r txResult) { p.result, p.finished = r, true }

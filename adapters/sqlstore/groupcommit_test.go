@@ -220,3 +220,42 @@ func TestGroupCommitIsOneTransaction(t *testing.T) {
 		t.Fatalf("stored %v", got)
 	}
 }
+
+// faultyContext panics when the runner asks whether its writer gave up:
+// a fault in the runner itself, outside any member's function.
+type faultyContext struct{ context.Context }
+
+func (faultyContext) Err() error { panic("runner fault") }
+
+// TestGroupCommitSurvivesItsRunnerPanicking: when the runner itself panics,
+// the panic reaches the writer that was running the group, every other
+// member is answered with an error rather than left waiting, nothing of the
+// group is kept, and the turn is free for the next writer.
+func TestGroupCommitSurvivesItsRunnerPanicking(t *testing.T) {
+	t.Parallel()
+	d, ctx := openGroupTest(t)
+	members := []*member{{ctx: ctx, fn: insertKeys(d, ctx, "a")}, {ctx: faultyContext{ctx}, fn: insertKeys(d, ctx, "b")},
+		{ctx: ctx, fn: insertKeys(d, ctx, "c")}}
+	inOneGroup(t, d, members)
+	panics := 0
+	for i, m := range members {
+		switch {
+		case m.pan != nil:
+			panics++
+		case !core.IsKind(m.err, core.KindInternal):
+			t.Errorf("member %d: error %v, want an internal error or the panic", i, m.err)
+		}
+	}
+	if panics != 1 {
+		t.Fatalf("%d writers panicked, want the one that ran the group", panics)
+	}
+	if got := storedKeys(t, d, ctx); len(got) != 0 {
+		t.Fatalf("stored %v, want nothing of the group", got)
+	}
+	if err := d.inTx(ctx, insertKeys(d, ctx, "d")); err != nil {
+		t.Fatalf("the next writer: %v", err)
+	}
+	if got := storedKeys(t, d, ctx); !slices.Equal(got, []string{"d"}) {
+		t.Fatalf("stored %v", got)
+	}
+}
