@@ -21,6 +21,11 @@ const maxGroup = 32
 // committing (WAL frames, the checkpoint, shared-memory locks) was about a
 // quarter of a write transaction's CPU; grouped, about nine transactions
 // share one commit, and creates went from 2,500 to 3,700 a second.
+//
+// The turn (DB.writes) queues this process's writers in Go: a writer that
+// met SQLite's lock taken would sleep in its busy handler, up to 100 ms a
+// try, while the lock sat free. Other processes (a backup) still meet the
+// busy timeout.
 type groupCommit struct {
 	mu     sync.Mutex
 	queued []*pendingTx
