@@ -15,8 +15,15 @@ function auth(u)
 end
 
 -- A response other than the one expected counts as an error: a benchmark
--- of 401s measures nothing.
-local bad = 0
+-- of 401s measures nothing. Each wrk thread counts in its own Lua state (a
+-- global, so done can read it); done runs in another and sums them.
+bad = 0
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
 function response(status, headers, body)
   if status ~= expected_status then
     bad = bad + 1
@@ -25,6 +32,10 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
+  local bad = 0
+  for _, t in ipairs(threads) do
+    bad = bad + t:get("bad")
+  end
   local secs = summary.duration / 1e6
   io.write(string.format("RESULT rps=%.0f p50_ms=%.2f p99_ms=%.2f requests=%d unexpected=%d socket_errors=%d\n",
     summary.requests / secs, latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests,
