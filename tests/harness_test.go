@@ -68,6 +68,20 @@ func eachProfileWith[T any](t *testing.T, fn func(t *testing.T, h *harness, v T)
 	}
 }
 
+// eachProfileOwn is eachProfile where each profile gets its own fake of an
+// outside service, built in its subtest by own with the option that points
+// the app at it: one profile's simulated outage never reaches another
+// running beside it.
+func eachProfileOwn[S any](t *testing.T, own func(t *testing.T) (S, option), fn func(t *testing.T, h *harness, s S)) {
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			s, opt := own(t)
+			fn(t, newHarness(t, p, opt), s)
+		})
+	}
+}
+
 // option adjusts a harness before the app is built.
 type option func(*harness)
 
