@@ -216,12 +216,17 @@ func decodeLive(data []byte) (liveEvent, bool) {
 	if !ok && json.Unmarshal(data, &e) != nil {
 		return liveEvent{}, false
 	}
+	return sseSafe(e)
+}
+
+// sseSafe checks a decoded event's fields for SSE lines. Its data is valid
+// JSON (json.Valid or Unmarshal checked it), where a line break can only be
+// white space: compacting removes it. Most data (json.Marshal's) has none,
+// and is kept as it is.
+func sseSafe(e liveEvent) (liveEvent, bool) {
 	if !fieldSafe(e.ID) || !fieldSafe(e.Type) || e.User == "" {
 		return liveEvent{}, false
 	}
-	// Unmarshal checked the data is JSON, where a line break can only be
-	// white space: compacting removes it. Most data (json.Marshal's) has
-	// none, and is kept as it is.
 	if bytes.ContainsAny(e.Data, "\r\n") {
 		var compact bytes.Buffer
 		if json.Compact(&compact, e.Data) != nil {
