@@ -16,7 +16,14 @@ func (h *harness) signUp(email string) (string, string) {
 	id := r.JSON(h.t)["userId"].(string)
 	v := h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": h.Mail.Code(email)})
 	expect(h.t, v, 200, "")
-	return id, v.JSON(h.t)["token"].(string)
+	tok := v.JSON(h.t)["token"].(string)
+	if v.JSON(h.t)["passwordRequired"] != true {
+		return id, tok
+	}
+	// An administrator's address: the password is set after the proof.
+	set := h.post("/api/users/user/"+id+"/password", tok, map[string]any{"newPassword": pw})
+	expect(h.t, set, 200, "")
+	return id, set.JSON(h.t)["token"].(string)
 }
 
 func errBody(code, msg string) string {

@@ -89,7 +89,9 @@ func (h *harness) signUpAgain(t *testing.T, email string) (string, string) {
 	return m["userId"].(string), m["token"].(string)
 }
 
-func TestConsoleSignInIsRateLimitedLikeTheAPI(t *testing.T) {
+// The console counts its own sign-ins per (e-mail, client IP): its
+// failures never lock the API's login, nor the API's the console.
+func TestConsoleSignInIsRateLimitedOnItsOwn(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		h.newUser(bossEmail)
 		c := h.console(t)
@@ -101,8 +103,21 @@ func TestConsoleSignInIsRateLimitedLikeTheAPI(t *testing.T) {
 		if r.Header.Get("Retry-After") == "" || setCookie(r, "tandem_console") != nil {
 			t.Fatalf("429 without Retry-After or with a cookie: %v", r.Header)
 		}
-		// The API's login shares the counter.
+		// The API's login has its own counter.
+		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": bossEmail, "password": pw}), 200, "")
+	}, withAdmins(bossEmail))
+}
+
+// Failed API logins for an administrator's e-mail never lock the console
+// (the module's tests cover the ceiling across addresses too).
+func TestAPILoginFailuresNeverLockTheConsole(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		h.newUser(bossEmail)
+		for range 10 {
+			expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": bossEmail, "password": "wrong-password-1"}), 401, "")
+		}
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": bossEmail, "password": pw}), 429, "")
+		h.console(t).mustSignIn(bossEmail)
 	}, withAdmins(bossEmail))
 }
 

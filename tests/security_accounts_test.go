@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,22 +74,131 @@ func TestSecurityResetWithTheVerifiedCodeAgain(t *testing.T) {
 	})
 }
 
-func TestSecuritySignUpAgainNeverReplacesThePassword(t *testing.T) {
+// A stranger who signs up first with someone's address gets nothing: the
+// sign-ups disagree on the password, so none is kept; the owner verifies,
+// is signed in with passwordRequired, and sets a password. An
+// administrator's address (TANDEM_ADMIN_EMAILS) never keeps a password
+// chosen before verification, whoever chose it.
+func TestSecurityDisputedSignUpKeepsNoPassword(t *testing.T) {
+	for _, email := range []string{"owner@x.io", "boss@x.io"} {
+		t.Run(email, func(t *testing.T) {
+			eachProfile(t, func(t *testing.T, h *harness) {
+				r := h.post("/api/auth/signup/email", "", map[string]any{"email": email, "password": "attacker-pass"})
+				expect(t, r, 200, `{"success":true,"code":"verification_required","userId":"<string>","message":"<string>"}`)
+				id := r.JSON(t)["userId"].(string)
+				first := h.Mail.Code(email)
+				again := h.post("/api/auth/signup/email", "", map[string]any{"email": strings.ToUpper(email), "password": pw})
+				expect(t, again, 200, `{"success":true,"code":"verification_required","userId":"`+id+`","message":"<string>"}`)
+				fresh := h.Mail.Code(email)
+				if fresh != first { // the new sign-up killed the earlier code
+					expect(t, h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": first}),
+						400, errBody("invalid_code", "invalid or expired code"))
+				}
+				v := h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": fresh})
+				expect(t, v, 200, `{"success":true,"code":"verification_success","userId":"`+id+`","token":"<string>",
+					"passwordRequired":true,"message":"<string>"}`)
+				token := v.JSON(t)["token"].(string)
+				for _, p := range []string{"attacker-pass", pw} {
+					expect(t, h.loginAs(email, p, nil), 401, errBody("invalid_credentials", "invalid e-mail or password"))
+					c := h.console(t)
+					expectPage(t, c.signIn(email, p), 401, "invalid e-mail or password")
+				}
+				expect(t, h.get("/api/users/user/"+id, token), 200, `{"success":true,"userId":"`+id+`","email":"`+email+`",
+					"displayName":"","timezone":"","createdAt":"<number>","passwordRequired":true}`)
+				set := h.post("/api/users/user/"+id+"/password", token, map[string]any{"newPassword": "owner-chosen-after"})
+				expect(t, set, 200, `{"success":true,"code":"password_updated","userId":"`+id+`","token":"<string>","message":"<string>"}`)
+				expect(t, h.get("/api/users/user/"+id, token), 401, "") // every earlier session ends
+				expect(t, h.get("/api/users/user/"+id, set.JSON(t)["token"].(string)), 200, `{"success":true,"userId":"`+id+`",
+					"email":"`+email+`","displayName":"","timezone":"","createdAt":"<number>"}`)
+				expect(t, h.loginAs(email, "owner-chosen-after", nil), 200, "")
+				expect(t, h.loginAs(email, "attacker-pass", nil), 401, "")
+			}, withAdmins("boss@x.io"))
+		})
+	}
+}
+
+// A repeated sign-up with the same password keeps it.
+func TestSecuritySignUpAgainWithTheSamePasswordKeepsIt(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
-		r := h.post("/api/auth/signup/email", "", map[string]any{"email": "owner@x.io", "password": pw})
-		expect(t, r, 200, `{"success":true,"code":"verification_required","userId":"<string>","message":"<string>"}`)
-		id := r.JSON(t)["userId"].(string)
-		// The attacker signs up again before the owner verifies: same answer, a
-		// new code to the owner's mailbox, and the stored password is untouched.
-		again := h.post("/api/auth/signup/email", "", map[string]any{"email": "Owner@x.io", "password": "attacker-pass"})
-		expect(t, again, 200, `{"success":true,"code":"verification_required","userId":"`+id+`","message":"<string>"}`)
-		if n := len(h.Mail.All()); n != 2 {
-			t.Fatalf("%d mails, want a second code", n)
-		}
-		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": h.Mail.Code("owner@x.io")}), 200, "")
-		expect(t, h.loginAs("owner@x.io", "attacker-pass", nil), 401, "")
+		id := h.post("/api/auth/signup/email", "", map[string]any{"email": "owner@x.io", "password": pw}).JSON(t)["userId"].(string)
+		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "owner@x.io", "password": pw}), 200, "")
+		v := h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": h.Mail.Code("owner@x.io")})
+		expect(t, v, 200, `{"success":true,"code":"verification_success","userId":"`+id+`","token":"<string>","message":"<string>"}`)
 		expect(t, h.loginAs("owner@x.io", pw, nil), 200, "")
 	})
+}
+
+// The signed-in password change: a stolen token alone cannot take the
+// account (the current password is required and its guesses are counted),
+// and nobody changes another user's password.
+func TestSecurityPasswordChange(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		path := "/api/users/user/" + ann.ID + "/password"
+		expect(t, h.post(path, ann.Token, map[string]any{"newPassword": "stolen-choice"}), 400,
+			errBody("invalid_request", "currentPassword is required"))
+		expect(t, h.post(path, ann.Token, map[string]any{"currentPassword": "wrong-guess", "newPassword": "stolen-choice"}), 403,
+			errBody("invalid_credentials", "the current password is wrong"))
+		expect(t, h.post(path, bob.Token, map[string]any{"currentPassword": pw, "newPassword": "stolen-choice"}), 403, "")
+		expect(t, h.post(path, "", map[string]any{"currentPassword": pw, "newPassword": "stolen-choice"}), 401, "")
+		expect(t, h.post(path, ann.Token, map[string]any{"currentPassword": pw}), 400, errBody("invalid_request", "newPassword is required"))
+		expect(t, h.post(path, ann.Token, map[string]any{"currentPassword": pw, "newPassword": "short"}), 400, "")
+		expect(t, h.loginAs("ann@x.io", pw, nil), 200, "") // nothing changed
+		expect(t, h.get("/api/users/user/"+ann.ID, ann.Token), 200, "")
+		r := h.post(path, ann.Token, map[string]any{"currentPassword": pw, "newPassword": "ann-new-password"})
+		expect(t, r, 200, `{"success":true,"code":"password_updated","userId":"`+ann.ID+`","token":"<string>","message":"<string>"}`)
+		expect(t, h.get("/api/users/user/"+ann.ID, ann.Token), 401, "")
+		expect(t, h.loginAs("ann@x.io", "ann-new-password", nil), 200, "")
+		expect(t, h.loginAs("ann@x.io", pw, nil), 401, "")
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// A stranger's wrong codes, and a stranger's code requests, are counted per
+// client IP: the owner from another address still gets a code and can use
+// it.
+func TestSecurityStrangersCannotSpendTheOwnersCodes(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		id, _ := h.signUp("owner@x.io")
+		stranger, owner := fromIP("203.0.113.9"), fromIP("198.51.100.20")
+		for range 5 {
+			expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: stranger, Body: map[string]any{"email": "owner@x.io"}}), 200, "")
+		}
+		expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: stranger, Body: map[string]any{"email": "owner@x.io"}}),
+			429, errBody("rate_limited", "too many requests, try again later"))
+		expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: owner, Body: map[string]any{"email": "owner@x.io"}}), 200, "")
+		code := h.Mail.Code("owner@x.io")
+		wrong := "000000"
+		if code == wrong {
+			wrong = "111111"
+		}
+		for range 5 {
+			expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: stranger, Body: map[string]any{"userId": id, "code": wrong}}),
+				400, errBody("invalid_code", "invalid or expired code"))
+		}
+		expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: stranger, Body: map[string]any{"userId": id, "code": code}}),
+			429, errBody("too_many_attempts", "too many wrong codes; request a new one"))
+		v := h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: owner, Body: map[string]any{"userId": id, "code": code}})
+		expect(t, v, 200, "")
+		expect(t, h.do(req{Method: "POST", Path: "/api/auth/reset", Headers: owner,
+			Body: map[string]any{"userId": id, "newPassword": "owner-new-pass", "resetToken": v.JSON(t)["resetToken"]}}), 200, "")
+		expect(t, h.loginAs("owner@x.io", "owner-new-pass", nil), 200, "")
+	}, withEnv("TANDEM_TRUSTED_PROXIES", "127.0.0.1"), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// Addresses are compared after NFKC and case folding; invisible format
+// characters are refused.
+func TestSecurityLookAlikeSpellingsAreOneAddress(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		victim, _ := h.signUp("victim@example.com")
+		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "ｖictim@example.com", "password": "attacker-pass"}), 409,
+			errBody("email_already_registered", "this e-mail is already registered"))
+		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "victim\u200b@example.com", "password": "attacker-pass"}), 400,
+			errBody("invalid_request", "email must not contain invisible characters"))
+		expect(t, h.loginAs("ＶＩＣＴＩＭ@example.com", pw, nil), 200, `{"success":true,"userId":"`+victim+`","token":"<string>","message":"<string>"}`)
+		if n := len(h.Mail.All()); n != 1 {
+			t.Fatalf("%d mails: a look-alike got a code", n)
+		}
+	}, withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
 }
 
 func TestSecurityResetOfANeverVerifiedAccountVerifiesIt(t *testing.T) {

@@ -31,6 +31,7 @@ func (h *accountsHandler) Register(r fiber.Router) {
 
 	r.Get("/api/users/user/:userId", requireSelf, h.profile)
 	r.Patch("/api/users/user/:userId", requireSelf, h.patchProfile)
+	r.Post("/api/users/user/:userId/password", requireSelf, h.changePassword)
 	r.Delete("/api/users/user/:userId", requireSelf, h.deleteAccount)
 	r.Get("/api/users/user/:userId/export", requireSelf, h.export)
 }
@@ -62,7 +63,11 @@ type authReply struct {
 	// ResetToken is an addition to the spec: the proof the password update
 	// step may carry instead of the code.
 	ResetToken string `json:"resetToken,omitempty"`
-	Message    string `json:"message"`
+	// PasswordRequired is an addition: the verified account has no password
+	// (its sign-ups disagreed on one); the owner sets one with
+	// POST /api/users/user/{userId}/password.
+	PasswordRequired bool   `json:"passwordRequired,omitempty"`
+	Message          string `json:"message"`
 }
 
 // clientOf is who is calling, for login counters and the sessions list.
@@ -77,14 +82,18 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if in.VerificationCode != nil || (in.UserID != nil && in.Email == nil) {
-		token, err := h.svc.VerifyEmail(ctx, str(in.UserID), str(in.VerificationCode), clientOf(c))
+		v, err := h.svc.VerifyEmail(ctx, str(in.UserID), str(in.VerificationCode), clientOf(c))
 		if err != nil {
 			return err
 		}
-		return c.JSON(authReply{Success: true, Code: "verification_success", UserID: str(in.UserID), Token: token,
-			Message: "e-mail verified"})
+		reply := authReply{Success: true, Code: "verification_success", UserID: str(in.UserID), Token: v.Token,
+			Message: "e-mail verified"}
+		if v.PasswordRequired {
+			reply.PasswordRequired, reply.Message = true, "e-mail verified; set a password to log in with it"
+		}
+		return c.JSON(reply)
 	}
-	userID, err := h.svc.SignUp(ctx, str(in.Email), str(in.Password))
+	userID, err := h.svc.SignUp(ctx, str(in.Email), str(in.Password), clientOf(c))
 	if err != nil {
 		return err
 	}
@@ -121,7 +130,7 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 	case in.NewPassword != nil:
 		return h.resetUpdate(c, ctx, in)
 	case in.Code != nil:
-		proof, err := h.svc.VerifyReset(ctx, str(in.UserID), *in.Code)
+		proof, err := h.svc.VerifyReset(ctx, str(in.UserID), *in.Code, clientOf(c))
 		if err != nil {
 			return err
 		}
@@ -129,7 +138,7 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, ResetToken: proof,
 			Message: "the code is valid"})
 	case in.Email != nil:
-		userID, err := h.svc.RequestReset(ctx, *in.Email)
+		userID, err := h.svc.RequestReset(ctx, *in.Email, clientOf(c))
 		if err != nil {
 			return err
 		}
@@ -213,6 +222,9 @@ type accountJSON struct {
 	DisplayName string `json:"displayName"`
 	Timezone    string `json:"timezone"`
 	CreatedAt   int64  `json:"createdAt"`
+	// PasswordRequired (an addition) is true while the account has no
+	// password: it was verified after sign-ups that disagreed on one.
+	PasswordRequired bool `json:"passwordRequired,omitempty"`
 }
 
 // profileReply is the body of GET/PATCH: success and the flat profile.
@@ -223,7 +235,7 @@ type profileReply struct {
 
 func toAccountJSON(a accounts.Account) accountJSON {
 	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
-		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt)}
+		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == ""}
 }
 
 func (h *accountsHandler) profile(c *fiber.Ctx) error {
@@ -248,6 +260,28 @@ func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(profileReply{Success: true, accountJSON: toAccountJSON(a)})
+}
+
+// changePassword sets the signed-in user's password: every other session
+// ends, and the answer carries the new token.
+func (h *accountsHandler) changePassword(c *fiber.Ctx) error {
+	var in struct {
+		CurrentPassword string  `json:"currentPassword"`
+		NewPassword     *string `json:"newPassword"`
+	}
+	if err := BindJSON(c, &in); err != nil {
+		return err
+	}
+	if in.NewPassword == nil {
+		return core.Invalid("invalid_request", "newPassword is required")
+	}
+	userID := c.Params("userId")
+	token, err := h.svc.ChangePassword(c.UserContext(), userID, in.CurrentPassword, *in.NewPassword, clientOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
+		Message: "password updated"})
 }
 
 func (h *accountsHandler) deleteAccount(c *fiber.Ctx) error {

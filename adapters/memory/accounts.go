@@ -285,11 +285,38 @@ func (r *AccountRepo) ResetPassword(_ context.Context, userID, codeHash, hash st
 		return nil, core.Invalid("invalid_code", "verify a reset code first")
 	}
 	delete(r.codes, k)
-	a.PasswordHash, a.Verified, a.UpdatedAt = hash, true, now
-	r.byID[userID] = a
-	revoked := r.revokeLocked(userID)
+	a.Verified = true
+	return r.setPasswordLocked(a, hash, now, t), nil
+}
+
+func (r *AccountRepo) ClearPendingPassword(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a, ok := r.byID[userID]; ok && !a.Verified {
+		a.PasswordHash = ""
+		r.byID[userID] = a
+	}
+	return nil
+}
+
+func (r *AccountRepo) SetPassword(_ context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.byID[userID]
+	if !ok {
+		return nil, errAccountNotFound()
+	}
+	return r.setPasswordLocked(a, hash, now, t), nil
+}
+
+// setPasswordLocked stores a with the new password, revokes every token of
+// the account and stores t.
+func (r *AccountRepo) setPasswordLocked(a accounts.Account, hash string, now time.Time, t accounts.Token) []string {
+	a.PasswordHash, a.UpdatedAt = hash, now
+	r.byID[a.ID] = a
+	revoked := r.revokeLocked(a.ID)
 	r.tokens[t.Hash] = t
-	return revoked, nil
+	return revoked
 }
 
 func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, max int) ([]string, error) {

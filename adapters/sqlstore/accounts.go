@@ -340,19 +340,43 @@ func (r *AccountRepo) ResetPassword(ctx context.Context, userID, codeHash, hash 
 		if err != nil {
 			return err
 		}
-		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("password_hash", hash).
-			Set("verified", true).Set("updated_at", now.UnixMilli()).Where(sq.Eq{"id": userID})); err != nil {
-			return err
-		}
-		if revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
-			return err
-		}
-		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID})); err != nil {
-			return err
-		}
-		return r.insertToken(ctx, tx, t)
+		return r.setPassword(ctx, tx, userID, hash, now, t, &revoked, true)
 	})
 	return revoked, err
+}
+
+func (r *AccountRepo) ClearPendingPassword(ctx context.Context, userID string) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Update("accounts").Set("password_hash", "").
+		Where(sq.Eq{"id": userID, "verified": false}))
+}
+
+func (r *AccountRepo) SetPassword(ctx context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
+	var revoked []string
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		return r.setPassword(ctx, tx, userID, hash, now, t, &revoked, false)
+	})
+	return revoked, err
+}
+
+// setPassword sets the password (and verified, for a reset: the code proved
+// the mailbox), revokes every token of the account into *revoked and stores
+// t, inside tx.
+func (r *AccountRepo) setPassword(ctx context.Context, tx *sqlx.Tx, userID, hash string, now time.Time, t accounts.Token, revoked *[]string, verify bool) error {
+	q := r.db.sb.Update("accounts").Set("password_hash", hash).Set("updated_at", now.UnixMilli())
+	if verify {
+		q = q.Set("verified", true)
+	}
+	if err := r.db.execOne(ctx, tx, q.Where(sq.Eq{"id": userID})); err != nil {
+		return err
+	}
+	var err error
+	if *revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
+		return err
+	}
+	if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID})); err != nil {
+		return err
+	}
+	return r.insertToken(ctx, tx, t)
 }
 
 var tokenColumns = []string{"id", "token_hash", "user_id", "user_agent", "created_at", "expires_at", "last_used_at"}

@@ -197,6 +197,48 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		wantKind(t, err, core.KindInvalid) // single use
 	})
 
+	t.Run("a pending password clears, a verified one never", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.Create(ctx, acc("u2", "b@x.io")))
+		must(t, putCode(r, accounts.Code{UserID: "u2", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		must(t, r.Verify(ctx, "u2", "vc", tok("t2", "u2")))
+		must(t, r.ClearPendingPassword(ctx, "u1"))
+		must(t, r.ClearPendingPassword(ctx, "u1")) // already none
+		must(t, r.ClearPendingPassword(ctx, "u2")) // verified: nothing
+		a1, _ := r.Get(ctx, "u1")
+		a2, _ := r.Get(ctx, "u2")
+		if a1.PasswordHash != "" || a2.PasswordHash != "h-u2" || a1.Verified {
+			t.Fatalf("pending %+v verified %+v", a1, a2)
+		}
+	})
+
+	t.Run("set password revokes every token of the account and stores the new one", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, r.Create(ctx, acc("u2", "b@x.io")))
+		newToken(t, r, tok("old1", "u1"))
+		newToken(t, r, tok("other", "u2"))
+		later := now.Add(time.Minute)
+		revoked, err := r.SetPassword(ctx, "u1", "newhash", later, tok("new", "u1"))
+		must(t, err)
+		if len(revoked) != 1 || revoked[0] != "old1" {
+			t.Fatalf("revoked %v", revoked)
+		}
+		_, err = r.Session(ctx, "old1")
+		wantKind(t, err, core.KindNotFound)
+		for _, h := range []string{"new", "other"} {
+			_, err := r.Session(ctx, h)
+			must(t, err)
+		}
+		a, _ := r.Get(ctx, "u1")
+		if a.PasswordHash != "newhash" || a.Verified || !a.UpdatedAt.Equal(later) {
+			t.Fatalf("account %+v", a)
+		}
+		_, err = r.SetPassword(ctx, "ghost", "h", later, tok("g", "ghost"))
+		wantKind(t, err, core.KindNotFound)
+	})
+
 	t.Run("sessions: list newest first, the oldest beyond max revoked, delete by id for the owner only", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))

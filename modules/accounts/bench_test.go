@@ -55,7 +55,7 @@ func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*acco
 	}
 	ctx := context.Background()
 	email := core.NewUUIDv7().New() + "@bench.io"
-	id, err := svc.SignUp(ctx, email, "password1")
+	id, err := svc.SignUp(ctx, email, "password1", accounts.Client{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*acco
 	if err != nil {
 		b.Fatal(err)
 	}
-	return svc, token
+	return svc, token.Token
 }
 
 // noCache always misses, so every Authenticate reads the store.

@@ -13,7 +13,11 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 
 	"tandem/core"
 )
@@ -21,7 +25,7 @@ import (
 // Account is one user.
 type Account struct {
 	ID           string
-	Email        string // trimmed, lower-case
+	Email        string // FoldEmail form: trimmed, NFKC, case-folded
 	PasswordHash string
 	Verified     bool
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
@@ -88,8 +92,13 @@ type ResetProof struct {
 }
 
 const (
-	CodeTTL         = 15 * time.Minute
-	CodeMaxAttempts = 5
+	CodeTTL = 15 * time.Minute
+	// CodeTriesPerIP is how many wrong tries one client IP has at one code;
+	// CodeMaxAttempts the code's ceiling across every IP, after which it is
+	// dead. A stranger's wrong guesses from one place stop at the first and
+	// leave the owner's code alive.
+	CodeTriesPerIP  = 5
+	CodeMaxAttempts = 10
 	ResetProofTTL   = 10 * time.Minute
 	MaxSessions     = 50 // live tokens per user; a new one revokes the oldest
 	MaxUserAgent    = 256
@@ -108,25 +117,55 @@ const (
 	MaxDisplayName   = 100
 	tokenBytes       = 32
 	codeDigits       = 6
-	codesPerHour     = 5
+	codesPerHour     = 5   // per (e-mail, client IP)
+	codesPerHourMail = 10  // per e-mail across every IP: the ceiling of a distributed flood
 	failedLogins     = 10  // per (e-mail, client IP)
 	failedLoginsMail = 100 // per e-mail across every IP: the ceiling of a distributed guess
 	failedLoginsSpan = 15 * time.Minute
+	// failedConsoleMail is the console's ceiling per e-mail across every
+	// IP: far above what a crowd of owners' mistakes reaches, it bounds a
+	// distributed guess at an administrator's password.
+	failedConsoleMail = 1000
 )
 
 // Rate rules; the counters live in the database (core.Limiter).
 var (
-	ruleCodesPerEmail     = core.RateRule{Name: "codes_email", Limit: codesPerHour, Window: time.Hour}
-	ruleFailedLogins      = core.RateRule{Name: "login_fail_ip", Limit: failedLogins, Window: failedLoginsSpan}
-	ruleFailedLoginsEmail = core.RateRule{Name: "login_fail", Limit: failedLoginsMail, Window: failedLoginsSpan}
+	ruleCodesPerEmailIP = core.RateRule{Name: "codes_email_ip", Limit: codesPerHour, Window: time.Hour}
+	ruleCodesPerEmail   = core.RateRule{Name: "codes_email", Limit: codesPerHourMail, Window: time.Hour}
+	ruleCodeTriesIP     = core.RateRule{Name: "code_tries_ip", Limit: CodeTriesPerIP, Window: CodeTTL}
+	// The console counts its own sign-ins: failed API logins for an
+	// administrator's e-mail never lock the console, nor the reverse.
+	ruleConsoleLogins      = core.RateRule{Name: "console_fail_ip", Limit: failedLogins, Window: failedLoginsSpan}
+	ruleConsoleLoginsEmail = core.RateRule{Name: "console_fail", Limit: failedConsoleMail, Window: failedLoginsSpan}
+	ruleFailedLogins       = core.RateRule{Name: "login_fail_ip", Limit: failedLogins, Window: failedLoginsSpan}
+	ruleFailedLoginsEmail  = core.RateRule{Name: "login_fail", Limit: failedLoginsMail, Window: failedLoginsSpan}
 )
 
-// NormalizeEmail trims and lower-cases, and refuses what is not an address.
+// loginRules are the two counters a password attempt is reserved under.
+type loginRules struct{ perIP, perEmail core.RateRule }
+
+var (
+	apiLogins     = loginRules{ruleFailedLogins, ruleFailedLoginsEmail}
+	consoleLogins = loginRules{ruleConsoleLogins, ruleConsoleLoginsEmail}
+)
+
+// NormalizeEmail trims, folds and refuses what is not an address. Two
+// spellings that look alike are one address: it compares (and stores) the
+// NFKC form, case-folded, so "ｖictim@x.io" (full-width) is "victim@x.io".
+// Invisible format characters (Unicode Cf, such as U+200B) are refused, not
+// dropped: an address that needs them is a disguise.
 func NormalizeEmail(s string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(s))
-	if e == "" {
+	s = strings.TrimSpace(s)
+	if s == "" {
 		return "", core.Invalid("invalid_request", "email is required")
 	}
+	if len(s) > 4*MaxEmail { // before folding: bound the work
+		return "", core.Invalid("invalid_request", "email is too long")
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) >= 0 {
+		return "", core.Invalid("invalid_request", "email must not contain invisible characters")
+	}
+	e := FoldEmail(s)
 	if len(e) > MaxEmail {
 		return "", core.Invalid("invalid_request", "email is too long")
 	}
@@ -140,6 +179,14 @@ func NormalizeEmail(s string) (string, error) {
 		return "", err
 	}
 	return e, nil
+}
+
+// FoldEmail is the form addresses are compared in: trimmed, NFKC, case
+// folded, NFKC again (folding can undo the normal form). It validates
+// nothing; login uses it to look an address up as sign-up stored it.
+func FoldEmail(s string) string {
+	s = norm.NFKC.String(strings.TrimSpace(s))
+	return norm.NFKC.String(cases.Fold().String(s))
 }
 
 // ValidatePassword enforces 8 to 128 characters.

@@ -60,7 +60,7 @@ func FuzzCodes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix, suffix string, useCode bool, other string, reset bool) {
 		ctx := context.Background()
 		fx := newFixture(t)
-		id, err := fx.svc.SignUp(ctx, "fuzz@x.io", "password1")
+		id, err := fx.svc.SignUp(ctx, "fuzz@x.io", "password1", cl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func FuzzCodes(f *testing.F) {
 			if _, err := fx.svc.VerifyEmail(ctx, id, fx.mail.code(t, "fuzz@x.io"), cl); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := fx.svc.RequestReset(ctx, "fuzz@x.io"); err != nil {
+			if _, err := fx.svc.RequestReset(ctx, "fuzz@x.io", cl); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -82,7 +82,7 @@ func FuzzCodes(f *testing.F) {
 		}
 		var proof string
 		if reset {
-			proof, err = fx.svc.VerifyReset(ctx, id, input)
+			proof, err = fx.svc.VerifyReset(ctx, id, input, cl)
 		} else {
 			_, err = fx.svc.VerifyEmail(ctx, id, input, cl)
 		}

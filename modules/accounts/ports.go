@@ -48,6 +48,13 @@ type Repository interface {
 	// gives core.KindInvalid (single use).
 	ResetPassword(ctx context.Context, userID, codeHash, hash string, now time.Time, t Token) ([]string, error)
 
+	// ClearPendingPassword removes the password of an account that is not
+	// verified yet (nothing when it is verified, or already has none).
+	ClearPendingPassword(ctx context.Context, userID string) error
+	// SetPassword sets the password, revokes every token and stores t, all
+	// or nothing; it returns the revoked token hashes.
+	SetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
+
 	// CreateToken stores t and revokes the user's oldest tokens beyond max,
 	// returning their hashes.
 	CreateToken(ctx context.Context, t Token, max int) ([]string, error)

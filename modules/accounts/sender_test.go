@@ -54,7 +54,7 @@ func TestSenderRules(t *testing.T) {
 	t.Run("sign-up answers while the relay is down; the code arrives once it recovers", func(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(down)
-		id, err := f.svc.SignUp(ctx, "a@x.io", "password1")
+		id, err := f.svc.SignUp(ctx, "a@x.io", "password1", cl)
 		if err != nil {
 			t.Fatalf("sign-up waited for the relay: %v", err)
 		}
@@ -81,7 +81,7 @@ func TestSenderRules(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(down)
 		for _, e := range []string{"a@x.io", "b@x.io", "c@x.io"} {
-			if _, err := f.svc.SignUp(ctx, e, "password1"); err != nil {
+			if _, err := f.svc.SignUp(ctx, e, "password1", cl); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -99,7 +99,7 @@ func TestSenderRules(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(down)
 		start := f.clock.Now()
-		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
+		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1", cl); err != nil {
 			t.Fatal(err)
 		}
 		var waits []string
@@ -130,7 +130,7 @@ func TestSenderRules(t *testing.T) {
 
 	t.Run("a code that expires before it could be sent is dropped, never sent", func(t *testing.T) {
 		f := newFixture(t)
-		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
+		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1", cl); err != nil {
 			t.Fatal(err)
 		}
 		f.clock.Advance(accounts.CodeTTL)
@@ -148,9 +148,9 @@ func TestSenderRules(t *testing.T) {
 	t.Run("signing up again replaces the unsent mail: only the live code goes", func(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(down)
-		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1", cl)
 		f.sender.SendDue(ctx)
-		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1"); err != nil {
+		if _, err := f.svc.SignUp(ctx, "a@x.io", "password1", cl); err != nil {
 			t.Fatal(err)
 		}
 		f.mail.failWith(nil)
@@ -165,8 +165,8 @@ func TestSenderRules(t *testing.T) {
 	t.Run("a mail the mailer refuses for good is dropped at once and the pass goes on", func(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(core.Invalid("invalid_request", "mail recipient is not a valid address"))
-		f.svc.SignUp(ctx, "a@x.io", "password1")
-		f.svc.SignUp(ctx, "b@x.io", "password1")
+		f.svc.SignUp(ctx, "a@x.io", "password1", cl)
+		f.svc.SignUp(ctx, "b@x.io", "password1", cl)
 		f.sender.SendDue(ctx)
 		if d := f.log.dropped(); len(d) != 2 || len(f.log.failures()) != 0 {
 			t.Fatalf("dropped %v, failures %v", d, f.log.failures())
@@ -176,7 +176,7 @@ func TestSenderRules(t *testing.T) {
 	t.Run("deleting the account deletes its unsent mail", func(t *testing.T) {
 		f := newFixture(t)
 		f.mail.failWith(down)
-		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1")
+		id, _ := f.svc.SignUp(ctx, "a@x.io", "password1", cl)
 		if err := f.svc.Delete(ctx, id); err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestSenderRules(t *testing.T) {
 		f := newFixture(t)
 		const users = 30
 		for i := range users {
-			if _, err := f.svc.SignUp(ctx, fmt.Sprintf("u%d@x.io", i), "password1"); err != nil {
+			if _, err := f.svc.SignUp(ctx, fmt.Sprintf("u%d@x.io", i), "password1", cl); err != nil {
 				t.Fatal(err)
 			}
 		}

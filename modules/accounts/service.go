@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,7 +51,7 @@ func NewService(d Deps) (*Service, error) {
 	}
 	admins := make(Admins, len(d.Admins))
 	for i, a := range d.Admins {
-		admins[i] = strings.ToLower(strings.TrimSpace(a))
+		admins[i] = FoldEmail(a)
 	}
 	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
 		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy}, nil
@@ -61,11 +62,13 @@ func NewService(d Deps) (*Service, error) {
 func (s *Service) AddDataOwners(owners ...core.UserData) { s.owners = append(s.owners, owners...) }
 
 // SignUp creates an unverified account and mails a verification code (queued:
-// it never waits for the relay, see sendCode). Signing
-// up again with an unverified e-mail sends a new code and never replaces the
-// stored password: otherwise whoever signs up last would choose the password
-// that the mailbox owner's verification activates.
-func (s *Service) SignUp(ctx context.Context, email, password string) (string, error) {
+// it never waits for the relay, see sendCode). Signing up again with an
+// unverified e-mail sends a new code, which kills the earlier ones. Whoever
+// typed an address may not own it, so a pending account whose sign-ups
+// disagree on the password keeps none of them: verification then signs the
+// owner in with PasswordRequired and the owner sets one. A repeated sign-up
+// with the same password keeps it.
+func (s *Service) SignUp(ctx context.Context, email, password string, cl Client) (string, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return "", err
@@ -80,15 +83,15 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 	if err := ValidatePassword("password", password); err != nil {
 		return "", err
 	}
-	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
+	if err := s.hitCodeRequest(ctx, email, cl.IP); err != nil {
 		return "", err
 	}
-	if existing.ID != "" { // unverified: a new code, the first password stays
-		return existing.ID, s.sendCode(ctx, existing, PurposeVerify)
+	if existing.ID != "" {
+		return existing.ID, s.signUpAgain(ctx, existing, password)
 	}
-	hash, err := s.hasher.Hash(password)
+	hash, err := s.hash(password)
 	if err != nil {
-		return "", core.Internal(err)
+		return "", err
 	}
 	now := s.clock.Now()
 	a := Account{ID: s.ids.New(), Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
@@ -102,24 +105,56 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (string, e
 	return a.ID, s.sendCode(ctx, a, PurposeVerify)
 }
 
-// VerifyEmail checks the sign-up code and returns the first token.
-func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Client) (string, error) {
+// signUpAgain answers a sign-up for a pending account: the pending password
+// is kept only when this sign-up typed the same one (see SignUp).
+func (s *Service) signUpAgain(ctx context.Context, a Account, password string) error {
+	if a.PasswordHash != "" {
+		same, err := s.verifyPassword(a.PasswordHash, password)
+		if err != nil {
+			return err
+		}
+		if !same {
+			if err := s.repo.ClearPendingPassword(ctx, a.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return s.sendCode(ctx, a, PurposeVerify)
+}
+
+// Verification is what a proven sign-up code gives: the first token, and
+// whether the account has no password yet (the owner must set one).
+type Verification struct {
+	Token            string
+	PasswordRequired bool
+}
+
+// VerifyEmail checks the sign-up code and returns the first token. An
+// administrator's rights never attach to a password chosen before the
+// address was proven: an administrator's pending password is dropped here.
+func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Client) (Verification, error) {
 	a, err := s.account(ctx, userID)
 	if err != nil {
-		return "", err
+		return Verification{}, err
 	}
 	if a.Verified {
-		return "", errInvalidCode()
+		return Verification{}, errInvalidCode()
 	}
-	c, err := s.checkCode(ctx, userID, PurposeVerify, code)
+	c, err := s.checkCode(ctx, userID, PurposeVerify, code, cl.IP)
 	if err != nil {
-		return "", err
+		return Verification{}, err
+	}
+	if a.PasswordHash != "" && s.IsAdmin(a) {
+		if err := s.repo.ClearPendingPassword(ctx, userID); err != nil {
+			return Verification{}, err
+		}
+		a.PasswordHash = ""
 	}
 	plain, t := s.token(userID, cl)
 	if err := s.repo.Verify(ctx, userID, c.Hash, t); err != nil {
-		return "", err
+		return Verification{}, err
 	}
-	return plain, nil
+	return Verification{Token: plain, PasswordRequired: a.PasswordHash == ""}, nil
 }
 
 // Login checks the password. Each attempt is reserved in the database
@@ -128,7 +163,7 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Clien
 // elsewhere, and a much higher one per e-mail across all IPs. A successful
 // attempt gives both reservations back.
 func (s *Service) Login(ctx context.Context, email, password string, cl Client) (string, string, error) {
-	a, err := s.checkLogin(ctx, email, password, cl)
+	a, err := s.checkLogin(ctx, email, password, cl, apiLogins)
 	if err != nil {
 		return "", "", err
 	}
@@ -145,7 +180,7 @@ func (s *Service) Login(ctx context.Context, email, password string, cl Client) 
 // console token (ConsolePrefix, ConsoleTTL): listed and revoked like any
 // other, but only the console takes it, and the console takes no app token.
 func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Client) (core.Principal, string, error) {
-	a, err := s.checkLogin(ctx, email, password, cl)
+	a, err := s.checkLogin(ctx, email, password, cl, consoleLogins)
 	if err != nil {
 		return core.Principal{}, "", err
 	}
@@ -164,13 +199,16 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 }
 
 // checkLogin checks a login's e-mail and password, each attempt reserved
-// before the password is verified (see Login).
-func (s *Service) checkLogin(ctx context.Context, email, password string, cl Client) (Account, error) {
+// before the password is verified (see Login) under rules, the API's or the
+// console's own counters: failed API logins never lock the console. An
+// account without a password (see SignUp) refuses every password, after the
+// same work as a wrong one.
+func (s *Service) checkLogin(ctx context.Context, email, password string, cl Client, rules loginRules) (Account, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
 		return Account{}, core.Invalid("", "email and password are required")
 	}
-	email = strings.ToLower(strings.TrimSpace(email))
-	if err := s.reserveLogin(ctx, email, cl.IP); err != nil {
+	email = FoldEmail(email)
+	if err := s.reserveLogin(ctx, rules, email, cl.IP); err != nil {
 		return Account{}, err
 	}
 	a, err := s.repo.GetByEmail(ctx, email)
@@ -178,17 +216,17 @@ func (s *Service) checkLogin(ctx context.Context, email, password string, cl Cli
 		return Account{}, err
 	}
 	stored := a.PasswordHash
-	if err != nil {
+	if stored == "" {
 		stored = s.dummy
 	}
-	ok, verr := s.hasher.Verify(stored, password)
+	ok, verr := s.verifyPassword(stored, password)
 	if verr != nil {
-		return Account{}, core.Internal(verr)
+		return Account{}, verr
 	}
-	if err != nil || !ok {
+	if err != nil || a.PasswordHash == "" || !ok {
 		return Account{}, core.Unauthorized("invalid_credentials", "invalid e-mail or password")
 	}
-	if err := s.releaseLogin(ctx, email, cl.IP); err != nil {
+	if err := s.releaseLogin(ctx, rules, email, cl.IP); err != nil {
 		return Account{}, err
 	}
 	if !a.Verified {
@@ -215,22 +253,32 @@ func (s *Service) FindByEmail(ctx context.Context, email string) (Account, error
 	return a, err
 }
 
-func (s *Service) reserveLogin(ctx context.Context, email, clientIP string) error {
-	if err := s.limiter.Hit(ctx, ruleFailedLogins, email+"\x00"+clientIP, "rate_limited"); err != nil {
+func (s *Service) reserveLogin(ctx context.Context, r loginRules, email, clientIP string) error {
+	if err := s.limiter.Hit(ctx, r.perIP, email+"\x00"+clientIP, "rate_limited"); err != nil {
 		return err
 	}
-	return s.limiter.Hit(ctx, ruleFailedLoginsEmail, email, "rate_limited")
+	return s.limiter.Hit(ctx, r.perEmail, email, "rate_limited")
 }
 
-func (s *Service) releaseLogin(ctx context.Context, email, clientIP string) error {
-	if err := s.limiter.Undo(ctx, ruleFailedLogins, email+"\x00"+clientIP); err != nil {
+func (s *Service) releaseLogin(ctx context.Context, r loginRules, email, clientIP string) error {
+	if err := s.limiter.Undo(ctx, r.perIP, email+"\x00"+clientIP); err != nil {
 		return err
 	}
-	return s.limiter.Undo(ctx, ruleFailedLoginsEmail, email)
+	return s.limiter.Undo(ctx, r.perEmail, email)
+}
+
+// hitCodeRequest counts a request for a mailed code (sign-up or reset) per
+// (e-mail, client IP), under a higher ceiling per e-mail: a stranger's
+// requests cannot stop the owner's from another address.
+func (s *Service) hitCodeRequest(ctx context.Context, email, clientIP string) error {
+	if err := s.limiter.Hit(ctx, ruleCodesPerEmailIP, email+"\x00"+clientIP, "rate_limited"); err != nil {
+		return err
+	}
+	return s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited")
 }
 
 // RequestReset mails a reset code to an existing account.
-func (s *Service) RequestReset(ctx context.Context, email string) (string, error) {
+func (s *Service) RequestReset(ctx context.Context, email string, cl Client) (string, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return "", err
@@ -242,7 +290,7 @@ func (s *Service) RequestReset(ctx context.Context, email string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := s.limiter.Hit(ctx, ruleCodesPerEmail, email, "rate_limited"); err != nil {
+	if err := s.hitCodeRequest(ctx, email, cl.IP); err != nil {
 		return "", err
 	}
 	return a.ID, s.sendCode(ctx, a, PurposeReset)
@@ -251,11 +299,11 @@ func (s *Service) RequestReset(ctx context.Context, email string) (string, error
 // VerifyReset proves the reset code and returns a reset token: the proof the
 // password update step may carry instead of the code (single use, 10
 // minutes, stored hashed).
-func (s *Service) VerifyReset(ctx context.Context, userID, code string) (string, error) {
+func (s *Service) VerifyReset(ctx context.Context, userID, code string, cl Client) (string, error) {
 	if _, err := s.account(ctx, userID); err != nil {
 		return "", err
 	}
-	c, err := s.checkCode(ctx, userID, PurposeReset, code)
+	c, err := s.checkCode(ctx, userID, PurposeReset, code, cl.IP)
 	if err != nil {
 		return "", err
 	}
@@ -279,13 +327,13 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 	if _, err := s.account(ctx, userID); err != nil {
 		return "", err
 	}
-	c, err := s.checkResetProof(ctx, userID, proof)
+	c, err := s.checkResetProof(ctx, userID, proof, cl.IP)
 	if err != nil {
 		return "", err
 	}
-	hash, err := s.hasher.Hash(password)
+	hash, err := s.hash(password)
 	if err != nil {
-		return "", core.Internal(err)
+		return "", err
 	}
 	plain, t := s.token(userID, cl)
 	revoked, err := s.repo.ResetPassword(ctx, userID, c.Hash, hash, s.clock.Now(), t)
@@ -296,15 +344,90 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 	return plain, nil
 }
 
+// ChangePassword sets the signed-in user's password. It needs the current
+// password, unless the account has none (a disputed sign-up, see SignUp):
+// a stolen token alone cannot take the account. A wrong current password
+// is counted like a failed login. Every token is revoked and a new one
+// returned.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, password string, cl Client) (string, error) {
+	if err := ValidatePassword("newPassword", password); err != nil {
+		return "", err
+	}
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkCurrentPassword(ctx, a, current, cl); err != nil {
+		return "", err
+	}
+	hash, err := s.hash(password)
+	if err != nil {
+		return "", err
+	}
+	plain, t := s.token(userID, cl)
+	revoked, err := s.repo.SetPassword(ctx, userID, hash, s.clock.Now(), t)
+	if err != nil {
+		return "", err
+	}
+	s.cache.Forget(revoked...)
+	return plain, nil
+}
+
+func (s *Service) checkCurrentPassword(ctx context.Context, a Account, current string, cl Client) error {
+	if a.PasswordHash == "" {
+		return nil
+	}
+	if current == "" {
+		return core.Invalid("invalid_request", "currentPassword is required")
+	}
+	if err := s.reserveLogin(ctx, apiLogins, a.Email, cl.IP); err != nil {
+		return err
+	}
+	ok, err := s.verifyPassword(a.PasswordHash, current)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return core.Forbidden("invalid_credentials", "the current password is wrong")
+	}
+	return s.releaseLogin(ctx, apiLogins, a.Email, cl.IP)
+}
+
+// hash and verifyPassword pass the hasher's own refusals through (503 busy
+// when every hashing slot stays taken); anything else is internal.
+func (s *Service) hash(password string) (string, error) {
+	h, err := s.hasher.Hash(password)
+	if err != nil {
+		return "", hasherErr(err)
+	}
+	return h, nil
+}
+
+func (s *Service) verifyPassword(hash, password string) (bool, error) {
+	ok, err := s.hasher.Verify(hash, password)
+	if err != nil {
+		return false, hasherErr(err)
+	}
+	return ok, nil
+}
+
+func hasherErr(err error) error {
+	var e *core.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return core.Internal(err)
+}
+
 // checkResetProof finds the proven reset code and checks the presented proof
 // in constant time; every proof takes one of the code's tries first, and the
 // right one is spent with the code.
-func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof) (Code, error) {
+func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof, clientIP string) (Code, error) {
 	code, token := strings.TrimSpace(proof.Code), strings.TrimSpace(proof.ResetToken)
 	if code == "" && token == "" {
 		return Code{}, core.Invalid("invalid_code", "send the verified code or the resetToken with the new password")
 	}
-	c, err := s.repo.TakeCodeAttempt(ctx, userID, PurposeReset)
+	c, err := s.takeTry(ctx, userID, PurposeReset, clientIP)
 	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {
 		return Code{}, core.Invalid("invalid_code", "verify a reset code first")
 	}
@@ -324,7 +447,7 @@ func (s *Service) checkResetProof(ctx context.Context, userID string, proof Rese
 	if !ok {
 		return Code{}, errInvalidCode()
 	}
-	return c, nil
+	return c, s.giveTryBack(ctx, c, clientIP)
 }
 
 // Authenticate resolves a bearer token to the caller, through the cache.
@@ -571,12 +694,12 @@ func (s *Service) Export(ctx context.Context, userID string) (Account, map[strin
 	return a, out, nil
 }
 
-// checkCode applies expiry, attempt limit and matching. Each try is counted
-// before the code is compared (Hit-before-work), so a burst of concurrent
-// guesses gets at most CodeMaxAttempts answers; the caller spends the code
-// on a match (or ProveCode gives the try back).
-func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code string) (Code, error) {
-	c, err := s.repo.TakeCodeAttempt(ctx, userID, p)
+// checkCode applies expiry, attempt limits and matching. Each try is
+// counted before the code is compared (Hit-before-work), so a burst of
+// concurrent guesses gets at most the limits' answers; the caller spends
+// the code on a match (or ProveCode gives the try back).
+func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code, clientIP string) (Code, error) {
+	c, err := s.takeTry(ctx, userID, p, clientIP)
 	if core.IsKind(err, core.KindNotFound) {
 		return Code{}, errInvalidCode()
 	}
@@ -593,12 +716,42 @@ func (s *Service) checkCode(ctx context.Context, userID string, p Purpose, code 
 	if !codeMatches(c, strings.TrimSpace(code)) {
 		return Code{}, errInvalidCode()
 	}
-	return c, nil
+	return c, s.giveTryBack(ctx, c, clientIP)
 }
 
-func errTooManyTries(c Code, now time.Time) error {
-	return core.RateLimited("too_many_attempts", "too many wrong codes; request a new one", c.ExpiresAt.Sub(now))
+// takeTry counts one try at the user's code: first against the client IP's
+// own tries at this code (CodeTriesPerIP, refused there without touching
+// the code), then against the code's ceiling across every IP
+// (TakeCodeAttempt). core.KindNotFound when there is no code.
+func (s *Service) takeTry(ctx context.Context, userID string, p Purpose, clientIP string) (Code, error) {
+	c, err := s.repo.GetCode(ctx, userID, p)
+	if err != nil {
+		return Code{}, err
+	}
+	if err := s.limiter.Hit(ctx, ruleCodeTriesIP, codeTryKey(c, clientIP), "too_many_attempts"); err != nil {
+		if e := core.As(err); e.Kind == core.KindRateLimited {
+			return Code{}, core.RateLimited(e.Code, msgTooManyTries, e.RetryAfter)
+		}
+		return Code{}, err
+	}
+	return s.repo.TakeCodeAttempt(ctx, userID, p)
 }
+
+// giveTryBack returns a right try to the client IP's count: only wrong
+// tries are counted against it (the code's own count gets it back from
+// ProveCode, or dies with the code).
+func (s *Service) giveTryBack(ctx context.Context, c Code, clientIP string) error {
+	return s.limiter.Undo(ctx, ruleCodeTriesIP, codeTryKey(c, clientIP))
+}
+
+// codeTryKey is keyed by the code itself: a new code brings new tries.
+func codeTryKey(c Code, clientIP string) string { return clip(c.Hash, 16) + "\x00" + clientIP }
+
+func errTooManyTries(c Code, now time.Time) error {
+	return core.RateLimited("too_many_attempts", msgTooManyTries, c.ExpiresAt.Sub(now))
+}
+
+const msgTooManyTries = "too many wrong codes; request a new one"
 
 // sendCode stores a new code and queues its mail in one transaction, then
 // wakes the Sender: the request never waits for the relay, and a relay that
@@ -625,7 +778,7 @@ func codeMail(to string, p Purpose, code string) Mail {
 			Text: "Your password reset code is " + code + ".\n\nIt expires in 15 minutes. If you did not ask for it, ignore this e-mail.\n"}
 	}
 	return Mail{To: to, Subject: "Your Tandem verification code",
-		Text: "Welcome to Tandem! Your verification code is " + code + ".\n\nIt expires in 15 minutes.\n"}
+		Text: "Welcome to Tandem! Your verification code is " + code + ".\n\nIt expires in 15 minutes. If you did not ask for it, ignore this e-mail: nobody can use your address without this code.\n"}
 }
 
 func (s *Service) token(userID string, cl Client) (string, Token) {
