@@ -43,21 +43,21 @@ func TestRunCommands(t *testing.T) {
 	if err := app.Err(); err != nil {
 		t.Fatal(err)
 	}
-	id, err := acc.SignUp(ctx, "ann@x.io", "password1")
+	id, err := acc.SignUp(ctx, "ann@x.io", "password1", accounts.Client{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, err := sender.SendDue(ctx); n != 1 || err != nil {
 		t.Fatalf("sent %d: %v", n, err)
 	}
-	token, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"), accounts.Client{})
+	v, err := acc.VerifyEmail(ctx, id, outbox.Code("ann@x.io"), accounts.Client{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out, err := run("admin", "grant", "ANN@x.io"); err != nil || !strings.Contains(out, "granted") {
 		t.Fatalf("grant: %q %v", out, err)
 	}
-	if p, err := acc.Authenticate(ctx, token); err != nil || !p.Admin {
+	if p, err := acc.Authenticate(ctx, v.Token); err != nil || !p.Admin {
 		t.Fatalf("not admin after grant: %+v %v", p, err)
 	}
 	if out, err := run("admin", "revoke", "ann@x.io"); err != nil || !strings.Contains(out, "revoked") {
