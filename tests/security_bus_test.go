@@ -70,7 +70,7 @@ func TestSecurityBusForgedMessagesAreDropped(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitRejected(t, metrics, map[string]int{"live": 2, "revoke": 2})
-				annS.none(200 * time.Millisecond) // no forged event, no "end"
+				annS.none(200 * time.Millisecond)    // no forged event, no "end"
 				for _, h := range []*harness{a, b} { // her token still works on both processes
 					expect(t, h.keyed("GET", "/api/messages/list", ann, nil), 200, `[]`)
 				}
