@@ -62,6 +62,7 @@ func Options(cfg Config) fx.Option {
 		adminmod.Module,
 		consoleProbes(cfg),
 		purchaseVerifier(cfg.Purchases),
+		productionWarnings(cfg),
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),
 		ports,

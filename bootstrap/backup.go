@@ -26,6 +26,7 @@ import (
 const (
 	manifestName   = "manifest.json"
 	snapshotName   = "database.sqlite"
+	snapshotMode   = 0o600
 	blobsDirName   = "blobs"
 	manifestFormat = 1
 	// backupsDoc points operators at the README section on backups.
@@ -162,11 +163,18 @@ func backupSQLite(ctx context.Context, path, dir string) (*manifestDB, []string,
 		return nil, nil, err
 	}
 	defer db.Close()
+	// The copy holds password hashes and pending codes, as the database
+	// does: 0600 as it is. Made empty first (VACUUM INTO takes an empty
+	// file), so it is never readable by others, whatever the umask.
 	file := filepath.Join(dir, snapshotName)
-	if err := db.Snapshot(ctx, file); err != nil {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, snapshotMode)
+	if err == nil {
+		err = errors.Join(f.Chmod(snapshotMode), f.Close())
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("backup: %w", err)
 	}
-	if err := os.Chmod(file, 0o640); err != nil { // it holds password hashes
+	if err := db.Snapshot(ctx, file); err != nil {
 		return nil, nil, fmt.Errorf("backup: %w", err)
 	}
 	info, err := sqlstore.InspectSnapshot(ctx, file)

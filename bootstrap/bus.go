@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -24,7 +25,20 @@ func broadcast(cfg BusConfig) fx.Option {
 		case "local":
 			b = localbus.New()
 		case "nats":
-			nb, err := natsbus.Connect(cfg.URL, cfg.Prefix, log)
+			secret := []byte(cfg.Secret)
+			if len(secret) == 0 { // development only (Load)
+				secret = make([]byte, 32)
+				if _, err := rand.Read(secret); err != nil {
+					return nil, fmt.Errorf("TANDEM_BUS_SECRET: %w", err)
+				}
+				lc.Append(fx.StartHook(func() { log.Warn(busSecretWarning, zap.String("variable", "TANDEM_BUS_SECRET")) }))
+			}
+			rejected := prometheus.NewCounterVec(prometheus.CounterOpts{
+				Name: "tandem_bus_rejected_total", Help: "Bus messages dropped unheard for a missing or wrong signature (TANDEM_BUS_SECRET), by topic.",
+			}, []string{"topic"})
+			m.MustRegister(rejected)
+			nb, err := natsbus.Connect(natsbus.Config{URL: cfg.URL, Prefix: cfg.Prefix, Secret: secret,
+				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() }}, log)
 			if err != nil {
 				return nil, fmt.Errorf("TANDEM_BUS: %w", err)
 			}
@@ -40,6 +54,12 @@ func broadcast(cfg BusConfig) fx.Option {
 		return &reportingBus{Broadcast: b, log: log, errs: errs}, nil
 	})
 }
+
+// busSecretWarning is logged at each start on NATS without TANDEM_BUS_SECRET
+// (development): the process signs with a secret of its own.
+const busSecretWarning = "bus: TANDEM_BUS_SECRET is unset: this process signs with a random secret of its own, " +
+	"so it drops every other process's messages and they drop its (no live events or revocations across processes); " +
+	"give every process one shared secret"
 
 // reportingBus logs and counts what could not be published: a bus outage
 // never fails the request that published.

@@ -39,7 +39,8 @@ type Config struct {
 	Push        []PushConfig
 	Bus         BusConfig
 	// Development (TANDEM_ENV=development) allows the development-only
-	// adapters: trust purchases, a replaced Apple root.
+	// adapters: trust purchases, a replaced Apple root, log and memory mail,
+	// a NATS bus without TANDEM_BUS_SECRET.
 	Development bool
 	Purchases   PurchasesConfig
 	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
@@ -100,7 +101,7 @@ type BlobsConfig struct {
 
 // MailConfig is TANDEM_MAIL.
 type MailConfig struct {
-	Kind     string // log, memory, smtp
+	Kind     string // log, memory, smtp; "" (production's default): none, serve refuses (requireMail)
 	Host     string // host:port for smtp
 	Username string
 	Password string
@@ -112,7 +113,14 @@ type BusConfig struct {
 	Kind   string // local, nats
 	URL    string // nats://HOST:PORT
 	Prefix string
+	// Secret (TANDEM_BUS_SECRET) signs every NATS message; empty in
+	// development only, where each process makes up its own.
+	Secret string
 }
+
+// busSecretMin is the shortest TANDEM_BUS_SECRET taken: 32 characters,
+// so a random one carries the HMAC-SHA256 key's 256 bits or near.
+const busSecretMin = 32
 
 // PushConfig is one provider of TANDEM_PUSH.
 type PushConfig struct {
@@ -147,12 +155,12 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		},
 		DB:               l.db(),
 		Blobs:            l.blobs(),
-		Mail:             l.mail(),
+		Mail:             l.mail(development),
 		MailFrom:         l.str("TANDEM_MAIL_FROM", "Tandem <no-reply@localhost>"),
 		MailPoll:         l.duration("TANDEM_MAIL_POLL", 5*time.Second),
 		MailTimeout:      l.duration("TANDEM_MAIL_TIMEOUT", 10*time.Second),
 		Push:             l.push(),
-		Bus:              l.bus(),
+		Bus:              l.bus(development),
 		Development:      development,
 		Purchases:        l.purchasesConfig(development),
 		Premium:          l.premium(),
@@ -384,10 +392,28 @@ func (l *loader) blobs() BlobsConfig {
 	return BlobsConfig{}
 }
 
-func (l *loader) mail() MailConfig {
-	const name = "TANDEM_MAIL"
-	v := l.str(name, "log")
+const mailVar = "TANDEM_MAIL"
+
+// mail parses TANDEM_MAIL. log and memory keep every sign-up and reset
+// code where an operator or a log shipper reads it: they need
+// TANDEM_ENV=development, where log is also the default. Unset in
+// production, serve refuses to start (requireMail); migrate, backup and
+// the admin commands send no mail.
+func (l *loader) mail(development bool) MailConfig {
+	const name = mailVar
+	def := ""
+	if development {
+		def = "log"
+	}
+	v := l.str(name, def)
 	switch {
+	case v == "":
+		return MailConfig{}
+	case (v == "log" || v == "memory") && !development:
+		where := map[string]string{"log": "the log", "memory": "memory, not sent"}[v]
+		l.fail(name, "%s writes every sign-up and password reset code to %s: it needs TANDEM_ENV=development "+
+			"(production: smtp://[USER:PASS@]HOST:PORT)", v, where)
+		return MailConfig{}
 	case v == "log" || v == "memory":
 		return MailConfig{Kind: v}
 	case strings.HasPrefix(v, "smtp://"):
@@ -403,7 +429,25 @@ func (l *loader) mail() MailConfig {
 	return MailConfig{}
 }
 
-func (l *loader) bus() BusConfig {
+func (l *loader) bus(development bool) BusConfig {
+	c := l.busURL()
+	if c.Kind != "nats" {
+		return c
+	}
+	const name = "TANDEM_BUS_SECRET"
+	c.Secret = l.str(name, "")
+	switch {
+	case c.Secret == "" && !development:
+		l.fail(name, "a nats:// or tls:// bus needs it in production, or anyone who can publish on NATS forges live events "+
+			"and revocations: give every process one random secret of at least %d characters (openssl rand -hex 32)", busSecretMin)
+	case c.Secret != "" && len(c.Secret) < busSecretMin:
+		l.fail(name, "shorter than %d characters", busSecretMin)
+		c.Secret = ""
+	}
+	return c
+}
+
+func (l *loader) busURL() BusConfig {
 	const name = "TANDEM_BUS"
 	v := l.str(name, "local")
 	if v == "local" {

@@ -21,13 +21,20 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.HTTP.Addr != ":8080" || c.DB.Kind != DBSQLite || c.DB.DSN != "./data/tandem.db" ||
-		c.Blobs.Kind != "file" || c.Mail.Kind != "log" || c.Push[0].Kind != "log" ||
+		c.Blobs.Kind != "file" || c.Push[0].Kind != "log" ||
 		c.RateLimitIP != 60 || c.HTTP.PublicURL != "http://localhost:8080" || c.UploadLimit != 10<<20 ||
 		c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.MetricsAddr != "127.0.0.1:9464" ||
 		c.HTTP.UploadLimit != 10<<20 || c.HTTP.UploadBodyLimit != 4*(10<<20)+1<<20 || c.HTTP.JSONBodyLimit != 256<<10 ||
 		c.PairingFailsUser != 10 || c.PairingFailsIP != 30 || c.PushReceiptDelay != 15*time.Minute ||
 		c.MailPoll != 5*time.Second || c.MailTimeout != 10*time.Second {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if c.Mail.Kind != "" || c.Development { // production: no mail until one is set (serve refuses)
+		t.Fatalf("production mail default: %+v", c.Mail)
+	}
+	c, err = Load(env(map[string]string{"TANDEM_ENV": "development"}))
+	if err != nil || c.Mail.Kind != "log" {
+		t.Fatalf("development mail default: %+v %v", c.Mail, err)
 	}
 }
 
@@ -64,6 +71,7 @@ func TestLoadParsesEveryForm(t *testing.T) {
 		"TANDEM_ADMIN_EMAILS": " Boss@Example.com ,x@y.z",
 		"TANDEM_API_KEYS":     "k1,k2",
 		"TANDEM_BUS":          "nats://127.0.0.1:4222?prefix=blue",
+		"TANDEM_BUS_SECRET":   testBusSecret,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +80,7 @@ func TestLoadParsesEveryForm(t *testing.T) {
 		c.Mail.Host != "mail.local:2525" || c.Mail.Username != "u" || c.Mail.Password != "p" ||
 		len(c.Push) != 2 || c.Push[0].URL != "http://127.0.0.1:1/push" || c.Push[1].Project != "p1" ||
 		c.AdminEmails[0] != "boss@example.com" || len(c.APIKeys) != 2 ||
-		c.Bus != (BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "blue"}) {
+		c.Bus != (BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "blue", Secret: testBusSecret}) {
 		t.Fatalf("parsed: %+v", c)
 	}
 }
@@ -85,21 +93,64 @@ func TestLoadBus(t *testing.T) {
 	}{
 		{"", BusConfig{Kind: "local"}, true},
 		{"local", BusConfig{Kind: "local"}, true},
-		{"nats://127.0.0.1:4222", BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "tandem"}, true},
-		{"tls://u:p@nats.internal:4222?prefix=prod", BusConfig{Kind: "nats", URL: "tls://u:p@nats.internal:4222", Prefix: "prod"}, true},
+		{"nats://127.0.0.1:4222", BusConfig{Kind: "nats", URL: "nats://127.0.0.1:4222", Prefix: "tandem", Secret: testBusSecret}, true},
+		{"tls://u:p@nats.internal:4222?prefix=prod", BusConfig{Kind: "nats", URL: "tls://u:p@nats.internal:4222", Prefix: "prod",
+			Secret: testBusSecret}, true},
 		{"nats://127.0.0.1", BusConfig{}, false},
 		{"nats://127.0.0.1:4222/x", BusConfig{}, false},
 		{"nats://127.0.0.1:4222?prefix=a.b", BusConfig{}, false},
 		{"nats://127.0.0.1:4222?prefix=>", BusConfig{}, false},
 		{"NATS", BusConfig{}, false},
 	} {
-		c, err := Load(env(map[string]string{"TANDEM_BUS": tc.value}))
+		c, err := Load(env(map[string]string{"TANDEM_BUS": tc.value, "TANDEM_BUS_SECRET": testBusSecret}))
 		if tc.ok != (err == nil) || tc.ok && c.Bus != tc.want {
 			t.Fatalf("%q: got %+v, %v", tc.value, c.Bus, err)
 		}
 		if !tc.ok && !strings.HasPrefix(err.Error(), "TANDEM_BUS: ") {
 			t.Fatalf("%q: %v", tc.value, err)
 		}
+	}
+}
+
+const testBusSecret = "0123456789abcdef0123456789abcdef"
+
+// TestLoadProductionRefusals: what only development may run with is one
+// line naming its variable in production (TANDEM_ENV unset or production).
+func TestLoadProductionRefusals(t *testing.T) {
+	const nats = "nats://127.0.0.1:4222"
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		err  string // "" when accepted
+	}{
+		{"log mail", map[string]string{"TANDEM_MAIL": "log"},
+			"TANDEM_MAIL: log writes every sign-up and password reset code to the log: it needs TANDEM_ENV=development"},
+		{"memory mail", map[string]string{"TANDEM_MAIL": "memory", "TANDEM_ENV": "production"},
+			"TANDEM_MAIL: memory writes every sign-up and password reset code to memory, not sent: it needs TANDEM_ENV=development"},
+		{"log mail in development", map[string]string{"TANDEM_MAIL": "log", "TANDEM_ENV": "development"}, ""},
+		{"memory mail in development", map[string]string{"TANDEM_MAIL": "memory", "TANDEM_ENV": "development"}, ""},
+		{"smtp mail", map[string]string{"TANDEM_MAIL": "smtp://mail.local:25"}, ""},
+		{"nats without a secret", map[string]string{"TANDEM_BUS": nats},
+			"TANDEM_BUS_SECRET: a nats:// or tls:// bus needs it in production"},
+		{"tls without a secret", map[string]string{"TANDEM_BUS": "tls://nats.internal:4222"},
+			"TANDEM_BUS_SECRET: a nats:// or tls:// bus needs it in production"},
+		{"nats with a short secret", map[string]string{"TANDEM_BUS": nats, "TANDEM_BUS_SECRET": "hunter2"},
+			"TANDEM_BUS_SECRET: shorter than 32 characters"},
+		{"a short secret in development", map[string]string{"TANDEM_BUS": nats, "TANDEM_BUS_SECRET": "hunter2", "TANDEM_ENV": "development"},
+			"TANDEM_BUS_SECRET: shorter than 32 characters"},
+		{"nats with a secret", map[string]string{"TANDEM_BUS": nats, "TANDEM_BUS_SECRET": testBusSecret}, ""},
+		{"nats without a secret in development", map[string]string{"TANDEM_BUS": nats, "TANDEM_ENV": "development"}, ""},
+		{"a local bus needs none", map[string]string{"TANDEM_BUS": "local"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(env(tc.vars))
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.err != "" && (err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), tc.err)):
+				t.Fatalf("want one line %q..., got %v", tc.err, err)
+			}
+		})
 	}
 }
 

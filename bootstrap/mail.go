@@ -2,6 +2,8 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,3 +65,22 @@ func (l mailLog) MailDropped(_ context.Context, m accounts.OutboxMail, reason st
 	l.mails.WithLabelValues("dropped").Inc()
 	l.log.Error("mail dropped: the code it carried never reached the user", append(mailFields(m), zap.String("reason", reason))...)
 }
+
+// requireMail refuses to serve with no mail configured: production's
+// default, where log and memory are refused (they keep the codes).
+func (c MailConfig) requireMail() error {
+	if c.Kind == "" {
+		return fmt.Errorf("%s: set smtp://[USER:PASS@]HOST:PORT; sign-up and password reset codes go by mail "+
+			"(log and memory, which keep them in the log or in memory, need TANDEM_ENV=development)", mailVar)
+	}
+	return nil
+}
+
+// errNoMail is what a mail fails with when TANDEM_MAIL is unset: serve
+// never starts so, but migrate, backup and the admin commands may build the
+// app, and send nothing.
+var errNoMail = errors.New(mailVar + " is not set: no mail is sent")
+
+type noMail struct{}
+
+func (noMail) Send(context.Context, accounts.Mail) error { return errNoMail }

@@ -55,6 +55,8 @@ func mailer(cfg Config) fx.Option {
 
 func mailAdapter(cfg Config) fx.Option {
 	switch cfg.Mail.Kind {
+	case "":
+		return fx.Provide(func() accounts.Mailer { return noMail{} })
 	case "log":
 		return fx.Provide(func(log *zap.Logger) accounts.Mailer { return logmail.New(log, cfg.MailFrom) })
 	case "memory":

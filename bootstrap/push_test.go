@@ -115,7 +115,7 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 // which variable to fix.
 func TestABadFCMCredentialsFileStopsTheStart(t *testing.T) {
 	cfg, err := Load(env(map[string]string{"TANDEM_DB": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_BLOBS": "memory",
-		"TANDEM_MAIL": "memory", "TANDEM_PUSH": "fcm?project=p&credentials=" + filepath.Join(t.TempDir(), "missing.json")}))
+		"TANDEM_MAIL": "memory", "TANDEM_ENV": "development", "TANDEM_PUSH": "fcm?project=p&credentials=" + filepath.Join(t.TempDir(), "missing.json")}))
 	if err != nil {
 		t.Fatal(err)
 	}

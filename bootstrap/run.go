@@ -2,8 +2,10 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
 	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
@@ -87,7 +90,7 @@ func TuneGC(lookupEnv func(string) (string, bool)) {
 
 // serve runs until SIGINT/SIGTERM, then drains in-flight requests.
 func serve(ctx context.Context, cfg Config) error {
-	if err := cfg.Purchases.requireOne(); err != nil {
+	if err := errors.Join(cfg.Purchases.requireOne(), cfg.Mail.requireMail()); err != nil {
 		return err
 	}
 	app := New(cfg)
@@ -167,5 +170,23 @@ func setAdmin(ctx context.Context, acc *accounts.Service, audit *adminmod.Servic
 			return nil, err
 		}
 		return map[string]any{"email": a.Email, "admin": grant}, nil
+	})
+}
+
+// plainHTTPWarning is logged at every start in production when
+// TANDEM_PUBLIC_URL is http://: the console's cookies then lack Secure.
+const plainHTTPWarning = "TANDEM_PUBLIC_URL is http:// in production: the console's session cookies are sent " +
+	"without Secure, in the clear; serve behind https and give its https:// URL"
+
+// productionWarnings logs, at each start, what production should not run
+// with but may (a TLS-terminating proxy in front that is not yet in the URL).
+func productionWarnings(cfg Config) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) {
+		// as the console decides Secure (isHTTPS): anything but https
+		if u, err := url.Parse(cfg.HTTP.PublicURL); !cfg.Development && (err != nil || !strings.EqualFold(u.Scheme, "https")) {
+			lc.Append(fx.StartHook(func() {
+				log.Warn(plainHTTPWarning, zap.String("variable", "TANDEM_PUBLIC_URL"), zap.String("url", cfg.HTTP.PublicURL))
+			}))
+		}
 	})
 }

@@ -18,7 +18,7 @@ import (
 func TestVersionPolicyCommand(t *testing.T) {
 	ctx := context.Background()
 	vars := map[string]string{"TANDEM_DB": "sqlite:" + filepath.Join(t.TempDir(), "t.db"), "TANDEM_MAIL": "memory",
-		"TANDEM_LOG_LEVEL": "fatal", "TANDEM_BLOBS": "memory"}
+		"TANDEM_LOG_LEVEL": "fatal", "TANDEM_BLOBS": "memory", "TANDEM_ENV": "development"}
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := Run(ctx, append([]string{"admin", "version-policy"}, args...), env(vars), &out)

@@ -131,6 +131,8 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 		"TANDEM_PUSH":         "memory",
 		"TANDEM_LOG_LEVEL":    logLevel(),
 		"TANDEM_API_KEYS":     testAPIKey,
+		// The processes of one test deployment sign their NATS messages alike.
+		"TANDEM_BUS_SECRET": testBusSecret,
 		// Stopping does not wait for clients to leave (drain_test.go does).
 		"TANDEM_SHUTDOWN_GRACE": "0s",
 	}

@@ -19,7 +19,7 @@ import (
 func TestOpenAPIDocumentMatchesTheRouter(t *testing.T) {
 	cfg, err := bootstrap.Load(func(k string) (string, bool) {
 		v, ok := map[string]string{"TANDEM_DB": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_LOG_LEVEL": "fatal",
-			"TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory", "TANDEM_METRICS_ADDR": ""}[k]
+			"TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory", "TANDEM_METRICS_ADDR": "", "TANDEM_ENV": "development"}[k]
 		return v, ok
 	})
 	if err != nil {

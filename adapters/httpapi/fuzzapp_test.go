@@ -72,7 +72,7 @@ func apiForFuzz(t testing.TB) *fuzzAPI {
 func startFuzzAPI() (*fuzzAPI, error) {
 	env := map[string]string{
 		"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_PUBLIC_URL": fuzzPublicURL,
-		"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory",
+		"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory", "TANDEM_ENV": "development",
 		"TANDEM_LOG_LEVEL": "fatal", "TANDEM_API_KEYS": fuzzKey, "TANDEM_ADMIN_EMAILS": "boss@fuzz.io",
 		// Limits that are not what a body target checks would only turn its
 		// inputs into 429s.

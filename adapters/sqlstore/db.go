@@ -150,6 +150,9 @@ func openSQLite(path string) (*sqlx.DB, error) {
 			return nil, fmt.Errorf("sqlstore: sqlite dir: %w", err)
 		}
 	}
+	if err := restrictSQLiteFiles(path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sqlx.Open("sqlite", dsn)
@@ -159,6 +162,35 @@ func openSQLite(path string) (*sqlx.DB, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	return db, nil
+}
+
+// sqliteFileMode is the database's, whatever the umask: it holds password
+// hashes and pending codes. SQLite gives the -wal and -shm files it creates
+// the database file's mode (and fchmods them to it), so they follow.
+const sqliteFileMode = 0o600
+
+// restrictSQLiteFiles creates the database file 0600 before SQLite would
+// create it 0644 (less the umask), and brings an existing database and its
+// -wal and -shm, made by an older version, down to 0600.
+func restrictSQLiteFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, sqliteFileMode)
+	if err != nil {
+		return fmt.Errorf("sqlstore: sqlite: %w", err)
+	}
+	f.Close()
+	for _, file := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(file)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err == nil && info.Mode().Perm() != sqliteFileMode {
+			err = os.Chmod(file, sqliteFileMode)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlstore: sqlite: %w", err)
+		}
+	}
+	return nil
 }
 
 // Ping reports whether the database answers (readiness).

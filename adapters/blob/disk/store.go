@@ -40,7 +40,7 @@ func New(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("disk blobs: %w", err)
 	}
-	if err := os.MkdirAll(abs, dirMode); err != nil {
+	if err := mkdirs(abs); err != nil {
 		return nil, fmt.Errorf("disk blobs: %w", err)
 	}
 	probe, err := os.CreateTemp(abs, tempPrefix+"probe-*")
@@ -50,6 +50,26 @@ func New(dir string) (*Store, error) {
 	probe.Close()
 	os.Remove(probe.Name())
 	return &Store{dir: abs}, nil
+}
+
+// mkdirs is os.MkdirAll with each directory it makes dirMode exactly: a
+// umask narrows Mkdir's mode (0077 would make them 0700, and the group that
+// may read the files could not reach them). Directories that exist are
+// left as they are.
+func mkdirs(dir string) error {
+	err := os.Mkdir(dir, dirMode)
+	switch {
+	case err == nil:
+		return os.Chmod(dir, dirMode)
+	case errors.Is(err, fs.ErrExist):
+		return nil // a file there fails the write that follows, as MkdirAll would
+	case errors.Is(err, fs.ErrNotExist) && filepath.Dir(dir) != dir:
+		if err := mkdirs(filepath.Dir(dir)); err != nil {
+			return err
+		}
+		return mkdirs(dir)
+	}
+	return err
 }
 
 // path maps a checked key (or prefix folder) to its file under the root.
@@ -69,7 +89,7 @@ func (s *Store) Put(_ context.Context, key, _ string, r io.Reader, size int64) (
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), dirMode); err != nil {
+	if err := mkdirs(filepath.Dir(p)); err != nil {
 		return fmt.Errorf("disk blobs: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), tempPrefix+"*")

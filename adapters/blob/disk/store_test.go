@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -198,5 +199,32 @@ func TestSweepTempRemovesOnlyStaleTemporaryFiles(t *testing.T) {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Fatalf("%s: exists %v, want %v", p, err == nil, want)
 		}
+	}
+}
+
+// TestModesWhateverTheUmask: the files are 0640 and the directories the
+// store makes 0750 exactly, under a umask that would widen them (0) and one
+// that would narrow them (0077). Not parallel: the umask is the process's.
+func TestModesWhateverTheUmask(t *testing.T) {
+	for _, umask := range []int{0, 0o077} {
+		t.Run(strconv.FormatInt(int64(umask), 8), func(t *testing.T) {
+			old := syscall.Umask(umask)
+			defer syscall.Umask(old)
+			s, dir := newStore(t)
+			data := []byte("bytes")
+			if err := s.Put(context.Background(), "u/user-1/ab.jpg", "image/jpeg", bytes.NewReader(data), int64(len(data))); err != nil {
+				t.Fatal(err)
+			}
+			for p, want := range map[string]os.FileMode{dir: 0o750, filepath.Join(dir, "u"): 0o750,
+				filepath.Join(dir, "u", "user-1"): 0o750, filepath.Join(dir, "u", "user-1", "ab.jpg"): 0o640} {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Mode().Perm() != want {
+					t.Errorf("%s: %v, want %v", p, st.Mode().Perm(), want)
+				}
+			}
+		})
 	}
 }

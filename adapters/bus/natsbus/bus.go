@@ -1,11 +1,21 @@
 // Package natsbus is the Broadcast over NATS (TANDEM_BUS=nats://HOST:PORT):
 // core NATS publish/subscribe, at most once, shared by every process that
 // connects to the same server with the same subject prefix.
+//
+// Every message is signed: anyone who can reach the NATS server could
+// otherwise put a forged event in a user's live stream or a revocation on
+// the bus. A message on the wire is HMAC-SHA256(secret, subject NUL data)
+// followed by data; what arrives without the right MAC is dropped and
+// reported (Config.Rejected), never handed to a subscriber.
 package natsbus
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -23,22 +33,46 @@ const (
 	pendingBytes = 64 << 20
 )
 
+// macSize is the length of the signature in front of each message.
+const macSize = sha256.Size
+
+// Config is where to connect and how messages are signed.
+type Config struct {
+	URL    string // nats://HOST:PORT or tls://...
+	Prefix string // subjects are "<prefix>.<topic>"; "" is "tandem"
+	// Secret keys the HMAC every message carries; the processes of one
+	// deployment share it. Required: this bus never runs unsigned.
+	Secret []byte
+	// Rejected, if set, is told of each message dropped because its
+	// signature was missing or wrong (on the subscription's goroutine).
+	Rejected func(topic string)
+}
+
 // Bus publishes on "<prefix>.<topic>". The connection reconnects by itself
 // forever; while it is down, publishes wait in the client's reconnect buffer
 // (8 MiB) and an error is returned only once that is full.
 type Bus struct {
-	nc     *nats.Conn
-	prefix string
-	log    *zap.Logger
+	nc       *nats.Conn
+	prefix   string
+	log      *zap.Logger
+	macs     sync.Pool // of hash.Hash keyed with the secret: one per message would allocate its pads again
+	rejected func(topic string)
 }
 
-// Connect dials url. A server that is not up yet is not an error: the
+// Connect dials cfg.URL. A server that is not up yet is not an error: the
 // client keeps trying in the background, so a NATS outage never stops a
 // start or fails a request.
-func Connect(url, prefix string, log *zap.Logger) (*Bus, error) {
+func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
+	if len(cfg.Secret) == 0 {
+		return nil, errors.New("bus: nats needs a secret to sign its messages")
+	}
+	prefix, url := cfg.Prefix, cfg.URL
 	if prefix == "" {
 		prefix = "tandem"
 	}
+	secret := append([]byte(nil), cfg.Secret...)
+	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected}
+	b.macs.New = func() any { return hmac.New(sha256.New, secret) }
 	nc, err := nats.Connect(url,
 		nats.Name("tandem"),
 		nats.RetryOnFailedConnect(true),
@@ -64,23 +98,56 @@ func Connect(url, prefix string, log *zap.Logger) (*Bus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: nats %s: %w", url, err)
 	}
-	return &Bus{nc: nc, prefix: prefix, log: log}, nil
+	b.nc = nc
+	return b, nil
 }
 
 func (b *Bus) subject(topic string) string { return b.prefix + "." + topic }
 
-// Publish queues data for the server; it does not wait for it.
+// sign appends the MAC of data on subject to dst. The subject is signed
+// too, so a message cannot be replayed on another topic or deployment.
+func (b *Bus) sign(dst []byte, subject string, data []byte) []byte {
+	h := b.macs.Get().(hash.Hash)
+	h.Reset()
+	h.Write([]byte(subject))
+	h.Write([]byte{0})
+	h.Write(data)
+	dst = h.Sum(dst)
+	b.macs.Put(h)
+	return dst
+}
+
+// open returns the data of a signed message, or false when its MAC is
+// missing or wrong (compared in constant time).
+func (b *Bus) open(subject string, msg []byte) ([]byte, bool) {
+	if len(msg) < macSize {
+		return nil, false
+	}
+	var want [macSize]byte
+	return msg[macSize:], hmac.Equal(msg[:macSize], b.sign(want[:0], subject, msg[macSize:]))
+}
+
+// Publish signs data and queues it for the server; it does not wait for it.
 func (b *Bus) Publish(topic string, data []byte) error {
-	if err := b.nc.Publish(b.subject(topic), data); err != nil {
+	subject := b.subject(topic)
+	msg := b.sign(make([]byte, 0, macSize+len(data)), subject, data)
+	if err := b.nc.Publish(subject, append(msg, data...)); err != nil {
 		return fmt.Errorf("bus: publish %s: %w", topic, err)
 	}
 	return nil
 }
 
-// Subscribe delivers topic's messages to handle on the subscription's own
-// goroutine, in order.
+// Subscribe delivers topic's correctly signed messages to handle on the
+// subscription's own goroutine, in order; the others are dropped.
 func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
-	s, err := b.nc.Subscribe(b.subject(topic), func(m *nats.Msg) { handle(m.Data) })
+	s, err := b.nc.Subscribe(b.subject(topic), func(m *nats.Msg) {
+		data, ok := b.open(m.Subject, m.Data)
+		if !ok {
+			b.reject(topic)
+			return
+		}
+		handle(data)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: subscribe %s: %w", topic, err)
 	}
@@ -94,6 +161,14 @@ func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
 		_ = b.nc.FlushTimeout(2 * time.Second)
 	}
 	return func() { _ = s.Unsubscribe() }, nil
+}
+
+// reject reports a message dropped for its signature. Not logged one by
+// one: a flood of forgeries must not become a flood of log lines.
+func (b *Bus) reject(topic string) {
+	if b.rejected != nil {
+		b.rejected(topic)
+	}
 }
 
 // Flush waits until the server has every message published so far, at most

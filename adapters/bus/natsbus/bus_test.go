@@ -1,11 +1,16 @@
 package natsbus_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
 	"tandem/adapters/bus/bustest"
@@ -14,9 +19,17 @@ import (
 	"tandem/core"
 )
 
+// testSecret is the deployment's TANDEM_BUS_SECRET in these tests.
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
 func connect(t *testing.T, url, prefix string) *natsbus.Bus {
 	t.Helper()
-	b, err := natsbus.Connect(url, prefix, zap.NewNop())
+	return connectWith(t, natsbus.Config{URL: url, Prefix: prefix, Secret: testSecret})
+}
+
+func connectWith(t *testing.T, cfg natsbus.Config) *natsbus.Bus {
+	t.Helper()
+	b, err := natsbus.Connect(cfg, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +111,86 @@ func TestNATSStartsWithoutServer(t *testing.T) {
 	}
 	if err := b.Publish("live", []byte("x")); err != nil {
 		t.Fatalf("publish while never connected: %v", err)
+	}
+}
+
+// TestNATSDropsUnsignedAndMissigned: what a raw NATS client publishes on
+// the bus's subject, unsigned, signed with another secret, signed for
+// another subject or cut short, never reaches a subscriber and is reported
+// by topic; a message of the same deployment (same secret) does.
+func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	var mu sync.Mutex
+	var rejected []string
+	b := connectWith(t, natsbus.Config{URL: srv.URL(), Prefix: "signed", Secret: testSecret,
+		Rejected: func(topic string) { mu.Lock(); rejected = append(rejected, topic); mu.Unlock() }})
+	a := connect(t, srv.URL(), "signed")
+	waitConnected(t, a, b)
+	var heard []string
+	done := make(chan struct{}, 10)
+	if _, err := b.Subscribe("live", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock(); done <- struct{}{} }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe("revoke", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock() }); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	mac := func(secret []byte, subject, data string) []byte {
+		h := hmac.New(sha256.New, secret)
+		h.Write([]byte(subject + "\x00" + data))
+		return append(h.Sum(nil), data...)
+	}
+	forged := `{"user":"u1","type":"message.sent","data":{}}`
+	for _, m := range []struct {
+		subject string
+		data    []byte
+	}{
+		{"signed.live", []byte(forged)}, // unsigned
+		{"signed.live", mac([]byte("another secret, 32 characters long"), "signed.live", forged)}, // wrong secret
+		{"signed.live", mac(testSecret, "signed.revoke", forged)},                                 // signed for another topic
+		{"signed.live", mac(testSecret, "signed.live", forged)[:20]},                              // cut short
+		{"signed.revoke", []byte(`{"tokens":["h"]}`)},                                             // an unsigned revocation
+	} {
+		if err := raw.Publish(m.subject, m.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := raw.Publish("signed.live", mac(testSecret, "signed.live", "raw but rightly signed")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publish("live", []byte("from a process")); err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Flush()
+	_ = a.Flush(time.Second)
+	for range 2 {
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("the signed messages did not arrive")
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // a late forgery would show now
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(heard) // two connections: no order between them
+	if !slices.Equal(heard, []string{"from a process", "raw but rightly signed"}) {
+		t.Fatalf("heard %q", heard)
+	}
+	slices.Sort(rejected)
+	if !slices.Equal(rejected, []string{"live", "live", "live", "live", "revoke"}) {
+		t.Fatalf("rejected %q", rejected)
+	}
+}
+
+// A bus with no secret is refused: it never runs unsigned.
+func TestNATSNeedsASecret(t *testing.T) {
+	if _, err := natsbus.Connect(natsbus.Config{URL: "nats://127.0.0.1:1"}, zap.NewNop()); err == nil {
+		t.Fatal("connected without a secret")
 	}
 }
