@@ -368,7 +368,7 @@ func (s *Service) authenticate(ctx context.Context, token string) (core.Principa
 		s.touch(ctx, h, sess, now)
 		s.cache.Put(h, sess)
 	}
-	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email)}, nil
+	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email), ExpiresAt: sess.ExpiresAt}, nil
 }
 
 // touch records a token's use at most once a minute, and only on a cache
