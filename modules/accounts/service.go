@@ -160,7 +160,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 		return core.Principal{}, "", err
 	}
 	s.cache.Forget(revoked...)
-	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true}, plain, nil
+	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true, ExpiresAt: t.ExpiresAt}, plain, nil
 }
 
 // checkLogin checks a login's e-mail and password, each attempt reserved
