@@ -33,7 +33,7 @@ type AppStoreConfig struct {
 }
 
 // PlayConfig is play?package=NAME&credentials=FILE[&endpoint=URL][&plan.PRODUCT=PLAN...]
-// [&secret=S][&audience=A&email=E&certs=URL].
+// [&secret=S][&audience=A&email=E[&certs=URL]].
 type PlayConfig struct {
 	Package         string
 	CredentialsFile string
@@ -41,7 +41,7 @@ type PlayConfig struct {
 	Plans           map[string]string
 	Secret          string // the push URL's ?token=
 	Audience        string // or a Google-signed bearer token for this audience
-	Email           string
+	Email           string // from this service account (required with Audience)
 	CertsURL        string
 }
 
@@ -111,6 +111,11 @@ func (l *loader) playConfig(q url.Values) *PlayConfig {
 	}
 	if c.Secret == "" && c.Audience == "" {
 		l.fail(purchasesVar, "play needs secret=S (the push URL's ?token=) or audience=A (Google-signed push tokens) for its webhook")
+	}
+	if c.Audience != "" && c.Email == "" {
+		// any Google service account can have Pub/Sub sign a token for any
+		// audience: only the e-mail says it is the push subscription's
+		l.fail(purchasesVar, "play audience= needs email=E, the service account of the Pub/Sub push subscription")
 	}
 	l.unknownParams(q, "play", "package", "credentials", "endpoint", "secret", "audience", "email", "certs")
 	return c

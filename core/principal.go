@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Principal is the authenticated caller, put in the request context by the
 // auth middleware.
@@ -8,6 +11,10 @@ type Principal struct {
 	UserID string
 	Email  string
 	Admin  bool
+	// ExpiresAt is when the caller's token stops being valid (zero when the
+	// principal comes from no token): a long request, the live stream, ends
+	// there rather than outliving it.
+	ExpiresAt time.Time
 }
 
 type principalKey struct{}

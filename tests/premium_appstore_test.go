@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +151,29 @@ func TestPremiumAppStorePurchases(t *testing.T) {
 
 		// Google Play is not configured here.
 		refused(h.do(req{Method: "POST", Path: "/api/webhooks/google-play", Body: []byte(`{}`)}), 404, "not_found")
+	}, withAppStore(t, signer))
+}
+
+// appAccountToken, which the app sets at purchase to the buyer's id, binds
+// the transaction to that account: sent by another, it is refused and
+// nothing is stored; the buyer's own (in Swift's upper case) is accepted.
+func TestPremiumAppStoreAppAccountTokenIsTheBuyer(t *testing.T) {
+	signer := appstoretest.New()
+	eachProfile(t, func(t *testing.T, h *harness) {
+		a, c := h.newUser("a@x.io"), h.newUser("c@x.io")
+		now := h.Clock.Now().Truncate(time.Millisecond)
+		tx := appleTx("3000000"+a.ID[:8], now.Add(-time.Hour), now.AddDate(0, 1, 0), now)
+		tx.AppAccountToken = strings.ToUpper(a.ID)
+		buy := map[string]any{"action": "create", "signedTransactionInfo": signer.Transaction(tx)}
+
+		// c got hold of a's transaction before a sent it: no account holds
+		// it yet, only the token says whose it is.
+		expect(t, h.post(premiumPath(c), c.Token, buy), 409,
+			`{"success":false,"error":"<string>","code":"purchase_in_use","message":"<string>"}`)
+		expect(t, h.premiumGet(c, "action=subscription"), 200, `{"success":true,"isPremium":false,"subscription":null}`)
+
+		expect(t, h.post(premiumPath(a), a.Token, buy), 200, `{"success":true,"created":true}`)
+		expect(t, h.premiumGet(a, "action=status"), 200, directPremium)
+		expect(t, h.premiumGet(c, "action=status"), 200, noPremium)
 	}, withAppStore(t, signer))
 }

@@ -167,3 +167,81 @@ func TestPremiumGooglePlayPurchases(t *testing.T) {
 		expect(t, h.premiumGet(c, "action=status"), 200, directPremium)
 	})
 }
+
+// A VOIDED_PURCHASE push revokes only what Play confirms: a forged one (the
+// secret leaked, or a premature retry) about a subscription Play still
+// holds changes nothing; once Play shows it revoked (expired), it ends.
+func TestPremiumGooglePlayVoidedNeedsPlaysWord(t *testing.T) {
+	eachProfileOwn(t, ownPlay, func(t *testing.T, h *harness, srv *playtest.Server) {
+		a := h.newUser("a@x.io")
+		now := h.Clock.Now()
+		token := "tok-" + a.ID
+		srv.Put(token, playtest.Subscription("tandem.monthly", play.SubscriptionStateActive, now.Add(-time.Hour), now.AddDate(0, 1, 0)))
+		expect(t, h.post(premiumPath(a), a.Token, buyOnPlay(token, "tandem.monthly")), 200, `{"success":true,"created":true}`)
+		voided := func(id string) []byte {
+			return srv.PushBody(id, play.DeveloperNotification{Version: "1.0", PackageName: playtest.Package,
+				EventTimeMillis: itoa(now.UnixMilli()), VoidedPurchaseNotification: &play.VoidedPurchaseNotification{
+					PurchaseToken: token, OrderID: "GPA.3300-1234-5678-90123", ProductType: play.ProductTypeSubscription, RefundType: 1}})
+		}
+		state := func() any {
+			return h.premiumGet(a, "action=subscription").JSON(t)["subscription"].(map[string]any)["state"]
+		}
+
+		expect(t, playWebhook(h, playSecret, voided("msg-v1-"+a.ID)), 200, `{"success":true,"type":"VOIDED_PURCHASE"}`)
+		expect(t, h.premiumGet(a, "action=status"), 200, directPremium)
+		if s := state(); s != "active" {
+			t.Fatalf("state %v after an unconfirmed void", s)
+		}
+
+		srv.Put(token, playtest.Subscription("tandem.monthly", play.SubscriptionStateExpired, now.Add(-time.Hour), now.AddDate(0, 1, 0)))
+		h.Clock.Advance(time.Minute)
+		expect(t, playWebhook(h, playSecret, voided("msg-v2-"+a.ID)), 200, `{"success":true,"type":"VOIDED_PURCHASE"}`)
+		expect(t, h.premiumGet(a, "action=status"), 200, noPremium)
+		if s := state(); s != "revoked" {
+			t.Fatalf("state %v after a confirmed void", s)
+		}
+	})
+}
+
+// With audience= the webhook takes Google-signed tokens from the push
+// subscription's service account only (email=): a token Google signed for
+// any other account, or with an unverified e-mail, is refused and changes
+// nothing.
+func TestPremiumGooglePlayPushFromItsServiceAccountOnly(t *testing.T) {
+	const aud, pusher = "https://tandem.test/api/webhooks/google-play", "pubsub-push@tandem.iam.gserviceaccount.com"
+	own := func(t *testing.T) (*playtest.Server, option) {
+		srv := playtest.New(t)
+		creds := filepath.Join(t.TempDir(), "play.json")
+		if err := os.WriteFile(creds, srv.Credentials(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return srv, withEnv("TANDEM_PURCHASES", "play?package="+playtest.Package+"&credentials="+creds+"&endpoint="+srv.URL()+
+			"&audience="+aud+"&email="+pusher+"&certs="+srv.CertsURL()+"&plan.tandem.monthly=9.99")
+	}
+	eachProfileOwn(t, own, func(t *testing.T, h *harness, srv *playtest.Server) {
+		a := h.newUser("a@x.io")
+		now := h.Clock.Now()
+		token := "tok-" + a.ID
+		srv.Put(token, playtest.Subscription("tandem.monthly", play.SubscriptionStateActive, now.Add(-time.Hour), now.AddDate(0, 1, 0)))
+		expect(t, h.post(premiumPath(a), a.Token, buyOnPlay(token, "tandem.monthly")), 200, `{"success":true,"created":true}`)
+		// Play now says revoked; only an authentic push may make us read it.
+		srv.Put(token, playtest.Subscription("tandem.monthly", play.SubscriptionStateExpired, now.Add(-time.Hour), now.AddDate(0, 1, 0)))
+		push := srv.PushBody("msg-r-"+a.ID, playNotice(play.SubscriptionRevoked, token, "tandem.monthly"))
+		send := func(bearer string) response {
+			return h.do(req{Method: "POST", Path: "/api/webhooks/google-play", Body: push,
+				Headers: map[string]string{"Authorization": "Bearer " + bearer}})
+		}
+		later := time.Now().Add(time.Hour) // the OIDC expiry is checked against the wall clock
+		for _, bad := range []string{
+			srv.SignOIDC(aud, "attacker@evil-project.iam.gserviceaccount.com", later),
+			srv.SignClaims(map[string]any{"iss": "https://accounts.google.com", "aud": aud, "email": pusher,
+				"email_verified": false, "exp": later.Unix()}),
+			srv.SignClaims(map[string]any{"iss": "https://accounts.google.com", "aud": aud, "exp": later.Unix()}),
+		} {
+			expect(t, send(bad), 401, `{"success":false,"error":"<string>","code":"unauthorized","message":"<string>"}`)
+		}
+		expect(t, h.premiumGet(a, "action=status"), 200, directPremium)
+		expect(t, send(srv.SignOIDC(aud, pusher, later)), 200, `{"success":true,"type":"SUBSCRIPTION_REVOKED"}`)
+		expect(t, h.premiumGet(a, "action=status"), 200, noPremium)
+	})
+}

@@ -341,6 +341,24 @@ func TestStreamEndsWhenItsTokenIsRevoked(t *testing.T) {
 	}
 }
 
+// A stream ends when its token expires, by the server's clock: the token
+// was checked only at open, and the stream must not outlive it. Another
+// session's stream goes on.
+func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann := h.newUser("ann@x.io")
+		// ann's token has 150 ms left; a token from a login now has the full TTL
+		h.Clock.Advance(90*24*time.Hour - 150*time.Millisecond)
+		_, fresh := h.login("ann@x.io")
+		s, kept := h.openStream(ann, ""), h.openStream(user{ID: ann.ID, Token: fresh}, "")
+		s.ends(2*time.Second, "expired")
+		kept.none(100 * time.Millisecond)
+		h.Clock.Advance(time.Second)
+		expect(t, h.get(streamPath(ann), ann.Token), 401, "")
+		expect(t, h.get("/api/users/user/"+ann.ID, fresh), 200, "")
+	})
+}
+
 // A NATS outage fails no request: while the server is down, messages are
 // sent and tokens revoked as usual (the revoking process evicts its own
 // cache and streams at once); once a server is back on the address, the

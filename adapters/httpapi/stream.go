@@ -80,6 +80,7 @@ type Streams struct {
 	cfg     StreamConfig
 	bus     core.Broadcast
 	ids     core.IDs
+	clock   core.Clock // a token's expiry is read against it
 	log     *zap.Logger
 	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
 	gauge   prometheus.Gauge
@@ -94,9 +95,9 @@ type Streams struct {
 }
 
 // NewStreams subscribes to the bus for the app's lifetime.
-func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, log *zap.Logger,
+func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, log *zap.Logger,
 	m *Metrics) (*Streams, error) {
-	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, log: log, write: cfg.WriteTimeout,
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, log: log, write: cfg.WriteTimeout,
 		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{},
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
@@ -434,6 +435,7 @@ func (h *Streams) detach(s *stream) {
 // open serves GET /api/users/user/{userId}/stream as Server-Sent Events.
 func (h *Streams) open(c *fiber.Ctx) error {
 	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
+	p, _ := core.PrincipalFrom(c.UserContext()) // requireSelf let only a caller through
 	lastID := c.Get("Last-Event-ID")
 	if len(lastID) > 64 {
 		return core.Invalid("invalid_request", "Last-Event-ID is at most 64 characters")
@@ -447,13 +449,15 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer h.detach(s)
-		h.serve(&sseWriter{w: w, conn: conn, timeout: h.write}, s, backlog, reset)
+		h.serve(&sseWriter{w: w, conn: conn, timeout: h.write}, s, backlog, reset, p.ExpiresAt)
 	})
 	return nil
 }
 
-// serve writes the stream until it ends or the client is gone.
-func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool) {
+// serve writes the stream until it ends, its token expires or the client is
+// gone. The token was checked once, at open: without the timer a stream
+// would go on carrying the partner's life long after its token died.
+func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool, expires time.Time) {
 	w.raw(": connected\nretry: 3000\n\n")
 	if reset {
 		w.raw("event: reset\ndata: {}\n\n")
@@ -463,12 +467,25 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 	}
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
 	defer heartbeat.Stop()
+	var expired <-chan time.Time // nil, never ready, for a principal without expiry
+	if !expires.IsZero() {
+		// the time left by the core clock, on a real timer (a clock has no timers)
+		t := time.NewTimer(expires.Sub(h.clock.Now()))
+		defer t.Stop()
+		expired = t.C
+	}
 	for w.flush() == nil {
 		select {
 		case e := <-s.events:
 			w.event(e)
 		case <-heartbeat.C:
 			w.raw(": heartbeat\n\n")
+		case <-expired:
+			s.end("expired") // unless it already ended for another reason
+			<-s.done
+			w.raw("event: end\ndata: {\"reason\":" + strconv.Quote(s.reason) + "}\n\n")
+			_ = w.flush()
+			return
 		case <-s.done:
 			w.raw("event: end\ndata: {\"reason\":" + strconv.Quote(s.reason) + "}\n\n")
 			_ = w.flush()

@@ -18,7 +18,7 @@ func newTestStreams(t *testing.T, sc StreamConfig) (*Streams, *localbus.Bus) {
 	t.Helper()
 	bus := localbus.New()
 	lc := fxtest.NewLifecycle(t)
-	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), zap.NewNop(), NewMetrics())
+	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,7 +195,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 		return core.Principal{}, "", err
 	}
 	s.cache.Forget(revoked...)
-	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true}, plain, nil
+	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true, ExpiresAt: t.ExpiresAt}, plain, nil
 }
 
 // checkLogin checks a login's e-mail and password, each attempt reserved
@@ -491,7 +491,7 @@ func (s *Service) authenticate(ctx context.Context, token string) (core.Principa
 		s.touch(ctx, h, sess, now)
 		s.cache.Put(h, sess)
 	}
-	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email)}, nil
+	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email), ExpiresAt: sess.ExpiresAt}, nil
 }
 
 // touch records a token's use at most once a minute, and only on a cache

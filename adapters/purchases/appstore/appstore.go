@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"tandem/core"
@@ -83,9 +84,10 @@ func New(cfg Config) (*Verifier, error) {
 	return &Verifier{bundleID: cfg.BundleID, env: env, plans: maps.Clone(cfg.Plans), roots: roots}, nil
 }
 
-// Verify reads only p.Proof.SignedTransaction and returns the purchase as
-// Apple signed it; the caller sets the user. Refusals are core.KindInvalid
-// with code invalid_purchase.
+// Verify reads p.Proof.SignedTransaction and returns the purchase as Apple
+// signed it; the caller sets the user. Refusals are core.KindInvalid with
+// code invalid_purchase, or purchase_in_use when the transaction's
+// appAccountToken names another user than p.UserID.
 func (v *Verifier) Verify(_ context.Context, p premium.Purchase) (premium.Purchase, error) {
 	if p.Proof.SignedTransaction == "" {
 		return premium.Purchase{}, core.Invalid(codePurchase, "signedTransactionInfo is required")
@@ -97,6 +99,12 @@ func (v *Verifier) Verify(_ context.Context, p premium.Purchase) (premium.Purcha
 	out, err := v.purchase(t)
 	if err != nil {
 		return premium.Purchase{}, refuse(codePurchase, err)
+	}
+	// The app sets appAccountToken to the buyer's id, a UUID (compared in
+	// any case: Swift writes it upper case). Another id means a transaction
+	// bought for another account, sent by someone else.
+	if t.AppAccountToken != "" && !strings.EqualFold(t.AppAccountToken, p.UserID) {
+		return premium.Purchase{}, premium.ErrPurchaseInUse()
 	}
 	return out, nil
 }

@@ -15,7 +15,10 @@ import (
 	"tandem/modules/premium"
 )
 
-const bundle = "com.tandem.app"
+const (
+	bundle = "com.tandem.app"
+	buyer  = "7e3fb20b-4cdb-47cc-936d-99d65de6c1ee" // the user id the app set as appAccountToken
+)
 
 var (
 	signer   = appstoretest.New()
@@ -30,7 +33,7 @@ func sub(change ...func(*appstore.Transaction)) appstore.Transaction {
 	t := appstore.Transaction{TransactionID: "2000000000000002", OriginalTransactionID: "2000000000000001",
 		BundleID: bundle, ProductID: "tandem.premium.monthly", PurchaseDate: bought.UnixMilli(),
 		OriginalPurchaseDate: bought.UnixMilli(), ExpiresDate: expires.UnixMilli(), Type: appstore.TypeAutoRenewable,
-		Environment: appstore.Production, SignedDate: signedAt.UnixMilli(), AppAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65de6c1ee"}
+		Environment: appstore.Production, SignedDate: signedAt.UnixMilli(), AppAccountToken: buyer}
 	for _, c := range change {
 		c(&t)
 	}
@@ -64,8 +67,9 @@ func newVerifier(t *testing.T, roots *x509.CertPool, change ...config) *appstore
 	return v
 }
 
+// proof is the buyer's claim of jws.
 func proof(jws string) premium.Purchase {
-	return premium.Purchase{Proof: premium.Proof{SignedTransaction: jws}}
+	return premium.Purchase{UserID: buyer, Proof: premium.Proof{SignedTransaction: jws}}
 }
 
 func verify(t *testing.T, v *appstore.Verifier, jws string) (premium.Purchase, error) {

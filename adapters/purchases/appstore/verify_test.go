@@ -9,6 +9,7 @@ import (
 
 	"tandem/adapters/purchases/appstore"
 	"tandem/adapters/purchases/appstore/appstoretest"
+	"tandem/core"
 	"tandem/modules/premium"
 )
 
@@ -161,7 +162,7 @@ func TestVerify(t *testing.T) {
 // does not reach the result.
 func TestVerifyReadsOnlyTheProof(t *testing.T) {
 	t.Parallel()
-	claim := premium.Purchase{Plan: "free-forever", StartDate: bought, EndDate: appstore.Lifetime,
+	claim := premium.Purchase{UserID: buyer, Plan: "free-forever", StartDate: bought, EndDate: appstore.Lifetime,
 		State: premium.StateActive, Store: premium.StoreAppStore, StoreRef: "someone-elses",
 		Proof: premium.Proof{SignedTransaction: signer.Transaction(sub())}}
 	got, err := newVerifier(t, nil).Verify(t.Context(), claim)
@@ -208,5 +209,41 @@ func TestPlansAreCopied(t *testing.T) {
 	got, err := verify(t, v, signer.Transaction(sub()))
 	if err != nil || got.Plan != "9.99" {
 		t.Fatalf("plan %q, err %v; want 9.99", got.Plan, err)
+	}
+}
+
+// TestVerifyAppAccountTokenIsTheBuyer: a transaction the app bought for
+// one user (appAccountToken, that user's id) is no other user's; one
+// without a token is anyone's who holds it first.
+func TestVerifyAppAccountTokenIsTheBuyer(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, nil)
+	noToken := signer.Transaction(sub(func(t *appstore.Transaction) { t.AppAccountToken = "" }))
+	cases := []struct {
+		name, user, jws string
+		inUse           bool
+	}{
+		{name: "the buyer", user: buyer, jws: signer.Transaction(sub())},
+		{name: "the buyer, the token in upper case", user: buyer,
+			jws: signer.Transaction(sub(func(t *appstore.Transaction) { t.AppAccountToken = strings.ToUpper(buyer) }))},
+		{name: "the buyer's id in upper case", user: strings.ToUpper(buyer), jws: signer.Transaction(sub())},
+		{name: "another user", user: "0197a1b2-0000-7000-8000-000000000001", jws: signer.Transaction(sub()), inUse: true},
+		{name: "no user", user: "", jws: signer.Transaction(sub()), inUse: true},
+		{name: "no token: any user", user: "0197a1b2-0000-7000-8000-000000000001", jws: noToken},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := v.Verify(t.Context(), premium.Purchase{UserID: tc.user, Proof: premium.Proof{SignedTransaction: tc.jws}})
+			if tc.inUse {
+				if e := core.As(err); err == nil || e.Kind != core.KindConflict || e.Code != "purchase_in_use" {
+					t.Fatalf("got %v; want conflict purchase_in_use", err)
+				}
+				return
+			}
+			if err != nil || got != active() {
+				t.Fatalf("got %+v, %v; want %+v", got, err, active())
+			}
+		})
 	}
 }

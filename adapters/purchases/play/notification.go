@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -112,7 +113,11 @@ func (v *Verifier) subscriptionEvent(ctx context.Context, sn SubscriptionNotific
 }
 
 // voidedEvent revokes a refunded or charged-back subscription from the
-// event time on. One-time products hold no premium.
+// event time on, once Play confirms it: Play revokes a voided subscription,
+// which its API then shows as expired, or forgets its token. One that Play
+// still holds (active, in grace, paused...) is not revoked: a push proves
+// who sent it, not that what it says is true. One-time products hold no
+// premium.
 func (v *Verifier) voidedEvent(ctx context.Context, vn VoidedPurchaseNotification, at time.Time) (premium.StoreEvent, error) {
 	ev := premium.StoreEvent{Type: "VOIDED_PURCHASE"}
 	if vn.ProductType != ProductTypeSubscription {
@@ -121,19 +126,25 @@ func (v *Verifier) voidedEvent(ctx context.Context, vn VoidedPurchaseNotificatio
 	if !validToken(vn.PurchaseToken) {
 		return premium.StoreEvent{}, badNotification("purchaseToken is required")
 	}
-	p, err := v.read(ctx, vn.PurchaseToken, "", "invalid_notification")
-	switch {
-	case err == nil:
-		if at.Before(p.EndDate) {
-			p.EndDate = at
+	s, err := v.subscription(ctx, vn.PurchaseToken)
+	var ae *apiError
+	if err != nil && !(errors.As(err, &ae) && ae.unknown()) {
+		return premium.StoreEvent{}, storeErr(err, "invalid_notification")
+	}
+	if err == nil && s.SubscriptionState != SubscriptionStateExpired {
+		return ev, nil // not confirmed: nothing is revoked
+	}
+	// Play no longer knows the token (or shows an expired one we cannot
+	// map), but the refund stands: the caller finds the stored subscription
+	// by StoreRef and applies the revocation to it.
+	p := premium.Purchase{Store: premium.StorePlay, StoreRef: ref(vn.PurchaseToken), SignedAt: at, EndDate: at}
+	if err == nil {
+		if read, err := v.toPurchase(s, vn.PurchaseToken, "", "invalid_notification"); err == nil {
+			p = read
+			if at.Before(p.EndDate) {
+				p.EndDate = at
+			}
 		}
-	case core.IsKind(err, core.KindInvalid):
-		// Play no longer shows the purchase (or shows one we cannot map),
-		// but the refund stands: the caller finds the stored subscription
-		// by StoreRef and applies the revocation to it.
-		p = premium.Purchase{Store: premium.StorePlay, StoreRef: ref(vn.PurchaseToken), SignedAt: at, EndDate: at}
-	default:
-		return premium.StoreEvent{}, err
 	}
 	p.State = premium.StateRevoked
 	ev.Purchase = &p

@@ -129,7 +129,7 @@ func (v *Verifier) checkClaims(c idClaims) error {
 		return fmt.Errorf("audience %q", []string(c.Aud))
 	case c.Exp == 0 || !v.now().Before(time.Unix(c.Exp, 0).Add(clockLeeway)):
 		return errors.New("expired")
-	case v.email != "" && (c.Email != v.email || !c.EmailVerified):
+	case c.Email != v.email || !c.EmailVerified: // New requires an email with an audience
 		return fmt.Errorf("email %q (verified %v)", c.Email, c.EmailVerified)
 	}
 	return nil

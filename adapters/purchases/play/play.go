@@ -44,8 +44,9 @@ type Config struct {
 	Plans       map[string]string // productId -> plan; empty: the plan is the productId, else unknown products are refused
 	// The webhook accepts a push that carries PushSecret as its URL's token
 	// parameter, or a Google-signed OIDC token whose aud is PushAudience
-	// (and whose email is PushEmail when set). With neither, every push is
-	// refused.
+	// and whose verified email is PushEmail (required with PushAudience:
+	// any Google service account can get a token for any audience). With
+	// neither, every push is refused.
 	PushSecret   string
 	PushAudience string
 	PushEmail    string
@@ -85,6 +86,9 @@ func New(cfg Config) (*Verifier, error) {
 	jc, err := credentials(cfg.Credentials)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.PushAudience != "" && cfg.PushEmail == "" {
+		return nil, errors.New("play: a push audience needs the push service account's e-mail")
 	}
 	for product, plan := range cfg.Plans {
 		if plan == "" {

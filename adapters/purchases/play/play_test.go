@@ -105,6 +105,8 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 			Plans: map[string]string{product: ""}}, "empty plan"},
 		{"relative endpoint", play.Config{Package: playtest.Package, Credentials: creds, Endpoint: "/api"}, "endpoint"},
 		{"relative certs URL", play.Config{Package: playtest.Package, Credentials: creds, CertsURL: "certs"}, "certs"},
+		{"audience without email", play.Config{Package: playtest.Package, Credentials: creds, PushAudience: audience},
+			"e-mail"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
