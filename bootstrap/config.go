@@ -48,8 +48,8 @@ type Config struct {
 	// ConsoleSecret (TANDEM_CONSOLE_SECRET) keys the console's CSRF tokens;
 	// empty: one is generated and kept in the database (consoleSecret).
 	ConsoleSecret string
-	RateLimitIP int
-	UploadLimit int // bytes per uploaded file
+	RateLimitIP   int
+	UploadLimit   int // bytes per uploaded file
 	// ImageMaxPixels refuses an image declaring more pixels, before decoding;
 	// ImageDecodes bounds the decodes running at once (TANDEM_IMAGE_*).
 	ImageMaxPixels int
