@@ -45,11 +45,8 @@ type Config struct {
 	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
 	APIKeys     []string
 	AdminEmails []string
-	// ConsoleSecret (TANDEM_CONSOLE_SECRET) keys the console's CSRF tokens;
-	// empty: one is generated and kept in the database (consoleSecret).
-	ConsoleSecret string
-	RateLimitIP   int
-	UploadLimit   int // bytes per uploaded file
+	RateLimitIP int
+	UploadLimit int // bytes per uploaded file
 	// ImageMaxPixels refuses an image declaring more pixels, before decoding;
 	// ImageDecodes bounds the decodes running at once (TANDEM_IMAGE_*).
 	ImageMaxPixels int
@@ -75,6 +72,10 @@ type Config struct {
 	// create, submit-code) per user and per client IP each hour.
 	PairingFailsUser int
 	PairingFailsIP   int
+
+	// ConsoleSecret (TANDEM_CONSOLE_SECRET) keys the console's CSRF tokens;
+	// empty: one is generated and kept in the database (consoleSecret).
+	ConsoleSecret string
 }
 
 type DBKind string
