@@ -61,6 +61,7 @@ func Options(cfg Config) fx.Option {
 		moods.Module,
 		adminmod.Module,
 		consoleProbes(cfg),
+		consoleSecret(cfg),
 		purchaseVerifier(cfg.Purchases),
 		productionWarnings(cfg),
 		broadcast(cfg.Bus),

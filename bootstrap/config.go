@@ -73,6 +73,10 @@ type Config struct {
 	// create, submit-code) per user and per client IP each hour.
 	PairingFailsUser int
 	PairingFailsIP   int
+
+	// ConsoleSecret (TANDEM_CONSOLE_SECRET) keys the console's CSRF tokens;
+	// empty: one is generated and kept in the database (consoleSecret).
+	ConsoleSecret string
 }
 
 type DBKind string
@@ -166,6 +170,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		Premium:          l.premium(),
 		APIKeys:          l.list("TANDEM_API_KEYS"),
 		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),
+		ConsoleSecret:    l.secret("TANDEM_CONSOLE_SECRET", httpapi.MinConsoleSecret),
 		RateLimitIP:      l.positive("TANDEM_RATE_LIMIT_IP", 60),
 		PairingFailsUser: l.positive("TANDEM_PAIRING_FAILS_USER", 10),
 		PairingFailsIP:   l.positive("TANDEM_PAIRING_FAILS_IP", 30),
@@ -249,6 +254,17 @@ func (l *loader) proxies(name string) []string {
 		}
 	}
 	return out
+}
+
+// secret is a value of at least min bytes, or "" when unset; the error
+// never repeats the value.
+func (l *loader) secret(name string, min int) string {
+	v := l.getenv(name)
+	if v != "" && len(v) < min {
+		l.fail(name, "has %d bytes, fewer than %d (e.g. openssl rand -base64 32)", len(v), min)
+		return ""
+	}
+	return v
 }
 
 func (l *loader) emails(name string) []string {

@@ -185,6 +185,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_TRUSTED_PROXIES":    "10.0.0.1,proxy.local",
 		"TANDEM_BUS":                "redis://127.0.0.1:6379",
 		"TANDEM_SHUTDOWN_GRACE":     "-1s",
+		"TANDEM_CONSOLE_SECRET":     "31-bytes-is-one-short-of-enough",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -254,5 +255,32 @@ func TestLoadPushReceiptDelay(t *testing.T) {
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%q: error %v, want %s", tc.value, err, tc.err)
 		}
+	}
+}
+
+// TestLoadConsoleSecret: unset is "" (generated and stored at the start),
+// a set secret needs 32 bytes, and a refused one is not repeated in the
+// error (it may be nearly the real one).
+func TestLoadConsoleSecret(t *testing.T) {
+	long := strings.Repeat("s", 32)
+	cases := []struct {
+		name, value, want string
+		ok                bool
+	}{
+		{name: "unset", value: "", want: "", ok: true},
+		{name: "32 bytes", value: long, want: long, ok: true},
+		{name: "31 bytes", value: long[:31]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(map[string]string{"TANDEM_CONSOLE_SECRET": tc.value}))
+			if tc.ok != (err == nil) || c.ConsoleSecret != tc.want {
+				t.Fatalf("got %q, %v", c.ConsoleSecret, err)
+			}
+			if err != nil && (err.Error() != "TANDEM_CONSOLE_SECRET: has 31 bytes, fewer than 32 (e.g. openssl rand -base64 32)" ||
+				strings.Contains(err.Error(), tc.value)) {
+				t.Fatalf("error %q", err)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -74,4 +75,74 @@ func TestAuditRecordsAPIChanges(t *testing.T) {
 			}
 		}
 	}, asAdmin)
+}
+
+// A refused console sign-in is on record: the e-mail as typed, the
+// client's address and the reason, never the password; the audit page
+// shows it as any other entry.
+func TestAuditRecordsRefusedConsoleSignIns(t *testing.T) {
+	const password = "Zebra-Wrong-Password-42" // must appear nowhere in the log
+	eachProfileWith(t, func(t *testing.T, h *harness, svc *admin.Service) {
+		h.newUser(bossEmail)
+		h.newUser("ann@example.com")
+		c := h.console(t)
+		signIn := func(email, password string) response {
+			t.Helper()
+			r := c.signIn(email, password)
+			h.Clock.Advance(time.Second) // the audit log orders by time
+			return r
+		}
+		expectPage(t, signIn(" Boss@Example.COM ", password), 401, "invalid e-mail or password")
+		expectPage(t, signIn("ann@example.com", pw), 403, "administrators only")
+		long := strings.Repeat("x", 300) + "@example.com"
+		expectPage(t, signIn(long, password), 401, "invalid e-mail or password")
+		// Wrong passwords until the account's attempts run out.
+		var last response
+		for range 30 {
+			if last = signIn(bossEmail, password); last.Status != 401 {
+				break
+			}
+		}
+		expectPage(t, last, 429, "")
+
+		es := auditEntries(t, svc)
+		ip := `{"ip":"127.0.0.1","reason":`
+		want := []admin.Entry{
+			{Target: "email: Boss@Example.COM ", After: ip + `"wrong_credentials"}`},
+			{Target: "email:ann@example.com", After: ip + `"not_administrator"}`},
+			{Target: ("email:" + long)[:admin.MaxField], After: ip + `"wrong_credentials"}`},
+		}
+		for range len(es) - len(want) - 1 {
+			want = append(want, admin.Entry{Target: "email:" + bossEmail, After: ip + `"wrong_credentials"}`})
+		}
+		want = append(want, admin.Entry{Target: "email:" + bossEmail, After: ip + `"rate_limited"}`})
+		if len(es) != len(want) || len(es) < 5 {
+			t.Fatalf("%d entries, want %d: %+v", len(es), len(want), es)
+		}
+		for i, w := range want {
+			w.Actor, w.Action, w.Before, w.Outcome = admin.Anonymous, "console.signin_failed", "null", admin.OutcomeFailed
+			if es[i] != w {
+				t.Errorf("entry %d: %+v, want %+v", i, es[i], w)
+			}
+			if strings.Contains(fmt.Sprintf("%+v", es[i]), password) {
+				t.Errorf("entry %d holds the password: %+v", i, es[i])
+			}
+		}
+
+		// Shown on the audit page like any entry, still without the password.
+		boss := h.console(t)
+		h.Clock.Advance(time.Hour) // the attempts on bossEmail have run out
+		boss.mustSignIn(bossEmail)
+		page := boss.get("/admin/audit")
+		expectPage(t, page, 200, "<code>console.signin_failed</code>")
+		for _, s := range []string{"<code>email: Boss@Example.COM </code>", "<td>anonymous</td>", `&#34;reason&#34;:&#34;not_administrator&#34;`,
+			`class="failed"`} {
+			if !strings.Contains(string(page.Body), s) {
+				t.Fatalf("the audit page lacks %s:\n%s", s, page.Body)
+			}
+		}
+		if strings.Contains(string(page.Body), password) {
+			t.Fatal("the audit page shows the password")
+		}
+	}, withAdmins(bossEmail))
 }

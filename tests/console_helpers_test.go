@@ -2,6 +2,9 @@ package tests
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"html"
 	"io"
 	"net/http"
@@ -156,4 +159,20 @@ func onlySessionsAudited(t *testing.T, c *console) {
 	if entries != sessions {
 		t.Fatalf("the audit log has %d entries, %d of them sessions:\n%s", entries, sessions, body)
 	}
+}
+
+// consoleMAC is a console form token as the console computes it: the
+// HMAC-SHA256 of value under key, for one use (label: signin, csrf).
+func consoleMAC(key []byte, label, value string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("tandem console " + label + "\x00" + value))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// cookieKeyedMAC is a token of the console's first scheme: keyed by the
+// cookie itself, which anyone who can plant the cookie can compute.
+func cookieKeyedMAC(cookie, label string) string {
+	m := hmac.New(sha256.New, []byte(cookie))
+	m.Write([]byte("tandem console " + label))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

@@ -429,3 +429,102 @@ func TestConsoleSignInWithoutItsAuditEntryFails(t *testing.T) {
 type brokenAudit struct{ admin.AuditLog }
 
 func (brokenAudit) Append(context.Context, admin.Entry) error { return errDiskOnFire }
+
+// consoleSessions are a user's console sessions (the app's are not).
+func consoleSessions(t *testing.T, acc *accounts.Service, userID string) []accounts.Token {
+	t.Helper()
+	sessions, err := acc.Sessions(context.Background(), userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []accounts.Token
+	for _, s := range sessions {
+		if strings.Contains(s.UserAgent, "console") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// A stranger who can plant the sign-in form's cookie (a sibling subdomain,
+// a plain-http hop) must not be able to compute the form's token from it:
+// the token is keyed by the server's secret, not by the cookie.
+func TestConsoleSignInRefusesATokenComputedFromAPlantedCookie(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, acc *accounts.Service) {
+		boss := h.newUser(bossEmail)
+		c := h.console(t)
+		const planted = "planted-by-a-stranger"
+		c.cookies["tandem_console_pre"] = planted
+		r := c.postRaw("/admin/signin", url.Values{"csrf": {cookieKeyedMAC(planted, "signin")}, "email": {bossEmail}, "password": {pw}})
+		expectPage(t, r, 403, "form has expired")
+		if ck := setCookie(r, "tandem_console"); ck != nil {
+			t.Fatalf("signed in with a planted cookie: %+v", ck)
+		}
+		if s := consoleSessions(t, acc, boss.ID); len(s) != 0 {
+			t.Fatalf("console sessions %+v", s)
+		}
+		expectRedirect(t, c.get("/admin"), "/admin/signin")
+
+		// The form's own token works, and nothing but the sign-in is audited.
+		c.mustSignIn(bossEmail)
+		onlySessionsAudited(t, c)
+		// The session's CSRF token is not the session cookie's own MAC either.
+		bad := url.Values{"csrf": {cookieKeyedMAC(c.cookies["tandem_console"], "csrf")}, "key": {"sneaky"}, "name": {"Sneaky"}}
+		expectPage(t, c.postRaw("/admin/flags", bad), 403, "form has expired")
+		expect(t, h.get("/api/feature-flags?action=all", boss.Token), 200, `{"success":true,"flags":[]}`)
+	}, withAdmins(bossEmail))
+}
+
+// Processes behind one load balancer share the console's secret through
+// the database: a form served by one is accepted by another.
+func TestConsoleInstancesAcceptEachOthersSignInForm(t *testing.T) {
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue // a memory store is one process's
+		}
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			first := newHarness(t, p, withAdmins(bossEmail))
+			second := newHarness(t, p, withAdmins(bossEmail), sharingDB(first))
+			first.newUser(bossEmail)
+			c := first.console(t)
+			expectPage(t, c.get("/admin/signin"), 200, "Sign in")
+			c.h = second // the form's answer lands on the other process
+			expectRedirect(t, c.post("/admin/signin", url.Values{"email": {bossEmail}, "password": {pw}}), "/admin")
+			expectPage(t, c.get("/admin/flags"), 200, "Feature flags")
+			// ... and the session's forms too, either way.
+			c.h = first
+			expectRedirect(t, c.post("/admin/flags", url.Values{"key": {"shared"}, "name": {"Shared"}}), "/admin/flags/shared?saved=1")
+		})
+	}
+}
+
+// TANDEM_CONSOLE_SECRET, when set, is the key: a token computed from it is
+// accepted, one from any other key is not.
+func TestConsoleSecretFromTheEnvironmentIsTheKey(t *testing.T) {
+	const secret = "a-deployment-secret-of-32-bytes-or-more"
+	eachProfile(t, func(t *testing.T, h *harness) {
+		h.newUser(bossEmail)
+		for _, tc := range []struct {
+			name   string
+			key    string
+			status int
+		}{
+			{name: "another key", key: strings.Repeat("k", 40), status: 403},
+			{name: "the configured secret", key: secret, status: 303},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c := h.console(t)
+				c.cookies["tandem_console_pre"] = "pre-" + tc.name
+				r := c.postRaw("/admin/signin", url.Values{"csrf": {consoleMAC([]byte(tc.key), "signin", "pre-"+tc.name)},
+					"email": {bossEmail}, "password": {pw}})
+				if r.Status != tc.status {
+					t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+				}
+				if (setCookie(r, "tandem_console") != nil) != (tc.status == 303) {
+					t.Fatalf("session cookie %v", setCookie(r, "tandem_console"))
+				}
+			})
+		}
+	}, withAdmins(bossEmail), withEnv("TANDEM_CONSOLE_SECRET", secret))
+}

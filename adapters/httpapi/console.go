@@ -55,11 +55,26 @@ type Probe struct {
 	Check func(ctx context.Context) error
 }
 
+// ConsoleSecret keys the console's CSRF tokens: TANDEM_CONSOLE_SECRET, or
+// the one generated at the first start and kept in the database (Settings),
+// so that every process behind a load balancer computes the same tokens.
+// It is never a value from a request: a planted cookie alone gives no
+// valid token.
+type ConsoleSecret []byte
+
+// Settings stores values every process of a deployment shares.
+type Settings interface {
+	// Ensure stores value under name unless a value is stored already, and
+	// returns the stored one: processes racing on an empty store agree.
+	Ensure(ctx context.Context, name, value string) (string, error)
+}
+
 // ConsoleDeps is what the console reuses: the domain services, never
-// storage, and the readiness probes.
+// storage, the readiness probes and its secret.
 type ConsoleDeps struct {
 	fx.In
 	Config   Config
+	Secret   ConsoleSecret
 	Log      *zap.Logger
 	Accounts *accounts.Service
 	Admin    *admin.Service
@@ -80,6 +95,9 @@ type consoleHandler struct {
 }
 
 func NewConsoleHandler(d ConsoleDeps) (*consoleHandler, error) {
+	if len(d.Secret) < MinConsoleSecret {
+		return nil, errShortSecret(len(d.Secret))
+	}
 	pages, err := parseConsolePages()
 	if err != nil {
 		return nil, err
@@ -197,7 +215,7 @@ func (h *consoleHandler) render(c *fiber.Ctx, page string, data fiber.Map) error
 	}
 	if p, ok := core.PrincipalFrom(c.UserContext()); ok && p.Admin {
 		data["Admin"] = p.Email
-		data["CSRF"] = csrfToken(c)
+		data["CSRF"] = h.csrfToken(c)
 	}
 	data["Page"] = page
 	var b strings.Builder
@@ -218,23 +236,25 @@ func (h *consoleHandler) stylesheet(c *fiber.Ctx) error {
 	return c.Send(b)
 }
 
-// signInPage shows the form with a fresh pre-session CSRF secret in a
-// cookie and its MAC in the form (a login CSRF needs both).
+// signInPage shows the form with a fresh pre-session value in a cookie
+// and, in the form, its MAC under the server's secret: a login CSRF needs
+// both, and planting the cookie does not give the MAC.
 func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
 	pre := randomToken()
 	h.setCookie(c, consolePreCookie, pre, 10*time.Minute)
-	return h.render(c, "signin", fiber.Map{"CSRF": mac(pre, "signin")})
+	return h.render(c, "signin", fiber.Map{"CSRF": h.mac("signin", pre)})
 }
 
 // signIn checks the form's CSRF pair, then the administrator's e-mail and
-// password through accounts.LoginAdmin (the API login's counted attempts
-// and password check); only an administrator gets the session cookie. The
-// new session is recorded in the audit log (console.signin, with the
-// client's address); a session whose entry cannot be stored is revoked at
-// once and the sign-in fails.
+// password through accounts.LoginAdmin (counted attempts and the password
+// check); only an administrator gets the session cookie. The new session
+// is recorded in the audit log (console.signin, with the client's
+// address); a session whose entry cannot be stored is revoked at once and
+// the sign-in fails. A refused sign-in is recorded too
+// (console.signin_failed: the e-mail as typed, the address, the reason).
 func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 	pre := c.Cookies(consolePreCookie)
-	if pre == "" || !sameToken(formValue(c, "csrf"), mac(pre, "signin")) {
+	if pre == "" || !sameToken(formValue(c, "csrf"), h.mac("signin", pre)) {
 		return errCSRF()
 	}
 	cl := accounts.Client{IP: clientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
@@ -244,13 +264,17 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
 			return err
 		}
+		failure := admin.SignInFailure{Email: formValue(c, "email"), IP: cl.IP, Reason: signInRefusal(e.Kind)}
+		if err := h.Admin.SignInFailed(c.UserContext(), failure); err != nil {
+			return err // every refusal is on record, or the answer is the log's failure
+		}
 		if e.Kind == core.KindRateLimited {
 			c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
 		}
 		fresh := randomToken()
 		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
 		c.Status(StatusOf(e.Kind))
-		return h.render(c, "signin", fiber.Map{"CSRF": mac(fresh, "signin"), "Error": e.Message, "Email": formValue(c, "email")})
+		return h.render(c, "signin", fiber.Map{"CSRF": h.mac("signin", fresh), "Error": e.Message, "Email": formValue(c, "email")})
 	}
 	if err := h.auditSignIn(c, p, token, cl); err != nil {
 		return err
@@ -284,7 +308,7 @@ func (h *consoleHandler) session(c *fiber.Ctx) error {
 	c.SetUserContext(core.WithPrincipal(c.UserContext(), p))
 	// From the body only: a token must never be accepted from a URL (URLs
 	// end up in logs, history and Referer headers).
-	if c.Method() == fiber.MethodPost && !sameToken(formValue(c, "csrf"), csrfToken(c)) {
+	if c.Method() == fiber.MethodPost && !sameToken(formValue(c, "csrf"), h.csrfToken(c)) {
 		return errCSRF()
 	}
 	return c.Next()
@@ -332,18 +356,47 @@ func (h *consoleHandler) clearCookie(c *fiber.Ctx, name string) {
 		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteStrictMode})
 }
 
-// csrfToken is the session's CSRF token: a MAC of the session cookie under
-// a fixed label. Only a page served to the cookie's holder can know it, it
-// needs no storage, and every process computes the same one.
-func csrfToken(c *fiber.Ctx) string {
+// csrfToken is the session's CSRF token: the MAC of the session cookie.
+// Only a page served to the cookie's holder can know it, it needs no
+// storage, and every process computes the same one. The session token is
+// unguessable already; keying with the secret as well keeps one rule for
+// every console token: the key never comes from the request.
+func (h *consoleHandler) csrfToken(c *fiber.Ctx) string {
 	token, _ := c.Locals(localConsoleToken).(string)
-	return mac(token, "csrf")
+	return h.mac("csrf", token)
 }
 
-func mac(key, label string) string {
-	m := hmac.New(sha256.New, []byte(key))
-	m.Write([]byte("tandem console " + label))
+// mac is the MAC of value under the console's secret, for one use (label),
+// so that a token of one use is never valid for another.
+func (h *consoleHandler) mac(label, value string) string {
+	m := hmac.New(sha256.New, h.Secret)
+	m.Write([]byte("tandem console " + label + "\x00"))
+	m.Write([]byte(value))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// MinConsoleSecret is the shortest console secret accepted, in bytes.
+const MinConsoleSecret = 32
+
+type errShortSecret int
+
+func (n errShortSecret) Error() string {
+	return "console: the secret has " + strconv.Itoa(int(n)) + " bytes, fewer than " + strconv.Itoa(MinConsoleSecret)
+}
+
+// signInRefusal is the reason a refused sign-in is recorded with.
+func signInRefusal(k core.Kind) string {
+	switch k {
+	case core.KindUnauthorized:
+		return "wrong_credentials" // an unknown e-mail or a wrong password: the same answer, the same reason
+	case core.KindForbidden:
+		return "not_administrator"
+	case core.KindRateLimited:
+		return "rate_limited"
+	case core.KindInvalid:
+		return "incomplete"
+	}
+	return "refused"
 }
 
 func sameToken(got, want string) bool {

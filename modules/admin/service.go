@@ -83,3 +83,35 @@ const CLIActor = "cli"
 func AsCLI(ctx context.Context) context.Context {
 	return core.WithPrincipal(ctx, core.Principal{Email: CLIActor, Admin: true})
 }
+
+// Anonymous is the actor of an entry made by someone not signed in: a
+// refused console sign-in. The e-mail typed is not who acted: anyone can
+// type any address.
+const Anonymous = "anonymous"
+
+// ActionSignInFailed is the action of a refused console sign-in.
+const ActionSignInFailed = "console.signin_failed"
+
+// SignInFailure is a refused console sign-in: the e-mail as typed, the
+// client's address and why (e.g. "wrong_credentials"). It has no field
+// for the password, which is never recorded.
+type SignInFailure struct {
+	Email  string
+	IP     string
+	Reason string
+}
+
+// SignInFailed records a refused console sign-in as one complete entry,
+// outcome failed: the target is the e-mail as typed (made valid UTF-8 and
+// clipped), the after-state the client's address and the reason. Nobody is
+// signed in, so it needs no principal; the caller bounds how often it runs
+// (the sign-in's per-IP budget).
+func (s *Service) SignInFailed(ctx context.Context, f SignInFailure) error {
+	after, err := toJSON(map[string]string{"ip": clip(f.IP, MaxField), "reason": clip(f.Reason, MaxField)})
+	if err != nil {
+		return err
+	}
+	return s.log.Append(ctx, Entry{ID: s.ids.New(), Actor: Anonymous, Action: ActionSignInFailed,
+		Target: clip("email:"+strings.ToValidUTF8(f.Email, "\uFFFD"), MaxField), Before: "null", After: after,
+		Outcome: OutcomeFailed, At: s.clock.Now()})
+}

@@ -163,3 +163,42 @@ func TestApplyRecordsTheCommandLineAsItsActor(t *testing.T) {
 		t.Fatalf("entries %+v", es)
 	}
 }
+
+func TestSignInFailedRecordsTheAttemptNotThePassword(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", admin.MaxField)
+	cases := []struct {
+		name       string
+		failure    admin.SignInFailure
+		wantTarget string
+		wantAfter  string
+	}{
+		{name: "the e-mail as typed, the address and the reason",
+			failure:    admin.SignInFailure{Email: " Boss@X.io ", IP: "203.0.113.9", Reason: "wrong_credentials"},
+			wantTarget: "email: Boss@X.io ", wantAfter: `{"ip":"203.0.113.9","reason":"wrong_credentials"}`},
+		{name: "a long e-mail is clipped on a character",
+			failure:    admin.SignInFailure{Email: long, IP: "::1", Reason: "rate_limited"},
+			wantTarget: "email:" + strings.Repeat("é", (admin.MaxField-len("email:"))/2), wantAfter: `{"ip":"::1","reason":"rate_limited"}`},
+		{name: "bytes that are no UTF-8 are replaced",
+			failure:    admin.SignInFailure{Email: "a\xffb@x.io", IP: "::1", Reason: "not_administrator"},
+			wantTarget: "email:a\uFFFDb@x.io", wantAfter: `{"ip":"::1","reason":"not_administrator"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			repo := memory.NewAuditRepo()
+			clock := coretest.NewClock(time.Time{})
+			svc := admin.NewService(repo, &fixedStats{}, clock, &coretest.SeqIDs{})
+			// No principal: nobody is signed in.
+			if err := svc.SignInFailed(context.Background(), tc.failure); err != nil {
+				t.Fatal(err)
+			}
+			es, _, _ := repo.List(context.Background(), core.Page{})
+			want := admin.Entry{ID: "id-1", Actor: admin.Anonymous, Action: admin.ActionSignInFailed, Target: tc.wantTarget,
+				Before: "null", After: tc.wantAfter, Outcome: admin.OutcomeFailed, At: clock.Now()}
+			if len(es) != 1 || es[0] != want {
+				t.Fatalf("entries %+v, want %+v", es, want)
+			}
+		})
+	}
+}
