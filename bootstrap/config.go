@@ -20,6 +20,7 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/premium"
 )
 
@@ -72,6 +73,10 @@ type Config struct {
 	// create, submit-code) per user and per client IP each hour.
 	PairingFailsUser int
 	PairingFailsIP   int
+	// ConnectionCodeTTL is how long a new connection code links
+	// (TANDEM_CONNECTION_CODE_TTL); the purge deletes expired codes of
+	// unpaired owners.
+	ConnectionCodeTTL time.Duration
 }
 
 type DBKind string
@@ -173,6 +178,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
+	c.ConnectionCodeTTL = l.duration("TANDEM_CONNECTION_CODE_TTL", partners.DefaultConnectionCodeTTL)
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.
 	c.HTTP.UploadLimit, c.HTTP.UploadBodyLimit = uploadLimit, images.MaxPerUpload*uploadLimit+1<<20
