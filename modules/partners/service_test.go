@@ -1261,7 +1261,7 @@ func TestConnectionCodesExpire(t *testing.T) {
 	if _, err := repo.ConnectionOf(ctx, "c"); err != nil {
 		t.Fatalf("the paired owner's code went: %v", err)
 	}
-	f.clock.Advance(partners.FailWindow) // e's misses are forgotten
+	f.clock.Advance(partners.FailWindow)                       // e's misses are forgotten
 	if _, err := f.create("a", "zq7w-code-of-a"); err != nil { // a new code links again
 		t.Fatal(err)
 	}
