@@ -1261,8 +1261,8 @@ func TestConnectionCodesExpire(t *testing.T) {
 	if _, err := repo.ConnectionOf(ctx, "c"); err != nil {
 		t.Fatalf("the paired owner's code went: %v", err)
 	}
-	f.clock.Advance(partners.FailWindow)                       // e's misses are forgotten
-	if _, err := f.create("a", "zq7w-code-of-a"); err != nil { // a new code links again
+	f.clock.Advance(partners.FailWindow) // e's misses are forgotten; a new code of a's links again
+	if _, err := f.create("a", "zq7w-code-of-a"); err != nil {
 		t.Fatal(err)
 	}
 	if partner, err := f.linkWith("e", "zq7w-code-of-a"); err != nil || partner != "a" {
