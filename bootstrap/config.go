@@ -20,6 +20,7 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/premium"
 )
 
@@ -77,6 +78,11 @@ type Config struct {
 	// ConsoleSecret (TANDEM_CONSOLE_SECRET) keys the console's CSRF tokens;
 	// empty: one is generated and kept in the database (consoleSecret).
 	ConsoleSecret string
+
+	// ConnectionCodeTTL is how long a new connection code links
+	// (TANDEM_CONNECTION_CODE_TTL); the purge deletes expired codes of
+	// unpaired owners.
+	ConnectionCodeTTL time.Duration
 }
 
 type DBKind string
@@ -186,6 +192,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
+	c.ConnectionCodeTTL = l.duration("TANDEM_CONNECTION_CODE_TTL", partners.DefaultConnectionCodeTTL)
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.
 	c.HTTP.UploadLimit, c.HTTP.UploadBodyLimit = uploadLimit, images.MaxPerUpload*uploadLimit+1<<20

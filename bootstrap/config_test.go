@@ -284,3 +284,20 @@ func TestLoadConsoleSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadConnectionCodeTTL: 7 days unless set; a value that is not a
+// positive duration is one error line naming the variable.
+func TestLoadConnectionCodeTTL(t *testing.T) {
+	for value, want := range map[string]time.Duration{"": 7 * 24 * time.Hour, "72h": 72 * time.Hour, "30m": 30 * time.Minute} {
+		c, err := Load(env(map[string]string{"TANDEM_CONNECTION_CODE_TTL": value}))
+		if err != nil || c.ConnectionCodeTTL != want {
+			t.Fatalf("%q: %v %v, want %v", value, c.ConnectionCodeTTL, err, want)
+		}
+	}
+	for _, value := range []string{"7d", "0s", "-1h", "soon"} {
+		_, err := Load(env(map[string]string{"TANDEM_CONNECTION_CODE_TTL": value}))
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "TANDEM_CONNECTION_CODE_TTL: ") {
+			t.Fatalf("%q: %v", value, err)
+		}
+	}
+}

@@ -69,7 +69,8 @@ var ports = fx.Provide(
 	},
 	func(n *Notifier) partners.Notifier { return n },
 	func(c Config) partners.Settings {
-		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP}
+		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP,
+			ConnectionCodeTTL: c.ConnectionCodeTTL}
 	},
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit), SweepGrace: c.SweepGrace}

@@ -12,6 +12,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
@@ -32,11 +33,13 @@ type job struct {
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
-	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes) {
+	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
+	pairs *partners.Service) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
 		{name: "purge throttle counters", every: 10 * time.Minute, run: limiter.Purge},
 		{name: "purge expired tokens, codes, reset proofs and mail", every: 10 * time.Minute, run: accts.Purge},
+		{name: "purge expired connection codes", every: 10 * time.Minute, run: pairs.PurgeExpiredConnections},
 		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
 		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
 		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},

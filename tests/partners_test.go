@@ -86,7 +86,8 @@ func connectionBody(u user, partner, code string) string {
 	if partner != "" {
 		p = `"` + partner + `"`
 	}
-	return `{"status":"success","data":{"userId":"` + u.ID + `","partnerId":` + p + `,"connectionCode":"` + code + `"}}`
+	return `{"status":"success","data":{"userId":"` + u.ID + `","partnerId":` + p + `,"connectionCode":"` + code +
+		`","expiresAt":"<number>"}}`
 }
 
 var pairingCodeRe = regexp.MustCompile(`^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$`)
@@ -127,7 +128,7 @@ func TestPairingStateTable(t *testing.T) {
 		expect(t, h.pairingStatus(a), 200, statusJSON("connected", "", "", b.ID, "", "", false))
 		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
 		// paired by pairing code: the connection shows the partner and no code
-		expect(t, h.connection(a), 200, `{"status":"success","data":{"userId":"`+a.ID+`","partnerId":"`+b.ID+`","connectionCode":null}}`)
+		expect(t, h.connection(a), 200, `{"status":"success","data":{"userId":"`+a.ID+`","partnerId":"`+b.ID+`","connectionCode":null,"expiresAt":null}}`)
 
 		// any + submit-code with an invalid or expired code: refused, unchanged
 		c, d := h.newUser("c@x.io"), h.newUser("d@x.io")
@@ -228,12 +229,15 @@ func TestPartnerConnectionTable(t *testing.T) {
 		expect(t, h.connection(a), 404, errBody("not_found", "no partner connection"))
 
 		// none + create: connection exists
-		expect(t, h.connCreate(a, "our-code_1"), 200, `{"status":"success","data":{"connectionId":"<string>"}}`)
-		expect(t, h.connection(a), 200, connectionBody(a, "", "our-code_1"))
+		week := ms(h.Clock.Now().Add(7 * 24 * time.Hour))
+		expect(t, h.connCreate(a, "our-code_1"), 200,
+			`{"status":"success","data":{"connectionId":"<string>","connectionCode":"our-code_1","expiresAt":`+week+`}}`)
+		expect(t, h.connection(a), 200, `{"status":"success","data":{"userId":"`+a.ID+
+			`","partnerId":null,"connectionCode":"our-code_1","expiresAt":`+week+`}}`)
 
 		// create again replaces the caller's own code
-		first := h.connCreate(a, "Our-Code").JSON(t)["data"].(map[string]any)["connectionId"]
-		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code"))
+		first := h.connCreate(a, "Our-Code-7qx").JSON(t)["data"].(map[string]any)["connectionId"]
+		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code-7qx"))
 		expect(t, h.connLink(b, "our-code_1"), 404, errBody("not_found", "connection code not found"))
 		if first == "" {
 			t.Fatal("no connectionId")
@@ -241,18 +245,18 @@ func TestPartnerConnectionTable(t *testing.T) {
 
 		// connection exists + link: linked, partnerId of the first user; the
 		// code is found in any case, and shown as its owner spelled it
-		expect(t, h.connLink(b, "our-CODE"), 200, `{"status":"success","data":{"partnerId":"`+a.ID+`"}}`)
-		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "Our-Code"))
-		expect(t, h.connection(b), 200, connectionBody(b, a.ID, "Our-Code"))
+		expect(t, h.connLink(b, "our-CODE-7QX"), 200, `{"status":"success","data":{"partnerId":"`+a.ID+`"}}`)
+		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "Our-Code-7qx"))
+		expect(t, h.connection(b), 200, connectionBody(b, a.ID, "Our-Code-7qx"))
 		expect(t, h.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
 
 		// linked + unlink: unlinked
 		expect(t, h.connUnlink(b), 200, `{"status":"success","data":{"success":true}}`)
-		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code"))
+		expect(t, h.connection(a), 200, connectionBody(a, "", "Our-Code-7qx"))
 		expect(t, h.connection(b), 404, errBody("not_found", "no partner connection"))
 		expect(t, h.pairingStatus(a), 200, unpairedStatus())
 		expect(t, h.connUnlink(b), 409, errBody("not_paired", "not paired"))
-		expect(t, h.connLink(b, "Our-Code"), 200, "") // the code links again
+		expect(t, h.connLink(b, "Our-Code-7qx"), 200, "") // the code links again
 	})
 }
 
@@ -261,7 +265,7 @@ func TestPartnerConnectionTable(t *testing.T) {
 func TestPartnerConnectionErrors(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, b, p1, p2 := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("p1@x.io"), h.newUser("p2@x.io")
-		expect(t, h.connCreate(a, "code-aaa"), 200, "")
+		expect(t, h.connCreate(a, "kx7-code-aaa"), 200, "")
 		h.pairByLink(p1, p2) // p1 owns "pair-<p1>"
 		ownerCode := "pair-" + p1.ID
 
@@ -278,36 +282,37 @@ func TestPartnerConnectionErrors(t *testing.T) {
 		paired := errBody("already_paired", "you are already paired")
 		taken := errBody("conflict", "connection code already taken")
 		unchanged := func(t *testing.T, h *harness) {
-			expect(t, h.connection(a), 200, connectionBody(a, "", "code-aaa"))
+			expect(t, h.connection(a), 200, connectionBody(a, "", "kx7-code-aaa"))
 			expect(t, h.connection(b), 404, "")
 			expect(t, h.connection(p1), 200, connectionBody(p1, p2.ID, ownerCode))
 			expect(t, h.connection(p2), 200, connectionBody(p2, p1.ID, ownerCode))
 			expect(t, h.pairingStatus(b), 200, unpairedStatus())
 		}
 		runScenarios(t, h, afterEach(unchanged, []scenario{
-			{name: "no X-API-Key", req: POST("/api/partnerConnections/create", body(b, "code-bbb")).by(b), status: 401, want: badKey},
+			{name: "no X-API-Key", req: POST("/api/partnerConnections/create", body(b, "kx7-code-bbb")).by(b), status: 401, want: badKey},
 			{name: "wrong X-API-Key", req: get(a, a).with("X-API-Key", "nope"), status: 401, want: badKey},
-			{name: "X-API-Key without a token", req: POST("/api/partnerConnections/link", body(b, "code-aaa")).withKey(), status: 401,
+			{name: "X-API-Key without a token", req: POST("/api/partnerConnections/link", body(b, "kx7-code-aaa")).withKey(), status: 401,
 				want: errNoToken},
-			{name: "someone else's userId", req: conn(b, "create", body(a, "code-bbb")), status: 403, want: errNotYours},
+			{name: "someone else's userId", req: conn(b, "create", body(a, "kx7-code-bbb")), status: 403, want: errNotYours},
 			{name: "someone else's connection", req: get(b, a), status: 403, want: errNotYours},
 			{name: "someone else's unlink", req: conn(b, "unlink", map[string]any{"userId": p1.ID}), status: 403, want: errNotYours},
-			{name: "missing userId", req: conn(b, "create", map[string]any{"connectionCode": "code-bbb"}), status: 400,
+			{name: "missing userId", req: conn(b, "create", map[string]any{"connectionCode": "kx7-code-bbb"}), status: 400,
 				want: errInvalid("userId is required")},
 			{name: "malformed JSON", req: conn(b, "create", `{"userId":`), status: 400, want: errInvalid("malformed JSON")},
 			{name: "code of 3", req: conn(b, "create", body(b, "abc")), status: 400, want: badCode},
 			{name: "code of 7", req: conn(b, "create", body(b, "abcdefg")), status: 400, want: badCode},
 			{name: "code of 65", req: conn(b, "create", body(b, strings.Repeat("c", 65))), status: 400, want: badCode},
 			{name: "code with a space", req: conn(b, "create", body(b, "code b")), status: 400, want: badCode},
-			{name: "missing code", req: conn(b, "create", map[string]any{"userId": b.ID}), status: 400, want: badCode},
-			{name: "code taken", req: conn(b, "create", body(b, "code-aaa")), status: 409, want: taken},
-			{name: "code taken in another case", req: conn(b, "create", body(b, "CODE-aaa")), status: 409, want: taken},
+			{name: "a common password", req: conn(b, "create", body(b, "password")), status: 400,
+				want: errInvalid("connectionCode is too easy to guess: it is a common password")},
+			{name: "code taken", req: conn(b, "create", body(b, "kx7-code-aaa")), status: 409, want: taken},
+			{name: "code taken in another case", req: conn(b, "create", body(b, "KX7-CODE-aaa")), status: 409, want: taken},
 			{name: "link: malformed code", req: conn(b, "link", body(b, "a/b")), status: 400, want: badLinkCode},
 			{name: "link: unknown code", req: conn(b, "link", body(b, "nobody-has-it")), status: 404,
 				want: errBody("not_found", "connection code not found")},
-			{name: "link: own code", req: conn(a, "link", body(a, "code-aaa")), status: 400,
+			{name: "link: own code", req: conn(a, "link", body(a, "kx7-code-aaa")), status: 400,
 				want: errInvalid("you cannot link with your own connection code")},
-			{name: "link: caller already paired", req: conn(p2, "link", body(p2, "code-aaa")), status: 409, want: paired},
+			{name: "link: caller already paired", req: conn(p2, "link", body(p2, "kx7-code-aaa")), status: 409, want: paired},
 			{name: "link: caller paired beats an unknown code", req: conn(p2, "link", body(p2, "nobody-has-it")), status: 409, want: paired},
 			{name: "link: owner already paired", req: conn(b, "link", body(b, ownerCode)), status: 409,
 				want: errBody("already_paired", "that user is already paired")},
@@ -322,12 +327,12 @@ func TestPartnerConnectionErrors(t *testing.T) {
 func TestOnePartnershipWhicheverFlow(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, b, c := h.newUser("a@x.io"), h.newUser("b@x.io"), h.newUser("c@x.io")
-		expect(t, h.connCreate(c, "code-ccc"), 200, "")
+		expect(t, h.connCreate(c, "kx7-code-ccc"), 200, "")
 
 		// paired by codes: no link, ended by unlink
 		h.pairByCodes(a, b)
-		expect(t, h.connLink(a, "code-ccc"), 409, errBody("already_paired", "you are already paired"))
-		expect(t, h.connection(c), 200, connectionBody(c, "", "code-ccc"))
+		expect(t, h.connLink(a, "kx7-code-ccc"), 409, errBody("already_paired", "you are already paired"))
+		expect(t, h.connection(c), 200, connectionBody(c, "", "kx7-code-ccc"))
 		expect(t, h.connUnlink(a), 200, "")
 		expect(t, h.pairingStatus(b), 200, unpairedStatus())
 

@@ -2,18 +2,23 @@ package tests
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"tandem/adapters/push/mempush"
+	"tandem/modules/partners"
 )
 
 // Forced pairing through guessable codes (issue 9): a stranger used to walk
 // hundreds of guessed connection codes and link to the owner of a short one
 // unnoticed. New codes are 8+ characters and unique ignoring case; failed
 // attempts at link, create and submit-code are limited per user and per
-// client IP; the owner of a code hears of every link.
+// client IP; the owner of a code hears of every link. Issue 27: the owner of
+// "password" was linked on the first try, so chosen codes must be hard to
+// guess, the app may have one drawn instead, and codes expire.
 
 // The client IPs of these tests (TEST-NET-3), sent as X-Forwarded-For from
 // the trusted local proxy.
@@ -217,8 +222,8 @@ func TestSecurityPairingCodesAreLongAndOneWhateverTheCase(t *testing.T) {
 		// a code of 4 stored under the earlier rule still links, in any case
 		if h.DB != nil { // only SQL can hold one: the memory profile starts empty
 			legacy := h.newUser("legacy@x.io")
-			if _, err := h.DB.Exec("INSERT INTO partner_connections (user_id, id, code, code_key, created_at) VALUES (?, ?, ?, ?, ?)",
-				legacy.ID, "legacy-connection", "AbCd", "abcd", h.Clock.Now().UnixMilli()); err != nil {
+			if _, err := h.DB.Exec("INSERT INTO partner_connections (user_id, id, code, code_key, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+				legacy.ID, "legacy-connection", "AbCd", "abcd", h.Clock.Now().UnixMilli(), h.Clock.Now().Add(time.Hour).UnixMilli()); err != nil {
 				t.Fatal(err)
 			}
 			expect(t, h.connLink(other, "ABCD"), 200, `{"status":"success","data":{"partnerId":"`+legacy.ID+`"}}`)
@@ -253,4 +258,110 @@ func TestSecurityPairingLinkNotifiesTheOwner(t *testing.T) {
 			t.Fatal("the linker got a push")
 		}
 	})
+}
+
+// TestSecurityPairingWeakCodesAreRefused: the codes a guesser tries first
+// are refused with the reason and nothing is stored, so a later link with
+// them finds no one; a strong code is stored and links.
+func TestSecurityPairingWeakCodesAreRefused(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner, stranger := h.newUser("owner@x.io"), h.newUser("stranger@x.io")
+		for code, why := range map[string]string{
+			"password":   "it is a common password",
+			"PassWord":   "it is a common password", // compared ignoring case, so judged so
+			"qwertyuiop": "it is a common password",
+			"aaaaaaaa":   "it is a repeated character or group",
+			"12345678":   "it is a common password",
+			"abcdefgh":   "it is a sequence of letters or digits",
+		} {
+			expect(t, h.connCreate(owner, code), 400, errInvalid("connectionCode is too easy to guess: "+why))
+			expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
+			expect(t, h.connLink(stranger, code), 404, errBody("not_found", "connection code not found"))
+			h.Clock.Advance(time.Hour) // the stranger's misses must not run into the limit
+		}
+		expect(t, h.pairingStatus(owner), 200, unpairedStatus())
+
+		expect(t, h.connCreate(owner, "Tide-Lantern-47"), 200, `{"status":"success","data":{"connectionId":"<string>",
+			"connectionCode":"Tide-Lantern-47","expiresAt":`+ms(h.Clock.Now().Add(7*24*time.Hour))+`}}`)
+		expect(t, h.connection(owner), 200, connectionBody(owner, "", "Tide-Lantern-47"))
+		expect(t, h.connLink(stranger, "tide-lantern-47"), 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+	})
+}
+
+var drawnCodeRe = regexp.MustCompile(`^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}(-[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}){2}$`)
+
+// TestSecurityPairingCreateWithoutACodeDrawsOne: no code, or an empty one,
+// draws a code of 12 characters without look-alikes (no 0/O/1/I/l), returned
+// with its expiry and stored; the partner links with it as typed in any case.
+func TestSecurityPairingCreateWithoutACodeDrawsOne(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner, partner := h.newUser("owner@x.io"), h.newUser("partner@x.io")
+		week := ms(h.Clock.Now().Add(7 * 24 * time.Hour))
+		shape := `{"status":"success","data":{"connectionId":"<string>","connectionCode":"<string>","expiresAt":` + week + `}}`
+		r := h.keyed("POST", "/api/partnerConnections/create", owner, map[string]any{"userId": owner.ID})
+		expect(t, r, 200, shape)
+		first := r.JSON(t)["data"].(map[string]any)["connectionCode"].(string)
+		r = h.connCreate(owner, "") // an empty code draws another, replacing the first
+		expect(t, r, 200, shape)
+		code := r.JSON(t)["data"].(map[string]any)["connectionCode"].(string)
+		for _, c := range []string{first, code} {
+			if !drawnCodeRe.MatchString(c) || len(c) < 10 || strings.ContainsAny(c, "0O1Il") {
+				t.Fatalf("drawn code %q", c)
+			}
+		}
+		if code == first {
+			t.Fatalf("drew %q twice", code)
+		}
+		expect(t, h.connection(owner), 200, `{"status":"success","data":{"userId":"`+owner.ID+`","partnerId":null,
+			"connectionCode":"`+code+`","expiresAt":`+week+`}}`)
+		expect(t, h.connLink(partner, first), 404, errBody("not_found", "connection code not found"))
+		expect(t, h.connLink(partner, strings.ToLower(code)), 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+		expect(t, h.connection(partner), 200, connectionBody(partner, owner.ID, code))
+	})
+}
+
+// TestSecurityPairingExpiredCodesLinkNoOne: from its expiry on
+// (TANDEM_CONNECTION_CODE_TTL after the create), a code links no one and the stranger gets exactly the answer of
+// an unknown code; its unpaired owner no longer sees it, and the purge frees
+// it. A paired owner's code outlives its expiry (both partners see it).
+func TestSecurityPairingExpiredCodesLinkNoOne(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, svc *partners.Service) {
+		owner, stranger, other := h.newUser("owner@x.io"), h.newUser("stranger@x.io"), h.newUser("other@x.io")
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		expect(t, h.connCreate(owner, "Tide-Lantern-47"), 200, `{"status":"success","data":{"connectionId":"<string>",
+			"connectionCode":"Tide-Lantern-47","expiresAt":`+ms(h.Clock.Now().Add(48*time.Hour))+`}}`)
+		h.pairByLink(a, b) // a owns "pair-<a>"
+		h.Clock.Advance(48*time.Hour - time.Millisecond)
+		expect(t, h.connection(owner), 200, connectionBody(owner, "", "Tide-Lantern-47"))
+		h.Clock.Advance(time.Millisecond)
+
+		expired, unknown := h.connLink(stranger, "Tide-Lantern-47"), h.connLink(stranger, "Nobody-Holds-47")
+		expect(t, expired, 404, errBody("not_found", "connection code not found"))
+		if string(expired.Body) != string(unknown.Body) || expired.Status != unknown.Status {
+			t.Fatalf("expired %d %s, unknown %d %s", expired.Status, expired.Body, unknown.Status, unknown.Body)
+		}
+		expect(t, h.pairingStatus(stranger), 200, unpairedStatus())
+		expect(t, h.pairingStatus(owner), 200, unpairedStatus())
+		expect(t, h.connection(stranger), 404, errBody("not_found", "no partner connection"))
+		expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
+		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "pair-"+a.ID))
+
+		// until the purge the expired code still holds its key
+		expect(t, h.connCreate(other, "tide-lantern-47"), 409, errBody("conflict", "connection code already taken"))
+		if n, err := svc.PurgeExpiredConnections(t.Context()); err != nil || n != 1 {
+			t.Fatalf("purge: %d %v", n, err)
+		}
+		if h.DB != nil {
+			var left []string
+			if err := h.DB.Select(&left, "SELECT user_id FROM partner_connections ORDER BY user_id"); err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 1 || left[0] != a.ID {
+				t.Fatalf("rows left %v, want only the paired owner's", left)
+			}
+		}
+		expect(t, h.connection(a), 200, connectionBody(a, b.ID, "pair-"+a.ID))
+		expect(t, h.connCreate(other, "tide-lantern-47"), 200, "")
+		expect(t, h.connLink(stranger, "Tide-Lantern-47"), 200, `{"status":"success","data":{"partnerId":"`+other.ID+`"}}`)
+	}, withEnv("TANDEM_CONNECTION_CODE_TTL", "48h"))
 }

@@ -44,11 +44,20 @@ type connectionReply struct {
 }
 
 // connectionJSON is GET's data; partnerId is null while unlinked,
-// connectionCode null for a couple paired by pairing code.
+// connectionCode (and its expiresAt) null for a couple paired by pairing code.
 type connectionJSON struct {
 	UserID         string  `json:"userId"`
 	PartnerID      *string `json:"partnerId"`
 	ConnectionCode *string `json:"connectionCode"`
+	ExpiresAt      *int64  `json:"expiresAt"`
+}
+
+// createdConnectionJSON is create's data: the stored code (the drawn one
+// when the request named none) and when it stops linking, in milliseconds.
+type createdConnectionJSON struct {
+	ConnectionID   string `json:"connectionId"`
+	ConnectionCode string `json:"connectionCode"`
+	ExpiresAt      int64  `json:"expiresAt"`
 }
 
 // partnersExportJSON is the account export's part: the user's codes and
@@ -81,7 +90,8 @@ func (h *partnersHandler) createConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(connectionOK(fiber.Map{"connectionId": conn.ID}))
+	return c.JSON(connectionOK(createdConnectionJSON{ConnectionID: conn.ID, ConnectionCode: conn.Code,
+		ExpiresAt: core.Millis(conn.ExpiresAt)}))
 }
 
 func (h *partnersHandler) getConnection(c *fiber.Ctx) error {
@@ -89,7 +99,12 @@ func (h *partnersHandler) getConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(connectionOK(connectionJSON{UserID: v.UserID, PartnerID: orNull(v.PartnerID), ConnectionCode: orNull(v.Code)}))
+	out := connectionJSON{UserID: v.UserID, PartnerID: orNull(v.PartnerID), ConnectionCode: orNull(v.Code)}
+	if v.Code != "" {
+		ms := core.Millis(v.ExpiresAt)
+		out.ExpiresAt = &ms
+	}
+	return c.JSON(connectionOK(out))
 }
 
 func (h *partnersHandler) link(c *fiber.Ctx) error {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/partners"
@@ -106,6 +107,20 @@ func (r *PartnerRepo) ConnectionOf(_ context.Context, userID string) (partners.C
 		return partners.Connection{}, core.NotFound("not_found", "no connection")
 	}
 	return c, nil
+}
+
+func (r *PartnerRepo) PurgeExpiredConnections(_ context.Context, now time.Time) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for u, c := range r.connections {
+		if _, paired := r.members[u]; !paired && !c.ExpiresAt.After(now) {
+			delete(r.connByKey, partners.ConnectionKey(c.Code))
+			delete(r.connections, u)
+			n++
+		}
+	}
+	return n, nil
 }
 
 // ConnectionByCode finds the code by its key alone: the memory store holds no

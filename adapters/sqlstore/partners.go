@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -31,7 +32,7 @@ func NewPartnerRepo(db *DB) *PartnerRepo { return &PartnerRepo{db: db} }
 
 var (
 	partnershipColumns = []string{"p.id", "p.user_a", "p.user_b", "p.created_at"}
-	connectionColumns  = []string{"user_id", "id", "code", "created_at"}
+	connectionColumns  = []string{"user_id", "id", "code", "created_at", "expires_at"}
 	pairingCodeColumns = []string{"user_id", "code", "expires_at", "created_at"}
 	requestColumns     = []string{"from_user", "to_user", "created_at"}
 )
@@ -52,10 +53,12 @@ type connectionRow struct {
 	ID        string `db:"id"`
 	Code      string `db:"code"`
 	CreatedAt int64  `db:"created_at"`
+	ExpiresAt int64  `db:"expires_at"`
 }
 
 func (r connectionRow) connection() partners.Connection {
-	return partners.Connection{ID: r.ID, UserID: r.UserID, Code: r.Code, CreatedAt: core.FromMillis(r.CreatedAt)}
+	return partners.Connection{ID: r.ID, UserID: r.UserID, Code: r.Code, CreatedAt: core.FromMillis(r.CreatedAt),
+		ExpiresAt: core.FromMillis(r.ExpiresAt)}
 }
 
 type pairingCodeRow struct {
@@ -163,11 +166,22 @@ func (r *PartnerRepo) PutConnection(ctx context.Context, c partners.Connection) 
 		}
 		if exists {
 			return r.db.execOne(ctx, tx, r.db.sb.Update("partner_connections").Set("id", c.ID).Set("code", c.Code).
-				Set("code_key", key).Set("created_at", c.CreatedAt.UnixMilli()).Where(sq.Eq{"user_id": c.UserID}))
+				Set("code_key", key).Set("created_at", c.CreatedAt.UnixMilli()).Set("expires_at", c.ExpiresAt.UnixMilli()).
+				Where(sq.Eq{"user_id": c.UserID}))
 		}
-		return r.db.exec(ctx, tx, r.db.sb.Insert("partner_connections").Columns("user_id", "id", "code", "created_at", "code_key").
-			Values(c.UserID, c.ID, c.Code, c.CreatedAt.UnixMilli(), key))
+		return r.db.exec(ctx, tx, r.db.sb.Insert("partner_connections").
+			Columns("user_id", "id", "code", "created_at", "expires_at", "code_key").
+			Values(c.UserID, c.ID, c.Code, c.CreatedAt.UnixMilli(), c.ExpiresAt.UnixMilli(), key))
 	})
+}
+
+// PurgeExpiredConnections reads a range of idx_partner_connections_expires;
+// the members' primary key answers whether each owner is paired.
+func (r *PartnerRepo) PurgeExpiredConnections(ctx context.Context, now time.Time) (int, error) {
+	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("partner_connections").
+		Where(sq.LtOrEq{"expires_at": now.UnixMilli()}).
+		Where("NOT EXISTS (SELECT 1 FROM partnership_members m WHERE m.user_id = partner_connections.user_id)"))
+	return int(n), err
 }
 
 func (r *PartnerRepo) ConnectionOf(ctx context.Context, userID string) (partners.Connection, error) {

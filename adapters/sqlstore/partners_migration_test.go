@@ -111,3 +111,46 @@ func TestMigration00023SchedulesThePairedUsers(t *testing.T) {
 		}
 	})
 }
+
+// TestMigration00034GivesStoredCodesAWeek: connection codes stored before
+// expiry existed link for 7 days from their creation, like new codes under
+// the default TTL, so old ones (weak codes the earlier rule let in among
+// them) stop linking at once; the purge then finds them by the new index.
+func TestMigration00034GivesStoredCodesAWeek(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		ctx := context.Background()
+		db := newDB(t)
+		p := gooseProvider(t, db)
+		if _, err := p.DownTo(ctx, 33); err != nil {
+			t.Fatal(err)
+		}
+		created := time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC)
+		for _, row := range []struct {
+			user, code string
+			at         time.Time
+		}{{"u1", "password", created}, {"u2", "fresh-code", created.Add(6 * 24 * time.Hour)}} {
+			if _, err := db.Exec("INSERT INTO partner_connections (user_id, id, code, created_at, code_key) VALUES (?, ?, ?, ?, ?)",
+				row.user, "c-"+row.user, row.code, row.at.UnixMilli(), row.code); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Up(ctx); err != nil {
+			t.Fatal(err)
+		}
+		repo := sqlstore.NewPartnerRepo(db)
+		for user, want := range map[string]time.Time{"u1": created.Add(partners.DefaultConnectionCodeTTL),
+			"u2": created.Add(6*24*time.Hour + partners.DefaultConnectionCodeTTL)} {
+			c, err := repo.ConnectionOf(ctx, user)
+			if err != nil || !c.ExpiresAt.Equal(want) {
+				t.Fatalf("%s: %+v %v, want expiry %v", user, c, err, want)
+			}
+		}
+		n, err := repo.PurgeExpiredConnections(ctx, created.Add(8*24*time.Hour))
+		if err != nil || n != 1 {
+			t.Fatalf("purge: %d %v", n, err)
+		}
+		if _, err := repo.ConnectionByCode(ctx, "password"); !core.IsKind(err, core.KindNotFound) {
+			t.Fatalf("the old weak code survived the purge: %v", err)
+		}
+	})
+}

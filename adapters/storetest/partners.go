@@ -17,7 +17,8 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 	ctx := context.Background()
 	now := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
 	conn := func(user, code string) partners.Connection {
-		return partners.Connection{ID: "c-" + user + "-" + code, UserID: user, Code: code, CreatedAt: now}
+		return partners.Connection{ID: "c-" + user + "-" + code, UserID: user, Code: code, CreatedAt: now,
+			ExpiresAt: now.Add(partners.DefaultConnectionCodeTTL)}
 	}
 	pcode := func(user, code string) partners.PairingCode {
 		return partners.PairingCode{UserID: user, Code: code, ExpiresAt: now.Add(partners.PairingCodeTTL), CreatedAt: now}
@@ -66,6 +67,57 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		_, err = r.ConnectionOf(ctx, "nobody")
 		wantKind(t, err, core.KindNotFound)
 		_, err = r.ConnectionByCode(ctx, "delta")
+		wantKind(t, err, core.KindNotFound)
+	})
+
+	t.Run("purge of expired connections: unpaired owners only, from the expiry on", func(t *testing.T) {
+		r := newRepo(t)
+		expiring := func(user, code string, at time.Time) partners.Connection {
+			c := conn(user, code)
+			c.ExpiresAt = at
+			return c
+		}
+		at := now.Add(time.Hour)
+		must(t, r.PutConnection(ctx, expiring("u1", "Expired-One", at.Add(-time.Millisecond))))
+		must(t, r.PutConnection(ctx, expiring("u2", "expired-two", at))) // expires at the very instant: gone
+		must(t, r.PutConnection(ctx, expiring("u3", "still-good", at.Add(time.Millisecond))))
+		must(t, r.PutConnection(ctx, expiring("u4", "linked-code", at.Add(-time.Hour))))
+		must(t, r.Link(ctx, ship("p1", "u4", "u5"), "linked-code"))
+		must(t, r.PutConnection(ctx, expiring("u6", "paired-owner", now)))
+		must(t, r.PutPairingCode(ctx, pcode("u6", "GGGGGG")))
+		must(t, r.PutPairingCode(ctx, pcode("u7", "HHHHHH")))
+		mustSubmit(t, r, req("u6", "u7", now), ship("x", "u7", "u6"), false)
+		mustSubmit(t, r, req("u7", "u6", now), ship("p2", "u6", "u7"), true)
+
+		n, err := r.PurgeExpiredConnections(ctx, at)
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("purged %d, want 2", n)
+		}
+		for _, u := range []string{"u1", "u2"} {
+			_, err := r.ConnectionOf(ctx, u)
+			wantKind(t, err, core.KindNotFound)
+		}
+		_, err = r.ConnectionByCode(ctx, "expired-one")
+		wantKind(t, err, core.KindNotFound)
+		for _, c := range []partners.Connection{expiring("u3", "still-good", at.Add(time.Millisecond)),
+			expiring("u4", "linked-code", at.Add(-time.Hour)), expiring("u6", "paired-owner", now)} {
+			got, err := r.ConnectionOf(ctx, c.UserID)
+			must(t, err)
+			if got != c {
+				t.Fatalf("kept %+v, want %+v", got, c)
+			}
+		}
+		must(t, r.PutConnection(ctx, conn("u8", "EXPIRED-ONE"))) // the key is free again
+		if n, err := r.PurgeExpiredConnections(ctx, at); err != nil || n != 0 {
+			t.Fatalf("second purge: %d %v", n, err)
+		}
+		_, err = r.End(ctx, "u4")
+		must(t, err)
+		if n, err := r.PurgeExpiredConnections(ctx, at); err != nil || n != 1 { // unpaired now: its code goes
+			t.Fatalf("purge after unlink: %d %v", n, err)
+		}
+		_, err = r.ConnectionOf(ctx, "u4")
 		wantKind(t, err, core.KindNotFound)
 	})
 

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustelem/zxcvbn"
+	"github.com/trustelem/zxcvbn/match"
+
 	"tandem/core"
 )
 
@@ -35,14 +38,21 @@ func (p Partnership) PartnerOf(userID string) string {
 // Users are both members, inviter first.
 func (p Partnership) Users() [2]string { return [2]string{p.UserA, p.UserB} }
 
-// Connection is a user's connection code, chosen by the client; another user
-// links with it. A user has at most one; a code belongs to one user.
+// Connection is a user's connection code, chosen by the client or drawn by
+// the service; another user links with it until ExpiresAt. A user has at most
+// one; a code belongs to one user.
 type Connection struct {
 	ID        string
 	UserID    string
 	Code      string
 	CreatedAt time.Time
+	ExpiresAt time.Time
 }
+
+// LinkableAt reports whether another user may still link with the code at
+// now. An expired code links no one; while its owner is paired it is kept
+// (both partners see it), otherwise the purge deletes it.
+func (c Connection) LinkableAt(now time.Time) bool { return now.Before(c.ExpiresAt) }
 
 // PairingCode is a user's generated pairing code (one per user).
 type PairingCode struct {
@@ -149,15 +159,96 @@ const (
 	MinStoredConnectionCode = 4
 	MaxConnectionCode       = 64
 	maxCodeDraws            = 5 // a drawn pairing code taken by someone else is drawn again
+
+	// DefaultConnectionCodeTTL is how long a new connection code links
+	// (TANDEM_CONNECTION_CODE_TTL); migration 00034 gave the codes stored
+	// before it their creation time plus this.
+	DefaultConnectionCodeTTL = 7 * 24 * time.Hour
+	// ConnectionCodeAlphabet is what drawn connection codes are made of: no
+	// 0/O, 1/I/l, which people misread (codes are compared ignoring case, so
+	// one case is all the entropy there is).
+	ConnectionCodeAlphabet = PairingCodeAlphabet
+	// A drawn connection code is three groups of four characters joined by
+	// "-": 32^12 = 2^60 codes, easy to read out and type.
+	connectionCodeGroups, connectionCodeGroup = 3, 4
+	// MinConnectionGuesses is the least number of guesses zxcvbn must
+	// estimate for a chosen code (as compared, in lower case): its bound of
+	// "safe from unthrottled online guessing". With the per-user and per-IP
+	// limits and the code's expiry, a guesser walking the likeliest codes
+	// first gets nowhere near it. A random code of 8 characters just passes.
+	MinConnectionGuesses = 1e8
 )
 
-// ValidateConnectionCode is the rule for a new connection code: 8 to 64
-// characters of [A-Za-z0-9_-].
+// ValidateConnectionCode is the rule for a new chosen connection code: 8 to
+// 64 characters of [A-Za-z0-9_-], and not easy to guess (see
+// CheckConnectionStrength).
 func ValidateConnectionCode(code string) error {
 	if !connectionCodeShape(code, MinConnectionCode) {
 		return errBadConnectionCode()
 	}
-	return nil
+	return CheckConnectionStrength(code)
+}
+
+// appWords are words a guesser of this app's codes tries early; zxcvbn
+// counts them like its own dictionaries.
+var appWords = []string{"tandem", "couple", "partner", "partners", "connect", "connection", "code", "link", "pair", "pairing"}
+
+// CheckConnectionStrength refuses a code that zxcvbn's estimator (its
+// bundled lists of common passwords, English words, names and film
+// words, keyboard walks, repeats, sequences, dates) finds in fewer than
+// MinConnectionGuesses guesses, or that is one such pattern from end to end
+// (a long keyboard walk with turns can pass the bound), saying why. The code
+// is judged in lower case, the way it is compared: "PassWord" is "password".
+func CheckConnectionStrength(code string) error {
+	r := zxcvbn.PasswordStrength(ConnectionKey(code), appWords)
+	onePattern := len(r.Sequence) == 1 && r.Sequence[0].Pattern != "bruteforce"
+	if r.Guesses >= MinConnectionGuesses && !onePattern {
+		return nil
+	}
+	return errWeakConnectionCode(weakReason(r.Sequence, len(code)))
+}
+
+// weakReason names the guessable part of a code: the longest pattern
+// zxcvbn matched (a code of random characters only is too short).
+func weakReason(seq []*match.Match, n int) string {
+	var worst *match.Match
+	for _, m := range seq {
+		if m.Pattern != "bruteforce" && (worst == nil || m.J-m.I > worst.J-worst.I) {
+			worst = m
+		}
+	}
+	if worst == nil {
+		return "it is too short for random characters; use more of them or let the app draw a code"
+	}
+	what := "it contains "
+	if worst.I == 0 && worst.J == n-1 {
+		what = "it is "
+	}
+	switch worst.Pattern {
+	case "dictionary":
+		switch {
+		case worst.DictionaryName == "passwords":
+			what += "a common password"
+		case worst.DictionaryName == "user_inputs":
+			what += "a word everyone tries for this app"
+		default:
+			what += "a common word or name"
+		}
+		if worst.Reversed {
+			what += " spelled backwards"
+		}
+	case "spatial":
+		what += "a keyboard pattern"
+	case "repeat":
+		what += "a repeated character or group"
+	case "sequence":
+		what += "a sequence of letters or digits"
+	case "date", "regex":
+		what += "a date or year"
+	default:
+		what += "a pattern that is easy to guess"
+	}
+	return what
 }
 
 // validateLinkCode admits any code that can be stored, the short ones of the
@@ -224,12 +315,43 @@ func NewPairingCode() string {
 	return string(b)
 }
 
+// NewConnectionCode draws a connection code from crypto/rand: three groups
+// of four characters of ConnectionCodeAlphabet joined by "-".
+func NewConnectionCode() string {
+	n := big.NewInt(int64(len(ConnectionCodeAlphabet)))
+	b := make([]byte, 0, connectionCodeGroups*(connectionCodeGroup+1)-1)
+	for g := range connectionCodeGroups {
+		if g > 0 {
+			b = append(b, '-')
+		}
+		for range connectionCodeGroup {
+			k, err := rand.Int(rand.Reader, n)
+			if err != nil {
+				panic("partners: crypto/rand failed: " + err.Error())
+			}
+			b = append(b, ConnectionCodeAlphabet[k.Int64()])
+		}
+	}
+	return string(b)
+}
+
 // Settings are the module's configuration (bound in bootstrap).
 type Settings struct {
 	// FailsPerUser and FailsPerIP bound the failed code attempts (link,
 	// create, submit-code) of one user and of one client IP per FailWindow.
 	FailsPerUser int
 	FailsPerIP   int
+	// ConnectionCodeTTL is how long a new connection code links; zero is
+	// DefaultConnectionCodeTTL.
+	ConnectionCodeTTL time.Duration
+}
+
+// connectionTTL is ConnectionCodeTTL, its default when unset.
+func (s Settings) connectionTTL() time.Duration {
+	if s.ConnectionCodeTTL <= 0 {
+		return DefaultConnectionCodeTTL
+	}
+	return s.ConnectionCodeTTL
 }
 
 // FailWindow is the window of the failed-attempt counters.
@@ -269,6 +391,9 @@ func errInvalidPairingCode() error {
 func errBadConnectionCode() error {
 	return core.Invalid("invalid_request",
 		"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+}
+func errWeakConnectionCode(why string) error {
+	return core.Invalid("invalid_request", "connectionCode is too easy to guess: "+why)
 }
 func errBadLinkCode() error {
 	return core.Invalid("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")

@@ -62,18 +62,19 @@ func FuzzPairingCode(f *testing.F) {
 	})
 }
 
-// FuzzConnectionCode: a new connection code is 8 to 64 of [A-Za-z0-9_-]; a
-// link names a code in the link's shape (4 to 64 of the same) and finds its
+// FuzzConnectionCode: a new connection code is 8 to 64 of [A-Za-z0-9_-]
+// that CheckConnectionStrength passes; a link names a code in the link's shape (4 to 64 of the same) and finds its
 // owner's code only when it is that code ignoring ASCII case, never by
 // another spelling (Unicode case folding, spaces).
 func FuzzConnectionCode(f *testing.F) {
-	f.Add("OurCode1", "", "", false)
+	f.Add("Zq7w-OurCode1", "", "", false)
 	f.Add("abcdefg", " ", "", true)
 	f.Add("Ab_9-z-Q", "", "\n", true)
-	f.Add("OurCode1", "", "", true)
+	f.Add("Zq7w-OurCode1", "", "", true)
+	f.Add("OurCode1", "", "", true) // the shape, but too easy to guess
 	f.Fuzz(func(t *testing.T, code, prefix, suffix string, lower bool) {
 		err := partners.ValidateConnectionCode(code)
-		if (err == nil) != newCodeShape.MatchString(code) {
+		if (err == nil) != (newCodeShape.MatchString(code) && partners.CheckConnectionStrength(code) == nil) {
 			t.Fatalf("ValidateConnectionCode(%q) = %v", code, err)
 		}
 		if err != nil {

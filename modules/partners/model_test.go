@@ -1,6 +1,7 @@
 package partners_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -8,25 +9,29 @@ import (
 	"tandem/modules/partners"
 )
 
+// long64 is 64 characters that are no pattern.
+const long64 = "q7Rk2mWx-9fKb_Hn3Tz4-pV8sLcJ5-yD6gMa-E2wQuN7-rX3hBv_K9tFp4-ZjS6n"
+
 func TestValidateConnectionCode(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		code string
 		ok   bool
 	}{
-		{"abcdefgh", true},
-		{"Ab_9-z-Q", true},
-		{strings.Repeat("x", 64), true},
-		{"abcdefg", false}, // the earlier 4-character rule is gone for new codes
-		{"abcd", false},
+		{"q7Rk2mWx", true},
+		{"Xb_9-z-Q", true},
+		{"blue-fox-88", true},
+		{long64, true},
+		{"q7Rk2mW", false}, // the earlier 4-character rule is gone for new codes
+		{"q7Rk", false},
 		{"abc", false},
-		{strings.Repeat("x", 65), false},
+		{long64 + "z", false},
 		{"", false},
-		{"ab cd", false},
-		{"abc/", false},
-		{"héllo", false},
-		{"abc.d", false},
-		{"abcdefgh\n", false},
+		{"q7Rk 2mWx", false},
+		{"q7Rk2mWx/", false},
+		{"q7Rk2mWé", false},
+		{"q7Rk2.mWx", false},
+		{"q7Rk2mWx\n", false},
 	}
 	for _, tc := range cases {
 		err := partners.ValidateConnectionCode(tc.code)
@@ -37,6 +42,84 @@ func TestValidateConnectionCode(t *testing.T) {
 			!strings.Contains(err.Error(), "8 to 64 characters")) {
 			t.Errorf("%q: %v", tc.code, err)
 		}
+	}
+}
+
+// TestConnectionCodeStrength: a chosen code a guesser tries early is
+// refused with the reason, whatever its case; random and many-word codes
+// pass. The rule behind issue 27: "password" was linked on the first try.
+func TestConnectionCodeStrength(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code string
+		why  string // "" when the code is strong enough
+	}{
+		{"password", "it is a common password"},
+		{"PassWord", "it is a common password"}, // compared ignoring case, so judged so
+		{"Passw0rd", "it is a common password"},
+		{"drowssap", "it is a common password spelled backwards"},
+		{"qwertyuiop", "it is a common password"},
+		{"iloveyou2", "it is a common password"},
+		{"monkey12", "it is a common password"},
+		{"letmein123", "it contains a common password"},
+		{"aaaaaaaa", "it is a repeated character or group"},
+		{"abcabcabc", "it is a repeated character or group"},
+		{"12345678", "it is a common password"},
+		{"98765432", "it is a sequence of letters or digits"},
+		{"abcdefgh", "it is a sequence of letters or digits"},
+		{"qwerfdsazxcv", "it is a keyboard pattern"}, // 1.75e8 guesses, but a walk from end to end
+		{"zxcvbn-asdf", "it contains a common password"},
+		{"x7kqx7kqx7kqx7kq", "it is a repeated character or group"},
+		{"sunshine", "it is a common password"},
+		{"lighthouse", "it is a common word or name"},
+		{"tandem-code", "it contains a word everyone tries for this app"},
+		{"1990-12-31", "it is a date or year"},
+		{"ourcode1", "it contains"},
+		{"q7rk2mw", "it is too short"}, // shape aside, seven random characters are too few
+		{"q7Rk2mWx", ""},
+		{"k7hq4mpz9r", ""},
+		{"blue-fox-88", ""},
+		{"purple-otter-3", ""},
+		{"correcthorsebatterystaple", ""},
+	}
+	for _, tc := range cases {
+		err := partners.CheckConnectionStrength(tc.code)
+		switch {
+		case tc.why == "" && err != nil:
+			t.Errorf("%q refused: %v", tc.code, err)
+		case tc.why == "":
+		case err == nil:
+			t.Errorf("%q accepted, want refused: %s", tc.code, tc.why)
+		case !core.IsKind(err, core.KindInvalid) || core.As(err).Code != "invalid_request" ||
+			!strings.HasPrefix(core.As(err).Message, "connectionCode is too easy to guess: "+tc.why):
+			t.Errorf("%q: %v, want %q", tc.code, err, tc.why)
+		}
+	}
+}
+
+// TestNewConnectionCode: drawn codes are three groups of four characters of
+// the alphabet (no 0/O/1/I/l), every character turns up, they do not repeat,
+// and each passes the rule for chosen codes.
+func TestNewConnectionCode(t *testing.T) {
+	t.Parallel()
+	shape := regexp.MustCompile(`^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}(-[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}){2}$`)
+	seen := map[string]bool{}
+	used := map[rune]bool{}
+	for range 500 {
+		c := partners.NewConnectionCode()
+		if !shape.MatchString(c) || strings.ContainsAny(c, "0O1Il") || len(c) < 10 {
+			t.Fatalf("drew %q", c)
+		}
+		if err := partners.ValidateConnectionCode(c); err != nil {
+			t.Fatalf("drew %q: %v", c, err)
+		}
+		seen[c] = true
+		for _, r := range strings.ReplaceAll(c, "-", "") {
+			used[r] = true
+		}
+	}
+	if len(seen) != 500 || len(used) != len(partners.ConnectionCodeAlphabet) {
+		t.Fatalf("%d distinct codes, %d distinct characters", len(seen), len(used))
 	}
 }
 

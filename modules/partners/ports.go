@@ -1,6 +1,9 @@
 package partners
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Repository stores partnerships, connection codes, pairing codes and pairing
 // requests. Every method is one transaction. A user is a member of at most one
@@ -25,6 +28,10 @@ type Repository interface {
 	// none. (Codes stored before keys were unique may share a key: the
 	// oldest holds it, the others are found by their exact spelling.)
 	ConnectionByCode(ctx context.Context, code string) (Connection, error)
+	// PurgeExpiredConnections deletes the connections that expired at or
+	// before now (ExpiresAt not after it) whose owners are not members of
+	// a partnership, and returns how many.
+	PurgeExpiredConnections(ctx context.Context, now time.Time) (int, error)
 	// Link creates p, in which p.UserA owns the connection code and p.UserB
 	// links with it: it checks that code (as stored) still belongs to
 	// p.UserA (core.KindNotFound otherwise), inserts the partnership and both

@@ -112,10 +112,10 @@ func (f *fixture) pairByCodes(t *testing.T, a, b string) {
 // link connects b to a through a's connection code.
 func (f *fixture) link(t *testing.T, a, b string) {
 	t.Helper()
-	if _, err := f.create(a, "conn-code-"+a); err != nil {
+	if _, err := f.create(a, "zq7w-conn-code-"+a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.linkWith(b, "conn-code-"+a); err != nil {
+	if _, err := f.linkWith(b, "zq7w-conn-code-"+a); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -472,27 +472,29 @@ func TestConnectionTable(t *testing.T) {
 
 	t.Run("none, create: connection exists, id returned", func(t *testing.T) {
 		f := newFixture(t)
-		c, err := f.create("a", "our-code_1")
-		if err != nil || c.ID == "" || c.UserID != "a" || c.Code != "our-code_1" {
+		c, err := f.create("a", "zq7w-our-code_1")
+		week := f.clock.Now().Add(partners.DefaultConnectionCodeTTL)
+		if err != nil || c.ID == "" || c.UserID != "a" || c.Code != "zq7w-our-code_1" || !c.ExpiresAt.Equal(week) {
 			t.Fatalf("%+v %v", c, err)
 		}
 		v, err := f.svc.Connection(ctx, "a")
-		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "our-code_1"}) {
+		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "zq7w-our-code_1", ExpiresAt: week}) {
 			t.Fatalf("%+v %v", v, err)
 		}
 	})
 	t.Run("connection exists, link: linked, partnerId of the first user", func(t *testing.T) {
 		f := newFixture(t)
-		if _, err := f.create("a", "our-code"); err != nil {
+		if _, err := f.create("a", "zq7w-our-code"); err != nil {
 			t.Fatal(err)
 		}
-		partner, err := f.linkWith("b", "our-code")
+		partner, err := f.linkWith("b", "zq7w-our-code")
 		if err != nil || partner != "a" {
 			t.Fatalf("%q %v", partner, err)
 		}
+		week := f.clock.Now().Add(partners.DefaultConnectionCodeTTL)
 		for user, want := range map[string]partners.ConnectionView{
-			"a": {UserID: "a", PartnerID: "b", Code: "our-code"},
-			"b": {UserID: "b", PartnerID: "a", Code: "our-code"}, // the linker sees the code they used
+			"a": {UserID: "a", PartnerID: "b", Code: "zq7w-our-code", ExpiresAt: week},
+			"b": {UserID: "b", PartnerID: "a", Code: "zq7w-our-code", ExpiresAt: week}, // the linker sees the code they used
 		} {
 			v, err := f.svc.Connection(ctx, user)
 			if err != nil || v != want {
@@ -512,7 +514,8 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, err := f.svc.Connection(ctx, "a")
-		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "conn-code-a"}) {
+		if err != nil || v != (partners.ConnectionView{UserID: "a", Code: "zq7w-conn-code-a",
+			ExpiresAt: f.clock.Now().Add(partners.DefaultConnectionCodeTTL)}) {
 			t.Fatalf("%+v %v", v, err)
 		}
 		_, err = f.svc.Connection(ctx, "b")
@@ -525,20 +528,20 @@ func TestConnectionTable(t *testing.T) {
 			t.Fatalf("events %+v", events)
 		}
 		coretest.WantErr(t, f.svc.Unlink(ctx, "a"), core.KindConflict, "not_paired")
-		if _, err := f.linkWith("c", "conn-code-a"); err != nil { // the code works again
+		if _, err := f.linkWith("c", "zq7w-conn-code-a"); err != nil { // the code works again
 			t.Fatal(err)
 		}
 	})
 	t.Run("create again replaces the caller's code", func(t *testing.T) {
 		f := newFixture(t)
-		first, _ := f.create("a", "first-code")
-		second, err := f.create("a", "second-code")
+		first, _ := f.create("a", "zq7w-first-code")
+		second, err := f.create("a", "zq7w-second-code")
 		if err != nil || second.ID == first.ID {
 			t.Fatalf("%+v %v", second, err)
 		}
-		_, err = f.linkWith("b", "first-code")
+		_, err = f.linkWith("b", "zq7w-first-code")
 		coretest.WantErr(t, err, core.KindNotFound, "not_found")
-		if _, err := f.create("c", "first-code"); err != nil {
+		if _, err := f.create("c", "zq7w-first-code"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -554,8 +557,8 @@ func TestConnectionTable(t *testing.T) {
 			core.KindInvalid, "invalid_request"},
 		{"create: code of 4, which the earlier rule allowed", nil, func(f *fixture) error { _, err := f.create("a", "abcd"); return err },
 			core.KindInvalid, "invalid_request"},
-		{"create: taken by another user in another case", func(t *testing.T, f *fixture) { f.create("b", "Taken-Code") },
-			func(f *fixture) error { _, err := f.create("a", "tAKEN-cODE"); return err },
+		{"create: taken by another user in another case", func(t *testing.T, f *fixture) { f.create("b", "Zq7w-Taken-Code") },
+			func(f *fixture) error { _, err := f.create("a", "zQ7W-tAKEN-cODE"); return err },
 			core.KindConflict, "conflict"},
 		{"create: code of 65", nil, func(f *fixture) error {
 			_, err := f.create("a", strings.Repeat("a", 65))
@@ -563,8 +566,8 @@ func TestConnectionTable(t *testing.T) {
 		}, core.KindInvalid, "invalid_request"},
 		{"create: bad characters", nil, func(f *fixture) error { _, err := f.create("a", "our code"); return err },
 			core.KindInvalid, "invalid_request"},
-		{"create: taken by another user", func(t *testing.T, f *fixture) { f.create("b", "taken-code") },
-			func(f *fixture) error { _, err := f.create("a", "taken-code"); return err },
+		{"create: taken by another user", func(t *testing.T, f *fixture) { f.create("b", "zq7w-taken-code") },
+			func(f *fixture) error { _, err := f.create("a", "zq7w-taken-code"); return err },
 			core.KindConflict, "conflict"},
 		{"get: no connection", nil, func(f *fixture) error { _, err := f.svc.Connection(ctx, "a"); return err },
 			core.KindNotFound, "not_found"},
@@ -572,20 +575,20 @@ func TestConnectionTable(t *testing.T) {
 			core.KindNotFound, "not_found"},
 		{"link: malformed code", nil, func(f *fixture) error { _, err := f.linkWith("a", "x"); return err },
 			core.KindInvalid, "invalid_request"},
-		{"link: own code", func(t *testing.T, f *fixture) { f.create("a", "mine-code") },
-			func(f *fixture) error { _, err := f.linkWith("a", "mine-code"); return err }, core.KindInvalid, "invalid_request"},
+		{"link: own code", func(t *testing.T, f *fixture) { f.create("a", "zq7w-mine-code") },
+			func(f *fixture) error { _, err := f.linkWith("a", "zq7w-mine-code"); return err }, core.KindInvalid, "invalid_request"},
 		{"link: caller already paired", func(t *testing.T, f *fixture) {
 			f.link(t, "a", "b")
-			f.create("c", "conn-code-c")
-		}, func(f *fixture) error { _, err := f.linkWith("b", "conn-code-c"); return err }, core.KindConflict, "already_paired"},
+			f.create("c", "zq7w-conn-code-c")
+		}, func(f *fixture) error { _, err := f.linkWith("b", "zq7w-conn-code-c"); return err }, core.KindConflict, "already_paired"},
 		{"link: caller paired beats an unknown code", func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
 			func(f *fixture) error { _, err := f.linkWith("a", "nobody-has-it"); return err }, core.KindConflict, "already_paired"},
 		{"link: owner already paired", func(t *testing.T, f *fixture) { f.link(t, "a", "b") },
-			func(f *fixture) error { _, err := f.linkWith("c", "conn-code-a"); return err }, core.KindConflict, "already_paired"},
+			func(f *fixture) error { _, err := f.linkWith("c", "zq7w-conn-code-a"); return err }, core.KindConflict, "already_paired"},
 		{"link: owner paired by codes", func(t *testing.T, f *fixture) {
-			f.create("a", "conn-code-a")
+			f.create("a", "zq7w-conn-code-a")
 			f.pairByCodes(t, "a", "b")
-		}, func(f *fixture) error { _, err := f.linkWith("c", "conn-code-a"); return err }, core.KindConflict, "already_paired"},
+		}, func(f *fixture) error { _, err := f.linkWith("c", "zq7w-conn-code-a"); return err }, core.KindConflict, "already_paired"},
 		{"unlink: not paired", nil, func(f *fixture) error { return f.svc.Unlink(ctx, "a") }, core.KindConflict, "not_paired"},
 		{"unpair: not paired", nil, func(f *fixture) error { return f.svc.Unpair(ctx, "a") }, core.KindConflict, "not_paired"},
 	}
@@ -607,9 +610,9 @@ func TestConnectionTable(t *testing.T) {
 		repo := memory.NewPartnerRepo()
 		racy := &pairsFirst{PartnerRepo: repo}
 		f := newFixtureOn(repo, racy)
-		f.create("a", "conn-code-a")
+		f.create("a", "zq7w-conn-code-a")
 		racy.before = func() { f.link(t, "c", "a") }
-		_, err := f.linkWith("b", "conn-code-a")
+		_, err := f.linkWith("b", "zq7w-conn-code-a")
 		coretest.WantErr(t, err, core.KindConflict, "already_paired")
 		if f.partner(t, "b") != "" || f.partner(t, "a") != "c" {
 			t.Fatal("the race broke the partnership")
@@ -670,13 +673,13 @@ func TestUserData(t *testing.T) {
 			t.Fatalf("%+v %v", v, err)
 		}
 		ca := f.code(t, "a")
-		f.create("a", "conn-code-a")
+		f.create("a", "zq7w-conn-code-a")
 		v, _ = f.svc.ExportUser(ctx, "a")
 		e := v.(partners.Export)
-		if *e.ConnectionCode != "conn-code-a" || *e.PairingCode != ca || e.PartnerID != nil {
+		if *e.ConnectionCode != "zq7w-conn-code-a" || *e.PairingCode != ca || e.PartnerID != nil {
 			t.Fatalf("%+v", e)
 		}
-		f.linkWith("b", "conn-code-a")
+		f.linkWith("b", "zq7w-conn-code-a")
 		v, _ = f.svc.ExportUser(ctx, "b")
 		e = v.(partners.Export)
 		if e.ConnectionCode != nil || e.PairingCode != nil || *e.PartnerID != "a" {
@@ -695,7 +698,7 @@ func TestUserData(t *testing.T) {
 		}
 		wantEvents(t, f.bus, core.PartnershipStarted{PartnershipID: id, UserIDs: [2]string{"a", "b"}},
 			core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}})
-		if _, err := f.create("c", "conn-code-a"); err != nil {
+		if _, err := f.create("c", "zq7w-conn-code-a"); err != nil {
 			t.Fatalf("the connection code stays taken: %v", err)
 		}
 		if err := f.svc.PurgeUser(ctx, "a"); err != nil || len(facts(f.bus)) != 2 {
@@ -775,19 +778,19 @@ func TestConnectionOfACouplePairedByPairingCode(t *testing.T) {
 func TestConnectionCodesIgnoreCase(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	if _, err := f.create("a", "Our-Code-1"); err != nil {
+	if _, err := f.create("a", "Zq7w-Our-Code-1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.create("b", "our-code-1")
+	_, err := f.create("b", "zq7w-our-code-1")
 	coretest.WantErr(t, err, core.KindConflict, "conflict")
-	if _, err := f.create("a", "OUR-CODE-1"); err != nil { // the owner may respell their own code
+	if _, err := f.create("a", "ZQ7W-OUR-CODE-1"); err != nil { // the owner may respell their own code
 		t.Fatal(err)
 	}
-	partner, err := f.linkWith("b", "our-CODE-1")
+	partner, err := f.linkWith("b", "zq7w-our-CODE-1")
 	if err != nil || partner != "a" {
 		t.Fatalf("%q %v", partner, err)
 	}
-	if v, _ := f.svc.Connection(ctx, "b"); v.Code != "OUR-CODE-1" {
+	if v, _ := f.svc.Connection(ctx, "b"); v.Code != "ZQ7W-OUR-CODE-1" {
 		t.Fatalf("%+v", v)
 	}
 }
@@ -797,7 +800,8 @@ func TestConnectionCodesIgnoreCase(t *testing.T) {
 func TestStoredShortCodesStillLink(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	if err := f.repo.PutConnection(ctx, partners.Connection{ID: "old", UserID: "a", Code: "AbCd", CreatedAt: f.clock.Now()}); err != nil {
+	if err := f.repo.PutConnection(ctx, partners.Connection{ID: "old", UserID: "a", Code: "AbCd",
+		CreatedAt: f.clock.Now(), ExpiresAt: f.clock.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.create("c", "wxyz")
@@ -823,13 +827,13 @@ type attemptFlow struct {
 var attemptFlows = []attemptFlow{
 	{name: "link",
 		arrange: func(t *testing.T, f *fixture) string {
-			if _, err := f.create("owner", "owner-code-1"); err != nil {
+			if _, err := f.create("owner", "zq7w-owner-code-1"); err != nil {
 				t.Fatal(err)
 			}
-			return "owner-code-1"
+			return "zq7w-owner-code-1"
 		},
 		attempt: func(f *fixture, user, code, ip string) error { _, err := f.svc.Link(ctx, user, code, ip); return err },
-		wrong:   func(i int) string { return fmt.Sprintf("guess-%04d", i) },
+		wrong:   func(i int) string { return fmt.Sprintf("zq7w-guess-%04d", i) },
 		missed:  func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindNotFound, "not_found") }},
 	{name: "submit-code",
 		arrange: func(t *testing.T, f *fixture) string { return f.code(t, "owner") },
@@ -846,17 +850,17 @@ var attemptFlows = []attemptFlow{
 		arrange: func(t *testing.T, f *fixture) string {
 			for i := range 50 { // codes the guesser will find taken, each created from its holder's own IP
 				holder, holderIP := fmt.Sprintf("holder-%d", i), fmt.Sprintf("198.51.100.%d", i)
-				if _, err := f.svc.CreateConnection(ctx, holder, fmt.Sprintf("guess-%04d", i), holderIP); err != nil {
+				if _, err := f.svc.CreateConnection(ctx, holder, fmt.Sprintf("zq7w-guess-%04d", i), holderIP); err != nil {
 					t.Fatal(err)
 				}
 			}
-			return "free-code-1"
+			return "zq7w-free-code-1"
 		},
 		attempt: func(f *fixture, user, code, ip string) error {
 			_, err := f.svc.CreateConnection(ctx, user, code, ip)
 			return err
 		},
-		wrong:  func(i int) string { return fmt.Sprintf("guess-%04d", i) },
+		wrong:  func(i int) string { return fmt.Sprintf("zq7w-guess-%04d", i) },
 		missed: func(t *testing.T, err error) { coretest.WantErr(t, err, core.KindConflict, "conflict") }},
 }
 
@@ -912,7 +916,7 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 		f.link(t, "a", "b")
 		cc := f.code(t, "c")
 		for range 10 {
-			_, err := f.linkWith("x", "conn-code-a")
+			_, err := f.linkWith("x", "zq7w-conn-code-a")
 			coretest.WantErr(t, err, core.KindConflict, "already_paired")
 			if _, err := f.submit("x", cc); err != nil {
 				t.Fatal(err)
@@ -926,13 +930,13 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 		repo := memory.NewPartnerRepo()
 		f := newFixtureWith(repo, repo, limits)
 		for i := range 3 {
-			if _, err := f.create("x", fmt.Sprintf("free-code-%d", i)); err != nil {
+			if _, err := f.create("x", fmt.Sprintf("zq7w-free-code-%d", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		_, err := f.create("x", "free-code-3")
+		_, err := f.create("x", "zq7w-free-code-3")
 		wantLimited(t, err)
-		if got, err := repo.ConnectionOf(ctx, "x"); err != nil || got.Code != "free-code-2" {
+		if got, err := repo.ConnectionOf(ctx, "x"); err != nil || got.Code != "zq7w-free-code-2" {
 			t.Fatalf("stored %+v, %v", got, err)
 		}
 	})
@@ -947,6 +951,8 @@ func TestFailedCodeAttemptsAreLimited(t *testing.T) {
 			_, err = f.submit("x", "not a code")
 			coretest.WantErr(t, err, core.KindInvalid, "invalid_pairing_code")
 			_, err = f.create("x", "short")
+			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+			_, err = f.create("x", "password") // too easy to guess: says nothing of others' codes
 			coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
 			_, err = f.linkWith("b", "nobody-has-it")
 			coretest.WantErr(t, err, core.KindConflict, "already_paired")
@@ -968,7 +974,7 @@ func TestConcurrentGuessesStopAtTheLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = f.linkWith("x", fmt.Sprintf("guess-%04d", i))
+			_, errs[i] = f.linkWith("x", fmt.Sprintf("zq7w-guess-%04d", i))
 		}()
 	}
 	wg.Wait()
@@ -1005,7 +1011,7 @@ func TestLinkNotifiesTheOwner(t *testing.T) {
 
 	f = newFixture(t)
 	f.pairByCodes(t, "a", "b") // pairing codes need both to act: nothing to warn of
-	f.create("c", "conn-code-c")
+	f.create("c", "zq7w-conn-code-c")
 	f.linkWith("d", "nobody-has-it")
 	if got := f.notes.all(); len(got) != 0 {
 		t.Fatalf("notes %+v", got)
@@ -1055,10 +1061,10 @@ func TestPairingIsAnnouncedLive(t *testing.T) {
 			want: []want{changed("b", "a", "w", "v")}},
 		{name: "link: both, and whoever waited on either",
 			arrange: func(t *testing.T, f *fixture) {
-				f.create("a", "conn-code-a")
+				f.create("a", "zq7w-conn-code-a")
 				f.submit("w", f.code(t, "a"))
 			},
-			act:  func(t *testing.T, f *fixture) error { _, err := f.linkWith("b", "conn-code-a"); return err },
+			act:  func(t *testing.T, f *fixture) error { _, err := f.linkWith("b", "zq7w-conn-code-a"); return err },
 			want: []want{changed("b", "a", "w")}},
 		{name: "unpair: ended for both, and both statuses",
 			arrange: func(t *testing.T, f *fixture) { f.pairByCodes(t, "a", "b") },
@@ -1089,7 +1095,7 @@ func TestPairingIsAnnouncedLive(t *testing.T) {
 		{name: "a paired user's submit refused: nothing", arrange: func(t *testing.T, f *fixture) { f.code(t, "a") },
 			act: func(t *testing.T, f *fixture) error { _, err := f.submit("e", codeOf(t, f, "a")); return err }},
 		{name: "a paired owner's code refused: nothing",
-			act: func(t *testing.T, f *fixture) error { _, err := f.linkWith("a", "conn-code-e"); return err }},
+			act: func(t *testing.T, f *fixture) error { _, err := f.linkWith("a", "zq7w-conn-code-e"); return err }},
 		{name: "unpair while unpaired refused: nothing",
 			act: func(t *testing.T, f *fixture) error { return f.svc.Unpair(ctx, "a") }},
 	}
@@ -1097,7 +1103,7 @@ func TestPairingIsAnnouncedLive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			if _, err := f.create("e", "conn-code-e"); err != nil {
+			if _, err := f.create("e", "zq7w-conn-code-e"); err != nil {
 				t.Fatal(err)
 			}
 			f.pairByCodes(t, "e", "g")
@@ -1141,4 +1147,125 @@ func codeOf(t *testing.T, f *fixture, user string) string {
 		t.Fatalf("%s has no code", user)
 	}
 	return st.MyCode.Code
+}
+
+// TestWeakConnectionCodesAreRefused: a chosen code a guesser tries first is
+// refused with the reason and stores nothing, so no one links with it; the
+// refusal is not counted as an attempt. Issue 27: "password" was linked on
+// the first try.
+func TestWeakConnectionCodesAreRefused(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	f := newFixtureWith(repo, repo, partners.Settings{FailsPerUser: 3, FailsPerIP: 5})
+	for _, code := range []string{"password", "PASSWORD", "qwertyuiop", "aaaaaaaa", "12345678", "abcdefgh", "iloveyou"} {
+		_, err := f.create("a", code)
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+		if msg := core.As(err).Message; !strings.HasPrefix(msg, "connectionCode is too easy to guess: it is ") {
+			t.Errorf("%q: %q", code, msg)
+		}
+		if _, err := repo.ConnectionOf(ctx, "a"); !core.IsKind(err, core.KindNotFound) {
+			t.Fatalf("%q stored: %v", code, err)
+		}
+		_, err = f.linkWith("b", code)
+		coretest.WantErr(t, err, core.KindNotFound, "not_found")
+		f.clock.Advance(partners.FailWindow) // b's misses must not run into the limit
+	}
+	for i := range 3 { // a's refusals were not counted: the limit is untouched
+		if _, err := f.create("a", fmt.Sprintf("zq7w-strong-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if partner, err := f.linkWith("b", "zq7w-strong-2"); err != nil || partner != "a" {
+		t.Fatalf("%q %v", partner, err)
+	}
+}
+
+// TestCreateWithoutACodeDrawsOne: no code draws one (three groups of four
+// characters without look-alikes), stores it for the TTL, and another user
+// links with it in any case; drawing probes nothing, so it is not counted.
+func TestCreateWithoutACodeDrawsOne(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	f := newFixtureWith(repo, repo, partners.Settings{FailsPerUser: 3, FailsPerIP: 5, ConnectionCodeTTL: time.Hour})
+	var c partners.Connection
+	for range 5 {
+		var err error
+		if c, err = f.create("a", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.Code) < 10 || strings.ContainsAny(c.Code, "0O1Il") || !c.ExpiresAt.Equal(f.clock.Now().Add(time.Hour)) {
+		t.Fatalf("drew %+v", c)
+	}
+	if stored, err := repo.ConnectionOf(ctx, "a"); err != nil || stored != c {
+		t.Fatalf("stored %+v %v", stored, err)
+	}
+	if partner, err := f.linkWith("b", strings.ToLower(c.Code)); err != nil || partner != "a" {
+		t.Fatalf("%q %v", partner, err)
+	}
+	if v, err := f.svc.Connection(ctx, "b"); err != nil || v.Code != c.Code {
+		t.Fatalf("%+v %v", v, err)
+	}
+}
+
+// TestConnectionCodesExpire: from its expiry on a code links no one, with
+// the answer of an unknown code, counted as a failed guess; its unpaired
+// owner no longer sees it; the purge deletes it unless its owner is paired.
+func TestConnectionCodesExpire(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewPartnerRepo()
+	ttl := 48 * time.Hour
+	f := newFixtureWith(repo, repo, partners.Settings{FailsPerUser: 3, FailsPerIP: 30, ConnectionCodeTTL: ttl})
+	for _, u := range []string{"a", "c"} {
+		if _, err := f.create(u, "zq7w-code-of-"+u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.linkWith("d", "zq7w-code-of-c"); err != nil { // c is paired: c's code stays
+		t.Fatal(err)
+	}
+	f.clock.Advance(ttl - time.Millisecond)
+	if v, err := f.svc.Connection(ctx, "a"); err != nil || v.Code != "zq7w-code-of-a" {
+		t.Fatalf("before expiry: %+v %v", v, err)
+	}
+	if n, err := f.svc.PurgeExpiredConnections(ctx); err != nil || n != 0 {
+		t.Fatalf("purge before expiry: %d %v", n, err)
+	}
+	f.clock.Advance(time.Millisecond)
+
+	for i := range 3 {
+		_, expired := f.linkWith("b", "zq7w-code-of-a")
+		_, unknown := f.linkWith("e", fmt.Sprintf("zq7w-nobody-%d", i))
+		coretest.WantErr(t, expired, core.KindNotFound, "not_found")
+		if *core.As(expired) != *core.As(unknown) {
+			t.Fatalf("expired %#v, unknown %#v", core.As(expired), core.As(unknown))
+		}
+	}
+	_, err := f.linkWith("b", "zq7w-code-of-a")
+	wantLimited(t, err) // each expired code was a failed guess
+	if f.partner(t, "a") != "" || len(f.notes.all()) != 1 {
+		t.Fatal("an expired code linked")
+	}
+	_, err = f.svc.Connection(ctx, "a")
+	coretest.WantErr(t, err, core.KindNotFound, "not_found")
+	if v, err := f.svc.Connection(ctx, "d"); err != nil || v.Code != "zq7w-code-of-c" {
+		t.Fatalf("the paired partner's view: %+v %v", v, err)
+	}
+
+	if n, err := f.svc.PurgeExpiredConnections(ctx); err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
+	}
+	if _, err := repo.ConnectionOf(ctx, "a"); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("a's code survived: %v", err)
+	}
+	if _, err := repo.ConnectionOf(ctx, "c"); err != nil {
+		t.Fatalf("the paired owner's code went: %v", err)
+	}
+	f.clock.Advance(partners.FailWindow) // e's misses are forgotten; a new code of a's links again
+	if _, err := f.create("a", "zq7w-code-of-a"); err != nil {
+		t.Fatal(err)
+	}
+	if partner, err := f.linkWith("e", "zq7w-code-of-a"); err != nil || partner != "a" {
+		t.Fatalf("%q %v", partner, err)
+	}
 }
