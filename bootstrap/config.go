@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/httpapi"
+	"tandem/adapters/password"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/premium"
@@ -193,9 +194,9 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.HTTP.APIKeys, c.HTTP.RateLimitIP = c.APIKeys, c.RateLimitIP
 	c.HTTP.Stream = httpapi.DefaultStreamConfig
 	c.HTTP.Stream.Heartbeat = l.duration("TANDEM_STREAM_HEARTBEAT", httpapi.DefaultStreamConfig.Heartbeat)
-	// Two 48-megapixel photos decoding at once; 2 × cores hashes of 19 MiB.
+	// Two 48-megapixel photos decoding at once; one 19 MiB hash per core.
 	c.ImageDecodePixels = l.positive("TANDEM_IMAGE_DECODE_PIXELS", 100_000_000)
-	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", 2*runtime.GOMAXPROCS(0))
+	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())
 	return c, errors.Join(l.errs...)
 }
 

@@ -262,7 +262,7 @@ func TestLoadPushReceiptDelay(t *testing.T) {
 // once (issue 27); a bad value is one line naming its variable.
 func TestLoadMemoryBudgets(t *testing.T) {
 	c, err := Load(env(nil))
-	if err != nil || c.HashSlots != 2*runtime.GOMAXPROCS(0) || c.ImageDecodePixels != 100_000_000 {
+	if err != nil || c.HashSlots != max(2, runtime.GOMAXPROCS(0)) || c.ImageDecodePixels != 100_000_000 {
 		t.Fatalf("defaults: slots %d, pixels %d, %v", c.HashSlots, c.ImageDecodePixels, err)
 	}
 	c, err = Load(env(map[string]string{"TANDEM_HASH_SLOTS": "3", "TANDEM_IMAGE_DECODE_PIXELS": " 48000000 "}))
