@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/httpapi"
+	"tandem/adapters/password"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
@@ -53,6 +54,12 @@ type Config struct {
 	// ImageDecodes bounds the decodes running at once (TANDEM_IMAGE_*).
 	ImageMaxPixels int
 	ImageDecodes   int
+
+	// ImageDecodePixels bounds the pixels of all images being decoded at
+	// once (TANDEM_IMAGE_DECODE_PIXELS); HashSlots the password hashes
+	// running at once (TANDEM_HASH_SLOTS). Both bound memory under a burst.
+	ImageDecodePixels int
+	HashSlots         int
 	// TokenCacheTTL bounds how long a token revoked by another process may
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration
@@ -199,6 +206,9 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.HTTP.APIKeys, c.HTTP.RateLimitIP = c.APIKeys, c.RateLimitIP
 	c.HTTP.Stream = httpapi.DefaultStreamConfig
 	c.HTTP.Stream.Heartbeat = l.duration("TANDEM_STREAM_HEARTBEAT", httpapi.DefaultStreamConfig.Heartbeat)
+	// Two 48-megapixel photos decoding at once; one 19 MiB hash per core.
+	c.ImageDecodePixels = l.positive("TANDEM_IMAGE_DECODE_PIXELS", 100_000_000)
+	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())
 	return c, errors.Join(l.errs...)
 }
 

@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -298,6 +299,33 @@ func TestLoadConnectionCodeTTL(t *testing.T) {
 		_, err := Load(env(map[string]string{"TANDEM_CONNECTION_CODE_TTL": value}))
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "TANDEM_CONNECTION_CODE_TTL: ") {
 			t.Fatalf("%q: %v", value, err)
+		}
+	}
+}
+
+// TestLoadMemoryBudgets: the password hashes and the image pixels in work at
+// once (issue 27); a bad value is one line naming its variable.
+func TestLoadMemoryBudgets(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil || c.HashSlots != max(2, runtime.GOMAXPROCS(0)) || c.ImageDecodePixels != 100_000_000 {
+		t.Fatalf("defaults: slots %d, pixels %d, %v", c.HashSlots, c.ImageDecodePixels, err)
+	}
+	c, err = Load(env(map[string]string{"TANDEM_HASH_SLOTS": "3", "TANDEM_IMAGE_DECODE_PIXELS": " 48000000 "}))
+	if err != nil || c.HashSlots != 3 || c.ImageDecodePixels != 48_000_000 {
+		t.Fatalf("set: slots %d, pixels %d, %v", c.HashSlots, c.ImageDecodePixels, err)
+	}
+	for _, tc := range []struct{ name, value string }{
+		{"TANDEM_HASH_SLOTS", "0"},
+		{"TANDEM_HASH_SLOTS", "-2"},
+		{"TANDEM_HASH_SLOTS", "four"},
+		{"TANDEM_IMAGE_DECODE_PIXELS", "0"},
+		{"TANDEM_IMAGE_DECODE_PIXELS", "100M"},
+		{"TANDEM_IMAGE_DECODE_PIXELS", "1e8"},
+	} {
+		_, err := Load(env(map[string]string{tc.name: tc.value}))
+		want := tc.name + `: "` + tc.value + `" is not a positive whole number`
+		if err == nil || err.Error() != want {
+			t.Errorf("%s=%s: got %v, want %s", tc.name, tc.value, err, want)
 		}
 	}
 }

@@ -82,7 +82,9 @@ func mailAdapter(cfg Config) fx.Option {
 // security binds the password hasher and the session read cache.
 func security(cfg Config) fx.Option {
 	return fx.Provide(
-		func() accounts.PasswordHasher { return password.New(password.DefaultParams) },
+		func() accounts.PasswordHasher {
+			return password.NewBounded(password.DefaultParams, password.Bound{Slots: cfg.HashSlots})
+		},
 		func(lc fx.Lifecycle) (localSessions, error) {
 			c, err := cache.New(cfg.TokenCacheTTL, 16) // 16 MB: ~100k sessions
 			if err == nil {
@@ -98,11 +100,12 @@ func security(cfg Config) fx.Option {
 
 // blobs binds images.Blobs for TANDEM_BLOBS, the Reporter that logs the
 // files a failed deletion leaves behind, and the image Processor
-// (TANDEM_IMAGE_MAX_PIXELS, TANDEM_IMAGE_DECODES).
+// (TANDEM_IMAGE_MAX_PIXELS, TANDEM_IMAGE_DECODES, TANDEM_IMAGE_DECODE_PIXELS).
 func blobs(b BlobsConfig) fx.Option {
 	report := fx.Provide(func(log *zap.Logger) images.Reporter { return orphanLog{log} },
 		func(c Config) images.Processor {
-			return imaging.New(imaging.Config{MaxPixels: int64(c.ImageMaxPixels), Concurrency: c.ImageDecodes})
+			return imaging.New(imaging.Config{MaxPixels: int64(c.ImageMaxPixels), Concurrency: c.ImageDecodes,
+				DecodePixels: int64(c.ImageDecodePixels)})
 		})
 	if b.Kind == "memory" {
 		return fx.Options(report, fx.Provide(memblob.New, func(s *memblob.Store) images.Blobs { return s }))

@@ -44,7 +44,7 @@ type Error struct {
 	Kind       Kind
 	Code       string        // machine code from the spec; "" only where the spec shows none
 	Message    string        // safe to show to the user
-	RetryAfter time.Duration // KindRateLimited only
+	RetryAfter time.Duration // Retry-After: KindRateLimited, and KindUnavailable shedding load (busy)
 	cause      error         // logged, never rendered
 }
 

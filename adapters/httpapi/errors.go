@@ -75,11 +75,17 @@ func statusOverride(fe *fiber.Error) int {
 func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		e, status := classify(err)
-		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage {
+		switch {
+		case sheds(e):
+			// Expected under a burst and answered with a retry time: worth
+			// seeing, not an outage.
+			log.Warn("request shed", zap.String("code", e.Code), zap.String("request_id", requestIDOf(c)),
+				zap.String("method", c.Method()), zap.String("path", c.Path()))
+		case e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage:
 			log.Error("request failed", zap.Error(err), zap.String("request_id", requestIDOf(c)),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		}
-		if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
+		if (e.Kind == core.KindRateLimited || sheds(e)) && e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((e.RetryAfter+999_999_999)/1e9)))
 		}
 		return c.Status(status).JSON(renderError(e))
@@ -99,13 +105,20 @@ func classify(err error) (*core.Error, int) {
 	return e, StatusOf(e.Kind)
 }
 
-// renderError makes the body; 5xx text is always generic.
+// sheds reports a 503 that turns work away for a moment (busy: no password
+// hashing slot or image decoding budget came free in time) rather than an
+// outage: it carries a Retry-After, and its code and message were written for
+// the client.
+func sheds(e *core.Error) bool { return e.Kind == core.KindUnavailable && e.RetryAfter > 0 }
+
+// renderError makes the body; 5xx text is generic, except a 503 that sheds
+// load (its cause, if any, is still never rendered).
 func renderError(e *core.Error) errorBody {
 	msg, code := e.Message, e.Code
-	switch e.Kind {
-	case core.KindInternal:
+	switch {
+	case e.Kind == core.KindInternal:
 		msg, code = "internal error", "internal_error"
-	case core.KindUnavailable:
+	case e.Kind == core.KindUnavailable && !sheds(e):
 		msg, code = "service unavailable", "unavailable"
 	}
 	if code == "" && e.Kind != core.KindInvalid {

@@ -45,6 +45,8 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 			`{"success":false,"error":"slow down","code":"too_many_attempts","message":"slow down"}`, "2"},
 		{"unavailable hides the cause", core.Unavailable("unavailable", "db down").Wrap(errors.New("dial tcp: refused")), 503,
 			`{"success":false,"error":"service unavailable","code":"unavailable","message":"service unavailable"}`, ""},
+		{"busy keeps its code and message and sends Retry-After", busy(errors.New("no slot within 2s")), 503,
+			`{"success":false,"error":"the server is busy; try again in a moment","code":"busy","message":"the server is busy; try again in a moment"}`, "1"},
 		{"foreign error is internal and generic", errors.New("pq: secret table missing"), 500,
 			`{"success":false,"error":"internal error","code":"internal_error","message":"internal error"}`, ""},
 		{"fiber 404", fiber.ErrNotFound, 404,
@@ -78,4 +80,12 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// busy is the 503 the password hasher and the image decoder send when no
+// slot comes free in time.
+func busy(cause error) error {
+	e := core.Unavailable("busy", "the server is busy; try again in a moment").Wrap(cause)
+	e.RetryAfter = 900 * time.Millisecond
+	return e
 }

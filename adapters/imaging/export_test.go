@@ -16,13 +16,10 @@ var (
 // Orient turns img upright by EXIF orientation o.
 func Orient(img image.Image, o int) image.Image { return orient(img, o) }
 
-// Hold takes one of p's decoding slots as a decode in progress would, so a
-// test can see the next call wait for it.
-func (p *Processor) Hold(ctx context.Context) (release func(), err error) {
-	if err := p.acquire(ctx); err != nil {
-		return nil, err
-	}
-	return p.release, nil
+// Hold takes one of p's decoding slots and pixels of its budget as a decode
+// in progress would, so a test can see the next call wait for them.
+func (p *Processor) Hold(ctx context.Context, pixels int64) (release func(), err error) {
+	return p.acquire(ctx, pixels)
 }
 
 // Scale shrinks img to width pixels wide.

@@ -2,7 +2,8 @@
 // JPEG and PNG codecs and golang.org/x/image (WEBP decoding, scaling): it
 // turns uploads upright, drops their metadata, scales thumbnails and draws
 // BlurHash placeholders, decoding nothing whose header declares too many
-// pixels and only a few images at once.
+// pixels, only a few images at once and no more pixels at once than a budget
+// (decoded memory grows with pixels, not with files or cores).
 package imaging
 
 import (
@@ -16,8 +17,10 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 
 	"golang.org/x/image/webp"
+	"golang.org/x/sync/semaphore"
 
 	"tandem/core"
 	"tandem/modules/images"
@@ -29,21 +32,36 @@ var _ images.Processor = (*Processor)(nil)
 type Config struct {
 	MaxPixels   int64 // refuse images declaring more pixels (width*height) than this; default 50_000_000
 	Concurrency int   // decodes at once (a semaphore); default runtime.GOMAXPROCS(0)
-	JPEGQuality int   // default 90
+	// DecodePixels bounds the pixels (width*height, from the headers) of all
+	// the images being processed at once; an image declaring more than the
+	// whole budget is refused like one over MaxPixels. Default 100_000_000:
+	// two 48-megapixel photos.
+	DecodePixels int64
+	// DecodeWait bounds the wait for a decoding slot and for pixel budget;
+	// then the answer is 503 busy. Default 5 s.
+	DecodeWait  time.Duration
+	JPEGQuality int // default 90
 }
 
 const (
-	defaultMaxPixels   = 50_000_000
-	defaultJPEGQuality = 90
+	defaultMaxPixels    = 50_000_000
+	defaultDecodePixels = 100_000_000
+	defaultDecodeWait   = 5 * time.Second
+	defaultJPEGQuality  = 90
+	// busyRetry is the Retry-After of a busy answer: about one decode.
+	busyRetry = 2 * time.Second
 )
 
 // Processor decodes, cleans and encodes images. It is safe for concurrent
-// use: decoding (the memory peak: 4 bytes a pixel) waits for one of
-// Concurrency slots.
+// use: decoding (the memory peak: 1.5 to 4 bytes a pixel, more while turning
+// or scaling) waits for one of Concurrency slots and for its pixels out of
+// the DecodePixels budget, so many cores cannot mean gigabytes.
 type Processor struct {
-	maxPixels int64
+	maxPixels int64 // the smaller of MaxPixels and DecodePixels
 	quality   int
 	sem       chan struct{}
+	pixels    *semaphore.Weighted
+	wait      time.Duration
 	png       png.Encoder
 }
 
@@ -58,10 +76,20 @@ func New(cfg Config) *Processor {
 	if cfg.JPEGQuality <= 0 || cfg.JPEGQuality > 100 {
 		cfg.JPEGQuality = defaultJPEGQuality
 	}
+	if cfg.DecodePixels <= 0 {
+		cfg.DecodePixels = defaultDecodePixels
+	}
+	if cfg.DecodeWait <= 0 {
+		cfg.DecodeWait = defaultDecodeWait
+	}
 	return &Processor{
-		maxPixels: cfg.MaxPixels,
+		// An image over the whole budget could never be decoded: refuse it
+		// from its header, with the limit that applies in its message.
+		maxPixels: min(cfg.MaxPixels, cfg.DecodePixels),
 		quality:   cfg.JPEGQuality,
 		sem:       make(chan struct{}, cfg.Concurrency),
+		pixels:    semaphore.NewWeighted(cfg.DecodePixels),
+		wait:      cfg.DecodeWait,
 		// Default compression, not BestSpeed: a stored file counts against
 		// its owner's storage limit and is served many times, but encoded once.
 		png: png.Encoder{CompressionLevel: png.DefaultCompression, BufferPool: &pngBuffers{}},
@@ -72,14 +100,15 @@ func New(cfg Config) *Processor {
 // encodes it again with no metadata but its colour profile (JPEG ICC, PNG
 // iCCP). See images.Processor for the formats.
 func (p *Processor) Original(ctx context.Context, r io.Reader, format images.Format) (images.Processed, error) {
-	data, _, err := p.load(r, format)
+	data, cfg, err := p.load(r, format)
 	if err != nil {
 		return images.Processed{}, err
 	}
-	if err := p.acquire(ctx); err != nil {
+	release, err := p.acquire(ctx, pixels(cfg))
+	if err != nil {
 		return images.Processed{}, err
 	}
-	defer p.release()
+	defer release()
 	img, err := decode(data, format)
 	if err != nil {
 		return images.Processed{}, err
@@ -110,10 +139,11 @@ func (p *Processor) Thumbnail(ctx context.Context, r io.Reader, format images.Fo
 	if cfg.Width <= width && o == 1 && format != images.WEBP {
 		return images.Processed{Data: data, Format: format, Width: cfg.Width, Height: cfg.Height}, nil
 	}
-	if err := p.acquire(ctx); err != nil {
+	release, err := p.acquire(ctx, pixels(cfg))
+	if err != nil {
 		return images.Processed{}, err
 	}
-	defer p.release()
+	defer release()
 	src, err := decode(data, format)
 	if err != nil {
 		return images.Processed{}, err
@@ -185,20 +215,40 @@ func readAll(r io.Reader) ([]byte, error) {
 	}
 }
 
-// acquire takes a decoding slot, or gives up with ctx's own error.
-func (p *Processor) acquire(ctx context.Context) error {
+// pixels is the weight of an image load accepted: at most p.maxPixels.
+func pixels(cfg image.Config) int64 { return int64(cfg.Width) * int64(cfg.Height) }
+
+// acquire takes n pixels of the budget, then a decoding slot (always in this
+// order, so two calls never hold one each while waiting for the other). It
+// gives up with ctx's own error, or busy after p.wait.
+func (p *Processor) acquire(ctx context.Context, n int64) (release func(), err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
+	}
+	wait, cancel := context.WithTimeout(ctx, p.wait)
+	defer cancel()
+	if err := p.pixels.Acquire(wait, n); err != nil {
+		return nil, p.gaveUp(ctx)
 	}
 	select {
 	case p.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+		return func() { <-p.sem; p.pixels.Release(n) }, nil
+	case <-wait.Done():
+		p.pixels.Release(n)
+		return nil, p.gaveUp(ctx)
 	}
 }
 
-func (p *Processor) release() { <-p.sem }
+// gaveUp is the error of a wait that ended: the caller's, else busy.
+func (p *Processor) gaveUp(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e := core.Unavailable("busy", "too many images are being processed at once; try again in a moment").
+		Wrap(fmt.Errorf("imaging: no decoding budget free within %v", p.wait))
+	e.RetryAfter = busyRetry
+	return e
+}
 
 type codec struct {
 	config func(io.Reader) (image.Config, error)

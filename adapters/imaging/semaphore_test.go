@@ -21,7 +21,7 @@ func TestConcurrencyBound(t *testing.T) {
 	t.Run("a second call waits until the first is done", func(t *testing.T) {
 		t.Parallel()
 		p := imaging.New(imaging.Config{Concurrency: 1})
-		release, err := p.Hold(t.Context())
+		release, err := p.Hold(t.Context(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestConcurrencyBound(t *testing.T) {
 	t.Run("cancelling a waiting call returns it", func(t *testing.T) {
 		t.Parallel()
 		p := imaging.New(imaging.Config{Concurrency: 1})
-		release, err := p.Hold(t.Context())
+		release, err := p.Hold(t.Context(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestConcurrencyBound(t *testing.T) {
 	t.Run("refusals from the header do not wait", func(t *testing.T) {
 		t.Parallel()
 		p := imaging.New(imaging.Config{Concurrency: 1})
-		release, err := p.Hold(t.Context())
+		release, err := p.Hold(t.Context(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
