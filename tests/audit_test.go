@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/fx"
+
 	"tandem/core"
+	"tandem/modules/accounts"
 	"tandem/modules/admin"
 )
 
@@ -145,4 +148,31 @@ func TestAuditRecordsRefusedConsoleSignIns(t *testing.T) {
 			t.Fatal("the audit page shows the password")
 		}
 	}, withAdmins(bossEmail))
+}
+
+// busyHasher hashes, but every password check is shed as the bounded
+// hasher sheds one when no slot frees in time.
+type busyHasher struct{ accounts.PasswordHasher }
+
+func (busyHasher) Verify(string, string) (bool, error) {
+	e := core.Unavailable("busy", "too many password checks at once; try again in a moment")
+	e.RetryAfter = time.Second
+	return false, e
+}
+
+// A console sign-in shed because hashing is busy is the sign-in page with
+// 503 and Retry-After, not the API's JSON, and no refusal on record: no
+// password was checked.
+func TestConsoleSignInWhileHashingIsBusy(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, svc *admin.Service) {
+		h.newUser(bossEmail)
+		r := h.console(t).signIn(bossEmail, pw)
+		expectPage(t, r, 503, "too many password checks at once")
+		if r.Header.Get("Retry-After") != "1" || setCookie(r, "tandem_console") != nil {
+			t.Fatalf("503 without Retry-After or with a session: %v", r.Header)
+		}
+		if es := auditEntries(t, svc); len(es) != 0 {
+			t.Fatalf("a shed sign-in is on record: %+v", es)
+		}
+	}, withAdmins(bossEmail), withFx(fx.Decorate(func(h accounts.PasswordHasher) accounts.PasswordHasher { return busyHasher{h} })))
 }

@@ -261,14 +261,16 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 	p, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
 	if err != nil {
 		e := core.As(err)
-		if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
+		if e.Kind == core.KindInternal || (e.Kind == core.KindUnavailable && e.RetryAfter == 0) {
 			return err
 		}
-		failure := admin.SignInFailure{Email: formValue(c, "email"), IP: cl.IP, Reason: signInRefusal(e.Kind)}
-		if err := h.Admin.SignInFailed(c.UserContext(), failure); err != nil {
-			return err // every refusal is on record, or the answer is the log's failure
+		if e.Kind != core.KindUnavailable { // shed (503 busy): no password was checked
+			failure := admin.SignInFailure{Email: formValue(c, "email"), IP: cl.IP, Reason: signInRefusal(e.Kind)}
+			if err := h.Admin.SignInFailed(c.UserContext(), failure); err != nil {
+				return err // every refusal is on record, or the answer is the log's failure
+			}
 		}
-		if e.Kind == core.KindRateLimited {
+		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
 		}
 		fresh := randomToken()
