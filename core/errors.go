@@ -27,10 +27,13 @@ const (
 	// KindInsufficientStorage: the storage has no room left (507); the
 	// request changed nothing and may succeed later.
 	KindInsufficientStorage
+	// KindUnprocessable: the request is well formed but cannot be applied
+	// as sent (422), such as an Idempotency-Key reused for another request.
+	KindUnprocessable
 )
 
 var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not_found",
-	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage"}
+	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage", "unprocessable"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -79,6 +82,9 @@ func Unavailable(code, msg string) *Error  { return newErr(KindUnavailable, code
 
 // InsufficientStorage is a 507: the blob store is full.
 func InsufficientStorage(code, msg string) *Error { return newErr(KindInsufficientStorage, code, msg) }
+
+// Unprocessable is a 422.
+func Unprocessable(code, msg string) *Error { return newErr(KindUnprocessable, code, msg) }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.
 func RateLimited(code, msg string, retryAfter time.Duration) *Error {

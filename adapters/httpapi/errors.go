@@ -31,6 +31,7 @@ var kindStatus = map[core.Kind]int{
 	core.KindUnavailable:         fiber.StatusServiceUnavailable,
 	core.KindInsufficientStorage: fiber.StatusInsufficientStorage,
 	core.KindInternal:            fiber.StatusInternalServerError,
+	core.KindUnprocessable:       fiber.StatusUnprocessableEntity,
 }
 
 // StatusOf is the HTTP status of a core kind.
@@ -130,11 +131,12 @@ func renderError(e *core.Error) errorBody {
 // defaultCode fills a missing code, except for 400s: the spec's login error
 // with a missing field deliberately carries none.
 var defaultCode = map[core.Kind]string{
-	core.KindUnauthorized: "unauthorized",
-	core.KindForbidden:    "forbidden",
-	core.KindNotFound:     "not_found",
-	core.KindConflict:     "conflict",
-	core.KindTooLarge:     "payload_too_large",
-	core.KindUnsupported:  "unsupported_media_type",
-	core.KindRateLimited:  "rate_limited",
+	core.KindUnauthorized:  "unauthorized",
+	core.KindForbidden:     "forbidden",
+	core.KindNotFound:      "not_found",
+	core.KindConflict:      "conflict",
+	core.KindTooLarge:      "payload_too_large",
+	core.KindUnsupported:   "unsupported_media_type",
+	core.KindRateLimited:   "rate_limited",
+	core.KindUnprocessable: "unprocessable",
 }

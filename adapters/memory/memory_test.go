@@ -11,6 +11,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -26,6 +27,10 @@ import (
 
 func TestThrottleRepository(t *testing.T) {
 	storetest.ThrottleRepository(t, func(*testing.T) throttle.Repository { return memory.NewThrottleRepo() })
+}
+
+func TestIdempotencyRepository(t *testing.T) {
+	storetest.IdempotencyRepository(t, func(*testing.T) idempotency.Repository { return memory.NewIdempotencyRepo() })
 }
 
 func TestAccountRepository(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -28,6 +29,7 @@ import (
 var Module = fx.Module("memory",
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		fx.Annotate(NewIdempotencyRepo, fx.As(new(idempotency.Repository))),
 		fx.Annotate(NewAccountRepo, fx.As(fx.Self()), fx.As(new(accounts.Repository)), fx.As(new(accounts.Outbox))),
 		fx.Annotate(NewPartnerRepo, fx.As(fx.Self()), fx.As(new(partners.Repository))),
 		fx.Annotate(NewPremiumRepo, fx.As(fx.Self()), fx.As(new(premium.Repository))),

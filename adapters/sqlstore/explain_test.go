@@ -17,6 +17,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -69,6 +70,7 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 // newDB opens.
 func everyContractSuite(t *testing.T, newDB func(t *testing.T) *sqlstore.DB) {
 	storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository { return sqlstore.NewThrottleRepo(newDB(t)) })
+	storetest.IdempotencyRepository(t, func(t *testing.T) idempotency.Repository { return sqlstore.NewIdempotencyRepo(newDB(t)) })
 	storetest.AccountRepository(t, func(t *testing.T) accounts.Repository { return sqlstore.NewAccountRepo(newDB(t)) })
 	storetest.MailOutbox(t, func(t *testing.T) storetest.AccountStore { return sqlstore.NewAccountRepo(newDB(t)) })
 	storetest.PartnerRepository(t, func(t *testing.T) partners.Repository { return sqlstore.NewPartnerRepo(newDB(t)) })

@@ -11,6 +11,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -30,6 +31,7 @@ var Module = fx.Module("sql",
 	fx.Provide(newLifecycleDB, NewBreaker),
 	fx.Provide(
 		fx.Annotate(NewThrottleRepo, fx.As(new(throttle.Repository))),
+		fx.Annotate(NewIdempotencyRepo, fx.As(new(idempotency.Repository))),
 		fx.Annotate(NewVersionRepo, fx.As(new(versions.Repository))),
 		fx.Annotate(NewFlagRepo, fx.As(new(flags.Repository))),
 		fx.Annotate(NewAccountRepo, fx.As(new(accounts.Repository)), fx.As(new(accounts.Outbox))),

@@ -13,6 +13,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -39,6 +40,14 @@ func TestThrottleRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.ThrottleRepository(t, func(t *testing.T) throttle.Repository {
 			return sqlstore.NewThrottleRepo(newDB(t))
+		})
+	})
+}
+
+func TestIdempotencyRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.IdempotencyRepository(t, func(t *testing.T) idempotency.Repository {
+			return sqlstore.NewIdempotencyRepo(newDB(t))
 		})
 	})
 }

@@ -1,0 +1,101 @@
+package idempotency
+
+import (
+	"context"
+	"time"
+
+	"tandem/core"
+)
+
+// Settings: Lease is how long a running claim holds its key. A process that
+// dies mid-request leaves its claim running; after the lease the key may be
+// claimed again. It must outlast the longest request (the request timeout).
+type Settings struct{ Lease time.Duration }
+
+// Service applies the rules of the Idempotency-Key header; the HTTP adapter
+// calls Begin before a create runs and Finish or Release after.
+type Service struct {
+	repo  Repository
+	clock core.Clock
+	ids   core.IDs
+	lease time.Duration
+}
+
+func NewService(repo Repository, clock core.Clock, ids core.IDs, s Settings) *Service {
+	return &Service{repo: repo, clock: clock, ids: ids, lease: s.Lease}
+}
+
+// Claim is a request that holds its key and must end with Finish or Release.
+type Claim struct{ rec Record }
+
+// Begin validates key and either claims it (the request runs: a Claim) or
+// returns the stored answer of the same request to replay. fingerprint is
+// asked for only when a completed record must be compared: an upload hashes
+// its body while the handler reads it, so its fingerprint comes at Finish.
+// Refusals: 400 invalid_request (bad key), 409 idempotency_in_progress,
+// 422 idempotency_key_reused, 409 idempotency_answer_not_kept.
+func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint func() (string, error)) (*Claim, *Answer, error) {
+	if err := ValidKey(key); err != nil {
+		return nil, nil, err
+	}
+	now := s.clock.Now()
+	r := Record{UserID: userID, KeyHash: HashKey(key), ClaimID: s.ids.New(), State: Running,
+		CreatedAt: now, ExpiresAt: now.Add(s.lease)}
+	old, ok, err := s.repo.Claim(ctx, r, now)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case ok:
+		return &Claim{rec: r}, nil, nil
+	case old.State != Done:
+		return nil, nil, errInProgress()
+	}
+	fp, err := fingerprint()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case fp != old.Fingerprint:
+		return nil, nil, errKeyReused()
+	case old.Answer.Status == 0:
+		return nil, nil, errNotKept()
+	}
+	a := old.Answer
+	return nil, &a, nil
+}
+
+// Finish ends a claimed request with its answer: kept for TTL and replayed
+// to a retry, or released (5xx, 429, 408: the request may run again), or,
+// when too large to keep, remembered without its answer.
+func (s *Service) Finish(ctx context.Context, c *Claim, fingerprint string, a Answer) error {
+	keep, release := Kept(a)
+	if release {
+		return s.Release(ctx, c)
+	}
+	r := c.rec
+	r.State, r.Fingerprint, r.ExpiresAt = Done, fingerprint, s.clock.Now().Add(TTL)
+	if keep {
+		r.Answer = Answer{Status: a.Status, ContentType: a.ContentType, Body: append([]byte{}, a.Body...)}
+	}
+	return s.repo.Finish(ctx, r)
+}
+
+// Release frees a claimed request's key: it failed before answering.
+func (s *Service) Release(ctx context.Context, c *Claim) error {
+	return s.repo.Release(ctx, c.rec.UserID, c.rec.KeyHash, c.rec.ClaimID)
+}
+
+// Purge drops expired keys; bootstrap runs it periodically.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	return s.repo.Purge(ctx, s.clock.Now())
+}
+
+// Listener forgets a deleted account's keys (their answers hold its data).
+func (s *Service) Listener() core.Listener {
+	return core.Listener{Name: "idempotency", Handle: func(ctx context.Context, e core.Event) error {
+		if ev, ok := e.(core.AccountDeleted); ok {
+			return s.repo.DeleteUser(ctx, ev.UserID)
+		}
+		return nil
+	}}
+}
