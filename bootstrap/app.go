@@ -12,6 +12,7 @@ import (
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -59,6 +60,7 @@ func Options(cfg Config) fx.Option {
 		advice.Module,
 		feedback.Module,
 		moods.Module,
+		idempotency.Module,
 		adminmod.Module,
 		consoleProbes(cfg),
 		consoleSecret(cfg),

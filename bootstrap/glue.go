@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -11,6 +12,7 @@ import (
 	"tandem/modules/advice"
 	"tandem/modules/events"
 	"tandem/modules/flags"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
@@ -71,6 +73,11 @@ var ports = fx.Provide(
 	func(c Config) partners.Settings {
 		return partners.Settings{FailsPerUser: c.PairingFailsUser, FailsPerIP: c.PairingFailsIP,
 			ConnectionCodeTTL: c.ConnectionCodeTTL}
+	},
+	func(c Config) idempotency.Settings {
+		// A running key outlasts its request: only a process that died
+		// mid-request leaves one behind, and a retry waits out the lease.
+		return idempotency.Settings{Lease: max(2*c.HTTP.RequestTimeout, time.Minute)}
 	},
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit), SweepGrace: c.SweepGrace}

@@ -10,6 +10,7 @@ import (
 
 	"tandem/modules/accounts"
 	"tandem/modules/events"
+	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
@@ -34,12 +35,13 @@ type job struct {
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
 	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
-	pairs *partners.Service) {
+	pairs *partners.Service, keys *idempotency.Service) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
 		{name: "purge throttle counters", every: 10 * time.Minute, run: limiter.Purge},
 		{name: "purge expired tokens, codes, reset proofs and mail", every: 10 * time.Minute, run: accts.Purge},
 		{name: "purge expired connection codes", every: 10 * time.Minute, run: pairs.PurgeExpiredConnections},
+		{name: "purge expired idempotency keys", every: 10 * time.Minute, run: keys.Purge},
 		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
 		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
 		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},

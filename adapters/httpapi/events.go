@@ -13,13 +13,18 @@ import (
 	"tandem/modules/events"
 )
 
-type eventsHandler struct{ svc *events.Service }
+type eventsHandler struct {
+	svc  *events.Service
+	idem *Idempotency
+}
 
-func NewEventsHandler(svc *events.Service) *eventsHandler { return &eventsHandler{svc: svc} }
+func NewEventsHandler(svc *events.Service, idem *Idempotency) *eventsHandler {
+	return &eventsHandler{svc: svc, idem: idem}
+}
 
 func (h *eventsHandler) Register(r fiber.Router) {
 	g := r.Group("/api/users/user/:userId/events", requireSelf)
-	g.Post("/", h.create)
+	g.Post("/", h.idem.Guard, h.create)
 	g.Get("/", h.list)
 	g.Get("/date-range", h.dateRange) // before "/:eventId", or Fiber routes it as an id
 	g.Get("/:eventId", h.get)

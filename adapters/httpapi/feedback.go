@@ -9,12 +9,17 @@ import (
 	"tandem/modules/feedback"
 )
 
-type feedbackHandler struct{ svc *feedback.Service }
+type feedbackHandler struct {
+	svc  *feedback.Service
+	idem *Idempotency
+}
 
-func NewFeedbackHandler(svc *feedback.Service) *feedbackHandler { return &feedbackHandler{svc: svc} }
+func NewFeedbackHandler(svc *feedback.Service, idem *Idempotency) *feedbackHandler {
+	return &feedbackHandler{svc: svc, idem: idem}
+}
 
 func (h *feedbackHandler) Register(r fiber.Router) {
-	r.Post("/api/users/user/:userId/feedback", requireSelf, h.submit)
+	r.Post("/api/users/user/:userId/feedback", requireSelf, h.idem.Guard, h.submit)
 	r.Get("/api/users/user/:userId/feedback", requireSelf, h.list)
 	r.Get("/api/admin/feedback", requireAdmin, h.listAll)
 }

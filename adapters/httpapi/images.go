@@ -16,10 +16,11 @@ type imagesHandler struct {
 	svc     *images.Service
 	limiter core.Limiter
 	cfg     Config
+	idem    *Idempotency
 }
 
-func NewImagesHandler(svc *images.Service, limiter core.Limiter, cfg Config) *imagesHandler {
-	return &imagesHandler{svc: svc, limiter: limiter, cfg: cfg}
+func NewImagesHandler(svc *images.Service, limiter core.Limiter, cfg Config, idem *Idempotency) *imagesHandler {
+	return &imagesHandler{svc: svc, limiter: limiter, cfg: cfg, idem: idem}
 }
 
 // filePart is the spec's multipart part name of an uploaded image.
@@ -28,7 +29,7 @@ const filePart = "file"
 func (h *imagesHandler) Register(r fiber.Router) {
 	g := r.Group("/api/users/user/:userId/images", requireSelf,
 		limitPerUser(h.limiter, "images_user", h.cfg.ImageRateLimit))
-	g.Post("/", h.upload)
+	g.Post("/", h.idem.Guard, h.upload)
 	g.Get("/", h.list)
 	g.Get("/group/:groupId", h.group) // "/group/..." before "/:imageId", or Fiber routes it as an id
 	g.Put("/group/:groupId", h.updateGroup)

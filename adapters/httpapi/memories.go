@@ -7,13 +7,18 @@ import (
 	"tandem/modules/memories"
 )
 
-type memoriesHandler struct{ svc *memories.Service }
+type memoriesHandler struct {
+	svc  *memories.Service
+	idem *Idempotency
+}
 
-func NewMemoriesHandler(svc *memories.Service) *memoriesHandler { return &memoriesHandler{svc: svc} }
+func NewMemoriesHandler(svc *memories.Service, idem *Idempotency) *memoriesHandler {
+	return &memoriesHandler{svc: svc, idem: idem}
+}
 
 func (h *memoriesHandler) Register(r fiber.Router) {
 	g := r.Group("/api/users/user/:userId/memories", requireSelf)
-	g.Post("/", h.create)
+	g.Post("/", h.idem.Guard, h.create)
 	g.Get("/", h.list)
 	g.Get("/count", h.count) // static paths before "/:memoryId", or Fiber routes them as ids
 	g.Get("/date-range", h.dateRange)

@@ -8,12 +8,13 @@ import (
 )
 
 type messagesHandler struct {
-	svc *messages.Service
-	cfg Config
+	svc  *messages.Service
+	cfg  Config
+	idem *Idempotency
 }
 
-func NewMessagesHandler(svc *messages.Service, cfg Config) *messagesHandler {
-	return &messagesHandler{svc: svc, cfg: cfg}
+func NewMessagesHandler(svc *messages.Service, cfg Config, idem *Idempotency) *messagesHandler {
+	return &messagesHandler{svc: svc, cfg: cfg, idem: idem}
 }
 
 func (h *messagesHandler) Register(r fiber.Router) {
@@ -21,7 +22,7 @@ func (h *messagesHandler) Register(r fiber.Router) {
 	// token is required too, before the body is even read.
 	g := r.Group("/api/messages", requireAPIKey(h.cfg.APIKeys), requireUser)
 	g.Get("/list", h.list)
-	g.Post("/send", h.send)
+	g.Post("/send", h.idem.Guard, h.send)
 }
 
 // messageJSON is the spec's message record. Field names are the app's

@@ -7,12 +7,17 @@ import (
 	"tandem/modules/moods"
 )
 
-type moodsHandler struct{ svc *moods.Service }
+type moodsHandler struct {
+	svc  *moods.Service
+	idem *Idempotency
+}
 
-func NewMoodsHandler(svc *moods.Service) *moodsHandler { return &moodsHandler{svc: svc} }
+func NewMoodsHandler(svc *moods.Service, idem *Idempotency) *moodsHandler {
+	return &moodsHandler{svc: svc, idem: idem}
+}
 
 func (h *moodsHandler) Register(r fiber.Router) {
-	r.Post("/api/users/user/:userId/moods", requireSelf, h.checkIn)
+	r.Post("/api/users/user/:userId/moods", requireSelf, h.idem.Guard, h.checkIn)
 	r.Get("/api/users/user/:userId/moods", requireSelf, h.list)
 }
 

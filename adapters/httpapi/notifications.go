@@ -14,10 +14,11 @@ import (
 type notificationsHandler struct {
 	svc     *notifications.Service
 	limiter core.Limiter
+	idem    *Idempotency
 }
 
-func NewNotificationsHandler(svc *notifications.Service, limiter core.Limiter) *notificationsHandler {
-	return &notificationsHandler{svc: svc, limiter: limiter}
+func NewNotificationsHandler(svc *notifications.Service, limiter core.Limiter, idem *Idempotency) *notificationsHandler {
+	return &notificationsHandler{svc: svc, limiter: limiter, idem: idem}
 }
 
 // pushesPerMinute bounds what one account can make the push providers send
@@ -35,7 +36,7 @@ func (h *notificationsHandler) Register(r fiber.Router) {
 	u.Get("/notifications", h.list)
 	u.Patch("/notifications", h.markRead)
 	u.Get("/devices", h.devices)
-	u.Post("/devices", limitPerUser(h.limiter, "devices_user", pushesPerMinute), h.registerDevice)
+	u.Post("/devices", limitPerUser(h.limiter, "devices_user", pushesPerMinute), h.idem.Guard, h.registerDevice)
 	u.Delete("/devices/:deviceId", h.removeDevice)
 }
 

@@ -8,26 +8,27 @@ import (
 )
 
 type partnersHandler struct {
-	svc *partners.Service
-	cfg Config
+	svc  *partners.Service
+	cfg  Config
+	idem *Idempotency
 }
 
-func NewPartnersHandler(svc *partners.Service, cfg Config) *partnersHandler {
-	return &partnersHandler{svc: svc, cfg: cfg}
+func NewPartnersHandler(svc *partners.Service, cfg Config, idem *Idempotency) *partnersHandler {
+	return &partnersHandler{svc: svc, cfg: cfg, idem: idem}
 }
 
 func (h *partnersHandler) Register(r fiber.Router) {
 	// The service key alone proves nothing (it ships in the app): the bearer
 	// token is required too, before the body is even read.
 	pc := r.Group("/api/partnerConnections", requireAPIKey(h.cfg.APIKeys), requireUser)
-	pc.Post("/create", h.createConnection)
+	pc.Post("/create", h.idem.Guard, h.createConnection)
 	pc.Get("/get/:userId", requireSelf, h.getConnection)
 	pc.Post("/link", h.link)
 	pc.Post("/unlink", h.unlink)
 
 	r.Post("/api/users/user/:userId/pairing/unpair", requireSelf, h.unpair) // static before parametric
 	r.Get("/api/users/user/:userId/pairing", requireSelf, h.pairingStatus)
-	r.Post("/api/users/user/:userId/pairing", requireSelf, h.pairing)
+	r.Post("/api/users/user/:userId/pairing", requireSelf, h.idem.Guard, h.pairing)
 }
 
 // connectionRequest is the body of create, link and unlink. Field names are

@@ -12,13 +12,18 @@ import (
 	"tandem/modules/premium"
 )
 
-type premiumHandler struct{ svc *premium.Service }
+type premiumHandler struct {
+	svc  *premium.Service
+	idem *Idempotency
+}
 
-func NewPremiumHandler(svc *premium.Service) *premiumHandler { return &premiumHandler{svc: svc} }
+func NewPremiumHandler(svc *premium.Service, idem *Idempotency) *premiumHandler {
+	return &premiumHandler{svc: svc, idem: idem}
+}
 
 func (h *premiumHandler) Register(r fiber.Router) {
 	r.Get("/api/users/user/:userId/premiums", requireSelf, h.get)
-	r.Post("/api/users/user/:userId/premiums", requireSelf, h.post)
+	r.Post("/api/users/user/:userId/premiums", requireSelf, h.idem.Guard, h.post)
 	// Stores call these; each request is verified by what it carries (a
 	// signature chain to the store's root, or the push secret or token).
 	r.Post("/api/webhooks/app-store", h.webhook(premium.StoreAppStore))

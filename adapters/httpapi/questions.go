@@ -10,17 +10,20 @@ import (
 	"tandem/modules/questions"
 )
 
-type questionsHandler struct{ svc *questions.Service }
+type questionsHandler struct {
+	svc  *questions.Service
+	idem *Idempotency
+}
 
-func NewQuestionsHandler(svc *questions.Service) *questionsHandler {
-	return &questionsHandler{svc: svc}
+func NewQuestionsHandler(svc *questions.Service, idem *Idempotency) *questionsHandler {
+	return &questionsHandler{svc: svc, idem: idem}
 }
 
 func (h *questionsHandler) Register(r fiber.Router) {
 	g := r.Group("/api/users/user/:userId/daily-question", requireSelf)
 	g.Get("/history", h.history) // before anything parametric that may come later
 	g.Get("/", h.today)
-	g.Post("/", h.act)
+	g.Post("/", h.idem.Guard, h.act)
 }
 
 // The reply bodies. Field names are the app's contract: do not rename.

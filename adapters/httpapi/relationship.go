@@ -9,16 +9,19 @@ import (
 	"tandem/modules/relationship"
 )
 
-type relationshipHandler struct{ svc *relationship.Service }
+type relationshipHandler struct {
+	svc  *relationship.Service
+	idem *Idempotency
+}
 
-func NewRelationshipHandler(svc *relationship.Service) *relationshipHandler {
-	return &relationshipHandler{svc: svc}
+func NewRelationshipHandler(svc *relationship.Service, idem *Idempotency) *relationshipHandler {
+	return &relationshipHandler{svc: svc, idem: idem}
 }
 
 // Register uses the spec's singular /api/user/ path.
 func (h *relationshipHandler) Register(r fiber.Router) {
 	r.Get("/api/user/:userId/relationship", requireSelf, h.get)
-	r.Post("/api/user/:userId/relationship", requireSelf, h.post)
+	r.Post("/api/user/:userId/relationship", requireSelf, h.idem.Guard, h.post)
 	r.Get("/api/user/:userId/relationship/milestones", requireSelf, h.milestones)
 }
 
