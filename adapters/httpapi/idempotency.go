@@ -63,7 +63,9 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 		return err
 	case replay != nil:
 		c.Status(replay.Status)
-		c.Set(fiber.HeaderContentType, replay.ContentType)
+		if replay.ContentType != "" {
+			c.Set(fiber.HeaderContentType, replay.ContentType)
+		}
 		c.Set(HeaderReplayed, "true")
 		return c.Send(replay.Body)
 	}
