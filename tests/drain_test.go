@@ -167,7 +167,8 @@ func TestReadyzIs503WhileDraining(t *testing.T) {
 }
 
 // A connection opened ahead and never used (a load balancer's, or a
-// client's spare) does not hold the stop until the 30 s read timeout.
+// client's spare) is ended at the grace's end: it does not hold the stop
+// until the 30 s read timeout.
 func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
 	h := newHarness(t, profile{name: "memory"}, withEnv("TANDEM_SHUTDOWN_GRACE", "200ms"))
 	silent, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
@@ -185,7 +186,7 @@ func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
 	}
 }
 
-// TestTwentyStopsUnderKeepAliveLoadLoseNoAnswer stops a server 20 times
+// TestDrainingTwentyTimesUnderLoadLosesNoAnswer stops a server 20 times
 // while clients write messages: 8 on keep-alive connections, 4 on a new
 // connection per request, one keep-alive client idle through the stop and
 // one connection opened ahead that speaks only once the stop has begun.
@@ -194,25 +195,27 @@ func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
 // Connection: close; it ends once they are gone, before the grace. Not one
 // request on an accepted connection fails, fasthttp never panics (that
 // would end the test binary), and every message stored was answered 200.
-func TestTwentyStopsUnderKeepAliveLoadLoseNoAnswer(t *testing.T) {
+// A new connection may still be reset: one whose handshake the kernel
+// completed in the instant before the listener closed, never accepted (a
+// debug print of the accepted addresses showed none of them among those).
+func TestDrainingTwentyTimesUnderLoadLosesNoAnswer(t *testing.T) {
 	sqlite := profile{name: "sqlite", sql: sqlstore.SQLite}
 	first := newHarness(t, sqlite)
 	u := first.newUser("drain@example.com")
 	if err := first.app.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
 	answered := map[string]bool{}
-	refusedLate := 0 // new connections reset by the listener's close (see below)
+	unaccepted := 0 // new connections reset by the listener's close
+	var slowest time.Duration
 	for i := range 20 {
 		h := newHarness(t, sqlite, sharingDB(first), withEnv("TANDEM_SHUTDOWN_GRACE", "3s"))
-		ids, late := stopUnderLoad(t, h, u, i)
-		mu.Lock()
+		ids, late, took := stopUnderLoad(t, h, u, i)
 		for _, id := range ids {
 			answered[id] = true
 		}
-		refusedLate += late
-		mu.Unlock()
+		unaccepted += late
+		slowest = max(slowest, took)
 		if t.Failed() {
 			return
 		}
@@ -230,13 +233,14 @@ func TestTwentyStopsUnderKeepAliveLoadLoseNoAnswer(t *testing.T) {
 	if len(stored) != len(answered) {
 		t.Fatalf("%d messages answered 200, %d stored", len(answered), len(stored))
 	}
-	t.Logf("%d messages, %d new connections reset by the listener's close", len(stored), refusedLate)
+	t.Logf("%d messages, %d new connections reset by the listener's close, slowest stop %v",
+		len(stored), unaccepted, slowest.Round(time.Millisecond))
 }
 
-// stopUnderLoad is one stop of TestTwentyStopsUnderKeepAliveLoadLoseNoAnswer;
-// it returns the ids of the messages answered 200, and how many new
-// connections failed other than by a refused dial.
-func stopUnderLoad(t *testing.T, h *harness, u user, round int) ([]string, int) {
+// stopUnderLoad is one stop of TestDrainingTwentyTimesUnderLoadLosesNoAnswer;
+// it returns the ids of the messages answered 200, how many new connections
+// failed other than by a refused dial, and how long the stop took.
+func stopUnderLoad(t *testing.T, h *harness, u user, round int) ([]string, int, time.Duration) {
 	addr := strings.TrimPrefix(h.base, "http://")
 	var mu sync.Mutex
 	var ids []string
@@ -355,8 +359,9 @@ func stopUnderLoad(t *testing.T, h *harness, u user, round int) ([]string, int) 
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took >= 3*time.Second {
+	took := time.Since(start)
+	if took >= 3*time.Second {
 		t.Fatalf("round %d: the stop waited out the grace (%v) though every connection had gone", round, took)
 	}
-	return ids, int(late.Load())
+	return ids, int(late.Load()), took
 }

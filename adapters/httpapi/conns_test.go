@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,6 +133,9 @@ func TestARequestArrivingAsTheConnectionEndsIsKept(t *testing.T) {
 	if !f.deadline.Equal(want) {
 		t.Fatalf("read deadline %v, want fasthttp's %v back", f.deadline, want)
 	}
+	if n, err := w.Read(make([]byte, 8)); n == 0 || err != nil {
+		t.Fatalf("the rest of the request: %d, %v", n, err)
+	}
 	if ln.endIdle() != 0 {
 		t.Fatal("the connection with a request in hand was ended")
 	}
@@ -141,11 +145,12 @@ func TestARequestArrivingAsTheConnectionEndsIsKept(t *testing.T) {
 type heldConn struct {
 	net.Conn
 	entered, release chan struct{}
+	once             sync.Once
 	deadline         time.Time
 }
 
 func (f *heldConn) Read(b []byte) (int, error) {
-	close(f.entered)
+	f.once.Do(func() { close(f.entered) })
 	<-f.release
 	return copy(b, "GET / HT"), nil
 }
