@@ -60,5 +60,18 @@ func (h *healthHandler) ready(c *fiber.Ctx) error {
 	if err := h.db.Ping(c.UserContext()); err != nil {
 		return err
 	}
+	if w, ok := h.db.(WriteHealth); ok {
+		if err := w.WriteProblem(); err != nil {
+			e := core.As(err)
+			return c.JSON(fiber.Map{"status": "degraded", "code": e.Code, "message": e.Message})
+		}
+	}
 	return c.JSON(fiber.Map{"status": "ready"})
 }
+
+// WriteHealth is a database that can have lost its write path while reads
+// work (sqlstore.DB: a write refused for want of space in the last 30 s,
+// and none has succeeded since). Readiness then answers 200 "degraded",
+// not 503: taking the process out of rotation would fail the reads too,
+// and every process shares the one full disk; writes answer 507 meanwhile.
+type WriteHealth interface{ WriteProblem() error }
