@@ -105,7 +105,8 @@ type Streams struct {
 	gauge   prometheus.Gauge
 	dropped prometheus.Counter
 	resets  prometheus.Counter
-	recheck chan struct{} // a token recheck is wanted now (a bus gap); cap 1
+	recheck chan struct{}               // a token recheck is wanted now (a bus gap); cap 1
+	evict   func(tokenHashes ...string) // ForgetWith's
 
 	mu       sync.Mutex
 	users    map[string]*userStreams
@@ -371,6 +372,11 @@ func (h *Streams) endTokens(reason string, tokenHashes ...string) {
 	}
 }
 
+// ForgetWith sets what a recheck tells of a token it found revoked before
+// ending its streams: the process's token cache, which may still hold it
+// when the bus lost the revocation. Call before the app starts.
+func (h *Streams) ForgetWith(evict func(tokenHashes ...string)) { h.evict = evict }
+
 // gap is the bus's word that this process may have missed messages: live
 // events, so every open stream is told to refetch and no resume is served
 // from buffers with a hole in them; and revocations, so every token is
@@ -436,6 +442,9 @@ func (h *Streams) recheckTokens(ctx context.Context) {
 		cancel()
 		switch {
 		case core.IsKind(err, core.KindNotFound):
+			if h.evict != nil {
+				h.evict(t)
+			}
 			h.endTokens("revoked", t)
 		case err != nil:
 			if ctx.Err() == nil {

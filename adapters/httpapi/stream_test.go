@@ -116,6 +116,12 @@ func TestStreamRecheckEndsStreamsOfDeadTokens(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later, "t3": later}}
 	h, _ := startedStreams(t, 20*time.Millisecond, store)
+	evicted := make(chan string, 10)
+	h.ForgetWith(func(hashes ...string) {
+		for _, x := range hashes {
+			evicted <- x
+		}
+	})
 	revoked, _, _, _ := h.attach("ann", "t1", "")
 	expired, _, _, _ := h.attach("ann", "t2", "")
 	kept, _, _, _ := h.attach("ann", "t3", "")
@@ -128,6 +134,9 @@ func TestStreamRecheckEndsStreamsOfDeadTokens(t *testing.T) {
 	store.set(func(s *sessionStore) { s.down = false; s.live["t2"] = time.Now().Add(-time.Second) })
 	waitEnded(t, revoked, time.Second, "revoked")
 	waitEnded(t, expired, time.Second, "expired")
+	if got := <-evicted; got != "t1" || len(evicted) != 0 { // the token cache forgets the revoked one
+		t.Fatalf("evicted %q and %d more, want t1 alone", got, len(evicted))
+	}
 	time.Sleep(60 * time.Millisecond)
 	if ended(kept) {
 		t.Fatalf("a live token's stream ended: %s", kept.reason)
