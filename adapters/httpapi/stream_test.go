@@ -162,8 +162,12 @@ func TestStreamGapResetsAndRechecksAtOnce(t *testing.T) {
 	waitEnded(t, revoked, time.Second, "revoked")
 	var got []string
 	for range 3 {
-		e := <-kept.events
-		got = append(got, e.ID+"/"+e.Type)
+		select {
+		case e := <-kept.events:
+			got = append(got, e.ID+"/"+e.Type)
+		case <-time.After(time.Second):
+			t.Fatalf("the stream got %v and then nothing", got)
+		}
 	}
 	if want := []string{"e2/message.sent", "/reset", "e3/message.sent"}; !slices.Equal(got, want) {
 		t.Fatalf("the stream got %v, want %v", got, want)
