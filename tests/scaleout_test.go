@@ -146,9 +146,11 @@ func TestScaleOutStreamsAfterABusOutage(t *testing.T) {
 			srv = natstest.StartAt(t, port)
 			waitForMessages(t, srv) // process 2 is back and sent what it held
 			proxy.heal()
+			healed := time.Now()
 
 			annS.ends(5*time.Second, "revoked")
 			bobS.expectEvent(5*time.Second, "reset", `{}`)
+			t.Logf("the revoked stream ended and the other was reset %v after process 1 could reconnect", time.Since(healed))
 			at = two.Clock.Now().UnixMilli()
 			id = two.sendMessage(bob, "after")
 			bobS.expectEvent(2*time.Second, "message.sent", messageJSON(id, "after", bob, at))
