@@ -134,6 +134,7 @@ func sessionCache(lc fx.Lifecycle, local localSessions, streams *httpapi.Streams
 		return nil, err
 	}
 	lc.Append(fx.StopHook(stop))
+	streams.ForgetWith(local.Forget) // a revocation the bus lost, found by a stream's recheck
 	return sharedRevocations{SessionCache: local, bus: bus, log: log, revoked: revoked}, nil
 }
 

@@ -329,3 +329,20 @@ func TestLoadMemoryBudgets(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadStreamRecheck: 30 s unless set; a value that is not a positive
+// duration is one error line naming the variable.
+func TestLoadStreamRecheck(t *testing.T) {
+	for value, want := range map[string]time.Duration{"": 30 * time.Second, "5s": 5 * time.Second, "2m": 2 * time.Minute} {
+		c, err := Load(env(map[string]string{"TANDEM_STREAM_RECHECK": value}))
+		if err != nil || c.HTTP.Stream.Recheck != want {
+			t.Fatalf("%q: %v %v, want %v", value, c.HTTP.Stream.Recheck, err, want)
+		}
+	}
+	for _, value := range []string{"0s", "-1s", "30"} {
+		_, err := Load(env(map[string]string{"TANDEM_STREAM_RECHECK": value}))
+		if err == nil || err.Error() != `TANDEM_STREAM_RECHECK: "`+value+`" is not a positive duration such as 30s` {
+			t.Fatalf("%q: %v", value, err)
+		}
+	}
+}

@@ -105,7 +105,9 @@ func serve(ctx context.Context, cfg Config) error {
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-sigCtx.Done()
-	stopCtx, cancelStop := context.WithTimeout(context.Background(), 20*time.Second)
+	// The drain may take the whole grace, then the requests still in hand
+	// finish (within the request timeout) and the jobs and the store stop.
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownGrace+20*time.Second)
 	defer cancelStop()
 	return app.Stop(stopCtx)
 }

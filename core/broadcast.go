@@ -21,6 +21,13 @@ type Broadcast interface {
 	// Flush waits, at most timeout, until what was published so far has
 	// left this process (a revocation, before the logout is answered).
 	Flush(timeout time.Duration) error
+	// OnGap calls gap each time this process may have missed messages it
+	// was subscribed to: after it reconnected to the broker (its
+	// subscriptions restored by then), or after a subscription dropped
+	// messages it fell behind on. What was missed is not known, so the
+	// subscriber re-reads what matters from the store. gap must not block.
+	// A bus that never loses messages (in-process) never calls it.
+	OnGap(gap func()) (stop func())
 }
 
 // The topics of the Broadcast.

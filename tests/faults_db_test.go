@@ -174,20 +174,34 @@ func TestFaultDatabaseOutageUnderLoad(t *testing.T) {
 
 // A database that keeps its connections open but answers nothing: once the
 // breaker sees it, requests are refused in well under 100 ms instead of each
-// waiting out the request timeout; it closes by itself when the database
-// answers again.
+// waiting out the request timeout, and those already waiting on it (sent
+// before it opened) answer 503 as it opens; it closes by itself when the
+// database answers again.
 func TestFaultDatabaseThatHangsFailsFast(t *testing.T) {
 	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
 		u := h.newUser("hang@x.io")
 		profile := "/api/users/user/" + u.ID
 		expect(t, h.get(profile, u.Token), 200, "")
 
+		hung := time.Now()
 		p.hang()
+		waiting := waitingRequests(h, u, profile)
 		// open: /readyz answers 503 at once instead of after its 2 s ping
 		opened := waitFor(t, 10*time.Second, "the breaker opens", func() bool {
 			start := time.Now()
 			return h.get("/readyz", "").Status == 503 && time.Since(start) < 100*time.Millisecond
 		})
+		seen := hung.Add(opened)
+		var latest time.Duration
+		for _, w := range waiting() {
+			expect(t, w.r, 503, errBody("unavailable", "service unavailable"))
+			// seen is when the polling above noticed the opening: a little after it
+			if late := w.end.Sub(seen); late > time.Second {
+				t.Fatalf("a request sent %v after the hang answered %v after the breaker was seen open (request timeout 10 s)",
+					w.sent.Sub(hung).Round(time.Millisecond), late.Round(time.Millisecond))
+			}
+			latest = max(latest, w.end.Sub(hung))
+		}
 		for range 10 {
 			start := time.Now()
 			r := h.get(profile, u.Token)
@@ -199,8 +213,42 @@ func TestFaultDatabaseThatHangsFailsFast(t *testing.T) {
 		}
 		p.heal()
 		closed := waitFor(t, 10*time.Second, "the breaker closes", func() bool { return h.get(profile, u.Token).Status == 200 })
-		t.Logf("hang: breaker open %v after the hang, closed %v after the heal", opened.Round(time.Millisecond), closed.Round(time.Millisecond))
+		t.Logf("hang: breaker open %v after the hang (the requests waiting on it answered by %v), closed %v after the heal",
+			opened.Round(time.Millisecond), latest.Round(time.Millisecond), closed.Round(time.Millisecond))
 	}, withEnv("TANDEM_REQUEST_TIMEOUT", "10s"))
+}
+
+// waited is a request sent while the database hangs, and its answer.
+type waited struct {
+	sent, end time.Time
+	r         response
+}
+
+// waitingRequests sends reads and writes into a hung database: three at
+// once and three a second later, before the breaker can open; the function
+// it returns waits for their answers.
+func waitingRequests(h *harness, u user, profile string) func() []waited {
+	out := make([]waited, 6)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			if i >= 3 {
+				time.Sleep(time.Second)
+			}
+			out[i].sent = time.Now()
+			rq := req{Method: "GET", Path: profile, Token: u.Token}
+			if i%2 == 1 {
+				rq = req{Method: "POST", Path: "/api/messages/send", Token: u.Token, Body: map[string]any{"body": "waiting"},
+					Headers: map[string]string{"X-API-Key": testAPIKey}}
+			}
+			r, err := h.send(h.request(rq))
+			if err != nil {
+				r = response{Body: []byte(err.Error())}
+			}
+			out[i].r, out[i].end = r, time.Now()
+		})
+	}
+	return func() []waited { wg.Wait(); return out }
 }
 
 // 300 ms more on every database round trip: requests are slow but finish,

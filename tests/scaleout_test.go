@@ -105,3 +105,76 @@ func TestScaleOutStreams(t *testing.T) {
 		bobS.ends(time.Second, "revoked")
 	})
 }
+
+// A bus outage that loses the messages between two processes: a logout on
+// the other process during it still ends the stream here, and the live
+// events it published meanwhile are not silently missing: the stream is
+// told to refetch (event: reset) and then carries events again. Process 1
+// reaches NATS through a proxy held cut until process 2 has reconnected and
+// flushed what it buffered, so those messages reach the server while
+// process 1 is not subscribed: the worst order, made certain. The recheck
+// interval is long, so the stream can only end by the recheck made on
+// reconnecting.
+func TestScaleOutStreamsAfterABusOutage(t *testing.T) {
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue // a memory store is one process's own
+		}
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			srv := natstest.Start(t)
+			port := srv.Port()
+			proxy := newFaultProxy(t, fmt.Sprintf("127.0.0.1:%d", port))
+			prefix := fmt.Sprintf("gap%d_%d", os.Getpid(), natsPrefixes.Add(1))
+			recheck := withEnv("TANDEM_STREAM_RECHECK", "10m")
+			one := newHarness(t, p, withNATS("nats://"+proxy.Addr(), prefix), recheck)
+			two := newHarness(t, p, withNATS(srv.URL(), prefix), withEnv("TANDEM_DB", one.env["TANDEM_DB"]), recheck)
+
+			ann, bob := one.newUser("ann@x.io"), one.newUser("bob@x.io")
+			one.pair(ann, bob)
+			annS, bobS := one.openStream(ann, ""), one.openStream(bob, "")
+			at := two.Clock.Now().UnixMilli()
+			id := two.sendMessage(ann, "before")
+			bobS.expectEvent(time.Second, "message.sent", messageJSON(id, "before", ann, at))
+
+			proxy.cut()
+			srv.Shutdown()
+			two.sendMessage(ann, "during the outage")
+			expect(t, two.post("/api/auth/logout", ann.Token, map[string]any{}), 200, "")
+			expect(t, two.get("/api/users/user/"+ann.ID, ann.Token), 401, "")
+
+			srv = natstest.StartAt(t, port)
+			waitForMessages(t, srv) // process 2 is back and sent what it held
+			proxy.heal()
+			healed := time.Now()
+
+			annS.ends(5*time.Second, "revoked")
+			bobS.expectEvent(5*time.Second, "reset", `{}`)
+			t.Logf("the revoked stream ended and the other was reset %v after process 1 could reconnect", time.Since(healed))
+			at = two.Clock.Now().UnixMilli()
+			id = two.sendMessage(bob, "after")
+			bobS.expectEvent(2*time.Second, "message.sent", messageJSON(id, "after", bob, at))
+			expect(t, one.get("/api/users/user/"+ann.ID, ann.Token), 401, "")
+		})
+	}
+}
+
+// waitForMessages waits until srv has had messages and none for a while.
+func waitForMessages(t *testing.T, srv *natstest.Server) {
+	t.Helper()
+	deadline, last, since := time.Now().Add(10*time.Second), int64(0), time.Now()
+	for time.Now().Before(deadline) {
+		v, err := srv.Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.InMsgs != last {
+			last, since = v.InMsgs, time.Now()
+		}
+		if last > 0 && time.Since(since) > 100*time.Millisecond {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no messages reached the restarted NATS server")
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tandem/adapters/bus/natsbus/natstest"
+	"tandem/modules/accounts"
 )
 
 // The live partner stream: GET /api/users/user/{userId}/stream, Server-Sent
@@ -357,6 +358,37 @@ func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
 		expect(t, h.get(streamPath(ann), ann.Token), 401, "")
 		expect(t, h.get("/api/users/user/"+ann.ID, fresh), 200, "")
 	})
+}
+
+// A token that leaves the store with no word on the bus (a revocation the
+// bus lost, a row deleted by hand) ends its stream at the next recheck
+// (TANDEM_STREAM_RECHECK) and is forgotten by the token cache; the user's
+// other session and its stream go on.
+func TestStreamEndsWhenItsTokenLeavesTheStore(t *testing.T) {
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue // the memory store has no rows to delete by hand
+		}
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, p, withEnv("TANDEM_STREAM_RECHECK", "100ms"))
+			ann := h.newUser("ann@x.io")
+			_, other := h.login("ann@x.io")
+			s, kept := h.openStream(ann, ""), h.openStream(user{ID: ann.ID, Token: other}, "")
+			expect(t, h.get("/api/users/user/"+ann.ID, ann.Token), 200, "") // cached now
+			res, err := h.DB.ExecContext(context.Background(), "DELETE FROM auth_tokens WHERE token_hash = ?", accounts.HashToken(ann.Token))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				t.Fatalf("deleted %d tokens", n)
+			}
+			s.ends(time.Second, "revoked")
+			expect(t, h.get("/api/users/user/"+ann.ID, ann.Token), 401, "")
+			kept.none(300 * time.Millisecond)
+			expect(t, h.get("/api/users/user/"+ann.ID, other), 200, "")
+		})
+	}
 }
 
 // A NATS outage fails no request: while the server is down, messages are

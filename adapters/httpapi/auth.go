@@ -140,9 +140,15 @@ func limitPerUser(l core.Limiter, name string, perMinute int) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		if err := l.Hit(c.UserContext(), rule, p.UserID, "rate_limited"); err != nil {
+		if err := l.Hit(c.UserContext(), rule, p.UserID, "rate_limited"); err != nil && !uncountedRead(c, err) {
 			return err
 		}
 		return c.Next()
 	}
+}
+
+// uncountedRead lets a read through whose count the full database could
+// not store: reads keep working on a full disk; writes fail there anyway.
+func uncountedRead(c *fiber.Ctx, err error) bool {
+	return core.IsKind(err, core.KindInsufficientStorage) && (c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead)
 }

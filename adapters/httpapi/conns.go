@@ -1,89 +1,171 @@
 package httpapi
 
 import (
+	"io"
 	"net"
 	"sync"
-	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
-// silentConns is a listener that remembers the connections that have not
-// sent a byte yet. fasthttp counts a new connection as busy from its accept
-// (it waits up to the read timeout for a first request), so a connection a
-// client or a load balancer opened ahead and never used would hold a
-// shutdown for 30 s; these are closed once the drain's grace is over.
-type silentConns struct {
+// conns is the server's listener. It knows every connection it accepted
+// and whether a request is in hand on it, so that a stop can stop accepting
+// at once, keep answering the connections already open, and at the end of
+// the grace end only those that are between requests or never sent one.
+//
+// It never closes a connection itself: fasthttp reads and answers on its
+// own goroutine, and a socket closed under it after a request was read
+// loses that request's answer (fasthttp panics setting the write deadline
+// of a closed connection). Ending is a read that reports end of stream, on
+// which fasthttp closes the connection as it does when a client leaves.
+type conns struct {
 	net.Listener
-	mu    sync.Mutex
-	conns map[*watchedConn]struct{}
+	mu        sync.Mutex
+	open      map[*conn]struct{}
+	accepting int  // Accept calls under way: a connection may yet join
+	closed    bool // the listener is closed; Close is idempotent
+	closeErr  error
 }
 
-func newSilentConns(ln net.Listener) *silentConns {
-	return &silentConns{Listener: ln, conns: map[*watchedConn]struct{}{}}
+func newConns(ln net.Listener) *conns {
+	return &conns{Listener: ln, open: map[*conn]struct{}{}}
 }
 
-func (l *silentConns) Accept() (net.Conn, error) {
+func (l *conns) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	l.accepting++
+	l.mu.Unlock()
 	c, err := l.Listener.Accept()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.accepting--
 	if err != nil {
 		return nil, err
 	}
-	w := &watchedConn{Conn: c, owner: l}
-	l.mu.Lock()
-	l.conns[w] = struct{}{}
-	l.mu.Unlock()
+	w := &conn{Conn: c, owner: l}
+	l.open[w] = struct{}{}
 	return w, nil
 }
 
-// Close stops accepting, then closes the connections that never spoke:
-// fasthttp's shutdown would wait for their first request until the read
-// timeout.
-func (l *silentConns) Close() error {
-	err := l.Listener.Close()
-	l.closeSilent()
-	return err
-}
-
-// closeSilent closes every connection that never sent anything: no request
-// can be lost on it.
-func (l *silentConns) closeSilent() {
+// Close stops accepting; the connections accepted stay open. fasthttp's
+// shutdown closes the listener again after the stop did.
+func (l *conns) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for w := range l.conns {
-		if !w.spoke.Load() {
-			_ = w.Conn.Close()
+	if !l.closed {
+		l.closed = true
+		l.closeErr = l.Listener.Close()
+	}
+	return l.closeErr
+}
+
+// remaining counts the connections still open, and those about to be
+// accepted.
+func (l *conns) remaining() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.open) + l.accepting
+}
+
+// endIdle ends every connection with no request in hand (between two, or
+// before the first) and says how many it ended. One whose request comes as
+// it ends is answered all the same (see conn.Read).
+func (l *conns) endIdle() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for w := range l.open {
+		if w.end() {
+			n++
 		}
-		delete(l.conns, w)
+	}
+	return n
+}
+
+// connState is fasthttp's hook: an idle connection has written its answer
+// and waits for another request.
+func (l *conns) connState(c net.Conn, st fasthttp.ConnState) {
+	if w, ok := c.(*conn); ok && st == fasthttp.StateIdle {
+		w.mu.Lock()
+		w.busy = false
+		w.mu.Unlock()
 	}
 }
 
-// silent counts the connections that have not sent a byte yet.
-func (l *silentConns) silent() int {
+func (l *conns) forget(w *conn) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.conns)
-}
-
-func (l *silentConns) forget(w *watchedConn) {
-	l.mu.Lock()
-	delete(l.conns, w)
+	delete(l.open, w)
 	l.mu.Unlock()
 }
 
-type watchedConn struct {
+type conn struct {
 	net.Conn
-	owner *silentConns
-	spoke atomic.Bool
+	owner    *conns
+	mu       sync.Mutex
+	busy     bool      // bytes of a request came since the last answer
+	ended    bool      // the stop ended it: reads report end of stream
+	deadline time.Time // the read deadline fasthttp asked for
 }
 
-func (w *watchedConn) Read(b []byte) (int, error) {
+// longAgo is a read deadline in the past: it wakes a read under way.
+var longAgo = time.Unix(1, 0)
+
+// end ends a connection with no request in hand: a read under way wakes and,
+// as every later one, reports end of stream.
+func (w *conn) end() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy || w.ended {
+		return false
+	}
+	w.ended = true
+	_ = w.Conn.SetReadDeadline(longAgo)
+	return true
+}
+
+func (w *conn) Read(b []byte) (int, error) {
+	w.mu.Lock()
+	ended := w.ended
+	w.mu.Unlock()
+	if ended {
+		return 0, io.EOF
+	}
 	n, err := w.Conn.Read(b)
-	if n > 0 && !w.spoke.Load() {
-		w.spoke.Store(true)
-		w.owner.forget(w) // only silent connections are of interest
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n > 0 {
+		w.busy = true
+		if w.ended { // a request came as the stop ended the connection: it is answered
+			w.ended = false
+			_ = w.Conn.SetReadDeadline(w.deadline)
+		}
+		return n, err
+	}
+	if w.ended { // woken by end
+		return 0, io.EOF
 	}
 	return n, err
 }
 
-func (w *watchedConn) Close() error {
+func (w *conn) SetReadDeadline(t time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.deadline = t
+	if w.ended {
+		return nil
+	}
+	return w.Conn.SetReadDeadline(t)
+}
+
+func (w *conn) SetDeadline(t time.Time) error {
+	if err := w.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return w.SetReadDeadline(t)
+}
+
+func (w *conn) Close() error {
 	w.owner.forget(w)
 	return w.Conn.Close()
 }

@@ -15,16 +15,33 @@ type Pinger interface {
 
 // Breaker says the database has stopped answering (sqlstore.Breaker): then
 // every /api/ request is refused at once with 503 instead of waiting out
-// the request timeout.
-type Breaker interface{ Open() bool }
+// the request timeout. Guard ties a request to it: the context it returns
+// is cancelled, with a core.KindUnavailable cause, when the breaker opens.
+type Breaker interface {
+	Open() bool
+	Guard(ctx context.Context) (context.Context, func())
+}
 
-// failFast refuses API requests while the breaker is open.
+// failFast refuses API requests while the breaker is open, and answers
+// those in flight when it opens 503 at once: they were waiting on the same
+// silent database.
 func failFast(b Breaker) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if b.Open() && isAPI(c.Path()) {
+		if !isAPI(c.Path()) {
+			return c.Next()
+		}
+		if b.Open() {
 			return core.Unavailable("unavailable", "the database is unavailable")
 		}
-		return c.Next()
+		ctx, release := b.Guard(c.UserContext())
+		defer release()
+		c.SetUserContext(ctx)
+		err := c.Next()
+		if err != nil && ctx.Err() != nil && core.IsKind(context.Cause(ctx), core.KindUnavailable) {
+			// whatever the interrupted query made of the cancellation (500, 499)
+			return core.Unavailable("unavailable", "the database is unavailable").Wrap(err)
+		}
+		return err
 	}
 }
 
@@ -60,5 +77,18 @@ func (h *healthHandler) ready(c *fiber.Ctx) error {
 	if err := h.db.Ping(c.UserContext()); err != nil {
 		return err
 	}
+	if w, ok := h.db.(WriteHealth); ok {
+		if err := w.WriteProblem(); err != nil {
+			e := core.As(err)
+			return c.JSON(fiber.Map{"status": "degraded", "code": e.Code, "message": e.Message})
+		}
+	}
 	return c.JSON(fiber.Map{"status": "ready"})
 }
+
+// WriteHealth is a database that can have lost its write path while reads
+// work (sqlstore.DB: a write refused for want of space in the last 30 s,
+// and none has succeeded since). Readiness then answers 200 "degraded",
+// not 503: taking the process out of rotation would fail the reads too,
+// and every process shares the one full disk; writes answer 507 meanwhile.
+type WriteHealth interface{ WriteProblem() error }

@@ -27,9 +27,10 @@ type Config struct {
 	WriteTimeout    time.Duration
 	IdleTimeout     time.Duration
 	RequestTimeout  time.Duration
-	// ShutdownGrace is how long a stopping server keeps answering (each
-	// answer with Connection: close, /readyz 503) before it stops accepting,
-	// so that load balancers and keep-alive clients move away first.
+	// ShutdownGrace is how long a stopping server, no longer accepting,
+	// keeps answering the connections already open (each answer with
+	// Connection: close, /readyz 503), so that keep-alive clients leave
+	// after an answer rather than into a closed socket.
 	ShutdownGrace  time.Duration
 	TrustedProxies []string
 	CORSOrigins    string
@@ -44,7 +45,8 @@ type Server struct {
 	App     *fiber.App
 	cfg     Config
 	log     *zap.Logger
-	ln      *silentConns
+	ln      *conns
+	served  chan struct{} // closed when Serve has returned
 	streams *Streams
 	drain   *Drain
 }
@@ -117,8 +119,11 @@ func (s *Server) start(context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.ln = newSilentConns(ln)
+	s.ln = newConns(ln)
+	s.App.Server().ConnState = s.ln.connState
+	s.served = make(chan struct{})
 	go func() {
+		defer close(s.served)
 		if err := s.App.Listener(s.ln); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error("http server stopped", zap.Error(err))
 		}
@@ -127,30 +132,61 @@ func (s *Server) start(context.Context) error {
 	return nil
 }
 
-// stop drains: answers keep coming for the grace (each closing its
-// connection) until no connection is left or the grace is over; then the
-// listener closes and in-flight requests finish.
+// stop drains: it stops accepting at once (a load balancer's new
+// connections are refused, not accepted and dropped), then answers the
+// connections already open, each answer closing its connection, until none
+// is left or the grace is over. Then the connections with no request in
+// hand are ended; those with one get their answer first.
 func (s *Server) stop(ctx context.Context) error {
-	s.log.Info("draining: every answer closes its connection", zap.Duration("grace", s.cfg.ShutdownGrace))
 	s.drain.on.Store(true)
 	s.streams.Close() // fasthttp waits for every open answer, and a stream never ends by itself
-	s.waitForNoConnections(ctx, s.cfg.ShutdownGrace)
-	return s.App.ShutdownWithContext(ctx) // closing the listener closes the silent connections
+	if err := s.ln.Close(); err != nil {
+		s.log.Warn("closing the listener", zap.Error(err))
+	}
+	s.log.Info("draining: not accepting; every answer closes its connection",
+		zap.Duration("grace", s.cfg.ShutdownGrace), zap.Int("connections", s.ln.remaining()))
+	if err := s.waitForConnections(ctx, s.cfg.ShutdownGrace); err != nil {
+		return err
+	}
+	select {
+	case <-s.served:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Nothing is left for fasthttp to close: its shutdown only ends its
+	// own bookkeeping (and Fiber's hooks).
+	return s.App.ShutdownWithContext(ctx)
 }
 
-// waitForNoConnections waits until every connection that sent a request
-// has gone (one that never spoke is closed with the listener), at most grace.
-func (s *Server) waitForNoConnections(ctx context.Context, grace time.Duration) {
-	deadline := time.Now().Add(grace)
-	busy := func() bool {
-		n := int(s.App.Server().GetOpenConnectionsCount())
-		if s.ln != nil {
-			n -= s.ln.silent()
+// waitForConnections waits until every accepted connection has gone. After
+// the grace, the idle ones are ended (again at each round: an answer given
+// after the grace leaves its connection idle).
+func (s *Server) waitForConnections(ctx context.Context, grace time.Duration) error {
+	over := grace <= 0
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	ended := 0
+	for {
+		if over {
+			ended += s.ln.endIdle()
 		}
-		return n > 0
-	}
-	for busy() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
+		n := s.ln.remaining()
+		if n == 0 {
+			if ended > 0 {
+				s.log.Info("drained: idle connections ended after the grace", zap.Int("ended", ended))
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			s.log.Error("stopped with requests still in hand", zap.Int("connections", n))
+			return ctx.Err()
+		case <-timer.C:
+			over = true
+		case <-tick.C:
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -29,11 +30,20 @@ type StreamConfig struct {
 	// ReplayBytes bounds the replay buffers of users with no open stream
 	// here; past it their events are not kept (a resume gets a reset).
 	ReplayBytes int
+	// Recheck is how often every open stream's token is looked up in the
+	// store again (TANDEM_STREAM_RECHECK): a revocation travels on the bus
+	// once, at most once, and a stream must not outlive a lost one.
+	Recheck time.Duration
 }
 
-// DefaultStreamConfig: 25 s heartbeats, the last 100 events or 10 minutes.
+// DefaultStreamConfig: 25 s heartbeats, the last 100 events or 10 minutes,
+// tokens rechecked every 30 s.
 var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, ReplayMax: 100, ReplayAge: 10 * time.Minute,
-	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20}
+	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20, Recheck: 30 * time.Second}
+
+// recheckTimeout bounds one token's lookup; a store that does not answer
+// ends the round (the next one tries again), never a stream.
+const recheckTimeout = 5 * time.Second
 
 // sendBuffer is how many events a stream may lag behind before it is ended
 // (the client resumes with Last-Event-ID instead of holding memory here).
@@ -63,6 +73,11 @@ type stream struct {
 	reason      string // why it ended, written as the last event
 }
 
+// resetEvent, on a stream's channel, is written as `event: reset` (no id):
+// events may have been missed, the app refetches. Kept in line with the
+// events so that none heard after the gap goes before it.
+var resetEvent = liveEvent{Type: "reset"}
+
 func (s *stream) end(reason string) {
 	s.once.Do(func() { s.reason = reason; close(s.done) })
 }
@@ -77,14 +92,21 @@ type userStreams struct {
 // that renders each reader's record and publishes it on the bus, and the
 // bus subscription that fans events out to this process's open streams.
 type Streams struct {
-	cfg     StreamConfig
-	bus     core.Broadcast
-	ids     core.IDs
-	clock   core.Clock // a token's expiry is read against it
+	cfg   StreamConfig
+	bus   core.Broadcast
+	ids   core.IDs
+	clock core.Clock // a token's expiry is read against it
+	// store is read for the rechecks: the database itself, not the token
+	// cache, whose entries may be up to its ttl stale by design, which is
+	// just what a recheck after a bus gap must not trust.
+	store   accounts.Repository
 	log     *zap.Logger
 	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
 	gauge   prometheus.Gauge
 	dropped prometheus.Counter
+	resets  prometheus.Counter
+	recheck chan struct{}               // a token recheck is wanted now (a bus gap); cap 1
+	evict   func(tokenHashes ...string) // ForgetWith's
 
 	mu       sync.Mutex
 	users    map[string]*userStreams
@@ -95,23 +117,29 @@ type Streams struct {
 }
 
 // NewStreams subscribes to the bus for the app's lifetime.
-func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, log *zap.Logger,
-	m *Metrics) (*Streams, error) {
-	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, log: log, write: cfg.WriteTimeout,
-		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{},
+func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, store accounts.Repository,
+	log *zap.Logger, m *Metrics) (*Streams, error) {
+	if cfg.Stream.Recheck <= 0 {
+		return nil, fmt.Errorf("stream: recheck interval %v must be positive", cfg.Stream.Recheck)
+	}
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, log: log, write: cfg.WriteTimeout,
+		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{}, recheck: make(chan struct{}, 1),
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
 			Help: "Live streams ended because their client read too slowly."}),
+		resets: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_gaps_total",
+			Help: "Bus gaps (a reconnection, a dropped message) after which every open stream was sent event: reset."}),
 	}
-	m.MustRegister(h.gauge, h.dropped)
+	m.MustRegister(h.gauge, h.dropped, h.resets)
 	stop, err := bus.Subscribe(core.TopicLive, h.receive)
 	if err != nil {
 		return nil, err
 	}
+	stopGaps := bus.OnGap(h.gap)
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error { go h.sweep(ctx); return nil },
-		OnStop:  func(context.Context) error { cancel(); stop(); h.Close(); return nil },
+		OnStart: func(context.Context) error { go h.sweep(ctx); go h.rechecks(ctx); return nil },
+		OnStop:  func(context.Context) error { cancel(); stopGaps(); stop(); h.Close(); return nil },
 	})
 	return h, nil
 }
@@ -148,8 +176,7 @@ func (h *Streams) publish(live core.Live) error {
 	return nil
 }
 
-// receive keeps an event for resumes and hands it to the reader's streams;
-// a stream too far behind is ended rather than waited for.
+// receive keeps an event for resumes and hands it to the reader's streams.
 func (h *Streams) receive(data []byte) {
 	e, ok := decodeLive(data)
 	if !ok {
@@ -167,12 +194,7 @@ func (h *Streams) receive(data []byte) {
 		h.keep(u, replayed{liveEvent: e, at: time.Now()})
 	}
 	for _, s := range u.open {
-		select {
-		case s.events <- e:
-		default:
-			h.dropped.Inc()
-			s.end("lagging")
-		}
+		h.send(s, e)
 	}
 }
 
@@ -338,12 +360,99 @@ func (h *Streams) expire(now time.Time) {
 }
 
 // EndSessions ends the streams opened with these token hashes (revoked).
-func (h *Streams) EndSessions(tokenHashes ...string) {
+func (h *Streams) EndSessions(tokenHashes ...string) { h.endTokens("revoked", tokenHashes...) }
+
+func (h *Streams) endTokens(reason string, tokenHashes ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, t := range tokenHashes {
 		for s := range h.byToken[t] {
-			s.end("revoked")
+			s.end(reason)
+		}
+	}
+}
+
+// ForgetWith sets what a recheck tells of a token it found revoked before
+// ending its streams: the process's token cache, which may still hold it
+// when the bus lost the revocation. Call before the app starts.
+func (h *Streams) ForgetWith(evict func(tokenHashes ...string)) { h.evict = evict }
+
+// gap is the bus's word that this process may have missed messages: live
+// events, so every open stream is told to refetch and no resume is served
+// from buffers with a hole in them; and revocations, so every token is
+// looked up again at once. Called on the bus's goroutine: nothing here
+// waits for the store.
+func (h *Streams) gap() {
+	h.resets.Inc()
+	h.mu.Lock()
+	for _, u := range h.users {
+		h.forget(u, len(u.replay))
+		for _, s := range u.open {
+			h.send(s, resetEvent)
+		}
+	}
+	h.mu.Unlock()
+	select {
+	case h.recheck <- struct{}{}:
+	default: // one is already due
+	}
+}
+
+// send queues e on s; a stream too far behind is ended rather than waited
+// for. Caller holds h.mu.
+func (h *Streams) send(s *stream, e liveEvent) {
+	select {
+	case s.events <- e:
+	default:
+		h.dropped.Inc()
+		s.end("lagging")
+	}
+}
+
+// rechecks looks every open stream's token up again every Recheck, and at
+// once after a bus gap, one lookup at a time (a single connection of the
+// pool, however many streams are open).
+func (h *Streams) rechecks(ctx context.Context) {
+	t := time.NewTicker(h.cfg.Recheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-h.recheck:
+		}
+		h.recheckTokens(ctx)
+	}
+}
+
+// recheckTokens ends the streams of every token no longer in the store
+// (revoked; the bus message may have been lost) or expired by the clock.
+// A store error stops the round: an outage must not end every stream.
+func (h *Streams) recheckTokens(ctx context.Context) {
+	h.mu.Lock()
+	tokens := make([]string, 0, len(h.byToken))
+	for t := range h.byToken {
+		tokens = append(tokens, t)
+	}
+	h.mu.Unlock()
+	for _, t := range tokens {
+		lookup, cancel := context.WithTimeout(ctx, recheckTimeout)
+		sess, err := h.store.Session(lookup, t)
+		cancel()
+		switch {
+		case core.IsKind(err, core.KindNotFound):
+			if h.evict != nil {
+				h.evict(t)
+			}
+			h.endTokens("revoked", t)
+		case err != nil:
+			if ctx.Err() == nil {
+				h.log.Warn("live: stream tokens not rechecked; next round in "+h.cfg.Recheck.String(), zap.Error(err))
+			}
+			return
+		case !h.clock.Now().Before(sess.ExpiresAt):
+			h.endTokens("expired", t)
 		}
 	}
 }
@@ -477,6 +586,10 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 	for w.flush() == nil {
 		select {
 		case e := <-s.events:
+			if e.ID == "" { // resetEvent: every event from the bus has an id
+				w.raw("event: reset\ndata: {}\n\n")
+				continue
+			}
 			w.event(e)
 		case <-heartbeat.C:
 			w.raw(": heartbeat\n\n")

@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,17 +15,173 @@ import (
 
 	"tandem/adapters/bus/localbus"
 	"tandem/core"
+	"tandem/modules/accounts"
 )
 
 func newTestStreams(t *testing.T, sc StreamConfig) (*Streams, *localbus.Bus) {
 	t.Helper()
 	bus := localbus.New()
+	if sc.Recheck == 0 {
+		sc.Recheck = time.Hour
+	}
 	lc := fxtest.NewLifecycle(t)
-	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, zap.NewNop(), NewMetrics())
+	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, &sessionStore{}, zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h, bus
+}
+
+// sessionStore is the accounts repository as the rechecks read it: the
+// tokens it holds, or an outage.
+type sessionStore struct {
+	accounts.Repository // only Session is called
+	mu                  sync.Mutex
+	live                map[string]time.Time // token hash: expiry
+	down                bool
+	reads               int
+}
+
+func (s *sessionStore) Session(_ context.Context, hash string) (accounts.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reads++
+	if s.down {
+		return accounts.Session{}, core.Unavailable("unavailable", "database down")
+	}
+	exp, ok := s.live[hash]
+	if !ok {
+		return accounts.Session{}, core.NotFound("not_found", "no such token")
+	}
+	return accounts.Session{UserID: "ann", ExpiresAt: exp}, nil
+}
+
+func (s *sessionStore) set(f func(s *sessionStore)) { s.mu.Lock(); f(s); s.mu.Unlock() }
+
+// gappyBus is the local bus with gaps on demand, as NATS has them.
+type gappyBus struct {
+	*localbus.Bus
+	mu   sync.Mutex
+	gaps []func()
+}
+
+func (b *gappyBus) OnGap(g func()) func() {
+	b.mu.Lock()
+	b.gaps = append(b.gaps, g)
+	b.mu.Unlock()
+	return func() {}
+}
+
+func (b *gappyBus) gap() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, g := range b.gaps {
+		g()
+	}
+}
+
+// startedStreams runs Streams with its recheck loop on a bus with gaps.
+func startedStreams(t *testing.T, recheck time.Duration, store *sessionStore) (*Streams, *gappyBus) {
+	t.Helper()
+	bus := &gappyBus{Bus: localbus.New()}
+	lc := fxtest.NewLifecycle(t)
+	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: recheck}
+	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, zap.NewNop(), NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc.RequireStart()
+	t.Cleanup(lc.RequireStop)
+	return h, bus
+}
+
+// waitEnded fails unless s ends for reason within d.
+func waitEnded(t *testing.T, s *stream, d time.Duration, reason string) {
+	t.Helper()
+	select {
+	case <-s.done:
+		if s.reason != reason {
+			t.Fatalf("the stream ended %q, want %q", s.reason, reason)
+		}
+	case <-time.After(d):
+		t.Fatalf("the stream was still open after %v", d)
+	}
+}
+
+// With no bus message at all, the periodic recheck ends the stream of a
+// token gone from the store, and of one past its expiry; the others go on,
+// and a store outage ends none.
+func TestStreamRecheckEndsStreamsOfDeadTokens(t *testing.T) {
+	t.Parallel()
+	later := time.Now().Add(time.Hour)
+	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later, "t3": later}}
+	h, _ := startedStreams(t, 20*time.Millisecond, store)
+	evicted := make(chan string, 10)
+	h.ForgetWith(func(hashes ...string) {
+		for _, x := range hashes {
+			evicted <- x
+		}
+	})
+	revoked, _, _, _ := h.attach("ann", "t1", "")
+	expired, _, _, _ := h.attach("ann", "t2", "")
+	kept, _, _, _ := h.attach("ann", "t3", "")
+
+	store.set(func(s *sessionStore) { s.down = true; delete(s.live, "t1") })
+	time.Sleep(100 * time.Millisecond) // several rounds, every read failing
+	if ended(revoked) || ended(kept) {
+		t.Fatal("a store outage ended a stream")
+	}
+	store.set(func(s *sessionStore) { s.down = false; s.live["t2"] = time.Now().Add(-time.Second) })
+	waitEnded(t, revoked, time.Second, "revoked")
+	waitEnded(t, expired, time.Second, "expired")
+	if got := <-evicted; got != "t1" || len(evicted) != 0 { // the token cache forgets the revoked one
+		t.Fatalf("evicted %q and %d more, want t1 alone", got, len(evicted))
+	}
+	time.Sleep(60 * time.Millisecond)
+	if ended(kept) {
+		t.Fatalf("a live token's stream ended: %s", kept.reason)
+	}
+}
+
+// A bus gap sends every open stream a reset, in line with its events,
+// forgets the buffers a resume would be served from (they have a hole),
+// and rechecks the tokens at once rather than at the next round.
+func TestStreamGapResetsAndRechecksAtOnce(t *testing.T) {
+	t.Parallel()
+	later := time.Now().Add(time.Hour)
+	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later}}
+	h, bus := startedStreams(t, time.Hour, store)
+	publishLive(t, bus, "e1", "ann")
+	revoked, _, _, _ := h.attach("ann", "t1", "")
+	kept, _, _, _ := h.attach("ann", "t2", "")
+	publishLive(t, bus, "e2", "ann")
+
+	store.set(func(s *sessionStore) { delete(s.live, "t1") })
+	bus.gap()
+	publishLive(t, bus, "e3", "ann")
+	waitEnded(t, revoked, time.Second, "revoked")
+	var got []string
+	for range 3 {
+		select {
+		case e := <-kept.events:
+			got = append(got, e.ID+"/"+e.Type)
+		case <-time.After(time.Second):
+			t.Fatalf("the stream got %v and then nothing", got)
+		}
+	}
+	if want := []string{"e2/message.sent", "/reset", "e3/message.sent"}; !slices.Equal(got, want) {
+		t.Fatalf("the stream got %v, want %v", got, want)
+	}
+	if ended(kept) {
+		t.Fatalf("a live token's stream ended: %s", kept.reason)
+	}
+	// a resume from before the gap is a reset; one from after it is served
+	if _, _, reset, _ := h.attach("ann", "t2", "e2"); !reset {
+		t.Fatal("a resume across the gap was served from a buffer with a hole")
+	}
+	if _, backlog, reset, _ := h.attach("ann", "t2", "e3"); reset || len(backlog) != 0 {
+		t.Fatalf("a resume after the gap: %v reset %v", ids(backlog), reset)
+	}
 }
 
 func publishLive(t *testing.T, bus core.Broadcast, id, user string) {

@@ -60,3 +60,6 @@ func (Ready) Ping(context.Context) error { return nil }
 
 // Open is the breaker of a store in the process's memory: never open.
 func (Ready) Open() bool { return false }
+
+// Guard: a breaker that never opens cancels nothing.
+func (Ready) Guard(ctx context.Context) (context.Context, func()) { return ctx, func() {} }

@@ -15,6 +15,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"tandem/core"
 )
 
 // Dialect is the SQL flavour of the database.
@@ -43,6 +45,7 @@ type DB struct {
 	stmts      *stmtCache    // nil: every query is parsed where it runs
 	writes     chan struct{} // SQLite: the turn to write (one writer at a time); nil on MySQL
 	group      groupCommit   // SQLite: the transactions waiting for the turn
+	full       fullMark      // the last write refused for want of space (readiness)
 }
 
 // Close releases the prepared statements, then the connections.
@@ -199,6 +202,50 @@ func (d *DB) Ping(ctx context.Context) error {
 	defer cancel()
 	if err := d.DB.PingContext(ctx); err != nil {
 		return mapErr(err)
+	}
+	return nil
+}
+
+// fullHold is how long a write refused for want of space keeps the write
+// path reported down, unless a write succeeds first. Without an end, an
+// idle service freed of its full disk would be reported down for ever (no
+// write comes to clear it); each new refusal starts it again.
+const fullHold = 30 * time.Second
+
+// fullMark remembers when a write last met a full disk (unix nanoseconds;
+// 0: none since the last write that succeeded).
+type fullMark struct {
+	at   atomic.Int64
+	hold time.Duration // 0: fullHold
+}
+
+// note records a write's outcome: a full disk marks, a success clears, any
+// other error (a conflict, a missing row) says nothing about space.
+func (m *fullMark) note(err error) {
+	switch {
+	case err == nil:
+		if m.at.Load() != 0 {
+			m.at.Store(0)
+		}
+	case core.IsKind(err, core.KindInsufficientStorage):
+		m.at.Store(time.Now().UnixNano())
+	}
+}
+
+func (m *fullMark) recent() bool {
+	at, hold := m.at.Load(), m.hold
+	if hold == 0 {
+		hold = fullHold
+	}
+	return at != 0 && time.Since(time.Unix(0, at)) < hold
+}
+
+// WriteProblem reports the write path down while reads work: a write was
+// refused for want of space within the last 30 s and none has succeeded
+// since (readiness says "degraded"). Nil otherwise.
+func (d *DB) WriteProblem() error {
+	if d.full.recent() {
+		return errDiskFull()
 	}
 	return nil
 }

@@ -204,17 +204,33 @@ func (d *DB) runGroup(batch []*pendingTx) {
 		committed = append(committed, p)
 	}
 	if err := tx.Commit(); err != nil {
+		if err := mapErr(fmt.Errorf("commit: %w", err)); core.IsKind(err, core.KindInsufficientStorage) {
+			finishAll(committed, txResult{err: err}) // nothing was kept; alone they would meet the same disk
+			return
+		}
 		d.rerunAlone(committed)
 		return
 	}
-	for _, p := range committed {
-		p.finish(txResult{})
+	finishAll(committed, txResult{})
+}
+
+// rerunAlone runs each member again alone after the group's transaction
+// broke. Once one meets a full disk, the rest are answered the same without
+// a try: a full disk costs one more attempt, not one per member.
+func (d *DB) rerunAlone(ps []*pendingTx) {
+	for i, p := range ps {
+		r := d.runAlone(p)
+		p.finish(r)
+		if core.IsKind(r.err, core.KindInsufficientStorage) {
+			finishAll(ps[i+1:], r)
+			return
+		}
 	}
 }
 
-func (d *DB) rerunAlone(ps []*pendingTx) {
+func finishAll(ps []*pendingTx, r txResult) {
 	for _, p := range ps {
-		p.finish(d.runAlone(p))
+		p.finish(r)
 	}
 }
 

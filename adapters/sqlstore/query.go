@@ -49,6 +49,9 @@ func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int
 	} else {
 		res, err = e.ExecContext(ctx, q, args...)
 	}
+	if _, own := e.(*DB); own { // MySQL: a write of its own, outside inTx
+		d.full.note(mapErr(err))
+	}
 	if err != nil {
 		return 0, mapErr(err)
 	}

@@ -22,6 +22,12 @@ const txAttempts = 8
 // because a row changed under it) it runs again after a short random pause,
 // so fn must only assign what it computes, never accumulate across runs.
 func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	err := d.inTxRetried(ctx, fn)
+	d.full.note(err)
+	return err
+}
+
+func (d *DB) inTxRetried(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := d.inTxOnce(ctx, fn)
 		if err == nil || attempt == txAttempts || !retryable(err) {

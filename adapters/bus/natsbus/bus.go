@@ -57,6 +57,9 @@ type Bus struct {
 	log      *zap.Logger
 	macs     sync.Pool // of hash.Hash keyed with the secret: one per message would allocate its pads again
 	rejected func(topic string)
+
+	gapMu sync.Mutex
+	gaps  map[*func()]struct{} // OnGap's handlers
 }
 
 // Connect dials cfg.URL. A server that is not up yet is not an error: the
@@ -71,7 +74,7 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		prefix = "tandem"
 	}
 	secret := append([]byte(nil), cfg.Secret...)
-	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected}
+	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected, gaps: map[*func()]struct{}{}}
 	b.macs.New = func() any { return hmac.New(sha256.New, secret) }
 	nc, err := nats.Connect(url,
 		nats.Name("tandem"),
@@ -86,13 +89,20 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			log.Info("bus: reconnected to NATS", zap.String("server", c.ConnectedUrlRedacted()))
+			b.reconnected(c)
 		}),
+		// a first connection made after a failed start: until then nothing
+		// published elsewhere reached this process
+		nats.ConnectHandler(func(c *nats.Conn) { b.reconnected(c) }),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 			subject := ""
 			if s != nil {
 				subject = s.Subject
 			}
 			log.Warn("bus: NATS error (messages may be lost)", zap.String("subject", subject), zap.Error(err))
+			if errors.Is(err, nats.ErrSlowConsumer) {
+				b.gapped() // the client dropped messages for this subscription
+			}
 		}),
 	)
 	if err != nil {
@@ -168,6 +178,47 @@ func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
 func (b *Bus) reject(topic string) {
 	if b.rejected != nil {
 		b.rejected(topic)
+	}
+}
+
+// OnGap calls gap after every reconnection and slow-consumer drop, on a
+// goroutine of the client's (or one of its own): gap must not block.
+func (b *Bus) OnGap(gap func()) func() {
+	key := &gap
+	b.gapMu.Lock()
+	b.gaps[key] = struct{}{}
+	b.gapMu.Unlock()
+	return func() {
+		b.gapMu.Lock()
+		delete(b.gaps, key)
+		b.gapMu.Unlock()
+	}
+}
+
+// reconnected reports the gap once the server surely has this process's
+// subscriptions again: the client resent them before calling back, and a
+// flush's round trip means the server has read them. From then on every
+// message published anywhere reaches them, so a subscriber that re-reads
+// the store now misses nothing. Off the client's callback goroutine, which
+// a flush must not hold up.
+func (b *Bus) reconnected(c *nats.Conn) {
+	go func() {
+		if err := c.FlushTimeout(2 * time.Second); err != nil {
+			b.log.Warn("bus: subscriptions not confirmed after reconnecting", zap.Error(err))
+		}
+		b.gapped()
+	}()
+}
+
+func (b *Bus) gapped() {
+	b.gapMu.Lock()
+	gaps := make([]func(), 0, len(b.gaps))
+	for g := range b.gaps {
+		gaps = append(gaps, *g)
+	}
+	b.gapMu.Unlock()
+	for _, g := range gaps {
+		g()
 	}
 }
 

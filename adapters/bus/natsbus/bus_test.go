@@ -99,6 +99,66 @@ func TestNATSOutageAndReconnect(t *testing.T) {
 	}
 }
 
+// After an outage each process is told of the gap, and only once its
+// subscriptions are back on the server: a message published anywhere from
+// then on reaches them. What another process published during the outage
+// may be lost (it sent it on reconnecting, maybe before this one was back),
+// which is why subscribers need the gap. A stopped watcher hears no more.
+func TestNATSReportsGapsAfterReconnecting(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	port := srv.Port()
+	a, b := connect(t, srv.URL(), "gaps"), connect(t, srv.URL(), "gaps")
+	waitConnected(t, a, b)
+	var mu sync.Mutex
+	var heard []string
+	if _, err := b.Subscribe("live", func(d []byte) { mu.Lock(); heard = append(heard, string(d)); mu.Unlock() }); err != nil {
+		t.Fatal(err)
+	}
+	gaps := make(chan struct{}, 10)
+	b.OnGap(func() { gaps <- struct{}{} })
+	var stopped atomic.Int64
+	b.OnGap(func() { stopped.Add(1) })()
+	time.Sleep(50 * time.Millisecond) // the first connection's own callback, if it comes
+	for len(gaps) > 0 {
+		<-gaps
+	}
+	srv.Shutdown()
+	natstest.StartAt(t, port)
+	select {
+	case <-gaps:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no gap reported after the server came back")
+	}
+	// b is subscribed again: what a publishes now, b hears
+	waitConnected(t, a)
+	mustPublish := func(s string) {
+		if err := a.Publish("live", []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustPublish("after the gap")
+	if err := a.Flush(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		got := slices.Contains(heard, "after the gap")
+		mu.Unlock()
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a message published after the gap was reported did not arrive")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := stopped.Load(); n != 0 {
+		t.Fatalf("a stopped gap watcher was called %d times", n)
+	}
+}
+
 // Connecting while no server runs does not fail: the client retries.
 func TestNATSStartsWithoutServer(t *testing.T) {
 	t.Parallel()
