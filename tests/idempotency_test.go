@@ -275,3 +275,12 @@ func TestIdempotencyKeyKeepsARefusal(t *testing.T) {
 		expect(t, h.get(eventsPath(u), u.Token), 200, `[]`)
 	})
 }
+
+// A browser app may read the replay mark: CORS exposes it.
+func TestIdempotentReplayedIsExposedToBrowsers(t *testing.T) {
+	h := newHarness(t, profile{name: "memory"})
+	r := h.do(req{Method: "GET", Path: "/api/version-check?platform=ios&version=1.0.0", Headers: map[string]string{"Origin": "https://app.example"}})
+	if got := r.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "Idempotent-Replayed") {
+		t.Fatalf("Access-Control-Expose-Headers %q", got)
+	}
+}

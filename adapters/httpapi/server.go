@@ -109,7 +109,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	app := fiber.New(fc)
 	app.Use(closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
 		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, consoleHeaders, requestID, accessLog(log, m), recoverPanics,
-		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After"}),
+		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After, Idempotent-Replayed"}),
 		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
 	return app
 }
