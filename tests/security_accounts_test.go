@@ -231,7 +231,9 @@ func TestSecurityConcurrentWrongLoginsCannotPassTheLimit(t *testing.T) {
 		for _, s := range statuses {
 			count[s]++
 		}
-		if count[401] > 10 || count[401]+count[429] != attempts {
+		// 503 busy: a reserved attempt that found no hashing slot in time
+		// (TANDEM_HASH_SLOTS); it still counts against the limit.
+		if count[401] > 10 || count[401]+count[429]+count[503] != attempts {
 			t.Fatalf("answers %v: at most 10 may be checked against the password", count)
 		}
 		r := h.loginAs("owner@x.io", pw, nil)
