@@ -1,5 +1,0 @@
-//go:build !race
-
-package imaging_test
-
-const raceDetector = false
