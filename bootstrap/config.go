@@ -60,6 +60,10 @@ type Config struct {
 	// running at once (TANDEM_HASH_SLOTS). Both bound memory under a burst.
 	ImageDecodePixels int
 	HashSlots         int
+	// HashParams are the argon2id costs of new password hashes: the
+	// package's defaults, always, in a deployment (no variable sets them).
+	// The black-box tests lower them, except where the cost is the subject.
+	HashParams password.Params
 	// TokenCacheTTL bounds how long a token revoked by another process may
 	// still be accepted here (at most 5 s, DESIGN.md §3).
 	TokenCacheTTL time.Duration

@@ -83,7 +83,7 @@ func mailAdapter(cfg Config) fx.Option {
 func security(cfg Config) fx.Option {
 	return fx.Provide(
 		func() accounts.PasswordHasher {
-			return password.NewBounded(password.DefaultParams, password.Bound{Slots: cfg.HashSlots})
+			return password.NewBounded(cfg.HashParams, password.Bound{Slots: cfg.HashSlots})
 		},
 		func(lc fx.Lifecycle) (localSessions, error) {
 			c, err := cache.New(cfg.TokenCacheTTL, 16) // 16 MB: ~100k sessions

@@ -59,6 +59,7 @@ var activities = []activity{
 }
 
 func TestPartnerActivityReachesThePhone(t *testing.T) {
+	parallel(t)
 	for _, a := range activities {
 		t.Run(a.name, func(t *testing.T) {
 			eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
@@ -118,6 +119,7 @@ func TestPartnerActivityReachesThePhone(t *testing.T) {
 // ex-partner hears nothing of one's activity (their inbox and phone stay
 // quiet); the new partner does.
 func TestActivityReachesTheCurrentPartnerOnly(t *testing.T) {
+	parallel(t)
 	for _, a := range activities {
 		t.Run(a.name, func(t *testing.T) {
 			eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {

@@ -84,6 +84,7 @@ func TestAuditRecordsAPIChanges(t *testing.T) {
 // client's address and the reason, never the password; the audit page
 // shows it as any other entry.
 func TestAuditRecordsRefusedConsoleSignIns(t *testing.T) {
+	parallel(t)
 	const password = "Zebra-Wrong-Password-42" // must appear nowhere in the log
 	eachProfileWith(t, func(t *testing.T, h *harness, svc *admin.Service) {
 		h.newUser(bossEmail)

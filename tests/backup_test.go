@@ -127,6 +127,7 @@ func exported(t *testing.T, h *harness, u user) map[string]map[string]string {
 var sectionOf = map[string]string{"message": "messages", "memory": "memories", "image": "images"}
 
 func TestBackupWhileWritingRestoresEveryAcknowledgedRecord(t *testing.T) {
+	parallel(t)
 	src := newDeployment(t)
 	h := src.serve(t)
 
@@ -438,6 +439,7 @@ func wantRefusal(t *testing.T, out string, err error, fragments ...string) {
 }
 
 func TestBackupRefusals(t *testing.T) {
+	parallel(t)
 	t.Run("a directory that is not empty", func(t *testing.T) {
 		p := newPopulated(t)
 		dir := t.TempDir()
@@ -516,6 +518,7 @@ func TestBackupRefusals(t *testing.T) {
 }
 
 func TestRestoreRefusals(t *testing.T) {
+	parallel(t)
 	p := newPopulated(t)
 
 	t.Run("a database that holds a row", func(t *testing.T) {
@@ -637,6 +640,7 @@ func latestSchema(t *testing.T) int64 {
 }
 
 func TestRestoreRefusesASnapshotOfANewerSchema(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	src := newDeployment(t)
 	if out, err := command(src.env(), "migrate"); err != nil {
@@ -679,6 +683,7 @@ func previousSchema(t *testing.T) int64 {
 }
 
 func TestRestoreMigratesAnOlderSnapshotUp(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	latest, previous := latestSchema(t), previousSchema(t)
 	src := newDeployment(t)
@@ -710,6 +715,7 @@ func TestRestoreMigratesAnOlderSnapshotUp(t *testing.T) {
 // the snapshot and the copy of its file leaves a row without a file; the
 // backup names it (output and manifest) instead of passing it over.
 func TestBackupReportsAFileDeletedAfterTheSnapshot(t *testing.T) {
+	parallel(t)
 	p := newPopulated(t)
 	// the file goes as if its image had been deleted after the snapshot
 	if err := os.Remove(filepath.Join(p.src.blobs, filepath.FromSlash(p.key))); err != nil {
@@ -734,8 +740,7 @@ func TestBackupReportsAFileDeletedAfterTheSnapshot(t *testing.T) {
 // TestBackupAndRestoreOnS3: the files come from one bucket and go into
 // another (gofakes3), content types kept; the restored app redirects to them.
 func TestBackupAndRestoreOnS3(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
+	parallel(t)
 	backend := s3mem.New()
 	for _, b := range []string{"photos", "restored"} {
 		if err := backend.CreateBucket(b); err != nil {

@@ -98,6 +98,7 @@ func wantText(t *testing.T, ctx context.Context, want string) {
 // TestBrowserConsole drives the console in Chromium as an administrator
 // does, and checks each change through the public API.
 func TestBrowserConsole(t *testing.T) {
+	parallel(t)
 	ctx := browser(t)
 	dir := screenshots(t)
 	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite}, withAdmins(bossEmail))
@@ -203,6 +204,7 @@ func TestBrowserConsole(t *testing.T) {
 // TestBrowserDocsListTheOperations opens /docs (the API reference page,
 // which loads /openapi.json) and waits for known operations to show.
 func TestBrowserDocsListTheOperations(t *testing.T) {
+	parallel(t)
 	ctx := browser(t)
 	dir := screenshots(t)
 	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite})

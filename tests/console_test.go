@@ -15,6 +15,7 @@ import (
 )
 
 func TestConsoleSignInSetsAStrictSessionCookie(t *testing.T) {
+	parallel(t)
 	cases := []struct {
 		name, publicURL string
 		secure          bool
@@ -478,12 +479,13 @@ func TestConsoleSignInRefusesATokenComputedFromAPlantedCookie(t *testing.T) {
 // Processes behind one load balancer share the console's secret through
 // the database: a form served by one is accepted by another.
 func TestConsoleInstancesAcceptEachOthersSignInForm(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // a memory store is one process's
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			first := newHarness(t, p, withAdmins(bossEmail))
 			second := newHarness(t, p, withAdmins(bossEmail), sharingDB(first))
 			first.newUser(bossEmail)
@@ -502,6 +504,7 @@ func TestConsoleInstancesAcceptEachOthersSignInForm(t *testing.T) {
 // TANDEM_CONSOLE_SECRET, when set, is the key: a token computed from it is
 // accepted, one from any other key is not.
 func TestConsoleSecretFromTheEnvironmentIsTheKey(t *testing.T) {
+	parallel(t)
 	const secret = "a-deployment-secret-of-32-bytes-or-more"
 	eachProfile(t, func(t *testing.T, h *harness) {
 		h.newUser(bossEmail)

@@ -209,12 +209,13 @@ func TestDailyReminderFollowsTheSettings(t *testing.T) {
 // database (a SQLite file; MySQL when TANDEM_TEST_MYSQL_DSN is set) run the
 // job at the same moment; each user gets one reminder.
 func TestDailyReminderOnceAcrossThreeInstances(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // a memory store is one process's
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			quiet := withEnv("TANDEM_REMINDER_INTERVAL", "24h") // only the test runs the job
 			apps := make([]reminderApp, 3)
 			first := newHarness(t, p, quiet, withFx(fx.Populate(&apps[0])))

@@ -15,6 +15,7 @@ func docsHarness(t *testing.T) *harness {
 // TestDocsPageLoadsTheLiveDocument: /docs is an HTML page, with a policy that
 // allows only its own scripts, that points Swagger UI at /openapi.json.
 func TestDocsPageLoadsTheLiveDocument(t *testing.T) {
+	parallel(t)
 	h := docsHarness(t)
 	for _, path := range []string{"/docs", "/docs/"} {
 		r := h.get(path, "")
@@ -41,6 +42,7 @@ var pageAsset = regexp.MustCompile(`(?:src|href)="(/docs/[^"]+)"`)
 // TestDocsAssetsAreServedFromTheBinary: every file the page names is served,
 // with its type, gzipped to a browser and plain to a client that takes no gzip.
 func TestDocsAssetsAreServedFromTheBinary(t *testing.T) {
+	parallel(t)
 	h := docsHarness(t)
 	page := h.get("/docs", "")
 	assets := pageAsset.FindAllStringSubmatch(string(page.Body), -1)
@@ -69,6 +71,7 @@ func TestDocsAssetsAreServedFromTheBinary(t *testing.T) {
 // TestOpenAPIServersComeFromThePublicURL: "try it out" and generated clients
 // call the deployment the document was fetched from.
 func TestOpenAPIServersComeFromThePublicURL(t *testing.T) {
+	parallel(t)
 	h := docsHarness(t)
 	r := h.get("/openapi.json", "")
 	var doc struct {

@@ -26,6 +26,7 @@ import (
 // TestStopDrainsInFlightRequests: stopping the app (what SIGTERM does in
 // `tandem serve`) lets a request already being handled finish with its 200.
 func TestStopDrainsInFlightRequests(t *testing.T) {
+	parallel(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	slow := fx.Provide(httpapi.AsRoute(func() httpapi.Route {
 		return httpapi.RouteFunc(func(r fiber.Router) {
@@ -76,6 +77,7 @@ func waitUntilRefused(t *testing.T, url string) {
 // after the answer it got (as a load balancer takes the process out): not
 // one request goes into a closing socket.
 func TestDrainingClosesEveryKeepAliveConnectionCleanly(t *testing.T) {
+	parallel(t)
 	h := newHarness(t, profile{name: "memory"}, withEnv("TANDEM_SHUTDOWN_GRACE", "3s"))
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
@@ -142,6 +144,7 @@ func TestDrainingClosesEveryKeepAliveConnectionCleanly(t *testing.T) {
 // While stopping, /readyz says 503 so a load balancer takes the process
 // out; it asks on a connection it holds, since a new one is refused.
 func TestReadyzIs503WhileDraining(t *testing.T) {
+	parallel(t)
 	h := newHarness(t, profile{name: "memory"}, withEnv("TANDEM_SHUTDOWN_GRACE", "2s"))
 	expect(t, h.get("/readyz", ""), 200, `{"status":"ready"}`)
 	// a keep-alive connection held open keeps the server in its grace
@@ -170,6 +173,7 @@ func TestReadyzIs503WhileDraining(t *testing.T) {
 // client's spare) is ended at the grace's end: it does not hold the stop
 // until the 30 s read timeout.
 func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
+	parallel(t)
 	h := newHarness(t, profile{name: "memory"}, withEnv("TANDEM_SHUTDOWN_GRACE", "200ms"))
 	silent, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
 	if err != nil {
@@ -199,6 +203,7 @@ func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
 // completed in the instant before the listener closed, never accepted (a
 // debug print of the accepted addresses showed none of them among those).
 func TestDrainingTwentyTimesUnderLoadLosesNoAnswer(t *testing.T) {
+	parallel(t)
 	sqlite := profile{name: "sqlite", sql: sqlstore.SQLite}
 	first := newHarness(t, sqlite)
 	u := first.newUser("drain@example.com")

@@ -216,14 +216,15 @@ func (l *crashLoad) run(t *testing.T, p *proc, u user, photo []byte) *sync.WaitG
 }
 
 func TestFaultCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
+	parallel(t)
 	for _, prof := range profiles(t) {
 		if prof.sql == "" {
 			continue // a memory store does not survive a crash by design
 		}
 		t.Run(prof.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			blobs := t.TempDir()
-			env := map[string]string{"TANDEM_DB": string(prof.sql) + ":" + sqltest.Config(t, prof.sql).DSN,
+			env := map[string]string{"TANDEM_DB": string(prof.sql) + ":" + sqltest.Migrated(t, prof.sql).DSN,
 				"TANDEM_BLOBS": "file:" + blobs, "TANDEM_SWEEP_INTERVAL": "200ms", "TANDEM_SWEEP_GRACE": "1s"}
 			p := startTandem(t, env)
 			u := p.signUp("crash@x.io")

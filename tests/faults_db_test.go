@@ -28,7 +28,7 @@ func eachMySQLBehindProxy(t *testing.T, fn func(t *testing.T, h *harness, p *fau
 			continue
 		}
 		t.Run(prof.name, func(t *testing.T) {
-			cfg, err := mysql.ParseDSN(sqltest.Config(t, sqlstore.MySQL).DSN)
+			cfg, err := mysql.ParseDSN(sqltest.Migrated(t, sqlstore.MySQL).DSN)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,6 +131,7 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) time.Du
 // recovers by itself once the database is back, and every write that was
 // acknowledged is stored.
 func TestFaultDatabaseOutageUnderLoad(t *testing.T) {
+	parallel(t)
 	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
 		u := h.newUser("load@x.io")
 		goroutines := runtime.NumGoroutine()
@@ -178,6 +179,7 @@ func TestFaultDatabaseOutageUnderLoad(t *testing.T) {
 // before it opened) answer 503 as it opens; it closes by itself when the
 // database answers again.
 func TestFaultDatabaseThatHangsFailsFast(t *testing.T) {
+	parallel(t)
 	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
 		u := h.newUser("hang@x.io")
 		profile := "/api/users/user/" + u.ID
@@ -254,6 +256,7 @@ func waitingRequests(h *harness, u user, profile string) func() []waited {
 // 300 ms more on every database round trip: requests are slow but finish,
 // and concurrent ones do not deadlock the pool.
 func TestFaultSlowDatabaseStillAnswers(t *testing.T) {
+	parallel(t)
 	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
 		u := h.newUser("slow@x.io")
 		p.slow(150 * time.Millisecond) // each way

@@ -69,9 +69,10 @@ func blobFiles(t *testing.T, dir string) (stored, temporary []string) {
 // A full blob disk: the upload that does not fit answers 507 with the error
 // body and leaves nothing behind: no image row, no file, no temporary file.
 func TestFaultBlobDiskFull(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			dir := smallDisk(t, "640k")
 			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "file:"+dir), withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
 			diskFull(t, h, dir)
@@ -141,6 +142,7 @@ func fillDisk(t *testing.T, dir string) string {
 // /readyz is ready; nothing is half-written: the integrity check passes and
 // the image rows are the files on disk.
 func TestFaultDatabaseDiskFull(t *testing.T) {
+	parallel(t)
 	dir := smallDisk(t, "8m")
 	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite},
 		withEnv("TANDEM_DB", "sqlite:"+filepath.Join(dir, "tandem.db")), withEnv("TANDEM_BLOBS", "file:"+filepath.Join(dir, "blobs")),

@@ -12,6 +12,7 @@ import (
 // that pushes answers within TANDEM_PUSH_TIMEOUT with the notification saved
 // and not sent, and routes that push nothing do not notice.
 func TestFaultDeadPushProvider(t *testing.T) {
+	parallel(t)
 	release := make(chan struct{})
 	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -55,8 +56,7 @@ func TestFaultDeadPushProvider(t *testing.T) {
 // answers 503 unavailable within the request timeout and stores no image;
 // routes that touch no file do not notice.
 func TestFaultDeadS3Endpoint(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
+	parallel(t)
 	release := make(chan struct{})
 	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {

@@ -95,6 +95,7 @@ func TestRequestIDIsEchoedOrMade(t *testing.T) {
 }
 
 func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // the memory profile has no database to lose
@@ -111,6 +112,7 @@ func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
 }
 
 func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
+	parallel(t)
 	eachMetricsProfile(t, "127.0.0.1:0", func(t *testing.T, h *harness, metrics *httpapi.MetricsServer) {
 		u := h.newUser("m@x.io")
 		expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")

@@ -22,6 +22,7 @@ import (
 
 	"tandem/adapters/httpapi"
 	"tandem/adapters/mail/memmail"
+	"tandem/adapters/password"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/bootstrap"
@@ -45,8 +46,22 @@ func profiles(t testing.TB) []profile {
 	return ps
 }
 
+// parallel lets t run beside the other tests, once however many profile
+// loops it holds: every app has its own port, database and clock, and the
+// data of one test cannot meet another's. A test that needs the process to
+// itself (heap, working directory, environment) loops over profiles(t)
+// instead, and is not parallel.
+func parallel(t *testing.T) {
+	if _, again := parallelTests.LoadOrStore(t, true); !again {
+		t.Parallel()
+	}
+}
+
+var parallelTests sync.Map // *testing.T → true
+
 // eachProfile runs fn on a fresh app per profile.
 func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), opts ...option) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -58,6 +73,7 @@ func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), opts ...option
 // eachProfileWith is eachProfile with a value the app provides (a
 // repository, the memory pusher's outbox), populated from fx.
 func eachProfileWith[T any](t *testing.T, fn func(t *testing.T, h *harness, v T), opts ...option) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -73,6 +89,7 @@ func eachProfileWith[T any](t *testing.T, fn func(t *testing.T, h *harness, v T)
 // the app at it: one profile's simulated outage never reaches another
 // running beside it.
 func eachProfileOwn[S any](t *testing.T, own func(t *testing.T) (S, option), fn func(t *testing.T, h *harness, s S)) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -102,6 +119,16 @@ func sharingDB(other *harness) option {
 	}
 }
 
+// withProductionHashing keeps argon2id at its production cost, for the
+// tests where that cost is the subject (hashing slots, busy answers);
+// the others hash with testHashParams.
+func withProductionHashing() option { return func(h *harness) { h.productionHashing = true } }
+
+// testHashParams make a test's password hash cost microseconds instead of
+// 50-110 ms: still argon2id, still salted and verified, in its PHC form. The
+// password adapter's own tests run at production settings.
+var testHashParams = password.Params{Memory: 8, Iterations: 1, Parallelism: 1}
+
 // harness is one running app and a client for it.
 type harness struct {
 	t      testing.TB
@@ -115,7 +142,8 @@ type harness struct {
 	extra  []fx.Option
 	// mailbox is the harness whose memory mailbox this one delivers to
 	// (sharingDB); nil: its own.
-	mailbox *harness
+	mailbox           *harness
+	productionHashing bool
 }
 
 func newHarness(t testing.TB, p profile, opts ...option) *harness {
@@ -139,8 +167,8 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	for _, o := range opts {
 		o(h)
 	}
-	if p.sql != "" && h.env["TANDEM_DB"] == "memory" { // a fresh database, unless an option named one
-		c := sqltest.Config(t, p.sql)
+	if p.sql != "" && h.env["TANDEM_DB"] == "memory" { // a database of its own, unless an option named one
+		c := sqltest.Migrated(t, p.sql)
 		h.env["TANDEM_DB"] = string(p.sql) + ":" + c.DSN
 	}
 	cfg, err := bootstrap.Load(func(k string) (string, bool) {
@@ -149,6 +177,9 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !h.productionHashing {
+		cfg.HashParams = testHashParams
 	}
 	var srv *httpapi.Server
 	fxOpts := []fx.Option{

@@ -143,12 +143,13 @@ func TestHomeFollowsThePartnership(t *testing.T) {
 // home call on the SQL profiles (the budget: six), the session
 // already cached as in production.
 func TestHomeReadsInAtMostSixStatements(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			var db *sqlstore.DB
 			h := newHarness(t, p, withFx(fx.Populate(&db)))
 			a, b := h.newUser("a@x.io"), h.newUser("b@x.io")

@@ -152,9 +152,10 @@ func expectReplay(t *testing.T, r, first response) {
 }
 
 func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
+	parallel(t)
 	for _, rt := range idemRoutes {
 		t.Run(rt.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			eachProfile(t, func(t *testing.T, h *harness) {
 				ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
 				first := rt.send(h, ann, "key-1", rt.body)
@@ -278,6 +279,7 @@ func TestIdempotencyKeyKeepsARefusal(t *testing.T) {
 
 // A browser app may read the replay mark: CORS exposes it.
 func TestIdempotentReplayedIsExposedToBrowsers(t *testing.T) {
+	parallel(t)
 	h := newHarness(t, profile{name: "memory"})
 	r := h.do(req{Method: "GET", Path: "/api/version-check?platform=ios&version=1.0.0", Headers: map[string]string{"Origin": "https://app.example"}})
 	if got := r.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "Idempotent-Replayed") {

@@ -249,6 +249,7 @@ func eachImageProfile(t *testing.T, fn func(t *testing.T, h *harness, blobs *mem
 }
 
 func TestImagesUploadReadAndDelete(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u := h.newUser("a@x.io")
 		pngB, jpegB := pngFile(t), jpegFile(t)
@@ -335,6 +336,7 @@ func TestImagesUploadReadAndDelete(t *testing.T) {
 }
 
 func TestImagesRefusedUploadsStoreNothing(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		pngB := pngFile(t)
@@ -391,6 +393,7 @@ func TestImagesRefusedUploadsStoreNothing(t *testing.T) {
 }
 
 func TestImagesUpdateFlowAndErrors(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		pngB, jpegB := pngFile(t), jpegFile(t)
@@ -448,6 +451,7 @@ func TestImagesUpdateFlowAndErrors(t *testing.T) {
 }
 
 func TestImagesGroupBulkUpdate(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u := h.newUser("a@x.io")
 		pngB, jpegB := pngFile(t), jpegFile(t)
@@ -503,6 +507,7 @@ func TestImagesGroupBulkUpdate(t *testing.T) {
 }
 
 func TestImagesListPages(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, _ *memblob.Store) {
 		u := h.newUser("a@x.io")
 		var want []string
@@ -554,6 +559,7 @@ func TestImagesAreRateLimitedPerUser(t *testing.T) {
 }
 
 func TestFilesRefuseWhatIsNoKey(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, _ *memblob.Store) {
 		u := h.newUser("a@x.io")
 		up := h.mustUpload(u, filePart("a.png", "image/png", pngFile(t)))
@@ -579,6 +585,7 @@ func TestFilesRefuseWhatIsNoKey(t *testing.T) {
 }
 
 func TestDeletingTheAccountDeletesImagesAndFiles(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		mine := h.mustUpload(u, filePart("a.png", "image/png", pngFile(t)), filePart("b.jpg", "image/jpeg", jpegFile(t)))
@@ -596,9 +603,10 @@ func TestDeletingTheAccountDeletesImagesAndFiles(t *testing.T) {
 // The same flow on the two other blob stores.
 
 func TestImagesOnDisk(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			dir := t.TempDir()
 			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "file:"+dir), withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
 			u := h.newUser("a@x.io")
@@ -640,8 +648,7 @@ func TestImagesOnDisk(t *testing.T) {
 // TestImagesOnS3 runs against an in-process S3 server (gofakes3). The keys
 // come from the process environment, so its subtests are not parallel.
 func TestImagesOnS3(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			backend := s3mem.New()

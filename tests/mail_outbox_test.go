@@ -22,6 +22,7 @@ import (
 // issue), and this package's parallel tests, each hashing passwords with
 // argon2id on two cores, would slow the first sign-up's hash by seconds.
 func TestSignUpDoesNotWaitForAMuteRelay(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			relay := startMuteRelay(t)
@@ -75,12 +76,13 @@ func TestSignUpDoesNotWaitForAMuteRelay(t *testing.T) {
 // outbox every few milliseconds while users sign up through each of them;
 // the relay receives each code exactly once, and each code verifies.
 func TestMailSentOnceAcrossThreeInstances(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // a memory store is one process's
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			relay := startRelay(t)
 			opts := []option{withEnv("TANDEM_MAIL", "smtp://"+relay.addr), withEnv("TANDEM_MAIL_POLL", "5ms")}
 			first := newHarness(t, p, opts...)

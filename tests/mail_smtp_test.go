@@ -20,9 +20,10 @@ import (
 // against an in-process SMTP server, reads the real message it received and
 // verifies the account with the code found in its plain-text part.
 func TestSignUpThroughARealSMTPRelay(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			relay := startRelay(t)
 			h := newHarness(t, p, withEnv("TANDEM_MAIL", "smtp://"+relay.addr), withEnv("TANDEM_MAIL_FROM", "Tandem <no-reply@tandem.test>"))
 			r := h.post("/api/auth/signup/email", "", map[string]any{"email": "ann@example.com", "password": pw})

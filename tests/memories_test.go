@@ -260,9 +260,10 @@ func (b brokenInbox) AddActivity(context.Context, notifications.Activity, notifi
 }
 
 func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			var tries atomic.Int32
 			h := newHarness(t, p, withFx(fx.Decorate(func(r notifications.Repository) notifications.Repository {
 				return brokenInbox{Repository: r, tries: &tries}

@@ -206,12 +206,13 @@ func TestMilestonePushOnTheMorning(t *testing.T) {
 // job at the same moment on the day of twelve couples' 100th day; each
 // partner is told once.
 func TestMilestonePushOnceAcrossThreeInstances(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // a memory store is one process's
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			quiet := withEnv("TANDEM_REMINDER_INTERVAL", "24h") // only the test runs the job
 			apps := make([]milestoneApp, 3)
 			first := newHarness(t, p, quiet, withFx(fx.Populate(&apps[0])))

@@ -156,6 +156,7 @@ func TestNotificationSettingsErrors(t *testing.T) {
 // setting on/off × pauseAll × devices, with the stored effect (the inbox) and
 // what reached the pusher.
 func TestSendTestNotificationDispatchRules(t *testing.T) {
+	parallel(t)
 	type device struct{ token, platform, provider string } // token: a format with the row number
 	phone := device{"ExponentPushToken[phone-%d]", "ios", "expo"}
 	tablet := device{"fcm-tablet-%d", "android", "fcm"}
@@ -545,9 +546,10 @@ func TestAccountDeletionPurgesNotifications(t *testing.T) {
 // the request the app sends, the dead token it removes, and an fcm device
 // that no configured provider serves (counted, not sent).
 func TestPushThroughExpo(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			fake := expotest.Start(t)
 			h := newHarness(t, p, withEnv("TANDEM_PUSH", "expo?url="+fake.SendURL()))
 			u := h.newUser("a@x.io")

@@ -17,6 +17,7 @@ import (
 // TestOpenAPIDocumentMatchesTheRouter fails when a route is registered but
 // not documented, or documented but not registered.
 func TestOpenAPIDocumentMatchesTheRouter(t *testing.T) {
+	parallel(t)
 	cfg, err := bootstrap.Load(func(k string) (string, bool) {
 		v, ok := map[string]string{"TANDEM_DB": "memory", "TANDEM_ADDR": "127.0.0.1:0", "TANDEM_LOG_LEVEL": "fatal",
 			"TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory", "TANDEM_METRICS_ADDR": "", "TANDEM_ENV": "development"}[k]

@@ -118,8 +118,6 @@ func s3Photos() photoStore {
 	puts := map[string]int{}
 	return photoStore{name: "s3",
 		setup: func(t *testing.T) []option {
-			t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-			t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
 			if err := backend.CreateBucket("photos"); err != nil {
 				t.Fatal(err)
 			}
@@ -176,8 +174,7 @@ func (h *harness) fetchPhoto(t *testing.T, url string) response {
 	return response{Status: res.StatusCode, Header: res.Header, Body: b}
 }
 
-// TestPhotos is not parallel: the S3 credentials come from the process
-// environment, and the heap check needs the process to itself.
+// TestPhotos is not parallel: the heap check needs the process to itself.
 func TestPhotos(t *testing.T) {
 	for _, p := range profiles(t) {
 		for _, store := range []photoStore{memoryPhotos(), diskPhotos(), s3Photos()} {

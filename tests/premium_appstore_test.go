@@ -50,6 +50,7 @@ func appleWebhook(h *harness, body []byte) response {
 }
 
 func TestPremiumAppStorePurchases(t *testing.T) {
+	parallel(t)
 	signer := appstoretest.New()
 	stranger := appstoretest.Generate(appstoretest.PKI{}) // a chain under another root
 	eachProfile(t, func(t *testing.T, h *harness) {
@@ -158,6 +159,7 @@ func TestPremiumAppStorePurchases(t *testing.T) {
 // the transaction to that account: sent by another, it is refused and
 // nothing is stored; the buyer's own (in Swift's upper case) is accepted.
 func TestPremiumAppStoreAppAccountTokenIsTheBuyer(t *testing.T) {
+	parallel(t)
 	signer := appstoretest.New()
 	eachProfile(t, func(t *testing.T, h *harness) {
 		a, c := h.newUser("a@x.io"), h.newUser("c@x.io")

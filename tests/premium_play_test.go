@@ -208,6 +208,7 @@ func TestPremiumGooglePlayVoidedNeedsPlaysWord(t *testing.T) {
 // any other account, or with an unverified e-mail, is refused and changes
 // nothing.
 func TestPremiumGooglePlayPushFromItsServiceAccountOnly(t *testing.T) {
+	parallel(t)
 	const aud, pusher = "https://tandem.test/api/webhooks/google-play", "pubsub-push@tandem.iam.gserviceaccount.com"
 	own := func(t *testing.T) (*playtest.Server, option) {
 		srv := playtest.New(t)

@@ -46,6 +46,7 @@ func (h *harness) devicePlatforms(t *testing.T, u user) string {
 // device from GET devices, ok and other errors are forgotten, and a receipt
 // not ready yet is asked again a delay later, until a day has passed.
 func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
+	parallel(t)
 	expo, push := startExpo(t)
 	eachProfileWith(t, func(t *testing.T, h *harness, receipts *notifications.Receipts) {
 		ctx := context.Background()
@@ -111,6 +112,7 @@ func TestExpoReceiptsRemoveDeadDevices(t *testing.T) {
 // TestExpoTicketDeviceNotRegisteredRemovesTheDevice: a DeviceNotRegistered
 // ticket removes the device at once, before any receipt.
 func TestExpoTicketDeviceNotRegisteredRemovesTheDevice(t *testing.T) {
+	parallel(t)
 	_, push := startExpo(t)
 	eachProfile(t, func(t *testing.T, h *harness) {
 		u := h.newUser("a@x.io")
@@ -129,6 +131,7 @@ func TestExpoTicketDeviceNotRegisteredRemovesTheDevice(t *testing.T) {
 // calls UNREGISTERED (404, or 400 with that code) loses its device; one it
 // refuses for another reason keeps it.
 func TestFCMUnregisteredRemovesTheDevice(t *testing.T) {
+	parallel(t)
 	fake := fcmtest.Start(t, nil)
 	push := "fcm?project=" + fcmtest.Project + "&credentials=" + fake.CredentialsFile(t) + "&url=" + fake.URL
 	eachProfile(t, func(t *testing.T, h *harness) {

@@ -46,7 +46,7 @@ func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
 				continue // a memory store is one process's own
 			}
 			t.Run(server+"/"+p.name, func(t *testing.T) {
-				t.Parallel()
+				parallel(t)
 				fn(t, processes(t, p, 3, url))
 			})
 		}
@@ -56,6 +56,7 @@ func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
 // A logout on one process is a 401 on the others at once, although their
 // token caches (5 s) had just resolved the token.
 func TestScaleOutRevocationIsImmediate(t *testing.T) {
+	parallel(t)
 	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
 		a, b, c := hs[0], hs[1], hs[2]
 		ann := a.newUser("ann@x.io")
@@ -80,6 +81,7 @@ func TestScaleOutRevocationIsImmediate(t *testing.T) {
 // A message sent through one process reaches both partners' streams held
 // by two others; a logout on a third ends the stream on another.
 func TestScaleOutStreams(t *testing.T) {
+	parallel(t)
 	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
 		a, b, c := hs[0], hs[1], hs[2]
 		ann, bob := a.newUser("ann@x.io"), a.newUser("bob@x.io")
@@ -116,12 +118,13 @@ func TestScaleOutStreams(t *testing.T) {
 // interval is long, so the stream can only end by the recheck made on
 // reconnecting.
 func TestScaleOutStreamsAfterABusOutage(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // a memory store is one process's own
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			srv := natstest.Start(t)
 			port := srv.Port()
 			proxy := newFaultProxy(t, fmt.Sprintf("127.0.0.1:%d", port))

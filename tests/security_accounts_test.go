@@ -80,6 +80,7 @@ func TestSecurityResetWithTheVerifiedCodeAgain(t *testing.T) {
 // administrator's address (TANDEM_ADMIN_EMAILS) never keeps a password
 // chosen before verification, whoever chose it.
 func TestSecurityDisputedSignUpKeepsNoPassword(t *testing.T) {
+	parallel(t)
 	for _, email := range []string{"owner@x.io", "boss@x.io"} {
 		t.Run(email, func(t *testing.T) {
 			eachProfile(t, func(t *testing.T, h *harness) {

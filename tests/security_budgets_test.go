@@ -49,7 +49,7 @@ func TestConcurrentLoginsStayWithinTheHashingBudget(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			// Two slots, the default on two cores: the default follows the
 			// cores, and this bound must hold on any machine.
-			h := newHarness(t, p, withEnv("TANDEM_HASH_SLOTS", "2"), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+			h := newHarness(t, p, withProductionHashing(), withEnv("TANDEM_HASH_SLOTS", "2"), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
 			known := h.newUser("known@budget.test")
 			var rs []req
 			for i := range 50 {
@@ -160,6 +160,7 @@ func TestLoginsPastTheHashingWaitAre503Busy(t *testing.T) {
 // than TANDEM_IMAGE_DECODE_PIXELS could never be decoded: 413 from its
 // header, nothing stored; a smaller one is stored.
 func TestImagesOverTheDecodeBudgetAreRefused(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u := h.newUser("a@pixels.test")
 		r := h.upload(u, filePart("big.png", "image/png", pngSized(t, 100, 100)))

@@ -27,13 +27,14 @@ const testBusSecret = "test-bus-secret-0123456789abcdef"
 // counted in tandem_bus_rejected_total. What the other process of the
 // deployment publishes (the same secret) is delivered.
 func TestSecurityBusForgedMessagesAreDropped(t *testing.T) {
+	parallel(t)
 	for server, url := range natsServers(t) {
 		for _, p := range profiles(t) {
 			if p.sql == "" {
 				continue // a memory store is one process's own
 			}
 			t.Run(server+"/"+p.name, func(t *testing.T) {
-				t.Parallel()
+				parallel(t)
 				prefix := fmt.Sprintf("forge%d_%d", os.Getpid(), natsPrefixes.Add(1))
 				var metrics *httpapi.MetricsServer
 				a := newHarness(t, p, withNATS(url, prefix), withEnv("TANDEM_METRICS_ADDR", "127.0.0.1:0"),

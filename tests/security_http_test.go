@@ -239,6 +239,7 @@ func TestSecurityHTTPAPIAnswersAreNotCachedOrSniffed(t *testing.T) {
 // into every log line and back out in a header, so only 1–64 of
 // [A-Za-z0-9._-] is kept; anything else is replaced by a fresh id.
 func TestSecurityHTTPRequestIDsAreKeptOnlyWhenSafe(t *testing.T) {
+	parallel(t)
 	made := regexp.MustCompile(`^[0-9a-f]{24}$`)
 	eachProfile(t, func(t *testing.T, h *harness) {
 		for _, good := range []string{"abc-123", "A.b_C-9", strings.Repeat("z", 64)} {
@@ -271,6 +272,7 @@ func TestSecurityHTTPRequestIDsAreKeptOnlyWhenSafe(t *testing.T) {
 // TestSecurityHTTPMetricsAreNotPublic: /metrics is served only on its own
 // listener (TANDEM_METRICS_ADDR), which stops with the app; empty turns it off.
 func TestSecurityHTTPMetricsAreNotPublic(t *testing.T) {
+	parallel(t)
 	// Distinct subtest names: a "#01" suffix would reach the SQLite path, where '#' ends the file name.
 	t.Run("on", func(t *testing.T) { metricsOn(t) })
 	t.Run("off", func(t *testing.T) { metricsOff(t) })
@@ -309,7 +311,7 @@ func metricsOff(t *testing.T) {
 func eachMetricsProfile(t *testing.T, addr string, fn func(t *testing.T, h *harness, metrics *httpapi.MetricsServer)) {
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			var metrics *httpapi.MetricsServer
 			h := newHarness(t, p, withEnv("TANDEM_METRICS_ADDR", addr), withFx(fx.Populate(&metrics)))
 			fn(t, h, metrics)

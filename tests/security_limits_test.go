@@ -135,6 +135,7 @@ func TestSecurityMemoryBurstAtTheWallEndsAtTheLimit(t *testing.T) {
 }
 
 func TestSecurityStorageLimitIsAWall(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u, other := h.newUser("a@x.io"), h.newUser("b@x.io")
 		f := limitPNG(t)
@@ -180,6 +181,7 @@ func TestSecurityStorageLimitIsAWall(t *testing.T) {
 }
 
 func TestSecurityStorageBurstAtTheWallEndsAtTheLimit(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		u := h.newUser("a@x.io")
 		f := limitPNG(t)
@@ -205,6 +207,7 @@ func TestSecurityStorageBurstAtTheWallEndsAtTheLimit(t *testing.T) {
 }
 
 func TestSecurityPremiumUsersGetThePremiumLimits(t *testing.T) {
+	parallel(t)
 	eachImageProfile(t, func(t *testing.T, h *harness, blobs *memblob.Store) {
 		payer, partner := h.newUser("payer@x.io"), h.newUser("partner@x.io")
 		f := limitPNG(t)

@@ -122,6 +122,7 @@ func wantRateLimited(t *testing.T, r response) {
 // codes gets 10 answers, then 429 with Retry-After from any IP, the right
 // code included; the owner is untouched; another user from the same IP is not.
 func TestSecurityPairingGuessesStopAtTheUserLimit(t *testing.T) {
+	parallel(t)
 	for _, fl := range codeFlows {
 		t.Run(fl.name, func(t *testing.T) {
 			eachProfile(t, func(t *testing.T, h *harness) {
@@ -170,6 +171,7 @@ func TestSecurityPairingGuessesStopAtTheIPLimit(t *testing.T) {
 // TestSecurityPairingConcurrentGuessesCannotPassTheLimit: 30 guesses at once
 // by one user get at most 10 answers; every other one is 429.
 func TestSecurityPairingConcurrentGuessesCannotPassTheLimit(t *testing.T) {
+	parallel(t)
 	for _, fl := range codeFlows {
 		t.Run(fl.name, func(t *testing.T) {
 			eachProfile(t, func(t *testing.T, h *harness) {

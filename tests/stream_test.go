@@ -208,7 +208,7 @@ func withNATS(url string, shared ...string) option {
 func eachProfileAndBus(t *testing.T, fn func(t *testing.T, h *harness), opts ...option) {
 	for name, bus := range buses(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			eachProfile(t, fn, append([]option{bus()}, opts...)...)
 		})
 	}
@@ -294,6 +294,7 @@ func TestStreamHeartbeat(t *testing.T) {
 
 // Every way a token dies ends the streams opened with it, and only those.
 func TestStreamEndsWhenItsTokenIsRevoked(t *testing.T) {
+	parallel(t)
 	cases := map[string]func(h *harness, u user, other string){
 		"logout": func(h *harness, u user, _ string) {
 			expect(h.t, h.post("/api/auth/logout", u.Token, map[string]any{}), 200, "")
@@ -365,12 +366,13 @@ func TestStreamEndsWhenItsTokenExpires(t *testing.T) {
 // (TANDEM_STREAM_RECHECK) and is forgotten by the token cache; the user's
 // other session and its stream go on.
 func TestStreamEndsWhenItsTokenLeavesTheStore(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		if p.sql == "" {
 			continue // the memory store has no rows to delete by hand
 		}
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			h := newHarness(t, p, withEnv("TANDEM_STREAM_RECHECK", "100ms"))
 			ann := h.newUser("ann@x.io")
 			_, other := h.login("ann@x.io")
@@ -396,9 +398,10 @@ func TestStreamEndsWhenItsTokenLeavesTheStore(t *testing.T) {
 // cache and streams at once); once a server is back on the address, the
 // processes reconnect by themselves and the streams carry events again.
 func TestStreamSurvivesANATSOutage(t *testing.T) {
+	parallel(t)
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			srv := natstest.Start(t)
 			natsOutage(t, newHarness(t, p, withNATS(srv.URL())), srv)
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"sync"
 )
 
 // openapiFS holds the API document in parts: 00-base.json (info, security,
@@ -72,7 +73,23 @@ func mergeInto(dst, src map[string]any, where string) error {
 
 // Document is OpenAPI with servers naming the URL clients reach the API at
 // (TANDEM_PUBLIC_URL), so "try it out" and generated clients call the right host.
+// It is built once per URL and process: decoding and encoding the document
+// took half of an app's start (the black-box tests start hundreds).
 func Document(publicURL string) ([]byte, error) {
+	if b, ok := documents.Load(publicURL); ok {
+		return b.([]byte), nil
+	}
+	b, err := buildDocument(publicURL)
+	if err == nil {
+		documents.Store(publicURL, b)
+	}
+	return b, err
+}
+
+// documents holds Document's answers by public URL; callers only read them.
+var documents sync.Map
+
+func buildDocument(publicURL string) ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
 		return nil, err

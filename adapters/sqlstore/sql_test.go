@@ -27,11 +27,15 @@ import (
 	"tandem/modules/versions"
 )
 
-// eachDialect runs fn on a fresh database of every dialect under test.
+// eachDialect runs fn on every dialect under test, beside the other tests
+// that use it: newDB gives each caller a migrated database of its own,
+// whose repositories' statements are EXPLAINed (explained).
 func eachDialect(t *testing.T, fn func(t *testing.T, newDB func(t *testing.T) *sqlstore.DB)) {
+	t.Parallel()
 	for _, d := range sqltest.Dialects(t) {
 		t.Run(string(d), func(t *testing.T) {
-			fn(t, func(t *testing.T) *sqlstore.DB { return sqltest.Open(t, d) })
+			t.Parallel()
+			fn(t, func(t *testing.T) *sqlstore.DB { return explained(t, sqltest.Open(t, d)) })
 		})
 	}
 }
