@@ -85,6 +85,30 @@ var hostileEnv = []option{
 	withEnv("TANDEM_ADMIN_EMAILS", "boss@x.io"), withEnv("TANDEM_REMINDER_INTERVAL", "1h"),
 }
 
+// TestWarmUpEveryJSONRoute runs alone, before the parallel tests: every
+// JSON route once, its body decoded and its answer encoded, and the reads
+// of the snapshot. The race detector reported three races inside the
+// standard library (encoding/json's field and encoder caches, reflect's
+// FuncOf cache) when a type was first decoded or encoded by many
+// goroutines at once, which the parallel tests made common; none
+// reproduced alone. With the caches filled first, the parallel tests meet
+// those types warm (BENCHMARKS.md, "The test loop").
+func TestWarmUpEveryJSONRoute(t *testing.T) {
+	h := newHarness(t, profile{name: "memory"}, hostileEnv...)
+	w := newWorld(t, h)
+	w.snap = w.snapshot(t)
+	for _, rt := range w.jsonRoutes() {
+		if p := w.limited(rt.path); p != nil {
+			p(t)
+		}
+		r, err := h.send(h.request(rt.request(w.fill(rt.base))))
+		if err != nil || r.Status != 200 {
+			t.Fatalf("%s: %d %s %v", rt.name, r.Status, clip(r.Body), err)
+		}
+	}
+	expect(t, h.get("/api/version-check?platform=ios&version=1.0.0", ""), 200, "")
+}
+
 func TestHostileInputs(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		w := newWorld(t, h)

@@ -53,8 +53,23 @@ func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
 	}
 }
 
-// A logout on one process is a 401 on the others at once, although their
-// token caches (5 s) had just resolved the token.
+// soon401 waits, at most a second, for h to refuse token on path.
+func soon401(t *testing.T, h *harness, path, token string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r := h.get(path, token)
+		if r.Status == 401 || time.Now().After(deadline) {
+			expect(t, r, 401, "")
+			return
+		}
+	}
+}
+
+// A logout on one process is a 401 on the others within moments, although
+// their token caches (5 s) had just resolved the token: the logout answers
+// once NATS has the revocation, and each process evicts as it arrives, so
+// the first request elsewhere may still precede the eviction by a few
+// milliseconds (a CI run once saw it). Within a second, far under the 5 s.
 func TestScaleOutRevocationIsImmediate(t *testing.T) {
 	parallel(t)
 	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
@@ -67,13 +82,13 @@ func TestScaleOutRevocationIsImmediate(t *testing.T) {
 			expect(t, h.get(profile, second), 200, "")
 		}
 		expect(t, a.post("/api/auth/logout", ann.Token, map[string]any{}), 200, "")
-		expect(t, b.get(profile, ann.Token), 401, "")
-		expect(t, c.get(profile, ann.Token), 401, "")
+		soon401(t, b, profile, ann.Token)
+		soon401(t, c, profile, ann.Token)
 		expect(t, c.get(profile, second), 200, "") // only that token
 
 		expect(t, c.post("/api/auth/logout", second, map[string]any{"all": true}), 200, "")
 		for _, h := range hs {
-			expect(t, h.get(profile, second), 401, "")
+			soon401(t, h, profile, second)
 		}
 	})
 }
