@@ -5,17 +5,13 @@ GO ?= go
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
 
-# The race detector watches all of Tandem's code, but not modernc.org's
-# SQLite (its C library translated to Go): instrumented, that library made
-# every SQLite statement 4-25 times slower (a migration 1.45 s instead of
-# 57 ms) and its races are not ours to find. GORACE: a race build otherwise
-# sleeps a second at exit, per test binary.
-RACE = -race -gcflags='modernc.org/...=-race=false'
+# GORACE: a race build otherwise sleeps a second at exit, per test binary.
+RACE = -race
 export GORACE ?= atexit_sleep_ms=0
 
 test: ## vet, then every test with the race detector
 	$(GO) vet ./...
-	$(GO) test $(RACE) -count=1 -timeout 20m $(GOTESTFLAGS) ./...
+	$(GO) test $(RACE) -count=1 -parallel 4 -timeout 20m $(GOTESTFLAGS) ./...
 
 faults: ## the fault tests, long: a 15 s database cut (MySQL: set TANDEM_TEST_MYSQL_DSN), hangs, latency, drains, NATS outages
 	TANDEM_TEST_FAULT_CUT=15s $(GO) test $(RACE) -count=1 -timeout 20m -v -run 'TestFault|TestDrain|TestReadyzIs503|TestAConnectionThatNeverSpoke|TestStopDrains|TestStreamSurvivesANATSOutage' ./tests/

@@ -129,9 +129,8 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) time.Du
 // A database cut (3 s; longer under make faults) under a write load: requests fail within the
 // request timeout with 503 unavailable, /readyz says 503, the service
 // recovers by itself once the database is back, and every write that was
-// acknowledged is stored.
+// acknowledged is stored. Not parallel: it counts the process's goroutines.
 func TestFaultDatabaseOutageUnderLoad(t *testing.T) {
-	parallel(t)
 	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
 		u := h.newUser("load@x.io")
 		goroutines := runtime.NumGoroutine()
