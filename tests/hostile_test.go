@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,12 +88,11 @@ var hostileEnv = []option{
 
 // TestWarmUpEveryJSONRoute runs alone, before the parallel tests: every
 // JSON route once, its body decoded and its answer encoded, and the reads
-// of the snapshot. The race detector reported three races inside the
-// standard library (encoding/json's field and encoder caches, reflect's
-// FuncOf cache) when a type was first decoded or encoded by many
-// goroutines at once, which the parallel tests made common; none
-// reproduced alone. With the caches filled first, the parallel tests meet
-// those types warm (BENCHMARKS.md, "The test loop").
+// of the snapshot. Races were reported inside the standard library's type
+// caches (encoding/json's, reflect's) on a type's first use by many
+// goroutines at once, which parallel tests make common; none reproduced
+// alone (BENCHMARKS.md, "The test loop"). With these caches filled first,
+// the parallel tests meet the API's types warm.
 func TestWarmUpEveryJSONRoute(t *testing.T) {
 	h := newHarness(t, profile{name: "memory"}, hostileEnv...)
 	w := newWorld(t, h)
@@ -109,47 +109,70 @@ func TestWarmUpEveryJSONRoute(t *testing.T) {
 	expect(t, h.get("/api/version-check?platform=ios&version=1.0.0", ""), 200, "")
 }
 
+// TestHostileInputs runs each family of rows in a world of its own, beside
+// the others (a family's rows run one after another: each checks that it
+// changed nothing), and the base bodies and expiry rows in one more.
 func TestHostileInputs(t *testing.T) {
-	eachProfile(t, func(t *testing.T, h *harness) {
-		w := newWorld(t, h)
-		rows, least := w.rows(t), 1500
-		if h.DB != nil {
-			least = 180 // the families a repository answers
-		}
-		if n := len(rows) + len(w.expiryRows()); n < least {
-			t.Fatalf("only %d hostile rows", n)
-		} else {
-			t.Logf("%d hostile rows", n)
-		}
-		w.snap = w.snapshot(t)
-		for _, r := range rows {
-			t.Run(r.name, func(t *testing.T) { w.run(t, r) })
-		}
-		// The rows mean something only if the bodies they poison are
-		// accepted as they are: each route's base body gets a 200 (and SQL
-		// metacharacters in free text are text, stored as sent).
-		for _, rt := range w.jsonRoutes() {
-			t.Run("base body accepted/"+rt.name, func(t *testing.T) {
-				if p := w.limited(rt.path); p != nil {
-					p(t)
-				}
-				r, err := h.send(h.request(rt.request(w.fill(rt.base))))
-				if err != nil || r.Status != 200 {
-					t.Fatalf("%d %s %v", r.Status, clip(r.Body), err)
+	parallel(t)
+	for _, p := range profiles(t) {
+		t.Run(p.name, func(t *testing.T) {
+			parallel(t)
+			least := 1500
+			if p.sql != "" {
+				least = 180 // the families a repository answers
+			}
+			var total atomic.Int64
+			t.Cleanup(func() {
+				if n := total.Load(); n < int64(least) {
+					t.Errorf("only %d hostile rows", n)
+				} else {
+					t.Logf("%d hostile rows", n)
 				}
 			})
-		}
-		for _, c := range []struct{ path, field string }{{eventsPath(w.A), "title"}, {memoriesPath(w.A), "title"}} {
-			r := h.post(c.path, w.A.Token, map[string]any{"action": "create", c.field: sqlMeta, "startDate": "2025-06-20", "date": "2025-06-01"})
-			if expect(t, r, 200, ""); r.JSON(t)[c.field] != sqlMeta {
-				t.Errorf("%s: %s stored as %v", c.path, c.field, r.JSON(t)[c.field])
+			for _, family := range hostileFamilies {
+				if p.sql != "" && !family.anyRepo {
+					continue
+				}
+				t.Run(family.name, func(t *testing.T) {
+					parallel(t)
+					w := newWorld(t, newHarness(t, p, hostileEnv...))
+					rows := family.rows(w, t)
+					total.Add(int64(len(rows)))
+					w.snap = w.snapshot(t)
+					for _, r := range rows {
+						t.Run(r.name, func(t *testing.T) { w.run(t, r) })
+					}
+				})
 			}
-		}
-		w.snap = w.snapshot(t)
-		for _, r := range w.expiryRows() {
-			t.Run(r.name, func(t *testing.T) { w.run(t, r) })
-		}
-	}, hostileEnv...)
+			h := newHarness(t, p, hostileEnv...)
+			w := newWorld(t, h)
+			total.Add(int64(len(w.expiryRows())))
+			// The rows mean something only if the bodies they poison are
+			// accepted as they are: each route's base body gets a 200 (and SQL
+			// metacharacters in free text are text, stored as sent).
+			for _, rt := range w.jsonRoutes() {
+				t.Run("base body accepted/"+rt.name, func(t *testing.T) {
+					if p := w.limited(rt.path); p != nil {
+						p(t)
+					}
+					r, err := h.send(h.request(rt.request(w.fill(rt.base))))
+					if err != nil || r.Status != 200 {
+						t.Fatalf("%d %s %v", r.Status, clip(r.Body), err)
+					}
+				})
+			}
+			for _, c := range []struct{ path, field string }{{eventsPath(w.A), "title"}, {memoriesPath(w.A), "title"}} {
+				r := h.post(c.path, w.A.Token, map[string]any{"action": "create", c.field: sqlMeta, "startDate": "2025-06-20", "date": "2025-06-01"})
+				if expect(t, r, 200, ""); r.JSON(t)[c.field] != sqlMeta {
+					t.Errorf("%s: %s stored as %v", c.path, c.field, r.JSON(t)[c.field])
+				}
+			}
+			w.snap = w.snapshot(t)
+			for _, r := range w.expiryRows() {
+				t.Run(r.name, func(t *testing.T) { w.run(t, r) })
+			}
+		})
+	}
 }
 
 // run sends one row and checks its answer and that nothing changed.
@@ -328,33 +351,44 @@ func jsonArrayOfStrings(t *testing.T, r response) []string {
 
 // ---- the rows ----
 
-// rows are every family on the memory profile. On a SQL store they are
-// the families a repository answers (an id, a cursor, a file key, a token,
-// a code looked up; an upload stored): the others are refused by the
-// router, the JSON binding or a field's validation before any repository
-// is called, so the store cannot change their answer, and running them
-// again on SQLite and MySQL tripled the package's longest test.
-func (w *world) rows(t *testing.T) []hostile {
-	sql := w.h.DB != nil
-	var all []hostile
-	for _, family := range []struct {
-		name    string
-		rows    func() []hostile
-		anyRepo bool // reaches a repository: run on every profile
-	}{
-		{"poisoned fields", w.fieldRows, false}, {"broken bodies", w.bodyRows, false},
-		{"routes", func() []hostile { return w.routeRows(t) }, false},
-		{"cursors", w.cursorRows, true}, {"victim's ids", w.idRows, true},
-		{"file keys", func() []hostile { return w.fileRows(t) }, true}, {"headers", w.headerRows, true},
-		{"uploads", func() []hostile { return w.uploadRows(t) }, true}, {"replayed codes", w.codeRows, true},
-	} {
-		if sql && !family.anyRepo {
-			continue
+// hostileFamilies are the rows by family. Every family runs on the memory
+// profile. On a SQL store only the families a repository answers run (an
+// id, a cursor, a file key, a token, a code looked up; an upload stored):
+// the router, the JSON binding or a field's validation refuses the others
+// before any repository is called, so the store cannot change their
+// answer, and running them again on SQLite and MySQL tripled the package's
+// longest test.
+var hostileFamilies = []struct {
+	name    string
+	rows    func(w *world, t *testing.T) []hostile
+	anyRepo bool // reaches a repository: runs on every profile
+}{
+	{"poisoned fields 1 of 4", poisonedFields(0, 4), false},
+	{"poisoned fields 2 of 4", poisonedFields(1, 4), false},
+	{"poisoned fields 3 of 4", poisonedFields(2, 4), false},
+	{"poisoned fields 4 of 4", poisonedFields(3, 4), false},
+	{"broken bodies", func(w *world, _ *testing.T) []hostile { return w.bodyRows() }, false},
+	{"routes", (*world).routeRows, false},
+	{"cursors", func(w *world, _ *testing.T) []hostile { return w.cursorRows() }, true},
+	{"victim's ids", func(w *world, _ *testing.T) []hostile { return w.idRows() }, true},
+	{"file keys", (*world).fileRows, true},
+	{"headers", func(w *world, _ *testing.T) []hostile { return w.headerRows() }, true},
+	{"uploads", (*world).uploadRows, true},
+	{"replayed codes", func(w *world, _ *testing.T) []hostile { return w.codeRows() }, true},
+}
+
+// poisonedFields is every n-th field row from the k-th: the family is the
+// largest (about 680 rows), so it runs in n worlds side by side.
+func poisonedFields(k, n int) func(w *world, _ *testing.T) []hostile {
+	return func(w *world, _ *testing.T) []hostile {
+		var out []hostile
+		for i, r := range w.fieldRows() {
+			if i%n == k {
+				out = append(out, r)
+			}
 		}
-		rows := family.rows()
-		all = append(all, rows...)
+		return out
 	}
-	return all // and then expiryRows, which move the clock by months
 }
 
 // kind says what a field takes, and so which values are hostile to it.
