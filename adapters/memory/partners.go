@@ -135,15 +135,6 @@ func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners
 	return r.connections[owner], nil
 }
 
-func (r *PartnerRepo) Link(_ context.Context, p partners.Partnership, code string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c, ok := r.connections[p.UserA]; !ok || c.Code != code {
-		return core.NotFound("not_found", "no connection")
-	}
-	return r.createLocked(p)
-}
-
 // createLocked inserts the partnership and its members, refusing a second
 // partnership for either user, and clears both users' pairing data.
 func (r *PartnerRepo) createLocked(p partners.Partnership) error {
@@ -203,23 +194,44 @@ func (r *PartnerRepo) PairingCodeByCode(_ context.Context, code string) (partner
 	return r.codes[owner], nil
 }
 
-func (r *PartnerRepo) Submit(_ context.Context, q partners.Request, p partners.Partnership) (partners.SubmitOutcome, error) {
+// Pair holds the mutex for the whole decision, as the SQL transaction
+// holds its row locks.
+func (r *PartnerRepo) Pair(_ context.Context, users [2]string, decide func(partners.Pairing) (partners.PairingChange, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, u := range []string{q.From, q.To} {
+	change, err := decide(r.pairingLocked(users))
+	if err != nil {
+		return err
+	}
+	if change.Partnership != nil {
+		return r.createLocked(*change.Partnership)
+	}
+	if q := change.Request; q != nil {
+		if _, paired := r.members[q.From]; paired {
+			return errPairedConflict()
+		}
+		r.requests[q.From] = *q
+	}
+	return nil
+}
+
+func (r *PartnerRepo) pairingLocked(users [2]string) partners.Pairing {
+	var st partners.Pairing
+	for _, u := range users {
 		if _, paired := r.members[u]; paired {
-			return partners.SubmitOutcome{}, errPairedConflict()
+			st.Paired = append(st.Paired, u)
+		}
+		if c, ok := r.codes[u]; ok {
+			st.Codes = append(st.Codes, c)
+		}
+		if c, ok := r.connections[u]; ok {
+			st.Connections = append(st.Connections, c)
+		}
+		if q, ok := r.requests[u]; ok {
+			st.Requests = append(st.Requests, q)
 		}
 	}
-	if back, ok := r.requests[q.To]; ok && back.To == q.From {
-		mine := r.codes[q.From].Code
-		if err := r.createLocked(p); err != nil {
-			return partners.SubmitOutcome{}, err
-		}
-		return partners.SubmitOutcome{Connected: true, MyCode: mine}, nil
-	}
-	r.requests[q.From] = q
-	return partners.SubmitOutcome{}, nil
+	return st
 }
 
 func (r *PartnerRepo) End(_ context.Context, userID string) (partners.Partnership, error) {

@@ -26,8 +26,10 @@ func seedHome(t *testing.T, db *sqlstore.DB) string {
 	for _, id := range []string{"u1", "u2"} {
 		must(t, acc.Create(ctx, accounts.Account{ID: id, Email: id + "@x.io", PasswordHash: "h", CreatedAt: now, UpdatedAt: now}))
 	}
-	must(t, part.PutConnection(ctx, partners.Connection{ID: "c1", UserID: "u1", Code: "code-one-1", CreatedAt: now}))
-	must(t, part.Link(ctx, partners.Partnership{ID: "p1", UserA: "u1", UserB: "u2", CreatedAt: now}, "code-one-1"))
+	ship := partners.Partnership{ID: "p1", UserA: "u1", UserB: "u2", CreatedAt: now}
+	must(t, part.Pair(ctx, ship.Users(), func(partners.Pairing) (partners.PairingChange, error) {
+		return partners.PairingChange{Partnership: &ship}, nil // a seed: no rule to apply
+	}))
 	must(t, sqlstore.NewPremiumRepo(db).Put(ctx, premium.Subscription{UserID: "u2", Plan: "9.99", StartDate: now,
 		EndDate: now.AddDate(0, 1, 0), IsActive: true, Meta: json.RawMessage(`{}`), CreatedAt: now, UpdatedAt: now}))
 	must(t, sqlstore.NewRelationshipRepo(db).Start(ctx, relationship.Relationship{ID: "r1", PartnershipID: "p1",

@@ -208,20 +208,6 @@ func (r *PartnerRepo) connectionBy(ctx context.Context, q sqlx.QueryerContext, w
 	return row.connection(), err
 }
 
-// Link holds the code's row first, so concurrent links to one code queue on it.
-func (r *PartnerRepo) Link(ctx context.Context, p partners.Partnership, code string) error {
-	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		c, err := r.connectionBy(ctx, tx, sq.Eq{"code": code}, true)
-		if err != nil {
-			return err
-		}
-		if c.UserID != p.UserA {
-			return core.NotFound("not_found", "no connection")
-		}
-		return r.create(ctx, tx, p)
-	})
-}
-
 // create inserts the partnership and both members, then clears both users'
 // pairing data. A member already present fails on its primary key.
 func (r *PartnerRepo) create(ctx context.Context, tx *sqlx.Tx, p partners.Partnership) error {
@@ -301,53 +287,81 @@ func (r *PartnerRepo) PairingCodeByCode(ctx context.Context, code string) (partn
 	return row.pairingCode(), err
 }
 
-// Submit first holds both users' pairing-code rows, in id order: two
-// partners submitting each other's code at once then run one after the
-// other. The request reads that follow are plain reads taken after the lock,
-// so the second sees the first's committed request.
-func (r *PartnerRepo) Submit(ctx context.Context, q partners.Request, p partners.Partnership) (partners.SubmitOutcome, error) {
-	var out partners.SubmitOutcome
-	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		out = partners.SubmitOutcome{}
-		pair := []string{q.From, q.To}
-		slices.Sort(pair)
-		var codes []pairingCodeRow
-		if err := r.db.selectInto(ctx, tx, &codes, r.forUpdate(r.db.sb.Select(pairingCodeColumns...).
-			From("pairing_codes").Where(sq.Eq{"user_id": pair}).OrderBy("user_id"))); err != nil {
+// Pair first holds both users' pairing-code rows, then their connection
+// rows, then their member keys, each in id order: two partners submitting
+// each other's code at once, or two users linking with one code, then run
+// one after the other. The request reads that follow are plain reads taken
+// after the locks, so each sees what the previous holder committed.
+func (r *PartnerRepo) Pair(ctx context.Context, users [2]string, decide func(partners.Pairing) (partners.PairingChange, error)) error {
+	pair := users[:]
+	slices.Sort(pair)
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		st, err := r.lockPairing(ctx, tx, pair)
+		if err != nil {
 			return err
 		}
-		if err := r.requireUnpaired(ctx, tx, q.From, q.To); err != nil {
+		change, err := decide(st)
+		if err != nil {
 			return err
 		}
-		var reqs []requestRow
-		if err := r.db.selectInto(ctx, tx, &reqs, r.db.sb.Select(requestColumns...).From("pairing_requests").
-			Where(sq.Eq{"from_user": pair})); err != nil {
-			return err
+		if change.Partnership != nil {
+			return r.create(ctx, tx, *change.Partnership)
 		}
-		mine := false
-		for _, row := range reqs {
-			if row.From == q.To && row.To == q.From {
-				for _, c := range codes {
-					if c.UserID == q.From {
-						out.MyCode = c.Code
-					}
-				}
-				out.Connected = true
-				return r.create(ctx, tx, p)
-			}
-			mine = mine || row.From == q.From
+		if q := change.Request; q != nil {
+			return r.putRequest(ctx, tx, *q, st)
 		}
-		if mine {
-			return r.db.execOne(ctx, tx, r.db.sb.Update("pairing_requests").Set("to_user", q.To).
-				Set("created_at", q.CreatedAt.UnixMilli()).Where(sq.Eq{"from_user": q.From}))
-		}
-		return r.db.exec(ctx, tx, r.db.sb.Insert("pairing_requests").Columns(requestColumns...).
-			Values(q.From, q.To, q.CreatedAt.UnixMilli()))
+		return nil
 	})
-	if err != nil {
-		return partners.SubmitOutcome{}, err
+}
+
+// lockPairing reads the Pairing of users (sorted), locking as Pair says.
+func (r *PartnerRepo) lockPairing(ctx context.Context, tx *sqlx.Tx, users []string) (partners.Pairing, error) {
+	var (
+		st    partners.Pairing
+		codes []pairingCodeRow
+		conns []connectionRow
+		reqs  []requestRow
+	)
+	if err := r.db.selectInto(ctx, tx, &codes, r.forUpdate(r.db.sb.Select(pairingCodeColumns...).
+		From("pairing_codes").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+		return st, err
 	}
-	return out, nil
+	if err := r.db.selectInto(ctx, tx, &conns, r.forUpdate(r.db.sb.Select(connectionColumns...).
+		From("partner_connections").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+		return st, err
+	}
+	if err := r.db.selectInto(ctx, tx, &st.Paired, r.forUpdate(r.db.sb.Select("user_id").
+		From("partnership_members").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+		return st, err
+	}
+	if err := r.db.selectInto(ctx, tx, &reqs, r.db.sb.Select(requestColumns...).From("pairing_requests").
+		Where(sq.Eq{"from_user": users})); err != nil {
+		return st, err
+	}
+	for _, c := range codes {
+		st.Codes = append(st.Codes, c.pairingCode())
+	}
+	for _, c := range conns {
+		st.Connections = append(st.Connections, c.connection())
+	}
+	for _, q := range reqs {
+		st.Requests = append(st.Requests, q.request())
+	}
+	return st, nil
+}
+
+// putRequest stores q as q.From's only request: an update when st holds
+// one from q.From, an insert otherwise.
+func (r *PartnerRepo) putRequest(ctx context.Context, tx *sqlx.Tx, q partners.Request, st partners.Pairing) error {
+	if slices.Contains(st.Paired, q.From) {
+		return errPairedConflict()
+	}
+	if slices.ContainsFunc(st.Requests, func(old partners.Request) bool { return old.From == q.From }) {
+		return r.db.execOne(ctx, tx, r.db.sb.Update("pairing_requests").Set("to_user", q.To).
+			Set("created_at", q.CreatedAt.UnixMilli()).Where(sq.Eq{"from_user": q.From}))
+	}
+	return r.db.exec(ctx, tx, r.db.sb.Insert("pairing_requests").Columns(requestColumns...).
+		Values(q.From, q.To, q.CreatedAt.UnixMilli()))
 }
 
 func (r *PartnerRepo) End(ctx context.Context, userID string) (partners.Partnership, error) {

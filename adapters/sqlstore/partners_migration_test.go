@@ -51,8 +51,10 @@ func TestStoredCodesThatDifferOnlyInCaseSurviveMigration00017(t *testing.T) {
 		if !core.IsKind(err, core.KindConflict) {
 			t.Fatalf("a new code taking the key: %v", err)
 		}
-		ship := partners.Partnership{ID: "p1", UserA: "u2", UserB: "u5", CreatedAt: time.Now()}
-		if err := repo.Link(ctx, ship, "abcd"); err != nil {
+		ship := partners.Partnership{ID: "p1", UserA: "u2", UserB: "u5", CreatedAt: core.FromMillis(3)} // before 00034's expiry
+		if err := repo.Pair(ctx, ship.Users(), func(st partners.Pairing) (partners.PairingChange, error) {
+			return partners.DecideLink(st, "abcd", ship, ship.CreatedAt)
+		}); err != nil {
 			t.Fatalf("link with a keyless code: %v", err)
 		}
 	})

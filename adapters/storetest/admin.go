@@ -101,8 +101,9 @@ func Stats(t *testing.T, newStores func(t *testing.T) StatsStores) {
 		for _, id := range []string{"u1", "u2", "u3", "u4", "u5"} {
 			must(t, s.Accounts.Create(ctx, accounts.Account{ID: id, Email: id + "@example.com", PasswordHash: "h", CreatedAt: now, UpdatedAt: now}))
 		}
-		must(t, s.Partners.PutConnection(ctx, partners.Connection{ID: "c1", UserID: "u1", Code: "code-one-1", CreatedAt: now}))
-		must(t, s.Partners.Link(ctx, partners.Partnership{ID: "p1", UserA: "u1", UserB: "u2", CreatedAt: now}, "code-one-1"))
+		must(t, s.Partners.PutConnection(ctx, partners.Connection{ID: "c1", UserID: "u1", Code: "code-one-1", CreatedAt: now,
+			ExpiresAt: now.Add(time.Hour)}))
+		must(t, link(s.Partners, partners.Partnership{ID: "p1", UserA: "u1", UserB: "u2", CreatedAt: now}, "code-one-1"))
 		sub := func(user string, end time.Time, active, cancelled bool) premium.Subscription {
 			return premium.Subscription{UserID: user, Plan: "monthly", StartDate: now.Add(-time.Hour), EndDate: end, IsActive: active,
 				Cancelled: cancelled, Platform: core.PlatformIOS, LastRenewed: now, Meta: []byte("{}"), CreatedAt: now, UpdatedAt: now,

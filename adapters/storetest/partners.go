@@ -81,8 +81,9 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		must(t, r.PutConnection(ctx, expiring("u1", "Expired-One", at.Add(-time.Millisecond))))
 		must(t, r.PutConnection(ctx, expiring("u2", "expired-two", at))) // expires at the very instant: gone
 		must(t, r.PutConnection(ctx, expiring("u3", "still-good", at.Add(time.Millisecond))))
-		must(t, r.PutConnection(ctx, expiring("u4", "linked-code", at.Add(-time.Hour))))
-		must(t, r.Link(ctx, ship("p1", "u4", "u5"), "linked-code"))
+		linkedAt := now.Add(time.Millisecond) // linkable when linked, expired at the purge
+		must(t, r.PutConnection(ctx, expiring("u4", "linked-code", linkedAt)))
+		must(t, link(r, ship("p1", "u4", "u5"), "linked-code"))
 		must(t, r.PutConnection(ctx, expiring("u6", "paired-owner", now)))
 		must(t, r.PutPairingCode(ctx, pcode("u6", "GGGGGG")))
 		must(t, r.PutPairingCode(ctx, pcode("u7", "HHHHHH")))
@@ -101,7 +102,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		_, err = r.ConnectionByCode(ctx, "expired-one")
 		wantKind(t, err, core.KindNotFound)
 		for _, c := range []partners.Connection{expiring("u3", "still-good", at.Add(time.Millisecond)),
-			expiring("u4", "linked-code", at.Add(-time.Hour)), expiring("u6", "paired-owner", now)} {
+			expiring("u4", "linked-code", linkedAt), expiring("u6", "paired-owner", now)} {
 			got, err := r.ConnectionOf(ctx, c.UserID)
 			must(t, err)
 			if got != c {
@@ -153,6 +154,60 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		wantKind(t, err, core.KindNotFound)
 	})
 
+	t.Run("pair loads both users' data; a refusing decision writes nothing", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.PutConnection(ctx, conn("u1", "code1")))
+		for _, u := range []string{"u1", "u2", "u3"} {
+			must(t, r.PutPairingCode(ctx, pcode(u, "CODE"+u[1:]+"X")))
+		}
+		mustSubmit(t, r, req("u1", "u3", now), ship("x", "u3", "u1"), false)
+		mustSubmit(t, r, req("u2", "u3", now), ship("y", "u3", "u2"), false)
+		must(t, link(r, ship("p9", "u1", "u4"), "code1")) // u4 paired: only u4 of the two below
+		var got partners.Pairing
+		refused := core.Invalid("no", "no")
+		err := r.Pair(ctx, [2]string{"u4", "u2"}, func(st partners.Pairing) (partners.PairingChange, error) {
+			got = st
+			q := req("u2", "u4", now)
+			return partners.PairingChange{Request: &q}, refused
+		})
+		if err != refused {
+			t.Fatalf("decide's error is returned as it is: %v", err)
+		}
+		if len(got.Paired) != 1 || got.Paired[0] != "u4" || len(got.Codes) != 1 || got.Codes[0] != pcode("u2", "CODE2X") ||
+			len(got.Connections) != 0 || len(got.Requests) != 1 || got.Requests[0] != req("u2", "u3", now) {
+			t.Fatalf("loaded %+v", got)
+		}
+		s, _ := r.Snapshot(ctx, "u2")
+		if s.Outgoing == nil || *s.Outgoing != req("u2", "u3", now) {
+			t.Fatalf("a refused decision wrote: %+v", s)
+		}
+		err = r.Pair(ctx, [2]string{"u1", "u3"}, func(st partners.Pairing) (partners.PairingChange, error) {
+			got = st
+			return partners.PairingChange{}, nil
+		})
+		must(t, err)
+		if len(got.Connections) != 1 || got.Connections[0] != conn("u1", "code1") || len(got.Paired) != 1 {
+			t.Fatalf("loaded %+v", got)
+		}
+	})
+
+	t.Run("pair refuses a partnership or request for a paired user whatever the decision", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.PutConnection(ctx, conn("u1", "code1")))
+		must(t, link(r, ship("p1", "u1", "u2"), "code1"))
+		for _, change := range []partners.PairingChange{
+			{Partnership: &partners.Partnership{ID: "p2", UserA: "u3", UserB: "u2", CreatedAt: now}},
+			{Request: &partners.Request{From: "u2", To: "u3", CreatedAt: now}},
+		} {
+			err := r.Pair(ctx, [2]string{"u2", "u3"}, func(partners.Pairing) (partners.PairingChange, error) { return change, nil })
+			wantCode(t, err, core.KindConflict, "already_paired")
+		}
+		s, _ := r.Snapshot(ctx, "u3")
+		if s.Partnership != nil || len(s.Incoming) != 0 {
+			t.Fatalf("u3 %+v", s)
+		}
+	})
+
 	t.Run("link creates the partnership and clears both users' pairing data", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.PutConnection(ctx, conn("u1", "code1")))
@@ -161,8 +216,8 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		}
 		mustSubmit(t, r, req("u2", "u3", now), ship("x", "u3", "u2"), false)
 		mustSubmit(t, r, req("u3", "u1", now), ship("y", "u1", "u3"), false)
-		wantKind(t, r.Link(ctx, ship("p0", "u3", "u2"), "code1"), core.KindNotFound) // not u3's code
-		must(t, r.Link(ctx, ship("p1", "u1", "u2"), "code1"))
+		wantKind(t, link(r, ship("p0", "u3", "u2"), "code1"), core.KindNotFound) // not u3's code
+		must(t, link(r, ship("p1", "u1", "u2"), "code1"))
 		for _, u := range []string{"u1", "u2"} {
 			p, err := r.PartnershipOf(ctx, u)
 			must(t, err)
@@ -189,13 +244,13 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		must(t, r.PutConnection(ctx, conn("u1", "code1")))
 		must(t, r.PutConnection(ctx, conn("u3", "code3")))
 		must(t, r.PutPairingCode(ctx, pcode("u4", "DDDDDD")))
-		must(t, r.Link(ctx, ship("p1", "u1", "u2"), "code1"))
+		must(t, link(r, ship("p1", "u1", "u2"), "code1"))
 
-		wantCode(t, r.Link(ctx, ship("p2", "u3", "u1"), "code3"), core.KindConflict, "already_paired")
-		wantCode(t, r.Link(ctx, ship("p3", "u3", "u2"), "code3"), core.KindConflict, "already_paired")
-		_, err := r.Submit(ctx, req("u2", "u4", now), ship("p4", "u4", "u2"))
+		wantCode(t, link(r, ship("p2", "u3", "u1"), "code3"), core.KindConflict, "already_paired")
+		wantCode(t, link(r, ship("p3", "u3", "u2"), "code3"), core.KindConflict, "already_paired")
+		_, err := submit(r, req("u2", "u4", now), ship("p4", "u4", "u2"))
 		wantCode(t, err, core.KindConflict, "already_paired")
-		_, err = r.Submit(ctx, req("u4", "u1", now), ship("p5", "u1", "u4"))
+		_, err = submit(r, req("u4", "u1", now), ship("p5", "u1", "u4"))
 		wantCode(t, err, core.KindConflict, "already_paired")
 		wantCode(t, r.PutPairingCode(ctx, pcode("u1", "EEEEEE")), core.KindConflict, "already_paired")
 
@@ -240,7 +295,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		}
 
 		// u3 submits u1's code: u1 had asked u3, so both are connected at once
-		out, err := r.Submit(ctx, req("u3", "u1", later), ship("p1", "u1", "u3"))
+		out, err := submit(r, req("u3", "u1", later), ship("p1", "u1", "u3"))
 		must(t, err)
 		if !out.Connected || out.MyCode != "CODE3X" {
 			t.Fatalf("outcome %+v", out)
@@ -260,7 +315,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 	t.Run("end removes the partnership and both members; then either may pair again", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.PutConnection(ctx, conn("u1", "code1")))
-		must(t, r.Link(ctx, ship("p1", "u1", "u2"), "code1"))
+		must(t, link(r, ship("p1", "u1", "u2"), "code1"))
 		p, err := r.End(ctx, "u2")
 		must(t, err)
 		if p != ship("p1", "u1", "u2") {
@@ -273,7 +328,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		_, err = r.End(ctx, "u1")
 		wantKind(t, err, core.KindNotFound)
 		must(t, r.PutPairingCode(ctx, pcode("u2", "FFFFFF")))
-		must(t, r.Link(ctx, ship("p2", "u1", "u3"), "code1"))
+		must(t, link(r, ship("p2", "u1", "u3"), "code1"))
 		s, _ := r.Snapshot(ctx, "u3")
 		if s.Partnership == nil || s.Partnership.ID != "p2" {
 			t.Fatalf("u3 %+v", s)
@@ -283,7 +338,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 	t.Run("purge ends the partnership and deletes the user's codes and requests, idempotently", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.PutConnection(ctx, conn("u1", "code1")))
-		must(t, r.Link(ctx, ship("p1", "u1", "u2"), "code1"))
+		must(t, link(r, ship("p1", "u1", "u2"), "code1"))
 		p, ended, err := r.Purge(ctx, "u1")
 		must(t, err)
 		if !ended || p != ship("p1", "u1", "u2") {
@@ -330,8 +385,8 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 			must(t, r.PutPairingCode(ctx, pcode(b, fmt.Sprintf("B%05d", round))))
 			outs := make([]partners.SubmitOutcome, 2)
 			errs := race(
-				func() (err error) { outs[0], err = r.Submit(ctx, req(a, b, now), ship("pa"+a, b, a)); return },
-				func() (err error) { outs[1], err = r.Submit(ctx, req(b, a, now), ship("pb"+b, a, b)); return },
+				func() (err error) { outs[0], err = submit(r, req(a, b, now), ship("pa"+a, b, a)); return },
+				func() (err error) { outs[1], err = submit(r, req(b, a, now), ship("pb"+b, a, b)); return },
 			)
 			must(t, errs[0])
 			must(t, errs[1])
@@ -358,8 +413,8 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 			owner, x, y := fmt.Sprintf("o%02d", round), fmt.Sprintf("x%02d", round), fmt.Sprintf("y%02d", round)
 			must(t, r.PutConnection(ctx, conn(owner, "code-"+owner)))
 			errs := race(
-				func() error { return r.Link(ctx, ship("px"+x, owner, x), "code-"+owner) },
-				func() error { return r.Link(ctx, ship("py"+y, owner, y), "code-"+owner) },
+				func() error { return link(r, ship("px"+x, owner, x), "code-"+owner) },
+				func() error { return link(r, ship("py"+y, owner, y), "code-"+owner) },
 			)
 			winner, loser := x, y
 			if errs[0] != nil {
@@ -383,7 +438,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 		for round := range 10 {
 			a, b := fmt.Sprintf("a%02d", round), fmt.Sprintf("b%02d", round)
 			must(t, r.PutConnection(ctx, conn(a, "code-"+a)))
-			must(t, r.Link(ctx, ship("p"+a, a, b), "code-"+a))
+			must(t, link(r, ship("p"+a, a, b), "code-"+a))
 			errs := race(
 				func() error { _, err := r.End(ctx, a); return err },
 				func() error { _, err := r.End(ctx, b); return err },
@@ -419,9 +474,33 @@ func race(fns ...func() error) []error {
 	return errs
 }
 
+// submit runs the module's mutual-pairing rule through Pair, as the
+// service does, with q.To's current pairing code.
+func submit(r partners.Repository, q partners.Request, p partners.Partnership) (partners.SubmitOutcome, error) {
+	var code string
+	if s, err := r.Snapshot(context.Background(), q.To); err == nil && s.PairingCode != nil {
+		code = s.PairingCode.Code
+	}
+	var out partners.SubmitOutcome
+	err := r.Pair(context.Background(), p.Users(), func(st partners.Pairing) (partners.PairingChange, error) {
+		change, outcome, err := partners.DecideSubmit(st, q, code, p, q.CreatedAt)
+		out = outcome
+		return change, err
+	})
+	return out, err
+}
+
+// link runs the module's connection-code rule through Pair, as the service
+// does: p.UserB links with code, p.UserA's connection code.
+func link(r partners.Repository, p partners.Partnership, code string) error {
+	return r.Pair(context.Background(), p.Users(), func(st partners.Pairing) (partners.PairingChange, error) {
+		return partners.DecideLink(st, code, p, p.CreatedAt)
+	})
+}
+
 func mustSubmit(t *testing.T, r partners.Repository, q partners.Request, p partners.Partnership, connected bool) {
 	t.Helper()
-	out, err := r.Submit(context.Background(), q, p)
+	out, err := submit(r, q, p)
 	must(t, err)
 	if out.Connected != connected {
 		t.Fatalf("submit %+v: %+v", q, out)

@@ -180,7 +180,10 @@ func seedCouple(ctx context.Context, st stores, a, b string) error {
 	if err := st.Partners.PutConnection(ctx, partners.Connection{ID: "c-" + a, UserID: a, Code: code, CreatedAt: now}); err != nil {
 		return fmt.Errorf("connection of %s: %w", a, err)
 	}
-	return st.Partners.Link(ctx, partners.Partnership{ID: "p-" + a, UserA: a, UserB: b, CreatedAt: now}, code)
+	p := partners.Partnership{ID: "p-" + a, UserA: a, UserB: b, CreatedAt: now}
+	return st.Partners.Pair(ctx, p.Users(), func(partners.Pairing) (partners.PairingChange, error) {
+		return partners.PairingChange{Partnership: &p}, nil // a seed: no rule to apply
+	})
 }
 
 // seedUsers writes the benchmark users, their tokens and their events: an

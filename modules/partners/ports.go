@@ -6,7 +6,9 @@ import (
 )
 
 // Repository stores partnerships, connection codes, pairing codes and pairing
-// requests. Every method is one transaction. A user is a member of at most one
+// requests. Every method is one transaction. The repository loads, locks and
+// saves; the module decides (Pair runs the module's rule inside the
+// transaction). A user is a member of at most one
 // partnership: the storage enforces it (a primary key on the member), so a
 // second partnership fails inside the creating transaction. Methods that
 // create a partnership return core.KindConflict with code already_paired
@@ -32,11 +34,6 @@ type Repository interface {
 	// before now (ExpiresAt not after it) whose owners are not members of
 	// a partnership, and returns how many.
 	PurgeExpiredConnections(ctx context.Context, now time.Time) (int, error)
-	// Link creates p, in which p.UserA owns the connection code and p.UserB
-	// links with it: it checks that code (as stored) still belongs to
-	// p.UserA (core.KindNotFound otherwise), inserts the partnership and both
-	// members, and clears the pairing codes and requests of both users.
-	Link(ctx context.Context, p Partnership, code string) error
 
 	// PutPairingCode stores c as c.UserID's only pairing code, replacing an
 	// earlier one. core.KindConflict with code already_paired when the user is
@@ -44,12 +41,15 @@ type Repository interface {
 	PutPairingCode(ctx context.Context, c PairingCode) error
 	// PairingCodeByCode returns the pairing code; core.KindNotFound when none.
 	PairingCodeByCode(ctx context.Context, code string) (PairingCode, error)
-	// Submit records that r.From submitted r.To's code, all or nothing: when
-	// r.To had already requested r.From, it creates p (the two users, r.To as
-	// UserA) and clears the pairing codes and requests of both, returning
-	// Connected with r.From's pairing code; otherwise it stores r, replacing
-	// r.From's earlier request. Either user paired: already_paired.
-	Submit(ctx context.Context, r Request, p Partnership) (SubmitOutcome, error)
+	// Pair loads the Pairing of the two users in one transaction, holding
+	// the rows it depends on (their member keys, pairing codes and
+	// connection codes) against concurrent writers, runs decide on it and
+	// writes the change decide returns in that transaction. When decide
+	// fails, nothing is written and its error is returned. Creating a
+	// partnership for a user who is a member fails with already_paired
+	// whatever decide said. decide may run more than once (a transaction
+	// that lost a deadlock runs again), so it must not have side effects.
+	Pair(ctx context.Context, users [2]string, decide func(Pairing) (PairingChange, error)) error
 
 	// End deletes the user's partnership, both members and the pairing codes
 	// and requests of both users, returning what was ended; core.KindNotFound

@@ -181,14 +181,12 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 	if err := s.requireUnpaired(ctx, c.UserID, errPartnerPaired); err != nil {
 		return "", err
 	}
-	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: s.clock.Now()}
+	now := s.clock.Now()
+	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, c.UserID) // their requests go with the link
-	switch err := s.repo.Link(ctx, p, c.Code); {
-	case core.IsKind(err, core.KindConflict):
-		return "", errPairedMeanwhile()
-	case core.IsKind(err, core.KindNotFound):
-		return "", errConnectionNotFound() // the owner replaced the code meanwhile
-	case err != nil:
+	if err := s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
+		return DecideLink(st, c.Code, p, now)
+	}); err != nil {
 		return "", err
 	}
 	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
@@ -270,15 +268,16 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 		return SubmitOutcome{}, err
 	}
 	p := Partnership{ID: s.ids.New(), UserA: target.UserID, UserB: userID, CreatedAt: now}
+	q := Request{From: userID, To: target.UserID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, target.UserID) // a request the submit replaces, or clears on connecting
-	out, err := s.repo.Submit(ctx, Request{From: userID, To: target.UserID, CreatedAt: now}, p)
-	if core.IsKind(err, core.KindConflict) {
-		return SubmitOutcome{}, errPairedMeanwhile()
-	}
-	if err != nil {
+	var out SubmitOutcome
+	if err := s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
+		change, outcome, err := DecideSubmit(st, q, code, p, now)
+		out = outcome
+		return change, err
+	}); err != nil {
 		return SubmitOutcome{}, err
 	}
-	out.PartnerID = target.UserID
 	if out.Connected {
 		s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
 	}

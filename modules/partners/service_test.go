@@ -389,7 +389,7 @@ func (s *staleCodes) PairingCodeByCode(context.Context, string) (partners.Pairin
 	return s.code, nil
 }
 
-// pairsFirst runs before() once, just ahead of the next Submit or Link:
+// pairsFirst runs before() once, just ahead of the next Pair:
 // another request pairing one of the users between the service's checks and
 // the write.
 type pairsFirst struct {
@@ -404,14 +404,9 @@ func (p *pairsFirst) fire() {
 	}
 }
 
-func (p *pairsFirst) Submit(ctx context.Context, r partners.Request, s partners.Partnership) (partners.SubmitOutcome, error) {
+func (p *pairsFirst) Pair(ctx context.Context, users [2]string, decide func(partners.Pairing) (partners.PairingChange, error)) error {
 	p.fire()
-	return p.PartnerRepo.Submit(ctx, r, s)
-}
-
-func (p *pairsFirst) Link(ctx context.Context, s partners.Partnership, code string) error {
-	p.fire()
-	return p.PartnerRepo.Link(ctx, s, code)
+	return p.PartnerRepo.Pair(ctx, users, decide)
 }
 
 func TestPendingRequests(t *testing.T) {
