@@ -52,7 +52,7 @@ func TestDecideSubmit(t *testing.T) {
 		{name: "code replaced meanwhile", st: partners.Pairing{Codes: both}, code: "CCCCCC", errCode: "invalid_pairing_code"},
 		{name: "owner's code gone", st: partners.Pairing{Codes: both[:1]}, code: "BBBBBB", errCode: "invalid_pairing_code"},
 		{name: "code expired at the very instant",
-			st:   partners.Pairing{Codes: []partners.PairingCode{expired}}, code: "BBBBBB", errCode: "invalid_pairing_code"},
+			st: partners.Pairing{Codes: []partners.PairingCode{expired}}, code: "BBBBBB", errCode: "invalid_pairing_code"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
