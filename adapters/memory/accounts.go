@@ -226,67 +226,41 @@ func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpo
 	return c, nil
 }
 
-func (r *AccountRepo) updateCode(userID string, p accounts.Purpose, fn func(c *accounts.Code)) error {
+// UpdateCode holds the mutex for the whole decision, as the SQL
+// transaction holds its row locks.
+func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := codeKey{userID, p}
 	c, ok := r.codes[k]
-	if !ok {
-		return core.NotFound("not_found", "no code")
-	}
-	fn(&c)
-	r.codes[k] = c
-	return nil
-}
-
-func (r *AccountRepo) TakeCodeAttempt(_ context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
-	var taken accounts.Code
-	err := r.updateCode(userID, p, func(c *accounts.Code) { c.Attempts++; taken = *c })
-	return taken, err
-}
-
-func (r *AccountRepo) ProveCode(_ context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := codeKey{userID, p}
-	c, ok := r.codes[k]
-	if !ok || c.Hash != codeHash {
-		return core.Invalid("invalid_code", "invalid or expired code")
-	}
-	c.VerifiedAt, c.ProofHash, c.ProofExpiresAt = at, proofHash, proofExpires
-	c.Attempts = max(c.Attempts-1, 0)
-	r.codes[k] = c
-	return nil
-}
-
-func (r *AccountRepo) Verify(_ context.Context, userID, codeHash string, t accounts.Token) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := codeKey{userID, accounts.PurposeVerify}
-	c, ok := r.codes[k]
 	a, found := r.byID[userID]
-	if !ok || !found || c.Hash != codeHash {
-		return core.Invalid("invalid_code", "invalid or expired code")
+	if !ok || !found {
+		return nil, core.NotFound("not_found", "no code")
 	}
-	delete(r.codes, k)
-	a.Verified = true
-	r.byID[userID] = a
-	r.tokens[t.Hash] = t
-	return nil
-}
-
-func (r *AccountRepo) ResetPassword(_ context.Context, userID, codeHash, hash string, now time.Time, t accounts.Token) ([]string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := codeKey{userID, accounts.PurposeReset}
-	c, ok := r.codes[k]
-	a, found := r.byID[userID]
-	if !ok || !found || c.VerifiedAt.IsZero() || c.Hash != codeHash {
-		return nil, core.Invalid("invalid_code", "verify a reset code first")
+	u, err := decide(c, a)
+	if err != nil {
+		return nil, err
 	}
-	delete(r.codes, k)
-	a.Verified = true
-	return r.setPasswordLocked(a, hash, now, t), nil
+	switch {
+	case u.Consume:
+		delete(r.codes, k)
+	case u.Code != nil:
+		r.codes[k] = *u.Code
+	}
+	if u.Verify {
+		a.Verified = true
+		r.byID[userID] = a
+	}
+	var revoked []string
+	if u.PasswordHash != "" {
+		a.PasswordHash, a.UpdatedAt = u.PasswordHash, u.At
+		r.byID[userID] = a
+		revoked = r.revokeLocked(userID)
+	}
+	if u.Token != nil {
+		r.tokens[u.Token.Hash] = *u.Token
+	}
+	return revoked, nil
 }
 
 func (r *AccountRepo) ClearPendingPassword(_ context.Context, userID string) error {
@@ -306,17 +280,11 @@ func (r *AccountRepo) SetPassword(_ context.Context, userID, hash string, now ti
 	if !ok {
 		return nil, errAccountNotFound()
 	}
-	return r.setPasswordLocked(a, hash, now, t), nil
-}
-
-// setPasswordLocked stores a with the new password, revokes every token of
-// the account and stores t.
-func (r *AccountRepo) setPasswordLocked(a accounts.Account, hash string, now time.Time, t accounts.Token) []string {
 	a.PasswordHash, a.UpdatedAt = hash, now
 	r.byID[a.ID] = a
 	revoked := r.revokeLocked(a.ID)
 	r.tokens[t.Hash] = t
-	return revoked
+	return revoked, nil
 }
 
 func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, max int) ([]string, error) {

@@ -134,6 +134,14 @@ func (r codeRow) code() accounts.Code {
 	return c
 }
 
+// zeroMillis stores the zero time as 0, as codeRow reads it.
+func zeroMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
 func (r *AccountRepo) PutCode(ctx context.Context, c accounts.Code, m accounts.OutboxMail) error {
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_codes").
@@ -284,65 +292,69 @@ func (r *AccountRepo) GetCode(ctx context.Context, userID string, p accounts.Pur
 	return row.code(), err
 }
 
-func (r *AccountRepo) TakeCodeAttempt(ctx context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
-	var row codeRow
+// UpdateCode holds the code's row, then the account's (FOR UPDATE on
+// MySQL; SQLite's transactions are IMMEDIATE), so concurrent tries and
+// spends of one code run one after the other, each on what the previous
+// committed.
+func (r *AccountRepo) UpdateCode(ctx context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) ([]string, error) {
+	var revoked []string
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		revoked = nil
 		where := sq.Eq{"user_id": userID, "purpose": string(p)}
-		if err := r.db.execOne(ctx, tx, r.db.sb.Update("auth_codes").Set("attempts", sq.Expr("attempts + 1")).
-			Where(where)); err != nil {
+		var code codeRow
+		if err := r.db.get(ctx, tx, &code, r.db.sb.Select(codeColumns...).From("auth_codes").Where(where).
+			Suffix(r.db.forUpdate())); err != nil {
 			return err
 		}
-		return r.db.get(ctx, tx, &row, r.db.sb.Select(codeColumns...).From("auth_codes").Where(where))
-	})
-	return row.code(), err
-}
-
-func (r *AccountRepo) ProveCode(ctx context.Context, userID string, p accounts.Purpose, codeHash, proofHash string, at, proofExpires time.Time) error {
-	err := r.db.execOne(ctx, r.db, r.db.sb.Update("auth_codes").Set("verified_at", at.UnixMilli()).
-		Set("proof_hash", proofHash).Set("proof_expires_at", proofExpires.UnixMilli()).
-		Set("attempts", sq.Expr("CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END")).
-		Where(sq.Eq{"user_id": userID, "purpose": string(p), "code_hash": codeHash}))
-	if isNotFound(err) {
-		return core.Invalid("invalid_code", "invalid or expired code")
-	}
-	return err
-}
-
-func (r *AccountRepo) Verify(ctx context.Context, userID, codeHash string, t accounts.Token) error {
-	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		// Deleting by hash makes the code single-use even against a concurrent verify.
-		err := r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").
-			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeVerify), "code_hash": codeHash}))
-		if isNotFound(err) {
-			return core.Invalid("invalid_code", "invalid or expired code")
+		var acc accountRow
+		if err := r.db.get(ctx, tx, &acc, r.db.sb.Select(accountColumns...).From("accounts").
+			Where(sq.Eq{"id": userID}).Suffix(r.db.forUpdate())); err != nil {
+			return err
 		}
+		u, err := decide(code.code(), acc.account())
 		if err != nil {
 			return err
 		}
+		if err := r.writeCode(ctx, tx, where, u); err != nil {
+			return err
+		}
+		return r.writeAccount(ctx, tx, userID, u, &revoked)
+	})
+	return revoked, err
+}
+
+// writeCode deletes or rewrites the code as u says.
+func (r *AccountRepo) writeCode(ctx context.Context, tx *sqlx.Tx, where sq.Eq, u accounts.CodeUpdate) error {
+	switch {
+	case u.Consume:
+		return r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").Where(where))
+	case u.Code != nil:
+		c := u.Code
+		return r.db.execOne(ctx, tx, r.db.sb.Update("auth_codes").Set("attempts", c.Attempts).
+			Set("verified_at", zeroMillis(c.VerifiedAt)).Set("proof_hash", c.ProofHash).
+			Set("proof_expires_at", zeroMillis(c.ProofExpiresAt)).Where(where))
+	}
+	return nil
+}
+
+// writeAccount applies the account's part of u: verified, a new password
+// (revoking every token into *revoked), a new token.
+func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID string, u accounts.CodeUpdate, revoked *[]string) error {
+	if u.Verify && u.PasswordHash == "" {
 		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("verified", true).
 			Where(sq.Eq{"id": userID})); err != nil {
 			return err
 		}
-		return r.insertToken(ctx, tx, t)
-	})
-}
-
-func (r *AccountRepo) ResetPassword(ctx context.Context, userID, codeHash, hash string, now time.Time, t accounts.Token) ([]string, error) {
-	var revoked []string
-	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		// Deleting by hash makes the proof single-use against a concurrent update.
-		err := r.db.execOne(ctx, tx, r.db.sb.Delete("auth_codes").
-			Where(sq.Eq{"user_id": userID, "purpose": string(accounts.PurposeReset), "code_hash": codeHash}).
-			Where(sq.Gt{"verified_at": 0}))
-		if isNotFound(err) {
-			return core.Invalid("invalid_code", "verify a reset code first")
-		}
-		if err != nil {
+	}
+	if u.PasswordHash != "" {
+		if err := r.setPassword(ctx, tx, userID, u.PasswordHash, u.At, revoked, u.Verify); err != nil {
 			return err
 		}
-		return r.setPassword(ctx, tx, userID, hash, now, t, &revoked, true)
-	})
-	return revoked, err
+	}
+	if u.Token == nil {
+		return nil
+	}
+	return r.insertToken(ctx, tx, *u.Token)
 }
 
 func (r *AccountRepo) ClearPendingPassword(ctx context.Context, userID string) error {
@@ -353,15 +365,18 @@ func (r *AccountRepo) ClearPendingPassword(ctx context.Context, userID string) e
 func (r *AccountRepo) SetPassword(ctx context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
 	var revoked []string
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		return r.setPassword(ctx, tx, userID, hash, now, t, &revoked, false)
+		if err := r.setPassword(ctx, tx, userID, hash, now, &revoked, false); err != nil {
+			return err
+		}
+		return r.insertToken(ctx, tx, t)
 	})
 	return revoked, err
 }
 
 // setPassword sets the password (and verified, for a reset: the code proved
-// the mailbox), revokes every token of the account into *revoked and stores
-// t, inside tx.
-func (r *AccountRepo) setPassword(ctx context.Context, tx *sqlx.Tx, userID, hash string, now time.Time, t accounts.Token, revoked *[]string, verify bool) error {
+// the mailbox) and revokes every token of the account into *revoked,
+// inside tx.
+func (r *AccountRepo) setPassword(ctx context.Context, tx *sqlx.Tx, userID, hash string, now time.Time, revoked *[]string, verify bool) error {
 	q := r.db.sb.Update("accounts").Set("password_hash", hash).Set("updated_at", now.UnixMilli())
 	if verify {
 		q = q.Set("verified", true)
@@ -373,10 +388,7 @@ func (r *AccountRepo) setPassword(ctx context.Context, tx *sqlx.Tx, userID, hash
 	if *revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
 		return err
 	}
-	if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID})); err != nil {
-		return err
-	}
-	return r.insertToken(ctx, tx, t)
+	return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID}))
 }
 
 var tokenColumns = []string{"id", "token_hash", "user_id", "user_agent", "created_at", "expires_at", "last_used_at"}

@@ -185,24 +185,21 @@ func (r *PartnerRepo) PurgeExpiredConnections(ctx context.Context, now time.Time
 }
 
 func (r *PartnerRepo) ConnectionOf(ctx context.Context, userID string) (partners.Connection, error) {
-	return r.connectionBy(ctx, r.db, sq.Eq{"user_id": userID}, false)
+	return r.connectionBy(ctx, r.db, sq.Eq{"user_id": userID})
 }
 
 // ConnectionByCode tries the exact spelling first: a code stored before
 // migration 00017 that shared its key with an older one has no key.
 func (r *PartnerRepo) ConnectionByCode(ctx context.Context, code string) (partners.Connection, error) {
-	c, err := r.connectionBy(ctx, r.db, sq.Eq{"code": code}, false)
+	c, err := r.connectionBy(ctx, r.db, sq.Eq{"code": code})
 	if !isNotFound(err) {
 		return c, err
 	}
-	return r.connectionBy(ctx, r.db, sq.Eq{"code_key": partners.ConnectionKey(code)}, false)
+	return r.connectionBy(ctx, r.db, sq.Eq{"code_key": partners.ConnectionKey(code)})
 }
 
-func (r *PartnerRepo) connectionBy(ctx context.Context, q sqlx.QueryerContext, where sq.Eq, lock bool) (partners.Connection, error) {
+func (r *PartnerRepo) connectionBy(ctx context.Context, q sqlx.QueryerContext, where sq.Eq) (partners.Connection, error) {
 	b := r.db.sb.Select(connectionColumns...).From("partner_connections").Where(where)
-	if lock {
-		b = r.forUpdate(b)
-	}
 	var row connectionRow
 	err := r.db.get(ctx, q, &row, b)
 	return row.connection(), err
@@ -236,8 +233,8 @@ func (r *PartnerRepo) create(ctx context.Context, tx *sqlx.Tx, p partners.Partne
 // requireUnpaired fails with already_paired when one of users is a member.
 func (r *PartnerRepo) requireUnpaired(ctx context.Context, tx *sqlx.Tx, users ...string) error {
 	var paired []string
-	if err := r.db.selectInto(ctx, tx, &paired, r.forUpdate(r.db.sb.Select("user_id").From("partnership_members").
-		Where(sq.Eq{"user_id": users}))); err != nil {
+	if err := r.db.selectInto(ctx, tx, &paired, r.db.sb.Select("user_id").From("partnership_members").
+		Where(sq.Eq{"user_id": users}).Suffix(r.db.forUpdate())); err != nil {
 		return err
 	}
 	if len(paired) > 0 {
@@ -322,16 +319,16 @@ func (r *PartnerRepo) lockPairing(ctx context.Context, tx *sqlx.Tx, users []stri
 		conns []connectionRow
 		reqs  []requestRow
 	)
-	if err := r.db.selectInto(ctx, tx, &codes, r.forUpdate(r.db.sb.Select(pairingCodeColumns...).
-		From("pairing_codes").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+	if err := r.db.selectInto(ctx, tx, &codes, r.db.sb.Select(pairingCodeColumns...).
+		From("pairing_codes").Where(sq.Eq{"user_id": users}).OrderBy("user_id").Suffix(r.db.forUpdate())); err != nil {
 		return st, err
 	}
-	if err := r.db.selectInto(ctx, tx, &conns, r.forUpdate(r.db.sb.Select(connectionColumns...).
-		From("partner_connections").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+	if err := r.db.selectInto(ctx, tx, &conns, r.db.sb.Select(connectionColumns...).
+		From("partner_connections").Where(sq.Eq{"user_id": users}).OrderBy("user_id").Suffix(r.db.forUpdate())); err != nil {
 		return st, err
 	}
-	if err := r.db.selectInto(ctx, tx, &st.Paired, r.forUpdate(r.db.sb.Select("user_id").
-		From("partnership_members").Where(sq.Eq{"user_id": users}).OrderBy("user_id"))); err != nil {
+	if err := r.db.selectInto(ctx, tx, &st.Paired, r.db.sb.Select("user_id").
+		From("partnership_members").Where(sq.Eq{"user_id": users}).OrderBy("user_id").Suffix(r.db.forUpdate())); err != nil {
 		return st, err
 	}
 	if err := r.db.selectInto(ctx, tx, &reqs, r.db.sb.Select(requestColumns...).From("pairing_requests").
@@ -383,8 +380,8 @@ func (r *PartnerRepo) end(ctx context.Context, tx *sqlx.Tx, userID string) (part
 		return partners.Partnership{}, err
 	}
 	var row partnershipRow
-	if err := r.db.get(ctx, tx, &row, r.forUpdate(r.db.sb.Select("id", "user_a", "user_b", "created_at").
-		From("partnerships").Where(sq.Eq{"id": id}))); err != nil {
+	if err := r.db.get(ctx, tx, &row, r.db.sb.Select("id", "user_a", "user_b", "created_at").
+		From("partnerships").Where(sq.Eq{"id": id}).Suffix(r.db.forUpdate())); err != nil {
 		return partners.Partnership{}, err
 	}
 	p := row.partnership()
@@ -417,15 +414,6 @@ func (r *PartnerRepo) Purge(ctx context.Context, userID string) (partners.Partne
 		return partners.Partnership{}, false, err
 	}
 	return p, true, nil
-}
-
-// forUpdate makes a read of a write transaction a locking read on MySQL.
-// SQLite has no FOR UPDATE and needs none: its transactions are IMMEDIATE.
-func (r *PartnerRepo) forUpdate(b sq.SelectBuilder) sq.SelectBuilder {
-	if r.db.Dialect == MySQL {
-		return b.Suffix("FOR UPDATE")
-	}
-	return b
 }
 
 // exists is a plain read of whether table has a row matching where.

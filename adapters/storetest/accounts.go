@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -83,7 +84,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		c := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "c1", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
 		must(t, putCode(r, c))
 		for want := 1; want <= 2; want++ {
-			taken, err := r.TakeCodeAttempt(ctx, "u1", accounts.PurposeReset)
+			taken, err := takeTry(r, "u1", accounts.PurposeReset)
 			must(t, err)
 			if taken.Attempts != want || taken.Hash != "c1" || !taken.ExpiresAt.Equal(c.ExpiresAt) {
 				t.Fatalf("try %d: %+v", want, taken)
@@ -94,7 +95,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		if got.Attempts != 2 || got.Hash != "c1" || !got.VerifiedAt.IsZero() || !got.ExpiresAt.Equal(c.ExpiresAt) {
 			t.Fatalf("got %+v", got)
 		}
-		_, err = r.TakeCodeAttempt(ctx, "u1", accounts.PurposeVerify)
+		_, err = takeTry(r, "u1", accounts.PurposeVerify)
 		wantKind(t, err, core.KindNotFound)
 		c.Hash = "c2"
 		must(t, putCode(r, c))
@@ -102,10 +103,10 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		if got.Attempts != 0 || got.Hash != "c2" {
 			t.Fatalf("replace: %+v", got)
 		}
-		_, err = r.TakeCodeAttempt(ctx, "u1", accounts.PurposeReset)
+		_, err = takeTry(r, "u1", accounts.PurposeReset)
 		must(t, err)
-		wantKind(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c1", "p1", now, now.Add(10*time.Minute)), core.KindInvalid) // replaced code
-		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "c2", "p2", now, now.Add(10*time.Minute)))
+		wantKind(t, proveReset(r, "u1", "c1", "p1", now, now.Add(10*time.Minute)), core.KindInvalid) // replaced code
+		must(t, proveReset(r, "u1", "c2", "p2", now, now.Add(10*time.Minute)))
 		got, _ = r.GetCode(ctx, "u1", accounts.PurposeReset)
 		if !got.VerifiedAt.Equal(now) || got.ProofHash != "p2" || !got.ProofExpiresAt.Equal(now.Add(10*time.Minute)) ||
 			got.Attempts != 0 {
@@ -126,7 +127,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := r.TakeCodeAttempt(ctx, "u1", accounts.PurposeVerify)
+				c, err := takeTry(r, "u1", accounts.PurposeVerify)
 				if err != nil {
 					t.Error(err)
 				}
@@ -142,13 +143,81 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		}
 	})
 
+	t.Run("update code: a refusing decision writes nothing; no code or account is not found", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		c := accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+		must(t, putCode(r, c))
+		refused := core.Invalid("no", "no")
+		var seen accounts.Code
+		var seenAcc accounts.Account
+		_, err := r.UpdateCode(ctx, "u1", accounts.PurposeVerify, func(got accounts.Code, a accounts.Account) (accounts.CodeUpdate, error) {
+			seen, seenAcc = got, a
+			t2 := tok("t1", "u1")
+			return accounts.CodeUpdate{Consume: true, Verify: true, Token: &t2}, refused
+		})
+		if err != refused {
+			t.Fatalf("decide's error is returned as it is: %v", err)
+		}
+		if seen.Hash != "vc" || seen.UserID != "u1" || seenAcc.ID != "u1" || seenAcc.Email != "a@x.io" {
+			t.Fatalf("loaded %+v %+v", seen, seenAcc)
+		}
+		if got, err := r.GetCode(ctx, "u1", accounts.PurposeVerify); err != nil || got.Hash != "vc" {
+			t.Fatalf("code after a refusal: %+v %v", got, err)
+		}
+		if a, _ := r.Get(ctx, "u1"); a.Verified {
+			t.Fatal("a refused decision verified the account")
+		}
+		_, err = r.Session(ctx, "t1")
+		wantKind(t, err, core.KindNotFound)
+		ran := false
+		never := func(accounts.Code, accounts.Account) (accounts.CodeUpdate, error) { ran = true; return accounts.CodeUpdate{}, nil }
+		_, err = r.UpdateCode(ctx, "u1", accounts.PurposeReset, never)
+		wantKind(t, err, core.KindNotFound)
+		_, err = r.UpdateCode(ctx, "ghost", accounts.PurposeVerify, never)
+		wantKind(t, err, core.KindNotFound)
+		if ran {
+			t.Fatal("decide ran without a code")
+		}
+	})
+
+	t.Run("concurrent spends of one code: exactly one wins", func(t *testing.T) {
+		r := newRepo(t)
+		must(t, r.Create(ctx, acc("u1", "a@x.io")))
+		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+		const n = 6
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = spendVerification(r, "u1", "vc", tok(fmt.Sprintf("t%d", i), "u1"))
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+				must(t, func() error { _, err := r.Session(ctx, fmt.Sprintf("t%d", i)); return err }())
+			case !core.IsKind(err, core.KindNotFound):
+				t.Fatalf("a losing spend: %v", err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d spends won: %v", won, errs)
+		}
+	})
+
 	t.Run("verify consumes the code once and stores the token", func(t *testing.T) {
 		r := newRepo(t)
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
-		wantKind(t, r.Verify(ctx, "u1", "wrong", tok("t0", "u1")), core.KindInvalid)
-		must(t, r.Verify(ctx, "u1", "vc", tok("t1", "u1")))
-		wantKind(t, r.Verify(ctx, "u1", "vc", tok("t2", "u1")), core.KindInvalid)
+		wantKind(t, spendVerification(r, "u1", "wrong", tok("t0", "u1")), core.KindInvalid)
+		must(t, spendVerification(r, "u1", "vc", tok("t1", "u1")))
+		wantKind(t, spendVerification(r, "u1", "vc", tok("t2", "u1")), core.KindNotFound) // spent
 		a, _ := r.Get(ctx, "u1")
 		s, err := r.Session(ctx, "t1")
 		must(t, err)
@@ -170,12 +239,12 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		newToken(t, r, tok("other", "u2"))
 		code := accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
 		must(t, putCode(r, code))
-		_, err := r.ResetPassword(ctx, "u1", "rc", "newhash", now, tok("new", "u1"))
+		_, err := spendReset(r, "u1", "rc", "newhash", now, tok("new", "u1"))
 		wantKind(t, err, core.KindInvalid) // not verified yet
-		must(t, r.ProveCode(ctx, "u1", accounts.PurposeReset, "rc", "proof", now, now.Add(10*time.Minute)))
-		_, err = r.ResetPassword(ctx, "u1", "other-code", "newhash", now, tok("new", "u1"))
+		must(t, proveReset(r, "u1", "rc", "proof", now, now.Add(10*time.Minute)))
+		_, err = spendReset(r, "u1", "other-code", "newhash", now, tok("new", "u1"))
 		wantKind(t, err, core.KindInvalid) // another code than the one proven
-		revoked, err := r.ResetPassword(ctx, "u1", "rc", "newhash", now, tok("new", "u1"))
+		revoked, err := spendReset(r, "u1", "rc", "newhash", now, tok("new", "u1"))
 		must(t, err)
 		sort.Strings(revoked)
 		if len(revoked) != 2 || revoked[0] != "old1" || revoked[1] != "old2" {
@@ -193,8 +262,8 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		if a.PasswordHash != "newhash" || !a.Verified {
 			t.Fatalf("account %+v", a)
 		}
-		_, err = r.ResetPassword(ctx, "u1", "rc", "again", now, tok("again", "u1"))
-		wantKind(t, err, core.KindInvalid) // single use
+		_, err = spendReset(r, "u1", "rc", "again", now, tok("again", "u1"))
+		wantKind(t, err, core.KindNotFound) // single use: spent
 	})
 
 	t.Run("a pending password clears, a verified one never", func(t *testing.T) {
@@ -202,7 +271,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		must(t, r.Create(ctx, acc("u1", "a@x.io")))
 		must(t, r.Create(ctx, acc("u2", "b@x.io")))
 		must(t, putCode(r, accounts.Code{UserID: "u2", Purpose: accounts.PurposeVerify, Hash: "vc", ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
-		must(t, r.Verify(ctx, "u2", "vc", tok("t2", "u2")))
+		must(t, spendVerification(r, "u2", "vc", tok("t2", "u2")))
 		must(t, r.ClearPendingPassword(ctx, "u1"))
 		must(t, r.ClearPendingPassword(ctx, "u1")) // already none
 		must(t, r.ClearPendingPassword(ctx, "u2")) // verified: nothing
@@ -293,7 +362,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeVerify, Hash: "old", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
 		// A reset code past its own expiry whose proof still lives must stay.
 		must(t, putCode(r, accounts.Code{UserID: "u2", Purpose: accounts.PurposeReset, Hash: "rc", ExpiresAt: now.Add(-time.Minute), CreatedAt: now}))
-		must(t, r.ProveCode(ctx, "u2", accounts.PurposeReset, "rc", "p", now, now.Add(5*time.Minute)))
+		must(t, proveReset(r, "u2", "rc", "p", now, now.Add(5*time.Minute)))
 		// A mail of a live code must stay.
 		must(t, putCode(r, accounts.Code{UserID: "u1", Purpose: accounts.PurposeReset, Hash: "live", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
 		n, err := r.Purge(ctx, now)
@@ -360,4 +429,30 @@ func wantKind(t *testing.T, err error, k core.Kind) {
 	if !core.IsKind(err, k) {
 		t.Fatalf("want kind %v, got %v", k, err)
 	}
+}
+
+// The module's code decisions through UpdateCode, as the service runs them.
+
+func takeTry(r accounts.Repository, userID string, p accounts.Purpose) (accounts.Code, error) {
+	var taken accounts.Code
+	_, err := r.UpdateCode(context.Background(), userID, p, func(c accounts.Code, a accounts.Account) (accounts.CodeUpdate, error) {
+		u, err := accounts.CountTry(c, a)
+		taken = *u.Code
+		return u, err
+	})
+	return taken, err
+}
+
+func proveReset(r accounts.Repository, userID, codeHash, proofHash string, at, expires time.Time) error {
+	_, err := r.UpdateCode(context.Background(), userID, accounts.PurposeReset, accounts.ProveReset(codeHash, proofHash, at, expires))
+	return err
+}
+
+func spendVerification(r accounts.Repository, userID, codeHash string, t accounts.Token) error {
+	_, err := r.UpdateCode(context.Background(), userID, accounts.PurposeVerify, accounts.SpendVerification(codeHash, t))
+	return err
+}
+
+func spendReset(r accounts.Repository, userID, codeHash, hash string, at time.Time, t accounts.Token) ([]string, error) {
+	return r.UpdateCode(context.Background(), userID, accounts.PurposeReset, accounts.SpendReset(codeHash, hash, at, t))
 }

@@ -27,26 +27,14 @@ type Repository interface {
 	// sent yet (its code is dead).
 	PutCode(ctx context.Context, c Code, m OutboxMail) error
 	GetCode(ctx context.Context, userID string, p Purpose) (Code, error)
-	// TakeCodeAttempt adds one try to the code and returns the code with the
-	// try counted, atomically (one update and read in one transaction), so
-	// that concurrent guesses cannot pass the limit; core.KindNotFound when
-	// there is no code.
-	TakeCodeAttempt(ctx context.Context, userID string, p Purpose) (Code, error)
-	// ProveCode notes that the code whose hash is codeHash was proven (reset
-	// step 2), gives back the try that proving it took, and stores the hash
-	// of the reset token handed out for it. A code replaced meanwhile gives
-	// core.KindInvalid.
-	ProveCode(ctx context.Context, userID string, p Purpose, codeHash, proofHash string, at, proofExpires time.Time) error
-	// Verify consumes the verification code whose hash is codeHash, marks the
-	// account verified and stores the first token, all or nothing. A code
-	// consumed meanwhile gives core.KindInvalid (single use).
-	Verify(ctx context.Context, userID, codeHash string, t Token) error
-	// ResetPassword consumes the proven reset code whose hash is codeHash
-	// (the service has checked the proof), sets the password, marks the
-	// e-mail verified, revokes every token and stores t, all or nothing; it
-	// returns the revoked token hashes. A code consumed or replaced meanwhile
-	// gives core.KindInvalid (single use).
-	ResetPassword(ctx context.Context, userID, codeHash, hash string, now time.Time, t Token) ([]string, error)
+	// UpdateCode loads the user's code of purpose p and the account in one
+	// transaction, holding them against concurrent writers, runs decide on
+	// them and writes the CodeUpdate it returns in that transaction,
+	// returning the token hashes it revoked. core.KindNotFound, without
+	// running decide, when there is no such code or account; decide's error
+	// is returned as it is, and nothing is written. decide may run more
+	// than once (a transaction that lost a deadlock runs again).
+	UpdateCode(ctx context.Context, userID string, p Purpose, decide CodeDecision) (revoked []string, err error)
 
 	// ClearPendingPassword removes the password of an account that is not
 	// verified yet (nothing when it is verified, or already has none).

@@ -151,8 +151,8 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Clien
 		a.PasswordHash = ""
 	}
 	plain, t := s.token(userID, cl)
-	if err := s.repo.Verify(ctx, userID, c.Hash, t); err != nil {
-		return Verification{}, err
+	if _, err := s.repo.UpdateCode(ctx, userID, PurposeVerify, SpendVerification(c.Hash, t)); err != nil {
+		return Verification{}, codeGone(err)
 	}
 	return Verification{Token: plain, PasswordRequired: a.PasswordHash == ""}, nil
 }
@@ -309,8 +309,8 @@ func (s *Service) VerifyReset(ctx context.Context, userID, code string, cl Clien
 	}
 	plain, hash := newToken()
 	now := s.clock.Now()
-	if err := s.repo.ProveCode(ctx, userID, PurposeReset, c.Hash, hash, now, now.Add(ResetProofTTL)); err != nil {
-		return "", err
+	if _, err := s.repo.UpdateCode(ctx, userID, PurposeReset, ProveReset(c.Hash, hash, now, now.Add(ResetProofTTL))); err != nil {
+		return "", codeGone(err)
 	}
 	return plain, nil
 }
@@ -336,9 +336,9 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 		return "", err
 	}
 	plain, t := s.token(userID, cl)
-	revoked, err := s.repo.ResetPassword(ctx, userID, c.Hash, hash, s.clock.Now(), t)
+	revoked, err := s.repo.UpdateCode(ctx, userID, PurposeReset, SpendReset(c.Hash, hash, s.clock.Now(), t))
 	if err != nil {
-		return "", err
+		return "", codeGone(err)
 	}
 	s.cache.Forget(revoked...)
 	return plain, nil
@@ -429,7 +429,7 @@ func (s *Service) checkResetProof(ctx context.Context, userID string, proof Rese
 	}
 	c, err := s.takeTry(ctx, userID, PurposeReset, clientIP)
 	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {
-		return Code{}, core.Invalid("invalid_code", "verify a reset code first")
+		return Code{}, errResetNotProven()
 	}
 	if err != nil {
 		return Code{}, err
@@ -734,7 +734,22 @@ func (s *Service) takeTry(ctx context.Context, userID string, p Purpose, clientI
 		}
 		return Code{}, err
 	}
-	return s.repo.TakeCodeAttempt(ctx, userID, p)
+	var taken Code
+	_, err = s.repo.UpdateCode(ctx, userID, p, func(c Code, a Account) (CodeUpdate, error) {
+		u, err := CountTry(c, a)
+		taken = *u.Code
+		return u, err
+	})
+	return taken, err
+}
+
+// codeGone: a code spent or replaced between the check and the write, or
+// its account deleted meanwhile, is an invalid code like any other.
+func codeGone(err error) error {
+	if core.IsKind(err, core.KindNotFound) {
+		return errInvalidCode()
+	}
+	return err
 }
 
 // giveTryBack returns a right try to the client IP's count: only wrong
@@ -823,6 +838,9 @@ func errEmailTaken() error {
 	return core.Conflict("email_already_registered", "this e-mail is already registered")
 }
 func errInvalidCode() error  { return core.Invalid("invalid_code", "invalid or expired code") }
+func errResetNotProven() error {
+	return core.Invalid("invalid_code", "verify a reset code first")
+}
 func errUserNotFound() error { return core.NotFound("user_not_found", "user not found") }
 func errUnauthorized() error {
 	return core.Unauthorized("unauthorized", "missing, invalid or expired token")
