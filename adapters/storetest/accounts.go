@@ -171,7 +171,10 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 		_, err = r.Session(ctx, "t1")
 		wantKind(t, err, core.KindNotFound)
 		ran := false
-		never := func(accounts.Code, accounts.Account) (accounts.CodeUpdate, error) { ran = true; return accounts.CodeUpdate{}, nil }
+		never := func(accounts.Code, accounts.Account) (accounts.CodeUpdate, error) {
+			ran = true
+			return accounts.CodeUpdate{}, nil
+		}
 		_, err = r.UpdateCode(ctx, "u1", accounts.PurposeReset, never)
 		wantKind(t, err, core.KindNotFound)
 		_, err = r.UpdateCode(ctx, "ghost", accounts.PurposeVerify, never)

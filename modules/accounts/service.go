@@ -837,7 +837,7 @@ func (s *Service) isConfiguredAdmin(email string) bool { return slices.Contains(
 func errEmailTaken() error {
 	return core.Conflict("email_already_registered", "this e-mail is already registered")
 }
-func errInvalidCode() error  { return core.Invalid("invalid_code", "invalid or expired code") }
+func errInvalidCode() error { return core.Invalid("invalid_code", "invalid or expired code") }
 func errResetNotProven() error {
 	return core.Invalid("invalid_code", "verify a reset code first")
 }
