@@ -5,11 +5,23 @@ import (
 	"time"
 )
 
-// Repository stores accounts, their one-time codes and their session tokens.
-// Get/GetByEmail/GetCode/Session return core.KindNotFound when absent; Create
-// returns core.KindConflict when the e-mail is taken. Every method is one
-// transaction.
+// Repository stores accounts, their one-time codes and their session
+// tokens. Get/GetByEmail/GetCode/Session return core.KindNotFound when
+// absent; Create returns core.KindConflict when the e-mail is taken. Every
+// method is one transaction. The module decides, the repository loads,
+// locks and writes (UpdateCode runs the module's code rules inside its
+// transaction).
 type Repository interface {
+	AccountStore
+	CodeStore
+	TokenStore
+	// Purge deletes tokens, codes (reset proofs included) and unclaimed
+	// outbox mail that expired before now, and returns how many.
+	Purge(ctx context.Context, now time.Time) (int, error)
+}
+
+// AccountStore keeps the accounts themselves.
+type AccountStore interface {
 	Create(ctx context.Context, a Account) error
 	Get(ctx context.Context, id string) (Account, error)
 	GetByEmail(ctx context.Context, email string) (Account, error)
@@ -19,7 +31,16 @@ type Repository interface {
 	// Delete removes the account, its codes, tokens and unsent mail,
 	// returning the token hashes.
 	Delete(ctx context.Context, id string) ([]string, error)
+	// ClearPendingPassword removes the password of an account that is not
+	// verified yet (nothing when it is verified, or already has none).
+	ClearPendingPassword(ctx context.Context, userID string) error
+	// SetPassword sets the password, revokes every token and stores t, all
+	// or nothing; it returns the revoked token hashes.
+	SetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
+}
 
+// CodeStore keeps the one-time codes (one per user and purpose).
+type CodeStore interface {
 	// PutCode stores c, replacing the user's earlier code of the same
 	// purpose, and queues m, the mail that carries it, in the Outbox, in one
 	// transaction: a code is never stored without its mail, nor mailed
@@ -35,14 +56,10 @@ type Repository interface {
 	// is returned as it is, and nothing is written. decide may run more
 	// than once (a transaction that lost a deadlock runs again).
 	UpdateCode(ctx context.Context, userID string, p Purpose, decide CodeDecision) (revoked []string, err error)
+}
 
-	// ClearPendingPassword removes the password of an account that is not
-	// verified yet (nothing when it is verified, or already has none).
-	ClearPendingPassword(ctx context.Context, userID string) error
-	// SetPassword sets the password, revokes every token and stores t, all
-	// or nothing; it returns the revoked token hashes.
-	SetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
-
+// TokenStore keeps the session tokens (stored hashed).
+type TokenStore interface {
 	// CreateToken stores t and revokes the user's oldest tokens beyond max,
 	// returning their hashes.
 	CreateToken(ctx context.Context, t Token, max int) ([]string, error)
@@ -58,9 +75,6 @@ type Repository interface {
 	DeleteSession(ctx context.Context, userID, sessionID string) (string, error)
 	// DeleteTokens revokes every token of the user and returns their hashes.
 	DeleteTokens(ctx context.Context, userID string) ([]string, error)
-	// Purge deletes tokens, codes (reset proofs included) and unclaimed
-	// outbox mail that expired before now, and returns how many.
-	Purge(ctx context.Context, now time.Time) (int, error)
 }
 
 // Outbox is the database queue of mail that PutCode fills and the Sender

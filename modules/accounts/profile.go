@@ -1,0 +1,134 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+// Profile returns the caller's account.
+func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
+	return s.account(ctx, userID)
+}
+
+// ProfilePatch holds the fields a PATCH may change; nil means unchanged.
+type ProfilePatch struct {
+	DisplayName *string
+	Timezone    *string
+}
+
+func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePatch) (Account, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return Account{}, err
+	}
+	before := a.Timezone
+	if p.DisplayName != nil {
+		name := strings.TrimSpace(*p.DisplayName)
+		if len([]rune(name)) > MaxDisplayName {
+			return Account{}, core.Invalid("invalid_request", "displayName must be at most 100 characters")
+		}
+		if err := core.CheckText("displayName", name, false); err != nil {
+			return Account{}, err
+		}
+		a.DisplayName = name
+	}
+	if p.Timezone != nil {
+		if err := ValidateTimezone(*p.Timezone); err != nil {
+			return Account{}, err
+		}
+		a.Timezone = *p.Timezone
+	}
+	a.UpdatedAt = s.clock.Now()
+	if err := s.repo.UpdateProfile(ctx, a); err != nil {
+		return Account{}, err
+	}
+	if a.Timezone != before {
+		s.bus.Publish(ctx, core.TimezoneChanged{UserID: userID, Timezone: a.Timezone})
+	}
+	return a, nil
+}
+
+// Location is the user's timezone (UTC when unset), for modules that count days.
+func (s *Service) Location(ctx context.Context, userID string) (*time.Location, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if a.Timezone == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(a.Timezone)
+	if err != nil {
+		return time.UTC, nil
+	}
+	return loc, nil
+}
+
+// Exists answers whether the account exists.
+func (s *Service) Exists(ctx context.Context, userID string) (bool, error) {
+	_, err := s.repo.Get(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Delete purges the user's data in every module, then the account, then
+// announces AccountDeleted. Purges are idempotent: a failure leaves the
+// account in place and the deletion can simply be retried.
+func (s *Service) Delete(ctx context.Context, userID string) error {
+	if _, err := s.account(ctx, userID); err != nil {
+		return err
+	}
+	for _, o := range s.owners {
+		if err := o.PurgeUser(ctx, userID); err != nil {
+			return fmt.Errorf("purge %s: %w", o.Section(), err)
+		}
+	}
+	revoked, err := s.repo.Delete(ctx, userID)
+	if err != nil {
+		return err
+	}
+	s.cache.Forget(revoked...)
+	s.bus.Publish(ctx, core.AccountDeleted{UserID: userID})
+	return nil
+}
+
+// Export gathers the account and every module's data of the user.
+func (s *Service) Export(ctx context.Context, userID string) (Account, map[string]any, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return Account{}, nil, err
+	}
+	out := make(map[string]any, len(s.owners))
+	for _, o := range s.owners {
+		v, err := o.ExportUser(ctx, userID)
+		if err != nil {
+			return Account{}, nil, fmt.Errorf("export %s: %w", o.Section(), err)
+		}
+		out[o.Section()] = v
+	}
+	return a, out, nil
+}
+
+// Remember records a as the request's read memo answer for its account:
+// a batch read (the home screen's) answers at once what the reads that
+// follow (profiles, timezones) would ask. Without a memo it does nothing.
+func Remember(ctx context.Context, a Account) { core.Remember(ctx, accountKey(a.ID), a, nil) }
+
+func accountKey(userID string) string { return "accounts.account:" + userID }
+
+func (s *Service) account(ctx context.Context, userID string) (Account, error) {
+	if strings.TrimSpace(userID) == "" {
+		return Account{}, core.Invalid("invalid_request", "userId is required")
+	}
+	a, err := core.Memo(ctx, accountKey(userID), func() (Account, error) { return s.repo.Get(ctx, userID) })
+	if core.IsKind(err, core.KindNotFound) {
+		return Account{}, errUserNotFound()
+	}
+	return a, err
+}

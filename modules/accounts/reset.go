@@ -1,0 +1,155 @@
+package accounts
+
+import (
+	"context"
+	"strings"
+
+	"tandem/core"
+)
+
+// RequestReset mails a reset code to an existing account.
+func (s *Service) RequestReset(ctx context.Context, email string, cl Client) (string, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return "", err
+	}
+	a, err := s.repo.GetByEmail(ctx, email)
+	if core.IsKind(err, core.KindNotFound) {
+		return "", errUserNotFound()
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := s.hitCodeRequest(ctx, email, cl.IP); err != nil {
+		return "", err
+	}
+	return a.ID, s.sendCode(ctx, a, PurposeReset)
+}
+
+// VerifyReset proves the reset code and returns a reset token: the proof the
+// password update step may carry instead of the code (single use, 10
+// minutes, stored hashed).
+func (s *Service) VerifyReset(ctx context.Context, userID, code string, cl Client) (string, error) {
+	if _, err := s.account(ctx, userID); err != nil {
+		return "", err
+	}
+	c, err := s.checkCode(ctx, userID, PurposeReset, code, cl.IP)
+	if err != nil {
+		return "", err
+	}
+	plain, hash := newToken()
+	now := s.clock.Now()
+	if _, err := s.repo.UpdateCode(ctx, userID, PurposeReset, ProveReset(c.Hash, hash, now, now.Add(ResetProofTTL))); err != nil {
+		return "", codeGone(err)
+	}
+	return plain, nil
+}
+
+// UpdatePassword sets the new password. It needs proof that the caller holds
+// the mailbox: the verified reset code again, or the reset token of the
+// verify step; a userId alone is 400 invalid_code. It revokes every older
+// token and returns a new one; a never-verified e-mail becomes verified
+// (the code proved the mailbox).
+func (s *Service) UpdatePassword(ctx context.Context, userID, password string, proof ResetProof, cl Client) (string, error) {
+	if err := ValidatePassword("newPassword", password); err != nil {
+		return "", err
+	}
+	if _, err := s.account(ctx, userID); err != nil {
+		return "", err
+	}
+	c, err := s.checkResetProof(ctx, userID, proof, cl.IP)
+	if err != nil {
+		return "", err
+	}
+	hash, err := s.hash(password)
+	if err != nil {
+		return "", err
+	}
+	plain, t := s.token(userID, cl)
+	revoked, err := s.repo.UpdateCode(ctx, userID, PurposeReset, SpendReset(c.Hash, hash, s.clock.Now(), t))
+	if err != nil {
+		return "", codeGone(err)
+	}
+	s.cache.Forget(revoked...)
+	return plain, nil
+}
+
+// ChangePassword sets the signed-in user's password. It needs the current
+// password, unless the account has none (a disputed sign-up, see SignUp):
+// a stolen token alone cannot take the account. A wrong current password
+// is counted like a failed login. Every token is revoked and a new one
+// returned.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, password string, cl Client) (string, error) {
+	if err := ValidatePassword("newPassword", password); err != nil {
+		return "", err
+	}
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkCurrentPassword(ctx, a, current, cl); err != nil {
+		return "", err
+	}
+	hash, err := s.hash(password)
+	if err != nil {
+		return "", err
+	}
+	plain, t := s.token(userID, cl)
+	revoked, err := s.repo.SetPassword(ctx, userID, hash, s.clock.Now(), t)
+	if err != nil {
+		return "", err
+	}
+	s.cache.Forget(revoked...)
+	return plain, nil
+}
+
+func (s *Service) checkCurrentPassword(ctx context.Context, a Account, current string, cl Client) error {
+	if a.PasswordHash == "" {
+		return nil
+	}
+	if current == "" {
+		return core.Invalid("invalid_request", "currentPassword is required")
+	}
+	if err := s.reserveLogin(ctx, apiLogins, a.Email, cl.IP); err != nil {
+		return err
+	}
+	ok, err := s.verifyPassword(a.PasswordHash, current)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return core.Forbidden("invalid_credentials", "the current password is wrong")
+	}
+	return s.releaseLogin(ctx, apiLogins, a.Email, cl.IP)
+}
+
+// checkResetProof finds the proven reset code and checks the presented proof
+// in constant time; every proof takes one of the code's tries first, and the
+// right one is spent with the code.
+func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof, clientIP string) (Code, error) {
+	code, token := strings.TrimSpace(proof.Code), strings.TrimSpace(proof.ResetToken)
+	if code == "" && token == "" {
+		return Code{}, core.Invalid("invalid_code", "send the verified code or the resetToken with the new password")
+	}
+	c, err := s.takeTry(ctx, userID, PurposeReset, clientIP)
+	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {
+		return Code{}, errResetNotProven()
+	}
+	if err != nil {
+		return Code{}, err
+	}
+	now := s.clock.Now()
+	if c.Attempts > CodeMaxAttempts {
+		return Code{}, errTooManyTries(c, now)
+	}
+	ok := false
+	if token != "" {
+		ok = secretMatches(c.ProofHash, token) && now.Before(c.ProofExpiresAt)
+	} else {
+		ok = codeMatches(c, code) && now.Before(c.ExpiresAt)
+	}
+	if !ok {
+		return Code{}, errInvalidCode()
+	}
+	return c, s.giveTryBack(ctx, c, clientIP)
+}
