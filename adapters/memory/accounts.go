@@ -82,9 +82,12 @@ func (r *AccountRepo) update(id string, fn func(a *accounts.Account)) error {
 	return nil
 }
 
+// UpdateProfile stores a but for what the profile never changes (the
+// sign-in fields), so a new profile field needs nothing here.
 func (r *AccountRepo) UpdateProfile(_ context.Context, a accounts.Account) error {
 	return r.update(a.ID, func(s *accounts.Account) {
-		s.DisplayName, s.Timezone, s.UpdatedAt = a.DisplayName, a.Timezone, a.UpdatedAt
+		a.Email, a.PasswordHash, a.Verified, a.Admin, a.CreatedAt = s.Email, s.PasswordHash, s.Verified, s.Admin, s.CreatedAt
+		*s = a
 	})
 }
 
