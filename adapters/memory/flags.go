@@ -31,7 +31,7 @@ func cloneFlag(f flags.Flag) flags.Flag {
 
 func errNoFlag() error { return core.NotFound("not_found", "no such flag") }
 
-func (r *FlagRepo) Create(_ context.Context, f flags.Flag, max int) error {
+func (r *FlagRepo) Create(_ context.Context, f flags.Flag, room core.Room) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byKey[f.Key]; ok {
@@ -42,8 +42,8 @@ func (r *FlagRepo) Create(_ context.Context, f flags.Flag, max int) error {
 			return core.Conflict("conflict", "already exists")
 		}
 	}
-	if len(r.byKey) >= max {
-		return core.Conflict(flags.CodeTooMany, "too many flags")
+	if err := room.Allows(int64(len(r.byKey))); err != nil {
+		return err
 	}
 	r.byKey[f.Key] = cloneFlag(f)
 	return nil

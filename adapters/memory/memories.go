@@ -29,14 +29,14 @@ func errNoMemory() error { return core.NotFound("not_found", "no such memory") }
 
 // Create counts and inserts under the write lock, so concurrent creates never
 // pass max.
-func (r *MemoryRepo) Create(_ context.Context, m memories.Memory, max int) error {
+func (r *MemoryRepo) Create(_ context.Context, m memories.Memory, room core.Room) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[m.ID]; ok {
 		return core.Conflict("conflict", "already exists")
 	}
-	if max != memories.NoLimit && r.countOf(m.UserID) >= max {
-		return memories.LimitReached()
+	if err := room.Allows(int64(r.countOf(m.UserID))); err != nil {
+		return err
 	}
 	r.byID[m.ID] = cloneMemory(m)
 	return nil

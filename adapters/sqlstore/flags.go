@@ -100,17 +100,17 @@ func flagValues(f flags.Flag) []any {
 // Create inserts the flag, then counts with a locking read: concurrent
 // creates wait for each other (or one is a deadlock victim and runs again),
 // so the count cannot pass max.
-func (r *FlagRepo) Create(ctx context.Context, f flags.Flag, max int) error {
+func (r *FlagRepo) Create(ctx context.Context, f flags.Flag, room core.Room) error {
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("feature_flags").Columns(flagColumns...).Values(flagValues(f)...)); err != nil {
 			return err
 		}
-		var n int
+		var n int64
 		if err := r.db.get(ctx, tx, &n, r.db.sb.Select("COUNT(*)").From("feature_flags").Suffix(r.db.forUpdate())); err != nil {
 			return err
 		}
-		if n > max {
-			return core.Conflict(flags.CodeTooMany, "too many flags")
+		if err := room.Allows(n - 1); err != nil { // n counts f
+			return err
 		}
 		return r.insertUsers(ctx, tx, f)
 	})

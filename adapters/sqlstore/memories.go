@@ -75,26 +75,26 @@ func rowsToMemories(rows []memoryRow) ([]memories.Memory, error) {
 // Create counts the owner's memories and inserts in one transaction that
 // first takes the owner's memory_owners row (lockOwner), so the creates of
 // one user run one after another and none can pass max.
-func (r *MemoryRepo) Create(ctx context.Context, m memories.Memory, max int) error {
+func (r *MemoryRepo) Create(ctx context.Context, m memories.Memory, room core.Room) error {
 	v, err := memoryValues(m)
 	if err != nil {
 		return core.Internal(err)
 	}
 	insert := r.db.sb.Insert("memories").Columns(memoryColumns...).Values(v...)
-	if max == memories.NoLimit {
+	if room == nil {
 		return r.db.exec(ctx, r.db, insert)
 	}
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockOwner(ctx, r.db, tx, "memory_owners", m.UserID); err != nil {
 			return err
 		}
-		var n int
+		var n int64
 		if err := r.db.get(ctx, tx, &n, r.db.sb.Select("COUNT(*)").From("memories").
 			Where(sq.Eq{"user_id": m.UserID})); err != nil {
 			return err
 		}
-		if n >= max {
-			return memories.LimitReached()
+		if err := room.Allows(n); err != nil {
+			return err
 		}
 		return r.db.exec(ctx, tx, insert)
 	})

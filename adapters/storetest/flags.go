@@ -46,7 +46,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 		r := newRepo(t)
 		f := flag("dark_mode")
 		f.UpdatedAt = time.UnixMilli(1750000000123).UTC() // milliseconds survive
-		must(t, r.Create(ctx, f, 10))
+		must(t, r.Create(ctx, f, flags.RoomFor(10)))
 		got, err := r.Get(ctx, "dark_mode")
 		must(t, err)
 		same(t, got, f)
@@ -55,7 +55,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 		bare := flags.Flag{ID: "id-bare", Key: "bare", Name: "Bare", Platforms: []flags.Platform{},
 			EnabledForUserIDs: []string{}, DisabledForUserIDs: []string{}, CreatedAt: now, UpdatedAt: now}
-		must(t, r.Create(ctx, bare, 10))
+		must(t, r.Create(ctx, bare, flags.RoomFor(10)))
 		got, err = r.Get(ctx, "bare")
 		must(t, err)
 		same(t, got, bare)
@@ -63,10 +63,10 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("a taken key is a conflict and changes nothing", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("k"), 10))
+		must(t, r.Create(ctx, flag("k"), flags.RoomFor(10)))
 		other := flag("k")
 		other.ID, other.Name, other.EnabledForUserIDs = "id-other", "Other", []string{"z"}
-		err := r.Create(ctx, other, 10)
+		err := r.Create(ctx, other, flags.RoomFor(10))
 		wantKind(t, err, core.KindConflict)
 		if core.As(err).Code == flags.CodeTooMany {
 			t.Fatalf("taken key reported as too many: %v", err)
@@ -77,9 +77,9 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("no more than max flags", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("a"), 2))
-		must(t, r.Create(ctx, flag("b"), 2))
-		wantCode(t, r.Create(ctx, flag("c"), 2), core.KindConflict, flags.CodeTooMany)
+		must(t, r.Create(ctx, flag("a"), flags.RoomFor(2)))
+		must(t, r.Create(ctx, flag("b"), flags.RoomFor(2)))
+		wantCode(t, r.Create(ctx, flag("c"), flags.RoomFor(2)), core.KindConflict, flags.CodeTooMany)
 		_, err := r.Get(ctx, "c")
 		wantKind(t, err, core.KindNotFound)
 		rules, err := r.RulesFor(ctx, "u-1")
@@ -92,7 +92,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 	t.Run("list in byte order of the key, paged", func(t *testing.T) {
 		r := newRepo(t)
 		for _, k := range []string{"b", "a.b", "a-b", "a_b", "a9", "ab"} {
-			must(t, r.Create(ctx, flag(k), 10))
+			must(t, r.Create(ctx, flag(k), flags.RoomFor(10)))
 		}
 		want := []string{"a-b", "a.b", "a9", "a_b", "ab", "b"}
 		all, next, err := r.List(ctx, core.Page{})
@@ -131,8 +131,8 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("update applies fn atomically; an error writes nothing", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("k"), 10))
-		must(t, r.Create(ctx, flag("l"), 10))
+		must(t, r.Create(ctx, flag("k"), flags.RoomFor(10)))
+		must(t, r.Create(ctx, flag("l"), flags.RoomFor(10)))
 		later := now.Add(time.Hour)
 		out, err := r.Update(ctx, "k", func(f *flags.Flag) error {
 			f.Name, f.Description, f.IsEnabled, f.EnabledForPremium, f.RolloutPercentage = "New", "", false, false, 0
@@ -178,8 +178,8 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("delete removes the flag and its lists", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("k"), 10))
-		must(t, r.Create(ctx, flag("l"), 10))
+		must(t, r.Create(ctx, flag("k"), flags.RoomFor(10)))
+		must(t, r.Create(ctx, flag("l"), flags.RoomFor(10)))
 		must(t, r.Delete(ctx, "k"))
 		wantKind(t, r.Delete(ctx, "k"), core.KindNotFound)
 		_, err := r.Get(ctx, "k")
@@ -188,7 +188,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 		wantKind(t, err, core.KindNotFound)
 		again := flag("k")
 		again.ID, again.EnabledForUserIDs, again.DisabledForUserIDs = "id-again", []string{}, []string{}
-		must(t, r.Create(ctx, again, 10)) // the key is free, and the old lists are gone
+		must(t, r.Create(ctx, again, flags.RoomFor(10))) // the key is free, and the old lists are gone
 		got, _ := r.Get(ctx, "k")
 		same(t, got, again)
 		l, _ := r.Get(ctx, "l")
@@ -197,10 +197,10 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("rules carry one user's listing and no lists", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("k"), 10))
+		must(t, r.Create(ctx, flag("k"), flags.RoomFor(10)))
 		bare := flag("j")
 		bare.EnabledForUserIDs, bare.DisabledForUserIDs = []string{}, []string{}
-		must(t, r.Create(ctx, bare, 10))
+		must(t, r.Create(ctx, bare, flags.RoomFor(10)))
 		for user, want := range map[string]flags.Listing{"u-1": flags.ListedEnabled, "a": flags.ListedEnabled,
 			"u-2": flags.ListedDisabled, "u-9": flags.Unlisted, "": flags.Unlisted, "U-1": flags.Unlisted} {
 			rule, err := r.RuleFor(ctx, "k", user)
@@ -227,10 +227,10 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 
 	t.Run("unlist removes the user from every list, only them", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, flag("k"), 10))
+		must(t, r.Create(ctx, flag("k"), flags.RoomFor(10)))
 		l := flag("l")
 		l.EnabledForUserIDs, l.DisabledForUserIDs = []string{"u-9"}, []string{"u-1"}
-		must(t, r.Create(ctx, l, 10))
+		must(t, r.Create(ctx, l, flags.RoomFor(10)))
 		must(t, r.Unlist(ctx, "u-1"))
 		must(t, r.Unlist(ctx, "u-1"))
 		k, _ := r.Get(ctx, "k")

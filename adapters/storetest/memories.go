@@ -45,7 +45,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 	create := func(t *testing.T, r memories.Repository, ms ...memories.Memory) {
 		t.Helper()
 		for _, m := range ms {
-			must(t, r.Create(ctx, m, memories.NoLimit))
+			must(t, r.Create(ctx, m, nil))
 		}
 	}
 	list := func(t *testing.T, r memories.Repository, user string, span memories.Span, page core.Page) ([]memories.Memory, string) {
@@ -84,7 +84,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 	t.Run("a taken id is a conflict", func(t *testing.T) {
 		r := newRepo(t)
 		create(t, r, mem("m1", "u1", "2025-01-01"))
-		wantKind(t, r.Create(ctx, mem("m1", "u2", "2025-02-01"), memories.NoLimit), core.KindConflict)
+		wantKind(t, r.Create(ctx, mem("m1", "u2", "2025-02-01"), memories.RoomFor(memories.NoLimit)), core.KindConflict)
 		got, err := r.Get(ctx, "u1", "m1")
 		must(t, err)
 		same(t, got, mem("m1", "u1", "2025-01-01"))
@@ -106,7 +106,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 			{"m4", "u1", memories.NoLimit, true},
 			{"o3", "u2", 2, false},
 		} {
-			err := r.Create(ctx, mem(tc.id, tc.user, "2025-01-02"), tc.max)
+			err := r.Create(ctx, mem(tc.id, tc.user, "2025-01-02"), memories.RoomFor(tc.max))
 			if tc.fits {
 				must(t, err)
 				continue
@@ -124,13 +124,13 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 
 	t.Run("a deleted memory frees its place; delete by user frees all", func(t *testing.T) {
 		r := newRepo(t)
-		must(t, r.Create(ctx, mem("m1", "u1", "2025-01-01"), 2))
-		must(t, r.Create(ctx, mem("m2", "u1", "2025-01-01"), 2))
-		wantCode(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), 2), core.KindForbidden, memories.CodeLimitReached)
+		must(t, r.Create(ctx, mem("m1", "u1", "2025-01-01"), memories.RoomFor(2)))
+		must(t, r.Create(ctx, mem("m2", "u1", "2025-01-01"), memories.RoomFor(2)))
+		wantCode(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), memories.RoomFor(2)), core.KindForbidden, memories.CodeLimitReached)
 		must(t, r.Delete(ctx, "u1", "m1"))
-		must(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), 2))
+		must(t, r.Create(ctx, mem("m3", "u1", "2025-01-01"), memories.RoomFor(2)))
 		must(t, r.DeleteByUser(ctx, "u1"))
-		must(t, r.Create(ctx, mem("m4", "u1", "2025-01-01"), 1))
+		must(t, r.Create(ctx, mem("m4", "u1", "2025-01-01"), memories.RoomFor(1)))
 	})
 
 	t.Run("concurrent creates end at exactly max", func(t *testing.T) {
@@ -138,7 +138,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 		const max, tries = 5, 12
 		create(t, r, mem("m0", "u1", "2025-01-01"), mem("m1", "u1", "2025-01-01"))
 		created := concurrentlyAllowed(t, tries, func(i int) error {
-			return r.Create(ctx, mem(fmt.Sprintf("c%02d", i), "u1", "2025-01-01"), max)
+			return r.Create(ctx, mem(fmt.Sprintf("c%02d", i), "u1", "2025-01-01"), memories.RoomFor(max))
 		})
 		ms, _ := list(t, r, "u1", memories.AllDates, core.Page{})
 		if created != max-2 || len(ms) != max {

@@ -30,9 +30,22 @@ const (
 	MaxFlags = core.MaxListItems
 )
 
-// CodeTooMany is the code of the conflict a Repository returns when MaxFlags
-// flags exist already.
+// CodeTooMany is the code of RoomFor's refusal (the service words it).
 const CodeTooMany = "too_many_flags"
+
+// RoomFor is the rule of at most max flags: one more while fewer exist.
+func RoomFor(max int) core.Room {
+	return func(held int64) error {
+		if held >= int64(max) {
+			return core.Conflict(CodeTooMany, "too many flags")
+		}
+		return nil
+	}
+}
+
+func isTooMany(err error) bool {
+	return core.IsKind(err, core.KindConflict) && core.As(err).Code == CodeTooMany
+}
 
 // Flag is one feature flag. Platforms empty means every platform.
 type Flag struct {

@@ -350,3 +350,16 @@ func TestPreviewNeverDropsAUserAsTheRolloutGrows(t *testing.T) {
 		prev = got
 	}
 }
+
+func TestRoomFor(t *testing.T) {
+	t.Parallel()
+	room := flags.RoomFor(2)
+	if room.Allows(0) != nil || room.Allows(1) != nil {
+		t.Fatal("room refused below the limit")
+	}
+	for _, held := range []int64{2, 3} {
+		if err := room.Allows(held); core.KindOf(err) != core.KindConflict || core.As(err).Code != flags.CodeTooMany {
+			t.Errorf("held %d: %v", held, err)
+		}
+	}
+}

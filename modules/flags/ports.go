@@ -10,11 +10,11 @@ import (
 // transaction. Get, Update and Delete return core.KindNotFound when no flag
 // has the key.
 type Repository interface {
-	// Create stores a new flag with its lists. core.KindConflict when the
-	// key (or id) is taken, and with code CodeTooMany when max flags exist
-	// already (checked in the same transaction, so concurrent creates
-	// cannot pass it).
-	Create(ctx context.Context, f Flag, max int) error
+	// Create stores a new flag with its lists if room allows it with the
+	// count of the flags that exist (counted in the same transaction, so
+	// concurrent creates cannot pass it: room's error then, and nothing is
+	// written). core.KindConflict when the key (or id) is taken.
+	Create(ctx context.Context, f Flag, room core.Room) error
 	// Get returns the flag with its lists.
 	Get(ctx context.Context, key string) (Flag, error)
 	// List returns flags with their lists in key order, at most page.Size(),

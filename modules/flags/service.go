@@ -184,8 +184,8 @@ func (s *Service) Create(ctx context.Context, d Draft) (Flag, error) {
 	}
 	now := s.clock.Now()
 	f.ID, f.CreatedAt, f.UpdatedAt = s.ids.New(), now, now
-	switch err := s.repo.Create(ctx, f, MaxFlags); {
-	case core.IsKind(err, core.KindConflict) && core.As(err).Code == CodeTooMany:
+	switch err := s.repo.Create(ctx, f, RoomFor(MaxFlags)); {
+	case isTooMany(err):
 		return Flag{}, errTooMany()
 	case core.IsKind(err, core.KindConflict):
 		return Flag{}, errKeyTaken()

@@ -10,12 +10,22 @@ import (
 const NoLimit = -1
 
 // CodeLimitReached is the code of the 403 a create gets when the user keeps
-// as many memories as their limits allow; Repository.Create returns it too.
+// as many memories as their limits allow.
 const CodeLimitReached = "limit_reached"
 
-// LimitReached is the error a Repository's Create returns when the user
-// already has max memories; the service words it with the limit (errLimit).
-func LimitReached() error { return core.Forbidden(CodeLimitReached, "memory limit reached") }
+// RoomFor is the rule of a user who may keep max memories (NoLimit: any
+// number): one more while they hold fewer.
+func RoomFor(max int) core.Room {
+	if max == NoLimit {
+		return nil
+	}
+	return func(held int64) error {
+		if held >= int64(max) {
+			return errLimit(max)
+		}
+		return nil
+	}
+}
 
 func errLimit(max int) error {
 	unit := " memories"
@@ -23,9 +33,4 @@ func errLimit(max int) error {
 		unit = " memory"
 	}
 	return core.Forbidden(CodeLimitReached, "memory limit reached: "+strconv.Itoa(max)+unit)
-}
-
-// isLimit reports whether err is a Repository's LimitReached.
-func isLimit(err error) bool {
-	return core.IsKind(err, core.KindForbidden) && core.As(err).Code == CodeLimitReached
 }

@@ -82,17 +82,17 @@ func (c *MockRepositoryCountCall) DoAndReturn(f func(context.Context, string, co
 }
 
 // Create mocks base method.
-func (m_2 *MockRepository) Create(ctx context.Context, m memories.Memory, max int) error {
+func (m_2 *MockRepository) Create(ctx context.Context, m memories.Memory, room core.Room) error {
 	m_2.ctrl.T.Helper()
-	ret := m_2.ctrl.Call(m_2, "Create", ctx, m, max)
+	ret := m_2.ctrl.Call(m_2, "Create", ctx, m, room)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Create indicates an expected call of Create.
-func (mr *MockRepositoryMockRecorder) Create(ctx, m, max any) *MockRepositoryCreateCall {
+func (mr *MockRepositoryMockRecorder) Create(ctx, m, room any) *MockRepositoryCreateCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, m, max)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, m, room)
 	return &MockRepositoryCreateCall{Call: call}
 }
 
@@ -108,13 +108,13 @@ func (c *MockRepositoryCreateCall) Return(arg0 error) *MockRepositoryCreateCall 
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryCreateCall) Do(f func(context.Context, memories.Memory, int) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) Do(f func(context.Context, memories.Memory, core.Room) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, memories.Memory, int) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, memories.Memory, core.Room) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

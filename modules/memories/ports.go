@@ -12,11 +12,12 @@ import (
 // and Delete return core.KindNotFound when the user has no memory with that
 // id (another user's included); the service words it as not_found.
 type Repository interface {
-	// Create stores a new memory unless its owner already has max memories
-	// (NoLimit: any number), counting and inserting in one transaction so
-	// that concurrent creates never end above max: LimitReached() then, and
-	// nothing is written. core.KindConflict when the id is taken.
-	Create(ctx context.Context, m Memory, max int) error
+	// Create stores a new memory if room allows it with the count of its
+	// owner's memories (nil: any number), counting and inserting in one
+	// transaction so that concurrent creates never pass room: room's
+	// error then, and nothing is written. core.KindConflict when the id is
+	// taken.
+	Create(ctx context.Context, m Memory, room core.Room) error
 	// Get returns the user's memory.
 	Get(ctx context.Context, userID, id string) (Memory, error)
 	// List returns the user's memories dated within span (bounds included)

@@ -70,10 +70,7 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 	}
 	now := s.clock.Now()
 	m.ID, m.UserID, m.CreatedAt, m.UpdatedAt = s.ids.New(), userID, now, now
-	if err := s.repo.Create(ctx, m, limit); err != nil {
-		if isLimit(err) {
-			return Memory{}, errLimit(limit)
-		}
+	if err := s.repo.Create(ctx, m, RoomFor(limit)); err != nil {
 		return Memory{}, err
 	}
 	s.announce(ctx, LiveCreated, userID, m)

@@ -492,7 +492,7 @@ func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
 		&coretest.SeqIDs{})
 	gomock.InOrder(
 		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
-		repo.EXPECT().Create(gomock.Any(), gomock.Any(), memories.NoLimit).Return(nil),
+		repo.EXPECT().Create(gomock.Any(), gomock.Any(), gomock.Nil()).Return(nil),
 		notifier.EXPECT().NotifyActivity(gomock.Any(), "partner", "me", "memoryAdded").
 			Return(errors.New("push is down")).Times(1),
 	)
@@ -622,5 +622,26 @@ func TestMemoryChangesAreAnnouncedToTheOwnerOnly(t *testing.T) {
 			}
 			f.bus.WantLive(t, core.Live{Type: tc.live, For: map[string]any{"ann": record}})
 		})
+	}
+}
+
+func TestRoomFor(t *testing.T) {
+	t.Parallel()
+	if memories.RoomFor(memories.NoLimit) != nil {
+		t.Fatal("no limit is no rule")
+	}
+	for _, tc := range []struct {
+		max  int
+		held int64
+		msg  string // "" allowed
+	}{
+		{2, 0, ""}, {2, 1, ""}, {2, 2, "memory limit reached: 2 memories"}, {2, 3, "memory limit reached: 2 memories"},
+		{1, 1, "memory limit reached: 1 memory"}, {0, 0, "memory limit reached: 0 memories"},
+	} {
+		err := memories.RoomFor(tc.max).Allows(tc.held)
+		if tc.msg == "" && err != nil || tc.msg != "" && (core.KindOf(err) != core.KindForbidden ||
+			core.As(err).Code != memories.CodeLimitReached || core.As(err).Message != tc.msg) {
+			t.Errorf("max %d held %d: %v", tc.max, tc.held, err)
+		}
 	}
 }
