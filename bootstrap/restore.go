@@ -257,7 +257,7 @@ func restoreSQLite(ctx context.Context, path, snapshot string, from int64, stdou
 	if err := db.Restore(ctx, snapshot); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if err := sqlstore.Migrate(ctx, db); err != nil {
+	if err := sqlstore.Migrate(ctx, db, nil); err != nil {
 		return fmt.Errorf("restore: the snapshot is in place but did not migrate: %w", err)
 	}
 	to, err := sqlstore.SchemaVersion(ctx, db)

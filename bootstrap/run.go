@@ -122,7 +122,11 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if err := sqlstore.Migrate(ctx, db); err != nil {
+	log, err := NewLogger(cfg)
+	if err != nil {
+		return err
+	}
+	if err := sqlstore.Migrate(ctx, db, log); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "migrations applied")

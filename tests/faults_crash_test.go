@@ -42,10 +42,11 @@ var tandemBinary = sync.OnceValues(func() (string, error) {
 
 // proc is one running `tandem serve`.
 type proc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	base string
-	out  *lockedBuffer
+	t      *testing.T
+	cmd    *exec.Cmd
+	base   string
+	out    *lockedBuffer
+	exited chan struct{} // closed when the process has exited
 }
 
 type lockedBuffer struct {
@@ -74,6 +75,17 @@ func freePort(t *testing.T) string {
 // until it serves.
 func startTandem(t *testing.T, env map[string]string) *proc {
 	t.Helper()
+	p := launchTandem(t, env)
+	if err := p.serving(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// launchTandem starts the binary with env (on top of a test base) and does
+// not wait.
+func launchTandem(t *testing.T, env map[string]string) *proc {
+	t.Helper()
 	bin, err := tandemBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -91,20 +103,32 @@ func startTandem(t *testing.T, env map[string]string) *proc {
 	for k, v := range base {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &proc{t: t, cmd: cmd, base: "http://" + addr, out: &lockedBuffer{}}
+	p := &proc{t: t, cmd: cmd, base: "http://" + addr, out: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-p.exited })
+	return p
+}
+
+// serving waits until the process answers /healthz; an exit or the
+// timeout is an error with the process's output.
+func (p *proc) serving(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for {
 		if res, err := http.Get(p.base + "/healthz"); err == nil {
 			res.Body.Close()
-			return p
+			return nil
+		}
+		select {
+		case <-p.exited:
+			return fmt.Errorf("tandem exited before serving: %s", p.out.String())
+		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("tandem did not start: %s", p.out.String())
+			return fmt.Errorf("tandem did not start within %s: %s", timeout, p.out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -112,7 +136,7 @@ func startTandem(t *testing.T, env map[string]string) *proc {
 
 func (p *proc) kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	_, _ = p.cmd.Process.Wait()
+	<-p.exited
 }
 
 // call sends one request; a transport error (the process died) is status 0.

@@ -37,6 +37,7 @@ type Config struct {
 type DB struct {
 	*sqlx.DB
 	Dialect Dialect
+	path    string // SQLite: the database file
 	sb      sq.StatementBuilderType
 	observe func(query string, args []any) // tests: sees every statement before it runs
 	// statements counts the statements run through the repositories (not
@@ -86,6 +87,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if cfg.Dialect == SQLite {
 		d.stmts = &stmtCache{stmts: map[string]*sqlx.Stmt{}}
 		d.writes = make(chan struct{}, 1)
+		d.path = cfg.DSN
 	}
 	return d, nil
 }

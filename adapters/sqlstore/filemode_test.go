@@ -26,7 +26,7 @@ func TestSQLiteFilesAreOwnerOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sqlstore.Migrate(ctx, db); err != nil { // writes: the -wal and -shm exist
+		if err := sqlstore.Migrate(ctx, db, nil); err != nil { // writes: the -wal and -shm exist
 			t.Fatal(err)
 		}
 		return db

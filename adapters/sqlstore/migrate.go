@@ -6,14 +6,28 @@ import (
 	"io/fs"
 
 	"github.com/pressly/goose/v3"
+	"go.uber.org/zap"
 
 	"tandem/migrations"
 )
 
 // Migrate brings the schema up to the newest version through goose's Provider
-// API (no global state, so parallel tests on several databases are safe).
-func Migrate(ctx context.Context, db *DB) error {
-	p, err := provider(db)
+// API (no global state, so parallel tests on several databases are safe),
+// holding the migration lock (migrate_lock.go): processes started together
+// take turns, and log on log (nil: nowhere) while they wait.
+func Migrate(ctx context.Context, db *DB, log *zap.Logger) error {
+	l, err := migrateLocker(db, log)
+	if err != nil {
+		return err
+	}
+	var opts []goose.ProviderOption
+	switch {
+	case l.session != nil:
+		opts = append(opts, goose.WithSessionLocker(l.session))
+	case l.locker != nil:
+		opts = append(opts, goose.WithLocker(l.locker))
+	}
+	p, err := provider(db, opts...)
 	if err != nil {
 		return err
 	}
@@ -35,7 +49,7 @@ func MigrateDownAll(ctx context.Context, db *DB) error {
 	return nil
 }
 
-func provider(db *DB) (*goose.Provider, error) {
+func provider(db *DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	dialect := goose.DialectMySQL
 	if db.Dialect == SQLite {
 		dialect = goose.DialectSQLite3
@@ -44,7 +58,7 @@ func provider(db *DB) (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return goose.NewProvider(dialect, db.DB.DB, sub)
+	return goose.NewProvider(dialect, db.DB.DB, sub, opts...)
 }
 
 // MigrateUpTo applies the migrations up to version only (tests: a database

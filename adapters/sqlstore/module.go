@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
@@ -56,13 +57,13 @@ var Module = fx.Module("sql",
 
 // newLifecycleDB opens and migrates during construction (so `fx.New` fails fast
 // on a bad database) and closes with the app.
-func newLifecycleDB(lc fx.Lifecycle, cfg Config) (*DB, error) {
+func newLifecycleDB(lc fx.Lifecycle, cfg Config, log *zap.Logger) (*DB, error) {
 	ctx := context.Background()
 	db, err := Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := Migrate(ctx, db); err != nil {
+	if err := Migrate(ctx, db, log); err != nil {
 		db.Close()
 		return nil, err
 	}

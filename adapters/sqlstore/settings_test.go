@@ -30,7 +30,7 @@ func TestSettingsAgreeAcrossConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer first.Close()
-			if err := sqlstore.Migrate(ctx, first); err != nil {
+			if err := sqlstore.Migrate(ctx, first, nil); err != nil {
 				t.Fatal(err)
 			}
 			const n = 4

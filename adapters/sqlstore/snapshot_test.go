@@ -61,7 +61,7 @@ func TestSnapshotAndRestore(t *testing.T) {
 	if v, err := sqlstore.SchemaVersion(ctx, dst); err != nil || v != latest {
 		t.Fatalf("version %d %v", v, err)
 	}
-	if err := sqlstore.Migrate(ctx, dst); err != nil {
+	if err := sqlstore.Migrate(ctx, dst, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -63,7 +63,7 @@ func TestMigrationsGoDownAndUpAgain(t *testing.T) {
 		if err := sqlstore.MigrateDownAll(ctx, db); err != nil {
 			t.Fatal(err)
 		}
-		if err := sqlstore.Migrate(ctx, db); err != nil {
+		if err := sqlstore.Migrate(ctx, db, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -116,7 +116,7 @@ func migrate(cfg sqlstore.Config) error {
 		return err
 	}
 	defer db.Close()
-	if err := sqlstore.Migrate(ctx, db); err != nil {
+	if err := sqlstore.Migrate(ctx, db, nil); err != nil {
 		return err
 	}
 	if cfg.Dialect == sqlstore.SQLite {
