@@ -22,14 +22,50 @@ import (
 	adminmod "tandem/modules/admin"
 )
 
-const usage = `usage: tandem [serve | migrate | backup DIR | restore DIR | admin ... | openapi]
-  serve                     run the HTTP service (default); migrations run at start
-  migrate                   bring the database of TANDEM_DB up to date and exit
-  backup DIR                snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR
-  restore DIR               verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS
-  admin grant|revoke EMAIL  make an account an administrator, or stop it being one
-  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy
-  openapi                   print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)`
+// commands are the subcommands, in the order help lists them.
+var commands = []struct{ name, args, help string }{
+	{"serve", "", "run the HTTP service (the default command); migrations run at start, one process at a time"},
+	{"migrate", "", "bring the database of TANDEM_DB up to date and exit"},
+	{"backup", "DIR", "snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR"},
+	{"restore", "DIR", "verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS"},
+	{"admin", "grant|revoke EMAIL", "make an account an administrator, or stop it being one\n" +
+		"  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy"},
+	{"openapi", "", "print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)"},
+	{"healthcheck", "", "exit 0 when the server on TANDEM_ADDR answers /readyz with 200 (the container health check)"},
+	{"version", "", "print the version, the git commit and the Go version"},
+}
+
+// usage is the help of every command, or of the one named.
+func usage(only string) string {
+	var b strings.Builder
+	if only == "" {
+		b.WriteString("usage: tandem [command] (configuration: TANDEM_* environment variables)\n")
+	}
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			fmt.Fprintf(&b, "  %-26s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func isCommand(name string) bool {
+	for _, c := range commands {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+	}
+	return false
+}
 
 // Run executes one command line. Errors are returned for main to print as one line.
 func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
@@ -37,9 +73,17 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if len(args) > 0 {
 		cmd = args[0]
 	}
-	if cmd == "help" || cmd == "-h" || cmd == "--help" {
-		fmt.Fprintln(stdout, usage)
+	switch {
+	case cmd == "help" || cmd == "-h" || cmd == "--help":
+		fmt.Fprintln(stdout, usage(""))
 		return nil
+	case !isCommand(cmd):
+		return fmt.Errorf("unknown command %q\n%s", cmd, usage(""))
+	case len(args) > 1 && wantsHelp(args[1:]):
+		fmt.Fprintln(stdout, "usage: tandem "+strings.TrimSpace(usage(cmd)))
+		return nil
+	case cmd == "version":
+		return printVersion(stdout)
 	}
 	cfg, err := Load(lookupEnv)
 	if err != nil {
@@ -60,7 +104,7 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	case "openapi":
 		return printOpenAPI(cfg, stdout)
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	return healthcheck(ctx, cfg, stdout)
 }
 
 // printOpenAPI writes the served document, for linters and client generators.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	_ "time/tzdata" // reminders and days follow each user's time zone, also where the system has no zoneinfo (the image)
 
 	"tandem/bootstrap"
 )

@@ -1,0 +1,86 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// Every command answers --help with its own line and exits 0, without
+// reading the configuration (a broken environment must not hide help), and
+// serve --help never starts a server.
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	broken := env(map[string]string{"TANDEM_DB": "nope", "TANDEM_ADDR": ":8080"})
+	for _, c := range commands {
+		for _, flag := range []string{"--help", "-h"} {
+			var out bytes.Buffer
+			if err := Run(context.Background(), []string{c.name, flag}, broken, &out); err != nil {
+				t.Fatalf("%s %s: %v", c.name, flag, err)
+			}
+			if !strings.HasPrefix(out.String(), "usage: tandem "+c.name) || strings.Count(out.String(), "\n") > 2 {
+				t.Fatalf("%s %s: %q", c.name, flag, out.String())
+			}
+		}
+	}
+	var out bytes.Buffer
+	if err := Run(context.Background(), []string{"admin", "grant", "--help"}, broken, &out); err != nil ||
+		!strings.Contains(out.String(), "version-policy") {
+		t.Fatalf("admin grant --help: %q %v", out.String(), err)
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := Run(context.Background(), []string{"version"}, env(map[string]string{"TANDEM_DB": "nope"}), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || lines[0] != "tandem "+Version || !strings.HasPrefix(lines[1], "commit ") || lines[2] != runtime.Version() {
+		t.Fatalf("version: %q", out.String())
+	}
+}
+
+func TestHealthcheckCommand(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status atomic.Int32
+	status.Store(http.StatusOK)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(int(status.Load()))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	vars := map[string]string{"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory",
+		"TANDEM_ENV": "development", "TANDEM_ADDR": ":" + port}
+	run := func() (string, error) {
+		var out bytes.Buffer
+		err := Run(context.Background(), []string{"healthcheck"}, env(vars), &out)
+		return out.String(), err
+	}
+	if out, err := run(); err != nil || out != "ready\n" {
+		t.Fatalf("ready: %q %v", out, err)
+	}
+	status.Store(http.StatusServiceUnavailable) // a draining or broken server
+	if _, err := run(); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("not ready: %v", err)
+	}
+	srv.Close()
+	if _, err := run(); err == nil {
+		t.Fatal("nothing listening, yet healthy")
+	}
+}
