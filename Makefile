@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build migrate bench bench-http fmt lint lint-api generate faults fuzz
+.PHONY: run test build image image-smoke migrate bench bench-http fmt lint lint-api generate faults fuzz
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
 	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
@@ -16,8 +16,18 @@ test: ## vet, then every test with the race detector
 faults: ## the fault tests, long: a 15 s database cut (MySQL: set TANDEM_TEST_MYSQL_DSN), hangs, latency, drains, NATS outages
 	TANDEM_TEST_FAULT_CUT=15s $(GO) test $(RACE) -count=1 -timeout 20m -v -run 'TestFault|TestDrain|TestReadyzIs503|TestAConnectionThatNeverSpoke|TestStopDrains|TestStreamSurvivesANATSOutage' ./tests/
 
-build:
-	$(GO) build -o bin/tandem ./cmd/tandem
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+build: ## the binary, bin/tandem, stamped with VERSION (git describe)
+	$(GO) build -ldflags "-X tandem/bootstrap.Version=$(VERSION)" -o bin/tandem ./cmd/tandem
+
+IMAGE ?= tandem:dev
+
+image: ## the container image IMAGE (FROM scratch: static binary, CA bundle, tzdata inside) with podman or docker
+	IMAGE=$(IMAGE) GO=$(GO) bash scripts/image.sh
+
+image-smoke: ## build IMAGE and walk it: sign-up, verification, a time zone, an upload (scripts/image-smoke.sh)
+	IMAGE=$(IMAGE) GO=$(GO) bash scripts/image-smoke.sh
 
 migrate:
 	$(GO) run ./cmd/tandem migrate
