@@ -28,8 +28,7 @@ func BlobStore(t *testing.T, newStore func(t *testing.T) images.Blobs) {
 	t.Run("concurrent puts of one key leave one whole file", bs.concurrentPuts)
 }
 
-// blobSuite is BlobStore's contract, one method per subtest; each subtest
-// builds its own store.
+// blobSuite holds BlobStore's helpers and subtests.
 type blobSuite struct {
 	newStore func(t *testing.T) images.Blobs
 	png      []byte

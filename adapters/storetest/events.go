@@ -29,8 +29,7 @@ func EventRepository(t *testing.T, newRepo func(t *testing.T) events.Repository)
 	t.Run("due reminders come earliest first; a claim wins once", s.dueReminders)
 }
 
-// eventSuite is EventRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// eventSuite holds EventRepository's helpers and subtests.
 type eventSuite struct {
 	newRepo func(t *testing.T) events.Repository
 }

@@ -23,8 +23,7 @@ func FlagRepository(t *testing.T, newRepo func(t *testing.T) flags.Repository) {
 	t.Run("unlist removes the user from every list, only them", s.unlist)
 }
 
-// flagSuite is FlagRepository's contract, one method per subtest; each subtest
-// builds its own store.
+// flagSuite holds FlagRepository's helpers and subtests.
 type flagSuite struct {
 	newRepo func(t *testing.T) flags.Repository
 }

@@ -23,8 +23,7 @@ func IdempotencyRepository(t *testing.T, newRepo func(t *testing.T) idempotency.
 	t.Run("concurrent claims of one key: exactly one wins", s.concurrentClaims)
 }
 
-// idempotencySuite is IdempotencyRepository's contract, one method per
-// subtest; each subtest builds its own store.
+// idempotencySuite holds IdempotencyRepository's helpers and subtests.
 type idempotencySuite struct {
 	newRepo func(t *testing.T) idempotency.Repository
 	lease   time.Duration

@@ -32,8 +32,7 @@ func ImageRepository(t *testing.T, newRepo func(t *testing.T) images.Repository)
 	t.Run("delete by user is idempotent and touches only the user", s.deleteUser)
 }
 
-// imageSuite is ImageRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// imageSuite holds ImageRepository's helpers and subtests.
 type imageSuite struct {
 	newRepo func(t *testing.T) images.Repository
 }

@@ -33,8 +33,7 @@ func MemoryRepository(t *testing.T, newRepo func(t *testing.T) memories.Reposito
 	t.Run("delete by user is idempotent and touches only the user", s.deleteUser)
 }
 
-// memorySuite is MemoryRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// memorySuite holds MemoryRepository's helpers and subtests.
 type memorySuite struct {
 	newRepo func(t *testing.T) memories.Repository
 }

@@ -21,8 +21,7 @@ func MessageRepository(t *testing.T, newRepo func(t *testing.T) messages.Reposit
 	t.Run("delete user takes their messages everywhere and their solo thread, idempotently", s.deleteUser)
 }
 
-// messageSuite is MessageRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// messageSuite holds MessageRepository's helpers and subtests.
 type messageSuite struct {
 	newRepo func(t *testing.T) messages.Repository
 }

@@ -31,8 +31,7 @@ func MilestoneRepository(t *testing.T, newStore func(t *testing.T) RelationshipS
 	t.Run("deleting a member's relationships takes checks and claims along", s.deleteUser)
 }
 
-// milestoneSuite is MilestoneRepository's contract, one method per subtest;
-// each subtest builds its own store.
+// milestoneSuite holds MilestoneRepository's helpers and subtests.
 type milestoneSuite struct {
 	newStore func(t *testing.T) RelationshipStore
 	day      core.Date

@@ -21,8 +21,7 @@ func MoodRepository(t *testing.T, newRepo func(t *testing.T) moods.Repository) {
 	t.Run("delete by user is idempotent and touches only the user", s.deleteUser)
 }
 
-// moodSuite is MoodRepository's contract, one method per subtest; each subtest
-// builds its own store.
+// moodSuite holds MoodRepository's helpers and subtests.
 type moodSuite struct {
 	newRepo func(t *testing.T) moods.Repository
 }

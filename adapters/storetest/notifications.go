@@ -33,8 +33,7 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 	t.Run("delete user is idempotent and touches only the user", nt.deleteUser)
 }
 
-// notificationSuite is NotificationRepository's contract, one method per
-// subtest; each subtest builds its own store.
+// notificationSuite holds NotificationRepository's helpers and subtests.
 type notificationSuite struct {
 	newRepo func(t *testing.T) notifications.Repository
 }

@@ -21,8 +21,7 @@ func DailyReminderRepository(t *testing.T, newRepo func(t *testing.T) notificati
 	t.Run("delete user removes their reminder and claims only", s.deleteUser)
 }
 
-// reminderSuite is DailyReminderRepository's contract, one method per subtest;
-// each subtest builds its own store.
+// reminderSuite holds DailyReminderRepository's helpers and subtests.
 type reminderSuite struct {
 	newRepo func(t *testing.T) notifications.DailyReminderRepository
 	day     core.Date

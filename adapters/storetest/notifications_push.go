@@ -138,8 +138,7 @@ func TicketRepository(t *testing.T, newRepo func(t *testing.T) notifications.Tic
 	t.Run("concurrent claims take each ticket once", s.concurrentClaims)
 }
 
-// ticketSuite is TicketRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// ticketSuite holds TicketRepository's helpers and subtests.
 type ticketSuite struct {
 	newRepo func(t *testing.T) notifications.TicketRepository
 	delay   time.Duration

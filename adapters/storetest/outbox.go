@@ -31,8 +31,7 @@ func MailOutbox(t *testing.T, newStore func(t *testing.T) AccountStore) {
 	t.Run("deleting the account deletes its pending mail", ob.deleteAccount)
 }
 
-// outboxSuite is MailOutbox's contract, one method per subtest; each subtest
-// builds its own store.
+// outboxSuite holds MailOutbox's helpers and subtests.
 type outboxSuite struct {
 	newStore func(t *testing.T) AccountStore
 	ttl      time.Duration

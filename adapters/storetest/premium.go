@@ -22,8 +22,7 @@ func PremiumRepository(t *testing.T, newRepo func(t *testing.T) premium.Reposito
 	t.Run("store events apply once, to the key's holder", ps.storeEventsOnce)
 }
 
-// premiumSuite is PremiumRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// premiumSuite holds PremiumRepository's helpers and subtests.
 type premiumSuite struct {
 	newRepo func(t *testing.T) premium.Repository
 }

@@ -27,8 +27,7 @@ func QuestionRepository(t *testing.T, newRepo func(t *testing.T) questions.Repos
 	t.Run("messages by user carry their question; delete takes the reactions to them", s.messagesByUser)
 }
 
-// questionSuite is QuestionRepository's contract, one method per subtest; each
-// subtest builds its own store.
+// questionSuite holds QuestionRepository's helpers and subtests.
 type questionSuite struct {
 	newRepo func(t *testing.T) questions.Repository
 	day     core.Date

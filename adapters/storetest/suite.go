@@ -7,9 +7,12 @@ import (
 	"tandem/core"
 )
 
-// ctx and now are every suite's context and fixed instant. Each suite is a
-// type whose methods are its subtests: its entry function runs them by name
-// on a fresh store each, so no contract is one long function.
+// Each contract is a suite: a type (its store constructor and constants)
+// whose methods are its helpers and its subtests. Its exported function runs
+// the subtests by name, each on a store of its own, so that no contract is
+// one long function.
+
+// ctx and now are every suite's context and fixed instant.
 var (
 	ctx = context.Background()
 	now = time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
