@@ -1,0 +1,413 @@
+// This file is the live stream's hub: the core.Live listener that
+// publishes each reader's event on the bus, the bus subscription that fans
+// events out to this process's open streams, the replay buffers a resume is
+// served from, the caps, and the token rechecks that end a stream. How an
+// event is encoded on the bus is stream_codec.go's; how a stream is written
+// to its connection is stream.go's.
+
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// StreamConfig sizes the live partner streams of one process.
+type StreamConfig struct {
+	Heartbeat time.Duration // a comment line this often keeps proxies and NATs from closing an idle stream
+	ReplayMax int           // events kept per user for Last-Event-ID
+	ReplayAge time.Duration // and for at most this long
+	PerUser   int           // open streams per user; a new one beyond ends the oldest
+	Max       int           // open streams in this process; beyond, 503
+	// ReplayBytes bounds the replay buffers of users with no open stream
+	// here; past it their events are not kept (a resume gets a reset).
+	ReplayBytes int
+	// Recheck is how often every open stream's token is looked up in the
+	// store again (TANDEM_STREAM_RECHECK): a revocation travels on the bus
+	// once, at most once, and a stream must not outlive a lost one.
+	Recheck time.Duration
+}
+
+// DefaultStreamConfig: 25 s heartbeats, the last 100 events or 10 minutes,
+// tokens rechecked every 30 s.
+var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, ReplayMax: 100, ReplayAge: 10 * time.Minute,
+	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20, Recheck: 30 * time.Second}
+
+// recheckTimeout bounds one token's lookup; a store that does not answer
+// ends the round (the next one tries again), never a stream.
+const recheckTimeout = 5 * time.Second
+
+// sendBuffer is how many events a stream may lag behind before it is ended
+// (the client resumes with Last-Event-ID instead of holding memory here).
+const sendBuffer = 64
+
+type replayed struct {
+	liveEvent
+	at time.Time
+}
+
+// stream is one open GET .../stream.
+type stream struct {
+	user, token string
+	events      chan liveEvent
+	done        chan struct{}
+	once        sync.Once
+	reason      string // why it ended, written as the last event
+}
+
+// resetEvent, on a stream's channel, is written as `event: reset` (no id):
+// events may have been missed, the app refetches. Kept in line with the
+// events so that none heard after the gap goes before it.
+var resetEvent = liveEvent{Type: "reset"}
+
+func (s *stream) end(reason string) {
+	s.once.Do(func() { s.reason = reason; close(s.done) })
+}
+
+type userStreams struct {
+	open   []*stream // oldest first
+	replay []replayed
+	bytes  int
+}
+
+// Streams is the live partner stream: the route, the core.Live listener
+// that renders each reader's record and publishes it on the bus, and the
+// bus subscription that fans events out to this process's open streams.
+type Streams struct {
+	cfg   StreamConfig
+	bus   core.Broadcast
+	ids   core.IDs
+	clock core.Clock // a token's expiry is read against it
+	// store is read for the rechecks: the database itself, not the token
+	// cache, whose entries may be up to its ttl stale by design, which is
+	// just what a recheck after a bus gap must not trust.
+	store   accounts.Repository
+	log     *zap.Logger
+	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
+	gauge   prometheus.Gauge
+	dropped prometheus.Counter
+	resets  prometheus.Counter
+	recheck chan struct{}               // a token recheck is wanted now (a bus gap); cap 1
+	evict   func(tokenHashes ...string) // ForgetWith's
+
+	mu       sync.Mutex
+	users    map[string]*userStreams
+	byToken  map[string]map[*stream]struct{}
+	total    int
+	buffered int // bytes replayable for users with no stream here
+	closed   bool
+}
+
+// NewStreams subscribes to the bus for the app's lifetime.
+func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, store accounts.Repository,
+	log *zap.Logger, m *Metrics) (*Streams, error) {
+	if cfg.Stream.Recheck <= 0 {
+		return nil, fmt.Errorf("stream: recheck interval %v must be positive", cfg.Stream.Recheck)
+	}
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, log: log, write: cfg.WriteTimeout,
+		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{}, recheck: make(chan struct{}, 1),
+		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
+			Help: "Live streams ended because their client read too slowly."}),
+		resets: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_gaps_total",
+			Help: "Bus gaps (a reconnection, a dropped message) after which every open stream was sent event: reset."}),
+	}
+	m.MustRegister(h.gauge, h.dropped, h.resets)
+	stop, err := bus.Subscribe(core.TopicLive, h.receive)
+	if err != nil {
+		return nil, err
+	}
+	stopGaps := bus.OnGap(h.gap)
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { go h.sweep(ctx); go h.rechecks(ctx); return nil },
+		OnStop:  func(context.Context) error { cancel(); stopGaps(); stop(); h.Close(); return nil },
+	})
+	return h, nil
+}
+
+// Listener publishes each core.Live to its readers, one bus message each.
+// It runs after the write committed; a failure is logged by the bus.
+func (h *Streams) Listener() core.Listener {
+	return core.Listener{Name: "live stream", Handle: func(_ context.Context, e core.Event) error {
+		live, ok := e.(core.Live)
+		if !ok {
+			return nil
+		}
+		return h.publish(live)
+	}}
+}
+
+func (h *Streams) publish(live core.Live) error {
+	for user, rec := range live.For {
+		view, err := renderLive(rec)
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(view)
+		if err != nil {
+			return err
+		}
+		msg := encodeLive(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
+		_ = h.bus.Publish(core.TopicLive, msg) // logged and counted by the bus
+	}
+	return nil
+}
+
+// receive keeps an event for resumes and hands it to the reader's streams.
+func (h *Streams) receive(data []byte) {
+	e, ok := decodeLive(data)
+	if !ok {
+		h.log.Warn("live: malformed bus message dropped")
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	u := h.users[e.User]
+	if u == nil {
+		u = &userStreams{}
+		h.users[e.User] = u
+	}
+	if len(u.open) > 0 || h.buffered+len(e.Data) <= h.cfg.ReplayBytes {
+		h.keep(u, replayed{liveEvent: e, at: time.Now()})
+	}
+	for _, s := range u.open {
+		h.send(s, e)
+	}
+}
+
+// keep appends to u's replay buffer within its bounds. Caller holds h.mu.
+func (h *Streams) keep(u *userStreams, r replayed) {
+	u.replay = append(u.replay, r)
+	h.account(u, len(r.Data))
+	if over := len(u.replay) - h.cfg.ReplayMax; over > 0 {
+		h.forget(u, over)
+	}
+}
+
+// forget drops u's n oldest buffered events. Caller holds h.mu.
+func (h *Streams) forget(u *userStreams, n int) {
+	for _, r := range u.replay[:n] {
+		h.account(u, -len(r.Data))
+	}
+	u.replay = append(u.replay[:0], u.replay[n:]...)
+}
+
+func (h *Streams) account(u *userStreams, n int) {
+	u.bytes += n
+	if len(u.open) == 0 {
+		h.buffered += n
+	}
+}
+
+// sweep drops expired events and forgotten users once a minute.
+func (h *Streams) sweep(ctx context.Context) {
+	core.Every(ctx, time.Minute, func() { h.expire(time.Now()) })
+}
+
+func (h *Streams) expire(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, u := range h.users {
+		n := 0
+		for n < len(u.replay) && now.Sub(u.replay[n].at) > h.cfg.ReplayAge {
+			n++
+		}
+		h.forget(u, n)
+		if len(u.open) == 0 && len(u.replay) == 0 {
+			delete(h.users, id)
+		}
+	}
+}
+
+// EndSessions ends the streams opened with these token hashes (revoked).
+func (h *Streams) EndSessions(tokenHashes ...string) { h.endTokens("revoked", tokenHashes...) }
+
+func (h *Streams) endTokens(reason string, tokenHashes ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range tokenHashes {
+		for s := range h.byToken[t] {
+			s.end(reason)
+		}
+	}
+}
+
+// ForgetWith sets what a recheck tells of a token it found revoked before
+// ending its streams: the process's token cache, which may still hold it
+// when the bus lost the revocation. Call before the app starts.
+func (h *Streams) ForgetWith(evict func(tokenHashes ...string)) { h.evict = evict }
+
+// gap is the bus's word that this process may have missed messages: live
+// events, so every open stream is told to refetch and no resume is served
+// from buffers with a hole in them; and revocations, so every token is
+// looked up again at once. Called on the bus's goroutine: nothing here
+// waits for the store.
+func (h *Streams) gap() {
+	h.resets.Inc()
+	h.mu.Lock()
+	for _, u := range h.users {
+		h.forget(u, len(u.replay))
+		for _, s := range u.open {
+			h.send(s, resetEvent)
+		}
+	}
+	h.mu.Unlock()
+	select {
+	case h.recheck <- struct{}{}:
+	default: // one is already due
+	}
+}
+
+// send queues e on s; a stream too far behind is ended rather than waited
+// for. Caller holds h.mu.
+func (h *Streams) send(s *stream, e liveEvent) {
+	select {
+	case s.events <- e:
+	default:
+		h.dropped.Inc()
+		s.end("lagging")
+	}
+}
+
+// rechecks looks every open stream's token up again every Recheck, and at
+// once after a bus gap, one lookup at a time (a single connection of the
+// pool, however many streams are open).
+func (h *Streams) rechecks(ctx context.Context) {
+	t := time.NewTicker(h.cfg.Recheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-h.recheck:
+		}
+		h.recheckTokens(ctx)
+	}
+}
+
+// recheckTokens ends the streams of every token no longer in the store
+// (revoked; the bus message may have been lost) or expired by the clock.
+// A store error stops the round: an outage must not end every stream.
+func (h *Streams) recheckTokens(ctx context.Context) {
+	h.mu.Lock()
+	tokens := make([]string, 0, len(h.byToken))
+	for t := range h.byToken {
+		tokens = append(tokens, t)
+	}
+	h.mu.Unlock()
+	for _, t := range tokens {
+		lookup, cancel := context.WithTimeout(ctx, recheckTimeout)
+		sess, err := h.store.Session(lookup, t)
+		cancel()
+		switch {
+		case core.IsKind(err, core.KindNotFound):
+			if h.evict != nil {
+				h.evict(t)
+			}
+			h.endTokens("revoked", t)
+		case err != nil:
+			if ctx.Err() == nil {
+				h.log.Warn("live: stream tokens not rechecked; next round in "+h.cfg.Recheck.String(), zap.Error(err))
+			}
+			return
+		case !h.clock.Now().Before(sess.ExpiresAt):
+			h.endTokens("expired", t)
+		}
+	}
+}
+
+// Close ends every stream and refuses new ones (the server is stopping:
+// fasthttp waits for open responses, so streams must finish first).
+func (h *Streams) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, u := range h.users {
+		for _, s := range u.open {
+			s.end("shutdown")
+		}
+	}
+}
+
+// attach registers a stream and returns what it missed after lastID; reset
+// is true when lastID is not among the kept events. Taking both under one
+// lock means no event is lost or sent twice between the two.
+func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.total >= h.cfg.Max {
+		return nil, nil, false, core.Unavailable("unavailable", "too many open streams; retry later")
+	}
+	u := h.users[user]
+	if u == nil {
+		u = &userStreams{}
+		h.users[user] = u
+	}
+	if len(u.open) >= h.cfg.PerUser {
+		u.open[0].end("replaced")
+	}
+	backlog, reset := missed(u.replay, lastID)
+	s := &stream{user: user, token: token, events: make(chan liveEvent, sendBuffer), done: make(chan struct{})}
+	if len(u.open) == 0 {
+		h.buffered -= u.bytes // a user with a stream here is kept whatever the budget
+	}
+	u.open = append(u.open, s)
+	if h.byToken[token] == nil {
+		h.byToken[token] = map[*stream]struct{}{}
+	}
+	h.byToken[token][s] = struct{}{}
+	h.total++
+	h.gauge.Inc()
+	return s, backlog, reset, nil
+}
+
+// missed is what followed lastID in the buffer; reset when lastID is given
+// but no longer kept (or never was).
+func missed(buf []replayed, lastID string) ([]liveEvent, bool) {
+	if lastID == "" {
+		return nil, false
+	}
+	for i := range buf {
+		if buf[i].ID == lastID {
+			out := make([]liveEvent, 0, len(buf)-i-1)
+			for _, r := range buf[i+1:] {
+				out = append(out, r.liveEvent)
+			}
+			return out, false
+		}
+	}
+	return nil, true
+}
+
+func (h *Streams) detach(s *stream) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	u := h.users[s.user]
+	for i, o := range u.open {
+		if o == s {
+			u.open = append(u.open[:i], u.open[i+1:]...)
+			break
+		}
+	}
+	if len(u.open) == 0 {
+		h.buffered += u.bytes
+	}
+	delete(h.byToken[s.token], s)
+	if len(h.byToken[s.token]) == 0 {
+		delete(h.byToken, s.token)
+	}
+	h.total--
+	h.gauge.Dec()
+}

@@ -1,0 +1,106 @@
+package notifications
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"tandem/core"
+)
+
+// ActivityKind is something a user does that their partner hears of (in
+// the kind's Category: partnerActivity, or mood for a mood check-in).
+// Repeats of one kind from one user are coalesced: one unread inbox entry
+// that counts them, and at most one push per PushEvery (see
+// Service.NotifyActivity).
+type ActivityKind string
+
+// The kinds of partner activity. Their entries never name what the partner
+// wrote (a memory is private to its author; a message or an event is read
+// in the app, not on a lock screen).
+const (
+	// ActivityMemoryAdded: the partner added a memory.
+	ActivityMemoryAdded ActivityKind = "memoryAdded"
+	// ActivityMessageSent: the partner sent a message to the couple's thread.
+	ActivityMessageSent ActivityKind = "messageSent"
+	// ActivityEventAdded: the partner added a calendar event (the reader
+	// may read it: a partner's events are readable).
+	ActivityEventAdded ActivityKind = "eventAdded"
+	// ActivityEventChanged: the partner changed one of their calendar events.
+	ActivityEventChanged ActivityKind = "eventChanged"
+	// ActivityRelationshipStarted: the partner started the couple's
+	// relationship (its duration counts from then on).
+	ActivityRelationshipStarted ActivityKind = "relationshipStarted"
+	// ActivityMoodShared: the partner checked in their mood of the day, or
+	// changed it (category mood). The entry does not say which mood: a
+	// lock screen is not where a note on how one feels belongs; the app
+	// shows it.
+	ActivityMoodShared ActivityKind = "moodShared"
+)
+
+// ActivityKinds are every kind of partner activity.
+var ActivityKinds = []ActivityKind{ActivityMemoryAdded, ActivityMessageSent, ActivityEventAdded, ActivityEventChanged,
+	ActivityRelationshipStarted, ActivityMoodShared}
+
+// Category is the category of k's entries, which decides the setting that
+// lets them be pushed: mood (moodUpdates) for a mood check-in, so that a user
+// may mute their partner's moods and still hear of the rest; partnerActivity
+// for everything else.
+func (k ActivityKind) Category() Category {
+	if k == ActivityMoodShared {
+		return CategoryMood
+	}
+	return CategoryPartnerActivity
+}
+
+// PushEvery is the least time between two pushes of one kind of activity
+// from one user to another.
+const PushEvery = 10 * time.Minute
+
+// ParseActivityKind accepts the kinds above.
+func ParseActivityKind(s string) (ActivityKind, error) {
+	for _, k := range ActivityKinds {
+		if ActivityKind(s) == k {
+			return k, nil
+		}
+	}
+	return "", core.Invalid("invalid_request", "unknown activity "+strconv.Quote(s))
+}
+
+// activityText is a kind's entry: its title and message for one
+// occurrence, and for n of them (%d in messageN is n).
+type activityText struct{ title, message, titleN, messageN string }
+
+var activityTexts = map[ActivityKind]activityText{
+	ActivityMemoryAdded: {"New memory", "Your partner added a memory.",
+		"New memories", "Your partner added %d memories."},
+	ActivityMessageSent: {"New message", "Your partner sent you a message.",
+		"New messages", "Your partner sent you %d messages."},
+	ActivityEventAdded: {"New event", "Your partner added an event to the calendar.",
+		"New events", "Your partner added %d events to the calendar."},
+	ActivityEventChanged: {"Event changed", "Your partner changed an event in the calendar.",
+		"Events changed", "Your partner changed %d events in the calendar."},
+	ActivityRelationshipStarted: {"Relationship started", "Your partner started counting your days together.",
+		"Relationship started", "Your partner started counting your days together."},
+	ActivityMoodShared: {"Mood check-in", "Your partner shared how they feel today.",
+		"Mood check-ins", "Your partner shared how they feel %d times."},
+}
+
+// Text is the title and message of the entry that counts n activities of k.
+func (k ActivityKind) Text(n int) (title, message string) {
+	t, ok := activityTexts[k]
+	switch {
+	case !ok:
+		return "Partner activity", "Your partner has been active."
+	case n <= 1:
+		return t.title, t.message
+	}
+	return t.titleN, strings.Replace(t.messageN, "%d", strconv.Itoa(n), 1)
+}
+
+// Activity is one occurrence: From did Kind, and UserID hears of it.
+type Activity struct {
+	UserID string
+	From   string
+	Kind   ActivityKind
+}
