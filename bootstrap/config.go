@@ -17,6 +17,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"go.uber.org/zap/zapcore"
 
+	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/password"
 	"tandem/modules/images"
@@ -187,7 +188,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		Premium:          l.premium(),
 		APIKeys:          l.list("TANDEM_API_KEYS"),
 		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),
-		ConsoleSecret:    l.secret("TANDEM_CONSOLE_SECRET", httpapi.MinConsoleSecret),
+		ConsoleSecret:    l.secret("TANDEM_CONSOLE_SECRET", console.MinSecret),
 		RateLimitIP:      l.positive("TANDEM_RATE_LIMIT_IP", 60),
 		PairingFailsUser: l.positive("TANDEM_PAIRING_FAILS_USER", 10),
 		PairingFailsIP:   l.positive("TANDEM_PAIRING_FAILS_IP", 30),
