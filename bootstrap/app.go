@@ -4,6 +4,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
@@ -70,7 +71,9 @@ func Options(cfg Config) fx.Option {
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),
 		ports,
 		notifier,
+		audited,
 		httpapi.Module,
+		console.Module,
 		connect,
 		jobs,
 	)

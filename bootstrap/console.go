@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/memory"
 	"tandem/adapters/sqlstore"
@@ -24,20 +25,20 @@ import (
 func consoleProbes(cfg Config) fx.Option {
 	probe := func(f any) any { return fx.Annotate(f, fx.ResultTags(`group:"probes"`)) }
 	return fx.Provide(
-		probe(func(db httpapi.Pinger) httpapi.Probe {
-			return httpapi.Probe{Name: "database (" + string(cfg.DB.Kind) + ")", Check: db.Ping}
+		probe(func(db httpapi.Pinger) console.Probe {
+			return console.Probe{Name: "database (" + string(cfg.DB.Kind) + ")", Check: db.Ping}
 		}),
-		probe(func(b images.Blobs) httpapi.Probe {
-			return httpapi.Probe{Name: "blob store (" + cfg.Blobs.Kind + ")", Check: blobsReady(b)}
+		probe(func(b images.Blobs) console.Probe {
+			return console.Probe{Name: "blob store (" + cfg.Blobs.Kind + ")", Check: blobsReady(b)}
 		}),
-		probe(func(o accounts.Outbox) httpapi.Probe {
-			return httpapi.Probe{Name: "mail (" + cfg.Mail.Kind + ")", Check: mailReady(cfg.Mail, o)}
+		probe(func(o accounts.Outbox) console.Probe {
+			return console.Probe{Name: "mail (" + cfg.Mail.Kind + ")", Check: mailReady(cfg.Mail, o)}
 		}),
-		probe(func() httpapi.Probe {
-			return httpapi.Probe{Name: "push (" + pushKinds(cfg.Push) + ")", Check: func(context.Context) error { return nil }}
+		probe(func() console.Probe {
+			return console.Probe{Name: "push (" + pushKinds(cfg.Push) + ")", Check: func(context.Context) error { return nil }}
 		}),
-		probe(func(b core.Broadcast) httpapi.Probe {
-			return httpapi.Probe{Name: "bus (" + cfg.Bus.Kind + ")", Check: busReady(b)}
+		probe(func(b core.Broadcast) console.Probe {
+			return console.Probe{Name: "bus (" + cfg.Bus.Kind + ")", Check: busReady(b)}
 		}),
 	)
 }
@@ -52,11 +53,11 @@ const consoleSecretName = "console_secret"
 // forms. (On memory it is the process's own, as is all its data.)
 func consoleSecret(cfg Config) fx.Option {
 	if cfg.ConsoleSecret != "" {
-		return fx.Supply(httpapi.ConsoleSecret(cfg.ConsoleSecret))
+		return fx.Supply(console.Secret(cfg.ConsoleSecret))
 	}
-	store := fx.Provide(func(db *sqlstore.DB) httpapi.Settings { return sqlstore.NewSettingsRepo(db) })
+	store := fx.Provide(func(db *sqlstore.DB) console.Settings { return sqlstore.NewSettingsRepo(db) })
 	if cfg.DB.Kind == DBMemory {
-		store = fx.Provide(func() httpapi.Settings { return memory.NewSettingsRepo() })
+		store = fx.Provide(func() console.Settings { return memory.NewSettingsRepo() })
 	}
 	return fx.Options(store, fx.Provide(storedConsoleSecret))
 }
@@ -64,7 +65,7 @@ func consoleSecret(cfg Config) fx.Option {
 // storedConsoleSecret offers 32 fresh random bytes (as base64url text) and
 // takes whatever the store holds: its own on an empty database, an
 // earlier process's otherwise.
-func storedConsoleSecret(s httpapi.Settings) (httpapi.ConsoleSecret, error) {
+func storedConsoleSecret(s console.Settings) (console.Secret, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func storedConsoleSecret(s httpapi.Settings) (httpapi.ConsoleSecret, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the console secret cannot be read from the database: %w", err)
 	}
-	return httpapi.ConsoleSecret(v), nil
+	return console.Secret(v), nil
 }
 
 // blobsReady reads a key that never exists: "not found" proves the store

@@ -5,20 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
 	"tandem/core"
-	"tandem/modules/accounts"
 	adminmod "tandem/modules/admin"
 )
 
@@ -186,41 +184,17 @@ func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) err
 	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
 		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
 	}
-	var (
-		acc   *accounts.Service
-		audit *adminmod.Service
-	)
-	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&acc, &audit))
+	var audited *adminmod.AuditedAccounts
+	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&audited))
 	if err := app.Err(); err != nil {
 		return err
 	}
-	if err := setAdmin(adminmod.AsCLI(ctx), acc, audit, args[1], args[0] == "grant"); err != nil {
+	// through the audit log, by "cli", as the console records its changes
+	if err := audited.SetAdmin(adminmod.AsCLI(ctx), args[1], args[0] == "grant"); err != nil {
 		return fmt.Errorf("admin %s %s: %s", args[0], args[1], core.As(err).Message)
 	}
 	fmt.Fprintf(stdout, "%s: administrator %s\n", args[1], map[bool]string{true: "granted", false: "revoked"}[args[0] == "grant"])
 	return nil
-}
-
-// setAdmin grants or revokes through the audit log, as the console records
-// its changes: the grant is the most powerful change there is. An account
-// that cannot be found is recorded as a failed attempt on the e-mail given.
-func setAdmin(ctx context.Context, acc *accounts.Service, audit *adminmod.Service, email string, grant bool) error {
-	action := map[bool]string{true: "admin.grant", false: "admin.revoke"}[grant]
-	change := adminmod.Change{Action: action, Target: "email:" + strings.ToLower(strings.TrimSpace(email))}
-	a, err := acc.FindByEmail(ctx, email)
-	switch {
-	case err == nil:
-		change.Target = "user:" + a.ID
-		change.Before = map[string]any{"email": a.Email, "admin": a.Admin}
-	case !core.IsKind(err, core.KindNotFound) && !core.IsKind(err, core.KindInvalid):
-		return err
-	}
-	return audit.Apply(ctx, change, func(ctx context.Context) (any, error) {
-		if err := acc.SetAdmin(ctx, email, grant); err != nil {
-			return nil, err
-		}
-		return map[string]any{"email": a.Email, "admin": grant}, nil
-	})
 }
 
 // plainHTTPWarning is logged at every start in production when
@@ -232,8 +206,8 @@ const plainHTTPWarning = "TANDEM_PUBLIC_URL is http:// in production: the consol
 // with but may (a TLS-terminating proxy in front that is not yet in the URL).
 func productionWarnings(cfg Config) fx.Option {
 	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) {
-		// as the console decides Secure (isHTTPS): anything but https
-		if u, err := url.Parse(cfg.HTTP.PublicURL); !cfg.Development && (err != nil || !strings.EqualFold(u.Scheme, "https")) {
+		// as the console decides Secure: anything but https
+		if !cfg.Development && !console.IsHTTPS(cfg.HTTP.PublicURL) {
 			lc.Append(fx.StartHook(func() {
 				log.Warn(plainHTTPWarning, zap.String("variable", "TANDEM_PUBLIC_URL"), zap.String("url", cfg.HTTP.PublicURL))
 			}))

@@ -34,10 +34,10 @@ func versionPolicy(ctx context.Context, cfg Config, args []string, stdout io.Wri
 		}
 	}
 	var (
-		svc   *versions.Service
-		audit *adminmod.Service
+		svc     *versions.Service
+		audited *httpapi.AuditedPolicies
 	)
-	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&svc, &audit))
+	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&svc, &audited))
 	if err := app.Err(); err != nil {
 		return err
 	}
@@ -48,34 +48,14 @@ func versionPolicy(ctx context.Context, cfg Config, args []string, stdout io.Wri
 	if verb == "get" {
 		p, err = svc.Policy(ctx, platform)
 	} else {
-		p, err = setPolicy(adminmod.AsCLI(ctx), svc, audit, platform, d)
+		// through the audit log, by "cli", as the console and the API set one
+		p, err = audited.SetPolicy(adminmod.AsCLI(ctx), platform, d)
 	}
 	if err != nil {
 		return fmt.Errorf("version-policy %s %s: %s", verb, platform, core.As(err).Message)
 	}
 	printPolicy(stdout, p)
 	return nil
-}
-
-// setPolicy sets the policy through the audit log, with the same entry as
-// the console's and the API's (before and after as the API renders them).
-func setPolicy(ctx context.Context, svc *versions.Service, audit *adminmod.Service, platform string, d versions.PolicyDraft) (versions.Policy, error) {
-	var before any
-	old, err := svc.Policy(ctx, platform)
-	switch {
-	case err == nil:
-		before = httpapi.VersionPolicyJSON(old)
-	case !core.IsKind(err, core.KindNotFound):
-		return versions.Policy{}, err
-	}
-	var p versions.Policy
-	change := adminmod.Change{Action: "version_policy.set", Target: "platform:" + platform, Before: before}
-	err = audit.Apply(ctx, change, func(ctx context.Context) (any, error) {
-		var err error
-		p, err = svc.SetPolicy(ctx, platform, d)
-		return httpapi.VersionPolicyJSON(p), err
-	})
-	return p, err
 }
 
 func parsePolicyFlags(args []string) (versions.PolicyDraft, error) {

@@ -80,6 +80,26 @@ func TestAuditRecordsAPIChanges(t *testing.T) {
 	}, asAdmin)
 }
 
+// A write refused before it runs leaves no entry: a caller who is no
+// administrator (403), one with no token (401), a policy for a platform that
+// does not exist (400 from the read that comes before the entry).
+func TestAuditRecordsNoRefusedAPIWrite(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, svc *admin.Service) {
+		ann := h.newUser("ann@x.io")
+		boss := h.newUser("boss@x.io")
+		policy := map[string]any{"minRequiredVersion": "1.0.0", "recommendedVersion": "1.1.0", "latestVersion": "1.2.0",
+			"downloadUrl": "https://apps.apple.com/app/id1", "updateMessage": "Update"}
+		expect(t, h.flagWrite(ann, map[string]any{"action": "create", "key": "sneaky", "name": "Sneaky"}), 403, "")
+		expect(t, h.flagWrite(ann, map[string]any{"action": "toggle", "flagKey": "sneaky", "isEnabled": true}), 403, "")
+		expect(t, h.flagWrite(user{}, map[string]any{"action": "delete", "flagKey": "sneaky"}), 401, "")
+		expect(t, h.do(req{Method: "PUT", Path: policyPath + "ios", Token: ann.Token, Body: policy}), 403, "")
+		expect(t, h.do(req{Method: "PUT", Path: policyPath + "palm", Token: boss.Token, Body: policy}), 400, "")
+		if es := auditEntries(t, svc); len(es) != 0 {
+			t.Fatalf("refused writes on record: %+v", es)
+		}
+	}, asAdmin)
+}
+
 // A refused console sign-in is on record: the e-mail as typed, the
 // client's address and the reason, never the password; the audit page
 // shows it as any other entry.

@@ -20,7 +20,7 @@ func NewAccountsHandler(svc *accounts.Service, limiter core.Limiter, cfg Config)
 }
 
 func (h *accountsHandler) Register(r fiber.Router) {
-	auth := r.Group("/api/auth", limitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP))
+	auth := r.Group("/api/auth", LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP))
 	auth.Post("/signup/email", h.signup)
 	auth.Post("/login/email", h.login)
 	auth.Post("/reset", h.reset)
@@ -72,7 +72,7 @@ type authReply struct {
 
 // clientOf is who is calling, for login counters and the sessions list.
 func clientOf(c *fiber.Ctx) accounts.Client {
-	return accounts.Client{IP: clientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent)}
+	return accounts.Client{IP: ClientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent)}
 }
 
 func (h *accountsHandler) signup(c *fiber.Ctx) error {

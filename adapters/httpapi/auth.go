@@ -120,11 +120,12 @@ func requireAPIKey(keys []string) fiber.Handler {
 	}
 }
 
-// limitPerIP counts requests per client IP in the shared store.
-func limitPerIP(l core.Limiter, name string, perMinute int) fiber.Handler {
+// LimitPerIP counts requests per client IP in the shared store (the
+// console's sign-in shares the auth routes' counter).
+func LimitPerIP(l core.Limiter, name string, perMinute int) fiber.Handler {
 	rule := core.RateRule{Name: name, Limit: perMinute, Window: time.Minute}
 	return func(c *fiber.Ctx) error {
-		if err := l.Hit(c.UserContext(), rule, clientIP(c), "rate_limited"); err != nil {
+		if err := l.Hit(c.UserContext(), rule, ClientIP(c), "rate_limited"); err != nil {
 			return err
 		}
 		return c.Next()

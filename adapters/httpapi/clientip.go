@@ -87,8 +87,8 @@ func clientSubject(a netip.Addr) string {
 	return a.String()
 }
 
-// clientIP is the caller's address as clientKey found it.
-func clientIP(c *fiber.Ctx) string {
+// ClientIP is the caller's address as clientKey found it.
+func ClientIP(c *fiber.Ctx) string {
 	if ip, ok := c.Locals(localClientIP).(string); ok {
 		return ip
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"go.uber.org/zap"
@@ -37,7 +38,23 @@ var kindStatus = map[core.Kind]int{
 // StatusOf is the HTTP status of a core kind.
 func StatusOf(k core.Kind) int { return kindStatus[k] }
 
-// fiberErrors translates Fiber's own errors (no route, wrong method, body
+// AsError is err as the one error type: Fiber's own errors translated
+// (fromFiber), anything unclassified internal. The console renders its
+// pages from it as the ErrorHandler renders bodies.
+func AsError(err error) *core.Error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fromFiber(fe)
+	}
+	return core.As(err)
+}
+
+// RetryAfter is d as a Retry-After header: whole seconds, rounded up.
+func RetryAfter(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
+}
+
+// fromFiber translates Fiber's own errors (no route, wrong method, body
 // limit, body parser) into core errors with the API's codes.
 func fromFiber(fe *fiber.Error) *core.Error {
 	switch fe.Code {
@@ -80,29 +97,27 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 		case sheds(e):
 			// Expected under a burst and answered with a retry time: worth
 			// seeing, not an outage.
-			log.Warn("request shed", zap.String("code", e.Code), zap.String("request_id", requestIDOf(c)),
+			log.Warn("request shed", zap.String("code", e.Code), zap.String("request_id", RequestIDOf(c)),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		case e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage:
-			log.Error("request failed", zap.Error(err), zap.String("request_id", requestIDOf(c)),
+			log.Error("request failed", zap.Error(err), zap.String("request_id", RequestIDOf(c)),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		}
 		if (e.Kind == core.KindRateLimited || sheds(e)) && e.RetryAfter > 0 {
-			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((e.RetryAfter+999_999_999)/1e9)))
+			c.Set(fiber.HeaderRetryAfter, RetryAfter(e.RetryAfter))
 		}
 		return c.Status(status).JSON(renderError(e))
 	}
 }
 
 func classify(err error) (*core.Error, int) {
+	e := AsError(err)
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
-		e := fromFiber(fe)
 		if s := statusOverride(fe); s != 0 {
 			return e, s
 		}
-		return e, StatusOf(e.Kind)
 	}
-	e := core.As(err)
 	return e, StatusOf(e.Kind)
 }
 

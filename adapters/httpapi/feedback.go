@@ -97,14 +97,29 @@ func toFeedbackList(fs []feedback.Feedback) feedbackListReply {
 func toFeedbackJSON(fs []feedback.Feedback) []feedbackJSON {
 	out := make([]feedbackJSON, len(fs))
 	for i, f := range fs {
-		out[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: feedbackDate(f.CreatedAt),
+		out[i] = feedbackJSON{FeedbackID: f.ID, FeedbackMessage: f.Message, UserID: f.UserID, CreatedAt: FeedbackDate(f.CreatedAt),
 			Timestamp: core.Millis(f.CreatedAt)}
 	}
 	return out
 }
 
-// feedbackDate is the day feedback was sent in the spec's dd/mm/yyyy, in
+// FeedbackRecord is a message as the audit log keeps it: the API's
+// fields and the handled mark.
+func FeedbackRecord(f feedback.Feedback) any {
+	out := struct {
+		feedbackJSON
+		HandledAt *int64 `json:"handledAt"`
+		HandledBy string `json:"handledBy,omitempty"`
+	}{feedbackJSON: toFeedbackJSON([]feedback.Feedback{f})[0], HandledBy: f.HandledBy}
+	if f.Handled() {
+		ms := core.Millis(f.HandledAt)
+		out.HandledAt = &ms
+	}
+	return out
+}
+
+// FeedbackDate is the day feedback was sent in the spec's dd/mm/yyyy, in
 // UTC: one rule for the user's history, the administrators' list and the
 // export (the exact instant goes alongside, in milliseconds, for clients
 // that show local dates).
-func feedbackDate(at time.Time) string { return at.UTC().Format("02/01/2006") }
+func FeedbackDate(at time.Time) string { return at.UTC().Format("02/01/2006") }

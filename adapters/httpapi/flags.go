@@ -1,26 +1,23 @@
 package httpapi
 
 import (
-	"context"
 	"strconv"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
-	"tandem/modules/admin"
 	"tandem/modules/flags"
 )
 
-// flagsHandler serves the flags API. Its writes go through the audit log
-// (admin.Service.Apply) as the console's do: the same state, the same record.
+// flagsHandler serves the flags API. Its writes are the admin module's
+// audited ones, as the console's are: the same state, the same record.
 type flagsHandler struct {
-	svc   *flags.Service
-	audit *admin.Service
+	svc     *flags.Service
+	audited *AuditedFlags
 }
 
-func NewFlagsHandler(svc *flags.Service, audit *admin.Service) *flagsHandler {
-	return &flagsHandler{svc: svc, audit: audit}
+func NewFlagsHandler(svc *flags.Service, audited *AuditedFlags) *flagsHandler {
+	return &flagsHandler{svc: svc, audited: audited}
 }
 
 // Register: reading a flag and the list of enabled flags are public (the
@@ -119,6 +116,9 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// FlagRecord is a flag as the audit log keeps it: as the API renders it.
+func FlagRecord(f flags.Flag) any { return toFlagJSON(f) }
 
 func toFlagJSON(f flags.Flag) flagJSON {
 	ps := make([]string, len(f.Platforms))
@@ -262,21 +262,13 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 	ctx, key := c.UserContext(), str(in.FlagKey)
 	switch action := str(in.Action); action {
 	case "create":
-		var f flags.Flag
-		change := admin.Change{Action: "flag.create", Target: "flag:" + strings.TrimSpace(str(in.Key))}
-		err := h.audit.Apply(ctx, change, func(ctx context.Context) (any, error) {
-			var err error
-			f, err = h.svc.Create(ctx, in.draft())
-			return toFlagJSON(f), err
-		})
+		f, err := h.audited.Create(ctx, in.draft())
 		if err != nil {
 			return err
 		}
 		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: "feature flag created"})
 	case "toggle":
-		f, err := h.change(ctx, "flag.toggle", key, func(ctx context.Context) (flags.Flag, error) {
-			return h.svc.Toggle(ctx, key, in.IsEnabled)
-		})
+		f, err := h.audited.Toggle(ctx, key, in.IsEnabled)
 		if err != nil {
 			return err
 		}
@@ -286,48 +278,17 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 		}
 		return c.JSON(flagToggledReply{Success: true, FlagKey: f.Key, IsEnabled: f.IsEnabled, Message: msg})
 	case "update":
-		f, err := h.change(ctx, "flag.update", key, func(ctx context.Context) (flags.Flag, error) {
-			return h.svc.Update(ctx, key, in.patch())
-		})
+		f, err := h.audited.Update(ctx, key, in.patch())
 		if err != nil {
 			return err
 		}
 		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: "feature flag updated"})
 	case "delete":
-		_, err := h.change(ctx, "flag.delete", key, func(ctx context.Context) (flags.Flag, error) {
-			return flags.Flag{}, h.svc.Delete(ctx, key)
-		})
-		if err != nil {
+		if err := h.audited.Delete(ctx, key); err != nil {
 			return err
 		}
 		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: "feature flag deleted"})
 	default:
 		return checkAction(action, "create", "toggle", "update", "delete")
 	}
-}
-
-// change runs a write to an existing flag through the audit log, with the
-// flag as it was as the entry's before-state. A flag that cannot be read
-// because it does not exist or the key is bad is recorded with no
-// before-state, and the write itself reports the error, so the API answers
-// exactly as it did (a missing isEnabled is 400 even for an unknown key).
-func (h *flagsHandler) change(ctx context.Context, action, key string, write func(context.Context) (flags.Flag, error)) (flags.Flag, error) {
-	var before any
-	old, err := h.svc.Get(ctx, key)
-	switch {
-	case err == nil:
-		before = toFlagJSON(old)
-	case !core.IsKind(err, core.KindNotFound) && !core.IsKind(err, core.KindInvalid):
-		return flags.Flag{}, err
-	}
-	var f flags.Flag
-	err = h.audit.Apply(ctx, admin.Change{Action: action, Target: "flag:" + key, Before: before}, func(ctx context.Context) (any, error) {
-		var err error
-		f, err = write(ctx)
-		if err != nil || action == "flag.delete" {
-			return nil, err
-		}
-		return toFlagJSON(f), nil
-	})
-	return f, err
 }

@@ -65,7 +65,8 @@ func isAPI(path string) bool {
 	return len(path) >= len("/api/") && strings.EqualFold(path[:len("/api/")], "/api/") || strings.EqualFold(path, "/api")
 }
 
-func requestIDOf(c *fiber.Ctx) string {
+// RequestIDOf is the request's id, as requestID kept or made it.
+func RequestIDOf(c *fiber.Ctx) string {
 	id, _ := c.Locals(localRequestID).(string)
 	return id
 }
@@ -89,12 +90,12 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 			return nil
 		}
 		fields := []zap.Field{
-			zap.String("request_id", requestIDOf(c)),
+			zap.String("request_id", RequestIDOf(c)),
 			zap.String("method", c.Method()),
 			zap.String("path", c.Path()),
 			zap.Int("status", status),
 			zap.Duration("duration", time.Since(start)),
-			zap.String("ip", clientIP(c)),
+			zap.String("ip", ClientIP(c)),
 		}
 		if p, ok := core.PrincipalFrom(c.UserContext()); ok {
 			fields = append(fields, zap.String("user_id", p.UserID))

@@ -87,7 +87,7 @@ func (h *partnersHandler) createConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, clientIP(c))
+	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, ClientIP(c))
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (h *partnersHandler) link(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, clientIP(c))
+	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, ClientIP(c))
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 		if in.TargetCode == nil {
 			return core.Invalid("invalid_request", "targetCode is required")
 		}
-		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, clientIP(c))
+		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, ClientIP(c))
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,16 @@ func AsRoute(f any) any {
 	return fx.Annotate(f, fx.As(new(Route)), fx.ResultTags(`group:"routes"`))
 }
 
+// Headers sets the response headers of one part of the site (the console's
+// /admin). Each runs for the whole app, before the body limits, the
+// breaker and authentication, so that their errors carry the headers too.
+type Headers fiber.Handler
+
+// AsHeaders annotates a Headers constructor for the "headers" group.
+func AsHeaders(f any) any {
+	return fx.Annotate(f, fx.ResultTags(`group:"headers"`))
+}
+
 // RouteFunc adapts a function to Route (used by tests to add probe routes).
 type RouteFunc func(r fiber.Router)
 

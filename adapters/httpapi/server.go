@@ -75,8 +75,8 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, breaker Breaker, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker), cfg: cfg, log: log, streams: streams, drain: drain}
+	drain *Drain, breaker Breaker, headers []Headers, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, headers), cfg: cfg, log: log, streams: streams, drain: drain}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -84,7 +84,8 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 	return s
 }
 
-func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker) *fiber.App {
+func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker,
+	headers []Headers) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -107,10 +108,14 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	// from the right). Fiber trusts no proxy's X-Forwarded-* headers either.
 	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
-	app.Use(closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
-		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders, consoleHeaders, requestID, accessLog(log, m), recoverPanics,
+	chain := []any{closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
+		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders}
+	for _, h := range headers {
+		chain = append(chain, fiber.Handler(h))
+	}
+	app.Use(append(chain, requestID, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After, Idempotent-Replayed"}),
-		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))
+		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))...)
 	return app
 }
 

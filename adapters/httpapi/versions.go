@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -10,20 +9,19 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
-	"tandem/modules/admin"
 	"tandem/modules/versions"
 )
 
-// versionsHandler serves the version checks and policies. A policy set
-// through the API is recorded in the audit log (admin.Service.Apply), as the
-// console's is.
+// versionsHandler serves the version checks and policies. A policy is set
+// through the admin module's audited write, as the console's and the
+// command line's are.
 type versionsHandler struct {
-	svc   *versions.Service
-	audit *admin.Service
+	svc      *versions.Service
+	policies *AuditedPolicies
 }
 
-func NewVersionsHandler(svc *versions.Service, audit *admin.Service) *versionsHandler {
-	return &versionsHandler{svc: svc, audit: audit}
+func NewVersionsHandler(svc *versions.Service, policies *AuditedPolicies) *versionsHandler {
+	return &versionsHandler{svc: svc, policies: policies}
 }
 
 // Register: the checks are public (the app asks before anyone signs in);
@@ -201,30 +199,12 @@ func (h *versionsHandler) setPolicy(c *fiber.Ctx) error {
 	d := versions.PolicyDraft{MinRequiredVersion: str(in.MinRequiredVersion), RecommendedVersion: str(in.RecommendedVersion),
 		LatestVersion: str(in.LatestVersion), DownloadURL: str(in.DownloadURL), UpdateMessage: str(in.UpdateMessage),
 		ReleaseNotes: str(in.ReleaseNotes), DeprecationDate: dep}
-	// A bad platform is the same 400 from Policy as from SetPolicy (both
-	// parse it first); no policy yet is a before-state of null.
-	var before any
-	old, err := h.svc.Policy(c.UserContext(), platform)
-	switch {
-	case err == nil:
-		before = toVersionPolicyJSON(old)
-	case !core.IsKind(err, core.KindNotFound):
-		return err
-	}
-	var p versions.Policy
-	change := admin.Change{Action: "version_policy.set", Target: "platform:" + platform, Before: before}
-	err = h.audit.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		var err error
-		p, err = h.svc.SetPolicy(ctx, platform, d)
-		return toVersionPolicyJSON(p), err
-	})
+	p, err := h.policies.SetPolicy(c.UserContext(), platform, d)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toVersionPolicyJSON(p))
 }
 
-// VersionPolicyJSON is a policy as the API renders it, for the command
-// line's audit entries: the console, the API and the command line record a
-// policy change the same way.
-func VersionPolicyJSON(p versions.Policy) any { return toVersionPolicyJSON(p) }
+// PolicyRecord is a policy as the audit log keeps it: as the API renders it.
+func PolicyRecord(p versions.Policy) any { return toVersionPolicyJSON(p) }

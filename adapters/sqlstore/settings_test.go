@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"tandem/adapters/httpapi"
+	"tandem/adapters/console"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
@@ -14,7 +14,7 @@ import (
 
 func TestSettings(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
-		storetest.Settings(t, func(t *testing.T) httpapi.Settings { return sqlstore.NewSettingsRepo(newDB(t)) })
+		storetest.Settings(t, func(t *testing.T) console.Settings { return sqlstore.NewSettingsRepo(newDB(t)) })
 	})
 }
 

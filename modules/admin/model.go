@@ -44,6 +44,23 @@ type Change struct {
 	Before any
 }
 
+// Account is what an administrator's change reads of an account.
+type Account struct {
+	ID        string
+	Email     string
+	Verified  bool
+	Granted   bool // the stored grant (tandem admin grant)
+	Admin     bool // an administrator: granted, or listed in TANDEM_ADMIN_EMAILS
+	CreatedAt time.Time
+}
+
+// Session is one of a user's sessions; its token is never read.
+type Session struct {
+	ID        string
+	UserAgent string
+	CreatedAt time.Time
+}
+
 // Overview is what the console's first page counts.
 type Overview struct {
 	Users         int

@@ -115,3 +115,29 @@ func (s *Service) SignInFailed(ctx context.Context, f SignInFailure) error {
 		Target: clip("email:"+strings.ToValidUTF8(f.Email, "\uFFFD"), MaxField), Before: "null", After: after,
 		Outcome: OutcomeFailed, At: s.clock.Now()})
 }
+
+// SignInRefused records a refused console sign-in (SignInFailed) with the
+// reason the refusal's kind gives. A sign-in shed because the server was
+// busy (core.KindUnavailable) checked no password and is not recorded.
+func (s *Service) SignInRefused(ctx context.Context, email, ip string, refusal error) error {
+	k := core.KindOf(refusal)
+	if k == core.KindUnavailable {
+		return nil
+	}
+	return s.SignInFailed(ctx, SignInFailure{Email: email, IP: ip, Reason: refusalReason(k)})
+}
+
+// refusalReason is the reason a refused sign-in is recorded with.
+func refusalReason(k core.Kind) string {
+	switch k {
+	case core.KindUnauthorized:
+		return "wrong_credentials" // an unknown e-mail or a wrong password: the same answer, the same reason
+	case core.KindForbidden:
+		return "not_administrator"
+	case core.KindRateLimited:
+		return "rate_limited"
+	case core.KindInvalid:
+		return "incomplete"
+	}
+	return "refused"
+}

@@ -1,4 +1,8 @@
-package httpapi
+// Package console is the administrators' web console at /admin: HTML pages
+// on the API's server (its routes join httpapi's "routes" group), signed in
+// with a cookie session of its own, every change made through the admin
+// module's audited writes.
+package console
 
 import (
 	"context"
@@ -8,7 +12,6 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
-	"errors"
 	"html/template"
 	"io/fs"
 	"net/url"
@@ -21,6 +24,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
@@ -35,8 +39,8 @@ import (
 // There is no script at all: every action is a plain form, so the CSP can
 // forbid scripts outright.
 //
-//go:embed console/*.html console/console.css
-var consoleFS embed.FS
+//go:embed templates/*.html templates/console.css
+var templatesFS embed.FS
 
 const (
 	consoleCookie    = "tandem_console"     // the session: an accounts token, stored hashed
@@ -55,12 +59,12 @@ type Probe struct {
 	Check func(ctx context.Context) error
 }
 
-// ConsoleSecret keys the console's CSRF tokens: TANDEM_CONSOLE_SECRET, or
+// Secret keys the console's CSRF tokens: TANDEM_CONSOLE_SECRET, or
 // the one generated at the first start and kept in the database (Settings),
 // so that every process behind a load balancer computes the same tokens.
 // It is never a value from a request: a planted cookie alone gives no
 // valid token.
-type ConsoleSecret []byte
+type Secret []byte
 
 // Settings stores values every process of a deployment shares.
 type Settings interface {
@@ -69,12 +73,12 @@ type Settings interface {
 	Ensure(ctx context.Context, name, value string) (string, error)
 }
 
-// ConsoleDeps is what the console reuses: the domain services, never
-// storage, the readiness probes and its secret.
-type ConsoleDeps struct {
+// Deps is what the console reuses: the domain services and their audited
+// writes, never storage; the readiness probes and its secret.
+type Deps struct {
 	fx.In
-	Config   Config
-	Secret   ConsoleSecret
+	Config   httpapi.Config
+	Secret   Secret
 	Log      *zap.Logger
 	Accounts *accounts.Service
 	Admin    *admin.Service
@@ -85,50 +89,56 @@ type ConsoleDeps struct {
 	Premium  *premium.Service
 	Limiter  core.Limiter
 	Probes   []Probe `group:"probes"`
+
+	AuditedFlags    *httpapi.AuditedFlags
+	AuditedPolicies *httpapi.AuditedPolicies
+	AuditedFeedback *httpapi.AuditedFeedback
+	AuditedAccounts *admin.AuditedAccounts
 }
 
-// consoleHandler serves /admin, the administrators' web console.
-type consoleHandler struct {
-	ConsoleDeps
+// handler serves /admin.
+type handler struct {
+	Deps
 	pages  map[string]*template.Template
 	secure bool // cookies only over https, when the public URL is https
 }
 
-func NewConsoleHandler(d ConsoleDeps) (*consoleHandler, error) {
-	if len(d.Secret) < MinConsoleSecret {
+// NewHandler parses the pages; a secret shorter than MinSecret is refused.
+func NewHandler(d Deps) (*handler, error) {
+	if len(d.Secret) < MinSecret {
 		return nil, errShortSecret(len(d.Secret))
 	}
-	pages, err := parseConsolePages()
+	pages, err := parsePages()
 	if err != nil {
 		return nil, err
 	}
 	// A value group has no order: the overview lists the probes by name.
 	d.Probes = slices.Clone(d.Probes)
 	slices.SortFunc(d.Probes, func(a, b Probe) int { return strings.Compare(a.Name, b.Name) })
-	return &consoleHandler{ConsoleDeps: d, pages: pages, secure: isHTTPS(d.Config.PublicURL)}, nil
+	return &handler{Deps: d, pages: pages, secure: IsHTTPS(d.Config.PublicURL)}, nil
 }
 
-// isHTTPS reports whether the public URL is https, the scheme compared
+// IsHTTPS reports whether the public URL is https, the scheme compared
 // without case as URL schemes are: "HTTPS://..." must not lose the cookie's
 // Secure flag.
-func isHTTPS(publicURL string) bool {
+func IsHTTPS(publicURL string) bool {
 	u, err := url.Parse(publicURL)
 	return err == nil && strings.EqualFold(u.Scheme, "https")
 }
 
-// parseConsolePages parses each page with the shared layout.
-func parseConsolePages() (map[string]*template.Template, error) {
-	names, err := fs.Glob(consoleFS, "console/*.html")
+// parsePages parses each page with the shared layout.
+func parsePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(templatesFS, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
 	pages := map[string]*template.Template{}
 	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "console/"), ".html")
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
 		if name == "layout" {
 			continue
 		}
-		t, err := template.New(name).Funcs(consoleFuncs).ParseFS(consoleFS, "console/layout.html", n)
+		t, err := template.New(name).Funcs(funcs).ParseFS(templatesFS, "templates/layout.html", n)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +147,7 @@ func parseConsolePages() (map[string]*template.Template, error) {
 	return pages, nil
 }
 
-var consoleFuncs = template.FuncMap{
+var funcs = template.FuncMap{
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -148,23 +158,23 @@ var consoleFuncs = template.FuncMap{
 	"has":  func(ps []core.Platform, p core.Platform) bool { return slices.Contains(ps, p) },
 }
 
-func (h *consoleHandler) Register(r fiber.Router) {
-	g := r.Group("/admin", h.renderErrors) // consoleHeaders runs globally, in newApp
+func (h *handler) Register(r fiber.Router) {
+	g := r.Group("/admin", h.renderErrors) // headers runs for the whole app (the "headers" group)
 	g.Get("/static/console.css", h.stylesheet)
 	g.Get("/signin", h.signInPage)
 	// The same per-IP budget as the API's /api/auth routes (one counter).
-	g.Post("/signin", limitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
+	g.Post("/signin", httpapi.LimitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
 	s := g.Group("", h.session)
 	s.Post("/signout", h.signOut)
 	h.registerPages(s)
 }
 
-// consoleHeaders marks every /admin answer: a strict CSP (no script,
-// styles and forms only from here, no framing), and pages no cache keeps.
-// It runs for the whole app, before the body limit and the fail-fast
-// breaker, so that their errors (413, 503), raised before the /admin
-// group's own middleware, carry the headers too.
-func consoleHeaders(c *fiber.Ctx) error {
+// headers marks every /admin answer: a strict CSP (no script, styles and
+// forms only from here, no framing), and pages no cache keeps. It runs for
+// the whole app (an httpapi.Headers), before the body limit and the
+// fail-fast breaker, so that their errors (413, 503), raised before the
+// /admin group's own middleware, carry the headers too.
+func headers(c *fiber.Ctx) error {
 	if isConsole(c.Path()) {
 		c.Set("Content-Security-Policy", consoleCSP)
 		c.Set(fiber.HeaderXFrameOptions, "DENY")
@@ -183,32 +193,28 @@ func isConsole(path string) bool {
 
 // renderErrors renders a failed console request as an HTML page with the
 // status the API would give; internal causes go to the log only.
-func (h *consoleHandler) renderErrors(c *fiber.Ctx) error {
+func (h *handler) renderErrors(c *fiber.Ctx) error {
 	err := c.Next()
 	if err == nil {
 		return nil
 	}
-	var fe *fiber.Error
-	e := core.As(err)
-	if errors.As(err, &fe) {
-		e = fromFiber(fe)
-	}
+	e := httpapi.AsError(err)
 	if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
-		h.Log.Error("console request failed", zap.String("request_id", requestIDOf(c)), zap.String("path", c.Path()), zap.Error(err))
+		h.Log.Error("console request failed", zap.String("request_id", httpapi.RequestIDOf(c)), zap.String("path", c.Path()), zap.Error(err))
 	}
 	msg := e.Message
 	if e.Kind == core.KindInternal {
 		msg = "internal error"
 	}
 	if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
+		c.Set(fiber.HeaderRetryAfter, httpapi.RetryAfter(e.RetryAfter))
 	}
-	c.Status(StatusOf(e.Kind))
-	return h.render(c, "error", fiber.Map{"Status": StatusOf(e.Kind), "Message": msg})
+	c.Status(httpapi.StatusOf(e.Kind))
+	return h.render(c, "error", fiber.Map{"Status": httpapi.StatusOf(e.Kind), "Message": msg})
 }
 
 // render writes a page; the layout reads .Admin and .CSRF when signed in.
-func (h *consoleHandler) render(c *fiber.Ctx, page string, data fiber.Map) error {
+func (h *handler) render(c *fiber.Ctx, page string, data fiber.Map) error {
 	t, ok := h.pages[page]
 	if !ok {
 		return core.Internal(errUnknownPage(page))
@@ -226,8 +232,8 @@ func (h *consoleHandler) render(c *fiber.Ctx, page string, data fiber.Map) error
 	return c.SendString(b.String())
 }
 
-func (h *consoleHandler) stylesheet(c *fiber.Ctx) error {
-	b, err := consoleFS.ReadFile("console/console.css")
+func (h *handler) stylesheet(c *fiber.Ctx) error {
+	b, err := templatesFS.ReadFile("templates/console.css")
 	if err != nil {
 		return core.Internal(err)
 	}
@@ -239,7 +245,7 @@ func (h *consoleHandler) stylesheet(c *fiber.Ctx) error {
 // signInPage shows the form with a fresh pre-session value in a cookie
 // and, in the form, its MAC under the server's secret: a login CSRF needs
 // both, and planting the cookie does not give the MAC.
-func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
+func (h *handler) signInPage(c *fiber.Ctx) error {
 	pre := randomToken()
 	h.setCookie(c, consolePreCookie, pre, 10*time.Minute)
 	return h.render(c, "signin", fiber.Map{"CSRF": h.mac("signin", pre)})
@@ -248,37 +254,32 @@ func (h *consoleHandler) signInPage(c *fiber.Ctx) error {
 // signIn checks the form's CSRF pair, then the administrator's e-mail and
 // password through accounts.LoginAdmin (counted attempts and the password
 // check); only an administrator gets the session cookie. The new session
-// is recorded in the audit log (console.signin, with the client's
-// address); a session whose entry cannot be stored is revoked at once and
-// the sign-in fails. A refused sign-in is recorded too
-// (console.signin_failed: the e-mail as typed, the address, the reason).
-func (h *consoleHandler) signIn(c *fiber.Ctx) error {
+// is recorded in the audit log (AuditedAccounts.SignedIn); a refused
+// sign-in is recorded too (admin.Service.SignInRefused).
+func (h *handler) signIn(c *fiber.Ctx) error {
 	pre := c.Cookies(consolePreCookie)
 	if pre == "" || !sameToken(formValue(c, "csrf"), h.mac("signin", pre)) {
 		return errCSRF()
 	}
-	cl := accounts.Client{IP: clientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
+	cl := accounts.Client{IP: httpapi.ClientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
 	p, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
 	if err != nil {
 		e := core.As(err)
 		if e.Kind == core.KindInternal || (e.Kind == core.KindUnavailable && e.RetryAfter == 0) {
 			return err
 		}
-		if e.Kind != core.KindUnavailable { // shed (503 busy): no password was checked
-			failure := admin.SignInFailure{Email: formValue(c, "email"), IP: cl.IP, Reason: signInRefusal(e.Kind)}
-			if err := h.Admin.SignInFailed(c.UserContext(), failure); err != nil {
-				return err // every refusal is on record, or the answer is the log's failure
-			}
+		if err := h.Admin.SignInRefused(c.UserContext(), formValue(c, "email"), cl.IP, e); err != nil {
+			return err // every refusal is on record, or the answer is the log's failure
 		}
 		if e.RetryAfter > 0 {
-			c.Set(fiber.HeaderRetryAfter, retryAfterSeconds(e.RetryAfter))
+			c.Set(fiber.HeaderRetryAfter, httpapi.RetryAfter(e.RetryAfter))
 		}
 		fresh := randomToken()
 		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
-		c.Status(StatusOf(e.Kind))
+		c.Status(httpapi.StatusOf(e.Kind))
 		return h.render(c, "signin", fiber.Map{"CSRF": h.mac("signin", fresh), "Error": e.Message, "Email": formValue(c, "email")})
 	}
-	if err := h.auditSignIn(c, p, token, cl); err != nil {
+	if err := h.AuditedAccounts.SignedIn(c.UserContext(), p, token, cl.IP, cl.UserAgent); err != nil {
 		return err
 	}
 	h.clearCookie(c, consolePreCookie)
@@ -290,7 +291,7 @@ func (h *consoleHandler) signIn(c *fiber.Ctx) error {
 // cookie; anyone else is sent to sign in (403 for a signed-in
 // non-administrator, such as one whose grant was removed). Every POST must
 // carry the session's CSRF token, else 403 and nothing runs.
-func (h *consoleHandler) session(c *fiber.Ctx) error {
+func (h *handler) session(c *fiber.Ctx) error {
 	token := c.Cookies(consoleCookie)
 	if token == "" {
 		return c.Redirect("/admin/signin", fiber.StatusSeeOther)
@@ -323,37 +324,22 @@ func formValue(c *fiber.Ctx, name string) string {
 	return string(c.Request().PostArgs().Peek(name))
 }
 
-func (h *consoleHandler) auditSignIn(c *fiber.Ctx, p core.Principal, token string, cl accounts.Client) error {
-	ctx := core.WithPrincipal(c.UserContext(), p)
-	err := h.Admin.Apply(ctx, admin.Change{Action: "console.signin", Target: "user:" + p.UserID},
-		func(context.Context) (any, error) {
-			return map[string]string{"ip": cl.IP, "userAgent": cl.UserAgent}, nil
-		})
-	if err != nil {
-		_ = h.Accounts.Logout(context.WithoutCancel(ctx), p.UserID, token, false) // no session without its entry
-	}
-	return err
-}
-
 // signOut ends the console session, recorded as console.signout.
-func (h *consoleHandler) signOut(c *fiber.Ctx) error {
-	p, _ := core.PrincipalFrom(c.UserContext())
+func (h *handler) signOut(c *fiber.Ctx) error {
 	token, _ := c.Locals(localConsoleToken).(string)
-	err := h.Admin.Apply(c.UserContext(), admin.Change{Action: "console.signout", Target: "user:" + p.UserID},
-		func(ctx context.Context) (any, error) { return nil, h.Accounts.Logout(ctx, p.UserID, token, false) })
-	if err != nil {
+	if err := h.AuditedAccounts.SignOut(c.UserContext(), token); err != nil {
 		return err
 	}
 	h.clearCookie(c, consoleCookie)
 	return c.Redirect("/admin/signin", fiber.StatusSeeOther)
 }
 
-func (h *consoleHandler) setCookie(c *fiber.Ctx, name, value string, ttl time.Duration) {
+func (h *handler) setCookie(c *fiber.Ctx, name, value string, ttl time.Duration) {
 	c.Cookie(&fiber.Cookie{Name: name, Value: value, Path: "/admin", Expires: time.Now().Add(ttl), MaxAge: int(ttl.Seconds()),
 		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteStrictMode})
 }
 
-func (h *consoleHandler) clearCookie(c *fiber.Ctx, name string) {
+func (h *handler) clearCookie(c *fiber.Ctx, name string) {
 	c.Cookie(&fiber.Cookie{Name: name, Value: "", Path: "/admin", Expires: time.Unix(0, 0), MaxAge: -1,
 		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteStrictMode})
 }
@@ -363,42 +349,27 @@ func (h *consoleHandler) clearCookie(c *fiber.Ctx, name string) {
 // storage, and every process computes the same one. The session token is
 // unguessable already; keying with the secret as well keeps one rule for
 // every console token: the key never comes from the request.
-func (h *consoleHandler) csrfToken(c *fiber.Ctx) string {
+func (h *handler) csrfToken(c *fiber.Ctx) string {
 	token, _ := c.Locals(localConsoleToken).(string)
 	return h.mac("csrf", token)
 }
 
 // mac is the MAC of value under the console's secret, for one use (label),
 // so that a token of one use is never valid for another.
-func (h *consoleHandler) mac(label, value string) string {
+func (h *handler) mac(label, value string) string {
 	m := hmac.New(sha256.New, h.Secret)
 	m.Write([]byte("tandem console " + label + "\x00"))
 	m.Write([]byte(value))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// MinConsoleSecret is the shortest console secret accepted, in bytes.
-const MinConsoleSecret = 32
+// MinSecret is the shortest console secret accepted, in bytes.
+const MinSecret = 32
 
 type errShortSecret int
 
 func (n errShortSecret) Error() string {
-	return "console: the secret has " + strconv.Itoa(int(n)) + " bytes, fewer than " + strconv.Itoa(MinConsoleSecret)
-}
-
-// signInRefusal is the reason a refused sign-in is recorded with.
-func signInRefusal(k core.Kind) string {
-	switch k {
-	case core.KindUnauthorized:
-		return "wrong_credentials" // an unknown e-mail or a wrong password: the same answer, the same reason
-	case core.KindForbidden:
-		return "not_administrator"
-	case core.KindRateLimited:
-		return "rate_limited"
-	case core.KindInvalid:
-		return "incomplete"
-	}
-	return "refused"
+	return "console: the secret has " + strconv.Itoa(int(n)) + " bytes, fewer than " + strconv.Itoa(MinSecret)
 }
 
 func sameToken(got, want string) bool {
@@ -413,10 +384,6 @@ func randomToken() string {
 
 func errCSRF() error {
 	return core.Forbidden("forbidden", "the form has expired or did not come from this console: reload the page and try again")
-}
-
-func retryAfterSeconds(d time.Duration) string {
-	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
 }
 
 type errUnknownPage string

@@ -1,4 +1,4 @@
-package httpapi
+package console
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
-	"tandem/modules/admin"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
 	"tandem/modules/premium"
@@ -27,7 +27,7 @@ const consolePageSize = 50
 // defaultPreviewSample is the rollout preview's sample when none is asked.
 const defaultPreviewSample = 1000
 
-func (h *consoleHandler) registerPages(r fiber.Router) {
+func (h *handler) registerPages(r fiber.Router) {
 	r.Get("/", h.overview)
 	r.Get("/flags", h.flagsPage)
 	r.Post("/flags", h.createFlag)
@@ -56,7 +56,7 @@ type probeResult struct {
 	Detail string
 }
 
-func (h *consoleHandler) overview(c *fiber.Ctx) error {
+func (h *handler) overview(c *fiber.Ctx) error {
 	o, err := h.Admin.Overview(c.UserContext())
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (h *consoleHandler) overview(c *fiber.Ctx) error {
 
 // probe checks every dependency, each within its own short deadline, so a
 // hung dependency shows as down instead of hanging the page.
-func (h *consoleHandler) probe(ctx context.Context) []probeResult {
+func (h *handler) probe(ctx context.Context) []probeResult {
 	out := make([]probeResult, len(h.Probes))
 	for i, p := range h.Probes {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -80,7 +80,7 @@ func (h *consoleHandler) probe(ctx context.Context) []probeResult {
 	return out
 }
 
-func (h *consoleHandler) flagsPage(c *fiber.Ctx) error {
+func (h *handler) flagsPage(c *fiber.Ctx) error {
 	fs, next, err := h.Flags.List(c.UserContext(), consolePage(c))
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (h *consoleHandler) flagsPage(c *fiber.Ctx) error {
 	return h.render(c, "flags", fiber.Map{"Title": "Feature flags", "Flags": fs, "Next": next, "Platforms": consolePlatforms})
 }
 
-func (h *consoleHandler) flagPage(c *fiber.Ctx) error {
+func (h *handler) flagPage(c *fiber.Ctx) error {
 	f, err := h.Flags.Get(c.UserContext(), c.Params("key"))
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func queryInt(c *fiber.Ctx, name string, def int) int {
 	return n
 }
 
-func (h *consoleHandler) createFlag(c *fiber.Ctx) error {
+func (h *handler) createFlag(c *fiber.Ctx) error {
 	rollout, err := formRollout(c)
 	if err != nil {
 		return err
@@ -135,21 +135,18 @@ func (h *consoleHandler) createFlag(c *fiber.Ctx) error {
 		IsEnabled: formValue(c, "isEnabled") == "on", EnabledForPremium: formValue(c, "enabledForPremium") == "on",
 		RolloutPercentage: rollout, Platforms: formMulti(c, "platforms"),
 		EnabledForUserIDs: formList(c, "enabledForUserIds"), DisabledForUserIDs: formList(c, "disabledForUserIds")}
-	change := admin.Change{Action: "flag.create", Target: "flag:" + strings.TrimSpace(d.Key)}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		f, err := h.Flags.Create(ctx, d)
-		return toFlagJSON(f), err
-	})
-	if err != nil {
+	if _, err := h.AuditedFlags.Create(c.UserContext(), d); err != nil {
 		return err
 	}
 	return back(c, "/admin/flags/"+url.PathEscape(strings.TrimSpace(d.Key)), url.Values{"saved": {"1"}})
 }
 
-func (h *consoleHandler) updateFlag(c *fiber.Ctx) error {
+// updateFlag saves the flag page's form. The page is only ever shown for a
+// flag that exists: an unknown (or malformed) key is answered before
+// anything is recorded.
+func (h *handler) updateFlag(c *fiber.Ctx) error {
 	key := c.Params("key")
-	before, err := h.Flags.Get(c.UserContext(), key)
-	if err != nil {
+	if _, err := h.Flags.Get(c.UserContext(), key); err != nil {
 		return err
 	}
 	rollout, err := formRollout(c)
@@ -161,12 +158,7 @@ func (h *consoleHandler) updateFlag(c *fiber.Ctx) error {
 	platforms, allowed, denied := formMulti(c, "platforms"), formList(c, "enabledForUserIds"), formList(c, "disabledForUserIds")
 	p := flags.Patch{Name: &name, Description: &desc, IsEnabled: &on, EnabledForPremium: &premiumOnly, RolloutPercentage: rollout,
 		Platforms: &platforms, EnabledForUserIDs: &allowed, DisabledForUserIDs: &denied}
-	change := admin.Change{Action: "flag.update", Target: "flag:" + key, Before: toFlagJSON(before)}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		f, err := h.Flags.Update(ctx, key, p)
-		return toFlagJSON(f), err
-	})
-	if err != nil {
+	if _, err := h.AuditedFlags.Update(c.UserContext(), key, p); err != nil {
 		return err
 	}
 	return back(c, "/admin/flags/"+url.PathEscape(key), url.Values{"saved": {"1"}})
@@ -207,7 +199,7 @@ type platformPolicy struct {
 	DeprecationDate string
 }
 
-func (h *consoleHandler) versionsPage(c *fiber.Ctx) error {
+func (h *handler) versionsPage(c *fiber.Ctx) error {
 	var rows []platformPolicy
 	for _, pl := range consolePlatforms {
 		p, err := h.Versions.Policy(c.UserContext(), string(pl))
@@ -227,7 +219,7 @@ func (h *consoleHandler) versionsPage(c *fiber.Ctx) error {
 	return h.render(c, "versions", fiber.Map{"Title": "Version policies", "Policies": rows, "Saved": c.Query("saved")})
 }
 
-func (h *consoleHandler) setPolicy(c *fiber.Ctx) error {
+func (h *handler) setPolicy(c *fiber.Ctx) error {
 	platform := c.Params("platform")
 	d := versions.PolicyDraft{MinRequiredVersion: formValue(c, "minRequiredVersion"), RecommendedVersion: formValue(c, "recommendedVersion"),
 		LatestVersion: formValue(c, "latestVersion"), DownloadURL: formValue(c, "downloadUrl"), UpdateMessage: formValue(c, "updateMessage"),
@@ -239,20 +231,7 @@ func (h *consoleHandler) setPolicy(c *fiber.Ctx) error {
 		}
 		d.DeprecationDate = &t
 	}
-	var before any
-	old, err := h.Versions.Policy(c.UserContext(), platform)
-	switch {
-	case err == nil:
-		before = toVersionPolicyJSON(old)
-	case !core.IsKind(err, core.KindNotFound):
-		return err
-	}
-	change := admin.Change{Action: "version_policy.set", Target: "platform:" + platform, Before: before}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		p, err := h.Versions.SetPolicy(ctx, platform, d)
-		return toVersionPolicyJSON(p), err
-	})
-	if err != nil {
+	if _, err := h.AuditedPolicies.SetPolicy(c.UserContext(), platform, d); err != nil {
 		return err
 	}
 	return back(c, "/admin/versions", url.Values{"saved": {platform}})
@@ -264,7 +243,7 @@ type feedbackRow struct {
 	Date string
 }
 
-func (h *consoleHandler) feedbackPage(c *fiber.Ctx) error {
+func (h *handler) feedbackPage(c *fiber.Ctx) error {
 	state, err := feedback.ParseState(c.Query("state"))
 	if err != nil {
 		return err
@@ -275,42 +254,16 @@ func (h *consoleHandler) feedbackPage(c *fiber.Ctx) error {
 	}
 	rows := make([]feedbackRow, len(fs))
 	for i, f := range fs {
-		rows[i] = feedbackRow{Feedback: f, Date: feedbackDate(f.CreatedAt)}
+		rows[i] = feedbackRow{Feedback: f, Date: httpapi.FeedbackDate(f.CreatedAt)}
 	}
 	return h.render(c, "feedback", fiber.Map{"Title": "Feedback", "Feedback": rows, "State": string(state), "Next": next})
 }
 
-func (h *consoleHandler) markHandled(c *fiber.Ctx) error {
-	id := c.Params("id")
-	before, err := h.Feedback.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	p, _ := core.PrincipalFrom(c.UserContext())
-	change := admin.Change{Action: "feedback.handle", Target: "feedback:" + id, Before: consoleFeedbackJSON(before)}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		f, err := h.Feedback.MarkHandled(ctx, id, p.Email)
-		return consoleFeedbackJSON(f), err
-	})
-	if err != nil {
+func (h *handler) markHandled(c *fiber.Ctx) error {
+	if _, err := h.AuditedFeedback.MarkHandled(c.UserContext(), c.Params("id")); err != nil {
 		return err
 	}
 	return back(c, "/admin/feedback", url.Values{"state": {formValue(c, "state")}})
-}
-
-// consoleFeedbackJSON is a message as the audit log keeps it: the API's
-// fields and the handled mark.
-func consoleFeedbackJSON(f feedback.Feedback) any {
-	out := struct {
-		feedbackJSON
-		HandledAt *int64 `json:"handledAt"`
-		HandledBy string `json:"handledBy,omitempty"`
-	}{feedbackJSON: toFeedbackJSON([]feedback.Feedback{f})[0], HandledBy: f.HandledBy}
-	if f.Handled() {
-		ms := core.Millis(f.HandledAt)
-		out.HandledAt = &ms
-	}
-	return out
 }
 
 // userView is what the users page shows of one account.
@@ -322,7 +275,7 @@ type userView struct {
 	Sessions  []accounts.Token
 }
 
-func (h *consoleHandler) usersPage(c *fiber.Ctx) error {
+func (h *handler) usersPage(c *fiber.Ctx) error {
 	email := strings.TrimSpace(c.Query("email"))
 	data := fiber.Map{"Title": "Users", "Email": email, "Revoked": c.Query("revoked"), "Deleted": c.Query("deleted")}
 	if email == "" {
@@ -342,7 +295,7 @@ func (h *consoleHandler) usersPage(c *fiber.Ctx) error {
 
 // lookup composes the account, its partner, premium and sessions: a read
 // across modules, composed here as the API's profile reads are.
-func (h *consoleHandler) lookup(ctx context.Context, email string) (userView, error) {
+func (h *handler) lookup(ctx context.Context, email string) (userView, error) {
 	a, err := h.Accounts.FindByEmail(ctx, email)
 	if err != nil {
 		return userView{}, err
@@ -360,41 +313,16 @@ func (h *consoleHandler) lookup(ctx context.Context, email string) (userView, er
 	return v, nil
 }
 
-// revokedSessionJSON is a session as the audit log keeps it (never the token).
-type revokedSessionJSON struct {
-	ID        string `json:"id"`
-	UserID    string `json:"userId"`
-	UserAgent string `json:"userAgent"`
-	CreatedAt int64  `json:"createdAt"`
-}
-
-func (h *consoleHandler) revokeSession(c *fiber.Ctx) error {
-	userID, sid := c.Params("id"), c.Params("sid")
-	a, err := h.Accounts.Profile(c.UserContext(), userID)
-	if err != nil {
-		return err
-	}
-	ts, err := h.Accounts.Sessions(c.UserContext(), userID)
-	if err != nil {
-		return err
-	}
-	before := revokedSessionJSON{ID: sid, UserID: userID}
-	for _, t := range ts {
-		if t.ID == sid {
-			before = revokedSessionJSON{ID: t.ID, UserID: userID, UserAgent: t.UserAgent, CreatedAt: core.Millis(t.CreatedAt)}
-		}
-	}
-	change := admin.Change{Action: "session.revoke", Target: "user:" + userID, Before: before}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		return nil, h.Accounts.DeleteSession(ctx, userID, sid)
-	})
+func (h *handler) revokeSession(c *fiber.Ctx) error {
+	sid := c.Params("sid")
+	a, err := h.AuditedAccounts.RevokeSession(c.UserContext(), c.Params("id"), sid)
 	if err != nil {
 		return err
 	}
 	return back(c, "/admin/users", url.Values{"email": {a.Email}, "revoked": {sid}})
 }
 
-func (h *consoleHandler) confirmDelete(c *fiber.Ctx) error {
+func (h *handler) confirmDelete(c *fiber.Ctx) error {
 	a, err := h.Accounts.Profile(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
@@ -404,33 +332,16 @@ func (h *consoleHandler) confirmDelete(c *fiber.Ctx) error {
 
 // deleteUser deletes the account through the API's deletion (every
 // module's data, then the account) once the administrator has typed its
-// e-mail again.
-func (h *consoleHandler) deleteUser(c *fiber.Ctx) error {
-	userID := c.Params("id")
-	a, err := h.Accounts.Profile(c.UserContext(), userID)
-	if err != nil {
-		return err
-	}
-	// One administrator's session must not end another's account (or its
-	// own): the grant is removed first, which the audit log then shows.
-	if h.Accounts.IsAdmin(a) {
-		return core.Forbidden("forbidden", "an administrator's account is not deleted from the console: remove the grant first")
-	}
-	if !strings.EqualFold(strings.TrimSpace(formValue(c, "confirm")), a.Email) {
-		return core.Invalid("invalid_request", "type the account's e-mail to confirm the deletion")
-	}
-	before := map[string]any{"id": a.ID, "email": a.Email, "verified": a.Verified, "createdAt": core.Millis(a.CreatedAt)}
-	change := admin.Change{Action: "account.delete", Target: "user:" + userID, Before: before}
-	err = h.Admin.Apply(c.UserContext(), change, func(ctx context.Context) (any, error) {
-		return nil, h.Accounts.Delete(ctx, userID)
-	})
+// e-mail again; an administrator's account is refused.
+func (h *handler) deleteUser(c *fiber.Ctx) error {
+	a, err := h.AuditedAccounts.Delete(c.UserContext(), c.Params("id"), formValue(c, "confirm"))
 	if err != nil {
 		return err
 	}
 	return back(c, "/admin/users", url.Values{"deleted": {a.Email}})
 }
 
-func (h *consoleHandler) auditPage(c *fiber.Ctx) error {
+func (h *handler) auditPage(c *fiber.Ctx) error {
 	es, next, err := h.Admin.Audit(c.UserContext(), consolePage(c))
 	if err != nil {
 		return err

@@ -1,0 +1,267 @@
+package bootstrap
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"tandem/modules/notifications"
+	"tandem/modules/premium"
+)
+
+// cacheTTL is a duration no longer than the 5 s a revoked token may still
+// be accepted (DESIGN.md §3).
+func (l *loader) cacheTTL(name string, def time.Duration) time.Duration {
+	d := l.duration(name, def)
+	if d > 5*time.Second {
+		l.fail(name, "%s is longer than the 5s a revoked token may live on", d)
+		return def
+	}
+	return d
+}
+
+// receiptDelay is a positive duration shorter than the day a receipt stays
+// readable (notifications.TicketMaxAge).
+func (l *loader) receiptDelay(name string, def time.Duration) time.Duration {
+	d := l.duration(name, def)
+	if d >= notifications.TicketMaxAge {
+		l.fail(name, "%s is not shorter than %s, after which Expo's receipts are gone", d, notifications.TicketMaxAge)
+		return def
+	}
+	return d
+}
+
+// db parses TANDEM_DB: memory, sqlite:PATH or mysql:DSN (checked).
+func (l *loader) db() DBConfig {
+	const name = "TANDEM_DB"
+	v := l.str(name, "sqlite:./data/tandem.db")
+	kind, rest, _ := strings.Cut(v, ":")
+	switch {
+	case v == "memory":
+		return DBConfig{Kind: DBMemory}
+	case kind == "sqlite" && rest != "":
+		return DBConfig{Kind: DBSQLite, DSN: rest}
+	case kind == "mysql" && rest != "":
+		if _, err := mysql.ParseDSN(rest); err != nil {
+			l.fail(name, "bad MySQL DSN: %v", err)
+		}
+		return DBConfig{Kind: DBMySQL, DSN: rest}
+	}
+	l.fail(name, "%q is not memory, sqlite:PATH or mysql:DSN", v)
+	return DBConfig{}
+}
+
+// blobs parses TANDEM_BLOBS: memory, file:DIR or s3://BUCKET?endpoint=...
+func (l *loader) blobs() BlobsConfig {
+	const name = "TANDEM_BLOBS"
+	v := l.str(name, "file:./data/blobs")
+	switch {
+	case v == "memory":
+		return BlobsConfig{Kind: "memory"}
+	case strings.HasPrefix(v, "file:") && len(v) > len("file:"):
+		return BlobsConfig{Kind: "file", Dir: strings.TrimPrefix(v, "file:")}
+	case strings.HasPrefix(v, "s3://"):
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || u.Query().Get("endpoint") == "" {
+			l.fail(name, "%q is not s3://BUCKET?endpoint=HOST:PORT&region=R&secure=false", v)
+			return BlobsConfig{}
+		}
+		q := u.Query()
+		return BlobsConfig{Kind: "s3", Bucket: u.Host, Endpoint: q.Get("endpoint"),
+			Region: q.Get("region"), Secure: q.Get("secure") != "false"}
+	}
+	l.fail(name, "%q is not memory, file:DIR or s3://BUCKET?endpoint=...", v)
+	return BlobsConfig{}
+}
+
+const mailVar = "TANDEM_MAIL"
+
+// mail parses TANDEM_MAIL. log and memory keep every sign-up and reset
+// code where an operator or a log shipper reads it: they need
+// TANDEM_ENV=development, where log is also the default. Unset in
+// production, serve refuses to start (requireMail); migrate, backup and
+// the admin commands send no mail.
+func (l *loader) mail(development bool) MailConfig {
+	const name = mailVar
+	def := ""
+	if development {
+		def = "log"
+	}
+	v := l.str(name, def)
+	switch {
+	case v == "":
+		return MailConfig{}
+	case (v == "log" || v == "memory") && !development:
+		where := map[string]string{"log": "the log", "memory": "memory, not sent"}[v]
+		l.fail(name, "%s writes every sign-up and password reset code to %s: it needs TANDEM_ENV=development "+
+			"(production: smtp://[USER:PASS@]HOST:PORT)", v, where)
+		return MailConfig{}
+	case v == "log" || v == "memory":
+		return MailConfig{Kind: v}
+	case strings.HasPrefix(v, "smtp://"):
+		u, err := url.Parse(v)
+		if err != nil || u.Hostname() == "" || u.Port() == "" {
+			l.fail(name, "%q is not smtp://[USER:PASS@]HOST:PORT", v)
+			return MailConfig{}
+		}
+		pass, _ := u.User.Password()
+		return MailConfig{Kind: "smtp", Host: u.Host, Username: u.User.Username(), Password: pass}
+	}
+	l.fail(name, "%q is not log, memory or smtp://HOST:PORT", v)
+	return MailConfig{}
+}
+
+// bus parses TANDEM_BUS and, for NATS, TANDEM_BUS_SECRET (required in
+// production, at least busSecretMin characters).
+func (l *loader) bus(development bool) BusConfig {
+	c := l.busURL()
+	if c.Kind != "nats" {
+		return c
+	}
+	const name = "TANDEM_BUS_SECRET"
+	c.Secret = l.str(name, "")
+	switch {
+	case c.Secret == "" && !development:
+		l.fail(name, "a nats:// or tls:// bus needs it in production, or anyone who can publish on NATS forges live events "+
+			"and revocations: give every process one random secret of at least %d characters (openssl rand -hex 32)", busSecretMin)
+	case c.Secret != "" && len(c.Secret) < busSecretMin:
+		l.fail(name, "shorter than %d characters", busSecretMin)
+		c.Secret = ""
+	}
+	return c
+}
+
+func (l *loader) busURL() BusConfig {
+	const name = "TANDEM_BUS"
+	v := l.str(name, "local")
+	if v == "local" {
+		return BusConfig{Kind: v}
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "nats" && u.Scheme != "tls" || u.Hostname() == "" || u.Port() == "" || u.Path != "" {
+		l.fail(name, "%q is not local, nats://[USER:PASS@]HOST:PORT[?prefix=NAME] or tls://...", v)
+		return BusConfig{}
+	}
+	prefix := u.Query().Get("prefix")
+	if prefix == "" {
+		prefix = "tandem"
+	}
+	if !validSubjectToken(prefix) {
+		l.fail(name, "prefix %q must be letters, digits, '-' or '_'", prefix)
+		return BusConfig{}
+	}
+	u.RawQuery = ""
+	return BusConfig{Kind: "nats", URL: u.String(), Prefix: prefix}
+}
+
+func validSubjectToken(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return s != "" && len(s) <= 64
+}
+
+// push parses TANDEM_PUSH: a comma list of providers, each at most once,
+// log when empty.
+func (l *loader) push() []PushConfig {
+	const name = "TANDEM_PUSH"
+	var out []PushConfig
+	for _, item := range l.list(name) {
+		kind, query, _ := strings.Cut(item, "?")
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			l.fail(name, "%q: bad options: %v", item, err)
+			continue
+		}
+		p := PushConfig{Kind: kind, URL: q.Get("url"), Project: q.Get("project"), Credentials: q.Get("credentials")}
+		if u, err := url.Parse(p.URL); p.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			l.fail(name, "%q: url must be an http(s) URL", item)
+			continue
+		}
+		switch {
+		case kind == "log" || kind == "memory" || kind == "expo":
+		case kind == "fcm" && p.Project != "" && p.Credentials != "":
+		case kind == "fcm":
+			l.fail(name, "fcm needs project=... and credentials=FILE")
+			continue
+		default:
+			l.fail(name, "%q is not log, memory, expo or fcm", kind)
+			continue
+		}
+		out = append(out, p)
+	}
+	seen := map[string]bool{}
+	for _, p := range out {
+		if seen[p.Kind] || (p.Kind == "log" && seen["memory"]) || (p.Kind == "memory" && seen["log"]) {
+			l.fail(name, "%s: give each provider once, and at most one of log and memory", p.Kind)
+			break
+		}
+		seen[p.Kind] = true
+	}
+	if len(out) == 0 {
+		out = []PushConfig{{Kind: "log"}}
+	}
+	return out
+}
+
+// premium reads the feature gates and limits of premium.
+func (l *loader) premium() premium.Policy {
+	return premium.Policy{
+		FreeLimits:      l.limits("TANDEM_LIMITS_FREE", `{"projects":3,"storage":"1GB","imagesPerUpload":4,"memories":100}`),
+		PremiumLimits:   l.limits("TANDEM_LIMITS_PREMIUM", `{"projects":100,"storage":"100GB","imagesPerUpload":4,"memories":10000}`),
+		FreeFeatures:    l.names("TANDEM_FREE_FEATURES", "basic_memories,messages,events,daily_question"),
+		PremiumFeatures: l.names("TANDEM_PREMIUM_FEATURES", "unlimited_memories,hd_photos,custom_themes,advanced_stats"),
+	}
+}
+
+// limits parses a limits object and checks the keys that are enforced
+// (memories, storage: see premium.Limits.Quota), so a bad one stops the start.
+func (l *loader) limits(name, def string) premium.Limits {
+	m := l.jsonObject(name, def)
+	if m == nil {
+		return nil
+	}
+	if _, err := premium.Limits(m).Quota(); err != nil {
+		l.fail(name, "%v", err)
+		return nil
+	}
+	return m
+}
+
+// jsonObject parses a JSON object; numbers keep their exact text.
+func (l *loader) jsonObject(name, def string) map[string]any {
+	v := l.str(name, def)
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil || dec.More() {
+		l.fail(name, "%q is not a JSON object", v)
+		return nil
+	}
+	return m
+}
+
+// names is a comma list of feature names (letters, digits, _ . - :).
+func (l *loader) names(name, def string) []string {
+	var out []string
+	for _, n := range strings.Split(l.str(name, def), ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if len(n) > 64 || strings.IndexFunc(n, notNameRune) >= 0 {
+			l.fail(name, "%q is not a feature name (letters, digits, _ . - :)", n)
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func notNameRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.-:", r))
+}
