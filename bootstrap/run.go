@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
