@@ -254,9 +254,9 @@ func (b brokenInbox) AddNotification(context.Context, notifications.Notification
 	return core.Internal(errInboxGone)
 }
 
-func (b brokenInbox) AddActivity(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error) {
+func (b brokenInbox) AddActivity(context.Context, notifications.Activity, func(notifications.Collected) notifications.Collected) (notifications.Collected, error) {
 	b.tries.Add(1)
-	return notifications.Notification{}, false, core.Internal(errInboxGone)
+	return notifications.Collected{}, core.Internal(errInboxGone)
 }
 
 func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {

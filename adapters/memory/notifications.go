@@ -80,30 +80,39 @@ func (r *NotificationRepo) AddNotification(_ context.Context, n notifications.No
 	return nil
 }
 
-func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activity, collect func(notifications.Collected) notifications.Collected) (notifications.Collected, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := activityKey{userID: a.UserID, from: a.From, kind: a.Kind}
 	st := r.activity[key]
-	entry := r.unreadLocked(a.UserID, st.notificationID)
-	if entry == nil {
-		if _, taken := r.owner[n.ID]; taken {
-			return notifications.Notification{}, false, core.Conflict("conflict", "notification exists")
+	var c notifications.Collected
+	if entry := r.unreadLocked(a.UserID, st.notificationID); entry != nil {
+		c = notifications.Collected{Entry: new(*entry), Count: st.count, PushedAt: st.pushedAt}
+	} else {
+		c.PushedAt = st.pushedAt
+	}
+	next := collect(c)
+	if err := r.storeEntryLocked(c.Entry, *next.Entry); err != nil {
+		return notifications.Collected{}, err
+	}
+	r.activity[key] = activityState{notificationID: next.Entry.ID, count: next.Count, pushedAt: next.PushedAt}
+	return next, nil
+}
+
+// storeEntryLocked inserts e when it is not was (a new entry), else
+// updates was's text and time.
+func (r *NotificationRepo) storeEntryLocked(was *notifications.Notification, e notifications.Notification) error {
+	if was == nil || was.ID != e.ID {
+		if _, taken := r.owner[e.ID]; taken {
+			return core.Conflict("conflict", "notification exists")
 		}
-		n.UserID = a.UserID
-		r.owner[n.ID] = n.UserID
-		r.inbox[n.UserID] = append(r.inbox[n.UserID], n)
-		entry, st.count = &r.inbox[n.UserID][len(r.inbox[n.UserID])-1], 0
+		r.owner[e.ID] = e.UserID
+		r.inbox[e.UserID] = append(r.inbox[e.UserID], e)
+		return nil
 	}
-	st.notificationID, st.count = entry.ID, st.count+1
-	entry.Title, entry.Message = a.Kind.Text(st.count)
-	entry.CreatedAt = n.CreatedAt
-	push := st.pushedAt.IsZero() || !n.CreatedAt.Before(st.pushedAt.Add(quiet))
-	if push {
-		st.pushedAt = n.CreatedAt
-	}
-	r.activity[key] = st
-	return *entry, push, nil
+	stored := r.unreadLocked(e.UserID, e.ID)
+	stored.Title, stored.Message, stored.CreatedAt = e.Title, e.Message, e.CreatedAt
+	return nil
 }
 
 // unreadLocked is the user's notification id while unread, else nil.

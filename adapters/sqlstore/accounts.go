@@ -134,14 +134,6 @@ func (r codeRow) code() accounts.Code {
 	return c
 }
 
-// zeroMillis stores the zero time as 0, as codeRow reads it.
-func zeroMillis(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
 func (r *AccountRepo) PutCode(ctx context.Context, c accounts.Code, m accounts.OutboxMail) error {
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_codes").

@@ -44,3 +44,12 @@ func dateArg(d core.Date) any {
 	}
 	return d.String()
 }
+
+// zeroMillis stores the zero time as 0 (the columns' "none", which the rows
+// read back as the zero time), any other as its milliseconds.
+func zeroMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}

@@ -168,9 +168,8 @@ var activityColumns = append([]string{"a.notification_id", "a.entry_count", "a.p
 // that follows sees the last committed state (like ThrottleRepo.Add), and
 // reads the entry locked so that it cannot be marked read meanwhile: four
 // statements. SQLite's transaction holds the write lock from its start: three.
-func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
-	var entry notifications.Notification
-	var push bool
+func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, collect func(notifications.Collected) notifications.Collected) (notifications.Collected, error) {
+	var next notifications.Collected
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if r.db.Dialect == MySQL {
 			if err := r.db.exec(ctx, tx, r.upsertActivity(a, "", 0, 0, r.db.upsert(activityKey, "entry_count = entry_count"))); err != nil {
@@ -185,32 +184,44 @@ func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Acti
 		if err != nil && !isNotFound(err) { // SQLite: no row before the first activity
 			return err
 		}
-		if st.Entry.ID == "" {
-			entry, st.Count = n, 1
-			entry.UserID = a.UserID
-			entry.Title, entry.Message = a.Kind.Text(1)
-			err = r.addNotification(ctx, tx, entry)
-		} else {
-			entry, st.Count = st.Entry.notification(), st.Count+1
-			entry.Title, entry.Message = a.Kind.Text(st.Count)
-			entry.CreatedAt = n.CreatedAt
-			err = r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", entry.Title).
-				Set("message", entry.Message).Set("created_at", entry.CreatedAt.UnixMilli()).Where(sq.Eq{"id": entry.ID}))
-		}
-		if err != nil {
+		c := st.collected()
+		next = collect(c)
+		if err := r.storeEntry(ctx, tx, c.Entry, *next.Entry); err != nil {
 			return err
 		}
-		push = st.PushedAt == 0 || n.CreatedAt.UnixMilli() >= st.PushedAt+quiet.Milliseconds()
-		if push {
-			st.PushedAt = n.CreatedAt.UnixMilli()
-		}
-		return r.db.exec(ctx, tx, r.upsertActivity(a, entry.ID, st.Count, st.PushedAt,
+		return r.db.exec(ctx, tx, r.upsertActivity(a, next.Entry.ID, next.Count, zeroMillis(next.PushedAt),
 			r.db.upsertColumns(activityKey, "notification_id", "entry_count", "pushed_at")))
 	})
 	if err != nil {
-		return notifications.Notification{}, false, err
+		return notifications.Collected{}, err
 	}
-	return entry, push, nil
+	return next, nil
+}
+
+// collected is what the row says: the unread entry (nil when none), its
+// count, the last push.
+func (st activityRow) collected() notifications.Collected {
+	c := notifications.Collected{Count: st.Count}
+	if st.PushedAt != 0 {
+		c.PushedAt = core.FromMillis(st.PushedAt)
+	}
+	if st.Entry.ID != "" {
+		e := st.Entry.notification()
+		c.Entry = &e
+	} else {
+		c.Count = 0
+	}
+	return c
+}
+
+// storeEntry inserts e when it is not was (a new entry), else updates its
+// text and time.
+func (r *NotificationRepo) storeEntry(ctx context.Context, tx *sqlx.Tx, was *notifications.Notification, e notifications.Notification) error {
+	if was == nil || was.ID != e.ID {
+		return r.addNotification(ctx, tx, e)
+	}
+	return r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", e.Title).
+		Set("message", e.Message).Set("created_at", e.CreatedAt.UnixMilli()).Where(sq.Eq{"id": e.ID}))
 }
 
 // activityKey is notification_activity's primary key.

@@ -125,7 +125,7 @@ func (nt notificationSuite) activityCollects(t *testing.T) {
 	}
 	add := func(a notifications.Activity, id string, at time.Time, wantID, wantMsg string, wantPush bool) {
 		t.Helper()
-		got, push, err := r.AddActivity(ctx, a, fresh(id, at), quiet)
+		got, push, err := addActivity(r, a, fresh(id, at), quiet)
 		must(t, err)
 		if got.ID != wantID || got.Message != wantMsg || got.Title == "" || got.UserID != a.UserID || got.Read ||
 			got.Category != notifications.CategoryPartnerActivity || !got.CreatedAt.Equal(at) || push != wantPush {
@@ -173,7 +173,7 @@ func (nt notificationSuite) activityConcurrentRepeats(t *testing.T) {
 		fns[i] = func() error {
 			n := notifications.Notification{ID: fmt.Sprint("n", i), UserID: "u1", Category: notifications.CategoryPartnerActivity,
 				CreatedAt: now.Add(time.Duration(i) * time.Second)}
-			_, push, err := r.AddActivity(ctx, a, n, 10*time.Minute)
+			_, push, err := addActivity(r, a, n, 10*time.Minute)
 			if push {
 				mu.Lock()
 				pushes++
@@ -189,4 +189,19 @@ func (nt notificationSuite) activityConcurrentRepeats(t *testing.T) {
 	if len(ns) != 1 || ns[0].Message != "Your partner added 8 memories." || pushes != 1 {
 		t.Fatalf("inbox %+v, %d pushes", ns, pushes)
 	}
+}
+
+// addActivity runs the module's Collect through AddActivity, as the service
+// does, and returns the entry stored and whether a push is due.
+func addActivity(r notifications.Repository, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+	var push bool
+	got, err := r.AddActivity(ctx, a, func(c notifications.Collected) notifications.Collected {
+		var next notifications.Collected
+		next, push = notifications.Collect(c, a, n, quiet)
+		return next
+	})
+	if err != nil {
+		return notifications.Notification{}, false, err
+	}
+	return *got.Entry, push, nil
 }

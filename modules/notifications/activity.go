@@ -104,3 +104,38 @@ type Activity struct {
 	From   string
 	Kind   ActivityKind
 }
+
+// Collected is what the inbox holds for one (UserID, From, Kind): the
+// repository loads it, locked, inside the transaction that stores one more
+// activity (Repository.AddActivity).
+type Collected struct {
+	// Entry is the unread notification that collects the activities; nil
+	// when there is none (never one, or it was read or deleted since).
+	Entry *Notification
+	// Count is how many activities Entry collects.
+	Count int
+	// PushedAt is when the last push for the three was reserved; zero:
+	// never.
+	PushedAt time.Time
+}
+
+// Collect is the rule of one more activity a, arriving as n (its id and
+// time): the unread entry counts one more, takes the text of its new count
+// and n's time, and keeps its id; without one, n becomes the entry, with a
+// count of 1. One push is due when none was reserved in the quiet period
+// before n (push reports it; the push is then reserved at n's time).
+func Collect(c Collected, a Activity, n Notification, quiet time.Duration) (next Collected, push bool) {
+	entry := n
+	if c.Entry != nil {
+		entry, entry.CreatedAt = *c.Entry, n.CreatedAt
+	} else {
+		entry.UserID, c.Count = a.UserID, 0
+	}
+	next = Collected{Entry: &entry, Count: c.Count + 1, PushedAt: c.PushedAt}
+	entry.Title, entry.Message = a.Kind.Text(next.Count)
+	push = c.PushedAt.IsZero() || !n.CreatedAt.Before(c.PushedAt.Add(quiet))
+	if push {
+		next.PushedAt = n.CreatedAt
+	}
+	return next, push
+}

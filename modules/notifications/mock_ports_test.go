@@ -44,19 +44,18 @@ func (m *MockRepository) EXPECT() *MockRepositoryMockRecorder {
 }
 
 // AddActivity mocks base method.
-func (m *MockRepository) AddActivity(ctx context.Context, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
+func (m *MockRepository) AddActivity(ctx context.Context, a notifications.Activity, collect func(notifications.Collected) notifications.Collected) (notifications.Collected, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "AddActivity", ctx, a, n, quiet)
-	ret0, _ := ret[0].(notifications.Notification)
-	ret1, _ := ret[1].(bool)
-	ret2, _ := ret[2].(error)
-	return ret0, ret1, ret2
+	ret := m.ctrl.Call(m, "AddActivity", ctx, a, collect)
+	ret0, _ := ret[0].(notifications.Collected)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
 }
 
 // AddActivity indicates an expected call of AddActivity.
-func (mr *MockRepositoryMockRecorder) AddActivity(ctx, a, n, quiet any) *MockRepositoryAddActivityCall {
+func (mr *MockRepositoryMockRecorder) AddActivity(ctx, a, collect any) *MockRepositoryAddActivityCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AddActivity", reflect.TypeOf((*MockRepository)(nil).AddActivity), ctx, a, n, quiet)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AddActivity", reflect.TypeOf((*MockRepository)(nil).AddActivity), ctx, a, collect)
 	return &MockRepositoryAddActivityCall{Call: call}
 }
 
@@ -66,19 +65,19 @@ type MockRepositoryAddActivityCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockRepositoryAddActivityCall) Return(entry notifications.Notification, push bool, err error) *MockRepositoryAddActivityCall {
-	c.Call = c.Call.Return(entry, push, err)
+func (c *MockRepositoryAddActivityCall) Return(arg0 notifications.Collected, arg1 error) *MockRepositoryAddActivityCall {
+	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryAddActivityCall) Do(f func(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error)) *MockRepositoryAddActivityCall {
+func (c *MockRepositoryAddActivityCall) Do(f func(context.Context, notifications.Activity, func(notifications.Collected) notifications.Collected) (notifications.Collected, error)) *MockRepositoryAddActivityCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryAddActivityCall) DoAndReturn(f func(context.Context, notifications.Activity, notifications.Notification, time.Duration) (notifications.Notification, bool, error)) *MockRepositoryAddActivityCall {
+func (c *MockRepositoryAddActivityCall) DoAndReturn(f func(context.Context, notifications.Activity, func(notifications.Collected) notifications.Collected) (notifications.Collected, error)) *MockRepositoryAddActivityCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -3,6 +3,7 @@ package notifications_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"tandem/core"
 	n "tandem/modules/notifications"
@@ -251,5 +252,48 @@ func TestActivityText(t *testing.T) {
 		if _, err := n.ParseActivityKind(s); !core.IsKind(err, core.KindInvalid) {
 			t.Errorf("ParseActivityKind(%q): %v", s, err)
 		}
+	}
+}
+
+// TestCollect: the rule of one more activity, on what the inbox holds.
+func TestCollect(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	quiet := 10 * time.Minute
+	a := n.Activity{UserID: "u1", From: "u2", Kind: n.ActivityMemoryAdded}
+	fresh := n.Notification{ID: "new", Category: n.CategoryPartnerActivity, CreatedAt: at}
+	old := n.Notification{ID: "old", UserID: "u1", Category: n.CategoryPartnerActivity, CreatedAt: at.Add(-time.Hour), Title: "x"}
+	cases := []struct {
+		name      string
+		held      n.Collected
+		wantID    string
+		wantCount int
+		wantMsg   string
+		push      bool
+	}{
+		{"the first: a new entry, pushed", n.Collected{}, "new", 1, "Your partner added a memory.", true},
+		{"a read entry starts again; the last push still counts", n.Collected{PushedAt: at.Add(-time.Minute), Count: 4},
+			"new", 1, "Your partner added a memory.", false},
+		{"the unread entry counts one more, quietly", n.Collected{Entry: &old, Count: 2, PushedAt: at.Add(-9 * time.Minute)},
+			"old", 3, "Your partner added 3 memories.", false},
+		{"the quiet period ends at its very instant", n.Collected{Entry: &old, Count: 1, PushedAt: at.Add(-quiet)},
+			"old", 2, "Your partner added 2 memories.", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.held
+			next, push := n.Collect(tc.held, a, fresh, quiet)
+			e := next.Entry
+			if e == nil || e.ID != tc.wantID || e.UserID != "u1" || next.Count != tc.wantCount || e.Message != tc.wantMsg ||
+				!e.CreatedAt.Equal(at) || push != tc.push {
+				t.Fatalf("got %+v %+v push %v", next, e, push)
+			}
+			if wantPushed := map[bool]time.Time{true: at, false: tc.held.PushedAt}[push]; !next.PushedAt.Equal(wantPushed) {
+				t.Fatalf("pushed at %v, want %v", next.PushedAt, wantPushed)
+			}
+			if tc.held.Entry != nil && (*tc.held.Entry != old || before.Count != tc.held.Count) {
+				t.Fatal("Collect changed what was held")
+			}
+		})
 	}
 }

@@ -22,16 +22,14 @@ type Repository interface {
 
 	// AddNotification stores n in its user's inbox.
 	AddNotification(ctx context.Context, n Notification) error
-	// AddActivity records one more a in the user's inbox, in one
-	// transaction. The unread entry that collects a's (UserID, From, Kind)
-	// counts one more, takes a.Kind.Text of its new count and n.CreatedAt,
-	// and keeps its id; when there is none (never one, or it was read or
-	// deleted since) n becomes that entry, with a count of 1. push is true
-	// when no push for the same (UserID, From, Kind) was reserved in the
-	// quiet period before n.CreatedAt, and then n.CreatedAt is recorded as
-	// its last push: concurrent calls reserve at most one. It returns the
-	// entry as stored.
-	AddActivity(ctx context.Context, a Activity, n Notification, quiet time.Duration) (entry Notification, push bool, err error)
+	// AddActivity loads what the inbox holds for a's (UserID, From, Kind),
+	// locked, runs collect on it (the module's Collect) and stores what
+	// collect returns, in one transaction: the entry inserted when its id is
+	// new, else its title, message and time updated; the count and the
+	// last push recorded. Concurrent calls for the same three run one
+	// after the other. It returns what it stored. collect may run more
+	// than once (a transaction that lost a deadlock runs again).
+	AddActivity(ctx context.Context, a Activity, collect func(Collected) Collected) (Collected, error)
 	// ListNotifications returns the user's notifications newest first (by
 	// CreatedAt, then id), only the unread ones when unreadOnly, one page at
 	// a time: page.Size() items after page.Cursor, and the cursor of the next

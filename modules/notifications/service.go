@@ -140,10 +140,16 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 		return Result{}, err
 	}
 	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: a.Kind.Category(), CreatedAt: s.clock.Now()}
-	entry, push, err := s.repo.AddActivity(ctx, a, n, PushEvery)
+	var push bool
+	stored, err := s.repo.AddActivity(ctx, a, func(c Collected) Collected {
+		var next Collected
+		next, push = Collect(c, a, n, PushEvery)
+		return next
+	})
 	if err != nil {
 		return Result{}, err
 	}
+	entry := *stored.Entry
 	s.announce(ctx, entry)
 	if !push {
 		// Counted within the quiet period: no push is due, so neither the

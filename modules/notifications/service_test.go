@@ -776,7 +776,7 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	down := core.Unavailable("unavailable", "the database is unavailable")
 	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil) // Notify's; an activity reads them only when a push is due
 	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
-	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any(), n.PushEvery).Return(n.Notification{}, false, down)
+	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any()).Return(n.Collected{}, down)
 	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
 		t.Fatalf("got %v", err)
 	}
@@ -794,12 +794,18 @@ func TestAQuietActivityReadsNothingMore(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	bus := &coretest.Events{}
+	clock := coretest.NewClock(time.Time{})
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
-		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+		bus, clock, &coretest.SeqIDs{})
 	entry := n.Notification{ID: "n1", UserID: "u1", Category: n.CategoryPartnerActivity, Title: "New events"}
-	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any(), n.PushEvery).Return(entry, false, nil)
+	pushed := clock.Now().Add(-time.Second) // a push reserved a second ago: still quiet
+	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ n.Activity, collect func(n.Collected) n.Collected) (n.Collected, error) {
+			return collect(n.Collected{Entry: &entry, Count: 1, PushedAt: pushed}), nil
+		})
 	res, err := svc.NotifyActivity(context.Background(), n.Activity{UserID: "u1", From: "u2", Kind: n.ActivityEventAdded})
-	if err != nil || res.Notification.ID != "n1" || res.Sent != 0 || res.Setting != n.CategoryPartnerActivity.Setting() {
+	if err != nil || res.Notification.ID != "n1" || res.Sent != 0 || res.Setting != n.CategoryPartnerActivity.Setting() ||
+		res.Notification.Message != "Your partner added 2 events to the calendar." {
 		t.Fatalf("got %+v, %v", res, err)
 	}
 }
