@@ -182,6 +182,8 @@ var apiLimits = []apiLimit{
 	}},
 	{name: "premium.MaxBillingID", value: premium.MaxBillingID, bytes: true, cols: []string{"premium_subscriptions.billing_id"},
 		doc: []string{docSchema("PremiumWrite", "billingId/maxLength")}},
+	{name: "premium.MaxProductID", value: premium.MaxProductID, bytes: true, cols: []string{"premium_subscriptions.product_id"},
+		doc: []string{docSchema("PremiumWrite", "productId/maxLength")}},
 	{name: "premium.MaxProof", value: premium.MaxProof, bytes: true, doc: []string{ // read, never kept
 		docSchema("PremiumWrite", "signedTransactionInfo/maxLength"), docSchema("PremiumWrite", "purchaseToken/maxLength"),
 	}},

@@ -56,6 +56,7 @@ var docLimits = map[string]int{
 
 	"premium.MaxPlan":      premium.MaxPlan,
 	"premium.MaxBillingID": premium.MaxBillingID,
+	"premium.MaxProductID": premium.MaxProductID,
 	"premium.MaxProof":     premium.MaxProof,
 
 	"questions.MaxText":     questions.MaxText,
