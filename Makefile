@@ -60,5 +60,5 @@ lint-api: ## lint the served OpenAPI document (tandem openapi) with Redocly's re
 	$(GO) run ./cmd/tandem openapi > bin/openapi.json
 	npx --yes $(REDOCLY) lint --config redocly.yaml bin/openapi.json
 
-generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line)
+generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line, which names the ports a test mocks)
 	$(GO) generate ./...

@@ -11,8 +11,11 @@ import (
 
 // openapiFS holds the API document in parts: 00-base.json (info, security,
 // shared schemas) and one file per module with its paths and schemas, so each
-// module documents itself beside its handler. A test in tests/ fails when the
-// merged document and the router disagree.
+// module documents itself beside its handler. A limit is written as the name
+// of its module constant ("maxLength": "events.MaxTitle", see docLimits) and
+// becomes the number when the parts are merged. Tests in tests/ fail when the
+// merged document and the router disagree, and when a limit of the document,
+// its module constant and its database column disagree.
 //
 //go:embed openapi/*.json
 var openapiFS embed.FS
@@ -43,6 +46,9 @@ func mergeOpenAPI(fsys fs.FS) ([]byte, error) {
 		var part map[string]any
 		if err := json.Unmarshal(b, &part); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := resolveLimits(part, name+"#"); err != nil {
+			return nil, err
 		}
 		if err := mergeInto(doc, part, name); err != nil {
 			return nil, err

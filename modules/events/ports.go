@@ -7,7 +7,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=events_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=events_test . Repository,Partners,PartnerNotifier
 
 // Repository stores calendar events. Every method is one transaction. Get,
 // Update and Delete return core.KindNotFound when there is no such event (for

@@ -9,7 +9,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=images_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=images_test . Repository,Blobs,Presigner,Reporter
 
 // Repository stores image records. Every method is one transaction. A blob
 // key belongs to at most one image (the storage enforces it), so the file of

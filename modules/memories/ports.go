@@ -6,7 +6,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=memories_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=memories_test . Repository,Partners,Notifier
 
 // Repository stores memories. Every method is one transaction. Get, Update
 // and Delete return core.KindNotFound when the user has no memory with that

@@ -6,7 +6,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=messages_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=messages_test . Repository,Partnerships,Notifier
 
 // Repository stores messages. Every method is one transaction.
 type Repository interface {

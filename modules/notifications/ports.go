@@ -7,7 +7,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=notifications_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=notifications_test . Repository,Pusher
 
 // Repository stores settings, the inbox and devices. Every method is one
 // transaction.

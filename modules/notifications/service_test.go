@@ -581,20 +581,6 @@ func TestOnePushForAllDevicesAndDeadOnesRemovedOnce(t *testing.T) {
 	}
 }
 
-func TestAFailingStoreFailsNotify(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	ctrl := gomock.NewController(t)
-	repo := NewMockRepository(ctrl)
-	svc := newService(repo, NewMockPusher(ctrl), coretest.NewClock(time.Time{}))
-	down := core.Unavailable("unavailable", "the database is unavailable")
-	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil)
-	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
-	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // TestPartnerActivityIsCoalesced: repeats of one kind from one partner make
 // one unread entry that counts them, pushed at most once per PushEvery; the
 // count and push are per actor and kind, and a read entry starts again.
@@ -764,26 +750,42 @@ func TestEverySavedNotificationIsAnnouncedToItsRecipientOnly(t *testing.T) {
 	f.bus.WantLive(t)
 }
 
-// A notification the store failed to save is never announced.
+// A notification the store failed to save fails its Notify or
+// NotifyActivity with the store's error, and is never pushed or announced.
 func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ctrl := gomock.NewController(t)
-	repo := NewMockRepository(ctrl)
-	bus := &coretest.Events{}
-	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
-		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	down := core.Unavailable("unavailable", "the database is unavailable")
-	repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.DefaultSettings("u1"), nil) // Notify's; an activity reads them only when a push is due
-	repo.EXPECT().AddNotification(gomock.Any(), gomock.Any()).Return(down)
-	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any()).Return(n.Collected{}, down)
+	repo := failingSaves{NotificationRepo: memory.NewNotificationRepo(), err: down}
+	pusher, bus := &fakePusher{}, &coretest.Events{}
+	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
+		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Notify(ctx, "u1", "mood", "t", "m"); !errors.Is(err, down) {
-		t.Fatalf("got %v", err)
+		t.Fatalf("notify: got %v", err)
 	}
 	if _, err := svc.NotifyActivity(ctx, n.Activity{UserID: "u1", From: "u2", Kind: n.ActivityMessageSent}); !errors.Is(err, down) {
-		t.Fatalf("got %v", err)
+		t.Fatalf("activity: got %v", err)
+	}
+	if got := pusher.all(); len(got) != 0 {
+		t.Fatalf("pushed %+v", got)
 	}
 	bus.WantLive(t)
+}
+
+// failingSaves is the memory repository, except that saving a notification
+// fails with err.
+type failingSaves struct {
+	*memory.NotificationRepo
+	err error
+}
+
+func (r failingSaves) AddNotification(context.Context, n.Notification) error { return r.err }
+
+func (r failingSaves) AddActivity(context.Context, n.Activity, func(n.Collected) n.Collected) (n.Collected, error) {
+	return n.Collected{}, r.err
 }
 
 // An activity counted within the quiet period pushes nothing, so it reads

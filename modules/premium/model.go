@@ -70,6 +70,9 @@ const (
 	MaxPlan      = 64
 	MaxBillingID = 255
 	MaxMeta      = 4096 // bytes of compact JSON
+	// MaxProductID bounds the productId a Play proof names, in bytes: the
+	// store's product id is kept as it is (product_id, 255 characters).
+	MaxProductID = 255
 )
 
 // Purchase is what a client claims to have bought; the PurchaseVerifier
@@ -118,7 +121,7 @@ func (p Proof) Empty() bool { return p.SignedTransaction == "" && p.PurchaseToke
 
 // Validate bounds the proof before any verifier reads it.
 func (p Proof) Validate() error {
-	if len(p.SignedTransaction) > MaxProof || len(p.PurchaseToken) > MaxProof || len(p.ProductID) > MaxPlan*4 {
+	if len(p.SignedTransaction) > MaxProof || len(p.PurchaseToken) > MaxProof || len(p.ProductID) > MaxProductID {
 		return core.Invalid("invalid_purchase", "signedTransactionInfo, purchaseToken or productId is too long")
 	}
 	if p.SignedTransaction != "" && p.PurchaseToken != "" {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=premium_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=premium_test . Partners,PurchaseVerifier
 
 // Repository stores direct subscriptions, one per user. Get and Update return
 // core.KindNotFound when the user has none. Every method is one transaction.

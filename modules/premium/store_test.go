@@ -3,6 +3,7 @@ package premium_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,6 +121,10 @@ func TestStorePurchasesComeFromTheStoreOnly(t *testing.T) {
 	// An oversized proof is refused before any store sees it.
 	big := premium.Draft{Proof: premium.Proof{SignedTransaction: string(make([]byte, premium.MaxProof+1))}}
 	coretest.WantErr(t, f.svc.Subscribe(ctx, "u3", big), core.KindInvalid, "invalid_purchase")
+	// So is a product id longer than the column that would keep it.
+	f.store.byProof["play-token"] = f.apple("4000", premium.StateActive, month)
+	long := premium.Draft{Proof: premium.Proof{PurchaseToken: "play-token", ProductID: strings.Repeat("p", premium.MaxProductID+1)}}
+	coretest.WantErr(t, f.svc.Subscribe(ctx, "u3", long), core.KindInvalid, "invalid_purchase")
 }
 
 func TestStoreNotificationsDecideEntitlement(t *testing.T) {

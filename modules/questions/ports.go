@@ -7,7 +7,7 @@ import (
 	"tandem/core"
 )
 
-//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -source=ports.go -destination=mock_ports_test.go -package=questions_test
+//go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=questions_test . Notifier
 
 // Repository stores the couples' daily questions and their conversations.
 // Every method is one transaction. A couple has at most one question per
