@@ -30,15 +30,14 @@ func errImageConflict() error { return core.Conflict("conflict", "image id or ke
 
 // Create sums and inserts under the write lock, so concurrent uploads never
 // pass max.
-func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, max int64) error {
+func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, room core.Room) error {
 	if len(imgs) == 0 {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ids, keys, adding := map[string]bool{}, map[string]bool{}, int64(0)
+	ids, keys := map[string]bool{}, map[string]bool{}
 	for _, img := range imgs {
-		adding += img.Size
 		_, idTaken := r.byID[img.ID]
 		_, keyTaken := r.byKey[img.Key]
 		if idTaken || keyTaken || ids[img.ID] || keys[img.Key] {
@@ -46,8 +45,8 @@ func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, max int64) er
 		}
 		ids[img.ID], keys[img.Key] = true, true
 	}
-	if max != images.NoLimit && r.storedBytes(imgs[0].UserID)+adding > max {
-		return images.LimitReached()
+	if err := room.Allows(r.storedBytes(imgs[0].UserID)); err != nil {
+		return err
 	}
 	for _, img := range imgs {
 		r.byID[img.ID] = img

@@ -68,18 +68,17 @@ func (r *ImageRepo) selectImages(ctx context.Context, q sqlx.QueryerContext, whe
 
 // Create sums the owner's sizes and inserts in one transaction that first
 // takes the owner's image_owners row (lockOwner), so the uploads of one user
-// run one after another and none can pass max.
-func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, max int64) error {
+// run one after another and none can pass room.
+func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, room core.Room) error {
 	if len(imgs) == 0 {
 		return nil
 	}
-	b, adding := r.db.sb.Insert("images").Columns(imageColumns...), int64(0)
+	b := r.db.sb.Insert("images").Columns(imageColumns...)
 	for _, img := range imgs {
 		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL, img.Size,
 			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli(), img.Width, img.Height, img.BlurHash)
-		adding += img.Size
 	}
-	if max == images.NoLimit {
+	if room == nil {
 		return r.db.exec(ctx, r.db, b) // one statement: all rows or none
 	}
 	userID := imgs[0].UserID
@@ -91,8 +90,8 @@ func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, max int64) 
 		if err != nil {
 			return err
 		}
-		if used+adding > max {
-			return images.LimitReached()
+		if err := room.Allows(used); err != nil {
+			return err
 		}
 		return r.db.exec(ctx, tx, b)
 	})

@@ -118,9 +118,9 @@ func Stats(t *testing.T, newStores func(t *testing.T) StatsStores) {
 			return images.Image{ID: id, UserID: "u1", GroupID: id, Key: key, URL: "http://files.test/files/" + key, Size: 10,
 				CreatedAt: at, UpdatedAt: at, Width: 1, Height: 1}
 		}
-		must(t, s.Images.Create(ctx, []images.Image{img("i1", midnight.Add(-time.Millisecond))}, images.NoLimit))
-		must(t, s.Images.Create(ctx, []images.Image{img("i2", midnight)}, images.NoLimit))
-		must(t, s.Images.Create(ctx, []images.Image{img("i3", now)}, images.NoLimit))
+		must(t, s.Images.Create(ctx, []images.Image{img("i1", midnight.Add(-time.Millisecond))}, nil))
+		must(t, s.Images.Create(ctx, []images.Image{img("i2", midnight)}, nil))
+		must(t, s.Images.Create(ctx, []images.Image{img("i3", now)}, nil))
 		o, err := s.Stats.Overview(ctx, now, midnight)
 		must(t, err)
 		if want := (admin.Overview{Users: 5, Couples: 1, ActivePremium: 1, UploadsToday: 2}); o != want {

@@ -64,7 +64,7 @@ func (imageSuite) ids(imgs []images.Image) string {
 
 func (imageSuite) create(t *testing.T, r images.Repository, imgs ...images.Image) {
 	t.Helper()
-	must(t, r.Create(ctx, imgs, images.NoLimit))
+	must(t, r.Create(ctx, imgs, nil))
 }
 
 func (s imageSuite) list(t *testing.T, r images.Repository, user string) string {
@@ -110,8 +110,8 @@ func (s imageSuite) createAllOrNothing(t *testing.T) {
 	s.create(t, r, s.img("a", "u1", "g1", 0, now))
 	taken := s.img("c", "u1", "g2", 1, now)
 	taken.Key = s.img("a", "u1", "", 0, now).Key
-	wantKind(t, r.Create(ctx, []images.Image{s.img("b", "u1", "g2", 0, now), taken}, images.NoLimit), core.KindConflict)
-	wantKind(t, r.Create(ctx, []images.Image{s.img("a", "u2", "g3", 0, now)}, 1000), core.KindConflict) // same id
+	wantKind(t, r.Create(ctx, []images.Image{s.img("b", "u1", "g2", 0, now), taken}, nil), core.KindConflict)
+	wantKind(t, createWithin(r, 1000, s.img("a", "u2", "g3", 0, now)), core.KindConflict) // same id
 	if got := s.list(t, r, "u1") + "|" + s.list(t, r, "u2"); got != "a|" {
 		t.Fatalf("stored %s", got)
 	}
@@ -134,7 +134,7 @@ func (s imageSuite) createWithinMax(t *testing.T) {
 		{"no limit", []images.Image{s.sized("g", "u1", 5000)}, images.NoLimit, true},
 		{"zero", []images.Image{s.sized("h", "u3", 1)}, 0, false},
 	} {
-		err := r.Create(ctx, tc.imgs, tc.max)
+		err := createWithin(r, tc.max, tc.imgs...)
 		if tc.fits {
 			must(t, err)
 			continue
@@ -171,10 +171,10 @@ func (s imageSuite) bytesGivenBack(t *testing.T) {
 			return err
 		}, 350},
 		{"delete b", func() error { _, err := r.Delete(ctx, "u1", "b"); return err }, 250},
-		{"a new upload fits the room given back", func() error { return r.Create(ctx, []images.Image{s.sized("d", "u1", 250)}, 500) }, 500},
+		{"a new upload fits the room given back", func() error { return createWithin(r, 500, s.sized("d", "u1", 250)) }, 500},
 		{"delete d's group", func() error { _, err := r.DeleteGroup(ctx, "u1", "g-d"); return err }, 250},
 		{"purge", func() error { return r.DeleteByUser(ctx, "u1") }, 0},
-		{"after the purge the whole limit is free", func() error { return r.Create(ctx, []images.Image{s.sized("e", "u1", 500)}, 500) }, 500},
+		{"after the purge the whole limit is free", func() error { return createWithin(r, 500, s.sized("e", "u1", 500)) }, 500},
 	}
 	for _, st := range steps {
 		must(t, st.do())
@@ -192,7 +192,7 @@ func (s imageSuite) concurrentUploads(t *testing.T) {
 	const tries = 12
 	s.create(t, r, s.sized("s", "u1", 200))
 	created := concurrentlyAllowed(t, tries, func(i int) error {
-		return r.Create(ctx, []images.Image{s.sized(fmt.Sprintf("c%02d", i), "u1", 100)}, 700)
+		return createWithin(r, 700, s.sized(fmt.Sprintf("c%02d", i), "u1", 100))
 	})
 	if got := s.stored(t, r, "u1"); created != 5 || got != 700 {
 		t.Fatalf("created %d, stored %d bytes, want 5 and 700", created, got)
@@ -428,4 +428,15 @@ func (s imageSuite) deleteUser(t *testing.T) {
 	if !slices.Contains([]string{"a"}, s.list(t, r, "u1")) {
 		t.Fatal("could not store again")
 	}
+}
+
+// createWithin stores imgs under the module's rule for a user allowed max
+// bytes (images.NoLimit: any number), as the service does.
+func createWithin(r images.Repository, max int64, imgs ...images.Image) error {
+	var n int64
+	for _, img := range imgs {
+		n += img.Size
+	}
+	limit := images.StorageLimit{Bytes: max, Label: fmt.Sprint(max, " bytes")}
+	return r.Create(ctx, imgs, limit.Room(n))
 }

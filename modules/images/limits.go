@@ -6,20 +6,26 @@ import "tandem/core"
 const NoLimit = -1
 
 // CodeLimitReached is the code of the 403 an upload gets when it would pass
-// the user's storage limit; Repository.Create returns it too.
+// the user's storage limit.
 const CodeLimitReached = "limit_reached"
-
-// LimitReached is the error a Repository's Create returns when the upload
-// would pass max; the service words it with the limit (errLimit).
-func LimitReached() error { return core.Forbidden(CodeLimitReached, "storage limit reached") }
 
 func errLimit(l StorageLimit) error {
 	return core.Forbidden(CodeLimitReached, "storage limit reached: "+l.Label)
 }
 
-// isLimit reports whether err is a Repository's LimitReached.
-func isLimit(err error) bool {
-	return core.IsKind(err, core.KindForbidden) && core.As(err).Code == CodeLimitReached
+// Room is the rule of an upload of n bytes by a user whose limit is l: it
+// is stored while the bytes the user holds plus n stay within l (NoLimit:
+// no rule).
+func (l StorageLimit) Room(n int64) core.Room {
+	if l.Bytes == NoLimit {
+		return nil
+	}
+	return func(held int64) error {
+		if !l.fits(held, n) {
+			return errLimit(l)
+		}
+		return nil
+	}
 }
 
 // fits reports whether n more bytes keep a user who stores used within l.

@@ -216,3 +216,21 @@ func TestConcurrentUploadsAtTheLimitEndWithinIt(t *testing.T) {
 		t.Fatalf("stored %d images and %d files, refused %d", len(ids), len(keys), refused)
 	}
 }
+
+func TestStorageLimitRoom(t *testing.T) {
+	t.Parallel()
+	if (images.StorageLimit{Bytes: images.NoLimit}).Room(1 << 40) != nil {
+		t.Fatal("no limit is no rule")
+	}
+	limit := images.StorageLimit{Bytes: 100, Label: "100 bytes"}
+	for _, tc := range []struct {
+		held, adding int64
+		fits         bool
+	}{{0, 100, true}, {60, 40, true}, {61, 40, false}, {100, 0, true}, {0, 101, false}} {
+		err := limit.Room(tc.adding).Allows(tc.held)
+		if tc.fits != (err == nil) || err != nil && (core.As(err).Code != images.CodeLimitReached ||
+			core.As(err).Message != "storage limit reached: 100 bytes") {
+			t.Errorf("held %d adding %d: %v", tc.held, tc.adding, err)
+		}
+	}
+}

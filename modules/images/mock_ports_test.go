@@ -13,6 +13,7 @@ import (
 	context "context"
 	io "io"
 	reflect "reflect"
+	core "tandem/core"
 	images "tandem/modules/images"
 	time "time"
 
@@ -83,17 +84,17 @@ func (c *MockRepositoryByKeyCall) DoAndReturn(f func(context.Context, string) (i
 }
 
 // Create mocks base method.
-func (m *MockRepository) Create(ctx context.Context, imgs []images.Image, max int64) error {
+func (m *MockRepository) Create(ctx context.Context, imgs []images.Image, room core.Room) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Create", ctx, imgs, max)
+	ret := m.ctrl.Call(m, "Create", ctx, imgs, room)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Create indicates an expected call of Create.
-func (mr *MockRepositoryMockRecorder) Create(ctx, imgs, max any) *MockRepositoryCreateCall {
+func (mr *MockRepositoryMockRecorder) Create(ctx, imgs, room any) *MockRepositoryCreateCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, imgs, max)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockRepository)(nil).Create), ctx, imgs, room)
 	return &MockRepositoryCreateCall{Call: call}
 }
 
@@ -109,13 +110,13 @@ func (c *MockRepositoryCreateCall) Return(arg0 error) *MockRepositoryCreateCall 
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryCreateCall) Do(f func(context.Context, []images.Image, int64) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) Do(f func(context.Context, []images.Image, core.Room) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, []images.Image, int64) error) *MockRepositoryCreateCall {
+func (c *MockRepositoryCreateCall) DoAndReturn(f func(context.Context, []images.Image, core.Room) error) *MockRepositoryCreateCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

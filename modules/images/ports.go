@@ -16,12 +16,12 @@ import (
 // a deleted image can always be deleted with it.
 type Repository interface {
 	// Create stores the images of one upload (all of one user), all or
-	// nothing, unless the user's stored bytes (see StoredBytes) plus theirs
-	// would pass max (NoLimit: any number). It sums and inserts in one
-	// transaction, so concurrent uploads never end above max: LimitReached()
-	// then, and nothing is written. core.KindConflict when an id or a key is
-	// taken.
-	Create(ctx context.Context, imgs []Image, max int64) error
+	// nothing, if room allows it with the user's stored bytes before them
+	// (see StoredBytes; nil room: any number). It sums and inserts in one
+	// transaction, so concurrent uploads never pass room: room's error
+	// then, and nothing is written. core.KindConflict when an id or a key
+	// is taken.
+	Create(ctx context.Context, imgs []Image, room core.Room) error
 	// StoredBytes is the sum of the Size of the user's images: the bytes of
 	// their files. Deleting or relinking images gives bytes back by itself.
 	StoredBytes(ctx context.Context, userID string) (int64, error)

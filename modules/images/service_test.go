@@ -83,7 +83,7 @@ func (f *flakyBlobs) Delete(ctx context.Context, key string) error {
 // failingCreate is an image repo whose Create fails (the database went away).
 type failingCreate struct{ *memory.ImageRepo }
 
-func (failingCreate) Create(context.Context, []images.Image, int64) error {
+func (failingCreate) Create(context.Context, []images.Image, core.Room) error {
 	return core.Unavailable("unavailable", "the database is unavailable")
 }
 

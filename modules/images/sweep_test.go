@@ -28,7 +28,7 @@ func TestSweeperRemovesOnlyOrphansOlderThanTheGrace(t *testing.T) {
 	held, orphan := images.NewKey("u1", png), images.NewKey("u1", png)
 	put(held)
 	put(orphan)
-	if err := repo.Create(ctx, []images.Image{{ID: "i1", UserID: "u1", Key: held, CreatedAt: clock.Now()}}, images.NoLimit); err != nil {
+	if err := repo.Create(ctx, []images.Image{{ID: "i1", UserID: "u1", Key: held, CreatedAt: clock.Now()}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := images.NewSweeper(repo, blobs, clock, time.Hour)
@@ -55,7 +55,7 @@ func TestSweeperRemovesOnlyOrphansOlderThanTheGrace(t *testing.T) {
 	if exists(orphan) || !exists(held) || !exists(late) {
 		t.Fatalf("after the grace: orphan %v held %v late %v", exists(orphan), exists(held), exists(late))
 	}
-	if err := repo.Create(ctx, []images.Image{{ID: "i2", UserID: "u1", Key: late, CreatedAt: clock.Now()}}, images.NoLimit); err != nil {
+	if err := repo.Create(ctx, []images.Image{{ID: "i2", UserID: "u1", Key: late, CreatedAt: clock.Now()}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(2 * time.Hour)

@@ -63,11 +63,8 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 			return Uploaded{}, err
 		}
 	}
-	if err := s.repo.Create(ctx, imgs, limit.Bytes); err != nil {
+	if err := s.repo.Create(ctx, imgs, limit.Room(total)); err != nil {
 		s.discard(ctx, imgs)
-		if isLimit(err) {
-			return Uploaded{}, errLimit(limit)
-		}
 		return Uploaded{}, err
 	}
 	return Uploaded{GroupID: groupID, Images: imgs}, nil
@@ -144,3 +141,4 @@ func (s *Service) discard(ctx context.Context, imgs []Image) {
 		s.deleteBlob(ctx, img.Key)
 	}
 }
+
