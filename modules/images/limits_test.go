@@ -219,7 +219,7 @@ func TestConcurrentUploadsAtTheLimitEndWithinIt(t *testing.T) {
 
 func TestStorageLimitRoom(t *testing.T) {
 	t.Parallel()
-	if (images.StorageLimit{Bytes: images.NoLimit}).Room(1 << 40) != nil {
+	if (images.StorageLimit{Bytes: images.NoLimit}).Room(1<<40) != nil {
 		t.Fatal("no limit is no rule")
 	}
 	limit := images.StorageLimit{Bytes: 100, Label: "100 bytes"}

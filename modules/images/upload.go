@@ -141,4 +141,3 @@ func (s *Service) discard(ctx context.Context, imgs []Image) {
 		s.deleteBlob(ctx, img.Key)
 	}
 }
-
