@@ -300,9 +300,20 @@ func (h *harness) send(hr *http.Request) (response, error) {
 // channel and returns the responses in order.
 func (h *harness) atOnce(rs ...req) []response {
 	h.t.Helper()
+	hs := make([]*harness, len(rs))
+	for i := range hs {
+		hs[i] = h
+	}
+	return atOnceAcross(h.t, hs, rs...)
+}
+
+// atOnceAcross sends rs[i] to hs[i] (processes sharing a database), all at
+// the same instant.
+func atOnceAcross(t testing.TB, hs []*harness, rs ...req) []response {
+	t.Helper()
 	hrs := make([]*http.Request, len(rs))
 	for i, r := range rs {
-		hrs[i] = h.request(r)
+		hrs[i] = hs[i].request(r)
 	}
 	out, errs := make([]response, len(rs)), make([]error, len(rs))
 	start := make(chan struct{})
@@ -312,14 +323,14 @@ func (h *harness) atOnce(rs ...req) []response {
 		go func() {
 			defer wg.Done()
 			<-start
-			out[i], errs[i] = h.send(hr)
+			out[i], errs[i] = hs[i].send(hr)
 		}()
 	}
 	close(start)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
 	return out

@@ -196,3 +196,56 @@ func waitForMessages(t *testing.T, srv *natstest.Server) {
 	}
 	t.Fatal("no messages reached the restarted NATS server")
 }
+
+// Three processes on one database pair correctly under concurrency: the
+// two partners' submit-code on two processes at the same instant make one
+// partnership; two users linking one connection code through two processes
+// at once, one wins and the other is already_paired; the third process
+// sees the outcome.
+func TestScaleOutConcurrentPairing(t *testing.T) {
+	eachScaledProfile(t, func(t *testing.T, hs []*harness) {
+		one, two, three := hs[0], hs[1], hs[2]
+		a, b, c := one.newUser("a@x.io"), one.newUser("b@x.io"), one.newUser("c@x.io")
+		for round := range 10 {
+			ca, cb := one.generateCode(a), two.generateCode(b)
+			rs := atOnceAcross(t, []*harness{one, two},
+				req{Method: "POST", Path: pairingPath(a), Token: a.Token, Body: map[string]any{"action": "submit-code", "targetCode": cb}},
+				req{Method: "POST", Path: pairingPath(b), Token: b.Token, Body: map[string]any{"action": "submit-code", "targetCode": ca}},
+			)
+			connected := 0
+			for _, r := range rs {
+				expect(t, r, 200, "")
+				if r.JSON(t)["state"] == "connected" {
+					connected++
+				}
+			}
+			if connected != 1 {
+				t.Fatalf("round %d: %d of the two submits connected: %s / %s", round, connected, rs[0].Body, rs[1].Body)
+			}
+			expect(t, three.pairingStatus(a), 200, statusJSON("connected", "", "", b.ID, "", "", false))
+			expect(t, three.pairingStatus(b), 200, statusJSON("connected", "", "", a.ID, "", "", false))
+			three.wantRows(t, round, 1)
+			expect(t, three.post(pairingPath(a)+"/unpair", a.Token, nil), 200, "")
+		}
+
+		owner := one.newUser("o@x.io")
+		expect(t, one.connCreate(owner, "shared-code"), 200, "")
+		for round := range 10 {
+			rs := atOnceAcross(t, []*harness{two, three},
+				two.keyedReq("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": "shared-code"}),
+				three.keyedReq("POST", "/api/partnerConnections/link", c, map[string]any{"userId": c.ID, "connectionCode": "shared-code"}),
+			)
+			won, lost, winner := rs[0], rs[1], b
+			if won.Status != 200 {
+				won, lost, winner = rs[1], rs[0], c
+			}
+			expect(t, won, 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+			if lost.Status != 409 || lost.JSON(t)["code"] != "already_paired" {
+				t.Fatalf("round %d: the second link got %d %s", round, lost.Status, lost.Body)
+			}
+			expect(t, one.connection(owner), 200, connectionBody(owner, winner.ID, "shared-code"))
+			one.wantRows(t, round, 1)
+			expect(t, one.connUnlink(owner), 200, "")
+		}
+	})
+}
