@@ -21,6 +21,12 @@ import (
 
 // Config is every TANDEM_* setting, parsed and validated.
 type Config struct {
+	// effective is each variable read with the value taken (tandem config).
+	effective map[string]string
+	// unknown names the TANDEM_* variables of the environment that Tandem
+	// does not read, one line each (Run fills it; development warns).
+	unknown []string
+
 	HTTP     httpapi.Config
 	DB       DBConfig
 	Blobs    BlobsConfig
@@ -155,7 +161,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	development := l.oneOf("TANDEM_ENV", "production", "production", "development") == "development"
 	c := Config{
 		HTTP: httpapi.Config{
-			Addr:           l.str("TANDEM_ADDR", ":8080"),
+			Addr:           l.addr("TANDEM_ADDR", ":8080"),
 			MetricsAddr:    l.optionalAddr("TANDEM_METRICS_ADDR", "127.0.0.1:9464"),
 			PublicURL:      strings.TrimRight(l.url("TANDEM_PUBLIC_URL", "http://localhost:8080"), "/"),
 			JSONBodyLimit:  l.bytes("TANDEM_JSON_MAX_BYTES", 256<<10),
@@ -208,5 +214,6 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	// Two 48-megapixel photos decoding at once; one 19 MiB hash per core.
 	c.ImageDecodePixels = l.positive("TANDEM_IMAGE_DECODE_PIXELS", 100_000_000)
 	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())
+	c.effective = l.effective
 	return c, errors.Join(l.errs...)
 }

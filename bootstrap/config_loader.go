@@ -19,11 +19,25 @@ import (
 type loader struct {
 	lookup func(string) (string, bool)
 	errs   []error
+	// effective is each variable read, with the value taken (set, or the
+	// default), for `tandem config`.
+	effective map[string]string
 }
 
 func (l *loader) getenv(name string) string {
-	v, _ := l.lookup(name)
+	v, set := l.lookup(name)
+	if _, seen := l.effective[name]; !seen || set {
+		l.took(name, v)
+	}
 	return v
+}
+
+// took records value as the effective setting of name.
+func (l *loader) took(name string, value any) {
+	if l.effective == nil {
+		l.effective = map[string]string{}
+	}
+	l.effective[name] = fmt.Sprint(value)
 }
 
 func (l *loader) fail(name, format string, args ...any) {
@@ -31,19 +45,34 @@ func (l *loader) fail(name, format string, args ...any) {
 }
 
 func (l *loader) str(name, def string) string {
-	if v := strings.TrimSpace(l.getenv(name)); v != "" {
-		return v
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		v = def
 	}
-	return def
+	l.took(name, v)
+	return v
+}
+
+// addr is a HOST:PORT (HOST may be empty: every interface), the default
+// when unset.
+func (l *loader) addr(name, def string) string {
+	v := l.str(name, def)
+	if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+		l.fail(name, "%q is not HOST:PORT (such as :8080 or 127.0.0.1:8080)", v)
+		return def
+	}
+	return v
 }
 
 // optionalAddr is a host:port, the default when unset, or "" (off) when set empty.
 func (l *loader) optionalAddr(name, def string) string {
 	v, set := l.lookup(name)
 	if !set {
+		l.took(name, def)
 		return def
 	}
 	v = strings.TrimSpace(v)
+	l.took(name, v)
 	if v == "" {
 		return ""
 	}
@@ -113,6 +142,7 @@ func (l *loader) oneOf(name, def string, allowed ...string) string {
 func (l *loader) positive(name string, def int) int {
 	v := l.getenv(name)
 	if v == "" {
+		l.took(name, def)
 		return def
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -120,6 +150,7 @@ func (l *loader) positive(name string, def int) int {
 		l.fail(name, "%q is not a positive whole number", v)
 		return def
 	}
+	l.took(name, n)
 	return n
 }
 
@@ -128,6 +159,7 @@ func (l *loader) bytes(name string, def int) int { return l.positive(name, def) 
 // durationOrZero is duration where 0 means "none" (0s).
 func (l *loader) durationOrZero(name string, def time.Duration) time.Duration {
 	if v := strings.TrimSpace(l.getenv(name)); v == "0" || v == "0s" {
+		l.took(name, time.Duration(0))
 		return 0
 	}
 	return l.duration(name, def)
@@ -136,6 +168,7 @@ func (l *loader) durationOrZero(name string, def time.Duration) time.Duration {
 func (l *loader) duration(name string, def time.Duration) time.Duration {
 	v := l.getenv(name)
 	if v == "" {
+		l.took(name, def)
 		return def
 	}
 	d, err := time.ParseDuration(v)
@@ -143,12 +176,14 @@ func (l *loader) duration(name string, def time.Duration) time.Duration {
 		l.fail(name, "%q is not a positive duration such as 30s", v)
 		return def
 	}
+	l.took(name, d)
 	return d
 }
 
 func (l *loader) level(name string, def zapcore.Level) zapcore.Level {
 	v := l.getenv(name)
 	if v == "" {
+		l.took(name, def)
 		return def
 	}
 	lv, err := zapcore.ParseLevel(v)

@@ -30,6 +30,7 @@ var commands = []struct{ name, args, help string }{
 	{"admin", "grant|revoke EMAIL", "make an account an administrator, or stop it being one\n" +
 		"  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy"},
 	{"openapi", "", "print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)"},
+	{"config", "", "print the effective settings, every TANDEM_* variable with the value taken (set or default), secrets masked"},
 	{"healthcheck", "", "exit 0 when the server on TANDEM_ADDR answers /readyz with 200 (the container health check)"},
 	{"version", "", "print the version, the git commit and the Go version"},
 }
@@ -85,8 +86,17 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return printVersion(stdout)
 	}
 	cfg, err := Load(lookupEnv)
-	if err != nil {
+	cfg.unknown = unknownVariables(environ())
+	switch {
+	case err != nil && len(cfg.unknown) > 0:
+		return fmt.Errorf("%w\n%s", err, strings.Join(cfg.unknown, "\n"))
+	case err != nil:
 		return err
+	case cmd == "config":
+		return printConfig(cfg, stdout)
+	case len(cfg.unknown) > 0 && !cfg.Development:
+		return fmt.Errorf("%s\nproduction refuses settings it does not know (a typo would leave one at its default): "+
+			"remove them, or set TANDEM_ENV=development to run with a warning", strings.Join(cfg.unknown, "\n"))
 	}
 	switch cmd {
 	case "serve":
@@ -208,6 +218,9 @@ const plainHTTPWarning = "TANDEM_PUBLIC_URL is http:// in production: the consol
 func productionWarnings(cfg Config) fx.Option {
 	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) {
 		// as the console decides Secure: anything but https
+		for _, line := range cfg.unknown {
+			lc.Append(fx.StartHook(func() { log.Warn("unknown setting ignored: " + line) }))
+		}
 		if !cfg.Development && !console.IsHTTPS(cfg.HTTP.PublicURL) {
 			lc.Append(fx.StartHook(func() {
 				log.Warn(plainHTTPWarning, zap.String("variable", "TANDEM_PUBLIC_URL"), zap.String("url", cfg.HTTP.PublicURL))

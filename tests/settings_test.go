@@ -1,0 +1,37 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real binary on settings an operator mistyped: production refuses an
+// unknown TANDEM_* variable, naming it and the setting it resembles, in one
+// line; development serves and warns; a bad value is one line too.
+func TestMistypedSettingsAreCaught(t *testing.T) {
+	parallel(t)
+	dev := launchTandem(t, map[string]string{"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_TYPO": "1"})
+	if err := dev.serving(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting") {
+		t.Fatalf("development: no warning in %s", dev.out.String())
+	}
+	for env, want := range map[string]string{
+		"TANDEM_ADRR": "tandem: TANDEM_ADRR: not a Tandem setting; did you mean TANDEM_ADDR?",
+		"TANDEM_ADDR": `tandem: TANDEM_ADDR: "nope" is not HOST:PORT (such as :8080 or 127.0.0.1:8080)`,
+	} {
+		p := launchTandem(t, map[string]string{"TANDEM_ENV": "production", "TANDEM_DB": "memory", "TANDEM_BLOBS": "memory",
+			"TANDEM_MAIL": "smtp://127.0.0.1:2525", "TANDEM_PUSH": "", env: "nope"})
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: still running: %s", env, p.out.String())
+		}
+		out := strings.TrimSpace(p.out.String())
+		if !strings.HasPrefix(out, want) || strings.Count(out, "\n") > 1 || p.cmd.ProcessState.ExitCode() != 1 {
+			t.Fatalf("%s: exit %d, output:\n%s", env, p.cmd.ProcessState.ExitCode(), out)
+		}
+	}
+}
