@@ -21,9 +21,12 @@ func NewLogger(cfg Config) (*zap.Logger, error) {
 	return zc.Build()
 }
 
-// fxLogger sends fx's own wiring events to zap at debug level.
+// fxLogger sends fx's own wiring events to zap at debug level, its errors
+// too: serve returns a failed start's root cause, which main prints as one
+// line, instead of fx's chain of every constructor on the way.
 var fxLogger = fx.WithLogger(func(log *zap.Logger) fxevent.Logger {
 	l := &fxevent.ZapLogger{Logger: log.Named("fx")}
 	l.UseLogLevel(zapcore.DebugLevel)
+	l.UseErrorLevel(zapcore.DebugLevel)
 	return l
 })

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -148,12 +149,12 @@ func serve(ctx context.Context, cfg Config) error {
 	}
 	app := New(cfg)
 	if err := app.Err(); err != nil {
-		return err
+		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
-		return err
+		return dig.RootCause(err)
 	}
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -18,12 +18,14 @@ func TestMistypedSettingsAreCaught(t *testing.T) {
 	if !strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting") {
 		t.Fatalf("development: no warning in %s", dev.out.String())
 	}
-	for env, want := range map[string]string{
-		"TANDEM_ADRR": "tandem: TANDEM_ADRR: not a Tandem setting; did you mean TANDEM_ADDR?",
-		"TANDEM_ADDR": `tandem: TANDEM_ADDR: "nope" is not HOST:PORT (such as :8080 or 127.0.0.1:8080)`,
+	for _, tc := range []struct{ mode, env, value, want string }{
+		{"production", "TANDEM_ADRR", ":9", "tandem: TANDEM_ADRR: not a Tandem setting; did you mean TANDEM_ADDR?"},
+		{"production", "TANDEM_ADDR", "nope", `tandem: TANDEM_ADDR: "nope" is not HOST:PORT (such as :8080 or 127.0.0.1:8080)`},
+		{"development", "TANDEM_DB", "mysql:root@tcp(127.0.0.1:1)/tandem", "tandem: sqlstore: connect to mysql: dial tcp 127.0.0.1:1"},
 	} {
-		p := launchTandem(t, map[string]string{"TANDEM_ENV": "production", "TANDEM_DB": "memory", "TANDEM_BLOBS": "memory",
-			"TANDEM_MAIL": "smtp://127.0.0.1:2525", "TANDEM_PUSH": "", env: "nope"})
+		env, want := tc.env, tc.want
+		p := launchTandem(t, map[string]string{"TANDEM_ENV": tc.mode, "TANDEM_DB": "memory", "TANDEM_BLOBS": "memory",
+			"TANDEM_MAIL": "smtp://127.0.0.1:2525", "TANDEM_PUSH": "", env: tc.value})
 		select {
 		case <-p.exited:
 		case <-time.After(30 * time.Second):
