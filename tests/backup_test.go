@@ -13,7 +13,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,9 +23,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
@@ -738,20 +734,18 @@ func TestBackupReportsAFileDeletedAfterTheSnapshot(t *testing.T) {
 }
 
 // TestBackupAndRestoreOnS3: the files come from one bucket and go into
-// another (gofakes3), content types kept; the restored app redirects to them.
+// another, content types kept; the restored app redirects to them. On the
+// in-process fake and on a real SeaweedFS under CI.
 func TestBackupAndRestoreOnS3(t *testing.T) {
 	parallel(t)
-	backend := s3mem.New()
-	for _, b := range []string{"photos", "restored"} {
-		if err := backend.CreateBucket(b); err != nil {
-			t.Fatal(err)
-		}
+	for _, srv := range s3Servers(t) {
+		t.Run(srv.name, func(t *testing.T) { backupAndRestoreOnS3(t, srv) })
 	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	defer srv.Close()
-	bucket := func(name string) string {
-		return "s3://" + name + "?endpoint=" + strings.TrimPrefix(srv.URL, "http://") + "&region=us-east-1&secure=false"
-	}
+}
+
+func backupAndRestoreOnS3(t *testing.T, srv s3Server) {
+	names := map[string]string{"photos": srv.make(t), "restored": srv.make(t)}
+	bucket := func(name string) string { return srv.blobs(names[name]) }
 
 	src := newDeployment(t)
 	h := src.serve(t, withEnv("TANDEM_BLOBS", bucket("photos")))
@@ -783,7 +777,7 @@ func TestBackupAndRestoreOnS3(t *testing.T) {
 	}{{jpegB, "image/jpeg"}, {webpFile, "image/png"}} { // stored re-encoded: the WEBP has transparency
 		r := h2.fetch(up.Files[i].Data.URL)
 		loc := r.Header.Get("Location")
-		if r.Status != 302 || !strings.HasPrefix(loc, srv.URL+"/restored/") {
+		if r.Status != 302 || !strings.HasPrefix(loc, srv.url+"/"+names["restored"]+"/") {
 			t.Fatalf("%d %q", r.Status, loc)
 		}
 		res, err := http.Get(loc)

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -22,11 +21,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	_ "golang.org/x/image/webp" // decodes the WEBP sent, to compare
 
 	"tandem/adapters/blob/memblob"
+	"tandem/adapters/imaging/imagingtest"
+	"tandem/modules/images"
 )
 
 // Images and /files, end to end: uploads checked by their bytes, records
@@ -645,56 +644,58 @@ func TestImagesOnDisk(t *testing.T) {
 	}
 }
 
-// TestImagesOnS3 runs against an in-process S3 server (gofakes3). The keys
-// come from the process environment, so its subtests are not parallel.
+// TestImagesOnS3 uploads, fetches through a presigned URL and deletes on an
+// S3 server: the in-process fake, and a real SeaweedFS under CI.
 func TestImagesOnS3(t *testing.T) {
 	parallel(t)
-	for _, p := range profiles(t) {
-		t.Run(p.name, func(t *testing.T) {
-			backend := s3mem.New()
-			if err := backend.CreateBucket("photos"); err != nil {
-				t.Fatal(err)
-			}
-			s3 := httptest.NewServer(gofakes3.New(backend).Server())
-			defer s3.Close()
-			endpoint := strings.TrimPrefix(s3.URL, "http://")
-			h := newHarness(t, p, withEnv("TANDEM_BLOBS", "s3://photos?endpoint="+endpoint+"&region=us-east-1&secure=false"),
-				withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
-			u := h.newUser("a@x.io")
-			jpegB := jpegFile(t)
-			up := h.mustUpload(u, filePart("a.jpg", "image/jpeg", jpegB), filePart("b.webp", "image/webp", webpFile))
-			key := up.Files[0].Data.Key
-			if _, err := backend.HeadObject("photos", key); err != nil {
-				t.Fatalf("not in the bucket: %v", err)
-			}
-
-			r := h.fetch(up.Files[0].Data.URL)
-			loc := r.Header.Get("Location")
-			if r.Status != 302 || !strings.HasPrefix(loc, s3.URL+"/photos/"+key+"?") || !strings.Contains(loc, "X-Amz-Signature=") ||
-				!strings.Contains(loc, "X-Amz-Expires=900") {
-				t.Fatalf("%d %q", r.Status, loc)
-			}
-			res, err := http.Get(loc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/jpeg" {
-				t.Fatalf("presigned GET: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
-			}
-			samePicture(t, got, jpegB, 40)
-
-			recs, _ := h.listed(u, "")
-			for _, id := range ids(recs) {
-				expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id, Token: u.Token}), 200, "")
-			}
-			for _, f := range up.Files {
-				if _, err := backend.HeadObject("photos", f.Data.Key); err == nil {
-					t.Fatalf("%s is still in the bucket", f.Data.Key)
+	for _, srv := range s3Servers(t) {
+		for _, p := range profiles(t) {
+			t.Run(srv.name+"/"+p.name, func(t *testing.T) {
+				bucket := srv.make(t)
+				h := newHarness(t, p, withEnv("TANDEM_BLOBS", srv.blobs(bucket)), withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
+				u := h.newUser("a@x.io")
+				jpegB := jpegFile(t)
+				up := h.mustUpload(u, filePart("a.jpg", "image/jpeg", jpegB), filePart("b.webp", "image/webp", webpFile))
+				key := up.Files[0].Data.Key
+				if !srv.has(t, bucket, key) {
+					t.Fatalf("%s is not in the bucket", key)
 				}
-			}
-			expect(t, h.fetch(up.Files[0].Data.URL), 404, errBody("not_found", "file not found"))
-		})
+
+				r := h.fetch(up.Files[0].Data.URL)
+				loc := r.Header.Get("Location")
+				if r.Status != 302 || !strings.HasPrefix(loc, srv.url+"/"+bucket+"/"+key+"?") ||
+					!strings.Contains(loc, "X-Amz-Signature=") || !strings.Contains(loc, "X-Amz-Expires=900") {
+					t.Fatalf("%d %q", r.Status, loc)
+				}
+				res, err := http.Get(loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/jpeg" {
+					t.Fatalf("presigned GET: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+				}
+				samePicture(t, got, jpegB, 40)
+				big := h.mustUpload(u, filePart("big.jpg", "image/jpeg", imagingtest.Photo(800, 600))).Files[0].Data
+				thumbKey := images.ThumbKey(big.Key, 320)
+				r = h.fetch(big.URL + "?w=320") // made on the first request, stored beside the file
+				if loc := r.Header.Get("Location"); r.Status != 302 || !strings.HasPrefix(loc, srv.url+"/"+bucket+"/"+thumbKey+"?") ||
+					!srv.has(t, bucket, thumbKey) {
+					t.Fatalf("thumbnail: %d %q", r.Status, loc)
+				}
+
+				recs, _ := h.listed(u, "")
+				for _, id := range ids(recs) {
+					expect(t, h.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id, Token: u.Token}), 200, "")
+				}
+				for _, key := range []string{up.Files[0].Data.Key, up.Files[1].Data.Key, big.Key, thumbKey} {
+					if srv.has(t, bucket, key) {
+						t.Fatalf("%s is still in the bucket", key)
+					}
+				}
+				expect(t, h.fetch(up.Files[0].Data.URL), 404, errBody("not_found", "file not found"))
+			})
+		}
 	}
 }

@@ -2,11 +2,16 @@ package tests
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"tandem/adapters/bus/natsbus/natstest"
+	"tandem/adapters/imaging/imagingtest"
+	"tandem/modules/images"
 )
 
 // Several processes, one database, one NATS: three apps share a SQL
@@ -248,4 +253,54 @@ func TestScaleOutConcurrentPairing(t *testing.T) {
 			expect(t, one.connUnlink(owner), 200, "")
 		}
 	})
+}
+
+// Three processes share one bucket as they share the database: a photo
+// uploaded through one is served by the others, its thumbnail made by a
+// third is found by all, and a delete through any removes the files.
+func TestScaleOutSharesTheBucket(t *testing.T) {
+	servers := s3Servers(t)
+	srv := servers[len(servers)-1] // the real server under CI, else the fake
+	url := natsServers(t)["in-process"]
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue
+		}
+		t.Run(srv.name+"/"+p.name, func(t *testing.T) {
+			parallel(t)
+			bucket := srv.make(t)
+			hs := processes(t, p, 3, url, withEnv("TANDEM_BLOBS", srv.blobs(bucket)), withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
+			one, two, three := hs[0], hs[1], hs[2]
+			u := one.newUser("a@x.io")
+			photo := imagingtest.Photo(800, 600)
+			up := one.mustUpload(u, filePart("big.jpg", "image/jpeg", photo)).Files[0].Data
+			for _, h := range []*harness{two, three} {
+				r := h.fetch(up.URL)
+				res, err := http.Get(r.Header.Get("Location"))
+				if r.Status != 302 || err != nil {
+					t.Fatalf("%d %v", r.Status, err)
+				}
+				got, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				samePicture(t, got, photo, 40)
+			}
+			thumbKey := images.ThumbKey(up.Key, 320)
+			if r := three.fetch(up.URL + "?w=320"); r.Status != 302 || !srv.has(t, bucket, thumbKey) {
+				t.Fatalf("thumbnail through the third: %d", r.Status)
+			}
+			if r := one.fetch(up.URL + "?w=320"); r.Status != 302 || !strings.Contains(r.Header.Get("Location"), thumbKey) {
+				t.Fatalf("the thumbnail through the first: %d %q", r.Status, r.Header.Get("Location"))
+			}
+			recs, _ := two.listed(u, "")
+			for _, id := range ids(recs) {
+				expect(t, two.do(req{Method: "DELETE", Path: imagesPath(u) + "/" + id, Token: u.Token}), 200, "")
+			}
+			for _, key := range []string{up.Key, thumbKey} {
+				if srv.has(t, bucket, key) {
+					t.Fatalf("%s is still in the bucket", key)
+				}
+			}
+			expect(t, three.fetch(up.URL), 404, errBody("not_found", "file not found"))
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"tandem/adapters/blob/s3"
+	"tandem/adapters/blob/s3/s3test"
 	"tandem/adapters/storetest"
 	"tandem/core"
 	"tandem/modules/images"
@@ -94,5 +96,52 @@ func TestAnUnreachableStoreIsUnavailable(t *testing.T) {
 	_, _, err = s.Open(ctx, "u/user-1/ab.png")
 	if !core.IsKind(err, core.KindUnavailable) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// realStore is a store on a new bucket of the real S3-compatible server
+// (s3test; CI runs SeaweedFS).
+func realStore(t *testing.T) *s3.Store {
+	t.Helper()
+	srv, ok := s3test.Bucket(t)
+	if !ok {
+		t.Skip("no real S3 server: set " + s3test.EnvURL + " (scripts/s3-server.sh start)")
+	}
+	s, err := s3.New(s3.Config{Endpoint: srv.Endpoint, Bucket: srv.Bucket, Region: "us-east-1",
+		Creds: credentials.NewStaticV4(srv.Key, srv.Secret, ""), MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The blob contract and presigned reads on a real server, not only the fake.
+func TestBlobStoreOnARealServer(t *testing.T) {
+	storetest.BlobStore(t, func(t *testing.T) images.Blobs { return realStore(t) })
+}
+
+func TestPresignedGetOnARealServer(t *testing.T) {
+	s := realStore(t)
+	ctx := context.Background()
+	data := append([]byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}, "real pixels"...)
+	if err := s.Put(ctx, "u/user-1/cd.png", "image/png", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	signed, err := s.PresignGet(ctx, "u/user-1/cd.png", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	got, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !bytes.Equal(got, data) {
+		t.Fatalf("%d %q", res.StatusCode, got)
+	}
+	forged := strings.Replace(signed, "X-Amz-Signature=", "X-Amz-Signature=0", 1)
+	if res, err := http.Get(forged); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a forged signature: %v %v", res.StatusCode, err)
 	}
 }
