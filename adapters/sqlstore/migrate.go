@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -13,21 +14,18 @@ import (
 
 // Migrate brings the schema up to the newest version through goose's Provider
 // API (no global state, so parallel tests on several databases are safe),
-// holding the migration lock (migrate_lock.go): processes started together
-// take turns, and log on log (nil: nowhere) while they wait.
-func Migrate(ctx context.Context, db *DB, log *zap.Logger) error {
-	l, err := migrateLocker(db, log)
+// holding the migration lock (migrate_lock.go) for the whole of it:
+// processes started together take turns, and log on log (nil: nowhere)
+// while they wait. The lock is ours, not goose's: goose's Up first asks
+// HasPending without its locker, which can read another process's version
+// table between its creation and its first row ("missing zero version").
+func Migrate(ctx context.Context, db *DB, log *zap.Logger) (err error) {
+	unlock, err := lockMigrations(ctx, db, log)
 	if err != nil {
 		return err
 	}
-	var opts []goose.ProviderOption
-	switch {
-	case l.session != nil:
-		opts = append(opts, goose.WithSessionLocker(l.session))
-	case l.locker != nil:
-		opts = append(opts, goose.WithLocker(l.locker))
-	}
-	p, err := provider(db, opts...)
+	defer func() { err = errors.Join(err, unlock()) }()
+	p, err := provider(db)
 	if err != nil {
 		return err
 	}
@@ -49,7 +47,7 @@ func MigrateDownAll(ctx context.Context, db *DB) error {
 	return nil
 }
 
-func provider(db *DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
+func provider(db *DB) (*goose.Provider, error) {
 	dialect := goose.DialectMySQL
 	if db.Dialect == SQLite {
 		dialect = goose.DialectSQLite3
@@ -58,7 +56,7 @@ func provider(db *DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return goose.NewProvider(dialect, db.DB.DB, sub, opts...)
+	return goose.NewProvider(dialect, db.DB.DB, sub)
 }
 
 // MigrateUpTo applies the migrations up to version only (tests: a database

@@ -4,7 +4,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -13,21 +12,15 @@ import (
 	"go.uber.org/zap"
 )
 
-// fileMigrateLock is a goose locker on an flock(2) of a file beside the
-// SQLite database: the kernel frees it when the process dies. (SQLite's own
-// locks are fcntl locks, which Linux keeps apart from flock.)
-type fileMigrateLock struct {
-	path string
-	log  *zap.Logger
-	file *os.File
-}
-
-func (l *fileMigrateLock) Lock(ctx context.Context, _ *sql.DB) error {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, sqliteFileMode)
+// lockFile takes an flock(2) of path, a file beside the SQLite database:
+// the kernel frees it when the process dies. (SQLite's own locks are fcntl
+// locks, which Linux keeps apart from flock.)
+func lockFile(ctx context.Context, path string, log *zap.Logger) (func() error, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, sqliteFileMode)
 	if err != nil {
-		return fmt.Errorf("sqlstore: migration lock: %w", err)
+		return nil, fmt.Errorf("sqlstore: migration lock: %w", err)
 	}
-	err = waitTurn(ctx, l.log, func() (bool, error) {
+	err = waitTurn(ctx, log, func() (bool, error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return false, nil
@@ -36,16 +29,7 @@ func (l *fileMigrateLock) Lock(ctx context.Context, _ *sql.DB) error {
 	})
 	if err != nil {
 		f.Close()
-		return err
+		return nil, err
 	}
-	l.file = f
-	return nil
-}
-
-func (l *fileMigrateLock) Unlock(context.Context, *sql.DB) error {
-	if l.file == nil {
-		return nil
-	}
-	defer func() { l.file = nil }()
-	return l.file.Close() // closing the last descriptor releases the flock
+	return f.Close, nil // closing the last descriptor releases the flock
 }

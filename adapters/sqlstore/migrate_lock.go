@@ -3,10 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
-	"github.com/pressly/goose/v3/lock"
 	"go.uber.org/zap"
 )
 
@@ -26,32 +26,49 @@ const migrateLockName = "tandem.migrate."
 // lockPoll is how often a waiting process tries the lock again.
 const lockPoll = 100 * time.Millisecond
 
-// mysqlMigrateLock is a goose session locker on GET_LOCK: the lock belongs
-// to the connection, so a process that dies mid-migration frees it.
-type mysqlMigrateLock struct{ log *zap.Logger }
+// lockMigrations takes db's migration lock: GET_LOCK on MySQL, held by one
+// connection set apart for it (a process that dies frees it with its
+// connection), and on SQLite an flock(2) of a file beside the database (the
+// kernel frees it with the process). unlock gives it back.
+func lockMigrations(ctx context.Context, db *DB, log *zap.Logger) (unlock func() error, err error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	switch {
+	case db.Dialect == MySQL:
+		return lockMySQL(ctx, db, log)
+	case db.path != "":
+		return lockFile(ctx, db.path+".migrate-lock", log)
+	}
+	return func() error { return nil }, nil
+}
 
-func (l mysqlMigrateLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
+func lockMySQL(ctx context.Context, db *DB, log *zap.Logger) (func() error, error) {
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: migration lock: %w", err)
+	}
 	var schema sql.NullString
 	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&schema); err != nil {
-		return fmt.Errorf("sqlstore: migration lock: %w", err)
+		conn.Close()
+		return nil, fmt.Errorf("sqlstore: migration lock: %w", err)
 	}
 	name := migrateLockName + schema.String
-	return waitTurn(ctx, l.log, func() (bool, error) {
+	err = waitTurn(ctx, log, func() (bool, error) {
 		var got sql.NullInt64
 		if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
 			return false, fmt.Errorf("sqlstore: migration lock: %w", err)
 		}
 		return got.Valid && got.Int64 == 1, nil
 	})
-}
-
-func (l mysqlMigrateLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
-	var schema sql.NullString
-	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&schema); err != nil {
-		return err
+	if err != nil {
+		conn.Close()
+		return nil, err
 	}
-	_, err := conn.ExecContext(ctx, "DO RELEASE_LOCK(?)", migrateLockName+schema.String)
-	return err
+	return func() error {
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_LOCK(?)", name)
+		return errors.Join(err, conn.Close())
+	}, nil
 }
 
 // waitTurn calls try until it takes the lock, every lockPoll, for at most
@@ -77,24 +94,4 @@ func waitTurn(ctx context.Context, log *zap.Logger, try func() (bool, error)) er
 		case <-time.After(lockPoll):
 		}
 	}
-}
-
-// migrateLocker is the lock of db's migrations: GET_LOCK on MySQL, a file
-// lock beside the database on SQLite (nil when there is no file).
-func migrateLocker(db *DB, log *zap.Logger) (lockOption, error) {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	switch {
-	case db.Dialect == MySQL:
-		return lockOption{session: mysqlMigrateLock{log: log}}, nil
-	case db.path != "":
-		return lockOption{locker: &fileMigrateLock{path: db.path + ".migrate-lock", log: log}}, nil
-	}
-	return lockOption{}, nil
-}
-
-type lockOption struct {
-	session lock.SessionLocker
-	locker  lock.Locker
 }
