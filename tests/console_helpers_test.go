@@ -112,6 +112,14 @@ func (c *console) mustSignIn(email string) {
 	expectPage(c.t, c.get("/admin"), 200, "Overview")
 }
 
+// newestSession is the id of u's newest session, as the API lists it.
+func (h *harness) newestSession(t testing.TB, u user) string {
+	t.Helper()
+	r := h.get("/api/users/user/"+u.ID+"/sessions", u.Token)
+	expect(t, r, 200, "")
+	return r.JSON(t)["sessions"].([]any)[0].(map[string]any)["id"].(string)
+}
+
 // expectPage checks a console answer's status, that it is HTML with the
 // console's headers, and that it shows text.
 func expectPage(t testing.TB, r response, status int, text string) {

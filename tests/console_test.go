@@ -216,7 +216,7 @@ func TestConsoleSessionsAndAppTokensAreApart(t *testing.T) {
 
 func TestConsoleAccessEndsWithTheGrant(t *testing.T) {
 	eachProfileWith(t, func(t *testing.T, h *harness, acc *accounts.Service) {
-		h.newUser("ann@example.com")
+		ann := h.newUser("ann@example.com")
 		ctx := context.Background()
 		if err := acc.SetAdmin(ctx, "ann@example.com", true); err != nil {
 			t.Fatal(err)
@@ -228,6 +228,13 @@ func TestConsoleAccessEndsWithTheGrant(t *testing.T) {
 		}
 		expectPage(t, c.get("/admin"), 403, "administrators only")
 		expectPage(t, c.post("/admin/flags", url.Values{"key": {"late"}, "name": {"Late"}}), 403, "administrators only")
+		for _, path := range []string{"/admin/users?q=ann", "/admin/users/" + ann.ID} {
+			r := c.get(path)
+			expectPage(t, r, 403, "administrators only")
+			if strings.Contains(string(r.Body), "ann@example.com") {
+				t.Fatalf("%s shows an account to a non-administrator: %s", path, r.Body)
+			}
+		}
 		expectPage(t, h.console(t).signIn("ann@example.com", pw), 403, "administrators only")
 	})
 }
@@ -280,12 +287,10 @@ func TestConsoleChangesShowThroughTheAPIAndTheAuditLog(t *testing.T) {
 		expectPage(t, c.get("/admin/feedback?state=handled"), 200, "by "+bossEmail)
 
 		// A session revoked: its token is refused at once.
-		s := h.get("/api/users/user/"+ann.ID+"/sessions", ann.Token)
-		expect(t, s, 200, "")
-		sid := s.JSON(t)["sessions"].([]any)[0].(map[string]any)["id"].(string)
-		expectPage(t, c.get("/admin/users?email=ann@example.com"), 200, sid)
+		sid := h.newestSession(t, ann)
+		expectPage(t, c.get("/admin/users/"+ann.ID), 200, sid)
 		expectRedirect(t, c.post("/admin/users/"+ann.ID+"/sessions/"+sid+"/revoke", nil),
-			"/admin/users?email=ann%40example.com&revoked="+url.QueryEscape(sid))
+			"/admin/users/"+ann.ID+"?revoked="+url.QueryEscape(sid))
 		h.Clock.Advance(time.Second)
 		expect(t, h.get("/api/users/user/"+ann.ID, ann.Token), 401, "")
 
@@ -297,7 +302,8 @@ func TestConsoleChangesShowThroughTheAPIAndTheAuditLog(t *testing.T) {
 			"/admin/users?deleted=ann%40example.com")
 		h.Clock.Advance(time.Second)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "ann@example.com", "password": pw}), 401, "")
-		expectPage(t, c.get("/admin/users?email=ann@example.com"), 200, "No account with that e-mail.")
+		expectPage(t, c.get("/admin/users?q=ann@example.com"), 200, "No account matches")
+		expectPage(t, c.get("/admin/users/"+ann.ID), 404, "user not found")
 
 		// The audit log has each change, newest first, with who and the
 		// states; the refused ones are recorded as failed.

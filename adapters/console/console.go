@@ -147,13 +147,21 @@ func parsePages() (map[string]*template.Template, error) {
 	return pages, nil
 }
 
+// timeLayout is how every console page shows an instant: in UTC, to the
+// minute, whatever zone the value carries, so that two pages (and two
+// administrators) never show one moment two ways.
+const timeLayout = "2006-01-02 15:04 UTC"
+
+// when is the pages' one date function; a zero time is "—".
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(timeLayout)
+}
+
 var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04 UTC")
-	},
+	"when": when,
 	"join": func(ss []string) string { return strings.Join(ss, "\n") },
 	"has":  func(ps []core.Platform, p core.Platform) bool { return slices.Contains(ps, p) },
 }

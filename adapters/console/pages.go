@@ -9,7 +9,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/feedback"
@@ -38,6 +37,7 @@ func (h *handler) registerPages(r fiber.Router) {
 	r.Get("/feedback", h.feedbackPage)
 	r.Post("/feedback/:id/handled", h.markHandled)
 	r.Get("/users", h.usersPage)
+	r.Get("/users/:id", h.userPage)
 	r.Post("/users/:id/sessions/:sid/revoke", h.revokeSession)
 	r.Get("/users/:id/delete", h.confirmDelete)
 	r.Post("/users/:id/delete", h.deleteUser)
@@ -210,7 +210,7 @@ func (h *handler) versionsPage(c *fiber.Ctx) error {
 			return err
 		default:
 			row := platformPolicy{Platform: string(pl), Policy: &p}
-			if !p.DeprecationDate.IsZero() {
+			if !p.DeprecationDate.IsZero() { // a date field's value, in the form HTML requires
 				row.DeprecationDate = p.DeprecationDate.UTC().Format(time.DateOnly)
 			}
 			rows = append(rows, row)
@@ -237,10 +237,10 @@ func (h *handler) setPolicy(c *fiber.Ctx) error {
 	return back(c, "/admin/versions", url.Values{"saved": {platform}})
 }
 
-// feedbackRow is one message on the feedback page.
+// feedbackRow is one message on the feedback page, with its author.
 type feedbackRow struct {
 	feedback.Feedback
-	Date string
+	Author *person
 }
 
 func (h *handler) feedbackPage(c *fiber.Ctx) error {
@@ -252,9 +252,17 @@ func (h *handler) feedbackPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	authors := make([]string, len(fs))
+	for i, f := range fs {
+		authors[i] = f.UserID
+	}
+	name, err := h.people(c.UserContext(), authors...)
+	if err != nil {
+		return err
+	}
 	rows := make([]feedbackRow, len(fs))
 	for i, f := range fs {
-		rows[i] = feedbackRow{Feedback: f, Date: httpapi.FeedbackDate(f.CreatedAt)}
+		rows[i] = feedbackRow{Feedback: f, Author: name(f.UserID)}
 	}
 	return h.render(c, "feedback", fiber.Map{"Title": "Feedback", "Feedback": rows, "State": string(state), "Next": next})
 }
@@ -266,47 +274,97 @@ func (h *handler) markHandled(c *fiber.Ctx) error {
 	return back(c, "/admin/feedback", url.Values{"state": {formValue(c, "state")}})
 }
 
-// userView is what the users page shows of one account.
-type userView struct {
-	Account   accounts.Account
-	Admin     bool
-	PartnerID string
-	Premium   premium.Status
-	Sessions  []accounts.Token
+// person is a user a page names: by e-mail, linked to their user page
+// (the "person" template); by id alone once the account is gone.
+type person struct{ ID, Email string }
+
+// people reads the e-mails of the users a page names, in one read, and
+// returns how to name each (nil for no user).
+func (h *handler) people(ctx context.Context, ids ...string) (func(id string) *person, error) {
+	emails, err := h.Accounts.Emails(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return func(id string) *person {
+		if id == "" {
+			return nil
+		}
+		return &person{ID: id, Email: emails[id]}
+	}, nil
 }
 
+// userRow is one account in the users page's search results.
+type userRow struct {
+	accounts.Account
+	Admin bool
+}
+
+// usersPage finds accounts: ?q= is an account id or the start of an
+// e-mail (accounts.Service.Search), ?cursor= the next page. A query the
+// search refuses is shown with the form, as a 400.
 func (h *handler) usersPage(c *fiber.Ctx) error {
-	email := strings.TrimSpace(c.Query("email"))
-	data := fiber.Map{"Title": "Users", "Email": email, "Revoked": c.Query("revoked"), "Deleted": c.Query("deleted")}
-	if email == "" {
+	q := strings.TrimSpace(c.Query("q"))
+	data := fiber.Map{"Title": "Users", "Q": q, "Deleted": c.Query("deleted")}
+	if q == "" {
 		return h.render(c, "users", data)
 	}
-	v, err := h.lookup(c.UserContext(), email)
-	switch {
-	case core.IsKind(err, core.KindNotFound), core.IsKind(err, core.KindInvalid):
-		data["NotFound"] = true
-	case err != nil:
-		return err
-	default:
-		data["User"] = v
+	as, next, err := h.Accounts.Search(c.UserContext(), q, consolePage(c))
+	if core.IsKind(err, core.KindInvalid) {
+		c.Status(fiber.StatusBadRequest)
+		data["Error"] = core.As(err).Message
+		return h.render(c, "users", data)
 	}
+	if err != nil {
+		return err
+	}
+	rows := make([]userRow, len(as))
+	for i, a := range as {
+		rows[i] = userRow{Account: a, Admin: h.Accounts.IsAdmin(a)}
+	}
+	data["Searched"], data["Users"], data["Next"] = true, rows, next
 	return h.render(c, "users", data)
+}
+
+// userView is what the user page shows of one account.
+type userView struct {
+	Account accounts.Account
+	Admin   bool
+	Partner *person
+	Premium premium.Status
+	// PremiumPartner is the partner whose subscription the account shares.
+	PremiumPartner *person
+	Sessions       []accounts.Token
+}
+
+// userPage shows one account: a 404 page when there is none.
+func (h *handler) userPage(c *fiber.Ctx) error {
+	v, err := h.lookup(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.render(c, "user", fiber.Map{"Title": v.Account.Email, "User": v, "Revoked": c.Query("revoked")})
 }
 
 // lookup composes the account, its partner, premium and sessions: a read
 // across modules, composed here as the API's profile reads are.
-func (h *handler) lookup(ctx context.Context, email string) (userView, error) {
-	a, err := h.Accounts.FindByEmail(ctx, email)
+func (h *handler) lookup(ctx context.Context, userID string) (userView, error) {
+	a, err := h.Accounts.Profile(ctx, userID)
 	if err != nil {
 		return userView{}, err
 	}
 	v := userView{Account: a, Admin: h.Accounts.IsAdmin(a)}
-	if v.PartnerID, _, err = h.Partners.PartnerOf(ctx, a.ID); err != nil {
+	partnerID, _, err := h.Partners.PartnerOf(ctx, a.ID)
+	if err != nil {
 		return userView{}, err
 	}
 	if v.Premium, err = h.Premium.Status(ctx, a.ID); err != nil {
 		return userView{}, err
 	}
+	name, err := h.people(ctx, partnerID, v.Premium.PartnerID)
+	if err != nil {
+		return userView{}, err
+	}
+	v.Partner, v.PremiumPartner = name(partnerID), name(v.Premium.PartnerID)
 	if v.Sessions, err = h.Accounts.Sessions(ctx, a.ID); err != nil {
 		return userView{}, err
 	}
@@ -319,7 +377,7 @@ func (h *handler) revokeSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return back(c, "/admin/users", url.Values{"email": {a.Email}, "revoked": {sid}})
+	return back(c, "/admin/users/"+url.PathEscape(a.ID), url.Values{"revoked": {sid}})
 }
 
 func (h *handler) confirmDelete(c *fiber.Ctx) error {

@@ -70,6 +70,45 @@ func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Ac
 	return r.Get(ctx, id)
 }
 
+func (r *AccountRepo) GetMany(_ context.Context, ids []string) ([]accounts.Account, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := []accounts.Account{}
+	for _, id := range ids {
+		if a, ok := r.byID[id]; ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Search walks every e-mail: the QA profile's few accounts need no index.
+func (r *AccountRepo) Search(_ context.Context, prefix string, page core.Page) ([]accounts.Account, string, error) {
+	after := ""
+	if page.Cursor != "" {
+		c, err := accounts.ParseSearchCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		after = c.Email
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var emails []string
+	for e := range r.byEmail {
+		if strings.HasPrefix(e, prefix) && e > after {
+			emails = append(emails, e)
+		}
+	}
+	slices.Sort(emails)
+	out := make([]accounts.Account, 0, min(len(emails), page.Size()+1))
+	for _, e := range emails[:min(len(emails), page.Size()+1)] {
+		out = append(out, r.byID[r.byEmail[e]])
+	}
+	out, next := accounts.SearchPage(out, page)
+	return out, next, nil
+}
+
 func (r *AccountRepo) update(id string, fn func(a *accounts.Account)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

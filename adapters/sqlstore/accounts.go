@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -61,6 +62,65 @@ func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Ac
 		return accounts.Account{}, core.NotFound("not_found", "account not found")
 	}
 	return a, err
+}
+
+// GetMany reads the ids by the primary key, in one query.
+func (r *AccountRepo) GetMany(ctx context.Context, ids []string) ([]accounts.Account, error) {
+	out := []accounts.Account{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []accountRow
+	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(accountColumns...).From("accounts").Where(sq.Eq{"id": ids})); err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		out = append(out, row.account())
+	}
+	return out, nil
+}
+
+// Search reads uq_accounts_email over the prefix's range, from the cursor
+// on: LIKE 'prefix%' is an index range on both dialects (MySQL's
+// utf8mb4_bin; SQLite's NOCASE index, as its LIKE is blind to ASCII case
+// and stored e-mails have none). FORCE INDEX keeps MySQL on that range,
+// one page long, where on a small table it would scan and sort every match.
+func (r *AccountRepo) Search(ctx context.Context, prefix string, page core.Page) ([]accounts.Account, string, error) {
+	from := "accounts"
+	if r.db.Dialect == MySQL {
+		from = "accounts FORCE INDEX (uq_accounts_email)"
+	}
+	b := r.db.sb.Select(accountColumns...).From(from).Where("email LIKE ? ESCAPE '"+likeEscape+"'", likePrefix(prefix)).
+		OrderBy("email").Limit(uint64(page.Size() + 1))
+	if page.Cursor != "" {
+		c, err := accounts.ParseSearchCursor(page.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		b = b.Where(sq.Gt{"email": c.Email})
+	}
+	var rows []accountRow
+	if err := r.db.selectInto(ctx, r.db, &rows, b); err != nil {
+		return nil, "", err
+	}
+	as := make([]accounts.Account, len(rows))
+	for i, row := range rows {
+		as[i] = row.account()
+	}
+	as, next := accounts.SearchPage(as, page)
+	return as, next, nil
+}
+
+// likeEscape escapes LIKE's wildcards in likePrefix: a character neither
+// dialect's string literals treat specially, unlike '\' (MySQL's default,
+// which SQLite's literals take as it is), so one statement serves both.
+const likeEscape = "!"
+
+// likePrefix is the LIKE pattern of the strings that start with prefix,
+// its every character matching itself: '%', '_', the escape character
+// (and '\', no escape once ESCAPE names another) included.
+func likePrefix(prefix string) string {
+	return strings.NewReplacer(likeEscape, likeEscape+likeEscape, "%", likeEscape+"%", "_", likeEscape+"_").Replace(prefix) + "%"
 }
 
 func (r *AccountRepo) getBy(ctx context.Context, where sq.Eq) (accounts.Account, error) {

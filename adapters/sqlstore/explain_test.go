@@ -9,6 +9,7 @@ import (
 
 	"tandem/adapters/sqlstore"
 	"tandem/core"
+	"tandem/modules/accounts"
 )
 
 // explained has every SELECT, UPDATE and DELETE that db's repositories
@@ -52,6 +53,83 @@ func TestEveryQueryHasAnIndex(t *testing.T) {
 			t.Fatal("no statement was EXPLAINed")
 		}
 	})
+}
+
+// TestAccountSearchReadsAnEmailRange: the console's e-mail prefix search,
+// first page and next, is a range of uq_accounts_email. The check above
+// fails only a scan with no usable index; a LIKE the planner could not
+// bound (a leading wildcard let through, a collation the index does not
+// have) would still walk every e-mail.
+func TestAccountSearchReadsAnEmailRange(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		ctx := context.Background()
+		db := newDB(t)
+		repo := sqlstore.NewAccountRepo(db)
+		for _, e := range []string{"an_a@x.io", "ann@x.io", "anna@x.io", "annie@x.io", "ben@x.io", "zed@x.io"} {
+			if err := repo.Create(ctx, accounts.Account{ID: e, Email: e, PasswordHash: "h"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var searches [][]any // the query, then its arguments
+		sqlstore.SetObserver(db, func(q string, args []any) {
+			if strings.Contains(q, " LIKE ") {
+				searches = append(searches, append([]any{q}, args...))
+			}
+		})
+		next := ""
+		for _, prefix := range []string{"an_", "ann", "ann"} { // the last from the cursor the one before gave
+			var err error
+			if _, next, err = repo.Search(ctx, prefix, core.Page{Limit: 1, Cursor: next}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(searches) != 3 || !strings.Contains(searches[2][0].(string), "email > ?") {
+			t.Fatalf("searches %v", searches)
+		}
+		for _, s := range searches {
+			q, args := s[0].(string), s[1:]
+			if plan := explainRows(t, db, q, args); !emailRange(db.Dialect, plan) {
+				t.Errorf("not a range of uq_accounts_email: %s %v\n%s", q, args, strings.Join(plan, "\n"))
+			}
+		}
+	})
+}
+
+// explainRows is the plan of q, a line a step: MySQL's type, key and Extra;
+// SQLite's detail.
+func explainRows(t *testing.T, db *sqlstore.DB, q string, args []any) []string {
+	t.Helper()
+	prefix := "EXPLAIN "
+	if db.Dialect == sqlstore.SQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := db.Queryx(prefix+q, args...)
+	if err != nil {
+		t.Fatalf("%s%s: %v", prefix, q, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		row := map[string]any{}
+		if err := rows.MapScan(row); err != nil {
+			t.Fatal(err)
+		}
+		if db.Dialect == sqlstore.SQLite {
+			plan = append(plan, text(row["detail"]))
+		} else {
+			plan = append(plan, text(row["type"])+" "+text(row["key"])+" "+text(row["Extra"]))
+		}
+	}
+	return plan
+}
+
+func emailRange(d sqlstore.Dialect, plan []string) bool {
+	want := "range uq_accounts_email "
+	if d == sqlstore.SQLite {
+		want = "SEARCH accounts USING INDEX uq_accounts_email (email>? AND email<?)"
+	}
+	return len(plan) == 1 && strings.HasPrefix(plan[0], want) && !strings.Contains(plan[0], "filesort") &&
+		!strings.Contains(plan[0], "TEMP B-TREE")
 }
 
 func explain(t *testing.T, db *sqlstore.DB, q string, args []any) {

@@ -16,6 +16,8 @@ import (
 func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Repository) {
 	ac := accountSuite{newRepo: newRepo}
 	t.Run("create, get by id and e-mail, unique e-mail", ac.createAndGet)
+	t.Run("get many: the ids that exist, the unknown left out", ac.getMany)
+	t.Run("search: an e-mail prefix in e-mail order, a page at a time; LIKE wildcards match themselves", ac.search)
 	t.Run("profile and admin updates", ac.profileAndAdmin)
 	t.Run("codes: put replaces, tries count, verified mark", ac.codes)
 	t.Run("concurrent tries each see their own count", ac.concurrentTries)
@@ -155,6 +157,77 @@ func (ac accountSuite) createAndGet(t *testing.T) {
 	if got, _ := r.Get(ctx, "u1"); got.Admin {
 		t.Fatal("a look-alike address made the account an administrator")
 	}
+}
+
+func (ac accountSuite) getMany(t *testing.T) {
+	r := ac.repo(t, 3)
+	got, err := r.GetMany(ctx, []string{"u3", "nope", "u1"})
+	must(t, err)
+	ids := make([]string, len(got))
+	for i, a := range got {
+		ids[i] = a.ID + "=" + a.Email
+	}
+	sort.Strings(ids)
+	if strings.Join(ids, ",") != "u1=a@x.io,u3=c@x.io" {
+		t.Fatalf("got %v", ids)
+	}
+	if got, err := r.GetMany(ctx, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no ids: %v %v", got, err)
+	}
+}
+
+func (ac accountSuite) search(t *testing.T) {
+	r := ac.newRepo(t)
+	// Each wildcard stands where, as a wildcard, it would match another
+	// address too: "an_" matches "anna@", "an%" everything from "an".
+	emails := []string{"ann@x.io", "anna@x.io", "annie@x.io", "an_a@x.io", "an%b@x.io", "an!c@x.io", `an\d@x.io`,
+		"ben@x.io", "zed@x.io"}
+	for i, e := range emails {
+		must(t, r.Create(ctx, ac.acc(fmt.Sprintf("u%d", i+1), e)))
+	}
+	search := func(prefix string, page core.Page) ([]string, string) {
+		t.Helper()
+		as, next, err := r.Search(ctx, prefix, page)
+		must(t, err)
+		out := []string{}
+		for _, a := range as {
+			out = append(out, a.Email)
+		}
+		return out, next
+	}
+	want := func(got []string, want ...string) {
+		t.Helper()
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+
+	first, next := search("ann", core.Page{Limit: 2})
+	want(first, "ann@x.io", "anna@x.io")
+	if next == "" {
+		t.Fatal("no cursor after a full page")
+	}
+	second, last := search("ann", core.Page{Limit: 2, Cursor: next})
+	want(second, "annie@x.io")
+	if last != "" {
+		t.Fatalf("a cursor after the last page: %q", last)
+	}
+	all, next := search("an", core.Page{})
+	want(all, "an!c@x.io", "an%b@x.io", `an\d@x.io`, "an_a@x.io", "ann@x.io", "anna@x.io", "annie@x.io")
+	if next != "" {
+		t.Fatalf("unpaged, with a cursor %q", next)
+	}
+	for prefix, only := range map[string]string{"an_": "an_a@x.io", "an%": "an%b@x.io", "an!": "an!c@x.io", `an\`: `an\d@x.io`,
+		"ben@x.io": "ben@x.io"} {
+		got, _ := search(prefix, core.Page{Limit: 10})
+		want(got, only)
+	}
+	for _, prefix := range []string{"anz", "%", "_", "a%n", "zed@x.io.", "á"} {
+		got, _ := search(prefix, core.Page{Limit: 10})
+		want(got)
+	}
+	_, _, err := r.Search(ctx, "an", core.Page{Limit: 2, Cursor: "nonsense"})
+	wantKind(t, err, core.KindInvalid)
 }
 
 func (ac accountSuite) profileAndAdmin(t *testing.T) {

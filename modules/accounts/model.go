@@ -189,6 +189,29 @@ func FoldEmail(s string) string {
 	return norm.NFKC.String(cases.Fold().String(s))
 }
 
+// SearchCursor is a position in a search's e-mail order: the last e-mail
+// of the page shown.
+type SearchCursor struct{ Email string }
+
+// String is the opaque form handed to the console.
+func (c SearchCursor) String() string { return core.EncodeCursor(c.Email) }
+
+// ParseSearchCursor reverses SearchCursor.String; anything else is a 400.
+func ParseSearchCursor(s string) (SearchCursor, error) {
+	parts, err := core.DecodeCursor(s, 1)
+	if err != nil {
+		return SearchCursor{}, err
+	}
+	return SearchCursor{Email: parts[0]}, nil
+}
+
+// SearchPage cuts as, read in e-mail order with one more than page.Size()
+// asked for, to the page, with the next cursor when more follow:
+// repositories share it so every store pages alike.
+func SearchPage(as []Account, page core.Page) ([]Account, string) {
+	return core.CutPage(as, page, func(a Account) string { return SearchCursor{Email: a.Email}.String() })
+}
+
 // ValidatePassword enforces 8 to 128 characters.
 func ValidatePassword(field, p string) error {
 	n := utf8.RuneCountInString(p)

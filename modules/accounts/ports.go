@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"time"
+
+	"tandem/core"
 )
 
 // Repository stores accounts, their one-time codes and their session
@@ -25,6 +27,15 @@ type AccountStore interface {
 	Create(ctx context.Context, a Account) error
 	Get(ctx context.Context, id string) (Account, error)
 	GetByEmail(ctx context.Context, email string) (Account, error)
+	// GetMany returns the accounts of ids that exist, in no order; an
+	// unknown id is left out. The caller bounds ids (a page of them).
+	GetMany(ctx context.Context, ids []string) ([]Account, error)
+	// Search lists the accounts whose e-mail starts with prefix, compared
+	// as stored (prefix is in FoldEmail form), in e-mail order from the
+	// page's SearchCursor: every character of prefix matches itself, LIKE
+	// wildcards included. A cursor not made by SearchCursor is
+	// core.KindInvalid.
+	Search(ctx context.Context, prefix string, page core.Page) ([]Account, string, error)
 	UpdateProfile(ctx context.Context, a Account) error
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
