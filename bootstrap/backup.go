@@ -30,7 +30,7 @@ const (
 	blobsDirName   = "blobs"
 	manifestFormat = 1
 	// backupsDoc points operators at the README section on backups.
-	backupsDoc = `README.md, section "Backups"`
+	backupsDoc = `docs/operations.md, section "Backups"`
 )
 
 // manifest describes one backup. It is written last: a directory without

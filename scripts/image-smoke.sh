@@ -60,7 +60,8 @@ token=$(post POST /api/auth/signup/email "" "{\"userId\":\"$id\",\"verificationC
 tz=$(post PATCH "/api/users/user/$id" "$token" '{"timezone":"Asia/Kathmandu"}' | jq -r .timezone)
 [ "$tz" = Asia/Kathmandu ] || fail "time zone: '$tz' (no tzdata in the binary?)"
 
-# A 1x1 PNG, uploaded and read back.
+# A 1x1 PNG, uploaded and read back; then a photo over 256 KiB, which the
+# server spools to /tmp while reading it.
 png=$(mktemp --suffix=.png)
 base64 -d > "$png" <<< 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 url=$(curl -fsS -X POST "$BASE/api/users/user/$id/images" -H "Authorization: Bearer $token" \
@@ -69,6 +70,20 @@ rm -f "$png"
 [ -n "$url" ] && [ "$url" != null ] || fail "upload"
 status=$(curl -s -o /dev/null -w '%{http_code}' "$url")
 [ "$status" = 200 ] || fail "download of $url: $status"
+big=$(mktemp --suffix=.png)
+python3 - "$big" <<'PY'
+import struct, sys, zlib, os
+w, h = 512, 512
+raw = b"".join(b"\x00" + os.urandom(w * 3) for _ in range(h))  # noise: does not compress
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+PY
+[ "$(stat -c %s "$big")" -gt 262144 ] || fail "the big photo is not over 256 KiB"
+big_url=$(curl -fsS -X POST "$BASE/api/users/user/$id/images" -H "Authorization: Bearer $token" \
+  -F "file=@$big;type=image/png" | jq -r '.files[0].data.url') || fail "upload of a photo over 256 KiB (no /tmp?)"
+rm -f "$big"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$big_url")" = 200 ] || fail "download of the big photo"
 
 "$engine" exec "$NAME" /tandem version >/dev/null
-echo "image-smoke: ok ($IMAGE, $version): ready, healthcheck, sign-up, verification, time zone, upload, download"
+echo "image-smoke: ok ($IMAGE, $version): ready, healthcheck, sign-up, verification, time zone, uploads (small and spooled), downloads"

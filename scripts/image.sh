@@ -2,7 +2,8 @@
 # Builds the Tandem image (Containerfile) as IMAGE with podman, or docker
 # when a Docker engine answers. The context is made here, in bin/image: the
 # static binary, the host's CA bundle, a passwd naming the unprivileged
-# user, and an empty data/ for the /data volume. Nothing is pulled.
+# user, and the empty /data (the volume) and /tmp the user owns. Nothing is
+# pulled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IMAGE=${IMAGE:-tandem:dev}
@@ -24,7 +25,7 @@ fi
 version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 ctx=bin/image
-rm -rf "$ctx" && mkdir -p "$ctx/data"
+rm -rf "$ctx" && mkdir -p "$ctx/dirs/data" "$ctx/dirs/tmp"
 CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w -X tandem/bootstrap.Version=$version" -o "$ctx/tandem" ./cmd/tandem
 ca=""
 for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do

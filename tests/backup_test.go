@@ -480,7 +480,7 @@ func TestBackupRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatalf("backup: %v\n%s", err, out)
 		}
-		for _, f := range []string{"database: refused: TANDEM_DB is MySQL", "mysqldump --single-transaction", `README.md, section "Backups"`, "blobs: 1 files"} {
+		for _, f := range []string{"database: refused: TANDEM_DB is MySQL", "mysqldump --single-transaction", `docs/operations.md, section "Backups"`, "blobs: 1 files"} {
 			if !strings.Contains(out, f) {
 				t.Fatalf("the output does not say %q:\n%s", f, out)
 			}
@@ -490,7 +490,7 @@ func TestBackupRefusals(t *testing.T) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			t.Fatal(err)
 		}
-		if m["database"] != nil || !strings.Contains(m["databaseNote"].(string), `README.md, section "Backups"`) {
+		if m["database"] != nil || !strings.Contains(m["databaseNote"].(string), `docs/operations.md, section "Backups"`) {
 			t.Fatalf("manifest: %s", raw)
 		}
 		if got, _ := os.ReadFile(filepath.Join(dir, "blobs", filepath.FromSlash(p.key))); !bytes.Equal(got, p.file) {
@@ -500,7 +500,7 @@ func TestBackupRefusals(t *testing.T) {
 		// its restore: never into SQLite; into MySQL the files only
 		dst := newDeployment(t)
 		out, err = command(dst.env(), "restore", dir)
-		wantRefusal(t, out, err, "holds no database", `README.md, section "Backups"`)
+		wantRefusal(t, out, err, "holds no database", `docs/operations.md, section "Backups"`)
 		untouched(t, dst)
 		env["TANDEM_BLOBS"] = "file:" + dst.blobs
 		out, err = command(env, "restore", dir)
