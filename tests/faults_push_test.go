@@ -80,7 +80,7 @@ func TestFaultDeadS3Endpoint(t *testing.T) {
 			expect(t, h.get(imagesPath(u), u.Token), 200, `[]`)
 			start = time.Now()
 			expect(t, h.get("/api/users/user/"+u.ID, u.Token), 200, "")
-			if took := time.Since(start); took > 200*time.Millisecond {
+			if took := time.Since(start); took > time.Second { // far under the dead store's timeouts, room for a loaded machine
 				t.Fatalf("a read took %v", took)
 			}
 		})
