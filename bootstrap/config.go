@@ -65,7 +65,7 @@ type Config struct {
 	// The black-box tests lower them, except where the cost is the subject.
 	HashParams password.Params
 	// TokenCacheTTL bounds how long a token revoked by another process may
-	// still be accepted here (at most 5 s, DESIGN.md §3).
+	// still be accepted here (at most 5 s, docs/api.md).
 	TokenCacheTTL time.Duration
 	// ReminderInterval is how often this process sends due event and daily
 	// reminders and milestone pushes.

@@ -13,7 +13,7 @@ import (
 )
 
 // cacheTTL is a duration no longer than the 5 s a revoked token may still
-// be accepted (DESIGN.md §3).
+// be accepted (docs/api.md).
 func (l *loader) cacheTTL(name string, def time.Duration) time.Duration {
 	d := l.duration(name, def)
 	if d > 5*time.Second {

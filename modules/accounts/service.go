@@ -10,7 +10,7 @@ import (
 // Admins is the configured list of administrator e-mails (TANDEM_ADMIN_EMAILS).
 type Admins []string
 
-// Service holds every account rule of the spec and DESIGN.md, one use
+// Service holds every account rule of the API (docs/api.md), one use
 // case a file: sign-up (signup.go), sessions (session.go), the password
 // reset and change (reset.go), the profile, export and deletion
 // (profile.go), administrators (admin.go); the code rules they share are in

@@ -23,7 +23,7 @@ const (
 	ActivityEventChanged = "eventChanged"
 )
 
-// Service holds every calendar-event rule of the spec and DESIGN.md.
+// Service holds every calendar-event rule of the API (docs/api.md).
 type Service struct {
 	repo     Repository
 	partners Partners

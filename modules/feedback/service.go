@@ -6,7 +6,7 @@ import (
 	"tandem/core"
 )
 
-// Service holds every feedback rule of the spec and DESIGN.md.
+// Service holds every feedback rule of the API (docs/api.md).
 type Service struct {
 	repo    Repository
 	limiter core.Limiter

@@ -245,7 +245,7 @@ type Subject struct {
 	Platform Platform
 }
 
-// Evaluate decides a rule for s, in DESIGN.md's order: unknown (nil) off;
+// Evaluate decides a rule for s, in the documented order: unknown (nil) off;
 // disabled off; denied off; allowed on; platforms set and s's platform not
 // in them off; premium only and s not premium off; else on when s's bucket is
 // below the rollout percentage. isPremium is called only when that step is

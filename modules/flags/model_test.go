@@ -213,7 +213,7 @@ func TestRaisingTheRolloutNeverDropsAUser(t *testing.T) {
 	}
 }
 
-// TestEvaluationOrder covers every step of DESIGN.md's order, and that each
+// TestEvaluationOrder covers every step of the documented order, and that each
 // step wins over the later ones.
 func TestEvaluationOrder(t *testing.T) {
 	t.Parallel()

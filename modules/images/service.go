@@ -6,7 +6,7 @@ import (
 	"tandem/core"
 )
 
-// Service holds every image rule of the spec and DESIGN.md: reads and
+// Service holds every image rule of the API (docs/api.md): reads and
 // deletes here, the upload in upload.go, pointing images at other files in
 // relink.go, and serving files and thumbnails in files.go.
 type Service struct {

@@ -20,7 +20,7 @@ const (
 	LiveDeleted = "memory.deleted"
 )
 
-// Service holds every memory rule of the spec and DESIGN.md.
+// Service holds every memory rule of the API (docs/api.md).
 type Service struct {
 	repo     Repository
 	partners Partners

@@ -16,7 +16,7 @@ const LiveSent = "message.sent"
 // hears that one came, never its text.
 const ActivityMessageSent = "messageSent"
 
-// Service holds every message rule of the spec and DESIGN.md.
+// Service holds every message rule of the API (docs/api.md).
 type Service struct {
 	repo         Repository
 	partnerships Partnerships

@@ -9,7 +9,7 @@ import (
 	"tandem/core"
 )
 
-// Service holds every notification rule of the spec and DESIGN.md.
+// Service holds every notification rule of the API (docs/api.md).
 type Service struct {
 	repo      Repository
 	tickets   TicketRepository

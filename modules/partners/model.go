@@ -376,7 +376,7 @@ const (
 		"If you did not expect this, unlink to end the connection."
 )
 
-// The module's errors; codes are the spec's and DESIGN.md's.
+// The module's errors; codes are the API's (docs/api.md).
 
 func errAlreadyPaired() error {
 	return core.Conflict("already_paired", "you are already paired")

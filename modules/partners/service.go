@@ -11,8 +11,10 @@ import (
 )
 
 // Service holds every partnership, connection-code and pairing rule of the
-// spec and DESIGN.md. Its checks give the documented error order; the
-// repository's transactions keep the invariants under concurrency.
+// API (docs/api.md). Its checks give the documented error order; the
+// decisions that must see the stored state (DecideSubmit, DecideLink) run
+// inside the repository's transaction (Pair), which keeps the invariants
+// under concurrency.
 type Service struct {
 	repo     Repository
 	notifier Notifier

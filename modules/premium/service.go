@@ -8,7 +8,7 @@ import (
 	"tandem/core"
 )
 
-// Service holds every premium rule of the spec and DESIGN.md.
+// Service holds every premium rule of the API (docs/api.md).
 type Service struct {
 	repo          Repository
 	partners      Partners

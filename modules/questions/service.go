@@ -16,7 +16,7 @@ const (
 	LiveReacted  = "question.reacted"
 )
 
-// Service holds every daily-question rule of the spec and DESIGN.md.
+// Service holds every daily-question rule of the API (docs/api.md).
 type Service struct {
 	repo         Repository
 	partnerships Partnerships

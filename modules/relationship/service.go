@@ -18,7 +18,7 @@ const LiveChanged = "relationship.changed"
 // started by the other partner.
 const ActivityRelationshipStarted = "relationshipStarted"
 
-// Service holds every relationship rule of the spec and DESIGN.md.
+// Service holds every relationship rule of the API (docs/api.md).
 type Service struct {
 	repo         Repository
 	partnerships Partnerships

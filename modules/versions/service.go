@@ -6,7 +6,7 @@ import (
 	"tandem/core"
 )
 
-// Service holds every version-check rule of the spec and DESIGN.md.
+// Service holds every version-check rule of the API (docs/api.md).
 type Service struct {
 	repo  Repository
 	clock core.Clock
