@@ -18,6 +18,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -47,6 +48,7 @@ var Module = fx.Module("memory",
 		fx.Annotate(NewAdviceRepo, fx.As(new(advice.Repository))),
 		fx.Annotate(NewFeedbackRepo, fx.As(new(feedback.Repository))),
 		fx.Annotate(NewMoodRepo, fx.As(new(moods.Repository))),
+		fx.Annotate(NewPasskeyRepo, fx.As(new(passkeys.Repository))),
 		fx.Annotate(NewAuditRepo, fx.As(new(admin.AuditLog))),
 		fx.Annotate(NewStatsRepo, fx.As(new(admin.Stats))),
 		func() Ready { return Ready{} },
