@@ -18,6 +18,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -91,6 +92,10 @@ func TestAdviceRepository(t *testing.T) {
 
 func TestFeedbackRepository(t *testing.T) {
 	storetest.FeedbackRepository(t, func(*testing.T) feedback.Repository { return memory.NewFeedbackRepo() })
+}
+
+func TestPasskeyRepository(t *testing.T) {
+	storetest.PasskeyRepository(t, func(*testing.T) passkeys.Repository { return memory.NewPasskeyRepo() })
 }
 
 func TestMoodRepository(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -176,6 +177,12 @@ func TestAdviceRepository(t *testing.T) {
 func TestFeedbackRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.FeedbackRepository(t, func(t *testing.T) feedback.Repository { return sqlstore.NewFeedbackRepo(newDB(t)) })
+	})
+}
+
+func TestPasskeyRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(t *testing.T) *sqlstore.DB) {
+		storetest.PasskeyRepository(t, func(t *testing.T) passkeys.Repository { return sqlstore.NewPasskeyRepo(newDB(t)) })
 	})
 }
 
