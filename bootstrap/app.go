@@ -20,6 +20,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -61,6 +62,8 @@ func Options(cfg Config) fx.Option {
 		advice.Module,
 		feedback.Module,
 		moods.Module,
+		passkeys.Module,
+		relyingParty(cfg.Passkeys),
 		idempotency.Module,
 		adminmod.Module,
 		consoleProbes(cfg),

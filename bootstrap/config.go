@@ -13,6 +13,7 @@ import (
 	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/password"
+	"tandem/adapters/webauthn"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
@@ -94,6 +95,9 @@ type Config struct {
 	// (TANDEM_CONNECTION_CODE_TTL); the purge deletes expired codes of
 	// unpaired owners.
 	ConnectionCodeTTL time.Duration
+
+	// Passkeys (TANDEM_PASSKEYS) is the WebAuthn relying party; nil: off.
+	Passkeys *webauthn.Config
 }
 
 type DBKind string
@@ -214,6 +218,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	// Two 48-megapixel photos decoding at once; one 19 MiB hash per core.
 	c.ImageDecodePixels = l.positive("TANDEM_IMAGE_DECODE_PIXELS", 100_000_000)
 	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())
+	c.Passkeys = l.passkeysConfig()
+	c.HTTP.WellKnown = httpapi.WellKnown{AppleAppIDs: l.appleAppIDs(), AndroidApps: l.androidApps()}
 	c.effective = l.effective
 	return c, errors.Join(l.errs...)
 }

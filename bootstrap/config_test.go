@@ -187,6 +187,9 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_BUS":                "redis://127.0.0.1:6379",
 		"TANDEM_SHUTDOWN_GRACE":     "-1s",
 		"TANDEM_CONSOLE_SECRET":     "31-bytes-is-one-short-of-enough",
+		"TANDEM_PASSKEYS":           "rp=example.com",
+		"TANDEM_APPLE_APP_IDS":      "ABCDE12345.app.tandem,app.tandem",
+		"TANDEM_ANDROID_APPS":       "package=app.tandem&sha256=AB:CD",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -344,5 +347,47 @@ func TestLoadStreamRecheck(t *testing.T) {
 		if err == nil || err.Error() != `TANDEM_STREAM_RECHECK: "`+value+`" is not a positive duration such as 30s` {
 			t.Fatalf("%q: %v", value, err)
 		}
+	}
+}
+
+// TestLoadPasskeys: each bad TANDEM_PASSKEYS, TANDEM_APPLE_APP_IDS and
+// TANDEM_ANDROID_APPS value is one line naming it; good ones are parsed.
+func TestLoadPasskeys(t *testing.T) {
+	fp := "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		err  string
+	}{
+		{"unset: off", map[string]string{}, ""},
+		{"a web and an app origin", map[string]string{"TANDEM_PASSKEYS": "rp=example.com&name=Tandem&origin=https://example.com&origin=android:apk-key-hash:abc"}, ""},
+		{"no rp", map[string]string{"TANDEM_PASSKEYS": "origin=https://example.com"}, "TANDEM_PASSKEYS: rp must be"},
+		{"a URL as rp", map[string]string{"TANDEM_PASSKEYS": "rp=https://example.com&origin=https://example.com"}, "TANDEM_PASSKEYS: rp must be"},
+		{"no origin", map[string]string{"TANDEM_PASSKEYS": "rp=example.com"}, "TANDEM_PASSKEYS: no origin"},
+		{"an unknown key", map[string]string{"TANDEM_PASSKEYS": "rp=example.com&origin=https://example.com&timeout=5"}, "TANDEM_PASSKEYS: unknown key"},
+		{"apple ids", map[string]string{"TANDEM_APPLE_APP_IDS": "ABCDE12345.app.tandem, ABCDE12345.app.tandem.beta"}, ""},
+		{"an apple id without team", map[string]string{"TANDEM_APPLE_APP_IDS": "app.tandem"}, "TANDEM_APPLE_APP_IDS: \"app.tandem\""},
+		{"android apps", map[string]string{"TANDEM_ANDROID_APPS": "package=app.tandem&sha256=" + fp + "&sha256=" + strings.ToLower(fp) + ",package=app.tandem.beta&sha256=" + fp}, ""},
+		{"an android app without fingerprint", map[string]string{"TANDEM_ANDROID_APPS": "package=app.tandem"}, "TANDEM_ANDROID_APPS: \"package=app.tandem\""},
+		{"a bad package", map[string]string{"TANDEM_ANDROID_APPS": "package=tandem&sha256=" + fp}, "TANDEM_ANDROID_APPS: \"tandem\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Load(env(tc.vars))
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.err != "" && (err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), tc.err)):
+				t.Fatalf("want one line %q..., got %v", tc.err, err)
+			case tc.name == "android apps":
+				apps := cfg.HTTP.WellKnown.AndroidApps
+				if len(apps) != 2 || apps[0].Package != "app.tandem" || len(apps[0].SHA256) != 2 || apps[0].SHA256[1] != fp {
+					t.Fatalf("parsed %+v", apps)
+				}
+			case tc.name == "a web and an app origin":
+				if cfg.Passkeys == nil || cfg.Passkeys.RPID != "example.com" || len(cfg.Passkeys.Origins) != 2 {
+					t.Fatalf("parsed %+v", cfg.Passkeys)
+				}
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -64,6 +65,7 @@ var ports = fx.Provide(
 	func(a *accounts.Service) moods.Users { return a },
 	func(p *partners.Service) moods.Partnerships { return p },
 	func(n *Notifier) moods.Notifier { return n },
+	func(a *accounts.Service) passkeys.Accounts { return passkeyAccounts{a} },
 	func(a *accounts.Service) notifications.Users { return a },
 	func(q *questions.Service) notifications.DailyQuestions { return q },
 	func(c Config) notifications.ReceiptSettings {

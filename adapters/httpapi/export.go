@@ -14,6 +14,7 @@ import (
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/passkeys"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -56,6 +57,8 @@ func toSectionJSON(v any) (any, bool) {
 		return toMoodsJSON(v), true
 	case notifications.Export:
 		return toNotificationsExportJSON(v), true
+	case []passkeys.Passkey:
+		return toPasskeysJSON(v), true
 	case partners.Export:
 		return toPartnersExportJSON(v), true
 	case *premium.Subscription:

@@ -25,6 +25,8 @@ var Module = fx.Module("http",
 		AsRoute(NewFeedbackHandler),
 		AsRoute(NewHomeHandler),
 		AsRoute(NewMoodsHandler),
+		AsRoute(NewPasskeysHandler),
+		AsRoute(NewWellKnownHandler),
 		AsRoute(func(s *Streams) *Streams { return s }),
 	),
 	fx.Invoke(func(*Server, *MetricsServer) {}), // the one deliberate Invoke: start serving

@@ -38,6 +38,9 @@ type Config struct {
 	RateLimitIP    int      // requests per minute per IP on the auth routes
 	ImageRateLimit int      // requests per minute per user on the image routes
 	Stream         StreamConfig
+	// WellKnown lists the apps the site vouches for
+	// (/.well-known/apple-app-site-association and assetlinks.json).
+	WellKnown WellKnown
 }
 
 // Server owns the Fiber app and its listener.

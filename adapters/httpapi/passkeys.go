@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tandem/core"
+	"tandem/modules/passkeys"
+)
+
+type passkeysHandler struct{ svc *passkeys.Service }
+
+func NewPasskeysHandler(svc *passkeys.Service) *passkeysHandler { return &passkeysHandler{svc: svc} }
+
+func (h *passkeysHandler) Register(r fiber.Router) {
+	r.Post("/api/auth/passkeys/register/options", requireUser, h.registerOptions)
+	r.Post("/api/auth/passkeys/register/verify", requireUser, h.registerVerify)
+	r.Post("/api/auth/passkeys/signin/options", h.signInOptions)
+	r.Post("/api/auth/passkeys/signin/verify", h.signIn)
+	r.Get("/api/users/user/:userId/passkeys", requireSelf, h.list)
+	r.Delete("/api/users/user/:userId/passkeys/:passkeyId", requireSelf, h.remove)
+}
+
+// passkeyJSON is one passkey as its owner sees it; never its key.
+type passkeyJSON struct {
+	ID           string `json:"id"`
+	CredentialID string `json:"credentialId"` // base64url, as navigator.credentials shows it
+	CreatedAt    int64  `json:"createdAt"`
+	LastUsedAt   *int64 `json:"lastUsedAt"`
+}
+
+func toPasskeyJSON(p passkeys.Passkey) passkeyJSON {
+	out := passkeyJSON{ID: p.ID, CredentialID: base64.RawURLEncoding.EncodeToString(p.CredentialID),
+		CreatedAt: core.Millis(p.CreatedAt)}
+	if !p.LastUsedAt.IsZero() {
+		ms := core.Millis(p.LastUsedAt)
+		out.LastUsedAt = &ms
+	}
+	return out
+}
+
+func toPasskeysJSON(ps []passkeys.Passkey) []passkeyJSON {
+	out := make([]passkeyJSON, len(ps))
+	for i, p := range ps {
+		out[i] = toPasskeyJSON(p)
+	}
+	return out
+}
+
+// optionsReply carries a ceremony's options as the library wrote them
+// ({publicKey: {...}}), for PublicKeyCredential.parse*OptionsFromJSON.
+type optionsReply struct {
+	Success bool            `json:"success"`
+	Options json.RawMessage `json:"options"`
+}
+
+// answer reads a verify body: the PublicKeyCredential as its toJSON()
+// writes it, checked as any JSON body first.
+func answer(c *fiber.Ctx) ([]byte, error) {
+	var raw map[string]json.RawMessage
+	if err := BindJSON(c, &raw); err != nil {
+		return nil, err
+	}
+	return c.Request().Body(), nil
+}
+
+func (h *passkeysHandler) registerOptions(c *fiber.Ctx) error {
+	p, _ := principal(c)
+	o, err := h.svc.RegisterOptions(c.UserContext(), p.UserID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(optionsReply{Success: true, Options: o})
+}
+
+func (h *passkeysHandler) registerVerify(c *fiber.Ctx) error {
+	p, _ := principal(c)
+	body, err := answer(c)
+	if err != nil {
+		return err
+	}
+	k, err := h.svc.Register(c.UserContext(), p.UserID, body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "passkey": toPasskeyJSON(k), "message": "passkey registered"})
+}
+
+func (h *passkeysHandler) signInOptions(c *fiber.Ctx) error {
+	o, err := h.svc.SignInOptions(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(optionsReply{Success: true, Options: o})
+}
+
+// signIn answers as a login does, with the code signin_success.
+func (h *passkeysHandler) signIn(c *fiber.Ctx) error {
+	body, err := answer(c)
+	if err != nil {
+		return err
+	}
+	cl := clientOf(c)
+	userID, token, err := h.svc.SignIn(c.UserContext(), body, passkeys.Client{IP: cl.IP, UserAgent: cl.UserAgent})
+	if err != nil {
+		return err
+	}
+	return c.JSON(authReply{Success: true, Code: "signin_success", UserID: userID, Token: token, Message: "signed in"})
+}
+
+func (h *passkeysHandler) list(c *fiber.Ctx) error {
+	ps, err := h.svc.List(c.UserContext(), c.Params("userId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "passkeys": toPasskeysJSON(ps)})
+}
+
+func (h *passkeysHandler) remove(c *fiber.Ctx) error {
+	id := c.Params("passkeyId")
+	if err := h.svc.Delete(c.UserContext(), c.Params("userId"), id); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "deletedId": id})
+}
