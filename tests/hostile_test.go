@@ -665,13 +665,16 @@ func documentedRoutes(t *testing.T) []apiRoute {
 	return out
 }
 
-// publicRoute needs no token (a forged one changes nothing there). The
-// stores' webhooks authenticate by signature or push secret: their forged
+// publicRoute needs no token (a forged one changes nothing there): the
+// auth routes but logout and the passkey registration, the app association
+// files under /.well-known/. The stores' webhooks authenticate by signature or push secret: their forged
 // notifications are in premium_appstore_test.go and premium_play_test.go.
 func publicRoute(r apiRoute) bool {
-	return strings.HasPrefix(r.path, "/api/auth/") && r.path != "/api/auth/logout" ||
+	return strings.HasPrefix(r.path, "/api/auth/") && r.path != "/api/auth/logout" &&
+		!strings.HasPrefix(r.path, "/api/auth/passkeys/register/") ||
 		slices.Contains([]string{"/healthz", "/readyz", "/openapi.json", "/api/version-check"}, r.path) ||
-		strings.HasPrefix(r.path, "/files/") || strings.HasPrefix(r.path, "/api/webhooks/")
+		strings.HasPrefix(r.path, "/files/") || strings.HasPrefix(r.path, "/api/webhooks/") ||
+		strings.HasPrefix(r.path, "/.well-known/")
 }
 
 // fillPath puts u's id and the given records into a documented path.
