@@ -292,3 +292,18 @@ func TestWellKnownAssociationFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestPasskeyCeremoniesAreRateLimitedPerIP(t *testing.T) {
+	parallel(t)
+	h := newHarness(t, profile{name: "memory"}, withPasskeys(), withEnv("TANDEM_RATE_LIMIT_IP", "5"))
+	for range 5 {
+		expect(t, h.post("/api/auth/passkeys/signin/options", "", nil), 200, "")
+	}
+	r := h.post("/api/auth/passkeys/signin/options", "", nil)
+	expect(t, r, 429, "")
+	if r.JSON(t)["code"] != "rate_limited" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("want rate_limited with Retry-After: %s", r.Body)
+	}
+	// The password login keeps its own budget.
+	expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@example.com", "password": "wrong-password"}), 401, "")
+}

@@ -10,15 +10,26 @@ import (
 	"tandem/modules/passkeys"
 )
 
-type passkeysHandler struct{ svc *passkeys.Service }
+type passkeysHandler struct {
+	svc     *passkeys.Service
+	limiter core.Limiter
+	cfg     Config
+}
 
-func NewPasskeysHandler(svc *passkeys.Service) *passkeysHandler { return &passkeysHandler{svc: svc} }
+func NewPasskeysHandler(svc *passkeys.Service, limiter core.Limiter, cfg Config) *passkeysHandler {
+	return &passkeysHandler{svc: svc, limiter: limiter, cfg: cfg}
+}
 
+// Register puts the ceremonies under a per-IP budget of their own
+// (TANDEM_RATE_LIMIT_IP a minute, counter passkey_ip): each options call
+// stores a challenge. A failed sign-in also counts under the module's
+// passkey_fail_ip rule.
 func (h *passkeysHandler) Register(r fiber.Router) {
-	r.Post("/api/auth/passkeys/register/options", requireUser, h.registerOptions)
-	r.Post("/api/auth/passkeys/register/verify", requireUser, h.registerVerify)
-	r.Post("/api/auth/passkeys/signin/options", h.signInOptions)
-	r.Post("/api/auth/passkeys/signin/verify", h.signIn)
+	perIP := LimitPerIP(h.limiter, "passkey_ip", h.cfg.RateLimitIP)
+	r.Post("/api/auth/passkeys/register/options", perIP, requireUser, h.registerOptions)
+	r.Post("/api/auth/passkeys/register/verify", perIP, requireUser, h.registerVerify)
+	r.Post("/api/auth/passkeys/signin/options", perIP, h.signInOptions)
+	r.Post("/api/auth/passkeys/signin/verify", perIP, h.signIn)
 	r.Get("/api/users/user/:userId/passkeys", requireSelf, h.list)
 	r.Delete("/api/users/user/:userId/passkeys/:passkeyId", requireSelf, h.remove)
 }
