@@ -20,12 +20,12 @@ func NewPasskeysHandler(svc *passkeys.Service, limiter core.Limiter, cfg Config)
 	return &passkeysHandler{svc: svc, limiter: limiter, cfg: cfg}
 }
 
-// Register puts the ceremonies under a per-IP budget of their own
-// (TANDEM_RATE_LIMIT_IP a minute, counter passkey_ip): each options call
-// stores a challenge. A failed sign-in also counts under the module's
-// passkey_fail_ip rule.
+// Register puts the ceremonies under the auth routes' per-IP budget
+// (TANDEM_RATE_LIMIT_IP a minute, counter auth_ip, counted once whichever
+// limiter runs first): each options call stores a challenge. A failed
+// sign-in also counts under the module's passkey_fail_ip rule.
 func (h *passkeysHandler) Register(r fiber.Router) {
-	perIP := LimitPerIP(h.limiter, "passkey_ip", h.cfg.RateLimitIP)
+	perIP := LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP)
 	r.Post("/api/auth/passkeys/register/options", perIP, requireUser, h.registerOptions)
 	r.Post("/api/auth/passkeys/register/verify", perIP, requireUser, h.registerVerify)
 	r.Post("/api/auth/passkeys/signin/options", perIP, h.signInOptions)
