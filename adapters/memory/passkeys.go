@@ -37,14 +37,14 @@ func (r *PasskeyRepo) Create(_ context.Context, p passkeys.Passkey, max int) err
 	n := 0
 	for _, o := range r.byID {
 		if bytes.Equal(o.CredentialID, p.CredentialID) || o.ID == p.ID {
-			return core.Conflict("passkey_exists", "this passkey is already registered")
+			return passkeys.Exists()
 		}
 		if o.UserID == p.UserID {
 			n++
 		}
 	}
 	if n >= max {
-		return core.Conflict("too_many_passkeys", "a user may hold at most 20 passkeys: delete one first")
+		return passkeys.TooMany()
 	}
 	r.byID[p.ID] = clonePasskey(p)
 	return nil
@@ -73,7 +73,7 @@ func (r *PasskeyRepo) ByCredential(_ context.Context, credentialID []byte) (pass
 			return clonePasskey(p), nil
 		}
 	}
-	return passkeys.Passkey{}, core.NotFound("passkey_not_found", "no such passkey")
+	return passkeys.Passkey{}, passkeys.NotFound()
 }
 
 func (r *PasskeyRepo) RecordUse(_ context.Context, id string, decide passkeys.UseDecision) (passkeys.Passkey, error) {
@@ -81,7 +81,7 @@ func (r *PasskeyRepo) RecordUse(_ context.Context, id string, decide passkeys.Us
 	defer r.mu.Unlock()
 	p, ok := r.byID[id]
 	if !ok {
-		return passkeys.Passkey{}, core.NotFound("passkey_not_found", "no such passkey")
+		return passkeys.Passkey{}, passkeys.NotFound()
 	}
 	p, err := decide(clonePasskey(p))
 	if err != nil {
@@ -95,7 +95,7 @@ func (r *PasskeyRepo) Delete(_ context.Context, userID, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.byID[id]; !ok || p.UserID != userID {
-		return core.NotFound("passkey_not_found", "no such passkey")
+		return passkeys.NotFound()
 	}
 	delete(r.byID, id)
 	return nil
@@ -133,7 +133,7 @@ func (r *PasskeyRepo) TakeChallenge(_ context.Context, id string, decide passkey
 	defer r.mu.Unlock()
 	c, ok := r.challenges[id]
 	if !ok {
-		return passkeys.Challenge{}, core.NotFound("challenge_not_found", "no such challenge")
+		return passkeys.Challenge{}, passkeys.NoChallenge()
 	}
 	c.Session = bytes.Clone(c.Session)
 	spend, err := decide(c)

@@ -44,7 +44,7 @@ func (r passkeyRow) passkey() passkeys.Passkey {
 
 func notFoundPasskey(err error) error {
 	if core.IsKind(err, core.KindNotFound) {
-		return core.NotFound("passkey_not_found", "no such passkey")
+		return passkeys.NotFound()
 	}
 	return err
 }
@@ -60,14 +60,14 @@ func (r *PasskeyRepo) Create(ctx context.Context, p passkeys.Passkey, max int) e
 			return err
 		}
 		if n >= max {
-			return core.Conflict("too_many_passkeys", "a user may hold at most 20 passkeys: delete one first")
+			return passkeys.TooMany()
 		}
 		return r.db.exec(ctx, tx, r.db.sb.Insert("passkeys").Columns(passkeyColumns...).
 			Values(p.ID, p.UserID, p.CredentialID, p.PublicKey, int64(p.SignCount), string(p.Details),
 				p.CreatedAt.UnixMilli(), zeroMillis(p.LastUsedAt)))
 	})
 	if e := core.As(err); err != nil && e.Kind == core.KindConflict && e.Code == "conflict" {
-		return core.Conflict("passkey_exists", "this passkey is already registered").Wrap(err)
+		return core.As(passkeys.Exists()).Wrap(err)
 	}
 	return err
 }
@@ -155,7 +155,7 @@ func (r *PasskeyRepo) TakeChallenge(ctx context.Context, id string, decide passk
 		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(challengeColumns...).From("passkey_challenges").
 			Where(sq.Eq{"id": id}).Suffix(r.db.forUpdate())); err != nil {
 			if core.IsKind(err, core.KindNotFound) {
-				return core.NotFound("challenge_not_found", "no such challenge")
+				return passkeys.NoChallenge()
 			}
 			return err
 		}

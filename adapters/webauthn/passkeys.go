@@ -114,12 +114,6 @@ func options(v any, s *wa.SessionData) (passkeys.Options, error) {
 	return passkeys.Options{JSON: js, Challenge: s.Challenge, Session: sess}, nil
 }
 
-func session(b []byte) (wa.SessionData, error) {
-	var s wa.SessionData
-	err := json.Unmarshal(b, &s)
-	return s, err
-}
-
 // BeginRegistration asks for a discoverable credential (a passkey signs in
 // without a name typed), user verification preferred, none of the user's
 // authenticators again.
@@ -150,12 +144,22 @@ func (rp *RP) ParseRegistration(body []byte) (passkeys.Answer, error) {
 	return passkeys.Answer{Challenge: p.Response.CollectedClientData.Challenge, CredentialID: p.RawID, Parsed: p}, nil
 }
 
-func (rp *RP) FinishRegistration(h passkeys.Holder, existing []passkeys.Passkey, sess []byte, a passkeys.Answer) (passkeys.Passkey, error) {
-	u, err := newUser(h, existing)
+// finishing is what both Finish steps start from: the library's user and
+// the ceremony's session.
+func finishing(h passkeys.Holder, keys []passkeys.Passkey, sess []byte) (user, wa.SessionData, error) {
+	u, err := newUser(h, keys)
 	if err != nil {
-		return passkeys.Passkey{}, err
+		return user{}, wa.SessionData{}, err
 	}
-	s, err := session(sess)
+	var s wa.SessionData
+	if err := json.Unmarshal(sess, &s); err != nil {
+		return user{}, wa.SessionData{}, fmt.Errorf("session data: %w", err)
+	}
+	return u, s, nil
+}
+
+func (rp *RP) FinishRegistration(h passkeys.Holder, existing []passkeys.Passkey, sess []byte, a passkeys.Answer) (passkeys.Passkey, error) {
+	u, s, err := finishing(h, existing, sess)
 	if err != nil {
 		return passkeys.Passkey{}, err
 	}
@@ -192,11 +196,7 @@ func (rp *RP) ParseSignIn(body []byte) (passkeys.Answer, error) {
 // flags and warns of a counter that did not move forward, which refuses
 // the sign-in (the module checks the counter again under the row's lock).
 func (rp *RP) FinishSignIn(h passkeys.Holder, key passkeys.Passkey, sess []byte, a passkeys.Answer) (passkeys.Passkey, error) {
-	u, err := newUser(h, []passkeys.Passkey{key})
-	if err != nil {
-		return passkeys.Passkey{}, err
-	}
-	s, err := session(sess)
+	u, s, err := finishing(h, []passkeys.Passkey{key}, sess)
 	if err != nil {
 		return passkeys.Passkey{}, err
 	}

@@ -118,6 +118,21 @@ func errCredentials() error {
 	return core.Unauthorized("invalid_credentials", "the passkey could not be verified")
 }
 
+// NotFound is the error of a passkey the user does not hold (repositories
+// and the service).
+func NotFound() error { return core.NotFound("passkey_not_found", "no such passkey") }
+
+// Exists is the error of a credential id already registered.
+func Exists() error { return core.Conflict("passkey_exists", "this passkey is already registered") }
+
+// TooMany is the error of a registration past MaxPasskeys.
+func TooMany() error {
+	return core.Conflict("too_many_passkeys", "a user may hold at most 20 passkeys: delete one first")
+}
+
+// NoChallenge is a repository's error for a challenge it does not hold.
+func NoChallenge() error { return core.NotFound("challenge_not_found", "no such challenge") }
+
 func errDisabled() error {
 	return core.NotFound("passkeys_disabled", "passkeys are not enabled on this server")
 }

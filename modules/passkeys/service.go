@@ -46,7 +46,7 @@ func (s *Service) RegisterOptions(ctx context.Context, userID string) ([]byte, e
 		return nil, err
 	}
 	if len(existing) >= MaxPasskeys {
-		return nil, tooMany()
+		return nil, TooMany()
 	}
 	o, err := s.cer.BeginRegistration(h, existing)
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Service) List(ctx context.Context, userID string) ([]Passkey, error) {
 // id the user does not hold (another user's included).
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if strings.TrimSpace(id) == "" {
-		return core.NotFound("passkey_not_found", "no such passkey")
+		return NotFound()
 	}
 	return s.repo.Delete(ctx, userID, id)
 }
@@ -217,8 +217,4 @@ func (s *Service) take(ctx context.Context, a Answer, p Purpose, userID string) 
 		return Challenge{}, errChallenge(p)
 	}
 	return c, err
-}
-
-func tooMany() error {
-	return core.Conflict("too_many_passkeys", "a user may hold at most 20 passkeys: delete one first")
 }
