@@ -21,6 +21,8 @@ func TestAppGraphIsValidForEveryProfile(t *testing.T) {
 		"smtp":   {"TANDEM_DB": "memory", "TANDEM_MAIL": "smtp://127.0.0.1:2525"},
 		"s3":     {"TANDEM_DB": "memory", "TANDEM_BLOBS": "s3://b?endpoint=127.0.0.1:9000&secure=false"},
 		"push":   {"TANDEM_DB": "memory", "TANDEM_PUSH": "expo,fcm?project=p&credentials=/k.json"},
+		"passkeys": {"TANDEM_DB": "memory", "TANDEM_PASSKEYS": "rp=example.com&origin=https://example.com",
+			"TANDEM_APPLE_APP_IDS": "ABCDE12345.app.tandem"},
 	}
 	for name, vars := range profiles {
 		t.Run(name, func(t *testing.T) {
