@@ -150,7 +150,7 @@ func (r *AccountRepo) Delete(ctx context.Context, id string) ([]string, error) {
 		if revoked, err = r.tokenHashes(ctx, tx, id); err != nil {
 			return err
 		}
-		for _, table := range []string{"auth_tokens", "auth_codes", "mail_outbox"} {
+		for _, table := range []string{"auth_tokens", "auth_codes", "mail_outbox", "account_identities"} {
 			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": id})); err != nil {
 				return err
 			}
