@@ -307,6 +307,13 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 		r.byID[userID] = a
 		revoked = r.revokeLocked(userID)
 	}
+	if u.Unlink {
+		for k, id := range r.identities {
+			if id.UserID == userID {
+				delete(r.identities, k)
+			}
+		}
+	}
 	if u.Token != nil {
 		r.tokens[u.Token.Hash] = *u.Token
 	}

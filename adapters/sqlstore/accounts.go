@@ -292,6 +292,11 @@ func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID stri
 			return err
 		}
 	}
+	if u.Unlink {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID})); err != nil {
+			return err
+		}
+	}
 	if u.Token == nil {
 		return nil
 	}

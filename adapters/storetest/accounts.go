@@ -34,6 +34,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("sign-in: a refusing decision writes nothing; the e-mail stays unique", ac.signInRefused)
 	t.Run("concurrent first sign-ins of one subject make one account", ac.concurrentSignIns)
 	t.Run("unlink: the decision sees every identity; delete account takes them", ac.unlink)
+	t.Run("a code spent on a never-verified account unlinks its identities", ac.verifyUnlinks)
 }
 
 // accountSuite holds AccountRepository's helpers and subtests.
@@ -704,4 +705,22 @@ func (ac accountSuite) unlink(t *testing.T) {
 	})
 	must(t, err)
 	_ = u
+}
+
+func (ac accountSuite) verifyUnlinks(t *testing.T) {
+	r := ac.repo(t, 0)
+	c := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-x", Email: "p@x.io"} // unverified: a pending account
+	u, err := ac.signInAs(r, c, "p1")
+	must(t, err)
+	if !u.Create || u.Account.Verified {
+		t.Fatalf("%+v", u)
+	}
+	ac.putCode(t, r, ac.code("p1", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
+	must(t, ac.spendVerification(r, "p1", "vc", ac.tok("t1", "p1")))
+	if ids, _ := r.Identities(ctx, "p1"); len(ids) != 0 {
+		t.Fatalf("the mailbox's owner inherited %+v", ids)
+	}
+	if a, _ := r.Get(ctx, "p1"); !a.Verified {
+		t.Fatalf("%+v", a)
+	}
 }
