@@ -60,7 +60,6 @@ func (h *harness) signInWith(provider, token string, extra map[string]any) respo
 	return h.post("/api/auth/signin/"+provider, "", body)
 }
 
-
 func signInOK(created bool) string {
 	if created {
 		return `{"success":true,"code":"signin_success","userId":"<string>","token":"<string>","created":true,"message":"<string>"}`

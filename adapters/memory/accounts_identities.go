@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"tandem/core"
 	"tandem/modules/accounts"
@@ -67,19 +68,9 @@ func (r *AccountRepo) identitiesLocked(userID string) []accounts.Identity {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return compareStrings(a.Provider, b.Provider)
+		return strings.Compare(a.Provider, b.Provider)
 	})
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.Identity, error) {

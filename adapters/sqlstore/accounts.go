@@ -44,7 +44,11 @@ func (r accountRow) account() accounts.Account {
 }
 
 func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("accounts").Columns(accountColumns...).
+	return r.insertAccount(ctx, r.db, a)
+}
+
+func (r *AccountRepo) insertAccount(ctx context.Context, e sqlx.ExecerContext, a accounts.Account) error {
+	return r.db.exec(ctx, e, r.db.sb.Insert("accounts").Columns(accountColumns...).
 		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Timezone,
 			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
 }

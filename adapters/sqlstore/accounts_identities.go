@@ -84,9 +84,7 @@ func (r *AccountRepo) lockAccount(ctx context.Context, tx *sqlx.Tx, where sq.Eq)
 func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u accounts.SignInUpdate) error {
 	a := u.Account
 	if u.Create {
-		if err := r.db.exec(ctx, tx, r.db.sb.Insert("accounts").Columns(accountColumns...).
-			Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Timezone,
-				a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli())); err != nil {
+		if err := r.insertAccount(ctx, tx, a); err != nil {
 			return err
 		}
 	}

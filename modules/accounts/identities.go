@@ -237,10 +237,7 @@ func displayName(given, family string) string {
 	return n
 }
 
-func isEmailTaken(err error) bool {
-	e, ok := err.(*core.Error)
-	return ok && e.Code == "email_already_registered"
-}
+func isEmailTaken(err error) bool { return core.As(err).Code == "email_already_registered" }
 
 // SignInMethods lists the account's sign-in methods (see SignInMethods).
 func (s *Service) SignInMethods(ctx context.Context, a Account) ([]string, error) {
