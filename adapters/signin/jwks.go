@@ -20,8 +20,10 @@ import (
 )
 
 const (
-	// refetchGap is how soon an unknown kid may fetch the keys again.
+	// refetchGap is how soon an unknown kid may fetch the keys again;
+	// retryGap how soon after a failed fetch.
 	refetchGap = time.Minute
+	retryGap   = 5 * time.Second
 	// defaultMaxAge holds the keys when the answer says nothing usable.
 	defaultMaxAge = time.Hour
 	maxMaxAge     = 24 * time.Hour
@@ -46,6 +48,7 @@ type KeySet struct {
 	keys    map[string]*rsa.PublicKey
 	expires time.Time // keys are fresh until then
 	fetched time.Time // the last fetch attempt, successful or not
+	failed  bool      // the last fetch attempt failed
 }
 
 // NewKeySet caches the JWKS at url, fetched with client.
@@ -55,24 +58,37 @@ func NewKeySet(url string, client *http.Client, now func() time.Time) *KeySet {
 
 // Key returns the RSA key with kid: errUnknownKey when the set (fresh, or
 // just fetched) has none, errKeysUnavailable when the set cannot be had.
+// One fetch at a time; after a fetch none other for a minute (a failed one:
+// retryGap), so neither unknown kids nor an outage hammer the provider,
+// and while it is down the keys it served last go on serving.
 func (k *KeySet) Key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	now := k.now()
-	if key, ok := k.keys[kid]; ok && now.Before(k.expires) {
+	key, known := k.keys[kid]
+	if known && now.Before(k.expires) {
 		return key, nil
 	}
-	stale := k.keys != nil && !now.Before(k.expires)
-	if !stale && k.keys != nil && now.Sub(k.fetched) < refetchGap {
-		return nil, errUnknownKey // fresh, and fetched a moment ago: no rotation to look for yet
-	}
-	if k.keys == nil && !k.fetched.IsZero() && now.Sub(k.fetched) < time.Second {
-		return nil, errKeysUnavailable // failed a moment ago: do not hammer the provider
+	if !k.fetched.IsZero() {
+		since := now.Sub(k.fetched)
+		switch {
+		case k.failed && since < retryGap:
+			if known {
+				return key, nil
+			}
+			return nil, errKeysUnavailable
+		case !k.failed && since < refetchGap:
+			if known {
+				return key, nil
+			}
+			return nil, errUnknownKey
+		}
 	}
 	k.fetched = now
 	keys, maxAge, err := k.fetch(ctx)
+	k.failed = err != nil
 	if err != nil {
-		if key, ok := k.keys[kid]; ok { // the provider is down: a known key serves on
+		if known { // the provider is down: a key it served goes on serving
 			return key, nil
 		}
 		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, err)

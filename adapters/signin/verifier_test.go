@@ -148,6 +148,26 @@ func TestKeySetCachesAndRefetchesAtMostOnceAMinute(t *testing.T) {
 	if err := verify(signintest.SignWith(t, c(), "k4", served)); !core.IsKind(err, core.KindUnavailable) {
 		t.Fatalf("an unknown kid while the provider is down: %v", err)
 	}
+	// A failed fetch is not tried again for a few seconds: an outage
+	// costs each request no wait for the provider.
+	before := p.Fetches.Load()
+	for range 3 {
+		if err := verify(p.Sign(t, c())); err != nil {
+			t.Fatalf("a known key right after a failed fetch: %v", err)
+		}
+		_ = verify(signintest.SignWith(t, c(), "k5", served))
+	}
+	if n := p.Fetches.Load(); n != before {
+		t.Fatalf("fetched %d more times right after a failure", n-before)
+	}
+	p.SetDown(false)
+	clock.Advance(6 * time.Second)
+	if err := verify(p.Sign(t, c())); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Fetches.Load(); n != before+1 {
+		t.Fatalf("fetched %d more times once the provider was back, want 1", n-before)
+	}
 }
 
 func TestKeysUnreachableIs503(t *testing.T) {
