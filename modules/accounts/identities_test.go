@@ -1,6 +1,7 @@
 package accounts_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -109,5 +110,66 @@ func TestSignInMethods(t *testing.T) {
 	}
 	if got := accounts.SignInMethods(accounts.Account{}, nil); got == nil || len(got) != 0 {
 		t.Fatalf("%#v: want an empty list, never null", got)
+	}
+}
+
+// fakeIDTokens verifies the tokens it holds: "provider/token" → claim; an
+// unknown token is 401, the token "down" 503.
+type fakeIDTokens map[string]accounts.IdentityClaim
+
+func (f fakeIDTokens) Verify(_ context.Context, provider, token, _ string) (accounts.IdentityClaim, error) {
+	if token == "down" {
+		return accounts.IdentityClaim{}, core.Unavailable("unavailable", "keys unavailable")
+	}
+	c, ok := f[provider+"/"+token]
+	if !ok {
+		return accounts.IdentityClaim{}, core.Unauthorized("invalid_token", "the ID token is not valid")
+	}
+	return c, nil
+}
+
+func TestSignInRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.tokens["google/ann"] = accounts.IdentityClaim{Provider: "google", Subject: "g1", Email: " Ann@X.io", EmailVerified: true}
+	signIn := func(token, ip string) (string, bool, error) {
+		id, tok, created, err := f.svc.SignIn(ctx, accounts.SignInRequest{Provider: "google", IDToken: token},
+			accounts.Client{IP: ip})
+		if err == nil && tok == "" {
+			t.Fatal("signed in without a token")
+		}
+		return id, created, err
+	}
+	id, created, err := signIn("ann", "ip1")
+	if err != nil || !created {
+		t.Fatalf("%v %v", created, err)
+	}
+	if a, _ := f.svc.Profile(ctx, id); a.Email != "ann@x.io" || !a.Verified || a.PasswordHash != "" {
+		t.Fatalf("the provider's e-mail is stored folded: %+v", a)
+	}
+	if again, created, err := signIn("ann", "ip1"); err != nil || created || again != id {
+		t.Fatalf("again: %s %v %v", again, created, err)
+	}
+	if _, _, err := signIn("down", "ip1"); !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("keys unavailable: %v", err)
+	}
+	// 10 attempts per IP that do not sign in; a sign-in gives its own back.
+	for range 8 {
+		if _, _, err := signIn("forged", "ip1"); core.As(err).Code != "invalid_token" {
+			t.Fatalf("forged: %v", err)
+		}
+	}
+	if _, _, err := signIn("ann", "ip1"); err != nil {
+		t.Fatalf("the tenth attempt signs in: %v", err)
+	}
+	if _, _, err := signIn("forged", "ip1"); core.As(err).Code != "invalid_token" {
+		t.Fatalf("the tenth refused attempt: %v", err)
+	}
+	if _, _, err := signIn("ann", "ip1"); !core.IsKind(err, core.KindRateLimited) {
+		t.Fatalf("over the limit, even a good token waits: %v", err)
+	}
+	if _, _, err := signIn("ann", "ip2"); err != nil {
+		t.Fatalf("another IP: %v", err)
 	}
 }
