@@ -13,6 +13,7 @@ import (
 	"tandem/adapters/console"
 	"tandem/adapters/httpapi"
 	"tandem/adapters/password"
+	"tandem/adapters/signin"
 	"tandem/adapters/webauthn"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
@@ -46,6 +47,9 @@ type Config struct {
 	// a NATS bus without TANDEM_BUS_SECRET.
 	Development bool
 	Purchases   PurchasesConfig
+	// SignIn lists the ID token providers (TANDEM_SIGNIN); none: sign-in
+	// with Apple and Google answers 401 invalid_token.
+	SignIn      []signin.Provider
 	Premium     premium.Policy // TANDEM_LIMITS_FREE/PREMIUM, TANDEM_FREE/PREMIUM_FEATURES
 	APIKeys     []string
 	AdminEmails []string
@@ -188,6 +192,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		Bus:              l.bus(development),
 		Development:      development,
 		Purchases:        l.purchasesConfig(development),
+		SignIn:           l.signIn(development),
 		Premium:          l.premium(),
 		APIKeys:          l.list("TANDEM_API_KEYS"),
 		AdminEmails:      l.emails("TANDEM_ADMIN_EMAILS"),

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"tandem/adapters/signin"
+	"tandem/modules/accounts"
 	"tandem/modules/notifications"
 	"tandem/modules/premium"
 )
@@ -264,4 +266,56 @@ func (l *loader) names(name, def string) []string {
 
 func notNameRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.-:", r))
+}
+
+const signInVar = "TANDEM_SIGNIN"
+
+// signIn parses TANDEM_SIGNIN: a comma list of apple?client=ID[&client=ID]
+// and google?client=ID[&client=ID], each provider once. jwks=URL replaces a
+// provider's key URL, in development only (tests, local work): in
+// production it would let whoever serves that URL sign in as anyone.
+func (l *loader) signIn(development bool) []signin.Provider {
+	v := strings.TrimSpace(l.str(signInVar, ""))
+	if v == "" {
+		return nil
+	}
+	var out []signin.Provider
+	seen := map[string]bool{}
+	for _, e := range strings.Split(v, ",") {
+		name, query, _ := strings.Cut(strings.TrimSpace(e), "?")
+		if (name != accounts.ProviderApple && name != accounts.ProviderGoogle) || seen[name] {
+			l.fail(signInVar, "%q is not apple?client=ID or google?client=ID, or is listed twice", name)
+			continue
+		}
+		seen[name] = true
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			l.fail(signInVar, "%s: %v", name, err)
+			continue
+		}
+		p := signin.Provider{Name: name, KeysURL: q.Get("jwks")}
+		for _, c := range q["client"] {
+			if c = strings.TrimSpace(c); c != "" {
+				p.Clients = append(p.Clients, c)
+			}
+		}
+		if len(p.Clients) == 0 {
+			l.fail(signInVar, "%s needs client=ID (the app's client id the tokens are issued for)", name)
+		}
+		for k := range q {
+			if k != "client" && k != "jwks" {
+				l.fail(signInVar, "%s has no parameter %q", name, k)
+			}
+		}
+		if p.KeysURL != "" {
+			if u, err := url.Parse(p.KeysURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				l.fail(signInVar, "%s jwks=%q is not an http(s) URL", name, p.KeysURL)
+			}
+			if !development {
+				l.fail(signInVar, "%s jwks= replaces the provider's keys: it needs TANDEM_ENV=development", name)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -142,6 +142,12 @@ func TestLoadProductionRefusals(t *testing.T) {
 		{"nats with a secret", map[string]string{"TANDEM_BUS": nats, "TANDEM_BUS_SECRET": testBusSecret}, ""},
 		{"nats without a secret in development", map[string]string{"TANDEM_BUS": nats, "TANDEM_ENV": "development"}, ""},
 		{"a local bus needs none", map[string]string{"TANDEM_BUS": "local"}, ""},
+		{"replaced sign-in keys", map[string]string{"TANDEM_SIGNIN": "apple?client=a&jwks=http://127.0.0.1:1/keys"},
+			"TANDEM_SIGNIN: apple jwks= replaces the provider's keys: it needs TANDEM_ENV=development"},
+		{"replaced sign-in keys in development", map[string]string{"TANDEM_ENV": "development",
+			"TANDEM_SIGNIN": "apple?client=a&jwks=http://127.0.0.1:1/keys"}, ""},
+		{"sign-in with the providers' keys", map[string]string{
+			"TANDEM_SIGNIN": "apple?client=com.example.tandem,google?client=1.apps.googleusercontent.com&client=2"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(env(tc.vars))
@@ -190,6 +196,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_PASSKEYS":           "rp=example.com",
 		"TANDEM_APPLE_APP_IDS":      "ABCDE12345.app.tandem,app.tandem",
 		"TANDEM_ANDROID_APPS":       "package=app.tandem&sha256=AB:CD",
+		"TANDEM_SIGNIN":             "apple",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -389,5 +396,27 @@ func TestLoadPasskeys(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLoadSignIn(t *testing.T) {
+	for value, want := range map[string]string{
+		"apple?client=a,apple?client=b":  `TANDEM_SIGNIN: "apple" is not apple?client=ID or google?client=ID, or is listed twice`,
+		"facebook?client=a":              `TANDEM_SIGNIN: "facebook" is not apple?client=ID or google?client=ID, or is listed twice`,
+		"google?client=a&secret=b":       `TANDEM_SIGNIN: google has no parameter "secret"`,
+		"google?client=a&jwks=ftp://x/y": `TANDEM_SIGNIN: google jwks="ftp://x/y" is not an http(s) URL`,
+	} {
+		_, err := Load(env(map[string]string{"TANDEM_SIGNIN": value, "TANDEM_ENV": "development"}))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: want %q, got %v", value, want, err)
+		}
+	}
+	cfg, err := Load(env(map[string]string{"TANDEM_SIGNIN": "apple?client=a&client=b, google?client=g"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.SignIn) != 2 || cfg.SignIn[0].Name != "apple" || len(cfg.SignIn[0].Clients) != 2 ||
+		cfg.SignIn[1].Name != "google" || cfg.SignIn[1].Clients[0] != "g" || cfg.SignIn[1].KeysURL != "" {
+		t.Fatalf("%+v", cfg.SignIn)
 	}
 }

@@ -24,6 +24,8 @@ func (h *accountsHandler) Register(r fiber.Router) {
 	auth.Post("/signup/email", h.signup)
 	auth.Post("/login/email", h.login)
 	auth.Post("/reset", h.reset)
+	auth.Post("/signin/apple", h.signInWith(accounts.ProviderApple))
+	auth.Post("/signin/google", h.signInWith(accounts.ProviderGoogle))
 	auth.Post("/logout", requireUser, h.logout)
 
 	r.Get("/api/users/user/:userId/sessions", requireSelf, h.sessions)
@@ -34,6 +36,7 @@ func (h *accountsHandler) Register(r fiber.Router) {
 	r.Post("/api/users/user/:userId/password", requireSelf, h.changePassword)
 	r.Delete("/api/users/user/:userId", requireSelf, h.deleteAccount)
 	r.Get("/api/users/user/:userId/export", requireSelf, h.export)
+	r.Delete("/api/users/user/:userId/signin/:provider", requireSelf, h.unlink)
 }
 
 // Request bodies: one path serves several steps, told apart by their fields.
@@ -225,6 +228,8 @@ type accountJSON struct {
 	// PasswordRequired (an addition) is true while the account has no
 	// password: it was verified after sign-ups that disagreed on one.
 	PasswordRequired bool `json:"passwordRequired,omitempty"`
+	// SignInMethods (an addition): "password" and the linked providers.
+	SignInMethods []string `json:"signInMethods"`
 }
 
 // profileReply is the body of GET/PATCH: success and the flat profile.
@@ -233,9 +238,19 @@ type profileReply struct {
 	accountJSON
 }
 
-func toAccountJSON(a accounts.Account) accountJSON {
+func toAccountJSON(a accounts.Account, ids []accounts.Identity) accountJSON {
 	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
-		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == ""}
+		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == "",
+		SignInMethods: accounts.SignInMethods(a, ids)}
+}
+
+// profileJSON is the account as the profile shows it, with its methods.
+func (h *accountsHandler) profileJSON(c *fiber.Ctx, a accounts.Account) (profileReply, error) {
+	ids, err := h.svc.Identities(c.UserContext(), a.ID)
+	if err != nil {
+		return profileReply{}, err
+	}
+	return profileReply{Success: true, accountJSON: toAccountJSON(a, ids)}, nil
 }
 
 func (h *accountsHandler) profile(c *fiber.Ctx) error {
@@ -243,7 +258,11 @@ func (h *accountsHandler) profile(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(profileReply{Success: true, accountJSON: toAccountJSON(a)})
+	out, err := h.profileJSON(c, a)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
 }
 
 func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
@@ -259,7 +278,11 @@ func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(profileReply{Success: true, accountJSON: toAccountJSON(a)})
+	out, err := h.profileJSON(c, a)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
 }
 
 // changePassword sets the signed-in user's password: every other session
@@ -300,7 +323,11 @@ func (h *accountsHandler) export(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "account": toAccountJSON(a), "data": out})
+	ids, err := h.svc.Identities(c.UserContext(), a.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "account": exportAccountJSON{toAccountJSON(a, ids), toIdentitiesJSON(ids)}, "data": out})
 }
 
 func str(p *string) string {
@@ -308,4 +335,26 @@ func str(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// exportAccountJSON is the account in the export: the profile and the
+// linked identities.
+type exportAccountJSON struct {
+	accountJSON
+	Identities []identityJSON `json:"identities"`
+}
+
+type identityJSON struct {
+	Provider  string `json:"provider"`
+	Subject   string `json:"subject"`
+	Email     string `json:"email"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+func toIdentitiesJSON(ids []accounts.Identity) []identityJSON {
+	out := make([]identityJSON, len(ids))
+	for i, id := range ids {
+		out[i] = identityJSON{Provider: id.Provider, Subject: id.Subject, Email: id.Email, CreatedAt: core.Millis(id.CreatedAt)}
+	}
+	return out
 }

@@ -30,11 +30,14 @@ type AccountRepo struct {
 	codes   map[codeKey]accounts.Code
 	tokens  map[string]accounts.Token
 	mails   map[string]accounts.OutboxMail
+	// identities by (provider, subject): see accounts_identities.go.
+	identities map[identityKey]accounts.Identity
 }
 
 func NewAccountRepo() *AccountRepo {
 	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
-		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{}}
+		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{},
+		identities: map[identityKey]accounts.Identity{}}
 }
 
 func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
@@ -151,6 +154,11 @@ func (r *AccountRepo) Delete(_ context.Context, id string) ([]string, error) {
 	delete(r.byEmail, a.Email)
 	delete(r.codes, codeKey{id, accounts.PurposeVerify})
 	delete(r.codes, codeKey{id, accounts.PurposeReset})
+	for k, ident := range r.identities {
+		if ident.UserID == id {
+			delete(r.identities, k)
+		}
+	}
 	for mid, m := range r.mails {
 		if m.UserID == id {
 			delete(r.mails, mid)
@@ -298,6 +306,13 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 		a.PasswordHash, a.UpdatedAt = u.PasswordHash, u.At
 		r.byID[userID] = a
 		revoked = r.revokeLocked(userID)
+	}
+	if u.Unlink {
+		for k, id := range r.identities {
+			if id.UserID == userID {
+				delete(r.identities, k)
+			}
+		}
 	}
 	if u.Token != nil {
 		r.tokens[u.Token.Hash] = *u.Token

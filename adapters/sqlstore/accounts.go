@@ -44,7 +44,11 @@ func (r accountRow) account() accounts.Account {
 }
 
 func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("accounts").Columns(accountColumns...).
+	return r.insertAccount(ctx, r.db, a)
+}
+
+func (r *AccountRepo) insertAccount(ctx context.Context, e sqlx.ExecerContext, a accounts.Account) error {
+	return r.db.exec(ctx, e, r.db.sb.Insert("accounts").Columns(accountColumns...).
 		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Timezone,
 			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
 }
@@ -150,7 +154,7 @@ func (r *AccountRepo) Delete(ctx context.Context, id string) ([]string, error) {
 		if revoked, err = r.tokenHashes(ctx, tx, id); err != nil {
 			return err
 		}
-		for _, table := range []string{"auth_tokens", "auth_codes", "mail_outbox"} {
+		for _, table := range []string{"auth_tokens", "auth_codes", "mail_outbox", "account_identities"} {
 			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": id})); err != nil {
 				return err
 			}
@@ -289,6 +293,11 @@ func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID stri
 	}
 	if u.PasswordHash != "" {
 		if err := r.setPassword(ctx, tx, userID, u.PasswordHash, u.At, revoked, u.Verify); err != nil {
+			return err
+		}
+	}
+	if u.Unlink {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID})); err != nil {
 			return err
 		}
 	}

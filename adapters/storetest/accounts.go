@@ -30,6 +30,11 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("sessions: list newest first, the oldest beyond max revoked, delete by id for the owner only", ac.sessions)
 	t.Run("purge drops expired tokens, codes, proofs and mail only", ac.purge)
 	t.Run("tokens: delete one; delete account takes codes and tokens", ac.deleteTokenAndAccount)
+	t.Run("sign-in: creates, links, signs in again, takes a pending account over", ac.signIn)
+	t.Run("sign-in: a refusing decision writes nothing; the e-mail stays unique", ac.signInRefused)
+	t.Run("concurrent first sign-ins of one subject make one account", ac.concurrentSignIns)
+	t.Run("unlink: the decision sees every identity; delete account takes them", ac.unlink)
+	t.Run("a code spent on a never-verified account unlinks its identities", ac.verifyUnlinks)
 }
 
 // accountSuite holds AccountRepository's helpers and subtests.
@@ -537,4 +542,185 @@ func (ac accountSuite) deleteTokenAndAccount(t *testing.T) {
 	must(t, r.Create(ctx, ac.acc("u3", "a@x.io"))) // the e-mail is free again
 	_, err = r.Delete(ctx, "u1")
 	wantKind(t, err, core.KindNotFound)
+}
+
+// signInAs runs the module's sign-in rule for claim as the repository loads it.
+func (accountSuite) signInAs(r accounts.Repository, c accounts.IdentityClaim, newID string) (accounts.SignInUpdate, error) {
+	return r.SignIn(ctx, c.Provider, c.Subject, c.Email, accounts.DecideSignIn(c, newID, now))
+}
+
+func (ac accountSuite) signIn(t *testing.T) {
+	r := ac.repo(t, 2) // u1 a@x.io pending, u2 b@x.io verified below
+	ac.putCode(t, r, ac.code("u2", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
+	must(t, ac.spendVerification(r, "u2", "vc", ac.tok("t2", "u2")))
+	ac.putCode(t, r, ac.code("u1", accounts.PurposeVerify, "vc1", now.Add(time.Hour)))
+
+	fresh := accounts.IdentityClaim{Provider: accounts.ProviderApple, Subject: "s-new", Email: "new@x.io", EmailVerified: true}
+	u, err := ac.signInAs(r, fresh, "n1")
+	must(t, err)
+	if !u.Create || u.Account.ID != "n1" {
+		t.Fatalf("first sign-in %+v", u)
+	}
+	a, err := r.GetByEmail(ctx, "new@x.io")
+	must(t, err)
+	if a.ID != "n1" || !a.Verified || a.PasswordHash != "" {
+		t.Fatalf("created %+v", a)
+	}
+	u, err = ac.signInAs(r, fresh, "n2")
+	must(t, err)
+	if u.Create || u.Link != nil || u.Account.ID != "n1" {
+		t.Fatalf("second sign-in %+v", u)
+	}
+
+	joins := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-b", Email: "b@x.io", EmailVerified: true}
+	u, err = ac.signInAs(r, joins, "n3")
+	must(t, err)
+	if u.Create || u.Account.ID != "u2" {
+		t.Fatalf("join %+v", u)
+	}
+	if a, _ := r.Get(ctx, "u2"); a.PasswordHash != "h-u2" {
+		t.Fatalf("the verified account's password changed: %+v", a)
+	}
+
+	takes := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-a", Email: "a@x.io", EmailVerified: true}
+	u, err = ac.signInAs(r, takes, "n4")
+	must(t, err)
+	if u.Create || !u.TakeOver || u.Account.ID != "u1" {
+		t.Fatalf("take over %+v", u)
+	}
+	a, _ = r.Get(ctx, "u1")
+	if !a.Verified || a.PasswordHash != "" {
+		t.Fatalf("taken over %+v", a)
+	}
+	if _, err := r.GetCode(ctx, "u1", accounts.PurposeVerify); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("the pending sign-up's code survived: %v", err)
+	}
+
+	ids, err := r.Identities(ctx, "u2")
+	must(t, err)
+	if len(ids) != 1 || ids[0].Provider != accounts.ProviderGoogle || ids[0].Subject != "g-b" || ids[0].Email != "b@x.io" ||
+		!ids[0].CreatedAt.Equal(now) {
+		t.Fatalf("identities %+v", ids)
+	}
+	if ids, _ := r.Identities(ctx, "nobody"); len(ids) != 0 {
+		t.Fatalf("nobody's identities %+v", ids)
+	}
+}
+
+func (ac accountSuite) signInRefused(t *testing.T) {
+	r := ac.repo(t, 1)
+	unverified := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-a", Email: "a@x.io"}
+	if _, err := ac.signInAs(r, unverified, "n1"); !core.IsKind(err, core.KindConflict) {
+		t.Fatalf("an unverified claim on a taken e-mail: %v", err)
+	}
+	if ids, _ := r.Identities(ctx, "u1"); len(ids) != 0 {
+		t.Fatalf("linked %+v", ids)
+	}
+	// A decision that creates an account with a taken e-mail is refused by
+	// the store, and nothing of it is written.
+	_, err := r.SignIn(ctx, "apple", "s-x", "", func(accounts.SignInState) (accounts.SignInUpdate, error) {
+		a := ac.acc("n2", "a@x.io")
+		return accounts.SignInUpdate{Account: a, Create: true,
+			Link: &accounts.Identity{Provider: "apple", Subject: "s-x", UserID: "n2", CreatedAt: now}}, nil
+	})
+	if !core.IsKind(err, core.KindConflict) {
+		t.Fatalf("taken e-mail: %v", err)
+	}
+	if _, err := r.Get(ctx, "n2"); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("n2: %v", err)
+	}
+}
+
+func (ac accountSuite) concurrentSignIns(t *testing.T) {
+	r := ac.repo(t, 0)
+	c := accounts.IdentityClaim{Provider: accounts.ProviderApple, Subject: "s-race", Email: "race@x.io", EmailVerified: true}
+	const n = 8
+	var wg sync.WaitGroup
+	got := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for try := 0; try < 2; try++ { // as the service: a conflict is decided once more
+				u, err := ac.signInAs(r, c, fmt.Sprintf("n%d", i))
+				if core.IsKind(err, core.KindConflict) {
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+				}
+				got[i] = u.Account.ID
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	for _, id := range got {
+		if id != got[0] || id == "" {
+			t.Fatalf("one subject, accounts %v", got)
+		}
+	}
+	ids, _ := r.Identities(ctx, got[0])
+	if len(ids) != 1 {
+		t.Fatalf("identities %+v", ids)
+	}
+}
+
+func (ac accountSuite) unlink(t *testing.T) {
+	r := ac.repo(t, 1)
+	for _, p := range []string{accounts.ProviderApple, accounts.ProviderGoogle} {
+		_, err := r.SignIn(ctx, p, "s-"+p, "", func(accounts.SignInState) (accounts.SignInUpdate, error) {
+			return accounts.SignInUpdate{Account: ac.acc("u1", "a@x.io"),
+				Link: &accounts.Identity{Provider: p, Subject: "s-" + p, UserID: "u1", CreatedAt: now}}, nil
+		})
+		must(t, err)
+	}
+	var seen []accounts.Identity
+	refuse := core.Conflict("no", "no")
+	err := r.Unlink(ctx, "u1", accounts.ProviderApple, func(a accounts.Account, ids []accounts.Identity) error {
+		seen = ids
+		return refuse
+	})
+	if err != refuse || len(seen) != 2 {
+		t.Fatalf("refused unlink: %v, saw %+v", err, seen)
+	}
+	must(t, r.Unlink(ctx, "u1", accounts.ProviderApple, func(accounts.Account, []accounts.Identity) error { return nil }))
+	ids, _ := r.Identities(ctx, "u1")
+	if len(ids) != 1 || ids[0].Provider != accounts.ProviderGoogle {
+		t.Fatalf("after unlink %+v", ids)
+	}
+	if err := r.Unlink(ctx, "nobody", accounts.ProviderApple, func(accounts.Account, []accounts.Identity) error { return nil }); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("unknown account: %v", err)
+	}
+	_, err = r.Delete(ctx, "u1")
+	must(t, err)
+	if ids, _ := r.Identities(ctx, "u1"); len(ids) != 0 {
+		t.Fatalf("after delete %+v", ids)
+	}
+	u, err := r.SignIn(ctx, accounts.ProviderGoogle, "s-google", "", func(st accounts.SignInState) (accounts.SignInUpdate, error) {
+		if st.Identity != nil {
+			t.Errorf("the deleted account's identity is still there: %+v", st.Identity)
+		}
+		return accounts.SignInUpdate{}, nil
+	})
+	must(t, err)
+	_ = u
+}
+
+func (ac accountSuite) verifyUnlinks(t *testing.T) {
+	r := ac.repo(t, 0)
+	c := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-x", Email: "p@x.io"} // unverified: a pending account
+	u, err := ac.signInAs(r, c, "p1")
+	must(t, err)
+	if !u.Create || u.Account.Verified {
+		t.Fatalf("%+v", u)
+	}
+	ac.putCode(t, r, ac.code("p1", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
+	must(t, ac.spendVerification(r, "p1", "vc", ac.tok("t1", "p1")))
+	if ids, _ := r.Identities(ctx, "p1"); len(ids) != 0 {
+		t.Fatalf("the mailbox's owner inherited %+v", ids)
+	}
+	if a, _ := r.Get(ctx, "p1"); !a.Verified {
+		t.Fatalf("%+v", a)
+	}
 }

@@ -17,6 +17,7 @@ type Repository interface {
 	AccountStore
 	CodeStore
 	TokenStore
+	IdentityStore
 	// Purge deletes tokens, codes (reset proofs included) and unclaimed
 	// outbox mail that expired before now, and returns how many.
 	Purge(ctx context.Context, now time.Time) (int, error)
@@ -39,7 +40,7 @@ type AccountStore interface {
 	UpdateProfile(ctx context.Context, a Account) error
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
-	// Delete removes the account, its codes, tokens and unsent mail,
+	// Delete removes the account, its codes, tokens, identities and unsent mail,
 	// returning the token hashes.
 	Delete(ctx context.Context, id string) ([]string, error)
 	// ClearPendingPassword removes the password of an account that is not

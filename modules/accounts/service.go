@@ -26,7 +26,9 @@ type Service struct {
 	ids     core.IDs
 	admins  Admins
 	owners  []core.UserData
-	dummy   string // a real hash, verified on unknown e-mails so timing reveals nothing
+	// idTokens verifies sign-in ID tokens; nil when no provider is configured.
+	idTokens IDTokenVerifier
+	dummy    string // a real hash, verified on unknown e-mails so timing reveals nothing
 }
 
 // Deps groups the Service's collaborators (the list is long; names beat order).
@@ -42,6 +44,9 @@ type Deps struct {
 	Clock   core.Clock
 	IDs     core.IDs
 	Admins  Admins
+	// IDTokens verifies Apple's and Google's ID tokens (nil: sign-in with
+	// them answers 401 invalid_token).
+	IDTokens IDTokenVerifier
 }
 
 func NewService(d Deps) (*Service, error) {
@@ -54,7 +59,7 @@ func NewService(d Deps) (*Service, error) {
 		admins[i] = FoldEmail(a)
 	}
 	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
-		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy}, nil
+		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy, idTokens: d.IDTokens}, nil
 }
 
 // AddDataOwners registers the modules whose user data deletion purges and

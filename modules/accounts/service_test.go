@@ -26,19 +26,20 @@ type fixture struct {
 	mail   *outbox
 	cache  *mapCache
 	bus    *coretest.Events
+	tokens fakeIDTokens
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewAccountRepo(), clock: coretest.NewClock(time.Time{}), mail: &outbox{},
-		cache: &mapCache{m: map[string]accounts.Session{}}, bus: &coretest.Events{}}
+		cache: &mapCache{m: map[string]accounts.Session{}}, bus: &coretest.Events{}, tokens: fakeIDTokens{}}
 	ids := &coretest.SeqIDs{}
 	f.log = &mailLog{}
 	sender := accounts.NewSender(f.repo, f.mail, f.log, f.clock, ids, accounts.SenderSettings{})
 	f.sender = sender
 	svc, err := accounts.NewService(accounts.Deps{Repo: f.repo, Sender: sender, Hasher: plainHasher{},
 		Cache: f.cache, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), f.clock), Bus: f.bus,
-		Clock: f.clock, IDs: ids, Admins: accounts.Admins{"Boss@X.io"}})
+		Clock: f.clock, IDs: ids, Admins: accounts.Admins{"Boss@X.io"}, IDTokens: f.tokens})
 	if err != nil {
 		t.Fatal(err)
 	}

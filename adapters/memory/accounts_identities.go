@@ -1,0 +1,99 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+type identityKey struct{ provider, subject string }
+
+// SignIn holds the mutex for the whole decision, as the SQL transaction
+// holds its row locks.
+func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string, decide accounts.SignInDecision) (accounts.SignInUpdate, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var st accounts.SignInState
+	if id, ok := r.identities[identityKey{provider, subject}]; ok {
+		st.Identity = &id
+		if a, ok := r.byID[id.UserID]; ok {
+			st.Linked = &a
+		}
+	}
+	if email != "" {
+		if uid, ok := r.byEmail[email]; ok {
+			a := r.byID[uid]
+			st.ByEmail = &a
+		}
+	}
+	u, err := decide(st)
+	if err != nil {
+		return accounts.SignInUpdate{}, err
+	}
+	a := u.Account
+	if u.Create {
+		if _, taken := r.byEmail[a.Email]; taken {
+			return accounts.SignInUpdate{}, core.Conflict("conflict", "e-mail taken")
+		}
+		r.byID[a.ID] = a
+		r.byEmail[a.Email] = a.ID
+	}
+	if u.TakeOver {
+		s := r.byID[a.ID]
+		s.Verified, s.PasswordHash, s.UpdatedAt = true, "", a.UpdatedAt
+		r.byID[a.ID] = s
+		delete(r.codes, codeKey{a.ID, accounts.PurposeVerify})
+	}
+	if u.Link != nil {
+		k := identityKey{u.Link.Provider, u.Link.Subject}
+		if _, taken := r.identities[k]; taken {
+			return accounts.SignInUpdate{}, core.Conflict("conflict", "identity taken")
+		}
+		r.identities[k] = *u.Link
+	}
+	return u, nil
+}
+
+func (r *AccountRepo) identitiesLocked(userID string) []accounts.Identity {
+	out := []accounts.Identity{}
+	for _, id := range r.identities {
+		if id.UserID == userID {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, func(a, b accounts.Identity) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Provider, b.Provider)
+	})
+	return out
+}
+
+func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.Identity, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.identitiesLocked(userID), nil
+}
+
+func (r *AccountRepo) Unlink(_ context.Context, userID, provider string, decide accounts.UnlinkDecision) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.byID[userID]
+	if !ok {
+		return errAccountNotFound()
+	}
+	ids := r.identitiesLocked(userID)
+	if err := decide(a, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if id.Provider == provider {
+			delete(r.identities, identityKey{id.Provider, id.Subject})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/accounts"
+)
+
+// account_identities: the primary key (provider, subject) answers a
+// sign-in; idx_account_identities_user (user_id, provider) the account's
+// list, its unlink and its deletion.
+
+var identityColumns = []string{"provider", "subject", "user_id", "email", "created_at"}
+
+type identityRow struct {
+	Provider  string `db:"provider"`
+	Subject   string `db:"subject"`
+	UserID    string `db:"user_id"`
+	Email     string `db:"email"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+func (r identityRow) identity() accounts.Identity {
+	return accounts.Identity{Provider: r.Provider, Subject: r.Subject, UserID: r.UserID, Email: r.Email,
+		CreatedAt: core.FromMillis(r.CreatedAt)}
+}
+
+// SignIn holds the identity's row (or, on MySQL, the gap where it would
+// be) and the e-mail's account, runs decide and writes its update in the
+// same transaction. Two first sign-ins of one subject: the second waits,
+// or loses a deadlock and runs again, and then sees the first's identity;
+// the primary key is the last guard (core.KindConflict).
+func (r *AccountRepo) SignIn(ctx context.Context, provider, subject, email string, decide accounts.SignInDecision) (accounts.SignInUpdate, error) {
+	var u accounts.SignInUpdate
+	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		var st accounts.SignInState
+		var id identityRow
+		err := r.db.get(ctx, tx, &id, r.db.sb.Select(identityColumns...).From("account_identities").
+			Where(sq.Eq{"provider": provider, "subject": subject}).Suffix(r.db.forUpdate()))
+		switch {
+		case err == nil:
+			ident := id.identity()
+			st.Identity = &ident
+			a, err := r.lockAccount(ctx, tx, sq.Eq{"id": id.UserID})
+			if err != nil && !core.IsKind(err, core.KindNotFound) {
+				return err
+			}
+			if err == nil {
+				st.Linked = &a
+			}
+		case !core.IsKind(err, core.KindNotFound):
+			return err
+		}
+		if email != "" {
+			a, err := r.lockAccount(ctx, tx, sq.Eq{"email": email})
+			switch {
+			case err == nil && a.Email == email: // exact: MySQL's collation holds look-alikes equal
+				st.ByEmail = &a
+			case err != nil && !core.IsKind(err, core.KindNotFound):
+				return err
+			}
+		}
+		if u, err = decide(st); err != nil {
+			return err
+		}
+		return r.writeSignIn(ctx, tx, u)
+	})
+	if err != nil {
+		return accounts.SignInUpdate{}, err
+	}
+	return u, nil
+}
+
+func (r *AccountRepo) lockAccount(ctx context.Context, tx *sqlx.Tx, where sq.Eq) (accounts.Account, error) {
+	var row accountRow
+	err := r.db.get(ctx, tx, &row, r.db.sb.Select(accountColumns...).From("accounts").Where(where).Suffix(r.db.forUpdate()))
+	return row.account(), err
+}
+
+func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u accounts.SignInUpdate) error {
+	a := u.Account
+	if u.Create {
+		if err := r.insertAccount(ctx, tx, a); err != nil {
+			return err
+		}
+	}
+	if u.TakeOver {
+		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("verified", true).Set("password_hash", "").
+			Set("updated_at", a.UpdatedAt.UnixMilli()).Where(sq.Eq{"id": a.ID})); err != nil {
+			return err
+		}
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_codes").
+			Where(sq.Eq{"user_id": a.ID, "purpose": string(accounts.PurposeVerify)})); err != nil {
+			return err
+		}
+	}
+	if l := u.Link; l != nil {
+		return r.db.exec(ctx, tx, r.db.sb.Insert("account_identities").Columns(identityColumns...).
+			Values(l.Provider, l.Subject, l.UserID, l.Email, l.CreatedAt.UnixMilli()))
+	}
+	return nil
+}
+
+func (r *AccountRepo) Identities(ctx context.Context, userID string) ([]accounts.Identity, error) {
+	return r.identities(ctx, r.db, userID, false)
+}
+
+func (r *AccountRepo) identities(ctx context.Context, q sqlx.QueryerContext, userID string, lock bool) ([]accounts.Identity, error) {
+	b := r.db.sb.Select(identityColumns...).From("account_identities").Where(sq.Eq{"user_id": userID}).
+		OrderBy("created_at", "provider")
+	if lock {
+		b = b.Suffix(r.db.forUpdate())
+	}
+	var rows []identityRow
+	if err := r.db.selectInto(ctx, q, &rows, b); err != nil {
+		return nil, err
+	}
+	out := make([]accounts.Identity, len(rows))
+	for i, row := range rows {
+		out[i] = row.identity()
+	}
+	return out, nil
+}
+
+// Unlink holds the account and its identities while decide looks at them,
+// so two unlinks of an account's last two methods cannot both pass.
+func (r *AccountRepo) Unlink(ctx context.Context, userID, provider string, decide accounts.UnlinkDecision) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		a, err := r.lockAccount(ctx, tx, sq.Eq{"id": userID})
+		if err != nil {
+			return err
+		}
+		ids, err := r.identities(ctx, tx, userID, true)
+		if err != nil {
+			return err
+		}
+		if err := decide(a, ids); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID, "provider": provider}))
+	})
+}
