@@ -485,26 +485,19 @@ func TestConsoleSignInRefusesATokenComputedFromAPlantedCookie(t *testing.T) {
 // Processes behind one load balancer share the console's secret through
 // the database: a form served by one is accepted by another.
 func TestConsoleInstancesAcceptEachOthersSignInForm(t *testing.T) {
-	parallel(t)
-	for _, p := range profiles(t) {
-		if p.sql == "" {
-			continue // a memory store is one process's
-		}
-		t.Run(p.name, func(t *testing.T) {
-			parallel(t)
-			first := newHarness(t, p, withAdmins(bossEmail))
-			second := newHarness(t, p, withAdmins(bossEmail), sharingDB(first))
-			first.newUser(bossEmail)
-			c := first.console(t)
-			expectPage(t, c.get("/admin/signin"), 200, "Sign in")
-			c.h = second // the form's answer lands on the other process
-			expectRedirect(t, c.post("/admin/signin", url.Values{"email": {bossEmail}, "password": {pw}}), "/admin")
-			expectPage(t, c.get("/admin/flags"), 200, "Feature flags")
-			// ... and the session's forms too, either way.
-			c.h = first
-			expectRedirect(t, c.post("/admin/flags", url.Values{"key": {"shared"}, "name": {"Shared"}}), "/admin/flags/shared?saved=1")
-		})
-	}
+	eachSharedProfile(t, func(t *testing.T, p profile) {
+		first := newHarness(t, p, withAdmins(bossEmail))
+		second := newHarness(t, p, withAdmins(bossEmail), sharingDB(first))
+		first.newUser(bossEmail)
+		c := first.console(t)
+		expectPage(t, c.get("/admin/signin"), 200, "Sign in")
+		c.h = second // the form's answer lands on the other process
+		expectRedirect(t, c.post("/admin/signin", url.Values{"email": {bossEmail}, "password": {pw}}), "/admin")
+		expectPage(t, c.get("/admin/flags"), 200, "Feature flags")
+		// ... and the session's forms too, either way.
+		c.h = first
+		expectRedirect(t, c.post("/admin/flags", url.Values{"key": {"shared"}, "name": {"Shared"}}), "/admin/flags/shared?saved=1")
+	})
 }
 
 // TANDEM_CONSOLE_SECRET, when set, is the key: a token computed from it is

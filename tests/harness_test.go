@@ -70,6 +70,22 @@ func eachProfile(t *testing.T, fn func(t *testing.T, h *harness), opts ...option
 	}
 }
 
+// eachSharedProfile runs fn on each profile that several processes can
+// share, the SQL ones (a memory store is one process's), beside each
+// other: the tests of several app instances on one database.
+func eachSharedProfile(t *testing.T, fn func(t *testing.T, p profile)) {
+	parallel(t)
+	for _, p := range profiles(t) {
+		if p.sql == "" {
+			continue
+		}
+		t.Run(p.name, func(t *testing.T) {
+			parallel(t)
+			fn(t, p)
+		})
+	}
+}
+
 // eachProfileWith is eachProfile with a value the app provides (a
 // repository, the memory pusher's outbox), populated from fx.
 func eachProfileWith[T any](t *testing.T, fn func(t *testing.T, h *harness, v T), opts ...option) {

@@ -76,63 +76,56 @@ func TestSignUpDoesNotWaitForAMuteRelay(t *testing.T) {
 // outbox every few milliseconds while users sign up through each of them;
 // the relay receives each code exactly once, and each code verifies.
 func TestMailSentOnceAcrossThreeInstances(t *testing.T) {
-	parallel(t)
-	for _, p := range profiles(t) {
-		if p.sql == "" {
-			continue // a memory store is one process's
-		}
-		t.Run(p.name, func(t *testing.T) {
-			parallel(t)
-			relay := startRelay(t)
-			opts := []option{withEnv("TANDEM_MAIL", "smtp://"+relay.addr), withEnv("TANDEM_MAIL_POLL", "5ms")}
-			first := newHarness(t, p, opts...)
-			hs := []*harness{first,
-				newHarness(t, p, append(opts, sharingDB(first))...),
-				newHarness(t, p, append(opts, sharingDB(first))...)}
+	eachSharedProfile(t, func(t *testing.T, p profile) {
+		relay := startRelay(t)
+		opts := []option{withEnv("TANDEM_MAIL", "smtp://"+relay.addr), withEnv("TANDEM_MAIL_POLL", "5ms")}
+		first := newHarness(t, p, opts...)
+		hs := []*harness{first,
+			newHarness(t, p, append(opts, sharingDB(first))...),
+			newHarness(t, p, append(opts, sharingDB(first))...)}
 
-			const users = 24
-			answers := make([]response, users)
-			errs := make([]error, users)
-			var wg sync.WaitGroup
-			for i := range 3 {
-				wg.Add(1)
-				go func() { // each instance serves some, at the same time
-					defer wg.Done()
-					for u := i; u < users; u += 3 {
-						answers[u], errs[u] = hs[i].send(hs[i].request(req{Method: "POST", Path: "/api/auth/signup/email",
-							Body: map[string]any{"email": fmt.Sprintf("u%d@x.io", u), "password": pw}}))
-					}
-				}()
-			}
-			wg.Wait()
-			ids := make([]string, users)
-			for u, r := range answers {
-				if errs[u] != nil {
-					t.Fatal(errs[u])
+		const users = 24
+		answers := make([]response, users)
+		errs := make([]error, users)
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Add(1)
+			go func() { // each instance serves some, at the same time
+				defer wg.Done()
+				for u := i; u < users; u += 3 {
+					answers[u], errs[u] = hs[i].send(hs[i].request(req{Method: "POST", Path: "/api/auth/signup/email",
+						Body: map[string]any{"email": fmt.Sprintf("u%d@x.io", u), "password": pw}}))
 				}
-				expect(t, r, 200, "")
-				ids[u] = r.JSON(t)["userId"].(string)
+			}()
+		}
+		wg.Wait()
+		ids := make([]string, users)
+		for u, r := range answers {
+			if errs[u] != nil {
+				t.Fatal(errs[u])
 			}
-			relay.wait(t, users)
-			waitOutboxEmpty(t, first)
-			got := map[string][]relayMsg{}
-			for _, m := range relay.received() {
-				got[m.to] = append(got[m.to], m)
+			expect(t, r, 200, "")
+			ids[u] = r.JSON(t)["userId"].(string)
+		}
+		relay.wait(t, users)
+		waitOutboxEmpty(t, first)
+		got := map[string][]relayMsg{}
+		for _, m := range relay.received() {
+			got[m.to] = append(got[m.to], m)
+		}
+		for u := range users {
+			to := fmt.Sprintf("u%d@x.io", u)
+			if len(got[to]) != 1 {
+				t.Fatalf("%s received %d mails, want 1", to, len(got[to]))
 			}
-			for u := range users {
-				to := fmt.Sprintf("u%d@x.io", u)
-				if len(got[to]) != 1 {
-					t.Fatalf("%s received %d mails, want 1", to, len(got[to]))
-				}
-				v := hs[(u+1)%3].post("/api/auth/signup/email", "", map[string]any{"userId": ids[u],
-					"verificationCode": codeInPlainText(t, got[to][0].data)})
-				expect(t, v, 200, "")
-			}
-			if n := len(relay.received()); n != users {
-				t.Fatalf("the relay received %d mails for %d sign-ups", n, users)
-			}
-		})
-	}
+			v := hs[(u+1)%3].post("/api/auth/signup/email", "", map[string]any{"userId": ids[u],
+				"verificationCode": codeInPlainText(t, got[to][0].data)})
+			expect(t, v, 200, "")
+		}
+		if n := len(relay.received()); n != users {
+			t.Fatalf("the relay received %d mails for %d sign-ups", n, users)
+		}
+	})
 }
 
 // waitOutboxEmpty waits until no mail is left to send: every sender is done.

@@ -206,66 +206,59 @@ func TestMilestonePushOnTheMorning(t *testing.T) {
 // job at the same moment on the day of twelve couples' 100th day; each
 // partner is told once.
 func TestMilestonePushOnceAcrossThreeInstances(t *testing.T) {
-	parallel(t)
-	for _, p := range profiles(t) {
-		if p.sql == "" {
-			continue // a memory store is one process's
+	eachSharedProfile(t, func(t *testing.T, p profile) {
+		quiet := withEnv("TANDEM_REMINDER_INTERVAL", "24h") // only the test runs the job
+		apps := make([]milestoneApp, 3)
+		first := newHarness(t, p, quiet, withFx(fx.Populate(&apps[0])))
+		hs := []*harness{first,
+			newHarness(t, p, quiet, sharingDB(first), withFx(fx.Populate(&apps[1]))),
+			newHarness(t, p, quiet, sharingDB(first), withFx(fx.Populate(&apps[2])))}
+		var users []user // enough that the three jobs overlap
+		for i := range 24 {
+			u := hs[i%3].newUser(fmt.Sprintf("u%d@x.io", i)) // each instance serves some
+			hs[i%3].registerDevice(u, fmt.Sprintf("ExponentPushToken[u%d]", i), "android", "expo")
+			users = append(users, u)
 		}
-		t.Run(p.name, func(t *testing.T) {
-			parallel(t)
-			quiet := withEnv("TANDEM_REMINDER_INTERVAL", "24h") // only the test runs the job
-			apps := make([]milestoneApp, 3)
-			first := newHarness(t, p, quiet, withFx(fx.Populate(&apps[0])))
-			hs := []*harness{first,
-				newHarness(t, p, quiet, sharingDB(first), withFx(fx.Populate(&apps[1]))),
-				newHarness(t, p, quiet, sharingDB(first), withFx(fx.Populate(&apps[2])))}
-			var users []user // enough that the three jobs overlap
-			for i := range 24 {
-				u := hs[i%3].newUser(fmt.Sprintf("u%d@x.io", i)) // each instance serves some
-				hs[i%3].registerDevice(u, fmt.Sprintf("ExponentPushToken[u%d]", i), "android", "expo")
-				users = append(users, u)
+		for i := 0; i < len(users); i += 2 {
+			hs[i%3].pair(users[i], users[i+1])
+			expect(t, hs[i%3].post(relationshipPath(users[i]), users[i].Token,
+				map[string]any{"action": "start", "date": "2025-03-07"}), 200, "")
+		}
+		for _, h := range hs { // 2025-06-15 is day 100; 09:00 UTC has passed
+			h.Clock.Set(time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
+		}
+		for round, want := range []int{len(users), 0} { // the second finds nothing to send
+			var wg sync.WaitGroup
+			var sent atomic.Int64
+			start := make(chan struct{})
+			for _, app := range apps {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					n, err := app.Job.SendDue(context.Background())
+					if err != nil {
+						t.Error(err)
+					}
+					sent.Add(int64(n))
+				}()
 			}
-			for i := 0; i < len(users); i += 2 {
-				hs[i%3].pair(users[i], users[i+1])
-				expect(t, hs[i%3].post(relationshipPath(users[i]), users[i].Token,
-					map[string]any{"action": "start", "date": "2025-03-07"}), 200, "")
+			close(start)
+			wg.Wait()
+			if sent.Load() != int64(want) {
+				t.Fatalf("round %d: the three jobs sent %d, want %d", round, sent.Load(), want)
 			}
-			for _, h := range hs { // 2025-06-15 is day 100; 09:00 UTC has passed
-				h.Clock.Set(time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-			}
-			for round, want := range []int{len(users), 0} { // the second finds nothing to send
-				var wg sync.WaitGroup
-				var sent atomic.Int64
-				start := make(chan struct{})
+			for _, u := range users {
+				pushed := 0
 				for _, app := range apps {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						<-start
-						n, err := app.Job.SendDue(context.Background())
-						if err != nil {
-							t.Error(err)
-						}
-						sent.Add(int64(n))
-					}()
+					pushed += len(milestonePushes(app.Pushes, u))
 				}
-				close(start)
-				wg.Wait()
-				if sent.Load() != int64(want) {
-					t.Fatalf("round %d: the three jobs sent %d, want %d", round, sent.Load(), want)
-				}
-				for _, u := range users {
-					pushed := 0
-					for _, app := range apps {
-						pushed += len(milestonePushes(app.Pushes, u))
-					}
-					if pushed != 1 || len(first.milestonesInInbox(t, u)) != 1 {
-						t.Fatalf("round %d: %s got %d pushes, %d in the inbox", round, u.ID, pushed, len(first.milestonesInInbox(t, u)))
-					}
+				if pushed != 1 || len(first.milestonesInInbox(t, u)) != 1 {
+					t.Fatalf("round %d: %s got %d pushes, %d in the inbox", round, u.ID, pushed, len(first.milestonesInInbox(t, u)))
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // BenchmarkRelationshipMilestones measures GET milestones (partnership

@@ -312,23 +312,16 @@ func TestPasskeyCeremoniesAreRateLimitedPerIP(t *testing.T) {
 // finishes on another (the challenges are in the database), and a
 // challenge spent on one is spent for all.
 func TestPasskeyCeremoniesAcrossProcesses(t *testing.T) {
-	parallel(t)
-	for _, p := range profiles(t) {
-		if p.sql == "" {
-			continue // a memory store is one process's
-		}
-		t.Run(p.name, func(t *testing.T) {
-			parallel(t)
-			one := newHarness(t, p, withPasskeys())
-			two := newHarness(t, p, withPasskeys(), sharingDB(one))
-			ann := one.newUser("ann@example.com")
-			k := newSoftKey(t)
-			ch, uh := challengeOf(t, one.post("/api/auth/passkeys/register/options", ann.Token, nil))
-			expect(t, two.post("/api/auth/passkeys/register/verify", ann.Token, k.create(ch, uh)), 200, "")
-			signIn := two.signInOptions(t)
-			answer := k.get(signIn)
-			expect(t, one.post("/api/auth/passkeys/signin/verify", "", answer), 200, "")
-			expect(t, two.post("/api/auth/passkeys/signin/verify", "", answer), 401, errPasskeyCredentials)
-		})
-	}
+	eachSharedProfile(t, func(t *testing.T, p profile) {
+		one := newHarness(t, p, withPasskeys())
+		two := newHarness(t, p, withPasskeys(), sharingDB(one))
+		ann := one.newUser("ann@example.com")
+		k := newSoftKey(t)
+		ch, uh := challengeOf(t, one.post("/api/auth/passkeys/register/options", ann.Token, nil))
+		expect(t, two.post("/api/auth/passkeys/register/verify", ann.Token, k.create(ch, uh)), 200, "")
+		signIn := two.signInOptions(t)
+		answer := k.get(signIn)
+		expect(t, one.post("/api/auth/passkeys/signin/verify", "", answer), 200, "")
+		expect(t, two.post("/api/auth/passkeys/signin/verify", "", answer), 401, errPasskeyCredentials)
+	})
 }
