@@ -30,11 +30,12 @@ import (
 // and export. Doing it here, not in constructors, keeps the graph acyclic
 // (a module may both publish events and listen to them).
 var connect = fx.Invoke(fx.Annotate(
-	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData) {
+	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData, keys *passkeys.Service) {
 		bus.Subscribe(listeners...)
 		acc.AddDataOwners(owners...)
+		acc.UsePasskeys(keys) // passkeys are sign-in methods too (the profile, unlinking the last provider)
 	},
-	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`),
+	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`, ``),
 ))
 
 // ports binds the small interfaces a module declares in its ports.go to the

@@ -123,6 +123,10 @@ func (p passkeyAccounts) Holder(ctx context.Context, userID string) (passkeys.Ho
 	return h, nil
 }
 
+func (p passkeyAccounts) OtherSignIns(ctx context.Context, userID string) (int, error) {
+	return p.a.OtherSignIns(ctx, userID)
+}
+
 func (p passkeyAccounts) StartSession(ctx context.Context, userID string, cl passkeys.Client) (string, error) {
 	return p.a.StartSession(ctx, userID, accounts.Client{IP: cl.IP, UserAgent: cl.UserAgent})
 }

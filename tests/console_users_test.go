@@ -142,6 +142,7 @@ func TestConsoleLinksUsersPartnersFeedbackAndSessions(t *testing.T) {
 		page := c.get("/admin/users/" + ann.ID) // where the feedback's link goes
 		expectPage(t, page, 200, `<dd id="partner"><a href="/admin/users/`+ben.ID+`" class="user">ben@example.com</a></dd>`)
 		expectPage(t, page, 200, "<code>"+sid+"</code>")
+		expectPage(t, page, 200, `<dt>Signs in with</dt><dd>password</dd>`)
 		expectPage(t, page, 200, `action="/admin/users/`+ann.ID+`/sessions/`+sid+`/revoke"`)
 		expectPage(t, c.get("/admin/users/"+ben.ID), 200,
 			`<dd id="partner"><a href="/admin/users/`+ann.ID+`" class="user">ann@example.com</a></dd>`)

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -227,4 +228,37 @@ func TestSignInIsRateLimitedPerIP(t *testing.T) {
 		expect(t, h.do(req{Method: "POST", Path: "/api/auth/signin/google", Headers: fromIP("203.0.113.8"),
 			Body: map[string]any{"idToken": p.google.Sign(t, h.googleClaims(p, "g", "g@x.io", true))}}), 200, signInOK(true))
 	}, withTrustedProxy(), withEnv("TANDEM_RATE_LIMIT_IP", "1000"))
+}
+
+// Passkeys are sign-in methods too: the profile lists them, the last
+// provider may go while a passkey remains, and the last passkey may not go
+// while nothing else remains.
+func TestPasskeysAreSignInMethods(t *testing.T) {
+	eachProfileSigningIn(t, func(t *testing.T, h *harness, p idProviders) {
+		r := h.signInWith("google", p.google.Sign(t, h.googleClaims(p, "google-kim", "kim@x.io", true)), nil)
+		expect(t, r, 200, signInOK(true))
+		kim := user{ID: r.JSON(t)["userId"].(string), Token: r.JSON(t)["token"].(string)}
+		key := h.registerPasskey(t, kim, newSoftKey(t))
+		methods := func() any { return h.get("/api/users/user/"+kim.ID, kim.Token).JSON(t)["signInMethods"] }
+		if got := methods(); !slices.Equal(toStrings(got), []string{"google", "passkey"}) {
+			t.Fatalf("methods %v", got)
+		}
+		expect(t, h.do(DELETE("/api/users/user/"+kim.ID+"/signin/google").by(kim)), 200, `{"success":true,"removed":"google"}`)
+		expect(t, h.do(DELETE("/api/users/user/"+kim.ID+"/passkeys/"+key).by(kim)), 409,
+			errBody("last_signin_method", "this is the account's last way to sign in; add another first"))
+		if got := methods(); !slices.Equal(toStrings(got), []string{"passkey"}) {
+			t.Fatalf("methods %v", got)
+		}
+		second := h.registerPasskey(t, kim, newSoftKey(t))
+		expect(t, h.do(DELETE("/api/users/user/"+kim.ID+"/passkeys/"+key).by(kim)), 200, "")
+		expect(t, h.do(DELETE("/api/users/user/"+kim.ID+"/passkeys/"+second).by(kim)), 409, "")
+	}, withPasskeys())
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, s := range v.([]any) {
+		out = append(out, s.(string))
+	}
+	return out
 }

@@ -334,6 +334,8 @@ type userView struct {
 	// PremiumPartner is the partner whose subscription the account shares.
 	PremiumPartner *person
 	Sessions       []accounts.Token
+	// SignInMethods: password, the linked providers, passkey.
+	SignInMethods []string
 }
 
 // userPage shows one account: a 404 page when there is none.
@@ -366,6 +368,9 @@ func (h *handler) lookup(ctx context.Context, userID string) (userView, error) {
 	}
 	v.Partner, v.PremiumPartner = name(partnerID), name(v.Premium.PartnerID)
 	if v.Sessions, err = h.Accounts.Sessions(ctx, a.ID); err != nil {
+		return userView{}, err
+	}
+	if v.SignInMethods, err = h.Accounts.SignInMethods(ctx, a); err != nil {
 		return userView{}, err
 	}
 	return v, nil

@@ -228,7 +228,8 @@ type accountJSON struct {
 	// PasswordRequired (an addition) is true while the account has no
 	// password: it was verified after sign-ups that disagreed on one.
 	PasswordRequired bool `json:"passwordRequired,omitempty"`
-	// SignInMethods (an addition): "password" and the linked providers.
+	// SignInMethods (an addition): "password", the linked providers, and
+	// "passkey" when the account holds one.
 	SignInMethods []string `json:"signInMethods"`
 }
 
@@ -238,19 +239,19 @@ type profileReply struct {
 	accountJSON
 }
 
-func toAccountJSON(a accounts.Account, ids []accounts.Identity) accountJSON {
+func toAccountJSON(a accounts.Account, methods []string) accountJSON {
 	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
 		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == "",
-		SignInMethods: accounts.SignInMethods(a, ids)}
+		SignInMethods: methods}
 }
 
 // profileJSON is the account as the profile shows it, with its methods.
 func (h *accountsHandler) profileJSON(c *fiber.Ctx, a accounts.Account) (profileReply, error) {
-	ids, err := h.svc.Identities(c.UserContext(), a.ID)
+	methods, err := h.svc.SignInMethods(c.UserContext(), a)
 	if err != nil {
 		return profileReply{}, err
 	}
-	return profileReply{Success: true, accountJSON: toAccountJSON(a, ids)}, nil
+	return profileReply{Success: true, accountJSON: toAccountJSON(a, methods)}, nil
 }
 
 func (h *accountsHandler) profile(c *fiber.Ctx) error {
@@ -327,7 +328,11 @@ func (h *accountsHandler) export(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "account": exportAccountJSON{toAccountJSON(a, ids), toIdentitiesJSON(ids)}, "data": out})
+	methods, err := h.svc.SignInMethods(c.UserContext(), a)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "account": exportAccountJSON{toAccountJSON(a, methods), toIdentitiesJSON(ids)}, "data": out})
 }
 
 func str(p *string) string {

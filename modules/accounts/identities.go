@@ -144,8 +144,9 @@ func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 type UnlinkDecision func(a Account, ids []Identity) error
 
 // DecideUnlink lets a method go only while another remains: a password,
-// or another identity. The last one is 409 last_signin_method.
-func DecideUnlink(provider string) UnlinkDecision {
+// another identity, or one of the account's passkeys (their number). The
+// last one is 409 last_signin_method.
+func DecideUnlink(provider string, passkeys int) UnlinkDecision {
 	return func(a Account, ids []Identity) error {
 		linked, others := false, 0
 		for _, id := range ids {
@@ -158,7 +159,7 @@ func DecideUnlink(provider string) UnlinkDecision {
 		if !linked {
 			return errNotLinked()
 		}
-		if a.PasswordHash == "" && others == 0 {
+		if a.PasswordHash == "" && others == 0 && passkeys == 0 {
 			return core.Conflict("last_signin_method", "this is the account's last way to sign in; add another first")
 		}
 		return nil
@@ -166,8 +167,9 @@ func DecideUnlink(provider string) UnlinkDecision {
 }
 
 // SignInMethods lists how the account signs in: "password" when it has
-// one, then each linked provider, in the order linked.
-func SignInMethods(a Account, ids []Identity) []string {
+// one, then each linked provider, in the order linked, then "passkey" when
+// it holds any.
+func SignInMethods(a Account, ids []Identity, passkeys int) []string {
 	out := []string{}
 	if a.PasswordHash != "" {
 		out = append(out, MethodPassword)
@@ -175,7 +177,30 @@ func SignInMethods(a Account, ids []Identity) []string {
 	for _, id := range ids {
 		out = append(out, id.Provider)
 	}
+	if passkeys > 0 {
+		out = append(out, MethodPasskey)
+	}
 	return out
+}
+
+// MethodPasskey names passkeys among the sign-in methods.
+const MethodPasskey = "passkey"
+
+// Passkeys counts a user's passkeys (the passkeys module, bound in
+// bootstrap): they are sign-in methods too.
+type Passkeys interface {
+	Count(ctx context.Context, userID string) (int, error)
+}
+
+// UsePasskeys tells the service how to count a user's passkeys (bootstrap
+// calls it once, before serving; without it there are none).
+func (s *Service) UsePasskeys(p Passkeys) { s.passkeys = p }
+
+func (s *Service) passkeyCount(ctx context.Context, userID string) (int, error) {
+	if s.passkeys == nil {
+		return 0, nil
+	}
+	return s.passkeys.Count(ctx, userID)
 }
 
 var errIdentityOrphan = errors.New("accounts: identity without its account")
@@ -245,7 +270,26 @@ func (s *Service) SignInMethods(ctx context.Context, a Account) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	return SignInMethods(a, ids), nil
+	n, err := s.passkeyCount(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	return SignInMethods(a, ids, n), nil
+}
+
+// OtherSignIns counts the user's ways to sign in besides passkeys: a
+// password, each linked provider (the passkeys module asks before it lets
+// the last passkey go).
+func (s *Service) OtherSignIns(ctx context.Context, userID string) (int, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := s.repo.Identities(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	return len(SignInMethods(a, ids, 0)), nil
 }
 
 // Identities lists the account's identities (the export).
@@ -262,5 +306,9 @@ func (s *Service) Unlink(ctx context.Context, userID, provider string) error {
 	if _, err := s.account(ctx, userID); err != nil {
 		return err
 	}
-	return s.repo.Unlink(ctx, userID, provider, DecideUnlink(provider))
+	n, err := s.passkeyCount(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return s.repo.Unlink(ctx, userID, provider, DecideUnlink(provider, n))
 }

@@ -86,15 +86,17 @@ func TestDecideUnlink(t *testing.T) {
 		a        accounts.Account
 		ids      []accounts.Identity
 		provider string
+		passkeys int
 		err      string
 	}{
-		{"a password remains", withPassword, []accounts.Identity{apple}, "apple", ""},
-		{"another provider remains", without, []accounts.Identity{apple, google}, "apple", ""},
-		{"the last way in", without, []accounts.Identity{apple}, "apple", "last_signin_method"},
-		{"not linked", withPassword, []accounts.Identity{apple}, "google", "not_found"},
+		{"a password remains", withPassword, []accounts.Identity{apple}, "apple", 0, ""},
+		{"another provider remains", without, []accounts.Identity{apple, google}, "apple", 0, ""},
+		{"a passkey remains", without, []accounts.Identity{apple}, "apple", 1, ""},
+		{"the last way in", without, []accounts.Identity{apple}, "apple", 0, "last_signin_method"},
+		{"not linked", withPassword, []accounts.Identity{apple}, "google", 0, "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := accounts.DecideUnlink(tc.provider)(tc.a, tc.ids)
+			err := accounts.DecideUnlink(tc.provider, tc.passkeys)(tc.a, tc.ids)
 			if tc.err == "" && err != nil || tc.err != "" && core.As(err).Code != tc.err {
 				t.Fatalf("want %q, got %v", tc.err, err)
 			}
@@ -105,10 +107,13 @@ func TestDecideUnlink(t *testing.T) {
 func TestSignInMethods(t *testing.T) {
 	t.Parallel()
 	ids := []accounts.Identity{{Provider: "google"}, {Provider: "apple"}}
-	if got := accounts.SignInMethods(accounts.Account{PasswordHash: "h"}, ids); !slices.Equal(got, []string{"password", "google", "apple"}) {
+	if got := accounts.SignInMethods(accounts.Account{PasswordHash: "h"}, ids, 0); !slices.Equal(got, []string{"password", "google", "apple"}) {
 		t.Fatal(got)
 	}
-	if got := accounts.SignInMethods(accounts.Account{}, nil); got == nil || len(got) != 0 {
+	if got := accounts.SignInMethods(accounts.Account{}, ids[:1], 2); !slices.Equal(got, []string{"google", "passkey"}) {
+		t.Fatal(got)
+	}
+	if got := accounts.SignInMethods(accounts.Account{}, nil, 0); got == nil || len(got) != 0 {
 		t.Fatalf("%#v: want an empty list, never null", got)
 	}
 }

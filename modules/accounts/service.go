@@ -26,6 +26,8 @@ type Service struct {
 	ids     core.IDs
 	admins  Admins
 	owners  []core.UserData
+	// passkeys counts a user's passkeys (UsePasskeys); nil: none.
+	passkeys Passkeys
 	// idTokens verifies sign-in ID tokens; nil when no provider is configured.
 	idTokens IDTokenVerifier
 	dummy    string // a real hash, verified on unknown e-mails so timing reveals nothing

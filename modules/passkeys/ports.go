@@ -59,6 +59,9 @@ type Accounts interface {
 	// login's. core.KindNotFound when the account is gone,
 	// core.KindForbidden (email_not_verified) before verification.
 	StartSession(ctx context.Context, userID string, cl Client) (string, error)
+	// OtherSignIns counts the user's ways to sign in that are not
+	// passkeys: a password, each linked provider.
+	OtherSignIns(ctx context.Context, userID string) (int, error)
 }
 
 // Options are a begun ceremony's options for the client, and what the

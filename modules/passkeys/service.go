@@ -3,6 +3,7 @@ package passkeys
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,12 +172,44 @@ func (s *Service) List(ctx context.Context, userID string) ([]Passkey, error) {
 }
 
 // Delete removes one of the user's passkeys: 404 passkey_not_found for an
-// id the user does not hold (another user's included).
+// id the user does not hold (another user's included); 409
+// last_signin_method when it is the account's last way to sign in.
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return NotFound()
 	}
+	held, err := s.repo.List(ctx, userID)
+	if err != nil {
+		return err
+	}
+	others, err := s.accounts.OtherSignIns(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if err := DecideDelete(held, id, others); err != nil {
+		return err
+	}
 	return s.repo.Delete(ctx, userID, id)
+}
+
+// Count is how many passkeys the user holds (a sign-in method for the
+// accounts module).
+func (s *Service) Count(ctx context.Context, userID string) (int, error) {
+	ps, err := s.repo.List(ctx, userID)
+	return len(ps), err
+}
+
+// DecideDelete lets a passkey go while the account keeps a way to sign
+// in: another passkey, or one of others (a password, a provider).
+func DecideDelete(held []Passkey, id string, others int) error {
+	mine := slices.ContainsFunc(held, func(p Passkey) bool { return p.ID == id })
+	switch {
+	case !mine:
+		return NotFound()
+	case len(held) == 1 && others == 0:
+		return core.Conflict("last_signin_method", "this is the account's last way to sign in; add another first")
+	}
+	return nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner:

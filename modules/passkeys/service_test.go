@@ -76,6 +76,14 @@ func (accountsFake) Holder(_ context.Context, userID string) (passkeys.Holder, e
 	return passkeys.Holder{UserID: userID, Name: userID + "@example.com", DisplayName: userID}, nil
 }
 
+// OtherSignIns: u1 has a password, u2 only passkeys.
+func (accountsFake) OtherSignIns(_ context.Context, userID string) (int, error) {
+	if userID == "u1" {
+		return 1, nil
+	}
+	return 0, nil
+}
+
 func (accountsFake) StartSession(_ context.Context, userID string, _ passkeys.Client) (string, error) {
 	if userID == "u2" {
 		return "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
@@ -220,4 +228,29 @@ func TestRegisterRules(t *testing.T) {
 	wantCode(t, err, "invalid_registration")
 	_, err = f.svc.Register(ctx, "u2", []byte(`not json`))
 	wantCode(t, err, "invalid_registration")
+}
+
+func TestDecideDelete(t *testing.T) {
+	t.Parallel()
+	one := []passkeys.Passkey{{ID: "k1", UserID: "u1"}}
+	two := append(one, passkeys.Passkey{ID: "k2", UserID: "u1"})
+	for _, tc := range []struct {
+		name   string
+		held   []passkeys.Passkey
+		id     string
+		others int
+		code   string
+	}{
+		{"another passkey remains", two, "k1", 0, ""},
+		{"a password or provider remains", one, "k1", 1, ""},
+		{"the last way in", one, "k1", 0, "last_signin_method"},
+		{"not the user's", one, "k9", 1, "passkey_not_found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := passkeys.DecideDelete(tc.held, tc.id, tc.others)
+			if tc.code == "" && err != nil || tc.code != "" && core.As(err).Code != tc.code {
+				t.Fatalf("want %q, got %v", tc.code, err)
+			}
+		})
+	}
 }
