@@ -2,8 +2,12 @@ GO ?= go
 
 .PHONY: run test build image image-smoke migrate bench bench-http fmt lint lint-api generate faults fuzz
 
-run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push)
-	TANDEM_ENV=development $(GO) run ./cmd/tandem serve
+# DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
+DEV_API_KEY ?= tandem-dev-key
+
+run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push), with a development service key
+	@echo "tandem: http://localhost:$${TANDEM_ADDR##*:} (API docs at /docs); service key (X-API-Key): $${TANDEM_API_KEYS:-$(DEV_API_KEY)}"
+	TANDEM_ENV=development TANDEM_API_KEYS=$${TANDEM_API_KEYS:-$(DEV_API_KEY)} $(GO) run ./cmd/tandem serve
 
 # GORACE: a race build otherwise sleeps a second at exit, per test binary.
 RACE = -race

@@ -167,11 +167,12 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	l := loader{lookup: lookup}
 	uploadLimit := l.bytes("TANDEM_UPLOAD_MAX_BYTES", 10<<20)
 	development := l.oneOf("TANDEM_ENV", "production", "production", "development") == "development"
+	addr := l.addr("TANDEM_ADDR", ":8080")
 	c := Config{
 		HTTP: httpapi.Config{
-			Addr:           l.addr("TANDEM_ADDR", ":8080"),
+			Addr:           addr,
 			MetricsAddr:    l.optionalAddr("TANDEM_METRICS_ADDR", "127.0.0.1:9464"),
-			PublicURL:      strings.TrimRight(l.url("TANDEM_PUBLIC_URL", "http://localhost:8080"), "/"),
+			PublicURL:      strings.TrimRight(l.url("TANDEM_PUBLIC_URL", localURL(addr)), "/"),
 			JSONBodyLimit:  l.bytes("TANDEM_JSON_MAX_BYTES", 256<<10),
 			ReadTimeout:    l.duration("TANDEM_READ_TIMEOUT", 30*time.Second),
 			WriteTimeout:   l.duration("TANDEM_WRITE_TIMEOUT", 30*time.Second),

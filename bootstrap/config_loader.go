@@ -64,6 +64,19 @@ func (l *loader) addr(name, def string) string {
 	return v
 }
 
+// localURL is the URL of a listener on addr seen from this machine: the
+// public URL's default, so that /docs and file URLs follow TANDEM_ADDR.
+func localURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost:8080"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
 // optionalAddr is a host:port, the default when unset, or "" (off) when set empty.
 func (l *loader) optionalAddr(name, def string) string {
 	v, set := l.lookup(name)

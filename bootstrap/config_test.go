@@ -420,3 +420,18 @@ func TestLoadSignIn(t *testing.T) {
 		t.Fatalf("%+v", cfg.SignIn)
 	}
 }
+
+func TestPublicURLFollowsTheAddress(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{":8080": "http://localhost:8080", ":9090": "http://localhost:9090",
+		"127.0.0.1:7000": "http://127.0.0.1:7000", "0.0.0.0:81": "http://localhost:81", "[::1]:8443": "http://[::1]:8443"} {
+		c, err := Load(env(map[string]string{"TANDEM_ADDR": addr, "TANDEM_ENV": "development"}))
+		if err != nil || c.HTTP.PublicURL != want {
+			t.Errorf("TANDEM_ADDR=%s: public URL %q (%v), want %q", addr, c.HTTP.PublicURL, err, want)
+		}
+	}
+	c, _ := Load(env(map[string]string{"TANDEM_ADDR": ":9090", "TANDEM_PUBLIC_URL": "https://api.example.com/", "TANDEM_ENV": "development"}))
+	if c.HTTP.PublicURL != "https://api.example.com" {
+		t.Errorf("a set public URL: %q", c.HTTP.PublicURL)
+	}
+}
