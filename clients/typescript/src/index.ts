@@ -315,14 +315,25 @@ export class TandemClient {
 
 type StreamOp = paths["/api/users/user/{userId}/stream"]["get"];
 type LiveEventFromDoc = Schemas extends { LiveEvent: infer L } ? L : never;
+type LiveEndFromDoc = Schemas extends { LiveEnd: { reason: infer R } } ? R : never;
 
-/** A live event. Typed by the document's LiveEvent union once it has one. */
-export type LiveEvent = [LiveEventFromDoc] extends [never]
-  ? { id: string; type: string; data: unknown }
-  : LiveEventFromDoc & { id: string };
+/**
+ * A live event as the stream delivers it: `event` is the SSE `event:` line (its type,
+ * e.g. "message.sent"), `data` the JSON of its `data:` line (what the REST read returns),
+ * `id` the resume token. Typed by the document's LiveEvent union (discriminated on `event`)
+ * once it has one; `reset` and `end` go to onReset and onEnd instead.
+ */
+export type LiveEvent = ([LiveEventFromDoc] extends [never]
+  ? { event: string; data: unknown }
+  : Exclude<LiveEventFromDoc, { event: "reset" | "end" }>) & { id: string };
 
-/** Why the server ended a stream (`event: end`, data `{reason}`). */
-export type EndReason = "revoked" | "expired" | "lagging" | "replaced" | "shutdown" | (string & {});
+/** The `event:` names of LiveEvent. */
+export type LiveEventType = LiveEvent["event"];
+
+/** Why the server ended a stream (`event: end`, data `{reason}`); the document's enum once it has one. */
+export type EndReason = [LiveEndFromDoc] extends [never]
+  ? "revoked" | "expired" | "lagging" | "replaced" | "shutdown" | (string & {})
+  : LiveEndFromDoc;
 
 export interface StreamHandlers {
   onEvent?: (e: LiveEvent) => void;
@@ -347,7 +358,7 @@ export interface StreamOptions {
 }
 
 /** Reasons after which reconnecting with the same token is pointless or harmful. */
-const FINAL_REASONS = new Set(["revoked", "expired", "replaced"]);
+const FINAL_REASONS: ReadonlySet<string> = new Set(["revoked", "expired", "replaced"]);
 
 export type StreamClose =
   | { kind: "end"; reason: EndReason }
@@ -432,7 +443,7 @@ export class LiveStream {
         } catch {
           /* keep the text */
         }
-        this.h.onEvent?.({ id: msg.id ?? "", type: msg.event, data } as LiveEvent);
+        this.h.onEvent?.({ id: msg.id ?? "", event: msg.event, data } as LiveEvent);
       }
     }
     return endReason;
@@ -446,11 +457,11 @@ export type StreamOperation = StreamOp;
 function parseReason(data: string): EndReason {
   try {
     const j = JSON.parse(data) as { reason?: unknown };
-    if (j && typeof j.reason === "string") return j.reason;
+    if (j && typeof j.reason === "string") return j.reason as EndReason;
   } catch {
     /* plain text */
   }
-  return data.trim();
+  return data.trim() as EndReason;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -63,7 +63,7 @@ function waitFor(events: LiveEvent[], pred: (e: LiveEvent) => boolean, ms = 5000
       const e = events.find(pred);
       if (e) return resolve(e);
       if (Date.now() - start > ms) {
-        return reject(new Error(`no matching event in ${ms} ms; got ${JSON.stringify(events.map((x) => x.type))}`));
+        return reject(new Error(`no matching event in ${ms} ms; got ${JSON.stringify(events.map((x) => x.event))}`));
       }
       setTimeout(tick, 25);
     };
@@ -206,7 +206,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
   await t.test("a message reaches both and the partner's stream", async () => {
     const sent = await ann.c.sendMessage("  hello from ann  ");
     assert.ok(sent.id);
-    const live = await waitFor(events, (e) => e.type === "message.sent");
+    const live = await waitFor(events, (e) => e.event === "message.sent");
     assert.equal(live.id !== "", true);
     assert.deepEqual((live.data as { id: string; body: string; author: string }).body, "hello from ann");
     assert.equal((live.data as { author: string }).author, ann.id);
@@ -223,7 +223,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     const seen = await bob.c.getEvent(ev.id);
     assert.equal(seen.id, ev.id);
     assert.equal((seen as { isPartnerEvent?: boolean }).isPartnerEvent, true);
-    const live = await waitFor(events, (e) => e.type === "event.created");
+    const live = await waitFor(events, (e) => e.event === "event.created");
     assert.equal((live.data as { id: string }).id, ev.id);
     assert.equal((await ann.c.listEvents()).some((x) => x.id === ev.id), true);
   });
@@ -255,7 +255,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     const missed: LiveEvent[] = [];
     const sent = await ann.c.sendMessage("while you were away");
     const again = bob.c.stream({ onEvent: (e) => missed.push(e) }, { lastEventId: last, reconnect: false });
-    const e = await waitFor(missed, (x) => x.type === "message.sent" && (x.data as { id: string }).id === sent.id);
+    const e = await waitFor(missed, (x) => x.event === "message.sent" && (x.data as { id: string }).id === sent.id);
     assert.ok(e);
     again.close();
     assert.deepEqual(await withTimeout(again.done, 3000, "close"), { kind: "closed" });
