@@ -385,8 +385,10 @@ export class LiveStream {
     void this.run();
   }
 
+  /** Stop: aborts the connection and settles done with {kind: "closed"} at once. */
   close(): void {
     this.abort.abort();
+    this.resolveDone({ kind: "closed" });
   }
 
   private async run(): Promise<void> {
