@@ -152,12 +152,15 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     await assert.rejects(c.login(ann.email, "wrong-password-123"), (e: unknown) => {
       assert.ok(e instanceof TandemError);
       assert.equal(e.status, 401);
-      assert.equal(typeof e.code, "string");
+      assert.equal(e.code, "invalid_credentials");
       return true;
     });
     // messages need the service key as well as the token
     const noKey = new TandemClient({ baseUrl: BASE, token: ann.c.token! });
-    await assert.rejects(noKey.sendMessage("hi"), (e: unknown) => e instanceof TandemError && e.status === 401);
+    await assert.rejects(
+      noKey.sendMessage("hi"),
+      (e: unknown) => e instanceof TandemError && e.status === 401 && e.code === "unauthorized",
+    );
   });
 
   await t.test("login answers a fresh token that works", async () => {
@@ -184,7 +187,10 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     assert.equal("state" in connected ? connected.state : undefined, "connected");
     assert.equal((await bob.c.pairing()).partnerId, ann.id);
     // a wrong code now: already paired (409)
-    await assert.rejects(bob.c.submitPairingCode("AAAAAA"), (e: unknown) => e instanceof TandemError && e.status === 409);
+    await assert.rejects(
+      bob.c.submitPairingCode("AAAAAA"),
+      (e: unknown) => e instanceof TandemError && e.status === 409 && e.code === "already_paired",
+    );
   });
 
   // Bob's live stream, open from here on.
