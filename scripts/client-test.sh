@@ -23,13 +23,20 @@ trap cleanup EXIT
 (cd "$pkg" && npm ci --no-audit --no-fund)
 GO=$GO bash "$root/scripts/client.sh" --check
 
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  echo "client-test: port $PORT is taken; set CLIENT_TEST_PORT" >&2; exit 1
+fi
 env TANDEM_DB=memory TANDEM_BLOBS=memory TANDEM_ENV=development TANDEM_MAIL=log \
   TANDEM_PUSH=log TANDEM_API_KEYS=dev-key TANDEM_ADDR="127.0.0.1:$PORT" \
   TANDEM_PUBLIC_URL="$BASE" TANDEM_METRICS_ADDR= TANDEM_LOG_LEVEL=info \
   "$work/tandem" serve > "$log" 2>&1 &
 pid=$!
-for _ in $(seq 1 80); do curl -fs "$BASE/readyz" >/dev/null 2>&1 && break; sleep 0.25; done
-if ! curl -fs "$BASE/readyz" >/dev/null; then
+for _ in $(seq 1 80); do
+  kill -0 "$pid" 2>/dev/null || break
+  curl -fs "$BASE/readyz" >/dev/null 2>&1 && break
+  sleep 0.25
+done
+if ! kill -0 "$pid" 2>/dev/null || ! curl -fs "$BASE/readyz" >/dev/null; then
   echo "client-test: tandem not ready on $BASE" >&2; tail -30 "$log" >&2; exit 1
 fi
 
