@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http fmt lint lint-api generate faults fuzz
+.PHONY: run test build image image-smoke migrate bench bench-http fmt lint lint-api generate faults fuzz client client-check client-test
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -66,3 +66,12 @@ lint-api: ## lint the served OpenAPI document (tandem openapi) with Redocly's re
 
 generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line, which names the ports a test mocks)
 	$(GO) generate ./...
+
+client: ## regenerate the TypeScript client's types from tandem openapi (pinned openapi-typescript) and type-check them under strict (scripts/client.sh)
+	GO=$(GO) bash scripts/client.sh
+
+client-check: ## fail when clients/typescript/src/schema.d.ts drifted from the document, then type-check (scripts/client.sh --check)
+	GO=$(GO) bash scripts/client.sh --check
+
+client-test: ## the drift check, then the TypeScript client's scenario tests against a real tandem serve on the memory profile (scripts/client-test.sh)
+	GO=$(GO) bash scripts/client-test.sh
