@@ -42,13 +42,8 @@ var unreachedCodes = map[string]string{
 	// Fiber answers 408 only when a client stalls past the server's read
 	// timeout; the harness's in-process server has none to pass.
 	"request_timeout": "needs a read timeout to expire mid-request",
-	// internal_error is the rendering of any unclassified error: a test that
-	// gets one has found a bug, and the fault tests provoke 503s instead.
-	"internal_error": "only a bug or a broken dependency answers it",
-	// The in-flight and not-kept answers of an Idempotency-Key need a first
-	// request still running, or an answer too large to keep, at the moment
-	// the retry arrives: unit-tested in modules/idempotency.
-	"idempotency_in_progress":     "needs a retry racing the first request",
+	// The not-kept answer of an Idempotency-Key needs an answer too large
+	// to keep for a retry to find: unit-tested in modules/idempotency.
 	"idempotency_answer_not_kept": "needs an answer over the kept size",
 }
 
