@@ -45,6 +45,14 @@ func TestMain(m *testing.M) {
 	if n := validated.Load(); n > 0 && testing.Verbose() {
 		fmt.Printf("openapi: %d responses validated against the document\n", n)
 	}
+	// Only the whole package answers every code (errorcodes_test.go); the
+	// comparison is printed even when a test failed.
+	if validated.Load() > 0 && wholePackageRan() {
+		if !errorCodesAgree() {
+			code = 1
+		}
+		printUnseenLiveEvents()
+	}
 	os.Exit(code)
 }
 
@@ -128,6 +136,7 @@ func (h *harness) checkResponse(hr *http.Request, res response) {
 		return // HTML pages, and the probe routes tests add themselves (withFx)
 	}
 	validated.Add(1)
+	recordErrorCode(hr.Method, hr.URL.Path, res)
 	if err := c.check(hr, res); err != nil {
 		h.t.Errorf("openapi: %s %s answered %d, not as documented: %v\nbody: %.300s", hr.Method, hr.URL.Path, res.Status, err, res.Body)
 	}

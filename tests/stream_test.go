@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +32,10 @@ type sse struct {
 	events chan sseEvent
 	closed chan struct{}
 	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	invalid  []string // events not as the document's LiveEvent says (checkLiveEvent)
+	reported bool
 }
 
 // openStream opens u's stream (resuming after lastID when not empty) and
@@ -59,6 +64,8 @@ func (h *harness) openStream(u user, lastID string) *sse {
 	s := &sse{t: h.t, events: make(chan sseEvent, 256), closed: make(chan struct{}), cancel: cancel}
 	go s.read(res)
 	h.t.Cleanup(cancel)
+	h.t.Cleanup(s.reportInvalid) // before cancel: what was read by then
+
 	s.comment(time.Second) // ": connected": the stream is registered
 	return s
 }
@@ -73,6 +80,7 @@ func (s *sse) read(res *http.Response) {
 		switch {
 		case line == "":
 			if e.Type != "" {
+				s.check(e)
 				s.events <- e
 			}
 			e = sseEvent{}
@@ -85,6 +93,27 @@ func (s *sse) read(res *http.Response) {
 		case strings.HasPrefix(line, "data: "):
 			e.Data = line[6:]
 		}
+	}
+}
+
+// check notes an event that is not the document's LiveEvent; the read
+// goroutine may outlive its test, so reportInvalid fails the test from it.
+func (s *sse) check(e sseEvent) {
+	if err := checkLiveEvent(e); err != nil {
+		s.mu.Lock()
+		if !s.reported {
+			s.invalid = append(s.invalid, err.Error())
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *sse) reportInvalid() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reported = true
+	for _, msg := range s.invalid {
+		s.t.Errorf("openapi: %s", msg)
 	}
 }
 
