@@ -1120,7 +1120,7 @@ export interface paths {
         put?: never;
         /**
          * generate-code, or submit-code with the partner's targetCode
-         * @description generate-code: {code, expiresAt}; 6 characters of ABCDEFGHJKLMNPQRSTUVWXYZ23456789 from a secure random source, valid 24 hours, expiresAt in milliseconds; generating again replaces the old code; 409 already_paired while paired. submit-code: pending {status: pending, message, partnerId (the code's owner), actionRequired: false} until the owner submits the caller's code; then, for that second submit, {state: connected, message, partnerId, myCode (the caller's own code)}, the partnership created and every code and request of both cleared in one transaction. targetCode is trimmed and upper-cased. Submit checks in order: caller already paired 409 already_paired; malformed code 400 invalid_pairing_code; too many failed code attempts 429 rate_limited with Retry-After (see CodeAttemptsLimited; each attempt is counted before the lookup and given back when the code is another user's live code); own, unknown or expired code 400 invalid_pairing_code; owner already paired 409 already_paired. A new submit replaces the caller's earlier request. Missing targetCode or a missing or unknown action: 400 invalid_request.
+         * @description Answers by action: generate-code → PairingCodeReply; submit-code → PairingPendingReply or PairingConnectedReply. generate-code: {code, expiresAt}; 6 characters of ABCDEFGHJKLMNPQRSTUVWXYZ23456789 from a secure random source, valid 24 hours, expiresAt in milliseconds; generating again replaces the old code; 409 already_paired while paired. submit-code: pending {status: pending, message, partnerId (the code's owner), actionRequired: false} until the owner submits the caller's code; then, for that second submit, {state: connected, message, partnerId, myCode (the caller's own code)}, the partnership created and every code and request of both cleared in one transaction. targetCode is trimmed and upper-cased. Submit checks in order: caller already paired 409 already_paired; malformed code 400 invalid_pairing_code; too many failed code attempts 429 rate_limited with Retry-After (see CodeAttemptsLimited; each attempt is counted before the lookup and given back when the code is another user's live code); own, unknown or expired code 400 invalid_pairing_code; owner already paired 409 already_paired. A new submit replaces the caller's earlier request. Missing targetCode or a missing or unknown action: 400 invalid_request.
          */
         post: operations["updatePairing"];
         delete?: never;
@@ -1231,7 +1231,7 @@ export interface paths {
         };
         /**
          * Premium status, subscription, limits or a feature check (query action)
-         * @description isPremium is decided by the clock on every read: an active, non-cancelled direct subscription whose endDate is after now; otherwise the current partner's such subscription is inherited (derived on every read, never stored, so it ends with the partnership or with the partner's subscription). action=status: PremiumStatus. action=subscription (alias details): {success, isPremium, subscription}, where subscription is the one in effect — the caller's own when it grants premium, else the partner's when that one does (isPartnerInherited true), else the caller's own lapsed or cancelled one — and null when there is none. action=limits: {isPremium, limits} with the premium or free limits object (TANDEM_LIMITS_PREMIUM / TANDEM_LIMITS_FREE). action=check&feature=NAME: {hasAccess}; free features (TANDEM_FREE_FEATURES) are open to everyone, premium features (TANDEM_PREMIUM_FEATURES) to premium users; an unknown feature gives {hasAccess: false, message}. A missing feature, a missing or unknown action: 400 invalid_request.
+         * @description Answers by action: status → PremiumStatus; subscription (alias details) → PremiumSubscriptionReply; limits → PremiumLimitsReply; check → PremiumFeatureAccess. isPremium is decided by the clock on every read: an active, non-cancelled direct subscription whose endDate is after now; otherwise the current partner's such subscription is inherited (derived on every read, never stored, so it ends with the partnership or with the partner's subscription). action=status: PremiumStatus. action=subscription (alias details): {success, isPremium, subscription}, where subscription is the one in effect — the caller's own when it grants premium, else the partner's when that one does (isPartnerInherited true), else the caller's own lapsed or cancelled one — and null when there is none. action=limits: {isPremium, limits} with the premium or free limits object (TANDEM_LIMITS_PREMIUM / TANDEM_LIMITS_FREE). action=check&feature=NAME: {hasAccess}; free features (TANDEM_FREE_FEATURES) are open to everyone, premium features (TANDEM_PREMIUM_FEATURES) to premium users; an unknown feature gives {hasAccess: false, message}. A missing feature, a missing or unknown action: 400 invalid_request.
          */
         get: operations["getPremium"];
         put?: never;
@@ -1349,6 +1349,8 @@ export interface paths {
          *     - `partnership.ended`: {partnerId}, to both former partners.
          *     - `notification.created`: a Notification saved to the caller's inbox.
          *     - `relationship.changed`: the reader's RelationshipDuration.
+         *
+         *     Each event decoded as {event, data} (event the `event:` line, data the JSON of the `data:` line) is a LiveEvent (components): a oneOf of one named schema per event type or group, told apart by event (its discriminator); x-events maps each event type to its data's schema, the same the REST read uses.
          *
          *     Control lines: a comment `: heartbeat` every 25 s (TANDEM_STREAM_HEARTBEAT); `event: reset` (data {}) when Last-Event-ID names an event no longer kept, or mid-stream when the server may have missed events (its bus reconnected after an outage): refetch over REST, then carry on with this stream; `event: end` (data LiveEnd) just before the server closes the stream. Resuming: send the id of the last event seen as the `Last-Event-ID` header (EventSource does it by itself); the events kept are the caller's last 100, for at most 10 minutes, on every process (they all hear every event), and they follow in order before the live ones. Delivery is at most once: what must not be missed is in the REST reads (inbox, messages, ...). The stream's token is looked up again every 30 s (TANDEM_STREAM_RECHECK) and after each bus outage: a revoked one ends the stream even when word of the revocation was lost. At most 8 open streams per user (a ninth ends the oldest, reason replaced); a process holds at most 20,000 (503 unavailable beyond).
          */
@@ -1552,7 +1554,7 @@ export interface components {
             /** @enum {string} */
             importanceLevel: "Low" | "Medium" | "High";
             location: string;
-            /** @description reminder lead time: whole minutes before the start, as decimal digits from 0 to 40320 (4 weeks), or empty for no reminder. The start is startTime on startDate (midnight for an event without a time) in the owner's timezone; a job (every TANDEM_REMINDER_INTERVAL, default 1 minute) sends it once to the owner through the notifications module (category events), respecting their settings. The due time is computed when the event is written; a due time already past then sends nothing. */
+            /** @description Always a string on read, although CalendarEventWrite.notify also takes a whole JSON number (kept for the spec's clients: a number written is answered as its digits, 30 as "30"; a typed client should send the string). Reminder lead time: whole minutes before the start, as decimal digits from 0 to 40320 (4 weeks), or empty for no reminder. The start is startTime on startDate (midnight for an event without a time) in the owner's timezone; a job (every TANDEM_REMINDER_INTERVAL, default 1 minute) sends it once to the owner through the notifications module (category events), respecting their settings. The due time is computed when the event is written; a due time already past then sends nothing. */
             notify: string;
             /** @description user ids, trimmed, repeats dropped; they are labels: being a participant grants no access */
             participants: string[];
@@ -1581,7 +1583,7 @@ export interface components {
             /** @enum {string} */
             importanceLevel?: "Low" | "Medium" | "High";
             location?: string;
-            /** @description minutes before the start as digits (0 to 40320) or empty; a whole JSON number is accepted too and answered as a string */
+            /** @description Types differ by direction on purpose: written as a string of digits (minutes before the start, 0 to 40320) or empty to clear, or as a whole JSON number of minutes (30 is stored as "30"; a negative, fractional or other JSON value: 400 invalid_request); null or absent leaves it unchanged. Read back (CalendarEvent.notify) it is always a string. */
             notify?: string | number;
             participants?: string[];
             /** Format: date */
@@ -1590,8 +1592,12 @@ export interface components {
             startTime?: string;
             title?: string;
         };
+        /** @description POST /api/partnerConnections/link: the caller is now the partner of the code's owner */
         ConnectionReply: {
-            data: Record<string, never>;
+            data: {
+                /** @description the owner of connectionCode, now the caller's partner */
+                partnerId: string;
+            };
             /** @constant */
             status: "success";
         };
@@ -1735,8 +1741,11 @@ export interface components {
             registeredAt: number;
         };
         Error: {
-            /** @description invalid_request, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, rate_limited, too_many_attempts, unavailable, insufficient_storage, internal_error or a spec code */
-            code?: string;
+            /**
+             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials; 403 forbidden, email_not_verified, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
+             * @enum {string}
+             */
+            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
             error: string;
             message: string;
             /** @constant */
@@ -1881,6 +1890,145 @@ export interface components {
             /** @description the url an upload answered for key */
             url: string;
         };
+        /** @description the SSE event event.deleted with its data line decoded */
+        LiveCalendarEventDeletedEvent: {
+            data: components["schemas"]["LiveDeleted"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "event.deleted";
+        };
+        /** @description the SSE event event.created, event.updated with its data line decoded */
+        LiveCalendarEventEvent: {
+            data: components["schemas"]["CalendarEvent"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "event.created" | "event.updated";
+        };
+        /** @description memory.deleted, event.deleted: the id of what was deleted (its REST read now answers 404) */
+        LiveDeleted: {
+            /** @description the id of what was deleted */
+            id: string;
+        };
+        /** @description end: the server closes the stream right after it */
+        LiveEnd: {
+            /**
+             * @description revoked: the token was revoked (logout, logout-all, password reset, session deleted, account deleted): do not reconnect with it. expired: the token reached its expiry (90 days after login) while the stream was open: sign in again, then reconnect with the new token. replaced: the user opened more than 8 streams and this was the oldest. lagging: the client read too slowly (64 events behind): reconnect with Last-Event-ID. shutdown: the server is stopping: reconnect (with Last-Event-ID) to another process.
+             * @enum {string}
+             */
+            reason: "revoked" | "expired" | "replaced" | "lagging" | "shutdown";
+        };
+        /** @description the SSE event end with its data line decoded */
+        LiveEndEvent: {
+            data: components["schemas"]["LiveEnd"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "end";
+        };
+        /** @description One event of the live stream (GET /api/users/user/{userId}/stream) as a client decodes it: event is the SSE `event:` line, data the JSON of its `data:` line (the `id:` line is the resume token, see Last-Event-ID). The same map as the operation's x-events, as a union a generator can type. */
+        LiveEvent: components["schemas"]["LiveMessageEvent"] | components["schemas"]["LiveQuestionEvent"] | components["schemas"]["LiveMemoryEvent"] | components["schemas"]["LiveMemoryDeletedEvent"] | components["schemas"]["LiveMoodEvent"] | components["schemas"]["LiveCalendarEventEvent"] | components["schemas"]["LiveCalendarEventDeletedEvent"] | components["schemas"]["LivePairingEvent"] | components["schemas"]["LivePartnershipEndedEvent"] | components["schemas"]["LiveNotificationEvent"] | components["schemas"]["LiveRelationshipEvent"] | components["schemas"]["LiveResetEvent"] | components["schemas"]["LiveEndEvent"];
+        /** @description the SSE event memory.deleted with its data line decoded */
+        LiveMemoryDeletedEvent: {
+            data: components["schemas"]["LiveDeleted"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "memory.deleted";
+        };
+        /** @description the SSE event memory.created, memory.updated with its data line decoded */
+        LiveMemoryEvent: {
+            data: components["schemas"]["Memory"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "memory.created" | "memory.updated";
+        };
+        /** @description the SSE event message.sent with its data line decoded */
+        LiveMessageEvent: {
+            data: components["schemas"]["Message"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "message.sent";
+        };
+        /** @description the SSE event mood.created, mood.updated with its data line decoded */
+        LiveMoodEvent: {
+            data: components["schemas"]["Mood"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "mood.created" | "mood.updated";
+        };
+        /** @description the SSE event notification.created with its data line decoded */
+        LiveNotificationEvent: {
+            data: components["schemas"]["Notification"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "notification.created";
+        };
+        /** @description the SSE event pairing.changed with its data line decoded */
+        LivePairingEvent: {
+            data: components["schemas"]["PairingStatus"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "pairing.changed";
+        };
+        /** @description partnership.ended: the partnership is gone (GET .../pairing shows no partner) */
+        LivePartnershipEnded: {
+            /** @description the former partner */
+            partnerId: string;
+        };
+        /** @description the SSE event partnership.ended with its data line decoded */
+        LivePartnershipEndedEvent: {
+            data: components["schemas"]["LivePartnershipEnded"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "partnership.ended";
+        };
+        /** @description the SSE event question.answered, question.replied, question.reacted with its data line decoded */
+        LiveQuestionEvent: {
+            data: components["schemas"]["DailyQuestionToday"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "question.answered" | "question.reacted" | "question.replied";
+        };
+        /** @description the SSE event relationship.changed with its data line decoded */
+        LiveRelationshipEvent: {
+            data: components["schemas"]["RelationshipDuration"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "relationship.changed";
+        };
+        /** @description reset: events may have been missed; refetch over REST. Always {} */
+        LiveReset: Record<string, never>;
+        /** @description the SSE event reset with its data line decoded */
+        LiveResetEvent: {
+            data: components["schemas"]["LiveReset"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "reset";
+        };
         Memory: {
             /** @description milliseconds (not in the spec; added) */
             createdAt: number;
@@ -2009,6 +2157,31 @@ export interface components {
             pauseAll?: boolean;
             systemUpdates?: boolean;
         };
+        /** @description action=generate-code: the caller's new pairing code */
+        PairingCodeReply: {
+            code: string;
+            /** @description milliseconds since the epoch */
+            expiresAt: number;
+        };
+        /** @description action=submit-code, second side: the partnership is created */
+        PairingConnectedReply: {
+            message: string;
+            /** @description the caller's own code */
+            myCode: string;
+            partnerId: string;
+            /** @constant */
+            state: "connected";
+        };
+        /** @description action=submit-code, first side: waiting for the code's owner to submit the caller's code */
+        PairingPendingReply: {
+            /** @constant */
+            actionRequired: false;
+            message: string;
+            /** @description the code's owner */
+            partnerId: string;
+            /** @constant */
+            status: "pending";
+        };
         PairingStatus: {
             /** @description true when someone submitted the caller's code and waits for the caller to submit theirs */
             actionRequired: boolean;
@@ -2060,6 +2233,18 @@ export interface components {
             /** @constant */
             success: true;
         };
+        /** @description action=check: whether the caller may use the feature */
+        PremiumFeatureAccess: {
+            hasAccess: boolean;
+            /** @description only for an unknown feature */
+            message?: string;
+        };
+        /** @description action=limits: the premium or free limits of the caller */
+        PremiumLimitsReply: {
+            isPremium: boolean;
+            /** @description e.g. {projects: 3, storage: "1GB", imagesPerUpload: 4, memories: 100} */
+            limits: Record<string, never>;
+        };
         PremiumStatus: {
             isPremium: boolean;
             message: string;
@@ -2104,6 +2289,12 @@ export interface components {
              * @enum {string|null}
              */
             store: "appstore" | "play" | null;
+        };
+        /** @description action=subscription (alias details): the subscription in effect, null when there is none */
+        PremiumSubscriptionReply: {
+            isPremium: boolean;
+            subscription: components["schemas"]["PremiumSubscription"] | null;
+            success: boolean;
         };
         PremiumWrite: {
             /** @enum {string} */
@@ -2183,6 +2374,15 @@ export interface components {
             /** @description opaque bearer token, valid 90 days */
             token: string;
             userId: string;
+        };
+        /** @description POST /api/partnerConnections/unlink: the partnership is ended */
+        UnlinkConnectionReply: {
+            data: {
+                /** @constant */
+                success: true;
+            };
+            /** @constant */
+            status: "success";
         };
         /** @description Every key is always present. The verdict, in order: current < minRequiredVersion → required; else current < recommendedVersion → recommended; else current < latestVersion → optional; else none. The booleans mirror updateType: updateRequired is true only for required, updateRecommended only for recommended, canContinue is false only for required. Versions are compared MAJOR, MINOR, PATCH, then build; a client that sends no build number is compared on MAJOR.MINOR.PATCH only, so a policy version with a build never forces an update on it. From the policy's deprecationDate on, recommendedVersion is the minimum too: below it the update is required and minRequiredVersion shows recommendedVersion. Without a policy for the platform: no update, canContinue true, the three versions equal currentVersion, updateMessage and downloadUrl are empty. */
         VersionCheckResult: {
@@ -2751,8 +2951,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    email?: string;
-                    password?: string;
+                    /** @description required; missing or empty: 400 with no code */
+                    email: string;
+                    /** @description required; missing or empty: 400 with no code */
+                    password: string;
                 };
             };
         };
@@ -3436,7 +3638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConnectionReply"];
+                    "application/json": components["schemas"]["UnlinkConnectionReply"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5323,30 +5525,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description generate-code: {code, expiresAt}; submit-code: pending or connected */
+            /** @description By action (the shapes share no property that names them, so there is no discriminator; each is told apart by its required fields): generate-code answers PairingCodeReply; submit-code answers PairingPendingReply (status: pending) until the code's owner has submitted the caller's code, then PairingConnectedReply (state: connected). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: string;
-                        expiresAt: number;
-                    } | {
-                        /** @constant */
-                        actionRequired: false;
-                        message: string;
-                        partnerId: string;
-                        /** @constant */
-                        status: "pending";
-                    } | {
-                        message: string;
-                        myCode: string;
-                        partnerId: string;
-                        /** @constant */
-                        state: "connected";
-                    };
+                    "application/json": components["schemas"]["PairingCodeReply"] | components["schemas"]["PairingPendingReply"] | components["schemas"]["PairingConnectedReply"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5522,25 +5708,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description by action */
+            /** @description By action (the shapes share no property that names them, so there is no discriminator): status → PremiumStatus; subscription or details → PremiumSubscriptionReply; limits → PremiumLimitsReply; check → PremiumFeatureAccess. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PremiumStatus"] | {
-                        isPremium: boolean;
-                        subscription: components["schemas"]["PremiumSubscription"] | null;
-                        success: boolean;
-                    } | {
-                        isPremium: boolean;
-                        /** @description e.g. {projects: 3, storage: "1GB", imagesPerUpload: 4, memories: 100} */
-                        limits: Record<string, never>;
-                    } | {
-                        hasAccess: boolean;
-                        /** @description only for an unknown feature */
-                        message?: string;
-                    };
+                    "application/json": components["schemas"]["PremiumStatus"] | components["schemas"]["PremiumSubscriptionReply"] | components["schemas"]["PremiumLimitsReply"] | components["schemas"]["PremiumFeatureAccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5786,7 +5960,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description an event stream: `id: <id>\nevent: <type>\ndata: <JSON>\n\n` per event */
+            /** @description an event stream: `id: <id>\nevent: <type>\ndata: <JSON>\n\n` per event; each event, as {event, data}, is a LiveEvent (the schema's contentSchema), and x-events maps each event type to its data's schema */
             200: {
                 headers: {
                     [name: string]: unknown;
