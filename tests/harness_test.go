@@ -167,8 +167,9 @@ func newHarness(t testing.TB, p profile, opts ...option) *harness {
 	h := &harness{t: t, client: &http.Client{Timeout: 20 * time.Second}, Clock: coretest.NewClock(time.Time{})}
 	h.env = map[string]string{
 		"TANDEM_ADDR":         "127.0.0.1:0",
-		"TANDEM_METRICS_ADDR": "",            // off; a test that reads it asks for 127.0.0.1:0
-		"TANDEM_ENV":          "development", // trust purchases, as the spec's examples
+		"TANDEM_PUBLIC_URL":   "http://localhost:8080", // the URLs the scenarios expect (a random port would follow TANDEM_ADDR)
+		"TANDEM_METRICS_ADDR": "",                      // off; a test that reads it asks for 127.0.0.1:0
+		"TANDEM_ENV":          "development",           // trust purchases, as the spec's examples
 		"TANDEM_DB":           "memory",
 		"TANDEM_BLOBS":        "memory",
 		"TANDEM_MAIL":         "memory",
