@@ -59,10 +59,13 @@ lint: ## gofmt, go vet and staticcheck (pinned, run through go run)
 
 REDOCLY ?= @redocly/cli@2.77.0
 
-lint-api: ## lint the served OpenAPI document (tandem openapi) with Redocly's recommended rules (redocly.yaml; pinned, run through npx)
+SPECTRAL ?= @stoplight/spectral-cli@6.16.3
+
+lint-api: ## lint the served OpenAPI document (tandem openapi) with Redocly's recommended rules (redocly.yaml) and Spectral's oas ruleset (.spectral.yaml); both pinned, run through npx
 	@mkdir -p bin
 	$(GO) run ./cmd/tandem openapi > bin/openapi.json
 	npx --yes $(REDOCLY) lint --config redocly.yaml bin/openapi.json
+	npx --yes $(SPECTRAL) lint --ruleset .spectral.yaml --fail-severity warn bin/openapi.json
 
 generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate line, which names the ports a test mocks)
 	$(GO) generate ./...
