@@ -47,6 +47,15 @@ var unreachedCodes = map[string]string{
 	"idempotency_answer_not_kept": "needs an answer over the kept size",
 }
 
+// racedCodes are enum values a test provokes by a race it cannot always
+// win: answered in most runs, not in all, so neither their absence nor
+// their presence is a finding.
+var racedCodes = map[string]string{
+	// TestIdempotencyKeyAtOnce accepts, for the requests that lose, either
+	// this 409 (the first still runs) or the replay (it already finished).
+	"idempotency_in_progress": "only while a concurrent request with the key still runs",
+}
+
 // wholePackageRan reports whether every test of the package ran: no -run or
 // -skip filter, and no -short.
 func wholePackageRan() bool {
@@ -102,6 +111,9 @@ func checkErrorCodes(enum []string, answered map[string]string, unreached map[st
 	for _, code := range enum {
 		_, seen := answered[code]
 		_, allowed := unreached[code]
+		if _, raced := racedCodes[code]; raced {
+			continue
+		}
 		switch {
 		case !seen && !allowed:
 			unseen = append(unseen, code)
