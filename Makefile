@@ -6,7 +6,7 @@ GO ?= go
 DEV_API_KEY ?= tandem-dev-key
 
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push), with a development service key
-	@echo "tandem: http://localhost:$${TANDEM_ADDR##*:} (API docs at /docs); service key (X-API-Key): $${TANDEM_API_KEYS:-$(DEV_API_KEY)}"
+	@addr=$${TANDEM_ADDR:-:8080}; echo "tandem: http://localhost:$${addr##*:} (API docs at /docs); service key (X-API-Key): $${TANDEM_API_KEYS:-$(DEV_API_KEY)}"
 	TANDEM_ENV=development TANDEM_API_KEYS=$${TANDEM_API_KEYS:-$(DEV_API_KEY)} $(GO) run ./cmd/tandem serve
 
 # GORACE: a race build otherwise sleeps a second at exit, per test binary.

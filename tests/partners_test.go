@@ -402,25 +402,7 @@ func TestConcurrentPairing(t *testing.T) {
 			h.wantRows(t, round, 0)
 		}
 
-		owner := h.newUser("o@x.io")
-		expect(t, h.connCreate(owner, "shared-code"), 200, "")
-		for round := range 30 {
-			rs := h.atOnce(
-				h.keyedReq("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": "shared-code"}),
-				h.keyedReq("POST", "/api/partnerConnections/link", c, map[string]any{"userId": c.ID, "connectionCode": "shared-code"}),
-			)
-			won, lost, winner := rs[0], rs[1], b
-			if won.Status != 200 {
-				won, lost, winner = rs[1], rs[0], c
-			}
-			expect(t, won, 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
-			if lost.Status != 409 || lost.JSON(t)["code"] != "already_paired" {
-				t.Fatalf("round %d: the second link got %d %s", round, lost.Status, lost.Body)
-			}
-			expect(t, h.connection(owner), 200, connectionBody(owner, winner.ID, "shared-code"))
-			h.wantRows(t, round, 1)
-			expect(t, h.connUnlink(owner), 200, "")
-		}
+		linkRace(t, h, []*harness{h, h}, b, c, 30)
 	})
 }
 
@@ -452,5 +434,32 @@ func (h *harness) wantRows(t *testing.T, round, partnerships int) {
 	}
 	if orphans != 0 {
 		t.Fatalf("round %d: %d orphaned members", round, orphans)
+	}
+}
+
+// linkRace has b and c link with one owner's code at the same instant,
+// rounds times, through links[0] and links[1] (one process, or two sharing
+// h's database): one wins, the other is already_paired, and h sees the
+// winner and one partnership.
+func linkRace(t *testing.T, h *harness, links []*harness, b, c user, rounds int) {
+	t.Helper()
+	owner := h.newUser("o@x.io")
+	expect(t, h.connCreate(owner, "shared-code"), 200, "")
+	for round := range rounds {
+		rs := atOnceAcross(t, links,
+			links[0].keyedReq("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": "shared-code"}),
+			links[1].keyedReq("POST", "/api/partnerConnections/link", c, map[string]any{"userId": c.ID, "connectionCode": "shared-code"}),
+		)
+		won, lost, winner := rs[0], rs[1], b
+		if won.Status != 200 {
+			won, lost, winner = rs[1], rs[0], c
+		}
+		expect(t, won, 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+		if lost.Status != 409 || lost.JSON(t)["code"] != "already_paired" {
+			t.Fatalf("round %d: the second link got %d %s", round, lost.Status, lost.Body)
+		}
+		expect(t, h.connection(owner), 200, connectionBody(owner, winner.ID, "shared-code"))
+		h.wantRows(t, round, 1)
+		expect(t, h.connUnlink(owner), 200, "")
 	}
 }

@@ -233,25 +233,7 @@ func TestScaleOutConcurrentPairing(t *testing.T) {
 			expect(t, three.post(pairingPath(a)+"/unpair", a.Token, nil), 200, "")
 		}
 
-		owner := one.newUser("o@x.io")
-		expect(t, one.connCreate(owner, "shared-code"), 200, "")
-		for round := range 10 {
-			rs := atOnceAcross(t, []*harness{two, three},
-				two.keyedReq("POST", "/api/partnerConnections/link", b, map[string]any{"userId": b.ID, "connectionCode": "shared-code"}),
-				three.keyedReq("POST", "/api/partnerConnections/link", c, map[string]any{"userId": c.ID, "connectionCode": "shared-code"}),
-			)
-			won, lost, winner := rs[0], rs[1], b
-			if won.Status != 200 {
-				won, lost, winner = rs[1], rs[0], c
-			}
-			expect(t, won, 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
-			if lost.Status != 409 || lost.JSON(t)["code"] != "already_paired" {
-				t.Fatalf("round %d: the second link got %d %s", round, lost.Status, lost.Body)
-			}
-			expect(t, one.connection(owner), 200, connectionBody(owner, winner.ID, "shared-code"))
-			one.wantRows(t, round, 1)
-			expect(t, one.connUnlink(owner), 200, "")
-		}
+		linkRace(t, one, []*harness{two, three}, b, c, 10)
 	})
 }
 
