@@ -44,9 +44,14 @@ func (k Kind) String() string {
 
 // Error is the only error type that crosses a module boundary.
 type Error struct {
-	Kind       Kind
-	Code       string        // machine code from the spec; "" only where the spec shows none
-	Message    string        // safe to show to the user
+	Kind    Kind
+	Code    string // machine code from the spec; "" only where the spec shows none
+	Message string // safe to show to the user, in English
+	// Format and Args are what Message was written from: Format is the
+	// catalog key of its translations (adapters/httpapi renders Message in
+	// the caller's language), Args fill it.
+	Format     string
+	Args       []any
 	RetryAfter time.Duration // Retry-After: KindRateLimited, and KindUnavailable shedding load (busy)
 	cause      error         // logged, never rendered
 }
@@ -69,22 +74,50 @@ func (e *Error) Unwrap() error { return e.cause }
 // Wrap attaches the internal cause; it is logged and never sent to a client.
 func (e *Error) Wrap(err error) *Error { e.cause = err; return e }
 
-func newErr(k Kind, code, msg string) *Error { return &Error{Kind: k, Code: code, Message: msg} }
+// newErr writes the message from a constant format (the key of its
+// translations) and its arguments, as fmt.Sprintf does.
+func newErr(k Kind, code, format string, args ...any) *Error {
+	e := &Error{Kind: k, Code: code, Message: format, Format: format}
+	if len(args) > 0 {
+		e.Message, e.Args = fmt.Sprintf(format, args...), args
+	}
+	return e
+}
 
-func Invalid(code, msg string) *Error      { return newErr(KindInvalid, code, msg) }
-func Unauthorized(code, msg string) *Error { return newErr(KindUnauthorized, code, msg) }
-func Forbidden(code, msg string) *Error    { return newErr(KindForbidden, code, msg) }
-func NotFound(code, msg string) *Error     { return newErr(KindNotFound, code, msg) }
-func Conflict(code, msg string) *Error     { return newErr(KindConflict, code, msg) }
-func TooLarge(code, msg string) *Error     { return newErr(KindTooLarge, code, msg) }
-func Unsupported(code, msg string) *Error  { return newErr(KindUnsupported, code, msg) }
-func Unavailable(code, msg string) *Error  { return newErr(KindUnavailable, code, msg) }
+func Invalid(code, format string, args ...any) *Error {
+	return newErr(KindInvalid, code, format, args...)
+}
+func Unauthorized(code, format string, args ...any) *Error {
+	return newErr(KindUnauthorized, code, format, args...)
+}
+func Forbidden(code, format string, args ...any) *Error {
+	return newErr(KindForbidden, code, format, args...)
+}
+func NotFound(code, format string, args ...any) *Error {
+	return newErr(KindNotFound, code, format, args...)
+}
+func Conflict(code, format string, args ...any) *Error {
+	return newErr(KindConflict, code, format, args...)
+}
+func TooLarge(code, format string, args ...any) *Error {
+	return newErr(KindTooLarge, code, format, args...)
+}
+func Unsupported(code, format string, args ...any) *Error {
+	return newErr(KindUnsupported, code, format, args...)
+}
+func Unavailable(code, format string, args ...any) *Error {
+	return newErr(KindUnavailable, code, format, args...)
+}
 
 // InsufficientStorage is a 507: the blob store is full.
-func InsufficientStorage(code, msg string) *Error { return newErr(KindInsufficientStorage, code, msg) }
+func InsufficientStorage(code, format string, args ...any) *Error {
+	return newErr(KindInsufficientStorage, code, format, args...)
+}
 
 // Unprocessable is a 422.
-func Unprocessable(code, msg string) *Error { return newErr(KindUnprocessable, code, msg) }
+func Unprocessable(code, format string, args ...any) *Error {
+	return newErr(KindUnprocessable, code, format, args...)
+}
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.
 func RateLimited(code, msg string, retryAfter time.Duration) *Error {
@@ -95,7 +128,7 @@ func RateLimited(code, msg string, retryAfter time.Duration) *Error {
 
 // Internal hides err behind a generic message.
 func Internal(err error) *Error {
-	return &Error{Kind: KindInternal, Code: "internal_error", Message: "internal error", cause: err}
+	return &Error{Kind: KindInternal, Code: "internal_error", Message: "internal error", Format: "internal error", cause: err}
 }
 
 // As returns err as *Error, classifying anything else as internal.

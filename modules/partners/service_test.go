@@ -1232,7 +1232,7 @@ func TestConnectionCodesExpire(t *testing.T) {
 		_, expired := f.linkWith("b", "zq7w-code-of-a")
 		_, unknown := f.linkWith("e", fmt.Sprintf("zq7w-nobody-%d", i))
 		coretest.WantErr(t, expired, core.KindNotFound, "not_found")
-		if *core.As(expired) != *core.As(unknown) {
+		if e, u := core.As(expired), core.As(unknown); e.Kind != u.Kind || e.Code != u.Code || e.Message != u.Message {
 			t.Fatalf("expired %#v, unknown %#v", core.As(expired), core.As(unknown))
 		}
 	}
