@@ -74,6 +74,7 @@ func Options(cfg Config) fx.Option {
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),
 		ports,
+		languages,
 		notifier,
 		audited,
 		httpapi.Module,

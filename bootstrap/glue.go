@@ -100,8 +100,8 @@ func newNotifier(svc *notifications.Service, log *zap.Logger) *Notifier {
 	return &Notifier{svc: svc, log: log}
 }
 
-func (n *Notifier) Notify(ctx context.Context, userID, category, title, message string) error {
-	if _, err := n.svc.Notify(ctx, userID, category, title, message); err != nil {
+func (n *Notifier) Notify(ctx context.Context, userID, category string, text core.Message) error {
+	if _, err := n.svc.Tell(ctx, userID, category, text); err != nil {
 		n.log.Warn("notification failed", zap.String("user_id", userID), zap.String("category", category), zap.Error(err))
 	}
 	return nil

@@ -75,7 +75,7 @@ type authReply struct {
 
 // clientOf is who is calling, for login counters and the sessions list.
 func clientOf(c *fiber.Ctx) accounts.Client {
-	return accounts.Client{IP: ClientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent)}
+	return accounts.Client{IP: ClientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent), Locale: requestLocale(c)}
 }
 
 func (h *accountsHandler) signup(c *fiber.Ctx) error {
@@ -224,7 +224,10 @@ type accountJSON struct {
 	Email       string `json:"email"`
 	DisplayName string `json:"displayName"`
 	Timezone    string `json:"timezone"`
-	CreatedAt   int64  `json:"createdAt"`
+	// Locale (an addition) is the BCP 47 tag the account's mails, pushes
+	// and notifications are written for.
+	Locale    string `json:"locale"`
+	CreatedAt int64  `json:"createdAt"`
 	// PasswordRequired (an addition) is true while the account has no
 	// password: it was verified after sign-ups that disagreed on one.
 	PasswordRequired bool `json:"passwordRequired,omitempty"`
@@ -241,8 +244,16 @@ type profileReply struct {
 
 func toAccountJSON(a accounts.Account, methods []string) accountJSON {
 	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
-		Timezone: a.Timezone, CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == "",
+		Timezone: a.Timezone, Locale: localeOf(a), CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == "",
 		SignInMethods: methods}
+}
+
+// localeOf is a's locale, "en" for an account made before there was one.
+func localeOf(a accounts.Account) string {
+	if a.Locale == "" {
+		return "en"
+	}
+	return a.Locale
 }
 
 // profileJSON is the account as the profile shows it, with its methods.
@@ -270,12 +281,13 @@ func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
 	var in struct {
 		DisplayName *string `json:"displayName"`
 		Timezone    *string `json:"timezone"`
+		Locale      *string `json:"locale"`
 	}
 	if err := BindJSON(c, &in); err != nil {
 		return err
 	}
 	a, err := h.svc.UpdateProfile(c.UserContext(), c.Params("userId"),
-		accounts.ProfilePatch{DisplayName: in.DisplayName, Timezone: in.Timezone})
+		accounts.ProfilePatch{DisplayName: in.DisplayName, Timezone: in.Timezone, Locale: in.Locale})
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,9 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 		if (e.Kind == core.KindRateLimited || sheds(e)) && e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, RetryAfter(e.RetryAfter))
 		}
-		return c.Status(status).JSON(renderError(e))
+		body := renderError(e)
+		body.Message = sayError(c, e, body.Message)
+		return c.Status(status).JSON(body)
 	}
 }
 

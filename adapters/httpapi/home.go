@@ -139,7 +139,7 @@ func (h *homeHandler) get(c *fiber.Ctx) error {
 	// Read-only: each module's reads (the caller's partnership, the two
 	// accounts, ...) are asked once for the whole answer.
 	ctx, userID := core.WithReadMemo(c.UserContext()), c.Params("userId")
-	out, err := h.read(ctx, userID)
+	out, err := h.read(ctx, c, userID)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (h *homeHandler) get(c *fiber.Ctx) error {
 }
 
 // read gathers the parts; an unpaired caller gets no couple's parts.
-func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error) {
+func (h *homeHandler) read(ctx context.Context, c *fiber.Ctx, userID string) (homeReply, error) {
 	out := homeReply{Success: true}
 	if h.prefetch != nil {
 		if err := h.prefetch.Prefetch(ctx, userID); err != nil {
@@ -173,7 +173,7 @@ func (h *homeHandler) read(ctx context.Context, userID string) (homeReply, error
 	}
 	out.PairingState = state
 	if partnerID != "" {
-		if err := h.couple(ctx, userID, partnerID, &out); err != nil {
+		if err := h.couple(ctx, c, userID, partnerID, &out); err != nil {
 			return out, err
 		}
 	}
@@ -215,8 +215,8 @@ func (h *homeHandler) pairing(ctx context.Context, userID string) (state, partne
 	return string(st.State), st.PartnerID, err
 }
 
-// couple fills the parts that need a partner.
-func (h *homeHandler) couple(ctx context.Context, userID, partnerID string, out *homeReply) error {
+// couple fills the parts that need a partner (labels in c's language).
+func (h *homeHandler) couple(ctx context.Context, c *fiber.Ctx, userID, partnerID string, out *homeReply) error {
 	p, err := h.accounts.Profile(ctx, partnerID)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (h *homeHandler) couple(ctx context.Context, userID, partnerID string, out 
 		return err
 	}
 	if m != nil {
-		mj := toMilestonesJSON([]relationship.Milestone{*m})[0]
+		mj := toMilestonesJSON(c, []relationship.Milestone{*m})[0]
 		out.NextMilestone = &mj
 	}
 	v, err := h.questions.Today(ctx, userID)

@@ -54,11 +54,29 @@ func requestLocale(c *fiber.Ctx) string {
 // (English, before language ran).
 func say(c *fiber.Ctx, format string, args ...any) string {
 	r, ok := c.Locals(localReader).(*reader)
-	if !ok || r.locale == "en" {
+	if !ok {
 		if len(args) == 0 {
 			return format
 		}
 		return fmt.Sprintf(format, args...)
 	}
 	return r.langs.Translate(r.locale, core.Msg(format, args...))
+}
+
+// sayError is an error's message in the caller's language: e's own when it
+// reached the body as written, else the generic text renderError put there
+// (a 5xx hides its cause). English is written as it is.
+func sayError(c *fiber.Ctx, e *core.Error, rendered string) string {
+	r, ok := c.Locals(localReader).(*reader)
+	if !ok || r.locale == "en" {
+		return rendered
+	}
+	if rendered != e.Message {
+		return r.langs.Translate(r.locale, core.Msg(rendered))
+	}
+	key := e.Format
+	if key == "" {
+		key = e.Message
+	}
+	return r.langs.Translate(r.locale, core.Msg(key, e.Args...))
 }

@@ -117,10 +117,10 @@ type milestonesReply struct {
 	Milestones []milestoneJSON `json:"milestones"`
 }
 
-func toMilestonesJSON(ms []relationship.Milestone) []milestoneJSON {
+func toMilestonesJSON(c *fiber.Ctx, ms []relationship.Milestone) []milestoneJSON {
 	out := make([]milestoneJSON, len(ms))
 	for i, m := range ms {
-		out[i] = milestoneJSON{Date: m.Date.String(), Days: m.Days, Label: m.Label(), Kind: string(m.Kind)}
+		out[i] = milestoneJSON{Date: m.Date.String(), Days: m.Days, Label: milestoneLabel(c, m), Kind: string(m.Kind)}
 	}
 	return out
 }
@@ -140,5 +140,14 @@ func (h *relationshipHandler) milestones(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(milestonesReply{Success: true, Milestones: toMilestonesJSON(ms)})
+	return c.JSON(milestonesReply{Success: true, Milestones: toMilestonesJSON(c, ms)})
+}
+
+// milestoneLabel is m's label ("100 days", "1 year") in the caller's
+// language.
+func milestoneLabel(c *fiber.Ctx, m relationship.Milestone) string {
+	if m.Kind == relationship.MilestoneAnniversary {
+		return say(c, "milestone.label.years", m.Years)
+	}
+	return say(c, "milestone.label.days", m.Days)
 }

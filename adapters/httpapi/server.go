@@ -78,8 +78,8 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, breaker Breaker, headers []Headers, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, headers), cfg: cfg, log: log, streams: streams, drain: drain}
+	drain *Drain, breaker Breaker, langs Languages, headers []Headers, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, langs, headers), cfg: cfg, log: log, streams: streams, drain: drain}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -88,7 +88,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 }
 
 func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker,
-	headers []Headers) *fiber.App {
+	langs Languages, headers []Headers) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -111,7 +111,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	// from the right). Fiber trusts no proxy's X-Forwarded-* headers either.
 	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
-	chain := []any{closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
+	chain := []any{language(langs), closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
 		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders}
 	for _, h := range headers {
 		chain = append(chain, fiber.Handler(h))

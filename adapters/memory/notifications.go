@@ -111,7 +111,7 @@ func (r *NotificationRepo) storeEntryLocked(was *notifications.Notification, e n
 		return nil
 	}
 	stored := r.unreadLocked(e.UserID, e.ID)
-	stored.Title, stored.Message, stored.CreatedAt = e.Title, e.Message, e.CreatedAt
+	stored.Title, stored.Message, stored.Text, stored.CreatedAt = e.Title, e.Message, e.Text, e.CreatedAt
 	return nil
 }
 

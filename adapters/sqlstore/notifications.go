@@ -26,7 +26,8 @@ var (
 	settingsColumns = []string{"user_id", "pause_all", "daily_reminders", "mood_updates", "habits_reminder",
 		"events_notification", "games_notification", "partner_activity", "system_updates", "resume", "daily_reminder_time",
 		"updated_at"}
-	notificationColumns = []string{"id", "user_id", "title", "message", "category", "is_read", "created_at"}
+	notificationColumns = []string{"id", "user_id", "title", "message", "text_key", "text_args", "category", "is_read",
+		"created_at"}
 	deviceColumns       = []string{"id", "user_id", "token", "platform", "provider", "created_at", "updated_at"}
 )
 
@@ -75,14 +76,24 @@ type notificationRow struct {
 	UserID    string `db:"user_id"`
 	Title     string `db:"title"`
 	Message   string `db:"message"`
+	TextKey   string `db:"text_key"`
+	TextArgs  string `db:"text_args"`
 	Category  string `db:"category"`
 	IsRead    bool   `db:"is_read"`
 	CreatedAt int64  `db:"created_at"`
 }
 
+// notification is the row's; a text whose arguments cannot be read keeps
+// the English it was stored with (no key).
 func (r notificationRow) notification() notifications.Notification {
-	return notifications.Notification{ID: r.ID, UserID: r.UserID, Title: r.Title, Message: r.Message,
+	n := notifications.Notification{ID: r.ID, UserID: r.UserID, Title: r.Title, Message: r.Message,
 		Category: notifications.Category(r.Category), Read: r.IsRead, CreatedAt: core.FromMillis(r.CreatedAt)}
+	if r.TextKey != "" {
+		if m, err := core.UnmarshalMessage(r.TextKey, r.TextArgs); err == nil {
+			n.Text = m
+		}
+	}
+	return n
 }
 
 type deviceRow struct {
@@ -143,8 +154,12 @@ func (r *NotificationRepo) AddNotification(ctx context.Context, n notifications.
 }
 
 func (r *NotificationRepo) addNotification(ctx context.Context, e sqlx.ExecerContext, n notifications.Notification) error {
+	args, err := n.Text.MarshalArgs()
+	if err != nil {
+		return err
+	}
 	return r.db.exec(ctx, e, r.db.sb.Insert("notifications").Columns(notificationColumns...).
-		Values(n.ID, n.UserID, n.Title, n.Message, string(n.Category), n.Read, n.CreatedAt.UnixMilli()))
+		Values(n.ID, n.UserID, n.Title, n.Message, n.Text.Key, args, string(n.Category), n.Read, n.CreatedAt.UnixMilli()))
 }
 
 type activityRow struct {
@@ -220,8 +235,12 @@ func (r *NotificationRepo) storeEntry(ctx context.Context, tx *sqlx.Tx, was *not
 	if was == nil || was.ID != e.ID {
 		return r.addNotification(ctx, tx, e)
 	}
-	return r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", e.Title).
-		Set("message", e.Message).Set("created_at", e.CreatedAt.UnixMilli()).Where(sq.Eq{"id": e.ID}))
+	args, err := e.Text.MarshalArgs()
+	if err != nil {
+		return err
+	}
+	return r.db.exec(ctx, tx, r.db.sb.Update("notifications").Set("title", e.Title).Set("message", e.Message).
+		Set("text_key", e.Text.Key).Set("text_args", args).Set("created_at", e.CreatedAt.UnixMilli()).Where(sq.Eq{"id": e.ID}))
 }
 
 // activityKey is notification_activity's primary key.

@@ -201,10 +201,33 @@ func (c *Couples) PartnershipOf(_ context.Context, userID string) (string, strin
 type Zones struct {
 	mu      sync.Mutex
 	m       map[string]*time.Location
+	locales map[string]string
 	unknown map[string]bool
 }
 
-func NewZones() *Zones { return &Zones{m: map[string]*time.Location{}, unknown: map[string]bool{}} }
+func NewZones() *Zones {
+	return &Zones{m: map[string]*time.Location{}, locales: map[string]string{}, unknown: map[string]bool{}}
+}
+
+// SetLocale gives userID a profile locale ("en" when unset).
+func (z *Zones) SetLocale(userID, locale string) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.locales[userID] = locale
+}
+
+// Locale is the user's locale, "en" when unset.
+func (z *Zones) Locale(_ context.Context, userID string) (string, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.unknown[userID] {
+		return "", core.NotFound("user_not_found", "user not found")
+	}
+	if l, ok := z.locales[userID]; ok {
+		return l, nil
+	}
+	return "en", nil
+}
 
 func (z *Zones) Set(userID string, loc *time.Location) {
 	z.mu.Lock()

@@ -41,6 +41,7 @@ type IdentityClaim struct {
 	Email         string
 	EmailVerified bool
 	Name          string
+	Locale        string // the caller's (Client.Locale): a new account starts with it
 }
 
 // SignInRequest is a sign-in with a provider's ID token.
@@ -133,7 +134,8 @@ func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 		if c.Email == "" {
 			return SignInUpdate{}, core.Invalid("email_required", "the ID token carries no e-mail; the first sign-in needs one")
 		}
-		a := Account{ID: newID, Email: c.Email, Verified: c.EmailVerified, DisplayName: c.Name, CreatedAt: now, UpdatedAt: now}
+		a := Account{ID: newID, Email: c.Email, Verified: c.EmailVerified, DisplayName: c.Name, Locale: c.Locale,
+			CreatedAt: now, UpdatedAt: now}
 		link.UserID = a.ID
 		return SignInUpdate{Account: a, Create: true, Link: link}, nil
 	}
@@ -224,7 +226,7 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 	if err != nil {
 		return "", "", false, err
 	}
-	c.Name = displayName(r.GivenName, r.FamilyName)
+	c.Name, c.Locale = displayName(r.GivenName, r.FamilyName), cl.Locale
 	if c.Email != "" {
 		e, err := NormalizeEmail(c.Email)
 		if err != nil { // a provider's e-mail we cannot store: sign in without it

@@ -31,8 +31,12 @@ type Account struct {
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
 	DisplayName  string
 	Timezone     string // IANA name, "" for UTC
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Locale is the BCP 47 tag the person reads in ("" for an account made
+	// before there was one: English). It may name a language Tandem does not
+	// speak; texts then take the closest one (core.Translator).
+	Locale    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Purpose says what a one-time code proves.
@@ -82,6 +86,9 @@ type Session struct {
 type Client struct {
 	IP        string
 	UserAgent string
+	// Locale is the supported language that best serves the caller's
+	// Accept-Language ("en" without one): a new account starts with it.
+	Locale string
 }
 
 // ResetProof is what the password update step carries: the verified code

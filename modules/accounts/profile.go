@@ -18,6 +18,7 @@ func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
 type ProfilePatch struct {
 	DisplayName *string
 	Timezone    *string
+	Locale      *string // a BCP 47 tag (core.ParseLocale)
 }
 
 func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePatch) (Account, error) {
@@ -41,6 +42,11 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 			return Account{}, err
 		}
 		a.Timezone = *p.Timezone
+	}
+	if p.Locale != nil {
+		if a.Locale, err = core.ParseLocale(*p.Locale); err != nil {
+			return Account{}, err
+		}
 	}
 	a.UpdatedAt = s.clock.Now()
 	if err := s.repo.UpdateProfile(ctx, a); err != nil {
@@ -66,6 +72,16 @@ func (s *Service) Location(ctx context.Context, userID string) (*time.Location, 
 		return time.UTC, nil
 	}
 	return loc, nil
+}
+
+// Locale is the tag the user reads in ("en" when the account has none), for
+// the modules that write to them.
+func (s *Service) Locale(ctx context.Context, userID string) (string, error) {
+	a, err := s.account(ctx, userID)
+	if err != nil || a.Locale == "" {
+		return "en", err
+	}
+	return a.Locale, nil
 }
 
 // Exists answers whether the account exists.

@@ -30,7 +30,8 @@ type Service struct {
 	passkeys Passkeys
 	// idTokens verifies sign-in ID tokens; nil when no provider is configured.
 	idTokens IDTokenVerifier
-	dummy    string // a real hash, verified on unknown e-mails so timing reveals nothing
+	texts    core.Translator // the mails' language
+	dummy    string          // a real hash, verified on unknown e-mails so timing reveals nothing
 }
 
 // Deps groups the Service's collaborators (the list is long; names beat order).
@@ -49,9 +50,14 @@ type Deps struct {
 	// IDTokens verifies Apple's and Google's ID tokens (nil: sign-in with
 	// them answers 401 invalid_token).
 	IDTokens IDTokenVerifier
+	// Texts writes the mails in the account's language.
+	Texts core.Translator
 }
 
 func NewService(d Deps) (*Service, error) {
+	if d.Texts == nil {
+		return nil, fmt.Errorf("accounts: no Translator for the mails")
+	}
 	dummy, err := d.Hasher.Hash("timing-equaliser-password")
 	if err != nil {
 		return nil, fmt.Errorf("accounts: hasher: %w", err)
@@ -61,7 +67,8 @@ func NewService(d Deps) (*Service, error) {
 		admins[i] = FoldEmail(a)
 	}
 	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
-		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy, idTokens: d.IDTokens}, nil
+		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy, idTokens: d.IDTokens,
+		texts: d.Texts}, nil
 }
 
 // AddDataOwners registers the modules whose user data deletion purges and

@@ -100,7 +100,7 @@ func (s *Service) sendCode(ctx context.Context, a Account, p Purpose) error {
 	code := newCode()
 	now := s.clock.Now()
 	c := Code{UserID: a.ID, Purpose: p, Hash: hashCode(a.ID, p, code), ExpiresAt: now.Add(CodeTTL), CreatedAt: now}
-	m := OutboxMail{ID: s.ids.New(), UserID: a.ID, Kind: p, Mail: codeMail(a.Email, p, code),
+	m := OutboxMail{ID: s.ids.New(), UserID: a.ID, Kind: p, Mail: s.codeMail(a, p, code),
 		CreatedAt: now, NotAfter: c.ExpiresAt, NextAttemptAt: now}
 	if err := s.repo.PutCode(ctx, c, m); err != nil {
 		return err
@@ -111,11 +111,15 @@ func (s *Service) sendCode(ctx context.Context, a Account, p Purpose) error {
 	return nil
 }
 
-func codeMail(to string, p Purpose, code string) Mail {
+// codeMail is the mail of a code, written in the account's language (the
+// catalogs' mail.verification and mail.reset: the code, then its lifetime
+// in minutes).
+func (s *Service) codeMail(a Account, p Purpose, code string) Mail {
+	key := "mail.verification"
 	if p == PurposeReset {
-		return Mail{To: to, Subject: "Your Tandem password reset code",
-			Text: "Your password reset code is " + code + ".\n\nIt expires in 15 minutes. If you did not ask for it, ignore this e-mail.\n"}
+		key = "mail.reset"
 	}
-	return Mail{To: to, Subject: "Your Tandem verification code",
-		Text: "Welcome to Tandem! Your verification code is " + code + ".\n\nIt expires in 15 minutes. If you did not ask for it, ignore this e-mail: nobody can use your address without this code.\n"}
+	minutes := int(CodeTTL / time.Minute)
+	return Mail{To: a.Email, Subject: s.texts.Translate(a.Locale, core.Msg(key+".subject")),
+		Text: s.texts.Translate(a.Locale, core.Msg(key+".body", code, minutes))}
 }

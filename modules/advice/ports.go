@@ -28,4 +28,5 @@ type Repository interface {
 // (user_not_found) for an unknown user.
 type Users interface {
 	Location(ctx context.Context, userID string) (*time.Location, error)
+	Locale(ctx context.Context, userID string) (string, error)
 }

@@ -52,7 +52,7 @@ type Users interface {
 
 // Notifier delivers a reminder to the owner (the notifications module).
 type Notifier interface {
-	Notify(ctx context.Context, userID, category, title, message string) error
+	Notify(ctx context.Context, userID, category string, text core.Message) error
 }
 
 // PartnerNotifier tells a user that their partner (fromUserID) did

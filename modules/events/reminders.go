@@ -50,7 +50,7 @@ func (r *Reminders) SendDue(ctx context.Context) (int, error) {
 			if !claimed {
 				continue // another process took it
 			}
-			if err := r.notifier.Notify(ctx, e.UserID, "events", e.Title, reminderText(e)); err != nil {
+			if err := r.notifier.Notify(ctx, e.UserID, "events", ReminderText(e)); err != nil {
 				return sent, err
 			}
 			sent++
@@ -61,10 +61,29 @@ func (r *Reminders) SendDue(ctx context.Context) (int, error) {
 	}
 }
 
-func reminderText(e Event) string {
-	when := e.StartDate.String()
+// ReminderText is e's reminder in the catalogs: its title, then "starts
+// on <date> [at <time>]" and how soon, in the largest whole unit of its
+// lead time ("event.reminder.<now|minutes|hours|days>[.at]"; the
+// arguments: the title, the date, the count of units, the time).
+func ReminderText(e Event) core.Message {
+	unit, n := LeadUnit(e.Notify.Minutes)
+	key := "event.reminder." + unit
 	if e.StartTime.Set {
-		when += " at " + e.StartTime.String()
+		key += ".at"
 	}
-	return "Starts " + when + " (in " + e.Notify.String() + " minutes)"
+	return core.Msg(key, e.Title, e.StartDate, n, e.StartTime.String())
+}
+
+// LeadUnit is a lead time of minutes in its largest whole unit: "now" for
+// none, else days, hours or minutes and their count.
+func LeadUnit(minutes int) (string, int) {
+	switch {
+	case minutes <= 0:
+		return "now", 0
+	case minutes%(24*60) == 0:
+		return "days", minutes / (24 * 60)
+	case minutes%60 == 0:
+		return "hours", minutes / 60
+	}
+	return "minutes", minutes
 }

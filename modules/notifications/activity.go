@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"tandem/core"
@@ -67,35 +66,14 @@ func ParseActivityKind(s string) (ActivityKind, error) {
 	return "", core.Invalid("invalid_request", "unknown activity "+strconv.Quote(s))
 }
 
-// activityText is a kind's entry: its title and message for one
-// occurrence, and for n of them (%d in messageN is n).
-type activityText struct{ title, message, titleN, messageN string }
-
-var activityTexts = map[ActivityKind]activityText{
-	ActivityMemoryAdded: {"New memory", "Your partner added a memory.",
-		"New memories", "Your partner added %d memories."},
-	ActivityMessageSent: {"New message", "Your partner sent you a message.",
-		"New messages", "Your partner sent you %d messages."},
-	ActivityEventAdded: {"New event", "Your partner added an event to the calendar.",
-		"New events", "Your partner added %d events to the calendar."},
-	ActivityEventChanged: {"Event changed", "Your partner changed an event in the calendar.",
-		"Events changed", "Your partner changed %d events in the calendar."},
-	ActivityRelationshipStarted: {"Relationship started", "Your partner started counting your days together.",
-		"Relationship started", "Your partner started counting your days together."},
-	ActivityMoodShared: {"Mood check-in", "Your partner shared how they feel today.",
-		"Mood check-ins", "Your partner shared how they feel %d times."},
-}
-
-// Text is the title and message of the entry that counts n activities of k.
-func (k ActivityKind) Text(n int) (title, message string) {
-	t, ok := activityTexts[k]
-	switch {
-	case !ok:
-		return "Partner activity", "Your partner has been active."
-	case n <= 1:
-		return t.title, t.message
+// Text is the text of the entry that counts n activities of k: the
+// catalogs' "activity.<kind>", its count the argument (plural forms say
+// "a message" or "3 messages").
+func (k ActivityKind) Text(n int) core.Message {
+	if _, err := ParseActivityKind(string(k)); err != nil {
+		return core.Msg("activity.other")
 	}
-	return t.titleN, strings.Replace(t.messageN, "%d", strconv.Itoa(n), 1)
+	return core.Msg("activity."+string(k), n)
 }
 
 // Activity is one occurrence: From did Kind, and UserID hears of it.
@@ -132,7 +110,7 @@ func Collect(c Collected, a Activity, n Notification, quiet time.Duration) (next
 		entry.UserID, c.Count = a.UserID, 0
 	}
 	next = Collected{Entry: &entry, Count: c.Count + 1, PushedAt: c.PushedAt}
-	entry.Title, entry.Message = a.Kind.Text(next.Count)
+	entry.Text = a.Kind.Text(next.Count)
 	push = c.PushedAt.IsZero() || !n.CreatedAt.Before(c.PushedAt.Add(quiet))
 	if push {
 		next.PushedAt = n.CreatedAt

@@ -46,11 +46,8 @@ const (
 	ReminderDaysKept = 3
 )
 
-// The daily reminder's text.
-const (
-	ReminderTitle   = "Today's question"
-	ReminderMessage = "You have not answered today's question yet: your partner is waiting to hear from you."
-)
+// ReminderText is the daily reminder's text in the catalogs.
+var ReminderText = core.Msg("reminder.daily")
 
 // Reminders sends each paired user one reminder a day, at their
 // reminder time in their profile timezone, when they have not answered
@@ -153,7 +150,7 @@ func (d *Reminders) remind(ctx context.Context, r DueReminder, now time.Time) (b
 		return false, err
 	}
 	if claimed {
-		if _, err := d.svc.Notify(ctx, r.UserID, string(CategoryQuestions), ReminderTitle, ReminderMessage); err != nil {
+		if _, err := d.svc.Tell(ctx, r.UserID, string(CategoryQuestions), ReminderText); err != nil {
 			return false, err
 		}
 	}

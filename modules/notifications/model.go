@@ -54,10 +54,15 @@ func (c Category) Setting() Setting { return categorySettings[c] }
 
 // Notification is one stored notification of a user's inbox.
 type Notification struct {
-	ID        string
-	UserID    string
-	Title     string
-	Message   string
+	ID      string
+	UserID  string
+	Title   string
+	Message string
+	// Text names Title and Message in the catalogs (Text.Key+".title" and
+	// ".body", filled with Text.Args), so that each reading writes them in
+	// the reader's locale of the moment; Title and Message hold the English.
+	// A zero Text: Title and Message are as written (an administrator's).
+	Text      core.Message
 	Category  Category
 	Read      bool
 	CreatedAt time.Time

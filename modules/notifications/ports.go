@@ -132,10 +132,12 @@ type DailyReminderRepository interface {
 	DeleteUserReminders(ctx context.Context, userID string) error
 }
 
-// Users gives a user's profile timezone (accounts.Service), UTC when unset;
-// core.KindNotFound when there is no such account.
+// Users gives a user's profile timezone (accounts.Service), UTC when unset,
+// and locale, "en" when unset; core.KindNotFound when there is no such
+// account.
 type Users interface {
 	Location(ctx context.Context, userID string) (*time.Location, error)
+	Locale(ctx context.Context, userID string) (string, error)
 }
 
 // DailyQuestions tells whether a user answered their couple's daily

@@ -19,13 +19,36 @@ type Service struct {
 	bus       core.Publisher
 	clock     core.Clock
 	ids       core.IDs
+	texts     core.Translator
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, tickets TicketRepository, reminders DailyReminderRepository, users Users, pusher Pusher,
-	bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
+	bus core.Publisher, clock core.Clock, ids core.IDs, texts core.Translator) *Service {
 	return &Service{repo: repo, tickets: tickets, reminders: reminders, users: users, pusher: pusher, bus: bus,
-		clock: clock, ids: ids}
+		clock: clock, ids: ids, texts: texts}
+}
+
+// write fills n's Title and Message from its Text in locale; a
+// notification without a Text keeps them as written.
+func (s *Service) write(n *Notification, locale string) {
+	if n.Text.Key == "" {
+		return
+	}
+	n.Title = s.texts.Translate(locale, core.Msg(n.Text.Key+".title", n.Text.Args...))
+	n.Message = s.texts.Translate(locale, core.Msg(n.Text.Key+".body", n.Text.Args...))
+}
+
+// inLocale is ns written for their reader (every one is userID's).
+func (s *Service) inLocale(ctx context.Context, userID string, ns []Notification) error {
+	locale, err := s.users.Locale(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for i := range ns {
+		s.write(&ns[i], locale)
+	}
+	return nil
 }
 
 // LiveCreated is the live event of a notification saved to an inbox (a new
@@ -33,8 +56,8 @@ func NewService(repo Repository, tickets TicketRepository, reminders DailyRemind
 // hears of it, with the notification as the inbox lists it.
 const LiveCreated = "notification.created"
 
-// announce tells the recipient's open apps of n, saved: only the recipient
-// reads an inbox.
+// announce tells the recipient's open apps of n, saved and written in
+// their locale: only the recipient reads an inbox.
 func (s *Service) announce(ctx context.Context, n Notification) {
 	s.bus.Publish(ctx, core.Live{Type: LiveCreated, For: map[string]any{n.UserID: n}})
 }
@@ -125,6 +148,45 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 	return s.push(ctx, n, settings, true)
 }
 
+// Tell is Notify with a text of the catalogs (m.Key+".title" and ".body",
+// filled with m.Args): stored with its key and arguments, and written in
+// the reader's locale wherever it is read (the inbox, the live stream, the
+// push). Other modules call it through a port of their own.
+func (s *Service) Tell(ctx context.Context, userID, category string, m core.Message) (Result, error) {
+	c, err := ParseCategory(category)
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := m.MarshalArgs(); err != nil {
+		return Result{}, core.Internal(err)
+	}
+	n := Notification{ID: s.ids.New(), UserID: userID, Text: m, Category: c, CreatedAt: s.clock.Now()}
+	s.write(&n, "en")
+	if err := validateContent(n.Title, n.Message); err != nil {
+		return Result{}, err
+	}
+	settings, err := s.Settings(ctx, userID)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := s.repo.AddNotification(ctx, n); err != nil {
+		return Result{}, err
+	}
+	return s.deliver(ctx, n, settings)
+}
+
+// deliver announces n, saved, and pushes it, both written in its reader's
+// locale.
+func (s *Service) deliver(ctx context.Context, n Notification, settings Settings) (Result, error) {
+	locale, err := s.users.Locale(ctx, n.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	s.write(&n, locale)
+	s.announce(ctx, n)
+	return s.push(ctx, n, settings, true)
+}
+
 // NotifyActivity tells a.UserID that their partner a.From did a.Kind (in
 // a.Kind.Category(): partnerActivity, or mood), coalesced: while the entry for a's user, actor
 // and kind is unread it counts one more ("Your partner added 3 memories") and
@@ -144,12 +206,18 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 	stored, err := s.repo.AddActivity(ctx, a, func(c Collected) Collected {
 		var next Collected
 		next, push = Collect(c, a, n, PushEvery)
+		s.write(next.Entry, "en")
 		return next
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	entry := *stored.Entry
+	locale, err := s.users.Locale(ctx, a.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	s.write(&entry, locale)
 	s.announce(ctx, entry)
 	if !push {
 		// Counted within the quiet period: no push is due, so neither the
@@ -220,7 +288,7 @@ func (s *Service) List(ctx context.Context, userID string, unreadOnly bool, page
 	if ns == nil {
 		ns = []Notification{}
 	}
-	return ns, next, nil
+	return ns, next, s.inLocale(ctx, userID, ns)
 }
 
 // UnreadCount counts the user's unread notifications.
@@ -326,8 +394,7 @@ func (s *Service) Listener() core.Listener {
 				if u == "" {
 					continue
 				}
-				if _, err := s.Notify(ctx, u, string(CategoryPartnerActivity), "Partnership ended",
-					"You and your partner are no longer connected."); err != nil {
+				if _, err := s.Tell(ctx, u, string(CategoryPartnerActivity), core.Msg("partnership.ended")); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -370,6 +437,9 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 		return s.repo.ListNotifications(ctx, userID, false, p)
 	}
 	notifications, err := core.EveryPage(list, func(n Notification) Notification { return n })
+	if err == nil {
+		err = s.inLocale(ctx, userID, notifications)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -368,14 +368,6 @@ func (s Settings) failRules() (perUser, perIP core.RateRule) {
 // with your code" (the spec's partnerActivity setting).
 const CategoryPartnerActivity = "partnerActivity"
 
-// The notification the owner of a connection code gets when someone links
-// with it: a forced pairing must not go unnoticed.
-const (
-	linkedTitle   = "New partner connection"
-	linkedMessage = "Someone linked with your connection code and is now your partner. " +
-		"If you did not expect this, unlink to end the connection."
-)
-
 // The module's errors; codes are the API's (docs/api.md).
 
 func errAlreadyPaired() error {

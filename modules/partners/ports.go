@@ -2,6 +2,7 @@ package partners
 
 import (
 	"context"
+	"tandem/core"
 	"time"
 )
 
@@ -66,5 +67,5 @@ type Repository interface {
 // partnership it announces is already stored, so its error never undoes or
 // fails the link: the bootstrap adapter logs failures.
 type Notifier interface {
-	Notify(ctx context.Context, userID, category, title, message string) error
+	Notify(ctx context.Context, userID, category string, text core.Message) error
 }

@@ -193,7 +193,7 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 	}
 	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
 	s.announcePairing(ctx, append([]string{userID, c.UserID}, waiting...)...)
-	_ = s.notifier.Notify(ctx, c.UserID, CategoryPartnerActivity, linkedTitle, linkedMessage) // logged by the adapter; the link stands
+	_ = s.notifier.Notify(ctx, c.UserID, CategoryPartnerActivity, core.Msg("partner.linked")) // logged by the adapter; the link stands
 	return c.UserID, nil
 }
 

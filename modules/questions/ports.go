@@ -68,6 +68,7 @@ type Partnerships interface {
 // core.KindNotFound (user_not_found) for an unknown user.
 type Users interface {
 	Location(ctx context.Context, userID string) (*time.Location, error)
+	Locale(ctx context.Context, userID string) (string, error)
 }
 
 // Notifier sends a notification to a user (the notifications module: saved
@@ -75,5 +76,5 @@ type Users interface {
 // answer it announces is already stored, so its error never fails the
 // answer: the bootstrap adapter logs failures.
 type Notifier interface {
-	Notify(ctx context.Context, userID, category, title, message string) error
+	Notify(ctx context.Context, userID, category string, text core.Message) error
 }

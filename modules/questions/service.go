@@ -26,13 +26,28 @@ type Service struct {
 	clock        core.Clock
 	ids          core.IDs
 	bank         []Question
+	texts        core.Translator
 }
 
 // NewService is a plain constructor, usable without fx; it serves Bank.
 func NewService(repo Repository, partnerships Partnerships, users Users, notifier Notifier, bus core.Publisher,
-	clock core.Clock, ids core.IDs) *Service {
+	clock core.Clock, ids core.IDs, texts core.Translator) *Service {
 	return &Service{repo: repo, partnerships: partnerships, users: users, notifier: notifier, bus: bus, clock: clock,
-		ids: ids, bank: Bank}
+		ids: ids, bank: Bank, texts: texts}
+}
+
+// TextKey is the catalog key of the question id: the bank holds its
+// English, the catalogs its translations.
+func TextKey(id string) string { return "question." + id }
+
+// viewFor is the package's viewFor with d's question in locale (a question
+// no longer in any catalog keeps the English it was stored with).
+func (s *Service) viewFor(locale, reader string, d Daily, msgs []Message) View {
+	key := TextKey(d.QuestionID)
+	if t := s.texts.Translate(locale, core.Msg(key)); t != key {
+		d.Text = t
+	}
+	return viewFor(reader, d, msgs)
 }
 
 // CategoryNotify is the notification category of "your partner answered".
@@ -42,6 +57,7 @@ const CategoryNotify = "questions"
 type couple struct {
 	partnershipID, partnerID string
 	today                    core.Date
+	locale                   string // the caller's: the question is read in it
 }
 
 // Today returns the couple's question of the caller's today (the date in the
@@ -159,7 +175,7 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 	if msgs, err = s.repo.Messages(ctx, []string{d.ID}); err != nil {
 		return View{}, err
 	}
-	v := viewFor(userID, d, msgs)
+	v := s.viewFor(c.locale, userID, d, msgs)
 	if v.Streak, err = s.streak(ctx, c); err != nil {
 		return View{}, err
 	}
@@ -187,7 +203,11 @@ func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msg
 		if err != nil || core.Today(now, loc) != d.Date {
 			continue
 		}
-		v := viewFor(u, d, msgs)
+		locale, err := s.users.Locale(ctx, u)
+		if err != nil {
+			continue
+		}
+		v := s.viewFor(locale, u, d, msgs)
 		v.Streak = streak
 		readers[u] = v
 	}
@@ -232,7 +252,7 @@ func (s *Service) History(ctx context.Context, userID string, page core.Page) ([
 		byDaily[m.DailyID] = append(byDaily[m.DailyID], m)
 	}
 	for _, d := range days {
-		out = append(out, viewFor(userID, d, byDaily[d.ID]))
+		out = append(out, s.viewFor(c.locale, userID, d, byDaily[d.ID]))
 	}
 	return out, next, nil
 }
@@ -279,7 +299,11 @@ func (s *Service) coupleOf(ctx context.Context, userID string) (couple, bool, er
 	if err != nil {
 		return couple{}, false, err
 	}
-	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc)}, true, nil
+	locale, err := s.users.Locale(ctx, userID)
+	if err != nil {
+		return couple{}, false, err
+	}
+	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc), locale: locale}, true, nil
 }
 
 // streak is c's streak as of the couple's today: the earlier of the two
@@ -321,30 +345,30 @@ func (s *Service) todaysView(ctx context.Context, userID string, c couple) (View
 		if d, err = s.open(ctx, c); err != nil {
 			return View{}, err
 		}
-		return s.view(ctx, userID, d)
+		return s.view(ctx, c.locale, userID, d)
 	}
 	if err != nil {
 		return View{}, err
 	}
-	return viewFor(userID, d, msgs), nil
+	return s.viewFor(c.locale, userID, d, msgs), nil
 }
 
-func (s *Service) view(ctx context.Context, userID string, d Daily) (View, error) {
+func (s *Service) view(ctx context.Context, locale, userID string, d Daily) (View, error) {
 	msgs, err := s.repo.Messages(ctx, []string{d.ID})
 	if err != nil {
 		return View{}, err
 	}
-	return viewFor(userID, d, msgs), nil
+	return s.viewFor(locale, userID, d, msgs), nil
 }
 
 // notifyPartner tells the partner that the caller answered; the adapter
 // logs a failure, which never fails the answer that is already stored.
 func (s *Service) notifyPartner(ctx context.Context, partnerID string, partnerAnswered bool) {
-	msg := "Your partner answered today's question. Answer it too to see what they said."
+	text := core.Msg("question.answered")
 	if partnerAnswered {
-		msg = "Your partner answered today's question too: see what they said."
+		text = core.Msg("question.answeredToo")
 	}
-	_ = s.notifier.Notify(ctx, partnerID, CategoryNotify, "Your partner answered", msg)
+	_ = s.notifier.Notify(ctx, partnerID, CategoryNotify, text)
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.

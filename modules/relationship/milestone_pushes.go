@@ -141,8 +141,7 @@ func (p *MilestonePushes) push(ctx context.Context, userID string, r Relationshi
 	if err != nil || !claimed {
 		return false, err
 	}
-	title, message := milestoneText(r.StartDate, ms)
-	if err := p.notifier.Notify(ctx, userID, MilestoneCategory, title, message); err != nil {
+	if err := p.notifier.Notify(ctx, userID, MilestoneCategory, MilestoneText(r.StartDate, ms)); err != nil {
 		return false, err
 	}
 	return true, nil

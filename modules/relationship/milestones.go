@@ -115,16 +115,14 @@ func MilestonesOn(start, day core.Date) []Milestone {
 // milestone goes out on its morning.
 var MilestoneTime = core.TimeOfDay{Hour: 9}
 
-// milestoneText is the push of the milestones of one date (one push per
+// MilestoneText is the push of the milestones of one date (one push per
 // date: the first names it, the day count says how long).
-func milestoneText(start core.Date, ms []Milestone) (title, message string) {
+func MilestoneText(start core.Date, ms []Milestone) core.Message {
 	m := ms[0]
-	title = m.Label() + " together today"
-	message = fmt.Sprintf("Day %d since you got together on %s.", m.Days, start)
 	if m.Kind == MilestoneAnniversary {
-		message = "Happy anniversary! " + message
+		return core.Msg("milestone.anniversary", m.Years, m.Days, start)
 	}
-	return title, message
+	return core.Msg("milestone.days", m.Days, start)
 }
 
 // MilestoneCheck is an active relationship whose milestone pushes are due

@@ -76,5 +76,5 @@ type Notifier interface {
 // claim is taken before, so a failure loses that push rather than
 // doubling it; the bootstrap adapter logs failures.
 type MilestoneNotifier interface {
-	Notify(ctx context.Context, userID, category, title, message string) error
+	Notify(ctx context.Context, userID, category string, text core.Message) error
 }
