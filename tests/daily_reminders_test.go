@@ -25,10 +25,16 @@ type reminderApp struct {
 }
 
 // reminders are the daily reminders pushed to u.
+// The daily reminder as an English reader reads it.
+const (
+	reminderTitle   = "Today's question"
+	reminderMessage = "You have not answered today's question yet: your partner is waiting to hear from you."
+)
+
 func reminders(pushes *mempush.Outbox, u user) []mempush.Push {
 	var out []mempush.Push
 	for _, p := range pushes.To(u.ID) {
-		if p.Message.Title == notifications.ReminderTitle {
+		if p.Message.Title == reminderTitle {
 			out = append(out, p)
 		}
 	}
@@ -41,7 +47,7 @@ func (h *harness) remindersInInbox(t *testing.T, u user) int {
 	n := 0
 	for _, x := range h.get(notifPath(u, "/notifications"), u.Token).JSON(t)["notifications"].([]any) {
 		item := x.(map[string]any)
-		if item["title"] == notifications.ReminderTitle && item["category"] == "questions" {
+		if item["title"] == reminderTitle && item["category"] == "questions" {
 			n++
 		}
 	}
@@ -131,7 +137,7 @@ func TestDailyReminderReachesTheOneWhoDidNotAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := reminders(app.Pushes, b)
-		if len(got) != 1 || got[0].Message.Body != notifications.ReminderMessage || got[0].Message.Category != notifications.CategoryQuestions {
+		if len(got) != 1 || got[0].Message.Body != reminderMessage || got[0].Message.Category != notifications.CategoryQuestions {
 			t.Fatalf("pushes to b %+v", got)
 		}
 		if len(reminders(app.Pushes, a)) != 0 || len(reminders(app.Pushes, single)) != 0 {
@@ -146,7 +152,7 @@ func TestDailyReminderReachesTheOneWhoDidNotAnswer(t *testing.T) {
 		}
 		// the reminder is in b's inbox like any notification
 		expect(t, h.get(notifPath(b, "/notifications?limit=1"), b.Token), 200, `{"success":true,"notifications":[`+
-			notificationJSON("<string>", notifications.ReminderTitle, notifications.ReminderMessage, "questions", false,
+			notificationJSON("<string>", reminderTitle, reminderMessage, "questions", false,
 				time.Date(2025, 6, 15, 18, 1, 0, 0, time.UTC))+`]}`)
 
 		// the next day, neither answered: both, once each

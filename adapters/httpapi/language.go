@@ -53,14 +53,20 @@ func requestLocale(c *fiber.Ctx) string {
 // English text and its catalog key, args fill it as fmt.Sprintf does
 // (English, before language ran).
 func say(c *fiber.Ctx, format string, args ...any) string {
-	r, ok := c.Locals(localReader).(*reader)
-	if !ok {
-		if len(args) == 0 {
-			return format
-		}
+	if _, ok := c.Locals(localReader).(*reader); !ok && len(args) > 0 {
 		return fmt.Sprintf(format, args...)
 	}
-	return r.langs.Translate(r.locale, core.Msg(format, args...))
+	return sayText(c, core.Msg(format, args...))
+}
+
+// sayText is a message of the catalogs in the caller's language (its key
+// as written, before language ran).
+func sayText(c *fiber.Ctx, m core.Message) string {
+	r, ok := c.Locals(localReader).(*reader)
+	if !ok {
+		return m.Key
+	}
+	return r.langs.Translate(r.locale, m)
 }
 
 // sayError is an error's message in the caller's language: e's own when it

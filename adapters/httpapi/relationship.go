@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/core"
 	"tandem/modules/relationship"
 )
 
@@ -147,7 +148,7 @@ func (h *relationshipHandler) milestones(c *fiber.Ctx) error {
 // language.
 func milestoneLabel(c *fiber.Ctx, m relationship.Milestone) string {
 	if m.Kind == relationship.MilestoneAnniversary {
-		return say(c, "milestone.label.years", m.Years)
+		return sayText(c, core.Msg("milestone.label.years", m.Years))
 	}
-	return say(c, "milestone.label.days", m.Days)
+	return sayText(c, core.Msg("milestone.label.days", m.Days))
 }

@@ -220,3 +220,19 @@ func (c *Catalogs) date(t language.Tag, d core.Date) string {
 	return c.printers[t].Sprintf("date.long", strconv.Itoa(d.Day), c.months[t][d.Month-1], strconv.Itoa(d.Year),
 		strconv.Itoa(int(d.Month)))
 }
+
+// MustLoad is Load for tests and tools: the catalogs are embedded, so a
+// failure is a broken build, not a condition to handle.
+func MustLoad(sources map[string]string) *Catalogs {
+	c, err := Load(sources)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Note is a notification's title and body, m.Key+".title" and ".body"
+// filled with m's arguments, in locale.
+func (c *Catalogs) Note(locale string, m core.Message) (title, body string) {
+	return c.Translate(locale, core.Msg(m.Key+".title", m.Args...)), c.Translate(locale, core.Msg(m.Key+".body", m.Args...))
+}

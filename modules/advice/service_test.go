@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/core"
 	"tandem/core/coretest"
@@ -21,11 +22,14 @@ type fixture struct {
 	clock *coretest.FixedClock
 }
 
+// english writes the texts as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewAdviceRepo(), zones: coretest.NewZones(), clock: coretest.NewClock(time.Time{})}
 	f.zones.Unknown("ghost")
-	f.svc = advice.NewService(f.repo, f.zones, f.clock, &coretest.SeqIDs{})
+	f.svc = advice.NewService(f.repo, f.zones, f.clock, &coretest.SeqIDs{}, english)
 	return f
 }
 

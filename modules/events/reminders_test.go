@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
+	"tandem/core"
 	"tandem/modules/events"
 )
 
@@ -15,7 +17,11 @@ type inbox struct {
 	sent []string // "user|category|title|message"
 }
 
-func (b *inbox) Notify(_ context.Context, userID, category, title, message string) error {
+// english writes the notifications as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
+func (b *inbox) Notify(_ context.Context, userID, category string, text core.Message) error {
+	title, message := english.Note("en", text)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.sent = append(b.sent, userID+"|"+category+"|"+title+"|"+message)

@@ -13,6 +13,12 @@ import (
 	n "tandem/modules/notifications"
 )
 
+// The daily reminder as an English reader reads it.
+const (
+	reminderTitle   = "Today's question"
+	reminderMessage = "You have not answered today's question yet: your partner is waiting to hear from you."
+)
+
 func mustZone(t *testing.T, name string) *time.Location {
 	t.Helper()
 	loc, err := time.LoadLocation(name)
@@ -228,7 +234,7 @@ func (f *reminderFixture) reminded(t *testing.T, user string) []string {
 	t.Helper()
 	var out []string
 	for _, x := range f.inbox(t, user) {
-		if x.Title == n.ReminderTitle && x.Message == n.ReminderMessage && x.Category == n.CategoryQuestions {
+		if x.Title == reminderTitle && x.Message == reminderMessage && x.Category == n.CategoryQuestions {
 			out = append([]string{x.CreatedAt.UTC().Format("01-02 15:04")}, out...)
 		}
 	}
@@ -319,7 +325,7 @@ func TestDailyReminderRules(t *testing.T) {
 			}
 			pushes := 0
 			for _, c := range f.pusher.all() {
-				if c.m.Title == n.ReminderTitle && c.m.Category == n.CategoryQuestions {
+				if c.m.Title == reminderTitle && c.m.Category == n.CategoryQuestions {
 					pushes += len(c.to)
 				}
 			}

@@ -1,6 +1,7 @@
 package notifications_test
 
 import (
+	reflect "reflect"
 	"strings"
 	"testing"
 	"time"
@@ -228,7 +229,7 @@ func TestActivityText(t *testing.T) {
 		{"somethingNew", 1, "Partner activity", "Your partner has been active."},
 	}
 	for _, tc := range cases {
-		title, message := tc.kind.Text(tc.count)
+		title, message := english.Note("en", tc.kind.Text(tc.count))
 		if title != tc.title || message != tc.message {
 			t.Errorf("%s × %d: %q %q, want %q %q", tc.kind, tc.count, title, message, tc.title, tc.message)
 		}
@@ -237,7 +238,7 @@ func TestActivityText(t *testing.T) {
 		if got, err := n.ParseActivityKind(string(k)); err != nil || got != k {
 			t.Errorf("ParseActivityKind(%q) = %q, %v", k, got, err)
 		}
-		if title, _ := k.Text(1); title == "Partner activity" {
+		if k.Text(1).Key == "activity.other" {
 			t.Errorf("%s has no text of its own", k)
 		}
 		want := n.CategoryPartnerActivity
@@ -268,30 +269,30 @@ func TestCollect(t *testing.T) {
 		held      n.Collected
 		wantID    string
 		wantCount int
-		wantMsg   string
 		push      bool
 	}{
-		{"the first: a new entry, pushed", n.Collected{}, "new", 1, "Your partner added a memory.", true},
+		{"the first: a new entry, pushed", n.Collected{}, "new", 1, true},
 		{"a read entry starts again; the last push still counts", n.Collected{PushedAt: at.Add(-time.Minute), Count: 4},
-			"new", 1, "Your partner added a memory.", false},
+			"new", 1, false},
 		{"the unread entry counts one more, quietly", n.Collected{Entry: &old, Count: 2, PushedAt: at.Add(-9 * time.Minute)},
-			"old", 3, "Your partner added 3 memories.", false},
+			"old", 3, false},
 		{"the quiet period ends at its very instant", n.Collected{Entry: &old, Count: 1, PushedAt: at.Add(-quiet)},
-			"old", 2, "Your partner added 2 memories.", true},
+			"old", 2, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.held
 			next, push := n.Collect(tc.held, a, fresh, quiet)
 			e := next.Entry
-			if e == nil || e.ID != tc.wantID || e.UserID != "u1" || next.Count != tc.wantCount || e.Message != tc.wantMsg ||
+			if e == nil || e.ID != tc.wantID || e.UserID != "u1" || next.Count != tc.wantCount || e.Text.Key != "activity.memoryAdded" ||
+				!reflect.DeepEqual(e.Text.Args, []any{tc.wantCount}) ||
 				!e.CreatedAt.Equal(at) || push != tc.push {
 				t.Fatalf("got %+v %+v push %v", next, e, push)
 			}
 			if wantPushed := map[bool]time.Time{true: at, false: tc.held.PushedAt}[push]; !next.PushedAt.Equal(wantPushed) {
 				t.Fatalf("pushed at %v, want %v", next.PushedAt, wantPushed)
 			}
-			if tc.held.Entry != nil && (*tc.held.Entry != old || before.Count != tc.held.Count) {
+			if tc.held.Entry != nil && (!reflect.DeepEqual(*tc.held.Entry, old) || before.Count != tc.held.Count) {
 				t.Fatal("Collect changed what was held")
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	reflect "reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"go.uber.org/mock/gomock"
 
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/core"
 	"tandem/core/coretest"
@@ -31,11 +33,14 @@ type fixture struct {
 	clock     *coretest.FixedClock
 }
 
+// english writes the texts as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewNotificationRepo(), tickets: memory.NewTicketRepo(), reminders: memory.NewDailyReminderRepo(),
 		zones: coretest.NewZones(), pusher: &fakePusher{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = n.NewService(f.repo, f.tickets, f.reminders, f.zones, f.pusher, f.bus, f.clock, &coretest.SeqIDs{})
+	f.svc = n.NewService(f.repo, f.tickets, f.reminders, f.zones, f.pusher, f.bus, f.clock, &coretest.SeqIDs{}, english)
 	return f
 }
 
@@ -43,7 +48,7 @@ func newFixture(t *testing.T) *fixture {
 // tests) and memory repositories for the rest.
 func newService(repo n.Repository, pusher n.Pusher, clock core.Clock) *n.Service {
 	return n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
-		&coretest.Events{}, clock, &coretest.SeqIDs{})
+		&coretest.Events{}, clock, &coretest.SeqIDs{}, english)
 }
 
 // fakePusher answers by token: "dead..." is a dead token, "fail..." fails,
@@ -185,7 +190,7 @@ func TestDispatchRules(t *testing.T) {
 			inbox := f.inbox(t, "u1")
 			want := n.Notification{ID: res.Notification.ID, UserID: "u1", Title: "Hello", Message: "World",
 				Category: n.Category(tc.category), CreatedAt: f.clock.Now()}
-			if len(inbox) != 1 || inbox[0] != want || res.Notification != want {
+			if len(inbox) != 1 || !reflect.DeepEqual(inbox[0], want) || !reflect.DeepEqual(res.Notification, want) {
 				t.Fatalf("inbox %+v, result %+v", inbox, res.Notification)
 			}
 			calls := f.pusher.all()
@@ -493,7 +498,7 @@ func TestExportAndPurge(t *testing.T) {
 	read.Read = true
 	device := n.DeviceInfo{ID: d.ID, Platform: "android", Provider: "fcm", RegisteredAt: d.UpdatedAt}
 	if e.Settings.PauseAll || e.Settings.Preferences != prefs ||
-		!slices.Equal(e.Notifications, []n.Notification{second.Notification, read}) ||
+		!reflect.DeepEqual(e.Notifications, []n.Notification{second.Notification, read}) ||
 		!slices.Equal(e.Devices, []n.DeviceInfo{device}) {
 		t.Fatalf("export %+v", e)
 	}
@@ -759,7 +764,7 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	repo := failingSaves{NotificationRepo: memory.NewNotificationRepo(), err: down}
 	pusher, bus := &fakePusher{}, &coretest.Events{}
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
-		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{}, english)
 	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
 		t.Fatal(err)
 	}
@@ -798,7 +803,7 @@ func TestAQuietActivityReadsNothingMore(t *testing.T) {
 	bus := &coretest.Events{}
 	clock := coretest.NewClock(time.Time{})
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
-		bus, clock, &coretest.SeqIDs{})
+		bus, clock, &coretest.SeqIDs{}, english)
 	entry := n.Notification{ID: "n1", UserID: "u1", Category: n.CategoryPartnerActivity, Title: "New events"}
 	pushed := clock.Now().Add(-time.Second) // a push reserved a second ago: still quiet
 	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/core"
 	"tandem/core/coretest"
@@ -62,7 +63,11 @@ type notes struct {
 
 type note struct{ user, category, title, message string }
 
-func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+// english writes the notifications as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
+func (n *notes) Notify(_ context.Context, userID, category string, text core.Message) error {
+	title, message := english.Note("en", text)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.got = append(n.got, note{userID, category, title, message})

@@ -12,6 +12,7 @@ package questions_test
 import (
 	context "context"
 	reflect "reflect"
+	core "tandem/core"
 
 	gomock "go.uber.org/mock/gomock"
 )
@@ -41,17 +42,17 @@ func (m *MockNotifier) EXPECT() *MockNotifierMockRecorder {
 }
 
 // Notify mocks base method.
-func (m *MockNotifier) Notify(ctx context.Context, userID, category, title, message string) error {
+func (m *MockNotifier) Notify(ctx context.Context, userID, category string, text core.Message) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Notify", ctx, userID, category, title, message)
+	ret := m.ctrl.Call(m, "Notify", ctx, userID, category, text)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Notify indicates an expected call of Notify.
-func (mr *MockNotifierMockRecorder) Notify(ctx, userID, category, title, message any) *MockNotifierNotifyCall {
+func (mr *MockNotifierMockRecorder) Notify(ctx, userID, category, text any) *MockNotifierNotifyCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Notify", reflect.TypeOf((*MockNotifier)(nil).Notify), ctx, userID, category, title, message)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Notify", reflect.TypeOf((*MockNotifier)(nil).Notify), ctx, userID, category, text)
 	return &MockNotifierNotifyCall{Call: call}
 }
 
@@ -67,13 +68,13 @@ func (c *MockNotifierNotifyCall) Return(arg0 error) *MockNotifierNotifyCall {
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockNotifierNotifyCall) Do(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
+func (c *MockNotifierNotifyCall) Do(f func(context.Context, string, string, core.Message) error) *MockNotifierNotifyCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockNotifierNotifyCall) DoAndReturn(f func(context.Context, string, string, string, string) error) *MockNotifierNotifyCall {
+func (c *MockNotifierNotifyCall) DoAndReturn(f func(context.Context, string, string, core.Message) error) *MockNotifierNotifyCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

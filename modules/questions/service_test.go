@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/mock/gomock"
 
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/core"
 	"tandem/core/coretest"
@@ -24,7 +25,11 @@ type notes struct {
 	fail bool
 }
 
-func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+// english writes the notifications as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
+func (n *notes) Notify(_ context.Context, userID, category string, text core.Message) error {
+	title, message := english.Note("en", text)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.sent = append(n.sent, userID+"|"+category+"|"+title+"|"+message)
@@ -58,7 +63,7 @@ func newFixture(t *testing.T) *fixture {
 		notes: &notes{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
 	f.couples.PairAs("p1", "ann", "bob")
 	f.zones.Unknown("ghost")
-	f.svc = questions.NewService(f.repo, f.couples, f.zones, f.notes, f.bus, f.clock, &coretest.SeqIDs{})
+	f.svc = questions.NewService(f.repo, f.couples, f.zones, f.notes, f.bus, f.clock, &coretest.SeqIDs{}, english)
 	return f
 }
 
@@ -446,11 +451,10 @@ func TestAnswerNotifiesThePartnerOnce(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	n := NewMockNotifier(ctrl)
 	f := newFixture(t)
-	svc := questions.NewService(f.repo, f.couples, f.zones, n, f.bus, f.clock, &coretest.SeqIDs{})
+	svc := questions.NewService(f.repo, f.couples, f.zones, n, f.bus, f.clock, &coretest.SeqIDs{}, english)
 
 	// ann answers first: bob is invited to answer too.
-	n.EXPECT().Notify(gomock.Any(), "bob", "questions", "Your partner answered",
-		"Your partner answered today's question. Answer it too to see what they said.").Return(nil).Times(1)
+	n.EXPECT().Notify(gomock.Any(), "bob", "questions", core.Msg("question.answered")).Return(nil).Times(1)
 	if _, err := svc.Act(ctx, "ann", answer("a")); err != nil {
 		t.Fatal(err)
 	}
@@ -459,8 +463,7 @@ func TestAnswerNotifiesThePartnerOnce(t *testing.T) {
 		_, _ = svc.Act(ctx, "ann", a)
 	}
 	// bob answers second, and the push fails: the answer stands.
-	n.EXPECT().Notify(gomock.Any(), "ann", "questions", "Your partner answered",
-		"Your partner answered today's question too: see what they said.").Return(errors.New("push down")).Times(1)
+	n.EXPECT().Notify(gomock.Any(), "ann", "questions", core.Msg("question.answeredToo")).Return(errors.New("push down")).Times(1)
 	v, err := svc.Act(ctx, "bob", answer("b"))
 	if err != nil || !v.AnsweredByMe {
 		t.Fatalf("bob's answer with a failing notifier: %v %+v", err, v)
@@ -602,7 +605,7 @@ func TestPostsAreAnnouncedToBothPartnersEachWithTheirOwnView(t *testing.T) {
 			svc := f.svc
 			if tc.during != nil {
 				svc = questions.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.couples, f.zones, f.notes, f.bus,
-					f.clock, &coretest.SeqIDs{})
+					f.clock, &coretest.SeqIDs{}, english)
 			}
 			_, err := svc.Act(ctx, tc.user, tc.post)
 			if tc.live == "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
 	"tandem/core"
 	"tandem/modules/relationship"
 )
@@ -22,7 +23,11 @@ type notes struct {
 	fail  map[string]bool
 }
 
-func (n *notes) Notify(_ context.Context, userID, category, title, message string) error {
+// english writes the notifications as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
+func (n *notes) Notify(_ context.Context, userID, category string, text core.Message) error {
+	title, message := english.Note("en", text)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.fail[userID] {
