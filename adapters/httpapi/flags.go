@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"strconv"
-
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
@@ -172,7 +170,7 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		setNextCursor(c, next)
 		return c.JSON(flagListReply{Success: true, Flags: out})
 	default:
-		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use list or all, or flag=<key> without action")
+		return core.Invalid("invalid_request", "unknown action %q: use list or all, or flag=<key> without action", action)
 	}
 }
 

@@ -165,7 +165,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		if k == notifications.ReminderTimeKey {
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-				return core.Invalid("invalid_request", "field "+k+" must be a string")
+				return core.Invalid("invalid_request", "field %s must be a string", k)
 			}
 			t, err := notifications.ParseReminderTime(v)
 			if err != nil {
@@ -184,7 +184,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		case "false":
 			patch[key] = false
 		default:
-			return core.Invalid("invalid_request", "field "+k+" must be a boolean")
+			return core.Invalid("invalid_request", "field %s must be a boolean", k)
 		}
 	}
 	changes.Switches = patch

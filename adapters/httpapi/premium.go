@@ -268,7 +268,7 @@ func millisField(name string, raw json.RawMessage) (*time.Time, error) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || n < 0 || n > maxMillis {
-		return nil, core.Invalid("invalid_request", name+" must be a whole number of milliseconds since the epoch")
+		return nil, core.Invalid("invalid_request", "%s must be a whole number of milliseconds since the epoch", name)
 	}
 	t := core.FromMillis(n)
 	return &t, nil

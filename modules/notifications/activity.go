@@ -64,7 +64,7 @@ func ParseActivityKind(s string) (ActivityKind, error) {
 			return k, nil
 		}
 	}
-	return "", core.Invalid("invalid_request", "unknown activity "+strconv.Quote(s))
+	return "", core.Invalid("invalid_request", "unknown activity %q", s)
 }
 
 // activityText is a kind's entry: its title and message for one
