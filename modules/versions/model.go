@@ -260,5 +260,5 @@ func invalid(format string, args ...any) error {
 }
 
 func errNoPolicy(p Platform) error {
-	return core.NotFound("not_found", "no version policy for %s", p)
+	return core.NotFound("not_found", "no version policy for %s", string(p))
 }
