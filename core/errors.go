@@ -121,9 +121,7 @@ func Unprocessable(code, format string, args ...any) *Error {
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.
 func RateLimited(code, msg string, retryAfter time.Duration) *Error {
-	e := newErr(KindRateLimited, code, msg)
-	e.RetryAfter = retryAfter
-	return e
+	return &Error{Kind: KindRateLimited, Code: code, Message: msg, Format: msg, RetryAfter: retryAfter}
 }
 
 // Internal hides err behind a generic message.

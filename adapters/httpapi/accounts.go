@@ -90,7 +90,7 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 			return err
 		}
 		reply := authReply{Success: true, Code: "verification_success", UserID: str(in.UserID), Token: v.Token,
-			Message: "e-mail verified"}
+			Message: say(c, "e-mail verified")}
 		if v.PasswordRequired {
 			reply.PasswordRequired, reply.Message = true, "e-mail verified; set a password to log in with it"
 		}
@@ -101,7 +101,7 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "verification_required", UserID: userID,
-		Message: "a verification code was sent to your e-mail"})
+		Message: say(c, "a verification code was sent to your e-mail")})
 }
 
 func (h *accountsHandler) login(c *fiber.Ctx) error {
@@ -120,7 +120,7 @@ func (h *accountsHandler) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(authReply{Success: true, UserID: userID, Token: token, Message: "logged in"})
+	return c.JSON(authReply{Success: true, UserID: userID, Token: token, Message: say(c, "logged in")})
 }
 
 func (h *accountsHandler) reset(c *fiber.Ctx) error {
@@ -139,14 +139,14 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 		}
 		valid := true
 		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, ResetToken: proof,
-			Message: "the code is valid"})
+			Message: say(c, "the code is valid")})
 	case in.Email != nil:
 		userID, err := h.svc.RequestReset(ctx, *in.Email, clientOf(c))
 		if err != nil {
 			return err
 		}
 		return c.JSON(authReply{Success: true, Code: "reset_code_sent", UserID: userID,
-			Message: "a reset code was sent to your e-mail"})
+			Message: say(c, "a reset code was sent to your e-mail")})
 	}
 	return core.Invalid("invalid_request", "send {email}, {userId, code} or {userId, newPassword, code or resetToken}")
 }
@@ -159,7 +159,7 @@ func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, in rese
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
-		Message: "password updated"})
+		Message: say(c, "password updated")})
 }
 
 func (h *accountsHandler) logout(c *fiber.Ctx) error {
@@ -177,9 +177,9 @@ func (h *accountsHandler) logout(c *fiber.Ctx) error {
 		return err
 	}
 	if in.All {
-		return c.JSON(fiber.Map{"success": true, "message": "logged out everywhere"})
+		return c.JSON(fiber.Map{"success": true, "message": say(c, "logged out everywhere")})
 	}
-	return c.JSON(fiber.Map{"success": true, "message": "logged out"})
+	return c.JSON(fiber.Map{"success": true, "message": say(c, "logged out")})
 }
 
 // sessionJSON is one live token as its owner sees it; never the token.
@@ -317,14 +317,14 @@ func (h *accountsHandler) changePassword(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
-		Message: "password updated"})
+		Message: say(c, "password updated")})
 }
 
 func (h *accountsHandler) deleteAccount(c *fiber.Ctx) error {
 	if err := h.svc.Delete(c.UserContext(), c.Params("userId")); err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "message": "account and all its data deleted"})
+	return c.JSON(fiber.Map{"success": true, "message": say(c, "account and all its data deleted")})
 }
 
 func (h *accountsHandler) export(c *fiber.Ctx) error {

@@ -50,7 +50,7 @@ func (h *accountsHandler) signInWith(provider string) fiber.Handler {
 			return err
 		}
 		return c.JSON(signInReply{Success: true, Code: "signin_success", UserID: userID, Token: token,
-			Created: created, Message: "signed in"})
+			Created: created, Message: say(c, "signed in")})
 	}
 }
 

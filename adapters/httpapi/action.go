@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"tandem/core"
@@ -21,7 +20,7 @@ func checkAction(action string, known ...string) error {
 		list = strings.Join(known[:n-1], ", ") + " or " + known[n-1]
 	}
 	if action == "" {
-		return core.Invalid("invalid_request", "action is required: "+list)
+		return core.Invalid("invalid_request", "action is required: %s", list)
 	}
-	return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use "+list)
+	return core.Invalid("invalid_request", "unknown action %q: use %s", action, list)
 }

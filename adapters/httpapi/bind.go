@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"strconv"
@@ -63,7 +62,7 @@ func decodeError(err error) error {
 		if typ.Field == "" {
 			return core.Invalid("invalid_request", "request body must be a JSON object")
 		}
-		return core.Invalid("invalid_request", fmt.Sprintf("field %s must be %s", typ.Field, jsonType(typ.Type.Kind().String())))
+		return core.Invalid("invalid_request", "field %s must be %s", typ.Field, jsonType(typ.Type.Kind().String()))
 	}
 	return core.Invalid("invalid_request", "malformed JSON")
 }
@@ -126,7 +125,7 @@ func checkJSONShape(body []byte) error {
 			if top.key {
 				k := foldKey(tok.(string))
 				if top.keys[k] {
-					return core.Invalid("invalid_request", "request body names the key "+clipQuote(tok.(string))+" twice in one object")
+					return core.Invalid("invalid_request", "request body names the key %s twice in one object", clipQuote(tok.(string)))
 				}
 				top.keys[k] = true
 				top.key = false
@@ -137,7 +136,7 @@ func checkJSONShape(body []byte) error {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) == maxJSONDepth {
-				return core.Invalid("invalid_request", fmt.Sprintf("request body nests deeper than %d levels", maxJSONDepth))
+				return core.Invalid("invalid_request", "request body nests deeper than %d levels", maxJSONDepth)
 			}
 			stack = append(stack, level{object: tok == json.Delim('{'), keys: map[string]bool{}, key: true})
 		case json.Delim(']'):

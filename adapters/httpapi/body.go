@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -171,7 +170,7 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 			return core.Invalid("invalid_request", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
 		}
 		if problem, ok := c.Locals(localBadHeader).(string); ok {
-			return core.Invalid("invalid_request", "malformed request headers: "+problem)
+			return core.Invalid("invalid_request", "malformed request headers: %s", problem)
 		}
 		if c.Request().Header.ContentLength() > limit {
 			return tooLarge(limit)
@@ -222,7 +221,7 @@ func bodyOver(c *fiber.Ctx) bool {
 }
 
 func tooLarge(limit int) error {
-	return core.TooLarge("payload_too_large", fmt.Sprintf("request body larger than %d bytes", limit))
+	return core.TooLarge("payload_too_large", "request body larger than %d bytes", limit)
 }
 
 // hasBody: a declared length above 0, or chunked (-1).

@@ -61,13 +61,13 @@ func fromFiber(fe *fiber.Error) *core.Error {
 	case fiber.StatusNotFound:
 		return core.NotFound("not_found", "no such route")
 	case fiber.StatusMethodNotAllowed:
-		return &core.Error{Kind: core.KindInvalid, Code: "method_not_allowed", Message: "method not allowed on this route"}
+		return &core.Error{Kind: core.KindInvalid, Code: "method_not_allowed", Message: "method not allowed on this route", Format: "method not allowed on this route"}
 	case fiber.StatusRequestEntityTooLarge:
 		return core.TooLarge("payload_too_large", "request body too large")
 	case fiber.StatusUnsupportedMediaType:
 		return core.Unsupported("unsupported_media_type", "unsupported content type")
 	case fiber.StatusRequestTimeout:
-		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out"}
+		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out", Format: "request timed out"}
 	}
 	if fe.Code == fiber.StatusRequestHeaderFieldsTooLarge {
 		return core.Invalid("invalid_request", "request headers too large")

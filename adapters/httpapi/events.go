@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -126,7 +125,7 @@ type rangeItemJSON struct {
 	IsPartnerEvent bool   `json:"isPartnerEvent"`
 }
 
-func toDateRangeReply(rep events.RangeReport) dateRangeReply {
+func toDateRangeReply(c *fiber.Ctx, rep events.RangeReport) dateRangeReply {
 	var out dateRangeReply
 	out.DateRange.Requested = requestedRangeJSON{StartDate: rep.From.String(), EndDate: rep.To.String()}
 	if start, end, ok := rep.Coverage(); ok {
@@ -134,23 +133,31 @@ func toDateRangeReply(rep events.RangeReport) dateRangeReply {
 		out.DateRange.ActualCoverage = coverageJSON{Start: &s, End: &e}
 	}
 	out.Summary.TotalEvents, out.Summary.ExactMatches, out.Summary.DateCoverageDays = rep.Total(), len(rep.Exact), rep.CoverageDays()
-	out.Events.ExactMatches = rangeCategoryJSON{Message: rangeMessage(len(rep.Exact), "exactly from", rep),
+	out.Events.ExactMatches = rangeCategoryJSON{Message: rangeMessage(c, len(rep.Exact), true, rep),
 		Data: toRangeItems(rep.Exact)}
-	out.Events.OtherRecents = rangeCategoryJSON{Message: rangeMessage(len(rep.Other), "overlapping", rep),
+	out.Events.OtherRecents = rangeCategoryJSON{Message: rangeMessage(c, len(rep.Other), false, rep),
 		Data: toRangeItems(rep.Other)}
 	return out
 }
 
-// rangeMessage describes one category: "2 events overlapping 2025-03-01 to 2025-03-03".
-func rangeMessage(n int, how string, rep events.RangeReport) string {
-	count := strconv.Itoa(n) + " events"
-	switch n {
-	case 0:
-		count = "no events"
-	case 1:
-		count = "1 event"
+// rangeMessage describes one category, the events exactly in the range or
+// the others overlapping it: "2 events overlapping 2025-03-01 to 2025-03-03".
+// Each sentence is whole (a constant format), so that it translates.
+func rangeMessage(c *fiber.Ctx, n int, exact bool, rep events.RangeReport) string {
+	from, to := rep.From, rep.To
+	switch {
+	case exact && n == 0:
+		return say(c, "no events exactly from %s to %s", from, to)
+	case exact && n == 1:
+		return say(c, "1 event exactly from %s to %s", from, to)
+	case exact:
+		return say(c, "%d events exactly from %s to %s", n, from, to)
+	case n == 0:
+		return say(c, "no events overlapping %s to %s", from, to)
+	case n == 1:
+		return say(c, "1 event overlapping %s to %s", from, to)
 	}
-	return fmt.Sprintf("%s %s %s to %s", count, how, rep.From, rep.To)
+	return say(c, "%d events overlapping %s to %s", n, from, to)
 }
 
 func toRangeItems(fs []events.Found) []rangeItemJSON {
@@ -298,5 +305,5 @@ func (h *eventsHandler) dateRange(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDateRangeReply(rep))
+	return c.JSON(toDateRangeReply(c, rep))
 }

@@ -3,6 +3,9 @@ package httpapi
 import (
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
 	"tandem/core"
 	"tandem/modules/events"
 )
@@ -12,17 +15,23 @@ func TestRangeMessagesCountInWords(t *testing.T) {
 	to, _ := core.ParseDate("2025-03-03")
 	rep := events.RangeReport{From: from, To: to}
 	cases := []struct {
-		n    int
-		how  string
-		want string
+		n     int
+		exact bool
+		want  string
 	}{
-		{0, "exactly from", "no events exactly from 2025-03-01 to 2025-03-03"},
-		{1, "exactly from", "1 event exactly from 2025-03-01 to 2025-03-03"},
-		{2, "overlapping", "2 events overlapping 2025-03-01 to 2025-03-03"},
+		{0, true, "no events exactly from 2025-03-01 to 2025-03-03"},
+		{1, true, "1 event exactly from 2025-03-01 to 2025-03-03"},
+		{2, true, "2 events exactly from 2025-03-01 to 2025-03-03"},
+		{0, false, "no events overlapping 2025-03-01 to 2025-03-03"},
+		{1, false, "1 event overlapping 2025-03-01 to 2025-03-03"},
+		{2, false, "2 events overlapping 2025-03-01 to 2025-03-03"},
 	}
+	app := fiber.New()
+	c := app.AcquireCtx(&fasthttp.RequestCtx{})
+	defer app.ReleaseCtx(c)
 	for _, tc := range cases {
-		if got := rangeMessage(tc.n, tc.how, rep); got != tc.want {
-			t.Errorf("rangeMessage(%d, %q) = %q, want %q", tc.n, tc.how, got, tc.want)
+		if got := rangeMessage(c, tc.n, tc.exact, rep); got != tc.want {
+			t.Errorf("rangeMessage(%d, %v) = %q, want %q", tc.n, tc.exact, got, tc.want)
 		}
 	}
 }

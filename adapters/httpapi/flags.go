@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"strconv"
-
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
@@ -142,7 +140,7 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		r := flagCheckReply{Enabled: d.Enabled, Message: reasonMessage(d.Reason), FlagKey: d.Key}
+		r := flagCheckReply{Enabled: d.Enabled, Message: reasonMessage(c, d.Reason), FlagKey: d.Key}
 		if d.Flag != nil {
 			r.Flag = &flagInfoJSON{Name: d.Flag.Name, Description: d.Flag.Description}
 		}
@@ -172,29 +170,29 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		setNextCursor(c, next)
 		return c.JSON(flagListReply{Success: true, Flags: out})
 	default:
-		return core.Invalid("invalid_request", "unknown action "+strconv.Quote(action)+": use list or all, or flag=<key> without action")
+		return core.Invalid("invalid_request", "unknown action %q: use list or all, or flag=<key> without action", action)
 	}
 }
 
 // reasonMessage is the human-readable form of the step that decided a flag.
-func reasonMessage(r flags.Reason) string {
+func reasonMessage(c *fiber.Ctx, r flags.Reason) string {
 	switch r {
 	case flags.ReasonUnknown:
-		return "feature flag not found"
+		return say(c, "feature flag not found")
 	case flags.ReasonDisabled:
-		return "feature is disabled"
+		return say(c, "feature is disabled")
 	case flags.ReasonDenied:
-		return "feature is disabled for this user"
+		return say(c, "feature is disabled for this user")
 	case flags.ReasonAllowed:
-		return "feature is enabled for this user"
+		return say(c, "feature is enabled for this user")
 	case flags.ReasonPlatform:
-		return "feature is not available on this platform"
+		return say(c, "feature is not available on this platform")
 	case flags.ReasonPremium:
-		return "feature is for premium users"
+		return say(c, "feature is for premium users")
 	case flags.ReasonRolledOut:
-		return "feature is enabled"
+		return say(c, "feature is enabled")
 	}
-	return "feature is not yet enabled for this user"
+	return say(c, "feature is not yet enabled for this user")
 }
 
 // adminOnly is requireAdmin for the one branch (action=all) of a route that
@@ -266,15 +264,15 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: "feature flag created"})
+		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: say(c, "feature flag created")})
 	case "toggle":
 		f, err := h.audited.Toggle(ctx, key, in.IsEnabled)
 		if err != nil {
 			return err
 		}
-		msg := "feature flag disabled"
+		msg := say(c, "feature flag disabled")
 		if f.IsEnabled {
-			msg = "feature flag enabled"
+			msg = say(c, "feature flag enabled")
 		}
 		return c.JSON(flagToggledReply{Success: true, FlagKey: f.Key, IsEnabled: f.IsEnabled, Message: msg})
 	case "update":
@@ -282,12 +280,12 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: "feature flag updated"})
+		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: say(c, "feature flag updated")})
 	case "delete":
 		if err := h.audited.Delete(ctx, key); err != nil {
 			return err
 		}
-		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: "feature flag deleted"})
+		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: say(c, "feature flag deleted")})
 	default:
 		return checkAction(action, "create", "toggle", "update", "delete")
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -165,7 +164,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		if k == notifications.ReminderTimeKey {
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-				return core.Invalid("invalid_request", "field "+k+" must be a string")
+				return core.Invalid("invalid_request", "field %s must be a string", k)
 			}
 			t, err := notifications.ParseReminderTime(v)
 			if err != nil {
@@ -184,7 +183,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		case "false":
 			patch[key] = false
 		default:
-			return core.Invalid("invalid_request", "field "+k+" must be a boolean")
+			return core.Invalid("invalid_request", "field %s must be a boolean", k)
 		}
 	}
 	changes.Switches = patch
@@ -192,7 +191,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s), Message: "notification settings updated"})
+	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s), Message: say(c, "notification settings updated")})
 }
 
 func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
@@ -209,7 +208,7 @@ func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
 		return err
 	}
 	yes := true
-	out := testReply{Success: true, Message: testMessage(res), NotificationType: string(res.Notification.Category),
+	out := testReply{Success: true, Message: testMessage(c, res), NotificationType: string(res.Notification.Category),
 		Saved: true, Sent: res.Sent, Total: res.Total, Action: string(res.Action())}
 	if res.OptedIn {
 		out.UserOptedIn = &yes
@@ -220,16 +219,16 @@ func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
 }
 
 // testMessage says what became of a test notification.
-func testMessage(r notifications.Result) string {
+func testMessage(c *fiber.Ctx, r notifications.Result) string {
 	switch {
 	case r.Paused:
-		return "notification saved; not pushed: all notifications are paused"
+		return say(c, "notification saved; not pushed: all notifications are paused")
 	case !r.OptedIn:
-		return fmt.Sprintf("notification saved; not pushed: %s is off", r.Setting)
+		return say(c, "notification saved; not pushed: %s is off", string(r.Setting))
 	case r.Total == 0:
-		return "notification saved; no device is registered"
+		return say(c, "notification saved; no device is registered")
 	}
-	return fmt.Sprintf("notification saved; pushed to %d of %d devices", r.Sent, r.Total)
+	return say(c, "notification saved; pushed to %d of %d devices", r.Sent, r.Total)
 }
 
 func (h *notificationsHandler) list(c *fiber.Ctx) error {
@@ -280,16 +279,16 @@ func (h *notificationsHandler) markRead(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		msg := fmt.Sprintf("%d notifications marked as read", n)
+		msg := say(c, "%d notifications marked as read", n)
 		if n == 1 {
-			msg = "1 notification marked as read"
+			msg = say(c, "1 notification marked as read")
 		}
 		return c.JSON(fiber.Map{"success": true, "message": msg, "count": n})
 	case in.NotificationID != nil:
 		if err := h.svc.MarkRead(ctx, userID, *in.NotificationID); err != nil {
 			return err
 		}
-		return c.JSON(fiber.Map{"success": true, "message": "notification marked as read"})
+		return c.JSON(fiber.Map{"success": true, "message": say(c, "notification marked as read")})
 	}
 	return core.Invalid("invalid_request", "send notificationId, or markAll: true")
 }

@@ -205,11 +205,11 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 			return err
 		}
 		if out.Connected {
-			return c.JSON(pairingConnectedReply{State: string(partners.StateConnected), Message: "you are now connected",
+			return c.JSON(pairingConnectedReply{State: string(partners.StateConnected), Message: say(c, "you are now connected"),
 				PartnerID: out.PartnerID, MyCode: orNull(out.MyCode)})
 		}
 		return c.JSON(pairingPendingReply{Status: string(partners.StatePending),
-			Message: "request sent; waiting for your partner to enter your code", PartnerID: out.PartnerID})
+			Message: say(c, "request sent; waiting for your partner to enter your code"), PartnerID: out.PartnerID})
 	}
 	return checkAction(in.Action, "generate-code", "submit-code")
 }

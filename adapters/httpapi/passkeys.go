@@ -96,7 +96,7 @@ func (h *passkeysHandler) registerVerify(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "passkey": toPasskeyJSON(k), "message": "passkey registered"})
+	return c.JSON(fiber.Map{"success": true, "passkey": toPasskeyJSON(k), "message": say(c, "passkey registered")})
 }
 
 func (h *passkeysHandler) signInOptions(c *fiber.Ctx) error {
@@ -118,7 +118,7 @@ func (h *passkeysHandler) signIn(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(authReply{Success: true, Code: "signin_success", UserID: userID, Token: token, Message: "signed in"})
+	return c.JSON(authReply{Success: true, Code: "signin_success", UserID: userID, Token: token, Message: say(c, "signed in")})
 }
 
 func (h *passkeysHandler) list(c *fiber.Ctx) error {

@@ -79,7 +79,7 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(toStatusReply(st))
+		return c.JSON(toStatusReply(c, st))
 	case "subscription", "details":
 		st, err := h.svc.Status(ctx, userID)
 		if err != nil {
@@ -98,7 +98,7 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 			return err
 		}
 		if !a.Known {
-			return c.JSON(checkReply{Message: "unknown feature"})
+			return c.JSON(checkReply{Message: say(c, "unknown feature")})
 		}
 		return c.JSON(checkReply{HasAccess: a.HasAccess})
 	default:
@@ -106,8 +106,8 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 	}
 }
 
-func toStatusReply(st premium.Status) premiumStatusReply {
-	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: statusMessage(st.Source)}
+func toStatusReply(c *fiber.Ctx, st premium.Status) premiumStatusReply {
+	r := premiumStatusReply{IsPremium: st.IsPremium, Source: string(st.Source), Message: statusMessage(c, st.Source)}
 	if st.PartnerID != "" {
 		r.PartnerID = &st.PartnerID
 	}
@@ -115,14 +115,14 @@ func toStatusReply(st premium.Status) premiumStatusReply {
 }
 
 // statusMessage is the human-readable summary of a premium status.
-func statusMessage(src premium.Source) string {
+func statusMessage(c *fiber.Ctx, src premium.Source) string {
 	switch src {
 	case premium.SourceDirect:
-		return "premium through your own subscription"
+		return say(c, "premium through your own subscription")
 	case premium.SourcePartner:
-		return "premium shared by your partner"
+		return say(c, "premium shared by your partner")
 	}
-	return "no active premium"
+	return say(c, "no active premium")
 }
 
 func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
@@ -268,7 +268,7 @@ func millisField(name string, raw json.RawMessage) (*time.Time, error) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || n < 0 || n > maxMillis {
-		return nil, core.Invalid("invalid_request", name+" must be a whole number of milliseconds since the epoch")
+		return nil, core.Invalid("invalid_request", "%s must be a whole number of milliseconds since the epoch", name)
 	}
 	t := core.FromMillis(n)
 	return &t, nil

@@ -163,7 +163,7 @@ func buildNumber(field string, raw json.RawMessage) (*int, error) {
 	}
 	n, err := strconv.Atoi(string(raw))
 	if err != nil || len(raw) > 9 || strings.Trim(string(raw), "0123456789") != "" {
-		return nil, core.Invalid("invalid_version", field+" must be a whole number from 0 to 999999999")
+		return nil, core.Invalid("invalid_version", "%s must be a whole number from 0 to 999999999", field)
 	}
 	return &n, nil
 }

@@ -276,5 +276,5 @@ func errUnsupported(cause error) error {
 
 func (p *Processor) errTooLarge() error {
 	mp := strconv.FormatFloat(float64(p.maxPixels)/1e6, 'f', -1, 64)
-	return core.TooLarge("payload_too_large", "images may have at most "+mp+" megapixels")
+	return core.TooLarge("payload_too_large", "images may have at most %s megapixels", mp)
 }

@@ -3,7 +3,6 @@ package accounts
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 
 	"tandem/core"
@@ -74,7 +73,7 @@ func (s *Service) Search(ctx context.Context, query string, page core.Page) ([]A
 }
 
 func errSearchTooLong() error {
-	return core.Invalid("invalid_request", "q must be at most "+strconv.Itoa(MaxEmail)+" bytes, as an e-mail is")
+	return core.Invalid("invalid_request", "q must be at most %d bytes, as an e-mail is", MaxEmail)
 }
 
 // Emails maps the ids of a page's users to their e-mails, in one read:

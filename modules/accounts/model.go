@@ -223,7 +223,7 @@ func SearchPage(as []Account, page core.Page) ([]Account, string) {
 func ValidatePassword(field, p string) error {
 	n := utf8.RuneCountInString(p)
 	if n < MinPassword || n > MaxPassword {
-		return core.Invalid("invalid_request", field+" must be 8 to 128 characters")
+		return core.Invalid("invalid_request", "%s must be 8 to 128 characters", field)
 	}
 	return nil
 }

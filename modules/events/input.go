@@ -130,7 +130,7 @@ func (p Patch) apply(e Event) (Event, error) {
 func parseDate(field, s string) (core.Date, error) {
 	d, err := core.ParseDate(s)
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", field+" must be a date in the form YYYY-MM-DD")
+		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	return d, nil
 }

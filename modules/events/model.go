@@ -3,7 +3,6 @@
 package events
 
 import (
-	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -66,11 +65,11 @@ func (e Event) Validate() error {
 	case e.Title == "":
 		return invalid("title is required")
 	case utf8.RuneCountInString(e.Title) > MaxTitle:
-		return invalid(fmt.Sprintf("title must be at most %d characters", MaxTitle))
+		return invalid("title must be at most %d characters", MaxTitle)
 	case utf8.RuneCountInString(e.Description) > MaxDescription:
-		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
+		return invalid("description must be at most %d characters", MaxDescription)
 	case utf8.RuneCountInString(e.Location) > MaxLocation:
-		return invalid(fmt.Sprintf("location must be at most %d characters", MaxLocation))
+		return invalid("location must be at most %d characters", MaxLocation)
 	case e.StartDate.IsZero():
 		return invalid("startDate is required (YYYY-MM-DD)")
 	case e.StartDate.Before(MinDate) || e.EndDate.After(MaxDate) || e.EndDate.Before(MinDate):
@@ -78,7 +77,7 @@ func (e Event) Validate() error {
 	case e.EndDate.Before(e.StartDate):
 		return core.Invalid("invalid_date", "endDate must not be before startDate")
 	case e.StartDate.DaysUntil(e.EndDate) > MaxSpanDays:
-		return core.Invalid("invalid_date", fmt.Sprintf("an event may last at most %d days: endDate must be at most %d days after startDate", MaxSpanDays, MaxSpanDays))
+		return core.Invalid("invalid_date", "an event may last at most %d days: endDate must be at most %d days after startDate", MaxSpanDays, MaxSpanDays)
 	case e.StartDate == e.EndDate && e.StartTime.Set && e.EndTime.Set && e.EndTime.minutes() < e.StartTime.minutes():
 		return core.Invalid("invalid_time", "endTime must not be before startTime on a one-day event")
 	}

@@ -78,6 +78,8 @@ func buildReport(from, to core.Date, userID string, found []Event) RangeReport {
 	return r
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}
 
 func errNotFound() error { return core.NotFound("event_not_found", "event not found") }

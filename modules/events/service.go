@@ -227,7 +227,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireID(field, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return invalid(field + " is required")
+		return invalid("%s is required", field)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package events
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +64,7 @@ func ParseWallTime(field, s string) (WallTime, error) {
 	}
 	t, err := core.ParseTimeOfDay(s)
 	if err != nil {
-		return WallTime{}, core.Invalid("invalid_time", field+" must be a time in the form HH:mm")
+		return WallTime{}, core.Invalid("invalid_time", "%s must be a time in the form HH:mm", field)
 	}
 	return WallTime{TimeOfDay: t, Set: true}, nil
 }
@@ -119,13 +118,13 @@ func (n Notify) String() string {
 // as labels). It never returns nil for a valid list.
 func NormalizeParticipants(ids []string) ([]string, error) {
 	if len(ids) > MaxParticipants {
-		return nil, invalid(fmt.Sprintf("participants may hold at most %d user ids", MaxParticipants))
+		return nil, invalid("participants may hold at most %d user ids", MaxParticipants)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxParticipantID {
-			return nil, invalid(fmt.Sprintf("participants must be user ids of 1 to %d characters", MaxParticipantID))
+			return nil, invalid("participants must be user ids of 1 to %d characters", MaxParticipantID)
 		}
 		if err := core.CheckText("participants", id, false); err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ package flags
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -75,11 +74,11 @@ func (f Flag) Validate() error {
 	case f.Name == "":
 		return invalid("name is required")
 	case utf8.RuneCountInString(f.Name) > MaxName:
-		return invalid(fmt.Sprintf("name must be at most %d characters", MaxName))
+		return invalid("name must be at most %d characters", MaxName)
 	case utf8.RuneCountInString(f.Description) > MaxDescription:
-		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
+		return invalid("description must be at most %d characters", MaxDescription)
 	case utf8.RuneCountInString(f.CreatedBy) > MaxCreatedBy:
-		return invalid(fmt.Sprintf("createdBy must be at most %d characters", MaxCreatedBy))
+		return invalid("createdBy must be at most %d characters", MaxCreatedBy)
 	case f.RolloutPercentage < 0 || f.RolloutPercentage > 100:
 		return errRollout()
 	}
@@ -99,7 +98,7 @@ func (f Flag) Validate() error {
 	}
 	for _, id := range f.EnabledForUserIDs {
 		if slices.Contains(f.DisabledForUserIDs, id) {
-			return invalid(fmt.Sprintf("user %q is in both enabledForUserIds and disabledForUserIds", id))
+			return invalid("user %q is in both enabledForUserIds and disabledForUserIds", id)
 		}
 	}
 	return nil
@@ -173,13 +172,13 @@ func NormalizePlatforms(ps []string) ([]Platform, error) {
 // a valid list.
 func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 	if len(ids) > MaxListedUsers {
-		return nil, invalid(fmt.Sprintf("%s may hold at most %d user ids", field, MaxListedUsers))
+		return nil, invalid("%s may hold at most %d user ids", field, MaxListedUsers)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxUserID {
-			return nil, invalid(fmt.Sprintf("%s must hold user ids of 1 to %d characters", field, MaxUserID))
+			return nil, invalid("%s must hold user ids of 1 to %d characters", field, MaxUserID)
 		}
 		if err := core.CheckText(field, id, false); err != nil {
 			return nil, err
@@ -429,7 +428,9 @@ func PageOf(fs []Flag, page core.Page) ([]Flag, string) {
 	return core.CutPage(fs, page, func(f Flag) string { return Cursor{Key: f.Key}.String() })
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}
 
 func errBadKey() error {
 	return invalid("key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9")
@@ -446,5 +447,5 @@ func errKeyTaken() error {
 }
 
 func errTooMany() error {
-	return core.Conflict("conflict", fmt.Sprintf("there are already %d feature flags: delete one first", MaxFlags))
+	return core.Conflict("conflict", "there are already %d feature flags: delete one first", MaxFlags)
 }

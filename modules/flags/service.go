@@ -2,7 +2,6 @@ package flags
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -114,7 +113,7 @@ func (s *Service) Enabled(ctx context.Context, userID, platform string) (Enabled
 //     ask before anyone signs in, but never learns about a stranger.
 func (s *Service) Subject(ctx context.Context, userID, platform string) (Subject, error) {
 	if utf8.RuneCountInString(userID) > MaxUserID {
-		return Subject{}, invalid(fmt.Sprintf("userId must be at most %d characters", MaxUserID))
+		return Subject{}, invalid("userId must be at most %d characters", MaxUserID)
 	}
 	var sub Subject
 	if platform != "" {

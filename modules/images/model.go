@@ -250,7 +250,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 		}
 		img, ok := byID(c.ID)
 		if !ok || img.UserID != userID || (groupID != "" && img.GroupID != groupID) {
-			return RelinkPlan{}, core.NotFound("not_found", "no such image: "+c.ID)
+			return RelinkPlan{}, core.NotFound("not_found", "no such image: %s", c.ID)
 		}
 		targets[c.ID], newKeys[c.Key] = true, true
 		p.Before = append(p.Before, img)
@@ -258,7 +258,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 	for i, c := range changes {
 		holder, ok := byKey(c.Key)
 		if !ok || holder.UserID != userID {
-			return RelinkPlan{}, core.Invalid("invalid_request", "no image of the user holds key "+c.Key)
+			return RelinkPlan{}, core.Invalid("invalid_request", "no image of the user holds key %s", c.Key)
 		}
 		if !targets[holder.ID] {
 			p.Removed = append(p.Removed, holder)
@@ -308,7 +308,7 @@ func errNoImage() error { return core.NotFound("not_found", "image not found") }
 func errNoGroup() error { return core.NotFound("not_found", "image group not found") }
 func errNoFile() error  { return core.NotFound("not_found", "file not found") }
 func errNotInGroup(id string) error {
-	return core.NotFound("not_found", "image "+id+" is not in this group")
+	return core.NotFound("not_found", "image %s is not in this group", id)
 }
 func errFileCount() error {
 	return core.Invalid("invalid_request", "send 1 to 4 images, each in a part named file")

@@ -35,7 +35,7 @@ func (s *Service) UpdateGroup(ctx context.Context, userID, groupID string, us []
 			return nil, core.Invalid("invalid_request", "every image needs its _id")
 		}
 		if ids[u.ID] {
-			return nil, core.Invalid("invalid_request", "image "+u.ID+" is listed twice")
+			return nil, core.Invalid("invalid_request", "image %s is listed twice", u.ID)
 		}
 		ids[u.ID] = true
 	}
@@ -59,7 +59,7 @@ func (s *Service) relink(ctx context.Context, userID, groupID string, us []Updat
 			return nil, core.Invalid("invalid_request", "url and key are required")
 		}
 		if keys[u.Key] {
-			return nil, core.Invalid("invalid_request", "key "+u.Key+" is given twice")
+			return nil, core.Invalid("invalid_request", "key %s is given twice", u.Key)
 		}
 		keys[u.Key] = true
 		if err := s.checkFile(ctx, userID, u); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"tandem/core"
@@ -32,7 +31,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	for i, f := range files {
 		if f.Size > s.settings.MaxFileBytes {
 			return Uploaded{}, core.TooLarge("payload_too_large",
-				"each image must be at most "+strconv.FormatInt(s.settings.MaxFileBytes, 10)+" bytes")
+				"each image must be at most %d bytes", int(s.settings.MaxFileBytes))
 		}
 		format, err := sniff(f)
 		if err != nil {

@@ -1,8 +1,6 @@
 package memories
 
 import (
-	"strconv"
-
 	"tandem/core"
 )
 
@@ -28,9 +26,8 @@ func RoomFor(max int) core.Room {
 }
 
 func errLimit(max int) error {
-	unit := " memories"
 	if max == 1 {
-		unit = " memory"
+		return core.Forbidden(CodeLimitReached, "memory limit reached: %d memory", max)
 	}
-	return core.Forbidden(CodeLimitReached, "memory limit reached: "+strconv.Itoa(max)+unit)
+	return core.Forbidden(CodeLimitReached, "memory limit reached: %d memories", max)
 }

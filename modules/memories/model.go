@@ -5,7 +5,6 @@ package memories
 
 import (
 	"cmp"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -113,9 +112,9 @@ func validateText(title, description string) error {
 	case title == "":
 		return invalid("title is required")
 	case utf8.RuneCountInString(title) > MaxTitle:
-		return invalid(fmt.Sprintf("title must be at most %d characters", MaxTitle))
+		return invalid("title must be at most %d characters", MaxTitle)
 	case utf8.RuneCountInString(description) > MaxDescription:
-		return invalid(fmt.Sprintf("description must be at most %d characters", MaxDescription))
+		return invalid("description must be at most %d characters", MaxDescription)
 	}
 	if err := core.CheckText("title", title, false); err != nil {
 		return err
@@ -128,14 +127,14 @@ func validateText(title, description string) error {
 // between MinDate and MaxDate a 400 invalid_date.
 func ParseDay(field, s string) (core.Date, error) {
 	if s == "" {
-		return core.Date{}, invalid(field + " is required (YYYY-MM-DD)")
+		return core.Date{}, invalid("%s is required (YYYY-MM-DD)", field)
 	}
 	d, err := core.ParseDate(s)
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", field+" must be a date in the form YYYY-MM-DD")
+		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	if d.Before(MinDate) || d.After(MaxDate) {
-		return core.Date{}, core.Invalid("invalid_date", field+" must be between 1900-01-01 and 9999-12-31")
+		return core.Date{}, core.Invalid("invalid_date", "%s must be between 1900-01-01 and 9999-12-31", field)
 	}
 	return d, nil
 }
@@ -157,7 +156,7 @@ func CheckDay(d core.Date, now time.Time) error {
 // dropped (keeping the first place). It never returns nil for a valid list.
 func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 	if len(addrs) > MaxImages {
-		return nil, invalid(fmt.Sprintf("images may hold at most %d addresses", MaxImages))
+		return nil, invalid("images may hold at most %d addresses", MaxImages)
 	}
 	out := make([]string, 0, len(addrs))
 	for _, a := range addrs {
@@ -174,7 +173,7 @@ func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 
 func checkImage(addr string, s Settings) error {
 	if addr == "" || len(addr) > MaxImageURL {
-		return invalid(fmt.Sprintf("images must be addresses of 1 to %d characters", MaxImageURL))
+		return invalid("images must be addresses of 1 to %d characters", MaxImageURL)
 	}
 	u, err := url.Parse(addr)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
@@ -182,7 +181,7 @@ func checkImage(addr string, s Settings) error {
 	}
 	key, ok := strings.CutPrefix(addr, s.FilesURL())
 	if !ok || !validKey(key) {
-		return invalid("images must be addresses of uploaded images (" + s.FilesURL() + "...)")
+		return invalid("images must be addresses of uploaded images (%s...)", s.FilesURL())
 	}
 	return nil
 }
@@ -269,6 +268,8 @@ func PageOf(ms []Memory, page core.Page) ([]Memory, string) {
 	return core.CutPage(ms, page, func(m Memory) string { return CursorAfter(m).String() })
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}
 
 func errNotFound() error { return core.NotFound("not_found", "memory not found") }

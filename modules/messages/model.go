@@ -6,7 +6,6 @@ package messages
 
 import (
 	"cmp"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,7 +49,7 @@ func NormalizeBody(body string) (string, error) {
 	case body == "":
 		return "", core.Invalid("invalid_request", "body is required")
 	case utf8.RuneCountInString(body) > MaxBody:
-		return "", core.Invalid("invalid_request", fmt.Sprintf("body must be at most %d characters", MaxBody))
+		return "", core.Invalid("invalid_request", "body must be at most %d characters", MaxBody)
 	}
 	return body, core.CheckText("body", body, true)
 }

@@ -6,7 +6,6 @@ package moods
 
 import (
 	"cmp"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -92,7 +91,7 @@ func (d Draft) parse() (Level, string, error) {
 	}
 	note := strings.TrimSpace(d.Note)
 	if utf8.RuneCountInString(note) > MaxNote {
-		return "", "", invalid(fmt.Sprintf("note must be at most %d characters", MaxNote))
+		return "", "", invalid("note must be at most %d characters", MaxNote)
 	}
 	if err := core.CheckText("note", note, true); err != nil {
 		return "", "", err
@@ -131,7 +130,7 @@ func (q Query) Span(today core.Date) (Span, error) {
 	case s.From.After(s.To):
 		return Span{}, invalid("from must not be after to")
 	case s.Days() > MaxSpan:
-		return Span{}, invalid(fmt.Sprintf("from and to may cover at most %d days", MaxSpan))
+		return Span{}, invalid("from and to may cover at most %d days", MaxSpan)
 	}
 	return s, nil
 }
@@ -141,10 +140,10 @@ func (q Query) Span(today core.Date) (Span, error) {
 func ParseDay(field, s string) (core.Date, error) {
 	d, err := core.ParseDate(strings.TrimSpace(s))
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", field+" must be a date in the form YYYY-MM-DD")
+		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	if d.Before(MinDate) || d.After(MaxDate) {
-		return core.Date{}, core.Invalid("invalid_date", field+" must be between 1900-01-01 and 9999-12-31")
+		return core.Date{}, core.Invalid("invalid_date", "%s must be between 1900-01-01 and 9999-12-31", field)
 	}
 	return d, nil
 }
@@ -168,4 +167,6 @@ func ListOrder(readerID string) func(a, b Mood) int {
 	}
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}

@@ -5,7 +5,6 @@
 package notifications
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,8 +42,8 @@ func ParseCategory(s string) (Category, error) {
 		return "", core.Invalid("invalid_request", "category is required")
 	}
 	if _, ok := categorySettings[c]; !ok {
-		return "", core.Invalid("invalid_request", "unknown category "+strconv.Quote(s)+
-			": use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates")
+		return "", core.Invalid("invalid_request", "unknown category %q"+
+			": use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates", s)
 	}
 	return c, nil
 }

@@ -1,7 +1,6 @@
 package notifications
 
 import (
-	"strconv"
 	"time"
 
 	"tandem/core"
@@ -37,8 +36,8 @@ func ParseSetting(s string) (Setting, error) {
 			return k, nil
 		}
 	}
-	return "", core.Invalid("invalid_request", "unknown setting "+strconv.Quote(s)+
-		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity, systemUpdates or dailyReminderTime")
+	return "", core.Invalid("invalid_request", "unknown setting %q"+
+		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity, systemUpdates or dailyReminderTime", s)
 }
 
 // Preferences are the seven per-type settings.

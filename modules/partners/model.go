@@ -385,7 +385,7 @@ func errBadConnectionCode() error {
 		"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
 }
 func errWeakConnectionCode(why string) error {
-	return core.Invalid("invalid_request", "connectionCode is too easy to guess: "+why)
+	return core.Invalid("invalid_request", "connectionCode is too easy to guess: %s", why)
 }
 func errBadLinkCode() error {
 	return core.Invalid("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")

@@ -278,7 +278,9 @@ func target(id string, msgs []Message) error {
 	return core.NotFound("not_found", "no such message in today's conversation")
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}
 
 func errNotPaired() error {
 	return core.Conflict("not_paired", "the daily question is for couples: pair with your partner first")

@@ -126,7 +126,7 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 	case on.After(today):
 		return Duration{}, errFuture()
 	case on.Before(r.StartDate):
-		return Duration{}, core.Invalid("invalid_date", "the end date must not be before the start date "+r.StartDate.String())
+		return Duration{}, core.Invalid("invalid_date", "the end date must not be before the start date %s", r.StartDate)
 	}
 	ended, err := s.repo.End(ctx, r.ID, on, s.clock.Now())
 	if core.IsKind(err, core.KindNotFound) {

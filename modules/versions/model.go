@@ -4,7 +4,6 @@
 package versions
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -56,9 +55,9 @@ func (p Policy) Validate() error {
 	case strings.TrimSpace(p.UpdateMessage) == "":
 		return invalid("updateMessage is required")
 	case utf8.RuneCountInString(p.UpdateMessage) > MaxUpdateMessage:
-		return invalid(fmt.Sprintf("updateMessage must be at most %d characters", MaxUpdateMessage))
+		return invalid("updateMessage must be at most %d characters", MaxUpdateMessage)
 	case utf8.RuneCountInString(p.ReleaseNotes) > MaxReleaseNotes:
-		return invalid(fmt.Sprintf("releaseNotes must be at most %d characters", MaxReleaseNotes))
+		return invalid("releaseNotes must be at most %d characters", MaxReleaseNotes)
 	case !p.DeprecationDate.IsZero() && (p.DeprecationDate.Unix() < 0 || p.DeprecationDate.Year() > 9999):
 		return invalid("deprecationDate must be milliseconds between 1970 and 9999")
 	}
@@ -124,11 +123,11 @@ func (d PolicyDraft) policy(platform Platform) (Policy, error) {
 // parseVersion reads a required version field; field names it in the error.
 func parseVersion(field, s string) (core.Version, error) {
 	if strings.TrimSpace(s) == "" {
-		return core.Version{}, invalid(field + " is required")
+		return core.Version{}, invalid("%s is required", field)
 	}
 	v, err := core.ParseVersion(s)
 	if err != nil {
-		return core.Version{}, core.Invalid("invalid_version", fmt.Sprintf("%s %q is not a version MAJOR.MINOR.PATCH", field, s))
+		return core.Version{}, core.Invalid("invalid_version", "%s %q is not a version MAJOR.MINOR.PATCH", field, s)
 	}
 	return v, nil
 }
@@ -177,12 +176,12 @@ func (c Client) version() (core.Version, error) {
 // validate checks the optional fields, which the check does not use.
 func (c Client) validate() error {
 	if utf8.RuneCountInString(c.UserID) > MaxUserID {
-		return invalid(fmt.Sprintf("userId must be at most %d characters", MaxUserID))
+		return invalid("userId must be at most %d characters", MaxUserID)
 	}
 	if d := c.DeviceInfo; d != nil {
 		for _, f := range []string{d.OS, d.OSVersion, d.DeviceModel, d.AppVersion} {
 			if utf8.RuneCountInString(f) > MaxDeviceField {
-				return invalid(fmt.Sprintf("each deviceInfo field must be at most %d characters", MaxDeviceField))
+				return invalid("each deviceInfo field must be at most %d characters", MaxDeviceField)
 			}
 		}
 	}
@@ -256,8 +255,10 @@ func below(v, target core.Version) bool {
 	return v.Compare(target) < 0
 }
 
-func invalid(msg string) error { return core.Invalid("invalid_request", msg) }
+func invalid(format string, args ...any) error {
+	return core.Invalid("invalid_request", format, args...)
+}
 
 func errNoPolicy(p Platform) error {
-	return core.NotFound("not_found", "no version policy for "+string(p))
+	return core.NotFound("not_found", "no version policy for %s", string(p))
 }

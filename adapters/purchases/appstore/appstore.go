@@ -116,7 +116,7 @@ func (v *Verifier) transaction(jws string) (Transaction, error) {
 	}
 	var t Transaction
 	if err := json.Unmarshal(payload, &t); err != nil {
-		return Transaction{}, failWrap("the payload is not a transaction", err)
+		return Transaction{}, failWrap(err, "the payload is not a transaction")
 	}
 	return t, nil
 }
@@ -154,13 +154,13 @@ func (v *Verifier) purchase(t Transaction) (premium.Purchase, error) {
 // checkApp refuses data about another app or from the other environment.
 func (v *Verifier) checkApp(bundleID, env, what string) error {
 	if bundleID != v.bundleID {
-		return fail(fmt.Sprintf("bundle id %q is not this app's", bundleID))
+		return fail("bundle id %q is not this app's", bundleID)
 	}
 	if env == "" {
-		return fail("the " + what + " names no environment")
+		return fail("the %s names no environment", what)
 	}
 	if env != v.env {
-		return fail(fmt.Sprintf("a %s %s in %s", env, what, v.env))
+		return fail("a %s %s in %s", env, what, v.env)
 	}
 	return nil
 }
@@ -177,7 +177,7 @@ func endDate(t Transaction) (time.Time, error) {
 	case TypeConsumable:
 		return time.Time{}, fail("a consumable is not a subscription")
 	}
-	return time.Time{}, fail(fmt.Sprintf("unknown transaction type %q", t.Type))
+	return time.Time{}, fail("unknown transaction type %q", t.Type)
 }
 
 func (v *Verifier) plan(productID string) (string, error) {
@@ -186,7 +186,7 @@ func (v *Verifier) plan(productID string) (string, error) {
 	}
 	plan, ok := v.plans[productID]
 	if !ok {
-		return "", fail(fmt.Sprintf("unknown product %q", productID))
+		return "", fail("unknown product %q", productID)
 	}
 	return plan, nil
 }
@@ -194,24 +194,35 @@ func (v *Verifier) plan(productID string) (string, error) {
 func millis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // failure is why signed data is refused; Verify and Notification turn it
-// into core.Invalid with their own code, the cause kept for the logs.
+// into core.Invalid with their own code, the cause kept for the logs. format
+// is a constant (the catalog key of the message's translations), args fill it.
 type failure struct {
-	reason string
+	format string
+	args   []any
 	cause  error
 }
 
-func (f *failure) Error() string { return f.reason }
+func (f *failure) Error() string {
+	if len(f.args) == 0 {
+		return f.format
+	}
+	return fmt.Sprintf(f.format, f.args...)
+}
 func (f *failure) Unwrap() error { return f.cause }
 
-func fail(reason string) error                  { return &failure{reason: reason} }
-func failWrap(reason string, cause error) error { return &failure{reason: reason, cause: cause} }
+func fail(format string, args ...any) error {
+	return &failure{format: format, args: args}
+}
+func failWrap(cause error, format string, args ...any) error {
+	return &failure{format: format, args: args, cause: cause}
+}
 
 // within names the signed item a failure is about (signedTransactionInfo
 // inside a notification).
 func within(item string, err error) error {
 	var f *failure
 	if errors.As(err, &f) {
-		return &failure{reason: item + ": " + f.reason, cause: f.cause}
+		return &failure{format: "%s: " + f.format, args: append([]any{item}, f.args...), cause: f.cause}
 	}
 	return err
 }
@@ -219,7 +230,7 @@ func within(item string, err error) error {
 func refuse(code string, err error) error {
 	var f *failure
 	if errors.As(err, &f) {
-		e := core.Invalid(code, f.reason)
+		e := core.Invalid(code, f.format, f.args...)
 		if f.cause != nil {
 			e = e.Wrap(f.cause)
 		}

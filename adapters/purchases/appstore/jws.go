@@ -78,7 +78,7 @@ func split(token string) (header, payload, sig []byte, err error) {
 	payload, err2 := dec.DecodeString(parts[1])
 	sig, err3 := dec.DecodeString(parts[2])
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return nil, nil, nil, failWrap("the JWS is not base64url", err)
+		return nil, nil, nil, failWrap(err, "the JWS is not base64url")
 	}
 	return header, payload, sig, nil
 }
@@ -88,7 +88,7 @@ func split(token string) (header, payload, sig []byte, err error) {
 func parseHeader(raw []byte) ([]*x509.Certificate, error) {
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, failWrap("the JWS header does not parse", err)
+		return nil, failWrap(err, "the JWS header does not parse")
 	}
 	if h.Alg != "ES256" {
 		return nil, fail("alg must be ES256")
@@ -100,10 +100,10 @@ func parseHeader(raw []byte) ([]*x509.Certificate, error) {
 	for i, b64 := range h.X5c {
 		der, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil {
-			return nil, failWrap("x5c holds a certificate that does not parse", err)
+			return nil, failWrap(err, "x5c holds a certificate that does not parse")
 		}
 		if chain[i], err = x509.ParseCertificate(der); err != nil {
-			return nil, failWrap("x5c holds a certificate that does not parse", err)
+			return nil, failWrap(err, "x5c holds a certificate that does not parse")
 		}
 	}
 	return chain, nil
@@ -134,7 +134,7 @@ func signedDate(payload []byte) (time.Time, error) {
 		SignedDate int64 `json:"signedDate"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return time.Time{}, failWrap("the payload is not a JSON object", err)
+		return time.Time{}, failWrap(err, "the payload is not a JSON object")
 	}
 	if p.SignedDate <= 0 {
 		return time.Time{}, fail("signedDate is missing")
@@ -170,13 +170,13 @@ func checkChain(chain []*x509.Certificate, roots *x509.CertPool, at time.Time) e
 func chainFailure(err error) error {
 	var invalid x509.CertificateInvalidError
 	if errors.As(err, &invalid) && invalid.Reason == x509.Expired {
-		return failWrap("a certificate was not valid at signedDate", err)
+		return failWrap(err, "a certificate was not valid at signedDate")
 	}
 	var unknown x509.UnknownAuthorityError
 	if errors.As(err, &unknown) {
-		return failWrap("certificate chain does not lead to the Apple root", err)
+		return failWrap(err, "certificate chain does not lead to the Apple root")
 	}
-	return failWrap("certificate chain does not verify", err)
+	return failWrap(err, "certificate chain does not verify")
 }
 
 func hasExtension(c *x509.Certificate, oid asn1.ObjectIdentifier) bool {

@@ -56,7 +56,7 @@ func (v *Verifier) notificationPayload(body []byte) (NotificationPayload, error)
 		SignedPayload string `json:"signedPayload"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
-		return NotificationPayload{}, failWrap("the body is not {\"signedPayload\": ...}", err)
+		return NotificationPayload{}, failWrap(err, "the body is not {\"signedPayload\": ...}")
 	}
 	if b.SignedPayload == "" {
 		return NotificationPayload{}, fail("signedPayload is required")
@@ -67,7 +67,7 @@ func (v *Verifier) notificationPayload(body []byte) (NotificationPayload, error)
 	}
 	var n NotificationPayload
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return NotificationPayload{}, failWrap("the payload is not a notification", err)
+		return NotificationPayload{}, failWrap(err, "the payload is not a notification")
 	}
 	if n.NotificationUUID == "" || n.NotificationType == "" {
 		return NotificationPayload{}, fail("notificationUUID and notificationType are required")
@@ -107,7 +107,7 @@ func (v *Verifier) renewal(jws string) (RenewalInfo, error) {
 	}
 	var r RenewalInfo
 	if err := json.Unmarshal(payload, &r); err != nil {
-		return RenewalInfo{}, failWrap("the payload is not renewal info", err)
+		return RenewalInfo{}, failWrap(err, "the payload is not renewal info")
 	}
 	return r, nil
 }

@@ -155,4 +155,6 @@ func (v *Verifier) voidedEvent(ctx context.Context, vn VoidedPurchaseNotificatio
 // bounds the app's.
 func validToken(t string) bool { return t != "" && len(t) <= premium.MaxProof }
 
-func badNotification(reason string) *core.Error { return core.Invalid("invalid_notification", reason) }
+func badNotification(format string, args ...any) *core.Error {
+	return core.Invalid("invalid_notification", format, args...)
+}
