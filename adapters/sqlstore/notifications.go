@@ -28,7 +28,7 @@ var (
 		"updated_at"}
 	notificationColumns = []string{"id", "user_id", "title", "message", "text_key", "text_args", "category", "is_read",
 		"created_at"}
-	deviceColumns       = []string{"id", "user_id", "token", "platform", "provider", "created_at", "updated_at"}
+	deviceColumns = []string{"id", "user_id", "token", "platform", "provider", "created_at", "updated_at"}
 )
 
 type settingsRow struct {

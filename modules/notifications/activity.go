@@ -1,7 +1,6 @@
 package notifications
 
 import (
-	"strconv"
 	"time"
 
 	"tandem/core"

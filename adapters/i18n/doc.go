@@ -1,2 +1,0 @@
-// Package i18n holds the catalogs of translations of the messages.
-package i18n
