@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ func NotificationRepository(t *testing.T, newRepo func(t *testing.T) notificatio
 	// the inbox and partner activity: notifications_inbox.go
 	t.Run("inbox: newest first, ties by id, unread only, per user", nt.inboxOrderAndRead)
 	t.Run("inbox pages by cursor, across equal timestamps", nt.inboxPages)
+	t.Run("inbox: a text's key and arguments round-trip", nt.inboxTextRoundTrip)
 	t.Run("activity: one unread entry counts the repeats, one push per quiet period", nt.activityCollects)
 	t.Run("activity: concurrent repeats make one entry and one push", nt.activityConcurrentRepeats)
 
@@ -193,6 +195,21 @@ func (nt notificationSuite) deleteUser(t *testing.T) {
 	}
 	if ds, _ := r.Devices(ctx, "u2"); nt.devIDs(ds) != "d-u2" {
 		t.Fatalf("u2 devices %s", nt.devIDs(ds))
+	}
+}
+
+func (nt notificationSuite) inboxTextRoundTrip(t *testing.T) {
+	r := nt.newRepo(t)
+	at := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
+	keyed := nt.note("n1", "u1", at)
+	keyed.Text = core.Msg("milestone.anniversary", 2, 731, core.Date{Year: 2023, Month: 6, Day: 15}, "Ünïcode “title”")
+	plain := nt.note("n2", "u1", at.Add(time.Second))
+	must(t, r.AddNotification(ctx, keyed))
+	must(t, r.AddNotification(ctx, plain))
+	ns, _ := nt.list(t, r, "u1", false, core.Page{})
+	if len(ns) != 2 || !reflect.DeepEqual(ns[1].Text, keyed.Text) || ns[0].Text.Key != "" || ns[0].Text.Args != nil ||
+		ns[1].Title != keyed.Title || ns[0].Message != plain.Message {
+		t.Fatalf("read %+v, want %+v then %+v", ns, plain, keyed)
 	}
 }
 

@@ -2,11 +2,13 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
 	"tandem/core"
 	"tandem/modules/notifications"
 )
@@ -123,6 +125,8 @@ func (nt notificationSuite) activityCollects(t *testing.T) {
 	fresh := func(id string, at time.Time) notifications.Notification {
 		return notifications.Notification{ID: id, UserID: "u1", Category: notifications.CategoryPartnerActivity, CreatedAt: at}
 	}
+	// Each read also gives back the text's key and count, which the
+	// service writes in the reader's locale.
 	add := func(a notifications.Activity, id string, at time.Time, wantID, wantMsg string, wantPush bool) {
 		t.Helper()
 		got, push, err := addActivity(r, a, fresh(id, at), quiet)
@@ -137,6 +141,7 @@ func (nt notificationSuite) activityCollects(t *testing.T) {
 	add(memo, "n3", now.Add(9*time.Minute), "n1", "Your partner added 3 memories.", false)
 	ns, _ := nt.list(t, r, "u1", false, core.Page{})
 	if nt.ids(ns) != "n1" || ns[0].Title != "New memories" || ns[0].Message != "Your partner added 3 memories." ||
+		ns[0].Text.Key != "activity.memoryAdded" || !reflect.DeepEqual(ns[0].Text.Args, []any{3}) ||
 		!ns[0].CreatedAt.Equal(now.Add(9*time.Minute)) {
 		t.Fatalf("inbox %+v", ns)
 	}
@@ -193,11 +198,15 @@ func (nt notificationSuite) activityConcurrentRepeats(t *testing.T) {
 
 // addActivity runs the module's Collect through AddActivity, as the service
 // does, and returns the entry stored and whether a push is due.
+// english writes texts as the English reader reads them.
+var english = i18n.MustLoad(nil)
+
 func addActivity(r notifications.Repository, a notifications.Activity, n notifications.Notification, quiet time.Duration) (notifications.Notification, bool, error) {
 	var push bool
 	got, err := r.AddActivity(ctx, a, func(c notifications.Collected) notifications.Collected {
 		var next notifications.Collected
 		next, push = notifications.Collect(c, a, n, quiet)
+		next.Entry.Title, next.Entry.Message = english.Note("en", next.Entry.Text) // as the service stores it
 		return next
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"tandem/adapters/cache"
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
@@ -49,7 +50,7 @@ func benchService(b *testing.B, db *sqlstore.DB, c accounts.SessionCache) (*acco
 	sender := accounts.NewSender(repo, mail, &mailLog{}, core.SystemClock{}, core.NewUUIDv7(), accounts.SenderSettings{})
 	svc, err := accounts.NewService(accounts.Deps{Repo: repo, Sender: sender, Hasher: plainHasher{},
 		Cache: c, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), core.SystemClock{}), Bus: &coretest.Events{},
-		Clock: core.SystemClock{}, IDs: core.NewUUIDv7()})
+		Clock: core.SystemClock{}, IDs: core.NewUUIDv7(), Texts: i18n.MustLoad(nil)})
 	if err != nil {
 		b.Fatal(err)
 	}

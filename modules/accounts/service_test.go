@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
 	"tandem/core"
 	"tandem/core/coretest"
@@ -39,7 +40,7 @@ func newFixture(t *testing.T) *fixture {
 	f.sender = sender
 	svc, err := accounts.NewService(accounts.Deps{Repo: f.repo, Sender: sender, Hasher: plainHasher{},
 		Cache: f.cache, Limiter: throttle.NewLimiter(memory.NewThrottleRepo(), f.clock), Bus: f.bus,
-		Clock: f.clock, IDs: ids, Admins: accounts.Admins{"Boss@X.io"}, IDTokens: f.tokens})
+		Clock: f.clock, IDs: ids, Admins: accounts.Admins{"Boss@X.io"}, IDTokens: f.tokens, Texts: i18n.MustLoad(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

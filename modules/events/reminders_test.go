@@ -97,7 +97,7 @@ func TestRemindersAreSentOnceWhenDue(t *testing.T) {
 	if n, _ := rem.SendDue(ctx); n != 0 {
 		t.Fatal("a reminder went out twice")
 	}
-	want := "me|events|Dinner|Starts 2025-06-16 at 19:00 (in 30 minutes)"
+	want := "me|events|Dinner|Starts on 16 June 2025 at 19:00, in 30 minutes."
 	if got := box.all(); len(got) != 1 || got[0] != want {
 		t.Fatalf("sent %v", got)
 	}

@@ -39,9 +39,19 @@ func (s *Service) write(n *Notification, locale string) {
 	n.Message = s.texts.Translate(locale, core.Msg(n.Text.Key+".body", n.Text.Args...))
 }
 
+// localeOf is the user's locale; English for an account that is gone (its
+// inbox is being purged: whoever still reads it reads English).
+func (s *Service) localeOf(ctx context.Context, userID string) (string, error) {
+	locale, err := s.users.Locale(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return "en", nil
+	}
+	return locale, err
+}
+
 // inLocale is ns written for their reader (every one is userID's).
 func (s *Service) inLocale(ctx context.Context, userID string, ns []Notification) error {
-	locale, err := s.users.Locale(ctx, userID)
+	locale, err := s.localeOf(ctx, userID)
 	if err != nil {
 		return err
 	}
@@ -178,7 +188,7 @@ func (s *Service) Tell(ctx context.Context, userID, category string, m core.Mess
 // deliver announces n, saved, and pushes it, both written in its reader's
 // locale.
 func (s *Service) deliver(ctx context.Context, n Notification, settings Settings) (Result, error) {
-	locale, err := s.users.Locale(ctx, n.UserID)
+	locale, err := s.localeOf(ctx, n.UserID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -213,7 +223,7 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 		return Result{}, err
 	}
 	entry := *stored.Entry
-	locale, err := s.users.Locale(ctx, a.UserID)
+	locale, err := s.localeOf(ctx, a.UserID)
 	if err != nil {
 		return Result{}, err
 	}

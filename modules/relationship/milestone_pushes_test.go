@@ -132,7 +132,7 @@ func TestMilestonePushRules(t *testing.T) {
 			ann: "06-15 00:00 1 year together today", bob: "06-15 03:30 1 year together today",
 			nextCheck: utc(2025, 10, 28, 0, 0)}, // day 500 (2025-10-28), Tokyo first
 		{name: "every 1000 days: day 3000", start: "2017-03-29", from: utc(2025, 6, 14, 12, 0), to: utc(2025, 6, 16, 12, 0),
-			ann: "06-15 09:00 3000 days together today", bob: "06-15 09:00 3000 days together today",
+			ann: "06-15 09:00 3,000 days together today", bob: "06-15 09:00 3,000 days together today",
 			nextCheck: utc(2026, 3, 29, 9, 0)}, // 9 years
 		{name: "a day without a milestone: none", start: "2025-03-08", from: utc(2025, 6, 14, 12, 0), to: utc(2025, 6, 16, 8, 0),
 			ann: "", bob: "", nextCheck: utc(2025, 6, 16, 9, 0)},
