@@ -84,6 +84,24 @@ func (t Text) message() catalog.Message {
 	return plural.Selectf(t.Plural.Arg, "%d", cases...)
 }
 
+// keys are the catalog keys f names.
+func (f File) keys() map[string]bool {
+	out := make(map[string]bool, len(f.Messages)+len(f.Errors)+len(f.Questions)+len(f.Advice))
+	for k := range f.Messages {
+		out[k] = true
+	}
+	for k := range f.Errors {
+		out[k] = true
+	}
+	for k := range f.Questions {
+		out[QuestionKey+k] = true
+	}
+	for k := range f.Advice {
+		out[AdviceKey+k] = true
+	}
+	return out
+}
+
 // addTo puts f's texts into b under tag.
 func (f File) addTo(b *catalog.Builder, tag language.Tag) error {
 	for key, raw := range f.Messages {

@@ -56,7 +56,7 @@ type Catalogs struct {
 	matcher  language.Matcher
 	printers map[language.Tag]*message.Printer
 	months   map[language.Tag][12]string
-	keys     map[string]bool // what English names
+	keys     map[language.Tag]map[string]bool // what each language names
 }
 
 // Load reads every embedded catalog. sources are the English texts kept
@@ -76,15 +76,15 @@ func Load(sources map[string]string) (*Catalogs, error) {
 			return nil, fmt.Errorf("catalog %s: %w", tag, err)
 		}
 	}
-	keys := map[string]bool{}
-	for key := range parsed[language.English].Messages {
-		keys[key] = true
+	keys := map[language.Tag]map[string]bool{}
+	for tag, f := range parsed {
+		keys[tag] = f.keys()
 	}
 	for key, text := range sources {
 		if err := b.SetString(language.English, key, text); err != nil {
 			return nil, err
 		}
-		keys[key] = true
+		keys[language.English][key] = true
 	}
 	sort.Slice(tags[1:], func(i, j int) bool { return tags[i+1].String() < tags[j+1].String() })
 	c := &Catalogs{tags: tags, matcher: language.NewMatcher(tags), printers: map[language.Tag]*message.Printer{},
@@ -182,8 +182,11 @@ func (c *Catalogs) tag(locale string) language.Tag {
 // their own form).
 func (c *Catalogs) Translate(locale string, m core.Message) string {
 	t := c.tag(locale)
+	if !c.keys[t][m.Key] {
+		t = language.English // not translated (yet): English
+	}
 	args := c.args(t, m.Args)
-	if t == language.English && !c.has(m.Key) {
+	if t == language.English && !c.keys[t][m.Key] {
 		if len(args) == 0 {
 			return m.Key
 		}
@@ -191,10 +194,6 @@ func (c *Catalogs) Translate(locale string, m core.Message) string {
 	}
 	return c.printers[t].Sprintf(m.Key, args...)
 }
-
-// has reports whether English names key (a named message or a source
-// text); an error's English format is its own key and text.
-func (c *Catalogs) has(key string) bool { return c.keys[key] }
 
 // args formats the dates of args in t's long form; the rest stay as they are.
 func (c *Catalogs) args(t language.Tag, args []any) []any {

@@ -1,0 +1,137 @@
+package i18n_test
+
+import (
+	"testing"
+
+	"tandem/adapters/i18n"
+	"tandem/core"
+)
+
+var catalogs = i18n.MustLoad(map[string]string{"question.q1": "What made you smile today?"})
+
+// TestPluralForms: the counts 0, 1, 2, 5 and 21 take each language's CLDR
+// form (French and Portuguese say 0 in the singular; Russian has one, few
+// and many, 21 being "one"; Japanese has one form).
+func TestPluralForms(t *testing.T) {
+	t.Parallel()
+	want := map[string][5]string{
+		"en": {"Your partner sent you 0 messages.", "Your partner sent you a message.", "Your partner sent you 2 messages.",
+			"Your partner sent you 5 messages.", "Your partner sent you 21 messages."},
+		"de": {"Dein Schatz hat dir 0 Nachrichten geschickt.", "Dein Schatz hat dir eine Nachricht geschickt.",
+			"Dein Schatz hat dir 2 Nachrichten geschickt.", "Dein Schatz hat dir 5 Nachrichten geschickt.",
+			"Dein Schatz hat dir 21 Nachrichten geschickt."},
+		"fr": {"Ta moitié t’a envoyé 0 message.", "Ta moitié t’a envoyé 1 message.", "Ta moitié t’a envoyé 2 messages.",
+			"Ta moitié t’a envoyé 5 messages.", "Ta moitié t’a envoyé 21 messages."},
+		"es": {"Tu pareja te ha enviado 0 mensajes.", "Tu pareja te ha enviado un mensaje.",
+			"Tu pareja te ha enviado 2 mensajes.", "Tu pareja te ha enviado 5 mensajes.",
+			"Tu pareja te ha enviado 21 mensajes."},
+		"pt-BR": {"Seu amor enviou 0 mensagem para você.", "Seu amor enviou 1 mensagem para você.",
+			"Seu amor enviou 2 mensagens para você.", "Seu amor enviou 5 mensagens para você.",
+			"Seu amor enviou 21 mensagens para você."},
+		"ja": {"パートナーから0件のメッセージが届きました。", "パートナーから1件のメッセージが届きました。",
+			"パートナーから2件のメッセージが届きました。", "パートナーから5件のメッセージが届きました。",
+			"パートナーから21件のメッセージが届きました。"},
+		"ru": {"Твоя половинка отправила тебе 0 сообщений.", "Твоя половинка отправила тебе 1 сообщение.",
+			"Твоя половинка отправила тебе 2 сообщения.", "Твоя половинка отправила тебе 5 сообщений.",
+			"Твоя половинка отправила тебе 21 сообщение."},
+	}
+	for locale, texts := range want {
+		for i, n := range []int{0, 1, 2, 5, 21} {
+			if got := catalogs.Translate(locale, core.Msg("activity.messageSent.body", n)); got != texts[i] {
+				t.Errorf("%s, %d: %q, want %q", locale, n, got, texts[i])
+			}
+		}
+	}
+}
+
+// TestNumbersAndDates: counts and dates in the locale's form.
+func TestNumbersAndDates(t *testing.T) {
+	t.Parallel()
+	valentine := core.Date{Year: 2026, Month: 2, Day: 14}
+	cases := []struct {
+		locale string
+		m      core.Message
+		want   string
+	}{
+		{"en", core.Msg("milestone.days.title", 3000), "3,000 days together today"},
+		{"de", core.Msg("activity.memoryAdded.body", 1234), "Dein Schatz hat 1.234 Erinnerungen hinzugefügt."},
+		{"en", core.Msg("milestone.days.body", 100, valentine), "Day 100 since you got together on 14 February 2026."},
+		{"de", core.Msg("date.long", "14", "Februar", "2026", "2"), "14. Februar 2026"},
+		{"fr", core.Msg("milestone.days.body", 100, valentine), ""},
+		{"ja", core.Msg("milestone.days.body", 100, valentine), ""},
+		{"de", core.Msg("event.reminder.days.at.body", "Essen", valentine, 3, "19:00"), ""},
+	}
+	for _, tc := range cases {
+		got := catalogs.Translate(tc.locale, tc.m)
+		if tc.want != "" && got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.locale, tc.m.Key, got, tc.want)
+		}
+	}
+	for locale, date := range map[string]string{"en": "14 February 2026", "de": "14. Februar 2026",
+		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
+		"ja": "2026年2月14日", "ru": "14 февраля 2026 г."} {
+		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !contains(got, date) {
+			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
+		}
+	}
+	if got := catalogs.Translate("de", core.Msg("event.reminder.days.at.body", "Essen", valentine, 3, "19:00")); !contains(got, "3 Tagen") {
+		t.Errorf("de: %q does not say in 3 Tagen", got)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMatching: the closest supported language, English when none is
+// close; a language that is merely related (Ukrainian, Russian) is not
+// taken for it.
+func TestMatching(t *testing.T) {
+	t.Parallel()
+	for header, want := range map[string]string{
+		"": "en", "de": "de", "de-CH": "de", "de-AT,en;q=0.5": "de", "pt-PT": "pt-BR", "pt": "pt-BR",
+		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "zh-CN": "en", "uk": "en", "nl,fr;q=0.8": "fr",
+		"en-GB,de;q=0.9": "en", "*": "en", "!!": "en", "x;q=abc": "en",
+	} {
+		if got := catalogs.Match(header); got != want {
+			t.Errorf("Match(%q) = %q, want %q", header, got, want)
+		}
+	}
+	for locale, want := range map[string]string{"pt-PT": "pt-BR", "de-CH": "de", "it": "en", "": "en", "zz-Bogus": "en"} {
+		if got := catalogs.Supported(locale); got != want {
+			t.Errorf("Supported(%q) = %q, want %q", locale, got, want)
+		}
+	}
+	if got := catalogs.Languages(); len(got) < 7 || got[0] != "en" {
+		t.Errorf("Languages() = %v", got)
+	}
+}
+
+// TestFallbacks: a key no catalog holds is its own English; a source text
+// (the banks' English) answers in English where no translation exists;
+// an error format is written with its arguments in the reader's numbers.
+func TestFallbacks(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		locale string
+		m      core.Message
+		want   string
+	}{
+		{"en", core.Msg("title must be at most %d characters", 2000), "title must be at most 2000 characters"},
+		{"de", core.Msg("title is required"), "title ist erforderlich"},
+		{"it", core.Msg("title is required"), "title is required"},
+		{"en", core.Msg("question.q1"), "What made you smile today?"},
+		{"de", core.Msg("question.q1"), "What made you smile today?"},
+		{"en", core.Msg("no such text %q", "x"), `no such text "x"`},
+	}
+	for _, tc := range cases {
+		if got := catalogs.Translate(tc.locale, tc.m); got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.locale, tc.m.Key, got, tc.want)
+		}
+	}
+}
