@@ -54,7 +54,7 @@ func TestSignUpAndVerification(t *testing.T) {
 		expect(t, v, 200, `{"success":true,"code":"verification_success","userId":"`+id+`","token":"<string>","message":"<string>"}`)
 		token := v.JSON(t)["token"].(string)
 		expect(t, h.get("/api/users/user/"+id, token), 200,
-			`{"success":true,"userId":"`+id+`","email":"ann@example.com","displayName":"","timezone":"","createdAt":`+ms(h.Clock.Now())+`,"signInMethods":["password"]}`)
+			`{"success":true,"userId":"`+id+`","email":"ann@example.com","displayName":"","timezone":"","locale":"en","createdAt":`+ms(h.Clock.Now())+`,"signInMethods":["password"]}`)
 
 		// the code is single use; the e-mail is now taken
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"userId": id, "verificationCode": code}),
@@ -198,14 +198,14 @@ func TestProfile(t *testing.T) {
 		}
 		created := ms(h.Clock.Now())
 		expect(t, patch(map[string]any{"displayName": " Ann ", "timezone": "Europe/Paris"}), 200,
-			`{"success":true,"userId":"`+id+`","email":"a@x.io","displayName":"Ann","timezone":"Europe/Paris","createdAt":`+created+`,"signInMethods":["password"]}`)
+			`{"success":true,"userId":"`+id+`","email":"a@x.io","displayName":"Ann","timezone":"Europe/Paris","locale":"en","createdAt":`+created+`,"signInMethods":["password"]}`)
 		expect(t, patch(map[string]any{"timezone": "Mars/Olympus"}), 400,
 			errBody("invalid_request", "timezone must be an IANA name such as Europe/Paris"))
 		expect(t, patch(map[string]any{"displayName": strings.Repeat("n", 101)}), 400,
 			errBody("invalid_request", "displayName must be at most 100 characters"))
 		expect(t, patch(map[string]any{"timezone": 5}), 400, errBody("invalid_request", "field timezone must be a string"))
 		expect(t, h.get("/api/users/user/"+id, token), 200,
-			`{"success":true,"userId":"`+id+`","email":"a@x.io","displayName":"Ann","timezone":"Europe/Paris","createdAt":`+created+`,"signInMethods":["password"]}`)
+			`{"success":true,"userId":"`+id+`","email":"a@x.io","displayName":"Ann","timezone":"Europe/Paris","locale":"en","createdAt":`+created+`,"signInMethods":["password"]}`)
 	})
 }
 

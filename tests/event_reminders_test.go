@@ -36,6 +36,6 @@ func TestEventReminderReachesTheOwnersInbox(t *testing.T) {
 			t.Fatal("sent twice")
 		}
 		expect(t, h.get(inbox, u.Token), 200, `{"success":true,"notifications":[{"id":"<string>","title":"Dinner",
-			"message":"Starts 2025-06-16 at 19:00 (in 30 minutes)","category":"events","read":false,"createdAt":`+ms(h.Clock.Now())+`}]}`)
+			"message":"Starts on 16 June 2025 at 19:00, in 30 minutes.","category":"events","read":false,"createdAt":`+ms(h.Clock.Now())+`}]}`)
 	})
 }

@@ -45,7 +45,7 @@ func TestRelationshipMilestones(t *testing.T) {
 			milestone("2026-03-07", 365, "365 days", "days"),
 			milestone("2026-07-20", 500, "500 days", "days"),
 			milestone("2027-03-07", 730, "2 years", "anniversary"),
-			milestone("2027-12-02", 1000, "1000 days", "days"),
+			milestone("2027-12-02", 1000, "1,000 days", "days"),
 		}
 		runScenarios(t, h, []scenario{
 			{name: "five by default", req: GET(milestonesPath(a, "")).by(a), status: 200, want: milestonesJSON(first[:5]...)},
@@ -169,7 +169,7 @@ func TestMilestonePushOnTheMorning(t *testing.T) {
 		}
 		got := milestonePushes(app.Pushes, a)
 		if len(got) != 1 || got[0].Message.Title != "100 days together today" ||
-			got[0].Message.Body != "Day 100 since you got together on 2025-03-08." || got[0].Message.Category != "partnerActivity" {
+			got[0].Message.Body != "Day 100 since you got together on 8 March 2025." || got[0].Message.Category != "partnerActivity" {
 			t.Fatalf("pushes to a %+v", got)
 		}
 		if n := run(time.Date(2025, 6, 16, 12, 59, 0, 0, time.UTC)); n != 0 || len(h.milestonesInInbox(t, b)) != 0 {
@@ -187,7 +187,7 @@ func TestMilestonePushOnTheMorning(t *testing.T) {
 			t.Fatal("a pushed once, b (partnerActivity off) never")
 		}
 		expect(t, h.get(notifPath(a, "/notifications?limit=1"), a.Token), 200, `{"success":true,"notifications":[`+
-			notificationJSON("<string>", "100 days together today", "Day 100 since you got together on 2025-03-08.",
+			notificationJSON("<string>", "100 days together today", "Day 100 since you got together on 8 March 2025.",
 				"partnerActivity", false, time.Date(2025, 6, 16, 7, 0, 0, 0, time.UTC))+`]}`)
 		if len(h.milestonesInInbox(t, a)) != 1 || len(h.milestonesInInbox(t, b)) != 1 {
 			t.Fatal("each has it once in the inbox")

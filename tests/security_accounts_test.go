@@ -105,12 +105,12 @@ func TestSecurityDisputedSignUpKeepsNoPassword(t *testing.T) {
 					expectPage(t, c.signIn(email, p), 401, "invalid e-mail or password")
 				}
 				expect(t, h.get("/api/users/user/"+id, token), 200, `{"success":true,"userId":"`+id+`","email":"`+email+`",
-					"displayName":"","timezone":"","createdAt":"<number>","passwordRequired":true,"signInMethods":[]}`)
+					"displayName":"","timezone":"","locale":"en","createdAt":"<number>","passwordRequired":true,"signInMethods":[]}`)
 				set := h.post("/api/users/user/"+id+"/password", token, map[string]any{"newPassword": "owner-chosen-after"})
 				expect(t, set, 200, `{"success":true,"code":"password_updated","userId":"`+id+`","token":"<string>","message":"<string>"}`)
 				expect(t, h.get("/api/users/user/"+id, token), 401, "") // every earlier session ends
 				expect(t, h.get("/api/users/user/"+id, set.JSON(t)["token"].(string)), 200, `{"success":true,"userId":"`+id+`",
-					"email":"`+email+`","displayName":"","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+					"email":"`+email+`","displayName":"","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 				expect(t, h.loginAs(email, "owner-chosen-after", nil), 200, "")
 				expect(t, h.loginAs(email, "attacker-pass", nil), 401, "")
 			}, withAdmins("boss@x.io"))

@@ -83,7 +83,7 @@ func TestSecurityLookAlikeEmailsAreAccountsOfTheirOwn(t *testing.T) {
 			t.Fatal("the look-alike got the victim's account")
 		}
 		expect(t, h.get("/api/users/user/"+other, token), 200, `{"success":true,"userId":"`+other+`","email":"víctim@x.io",
-			"displayName":"","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+			"displayName":"","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "VICTIM@x.io", "password": pw}), 409,
 			errBody("email_already_registered", "this e-mail is already registered"))
 		expect(t, h.loginAs("victim@x.io", pw, nil), 200, `{"success":true,"userId":"`+victim+`","token":"<string>","message":"<string>"}`)

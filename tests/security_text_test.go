@@ -90,7 +90,7 @@ func TestSecurityTextRefusesControlAndBidiCharacters(t *testing.T) {
 
 		// nothing was stored
 		expect(t, h.get(profile, u.Token), 200,
-			`{"success":true,"userId":"`+u.ID+`","email":"a@x.io","displayName":"","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+			`{"success":true,"userId":"`+u.ID+`","email":"a@x.io","displayName":"","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 		expect(t, h.get(memoriesPath(u), u.Token), 200, `[]`)
 		expect(t, h.keyed("GET", "/api/messages/list", u, nil), 200, `[]`)
 		expect(t, h.get(eventsPath(u), u.Token), 200, `[]`)
@@ -98,7 +98,7 @@ func TestSecurityTextRefusesControlAndBidiCharacters(t *testing.T) {
 		// what a person writes still passes: tab and newlines in long texts,
 		// right-to-left scripts with their marks, emoji
 		expect(t, h.do(req{Method: "PATCH", Path: profile, Token: u.Token, Body: map[string]any{"displayName": "שרה\u200F 🌷"}}), 200,
-			`{"success":true,"userId":"`+u.ID+`","email":"a@x.io","displayName":"שרה\u200F 🌷","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+			`{"success":true,"userId":"`+u.ID+`","email":"a@x.io","displayName":"שרה\u200F 🌷","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 		h.createMemory(u, map[string]any{"title": "Café ☕", "date": "2025-06-01", "description": "line one\n\tline two"})
 		if got := h.thread(u); got != "" {
 			t.Fatalf("thread %q", got)

@@ -77,7 +77,7 @@ func TestSignInWithAppleAndGoogle(t *testing.T) {
 		expect(t, r, 200, signInOK(true))
 		id, token := r.JSON(t)["userId"].(string), r.JSON(t)["token"].(string)
 		expect(t, h.get("/api/users/user/"+id, token), 200, `{"success":true,"userId":"`+id+`","email":"ann@x.io",
-			"displayName":"Ann Lee","timezone":"","createdAt":"<number>","passwordRequired":true,"signInMethods":["apple"]}`)
+			"displayName":"Ann Lee","timezone":"","locale":"en","createdAt":"<number>","passwordRequired":true,"signInMethods":["apple"]}`)
 
 		// The same subject is the same account; Apple leaves the e-mail out after the first time.
 		again := h.signInWith("apple", p.apple.Sign(t, h.appleClaims(p, "apple-ann", "")), nil)
@@ -94,7 +94,7 @@ func TestSignInWithAppleAndGoogle(t *testing.T) {
 			t.Fatalf("google made another account: %s", g.Body)
 		}
 		expect(t, h.get("/api/users/user/"+id, token), 200, `{"success":true,"userId":"`+id+`","email":"ann@x.io",
-			"displayName":"Ann Lee","timezone":"","createdAt":"<number>","passwordRequired":true,"signInMethods":["apple","google"]}`)
+			"displayName":"Ann Lee","timezone":"","locale":"en","createdAt":"<number>","passwordRequired":true,"signInMethods":["apple","google"]}`)
 		exp := h.get("/api/users/user/"+id+"/export", token)
 		expect(t, exp, 200, "")
 		if ids := exp.JSON(t)["account"].(map[string]any)["identities"].([]any); len(ids) != 2 {
@@ -166,7 +166,7 @@ func TestSignInTakesOverAPendingAccount(t *testing.T) {
 		}
 		token := g.JSON(t)["token"].(string)
 		expect(t, h.get("/api/users/user/"+pending, token), 200, `{"success":true,"userId":"`+pending+`","email":"owner@x.io",
-			"displayName":"","timezone":"","createdAt":"<number>","passwordRequired":true,"signInMethods":["google"]}`)
+			"displayName":"","timezone":"","locale":"en","createdAt":"<number>","passwordRequired":true,"signInMethods":["google"]}`)
 		// The stranger's password and code are gone.
 		expect(t, h.loginAs("owner@x.io", "stranger-pass", nil), 401, errBody("invalid_credentials", "invalid e-mail or password"))
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"userId": pending, "verificationCode": code}), 400,
@@ -180,7 +180,7 @@ func TestSignInWithAnUnverifiedEmailNeverJoins(t *testing.T) {
 		expect(t, h.signInWith("google", p.google.Sign(t, h.googleClaims(p, "google-x", "victim@x.io", false)), nil),
 			409, errBody("email_already_registered", "this e-mail is already registered"))
 		expect(t, h.get("/api/users/user/"+id, token), 200, `{"success":true,"userId":"`+id+`","email":"victim@x.io",
-			"displayName":"","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+			"displayName":"","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 		// A pending account is not taken over by an unverified claim either.
 		expect(t, h.post("/api/auth/signup/email", "", map[string]any{"email": "pending@x.io", "password": pw}), 200, "")
 		expect(t, h.signInWith("google", p.google.Sign(t, h.googleClaims(p, "google-y", "pending@x.io", false)), nil), 409, "")
@@ -195,7 +195,7 @@ func TestSignInWithAnUnverifiedEmailNeverJoins(t *testing.T) {
 			t.Fatalf("the owner got another account: %s %s", owner, squatted)
 		}
 		expect(t, h.get("/api/users/user/"+owner, ownerToken), 200, `{"success":true,"userId":"`+owner+`","email":"free@x.io",
-			"displayName":"","timezone":"","createdAt":"<number>","signInMethods":["password"]}`)
+			"displayName":"","timezone":"","locale":"en","createdAt":"<number>","signInMethods":["password"]}`)
 		expect(t, h.signInWith("google", p.google.Sign(t, h.googleClaims(p, "google-z", "free@x.io", false)), nil),
 			409, errBody("email_already_registered", "this e-mail is already registered"))
 	})

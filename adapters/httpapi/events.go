@@ -144,7 +144,7 @@ func toDateRangeReply(c *fiber.Ctx, rep events.RangeReport) dateRangeReply {
 // the others overlapping it: "2 events overlapping 2025-03-01 to 2025-03-03".
 // Each sentence is whole (a constant format), so that it translates.
 func rangeMessage(c *fiber.Ctx, n int, exact bool, rep events.RangeReport) string {
-	from, to := rep.From, rep.To
+	from, to := rep.From.String(), rep.To.String() // as the dateRange fields write them
 	switch {
 	case exact && n == 0:
 		return say(c, "no events exactly from %s to %s", from, to)

@@ -27,6 +27,7 @@ import (
 // the database columns that keep such values.
 var docLimits = map[string]int{
 	"core.MaxPageLimit": core.MaxPageLimit,
+	"core.MaxLocale":    core.MaxLocale,
 
 	"events.MaxTitle":         events.MaxTitle,
 	"events.MaxDescription":   events.MaxDescription,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -54,7 +55,28 @@ func mergeOpenAPI(fsys fs.FS) ([]byte, error) {
 			return nil, err
 		}
 	}
+	acceptLanguage(doc)
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+// acceptLanguage names the Accept-Language header on every /api/
+// operation: each answer's messages follow it.
+func acceptLanguage(doc map[string]any) {
+	paths, _ := doc["paths"].(map[string]any)
+	for path, item := range paths {
+		ops, _ := item.(map[string]any)
+		if !strings.HasPrefix(path, "/api/") {
+			continue
+		}
+		for method, op := range ops {
+			o, ok := op.(map[string]any)
+			if !ok || method == "parameters" {
+				continue
+			}
+			params, _ := o["parameters"].([]any)
+			o["parameters"] = append(params, map[string]any{"$ref": "#/components/parameters/AcceptLanguage"})
+		}
+	}
 }
 
 // mergeInto merges objects key by key; the same leaf defined twice is an error.
