@@ -83,6 +83,10 @@ var apiLimits = []apiLimit{
 		docSchema("Profile", "displayName/maxLength"),
 		docBody("patch", "/api/users/user/{userId}", "properties/displayName/maxLength"),
 	}},
+	{name: "core.MaxLocale", value: core.MaxLocale, bytes: true, cols: []string{"accounts.locale"}, doc: []string{
+		docSchema("Profile", "locale/maxLength"),
+		docBody("patch", "/api/users/user/{userId}", "properties/locale/maxLength"),
+	}},
 	{name: "accounts.MaxUserAgent", value: accounts.MaxUserAgent, bytes: true, cols: []string{"auth_tokens.user_agent"}}, // a header, clipped
 
 	{name: "admin.MaxField", value: admin.MaxField, bytes: true, cols: []string{"audit_log.action", "audit_log.target"}}, // clipped
