@@ -143,6 +143,10 @@ func TestConsoleLinksUsersPartnersFeedbackAndSessions(t *testing.T) {
 		expectPage(t, page, 200, `<dd id="partner"><a href="/admin/users/`+ben.ID+`" class="user">ben@example.com</a></dd>`)
 		expectPage(t, page, 200, "<code>"+sid+"</code>")
 		expectPage(t, page, 200, `<dt>Signs in with</dt><dd>password</dd>`)
+		expectPage(t, page, 200, `<dd id="locale">en</dd>`)
+		expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + ben.ID, Token: ben.Token,
+			Body: map[string]any{"locale": "pt-PT"}}), 200, "")
+		expectPage(t, c.get("/admin/users/"+ben.ID), 200, `<dd id="locale">pt-PT</dd>`)
 		expectPage(t, page, 200, `action="/admin/users/`+ann.ID+`/sessions/`+sid+`/revoke"`)
 		expectPage(t, c.get("/admin/users/"+ben.ID), 200,
 			`<dd id="partner"><a href="/admin/users/`+ann.ID+`" class="user">ann@example.com</a></dd>`)

@@ -2321,6 +2321,8 @@ export interface components {
             createdAt: number;
             displayName: string;
             email: string;
+            /** @description BCP 47 tag the account reads in (mails, pushes, notifications, the daily question and advice): set at sign-up from Accept-Language, "en" for accounts older than it. It may name a language Tandem does not speak; texts then take the closest (pt-PT reads pt-BR), else English. */
+            locale: string;
             /** @description addition: present (true) while the account has no password (see the verification answer) */
             passwordRequired?: boolean;
             /** @description addition: how the account signs in: "password" when it has one, then each linked provider (apple, google) in the order linked, then "passkey" when the account holds one. A provider is removed with DELETE /api/users/user/{userId}/signin/{provider}, a passkey with DELETE /api/users/user/{userId}/passkeys/{passkeyId}, each only while another way to sign in remains (409 last_signin_method). */
@@ -2745,6 +2747,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+         * @example de-DE,de;q=0.9,en;q=0.5
+         */
+        AcceptLanguage: string;
+        /**
          * @description Optional; send one per create, and the same one on every retry of it (IETF httpapi draft "The Idempotency-Key HTTP Header Field"). 1 to 255 printable ASCII characters (a UUID is good), one header (400 invalid_request otherwise). Keys are per user (another user's same key is independent). The first completed answer (any status below 500 except 408 and 429) is kept for 24 hours and replayed to a request with the same key, method, path and body, with Idempotent-Replayed: true, without running it again. The same key with another method, path or body: 422 idempotency_key_reused. While the first request is still running: 409 idempotency_in_progress (retry later; a request that never finished, e.g. its process died, holds the key at most max(2 x TANDEM_REQUEST_TIMEOUT, 1 minute)). A 5xx, 408 or 429 is not kept: the key is released and a retry runs the request again. An answer over 64 KiB is not kept (none of this API's create answers is): a retry gets 409 idempotency_answer_not_kept. An image upload refused before its body was read to the end is not kept either. After 24 hours the key runs the request again.
          * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
          */
@@ -2849,7 +2856,13 @@ export interface operations {
                 /** @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message */
                 state?: "all" | "open" | "handled";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2878,7 +2891,13 @@ export interface operations {
     getVersionPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description another value: 400 invalid_request */
                 platform: components["parameters"]["versionPlatform"];
@@ -2909,7 +2928,13 @@ export interface operations {
     setVersionPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description another value: 400 invalid_request */
                 platform: components["parameters"]["versionPlatform"];
@@ -2944,7 +2969,13 @@ export interface operations {
     logInWithEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2982,7 +3013,13 @@ export interface operations {
     logOut: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3021,7 +3058,13 @@ export interface operations {
     passkeyRegisterOptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3051,7 +3094,13 @@ export interface operations {
     passkeyRegisterVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3091,7 +3140,13 @@ export interface operations {
     passkeySignInOptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3119,7 +3174,13 @@ export interface operations {
     passkeySignInVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3159,7 +3220,13 @@ export interface operations {
     resetPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3206,7 +3273,13 @@ export interface operations {
     signInWithApple: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3247,7 +3320,13 @@ export interface operations {
     signInWithGoogle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3285,7 +3364,13 @@ export interface operations {
     signUpWithEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3335,7 +3420,13 @@ export interface operations {
                 /** @description action=all only: an X-Next-Cursor value */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3379,7 +3470,13 @@ export interface operations {
     changeFeatureFlag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3436,7 +3533,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3470,6 +3573,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
             cookie?: never;
@@ -3518,6 +3626,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
             cookie?: never;
@@ -3554,7 +3667,13 @@ export interface operations {
     getPartnerConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3585,7 +3704,13 @@ export interface operations {
     linkPartnerConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3620,7 +3745,13 @@ export interface operations {
     unlinkPartnerConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3655,7 +3786,13 @@ export interface operations {
     getRelationship: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3693,6 +3830,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -3744,7 +3886,13 @@ export interface operations {
             query?: {
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3779,7 +3927,13 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3810,7 +3964,13 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3846,7 +4006,13 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3857,6 +4023,12 @@ export interface operations {
             content: {
                 "application/json": {
                     displayName?: string;
+                    /**
+                     * @description a BCP 47 language tag (de, pt-BR; _ is read as -), kept in canonical case; a malformed one is 400 invalid_request and changes nothing
+                     * @example de
+                     * @example pt-BR
+                     */
+                    locale?: string;
                     timezone?: string;
                 };
             };
@@ -3885,7 +4057,13 @@ export interface operations {
     getDailyAdvice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3915,7 +4093,13 @@ export interface operations {
     getDailyQuestion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -3952,6 +4136,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4008,7 +4197,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4044,7 +4239,13 @@ export interface operations {
     listDevices: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4083,6 +4284,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4131,7 +4337,13 @@ export interface operations {
     unregisterDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4169,7 +4381,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4208,6 +4426,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4253,7 +4476,13 @@ export interface operations {
                 startDate: string;
                 endDate: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4284,7 +4513,13 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4318,7 +4553,13 @@ export interface operations {
     updateEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4355,7 +4596,13 @@ export interface operations {
     deleteEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4391,7 +4638,13 @@ export interface operations {
     exportUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4421,6 +4674,8 @@ export interface operations {
                                 /** @description the provider's user id */
                                 subject: string;
                             }[];
+                            /** @description BCP 47 tag the account reads in */
+                            locale: string;
                             /** @description addition: as in the profile */
                             signInMethods?: string[];
                             timezone: string;
@@ -4451,7 +4706,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4489,6 +4750,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4536,6 +4802,11 @@ export interface operations {
             query?: never;
             header?: {
                 "If-None-Match"?: string;
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4579,7 +4850,13 @@ export interface operations {
                 /** @description an X-Next-Cursor value */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4618,6 +4895,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4685,7 +4967,13 @@ export interface operations {
     getImageGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4718,7 +5006,13 @@ export interface operations {
     updateImageGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4760,7 +5054,13 @@ export interface operations {
     deleteImageGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4798,7 +5098,13 @@ export interface operations {
     getImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4831,7 +5137,13 @@ export interface operations {
     updateImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4869,7 +5181,13 @@ export interface operations {
     deleteImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4909,7 +5227,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -4937,6 +5261,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -4993,7 +5322,13 @@ export interface operations {
             query: {
                 date: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5032,7 +5367,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5054,7 +5395,13 @@ export interface operations {
     getMemory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5086,7 +5433,13 @@ export interface operations {
     updateMemory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5126,7 +5479,13 @@ export interface operations {
     deleteMemory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5165,7 +5524,13 @@ export interface operations {
                 from?: string;
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5201,6 +5566,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -5243,7 +5613,13 @@ export interface operations {
     getNotificationSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5276,7 +5652,13 @@ export interface operations {
     replaceNotificationSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5315,7 +5697,13 @@ export interface operations {
     updateNotificationSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5358,7 +5746,13 @@ export interface operations {
                 cursor?: string;
                 unreadOnly?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5393,7 +5787,13 @@ export interface operations {
     markNotificationsRead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5438,7 +5838,13 @@ export interface operations {
     countUnreadNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5471,7 +5877,13 @@ export interface operations {
     getPairing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5507,6 +5919,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -5551,7 +5968,13 @@ export interface operations {
     unpair: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5586,7 +6009,13 @@ export interface operations {
     listPasskeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5617,7 +6046,13 @@ export interface operations {
     deletePasskey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5655,7 +6090,13 @@ export interface operations {
     changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5699,7 +6140,13 @@ export interface operations {
                 /** @description required with action=check */
                 feature?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5735,6 +6182,11 @@ export interface operations {
                  * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 /** @description must be the token's user (403 otherwise) */
@@ -5779,7 +6231,13 @@ export interface operations {
     sendTestNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5839,7 +6297,13 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5873,7 +6337,13 @@ export interface operations {
     revokeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5909,7 +6379,13 @@ export interface operations {
     removeSignInMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
@@ -5952,6 +6428,11 @@ export interface operations {
             header?: {
                 /** @description the id of the last event received; 400 invalid_request beyond 64 characters */
                 "Last-Event-ID"?: string;
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 userId: string;
@@ -5986,7 +6467,13 @@ export interface operations {
                 buildNumber?: number;
                 userId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6011,7 +6498,13 @@ export interface operations {
     checkVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6054,7 +6547,13 @@ export interface operations {
     receiveAppStoreNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6094,7 +6593,13 @@ export interface operations {
                 /** @description the push secret */
                 token?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
