@@ -1,6 +1,7 @@
 package i18n_test
 
 import (
+	"strings"
 	"testing"
 
 	"tandem/adapters/i18n"
@@ -57,35 +58,22 @@ func TestNumbersAndDates(t *testing.T) {
 		{"de", core.Msg("activity.memoryAdded.body", 1234), "Dein Schatz hat 1.234 Erinnerungen hinzugefügt."},
 		{"en", core.Msg("milestone.days.body", 100, valentine), "Day 100 since you got together on 14 February 2026."},
 		{"de", core.Msg("date.long", "14", "Februar", "2026", "2"), "14. Februar 2026"},
-		{"fr", core.Msg("milestone.days.body", 100, valentine), ""},
-		{"ja", core.Msg("milestone.days.body", 100, valentine), ""},
-		{"de", core.Msg("event.reminder.days.at.body", "Essen", valentine, 3, "19:00"), ""},
 	}
 	for _, tc := range cases {
-		got := catalogs.Translate(tc.locale, tc.m)
-		if tc.want != "" && got != tc.want {
+		if got := catalogs.Translate(tc.locale, tc.m); got != tc.want {
 			t.Errorf("%s %s: %q, want %q", tc.locale, tc.m.Key, got, tc.want)
 		}
 	}
 	for locale, date := range map[string]string{"en": "14 February 2026", "de": "14. Februar 2026",
 		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
 		"ja": "2026年2月14日", "ru": "14 февраля 2026 г."} {
-		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !contains(got, date) {
+		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !strings.Contains(got, date) {
 			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
 		}
 	}
-	if got := catalogs.Translate("de", core.Msg("event.reminder.days.at.body", "Essen", valentine, 3, "19:00")); !contains(got, "3 Tagen") {
+	if got := catalogs.Translate("de", core.Msg("event.reminder.days.at.body", "Essen", valentine, 3, "19:00")); !strings.Contains(got, "3 Tagen") {
 		t.Errorf("de: %q does not say in 3 Tagen", got)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // TestMatching: the closest supported language, English when none is
