@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -69,8 +70,8 @@ type reportingBus struct {
 	errs *prometheus.CounterVec
 }
 
-func (r *reportingBus) Publish(topic string, data []byte) error {
-	err := r.Broadcast.Publish(topic, data)
+func (r *reportingBus) Publish(ctx context.Context, topic string, data []byte) error {
+	err := r.Broadcast.Publish(ctx, topic, data)
 	if err != nil {
 		r.errs.WithLabelValues(topic).Inc()
 		r.log.Warn("bus: publish failed; other processes miss this message", zap.String("topic", topic), zap.Error(err))
@@ -104,7 +105,7 @@ func (s sharedRevocations) Forget(hashes ...string) {
 	}
 	s.revoked(hashes) // at once here, even with the bus down
 	b, err := json.Marshal(revocation{Tokens: hashes})
-	if err == nil && s.bus.Publish(core.TopicRevoke, b) == nil {
+	if err == nil && s.bus.Publish(context.Background(), core.TopicRevoke, b) == nil {
 		if err := s.bus.Flush(revocationFlush); err != nil {
 			s.log.Warn("bus: revocation not confirmed", zap.Error(err))
 		}
@@ -129,7 +130,7 @@ func sessionCache(lc fx.Lifecycle, local localSessions, streams *httpapi.Streams
 		local.Forget(hashes...)
 		streams.EndSessions(hashes...)
 	}
-	stop, err := bus.Subscribe(core.TopicRevoke, func(data []byte) { revoked(decodeRevocation(data)) })
+	stop, err := bus.Subscribe(core.TopicRevoke, func(_ context.Context, data []byte) { revoked(decodeRevocation(data)) })
 	if err != nil {
 		return nil, err
 	}

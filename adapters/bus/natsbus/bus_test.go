@@ -1,6 +1,7 @@
 package natsbus_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
@@ -75,12 +76,12 @@ func TestNATSOutageAndReconnect(t *testing.T) {
 	a, b := connect(t, srv.URL(), "outage"), connect(t, srv.URL(), "outage")
 	waitConnected(t, a, b)
 	var heard atomic.Int64
-	if _, err := b.Subscribe("live", func([]byte) { heard.Add(1) }); err != nil {
+	if _, err := b.Subscribe("live", func(context.Context, []byte) { heard.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
 	srv.Shutdown()
 	for range 100 {
-		if err := a.Publish("live", []byte("while down")); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte("while down")); err != nil {
 			t.Fatalf("a publish during the outage failed: %v", err)
 		}
 	}
@@ -88,7 +89,7 @@ func TestNATSOutageAndReconnect(t *testing.T) {
 	waitConnected(t, a, b)
 	deadline := time.Now().Add(5 * time.Second)
 	for heard.Load() == 0 {
-		if err := a.Publish("live", []byte("after")); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte("after")); err != nil {
 			t.Fatal(err)
 		}
 		_ = a.Flush(time.Second)
@@ -112,7 +113,7 @@ func TestNATSReportsGapsAfterReconnecting(t *testing.T) {
 	waitConnected(t, a, b)
 	var mu sync.Mutex
 	var heard []string
-	if _, err := b.Subscribe("live", func(d []byte) { mu.Lock(); heard = append(heard, string(d)); mu.Unlock() }); err != nil {
+	if _, err := b.Subscribe("live", func(_ context.Context, d []byte) { mu.Lock(); heard = append(heard, string(d)); mu.Unlock() }); err != nil {
 		t.Fatal(err)
 	}
 	gaps := make(chan struct{}, 10)
@@ -133,7 +134,7 @@ func TestNATSReportsGapsAfterReconnecting(t *testing.T) {
 	// b is subscribed again: what a publishes now, b hears
 	waitConnected(t, a)
 	mustPublish := func(s string) {
-		if err := a.Publish("live", []byte(s)); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte(s)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +170,7 @@ func TestNATSStartsWithoutServer(t *testing.T) {
 	if b.Connected() {
 		t.Fatal("connected to a stopped server?")
 	}
-	if err := b.Publish("live", []byte("x")); err != nil {
+	if err := b.Publish(context.Background(), "live", []byte("x")); err != nil {
 		t.Fatalf("publish while never connected: %v", err)
 	}
 }
@@ -189,10 +190,15 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 	waitConnected(t, a, b)
 	var heard []string
 	done := make(chan struct{}, 10)
-	if _, err := b.Subscribe("live", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock(); done <- struct{}{} }); err != nil {
+	if _, err := b.Subscribe("live", func(_ context.Context, m []byte) {
+		mu.Lock()
+		heard = append(heard, string(m))
+		mu.Unlock()
+		done <- struct{}{}
+	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Subscribe("revoke", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock() }); err != nil {
+	if _, err := b.Subscribe("revoke", func(_ context.Context, m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock() }); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := nats.Connect(srv.URL())
@@ -223,7 +229,7 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 	if err := raw.Publish("signed.live", mac(testSecret, "signed.live", "raw but rightly signed")); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Publish("live", []byte("from a process")); err != nil {
+	if err := a.Publish(context.Background(), "live", []byte("from a process")); err != nil {
 		t.Fatal(err)
 	}
 	_ = raw.Flush()
