@@ -14,17 +14,18 @@ import (
 	"tandem/adapters/bus/localbus"
 	"tandem/adapters/bus/natsbus"
 	"tandem/adapters/httpapi"
+	"tandem/adapters/telemetry"
 	"tandem/core"
 	"tandem/modules/accounts"
 )
 
 // broadcast binds core.Broadcast for TANDEM_BUS, behind reportingBus.
 func broadcast(cfg BusConfig) fx.Option {
-	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics) (core.Broadcast, error) {
+	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics, t *telemetry.Tracing) (core.Broadcast, error) {
 		var b core.Broadcast
 		switch cfg.Kind {
 		case "local":
-			b = localbus.New()
+			b = traceBus(localbus.New(), t, "local")
 		case "nats":
 			secret := []byte(cfg.Secret)
 			if len(secret) == 0 { // development only (Load)
@@ -37,14 +38,23 @@ func broadcast(cfg BusConfig) fx.Option {
 			rejected := prometheus.NewCounterVec(prometheus.CounterOpts{
 				Name: "tandem_bus_rejected_total", Help: "Bus messages dropped unheard for a missing or wrong signature (TANDEM_BUS_SECRET), by topic.",
 			}, []string{"topic"})
-			m.MustRegister(rejected)
+			lag := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name: "tandem_bus_lag_seconds", Help: "From publish on one process to receipt on this one (two clocks), by topic.",
+				Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+			}, []string{"topic"})
+			m.MustRegister(rejected, lag)
 			nb, err := natsbus.Connect(natsbus.Config{URL: cfg.URL, Prefix: cfg.Prefix, Secret: secret,
-				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() }}, log)
+				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() },
+				Received: func(topic string, d time.Duration) { lag.WithLabelValues(topic).Observe(d.Seconds()) }}, log)
 			if err != nil {
 				return nil, fmt.Errorf("TANDEM_BUS: %w", err)
 			}
+			m.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "tandem_bus_dropped_total",
+				Help: "Bus messages this process's subscriptions dropped for falling behind (NATS slow consumer).",
+			}, func() float64 { return float64(nb.Dropped()) }))
 			lc.Append(fx.StopHook(nb.Close))
-			b = nb
+			b = traceBus(nb, t, "nats")
 		default:
 			return nil, fmt.Errorf("TANDEM_BUS: unknown kind %q", cfg.Kind)
 		}
