@@ -89,6 +89,8 @@ type Deps struct {
 	Premium  *premium.Service
 	Limiter  core.Limiter
 	Probes   []Probe `group:"probes"`
+	// Traffic is this process's record of the last minutes (the Traffic page).
+	Traffic *httpapi.Traffic `optional:"true"`
 
 	AuditedFlags    *httpapi.AuditedFlags
 	AuditedPolicies *httpapi.AuditedPolicies

@@ -65,15 +65,20 @@ func (r requestHeaders) Keys() []string {
 
 // logIDs is what names a request in its log lines: the request id, and the
 // trace and span ids when the request is traced.
+// The values are read now: a core may encode the field after the request's
+// context is recycled.
 func logIDs(c *fiber.Ctx) zap.Field {
-	return zap.Inline(requestRef{c})
+	return zap.Inline(requestRef{id: RequestIDOf(c), span: trace.SpanContextFromContext(c.UserContext())})
 }
 
-type requestRef struct{ c *fiber.Ctx }
+type requestRef struct {
+	id   string
+	span trace.SpanContext
+}
 
 func (r requestRef) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddString("request_id", RequestIDOf(r.c))
-	telemetry.AddLogFields(enc, trace.SpanContextFromContext(r.c.UserContext()))
+	enc.AddString("request_id", r.id)
+	telemetry.AddLogFields(enc, r.span)
 	return nil
 }
 
