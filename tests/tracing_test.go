@@ -24,6 +24,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"tandem/adapters/bus/natsbus/natstest"
+	"tandem/adapters/httpapi"
+	"tandem/adapters/sqlstore"
 	"tandem/adapters/telemetry"
 )
 
@@ -388,5 +390,76 @@ func TestConsoleTrafficPage(t *testing.T) {
 	}
 	if strings.Contains(strings.ToLower(page), "<script") {
 		t.Fatal("the traffic page has a script")
+	}
+}
+
+// The series of issue 35, on one traced process on SQLite and NATS: the
+// latency histogram carries the trace id of a sampled request as its
+// exemplar (OpenMetrics), and the SQL pool, the bus's lag and drops, the
+// mail outbox and the push failures by provider are exported. A push to a
+// refusing Expo is a span of the request that pushed, marked failed.
+func TestMetricsOfTracedProcess(t *testing.T) {
+	parallel(t)
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(refusing.Close)
+	tr, got := traced(t)
+	var metrics *httpapi.MetricsServer
+	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite}, tr, withNATS(natstest.Start(t).URL()),
+		withEnv("TANDEM_METRICS_ADDR", "127.0.0.1:0"), withFx(fx.Populate(&metrics)),
+		withEnv("TANDEM_PUSH", "expo?url="+refusing.URL+"/--/api/v2/push/send"), withEnv("TANDEM_PUSH_TIMEOUT", "2s"))
+	ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+	h.pair(ann, bob)
+	expect(t, h.post("/api/users/user/"+bob.ID+"/devices", bob.Token,
+		map[string]any{"token": "ExponentPushToken[bob]", "platform": "ios", "provider": "expo"}), 200, "")
+	r := h.post("/api/users/user/"+bob.ID+"/send-test-notification", bob.Token,
+		map[string]any{"title": "Hi", "message": "test", "category": "systemUpdates"})
+	expect(t, r, 200, "")
+	push := got.waitFor(t, "push expo", func(s tracetest.SpanStub) bool { return s.Name == "push expo" })
+	test := got.waitFor(t, "of the test push", func(s tracetest.SpanStub) bool {
+		return s.Name == "POST /api/users/user/:userId/send-test-notification"
+	})
+	if push.SpanContext.TraceID() != test.SpanContext.TraceID() || push.Status.Code.String() != "Error" {
+		t.Fatalf("push span in trace %s (request's %s), status %v", push.SpanContext.TraceID(), test.SpanContext.TraceID(), push.Status)
+	}
+	outbound := got.waitFor(t, "expo POST", func(s tracetest.SpanStub) bool { return s.Name == "expo POST" })
+	if outbound.Parent.SpanID() != push.SpanContext.SpanID() || outbound.SpanKind != trace.SpanKindClient {
+		t.Fatalf("the call to Expo is not a client child of the push span: parent %s", outbound.Parent.SpanID())
+	}
+	h.sendMessage(ann, "lag me")
+
+	req, _ := http.NewRequest("GET", "http://"+metrics.Addr()+"/metrics", nil)
+	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+	var body string
+	wants := []string{
+		`trace_id="` + test.SpanContext.TraceID().String() + `"`, // an exemplar of the request's bucket
+		`go_sql_open_connections{db_name="sqlite"}`,
+		`tandem_bus_lag_seconds_count{topic="live"}`,
+		`tandem_bus_dropped_total 0`,
+		`tandem_mail_outbox_depth `,
+		`tandem_mail_outbox_oldest_age_seconds `,
+		`tandem_push_failures_total{provider="expo",reason="failed"} `, // the test push, and the message's activity push
+	}
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		body = string(b)
+		missing := ""
+		for _, w := range wants {
+			if !strings.Contains(body, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics lack %s:\n%s", missing, body)
+		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"tandem/adapters/bus/bustest"
@@ -258,5 +260,62 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 func TestNATSNeedsASecret(t *testing.T) {
 	if _, err := natsbus.Connect(natsbus.Config{URL: "nats://127.0.0.1:1"}, zap.NewNop()); err == nil {
 		t.Fatal("connected without a secret")
+	}
+}
+
+// A rightly signed message whose trace headers were forged or moved (a
+// traceparent put on it by someone without the secret) is still heard, but
+// without the forged trace and without a lag; a process's own headers give
+// both.
+func TestNATSIgnoresForgedTraceHeaders(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	type heard struct {
+		data  string
+		trace string
+	}
+	got := make(chan heard, 4)
+	var lags atomic.Int32
+	b := connectWith(t, natsbus.Config{URL: srv.URL(), Prefix: "meta", Secret: testSecret,
+		Received: func(string, time.Duration) { lags.Add(1) }})
+	a := connect(t, srv.URL(), "meta")
+	waitConnected(t, a, b)
+	if _, err := b.Subscribe("live", func(ctx context.Context, m []byte) {
+		got <- heard{string(m), trace.SpanContextFromContext(ctx).TraceID().String()}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	h := hmac.New(sha256.New, testSecret)
+	h.Write([]byte("meta.live\x00forged trace"))
+	msg := &nats.Msg{Subject: "meta.live", Data: append(h.Sum(nil), "forged trace"...), Header: nats.Header{}}
+	msg.Header.Set("Traceparent", "00-11111111111111111111111111111111-2222222222222222-01")
+	msg.Header.Set("Tandem-Sent", "1")
+	msg.Header.Set("Tandem-Meta-Mac", strings.Repeat("ab", 32))
+	if err := raw.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Flush()
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{9}, SpanID: trace.SpanID{8}, TraceFlags: trace.FlagsSampled})
+	if err := a.Publish(trace.ContextWithSpanContext(context.Background(), sc), "live", []byte("own trace")); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"forged trace": trace.TraceID{}.String(), "own trace": sc.TraceID().String()}
+	for range 2 {
+		select {
+		case m := <-got:
+			if want[m.data] != m.trace {
+				t.Fatalf("%q arrived with trace %s, want %s", m.data, m.trace, want[m.data])
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("a message did not arrive")
+		}
+	}
+	if n := lags.Load(); n != 1 {
+		t.Fatalf("%d lags measured, want 1 (the forged send time is not believed)", n)
 	}
 }
