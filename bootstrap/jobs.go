@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -83,8 +82,7 @@ func runJob(ctx context.Context, log *zap.Logger, tracer trace.Tracer, j job) {
 	if span != nil {
 		span.SetAttributes(attribute.Int("tandem.job.items", n))
 		if err != nil {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, "job failed")
+			telemetry.Fail(span, err)
 		}
 		span.End()
 	}

@@ -130,8 +130,7 @@ func (b tracedBus) Publish(ctx context.Context, topic string, data []byte) error
 	defer span.End()
 	err := b.Broadcast.Publish(ctx, topic, data)
 	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, "not published")
+		telemetry.Fail(span, err)
 	}
 	return err
 }
@@ -163,8 +162,7 @@ func (m tracedMailer) Send(ctx context.Context, mail accounts.Mail) error {
 	defer span.End()
 	err := m.Mailer.Send(ctx, mail)
 	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, "not sent")
+		telemetry.Fail(span, err) // a relay's error may quote the recipient
 	}
 	return err
 }

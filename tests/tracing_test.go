@@ -38,7 +38,7 @@ type spans struct{ exp *tracetest.InMemoryExporter }
 
 // traced gives the app tracing through an in-memory exporter (spans are
 // exported as each one ends).
-func traced(t *testing.T) (option, spans) {
+func traced(t testing.TB) (option, spans) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
@@ -427,6 +427,13 @@ func TestMetricsOfTracedProcess(t *testing.T) {
 	if outbound.Parent.SpanID() != push.SpanContext.SpanID() || outbound.SpanKind != trace.SpanKindClient {
 		t.Fatalf("the call to Expo is not a client child of the push span: parent %s", outbound.Parent.SpanID())
 	}
+	for _, s := range got.all() {
+		for _, a := range s.Attributes {
+			if a.Key == "url.full" || strings.Contains(a.Value.Emit(), "/api/v2/push") {
+				t.Fatalf("span %s holds the URL: %s=%q", s.Name, a.Key, a.Value.Emit())
+			}
+		}
+	}
 	h.sendMessage(ann, "lag me")
 
 	req, _ := http.NewRequest("GET", "http://"+metrics.Addr()+"/metrics", nil)
@@ -462,4 +469,18 @@ func TestMetricsOfTracedProcess(t *testing.T) {
 			t.Fatalf("metrics lack %s:\n%s", missing, body)
 		}
 	}
+}
+
+// BenchmarkEventGetTraced is BenchmarkEventGet with every request traced
+// and sampled (the SDK's default sampler, a batch processor as in
+// production, an exporter that discards): the cost of tracing on, beside
+// BenchmarkEventGet's cost of it off (BENCHMARKS.md).
+func BenchmarkEventGetTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	benchScenario(b, func(h *harness) scenario {
+		u := h.newUser("bench@x.io")
+		ids := seedEvents(h, u)
+		return scenario{req: GET(eventPath(u, ids[benchEvents/2])).by(u), status: 200}
+	}, withFx(fx.Decorate(func() *telemetry.Tracing { return telemetry.With(tp) })))
 }

@@ -17,9 +17,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -164,8 +166,11 @@ var Propagator propagation.TextMapPropagator = propagation.NewCompositeTextMapPr
 	propagation.TraceContext{}, propagation.Baggage{})
 
 // Transport wraps base (nil: http.DefaultTransport) so each outbound call
-// is a client span named for peer ("expo", "fcm", "play", "s3"...) that
-// carries traceparent; off, base is returned as it is.
+// is a client span named for peer and method ("expo POST", "s3 PUT"...)
+// that carries traceparent; off, base is returned as it is. The span holds
+// the method, the server's host and the status, never the URL: its path
+// may hold a file key (with its owner's id) or a purchase token. It ends
+// when the answer's headers have arrived.
 func (t *Tracing) Transport(base http.RoundTripper, peer string) http.RoundTripper {
 	if !t.On() {
 		return base
@@ -173,8 +178,44 @@ func (t *Tracing) Transport(base http.RoundTripper, peer string) http.RoundTripp
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return otelhttp.NewTransport(base, otelhttp.WithTracerProvider(t.tp), otelhttp.WithPropagators(Propagator),
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return peer + " " + r.Method }))
+	return tracedTransport{base: base, tracer: t.Tracer("tandem/outbound"), peer: peer}
+}
+
+type tracedTransport struct {
+	base   http.RoundTripper
+	tracer trace.Tracer
+	peer   string
+}
+
+func (t tracedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, span := t.tracer.Start(r.Context(), t.peer+" "+r.Method, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.ServerAddress(r.URL.Hostname()),
+			attribute.String("tandem.peer", t.peer)))
+	defer span.End()
+	r = r.Clone(ctx) // a RoundTripper must not change the caller's request
+	Propagator.Inject(ctx, propagation.HeaderCarrier(r.Header))
+	res, err := t.base.RoundTrip(r)
+	if err != nil {
+		Fail(span, err)
+		return nil, err
+	}
+	span.SetAttributes(semconv.HTTPResponseStatusCode(res.StatusCode))
+	if res.StatusCode >= 500 {
+		span.SetStatus(codes.Error, http.StatusText(res.StatusCode))
+	}
+	return res, nil
+}
+
+// Fail marks span failed with the error's type only: an error's text may
+// quote a URL, a recipient or a statement's values, none of which belongs
+// in a trace (the log has the cause).
+func Fail(span trace.Span, err error) {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	span.SetAttributes(semconv.ErrorTypeKey.String(fmt.Sprintf("%T", err)))
+	span.SetStatus(codes.Error, "failed")
 }
 
 // Client is a copy of c (nil: a new client) whose transport is traced.

@@ -2,8 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -72,5 +78,51 @@ func TestHashUserIsStableAndOpaque(t *testing.T) {
 	a, b := HashUser("0190-user-a"), HashUser("0190-user-b")
 	if a == b || a != HashUser("0190-user-a") || len(a) != 16 || strings.Contains(a, "user") {
 		t.Fatalf("hashes %q %q", a, b)
+	}
+}
+
+// An outbound call is a client span that the callee can continue (it gets
+// traceparent), and the span holds no URL: paths carry file keys and
+// purchase tokens.
+func TestTransportSpansCarryNoURL(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("traceparent")
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	tr := With(tp)
+	ctx, parent := tr.Tracer("test").Start(context.Background(), "parent")
+	req, _ := http.NewRequestWithContext(ctx, "PUT", srv.URL+"/bucket/user-0190-secret/key?token=t0k3n", nil)
+	res, err := tr.Client(&http.Client{}, "s3").Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	parent.End()
+	if req.Header.Get("traceparent") != "" {
+		t.Fatal("the caller's request was changed")
+	}
+	var span tracetest.SpanStub
+	for _, s := range exp.GetSpans() {
+		if s.Name == "s3 PUT" {
+			span = s
+		}
+	}
+	if span.Name == "" || span.Parent.SpanID() != parent.SpanContext().SpanID() {
+		t.Fatalf("spans %v", exp.GetSpans())
+	}
+	if !strings.Contains(got, span.SpanContext.SpanID().String()) {
+		t.Fatalf("the server got traceparent %q, want the client span %s", got, span.SpanContext.SpanID())
+	}
+	if span.Status.Code != codes.Error {
+		t.Fatalf("a 502 left status %v", span.Status)
+	}
+	for _, a := range span.Attributes {
+		if v := a.Value.Emit(); strings.Contains(v, "secret") || strings.Contains(v, "t0k3n") || strings.Contains(v, "/bucket") {
+			t.Fatalf("the span holds %s=%q", a.Key, v)
+		}
 	}
 }
