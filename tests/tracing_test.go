@@ -137,10 +137,10 @@ func TestTraceFollowsAMessageAcrossProcesses(t *testing.T) {
 		})
 		tid := send.SpanContext.TraceID()
 		if v, _ := attr(send, "http.response.status_code"); v.AsInt64() != 200 {
-			t.Fatalf("the request's span has status %v", v.Emit())
+			t.Fatalf("the request's span has status %v", v.String())
 		}
 		if v, _ := attr(send, "http.route"); v.AsString() != "/api/messages/send" {
-			t.Fatalf("the request's span has route %q", v.Emit())
+			t.Fatalf("the request's span has route %q", v.String())
 		}
 		receive := onB.waitFor(t, "bus receive live in the request's trace on B", func(s tracetest.SpanStub) bool {
 			return s.Name == "bus receive live" && s.SpanContext.TraceID() == tid
@@ -186,7 +186,7 @@ func TestTraceFollowsAMessageAcrossProcesses(t *testing.T) {
 		}
 		for _, s := range inTrace {
 			for _, kv := range s.Attributes {
-				v := kv.Value.Emit()
+				v := kv.Value.String()
 				for _, secret := range []string{ann.ID, bob.ID, "ann@x.io", "bob@x.io", "a secret between us", ann.Token} {
 					if strings.Contains(v, secret) {
 						t.Fatalf("span %s holds %s=%q, personal data", s.Name, kv.Key, v)
@@ -195,7 +195,7 @@ func TestTraceFollowsAMessageAcrossProcesses(t *testing.T) {
 			}
 		}
 		if v, ok := attr(send, "tandem.user.hash"); !ok || v.AsString() != telemetry.HashUser(ann.ID) {
-			t.Fatalf("the request's span has user hash %q, want %q", v.Emit(), telemetry.HashUser(ann.ID))
+			t.Fatalf("the request's span has user hash %q, want %q", v.String(), telemetry.HashUser(ann.ID))
 		}
 	})
 }
@@ -429,8 +429,8 @@ func TestMetricsOfTracedProcess(t *testing.T) {
 	}
 	for _, s := range got.all() {
 		for _, a := range s.Attributes {
-			if a.Key == "url.full" || strings.Contains(a.Value.Emit(), "/api/v2/push") {
-				t.Fatalf("span %s holds the URL: %s=%q", s.Name, a.Key, a.Value.Emit())
+			if a.Key == "url.full" || strings.Contains(a.Value.String(), "/api/v2/push") {
+				t.Fatalf("span %s holds the URL: %s=%q", s.Name, a.Key, a.Value.String())
 			}
 		}
 	}

@@ -29,9 +29,6 @@ type bar struct {
 	Title      string // the tooltip: the figures the bar stands for
 }
 
-// point is one vertex of a line.
-type point struct{ X, Y float64 }
-
 // trafficChart is the whole process: requests per minute (bars, 5xx in
 // red on top) and the p99 latency (a line on its own scale).
 type trafficChart struct {
