@@ -397,7 +397,8 @@ func TestConsoleTrafficPage(t *testing.T) {
 // latency histogram carries the trace id of a sampled request as its
 // exemplar (OpenMetrics), and the SQL pool, the bus's lag and drops, the
 // mail outbox and the push failures by provider are exported. A push to a
-// refusing Expo is a span of the request that pushed, marked failed.
+// refusing Expo is a span of the request that pushed, marked failed; a run
+// of the mail job is a trace of its own with its SQL below it.
 func TestMetricsOfTracedProcess(t *testing.T) {
 	parallel(t)
 	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -427,6 +428,20 @@ func TestMetricsOfTracedProcess(t *testing.T) {
 	if outbound.Parent.SpanID() != push.SpanContext.SpanID() || outbound.SpanKind != trace.SpanKindClient {
 		t.Fatalf("the call to Expo is not a client child of the push span: parent %s", outbound.Parent.SpanID())
 	}
+	// the background jobs: each run a trace of its own, its work below it
+	job := got.waitFor(t, "job send mail", func(s tracetest.SpanStub) bool {
+		if s.Name != "job send mail" {
+			return false
+		}
+		v, _ := attr(s, "tandem.job.items")
+		return v.AsInt64() > 0 // the sign-up codes' mail
+	})
+	if job.Parent.IsValid() {
+		t.Fatalf("a job run has parent %s", job.Parent.SpanID())
+	}
+	got.waitFor(t, "of SQL below the job run", func(s tracetest.SpanStub) bool {
+		return strings.HasPrefix(s.Name, "sql.") && s.Parent.SpanID() == job.SpanContext.SpanID()
+	})
 	for _, s := range got.all() {
 		for _, a := range s.Attributes {
 			if a.Key == "url.full" || strings.Contains(a.Value.String(), "/api/v2/push") {
