@@ -35,6 +35,7 @@ func Options(cfg Config) fx.Option {
 		fx.Supply(cfg, cfg.HTTP),
 		fx.Provide(NewLogger),
 		fxLogger,
+		tracing(cfg),
 		fx.Provide(
 			func() core.Clock { return core.SystemClock{} },
 			func() core.IDs { return core.NewUUIDv7() },
@@ -81,6 +82,7 @@ func Options(cfg Config) fx.Option {
 		console.Module,
 		connect,
 		jobs,
+		observability,
 	)
 }
 

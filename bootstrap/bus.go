@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -13,17 +14,18 @@ import (
 	"tandem/adapters/bus/localbus"
 	"tandem/adapters/bus/natsbus"
 	"tandem/adapters/httpapi"
+	"tandem/adapters/telemetry"
 	"tandem/core"
 	"tandem/modules/accounts"
 )
 
 // broadcast binds core.Broadcast for TANDEM_BUS, behind reportingBus.
 func broadcast(cfg BusConfig) fx.Option {
-	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics) (core.Broadcast, error) {
+	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics, t *telemetry.Tracing) (core.Broadcast, error) {
 		var b core.Broadcast
 		switch cfg.Kind {
 		case "local":
-			b = localbus.New()
+			b = traceBus(localbus.New(), t, "local")
 		case "nats":
 			secret := []byte(cfg.Secret)
 			if len(secret) == 0 { // development only (Load)
@@ -36,14 +38,23 @@ func broadcast(cfg BusConfig) fx.Option {
 			rejected := prometheus.NewCounterVec(prometheus.CounterOpts{
 				Name: "tandem_bus_rejected_total", Help: "Bus messages dropped unheard for a missing or wrong signature (TANDEM_BUS_SECRET), by topic.",
 			}, []string{"topic"})
-			m.MustRegister(rejected)
+			lag := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name: "tandem_bus_lag_seconds", Help: "From publish on one process to receipt on this one (two clocks), by topic.",
+				Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+			}, []string{"topic"})
+			m.MustRegister(rejected, lag)
 			nb, err := natsbus.Connect(natsbus.Config{URL: cfg.URL, Prefix: cfg.Prefix, Secret: secret,
-				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() }}, log)
+				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() },
+				Received: func(topic string, d time.Duration) { lag.WithLabelValues(topic).Observe(d.Seconds()) }}, log)
 			if err != nil {
 				return nil, fmt.Errorf("TANDEM_BUS: %w", err)
 			}
+			m.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "tandem_bus_dropped_total",
+				Help: "Bus messages this process's subscriptions dropped for falling behind (NATS slow consumer).",
+			}, func() float64 { return float64(nb.Dropped()) }))
 			lc.Append(fx.StopHook(nb.Close))
-			b = nb
+			b = traceBus(nb, t, "nats")
 		default:
 			return nil, fmt.Errorf("TANDEM_BUS: unknown kind %q", cfg.Kind)
 		}
@@ -69,8 +80,8 @@ type reportingBus struct {
 	errs *prometheus.CounterVec
 }
 
-func (r *reportingBus) Publish(topic string, data []byte) error {
-	err := r.Broadcast.Publish(topic, data)
+func (r *reportingBus) Publish(ctx context.Context, topic string, data []byte) error {
+	err := r.Broadcast.Publish(ctx, topic, data)
 	if err != nil {
 		r.errs.WithLabelValues(topic).Inc()
 		r.log.Warn("bus: publish failed; other processes miss this message", zap.String("topic", topic), zap.Error(err))
@@ -104,7 +115,7 @@ func (s sharedRevocations) Forget(hashes ...string) {
 	}
 	s.revoked(hashes) // at once here, even with the bus down
 	b, err := json.Marshal(revocation{Tokens: hashes})
-	if err == nil && s.bus.Publish(core.TopicRevoke, b) == nil {
+	if err == nil && s.bus.Publish(context.Background(), core.TopicRevoke, b) == nil {
 		if err := s.bus.Flush(revocationFlush); err != nil {
 			s.log.Warn("bus: revocation not confirmed", zap.Error(err))
 		}
@@ -129,7 +140,7 @@ func sessionCache(lc fx.Lifecycle, local localSessions, streams *httpapi.Streams
 		local.Forget(hashes...)
 		streams.EndSessions(hashes...)
 	}
-	stop, err := bus.Subscribe(core.TopicRevoke, func(data []byte) { revoked(decodeRevocation(data)) })
+	stop, err := bus.Subscribe(core.TopicRevoke, func(_ context.Context, data []byte) { revoked(decodeRevocation(data)) })
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // downBus refuses every publish, as NATS does once its reconnect buffer is full.
 type downBus struct{ core.Broadcast }
 
-func (downBus) Publish(string, []byte) error {
+func (downBus) Publish(context.Context, string, []byte) error {
 	return errors.New("nats: outbound buffer limit exceeded")
 }
 
@@ -24,11 +25,11 @@ func TestReportingBusCountsWhatItCouldNotPublish(t *testing.T) {
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "x"}, []string{"topic"})
 	b := &reportingBus{Broadcast: downBus{localbus.New()}, log: zap.NewNop(), errs: errs}
 	for range 3 {
-		if err := b.Publish(core.TopicLive, []byte("{}")); err == nil {
+		if err := b.Publish(context.Background(), core.TopicLive, []byte("{}")); err == nil {
 			t.Fatal("the error was swallowed")
 		}
 	}
-	_ = b.Publish(core.TopicRevoke, []byte("{}"))
+	_ = b.Publish(context.Background(), core.TopicRevoke, []byte("{}"))
 	if got := testutil.ToFloat64(errs.WithLabelValues(core.TopicLive)); got != 3 {
 		t.Fatalf("live errors counted %v", got)
 	}
@@ -43,7 +44,7 @@ func TestSharedRevocations(t *testing.T) {
 	bus := localbus.New()
 	var here, there []string
 	shared := sharedRevocations{bus: bus, log: zap.NewNop(), revoked: func(h []string) { here = append(here, h...) }}
-	stop, _ := bus.Subscribe(core.TopicRevoke, func(data []byte) { there = append(there, decodeRevocation(data)...) })
+	stop, _ := bus.Subscribe(core.TopicRevoke, func(_ context.Context, data []byte) { there = append(there, decodeRevocation(data)...) })
 	defer stop()
 	shared.Forget("h1", "h2")
 	shared.Forget() // nothing to say

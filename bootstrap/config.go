@@ -14,6 +14,7 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/adapters/password"
 	"tandem/adapters/signin"
+	"tandem/adapters/telemetry"
 	"tandem/adapters/webauthn"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
@@ -29,11 +30,12 @@ type Config struct {
 	// does not read, one line each (Run fills it; development warns).
 	unknown []string
 
-	HTTP     httpapi.Config
-	DB       DBConfig
-	Blobs    BlobsConfig
-	Mail     MailConfig
-	MailFrom string
+	HTTP      httpapi.Config
+	Telemetry telemetry.Config // OTEL_*
+	DB        DBConfig
+	Blobs     BlobsConfig
+	Mail      MailConfig
+	MailFrom  string
 	// MailPoll is how often this process reads the mail outbox besides the
 	// wake-up after each queued mail: retries, other processes' mail.
 	MailPoll time.Duration
@@ -226,6 +228,9 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())
 	c.Passkeys = l.passkeysConfig()
 	c.HTTP.WellKnown = httpapi.WellKnown{AppleAppIDs: l.appleAppIDs(), AndroidApps: l.androidApps()}
+	var terrs []error
+	c.Telemetry, terrs = telemetry.LoadConfig(l.lookup) // OTEL_*: not TANDEM_* settings, not in Variables
+	l.errs = append(l.errs, terrs...)
 	c.effective = l.effective
 	return c, errors.Join(l.errs...)
 }

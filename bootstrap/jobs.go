@@ -5,9 +5,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"tandem/adapters/telemetry"
 	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/idempotency"
@@ -32,7 +35,7 @@ type job struct {
 }
 
 // jobs starts the periodic tasks with the app and stops them with it.
-var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter *throttle.Limiter,
+var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *telemetry.Tracing, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
 	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
 	pairs *partners.Service, keys *idempotency.Service) {
@@ -49,6 +52,10 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 		{name: "read push receipts", every: time.Minute, run: receipts.CheckDue},
 		{name: "sweep files without an image and stale temporary files", every: cfg.SweepInterval, run: sweeper.Sweep},
 	}
+	var tracer trace.Tracer // nil: runs are not traced
+	if tr.On() {
+		tracer = tr.Tracer("tandem/jobs")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	lc.Append(fx.Hook{
@@ -57,7 +64,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					every(ctx, j.every, j.wake, func() { runJob(ctx, log, j) })
+					every(ctx, j.every, j.wake, func() { runJob(ctx, log, tracer, j) })
 				}()
 			}
 			mail.Wake() // what an earlier run left queued goes now
@@ -67,8 +74,18 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, limiter 
 	})
 })
 
-func runJob(ctx context.Context, log *zap.Logger, j job) {
+// runJob runs j once; traced, the run is a span of its own trace, and what
+// it does (SQL, push, mail) its children.
+func runJob(ctx context.Context, log *zap.Logger, tracer trace.Tracer, j job) {
+	ctx, span := jobSpan(ctx, tracer, j.name)
 	n, err := j.run(ctx)
+	if span != nil {
+		span.SetAttributes(attribute.Int("tandem.job.items", n))
+		if err != nil {
+			telemetry.Fail(span, err)
+		}
+		span.End()
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		log.Warn("job failed", zap.String("job", j.name), zap.Error(err))

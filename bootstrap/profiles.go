@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.uber.org/fx"
@@ -20,6 +21,7 @@ import (
 	"tandem/adapters/memory"
 	"tandem/adapters/password"
 	"tandem/adapters/sqlstore"
+	"tandem/adapters/telemetry"
 	"tandem/modules/accounts"
 	"tandem/modules/images"
 )
@@ -32,7 +34,14 @@ func storage(db DBConfig) fx.Option {
 			fx.Provide(func(r memory.Ready) httpapi.Pinger { return r }, func(r memory.Ready) httpapi.Breaker { return r }))
 	case DBSQLite, DBMySQL:
 		return fx.Options(
-			fx.Supply(sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}),
+			fx.Provide(func(t *telemetry.Tracing) sqlstore.Config {
+				c := sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}
+				if t.On() {
+					c.Tracing = t.Provider()
+				}
+				return c
+			}),
+			fx.Invoke(sqlPoolSeries),
 			sqlstore.Module,
 			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }, func(b *sqlstore.Breaker) httpapi.Breaker { return b },
 				func(d *sqlstore.DB) httpapi.HomePrefetch { return sqlstore.NewHomeRepo(d) }))
@@ -67,13 +76,13 @@ func mailAdapter(cfg Config) fx.Option {
 			return o
 		}, func(o *memmail.Outbox) accounts.Mailer { return o })
 	case "smtp":
-		return fx.Provide(func() (accounts.Mailer, error) {
+		return fx.Provide(func(t *telemetry.Tracing) (accounts.Mailer, error) {
 			c := smtp.Config{Addr: cfg.Mail.Host, Username: cfg.Mail.Username, Password: cfg.Mail.Password, From: cfg.MailFrom,
 				Timeout: cfg.MailTimeout}
 			if err := c.Validate(); err != nil {
 				return nil, fmt.Errorf("TANDEM_MAIL / TANDEM_MAIL_FROM: %w", err)
 			}
-			return smtp.New(c), nil
+			return traceMailer(smtp.New(c), t), nil
 		})
 	}
 	return fx.Error(fmt.Errorf("TANDEM_MAIL: unknown kind %q", cfg.Mail.Kind))
@@ -110,12 +119,14 @@ func blobs(b BlobsConfig) fx.Option {
 	if b.Kind == "memory" {
 		return fx.Options(report, fx.Provide(memblob.New, func(s *memblob.Store) images.Blobs { return s }))
 	}
-	return fx.Options(report, fx.Provide(func() (images.Blobs, error) { return openBlobs(b) }))
+	return fx.Options(report, fx.Provide(func(t *telemetry.Tracing) (images.Blobs, error) {
+		return openBlobs(b, t.Transport(nil, "s3"))
+	}))
 }
 
 // openBlobs opens the file or S3 store of TANDEM_BLOBS (the commands that
 // work on a deployment's store use it too; a memory store is one process's).
-func openBlobs(b BlobsConfig) (images.Blobs, error) {
+func openBlobs(b BlobsConfig, transport ...http.RoundTripper) (images.Blobs, error) {
 	switch b.Kind {
 	case "file":
 		s, err := disk.New(b.Dir)
@@ -124,8 +135,12 @@ func openBlobs(b BlobsConfig) (images.Blobs, error) {
 		}
 		return s, nil
 	case "s3":
-		s, err := s3blob.New(s3blob.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, Region: b.Region,
-			Secure: b.Secure, Creds: credentials.NewEnvAWS()})
+		cfg := s3blob.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, Region: b.Region,
+			Secure: b.Secure, Creds: credentials.NewEnvAWS()}
+		if len(transport) > 0 {
+			cfg.Transport = transport[0]
+		}
+		s, err := s3blob.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("TANDEM_BLOBS: %w", err)
 		}

@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"crypto/x509"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"tandem/adapters/purchases"
 	"tandem/adapters/purchases/appstore"
 	"tandem/adapters/purchases/play"
+	"tandem/adapters/telemetry"
 	"tandem/modules/premium"
 )
 
@@ -157,11 +159,15 @@ const trustWarning = "purchases are not verified (TANDEM_PURCHASES=trust): any c
 // With none configured, premium writes are refused; serve does not start
 // that way (requireOne), but migrate, backup and the admin commands may.
 func purchaseVerifier(c PurchasesConfig) fx.Option {
-	stores, err := newStores(c)
+	// The stores are built here, so a bad setting fails before the app is;
+	// their transport is traced once the app's tracing is known.
+	transport := &laterTransport{}
+	stores, err := newStores(c, transport)
 	if err != nil {
 		return fx.Error(fmt.Errorf("%s: %w", purchasesVar, err))
 	}
 	return fx.Options(
+		fx.Invoke(func(t *telemetry.Tracing) { transport.set(t.Transport(nil, "play")) }),
 		fx.Supply(fx.Annotate(stores, fx.As(new(premium.PurchaseVerifier)), fx.As(new(premium.NotificationReader)))),
 		fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) {
 			if c.Trust {
@@ -171,7 +177,7 @@ func purchaseVerifier(c PurchasesConfig) fx.Option {
 	)
 }
 
-func newStores(c PurchasesConfig) (*purchases.Stores, error) {
+func newStores(c PurchasesConfig, t http.RoundTripper) (*purchases.Stores, error) {
 	s := &purchases.Stores{Trust: c.Trust}
 	if a := c.AppStore; a != nil {
 		cfg := appstore.Config{BundleID: a.Bundle, Environment: a.Env, Plans: a.Plans}
@@ -193,7 +199,7 @@ func newStores(c PurchasesConfig) (*purchases.Stores, error) {
 		if err != nil {
 			return nil, fmt.Errorf("play credentials: %w", err)
 		}
-		v, err := play.New(play.Config{Package: p.Package, Credentials: creds, Endpoint: p.Endpoint, Plans: p.Plans,
+		v, err := play.New(play.Config{Client: &http.Client{Transport: t}, Package: p.Package, Credentials: creds, Endpoint: p.Endpoint, Plans: p.Plans,
 			PushSecret: p.Secret, PushAudience: p.Audience, PushEmail: p.Email, CertsURL: p.CertsURL})
 		if err != nil {
 			return nil, err // names play already

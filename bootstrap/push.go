@@ -30,10 +30,12 @@ func pusher(cfgs []PushConfig, timeout time.Duration) fx.Option {
 	for _, c := range cfgs {
 		memory = memory || c.Kind == "memory"
 	}
-	adapters := fx.Provide(func(log *zap.Logger) (pushAdapters, error) { return newPushAdapters(log, cfgs, nil, timeout) })
+	adapters := fx.Provide(func(log *zap.Logger, o pushObservers) (pushAdapters, error) {
+		return newPushAdapters(log, cfgs, nil, timeout, o)
+	})
 	if memory {
-		adapters = fx.Provide(mempush.New, func(log *zap.Logger, out *mempush.Outbox) (pushAdapters, error) {
-			return newPushAdapters(log, cfgs, out, timeout)
+		adapters = fx.Provide(mempush.New, func(log *zap.Logger, out *mempush.Outbox, o pushObservers) (pushAdapters, error) {
+			return newPushAdapters(log, cfgs, out, timeout, o)
 		})
 	}
 	return fx.Options(adapters, fx.Provide(
@@ -48,8 +50,8 @@ type pushAdapters struct {
 	Receipts notifications.ReceiptReader
 }
 
-func newPushAdapters(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, timeout time.Duration) (pushAdapters, error) {
-	r, receipts, err := newPushRouter(log, cfgs, mem)
+func newPushAdapters(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, timeout time.Duration, o pushObservers) (pushAdapters, error) {
+	r, receipts, err := newPushRouter(log, cfgs, mem, o)
 	if err != nil {
 		return pushAdapters{}, err
 	}
@@ -74,8 +76,8 @@ func (p timedPusher) Push(ctx context.Context, m notifications.Message, to []not
 // newPushRouter builds the providers of cfgs, and the receipt reader (no
 // receipts without expo); fcm reads its credentials file now, so a bad one
 // stops the start with a line naming TANDEM_PUSH.
-func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*push.Router, notifications.ReceiptReader, error) {
-	hc := &http.Client{Timeout: 10 * time.Second}
+func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, o pushObservers) (*push.Router, notifications.ReceiptReader, error) {
+	plain := &http.Client{Timeout: 10 * time.Second}
 	providers := map[notifications.Provider]notifications.Pusher{}
 	var fallback notifications.Pusher
 	var receipts notifications.ReceiptReader = noReceipts{}
@@ -93,10 +95,10 @@ func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*pu
 			}
 			continue
 		case "expo":
-			e := expo.New(c.URL, hc)
+			e := expo.New(c.URL, o.Tracing.Client(plain, "expo"))
 			p, receipts = e, e
 		case "fcm":
-			f, err := fcm.New(fcm.Config{Project: c.Project, CredentialsFile: c.Credentials, BaseURL: c.URL, HTTPClient: hc})
+			f, err := fcm.New(fcm.Config{Project: c.Project, CredentialsFile: c.Credentials, BaseURL: c.URL, HTTPClient: o.Tracing.Client(plain, "fcm")})
 			if err != nil {
 				return nil, nil, fmt.Errorf("TANDEM_PUSH: %w", err)
 			}
@@ -108,7 +110,7 @@ func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox) (*pu
 		if _, dup := providers[provider]; dup {
 			return nil, nil, fmt.Errorf("TANDEM_PUSH: %s is given twice", c.Kind)
 		}
-		providers[provider] = p
+		providers[provider] = o.observe(provider, p)
 	}
 	return push.NewRouter(log, providers, fallback), receipts, nil
 }

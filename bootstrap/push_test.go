@@ -12,6 +12,7 @@ import (
 	"tandem/adapters/push/expo"
 	"tandem/adapters/push/fcm/fcmtest"
 	"tandem/adapters/push/mempush"
+	"tandem/adapters/telemetry"
 	"tandem/modules/notifications"
 )
 
@@ -86,7 +87,7 @@ func TestPushRouterSendsThroughTheConfiguredSenders(t *testing.T) {
 		if tc.useMemory {
 			mem = mempush.New()
 		}
-		r, receipts, err := newPushRouter(zap.NewNop(), cfg.Push, mem)
+		r, receipts, err := newPushRouter(zap.NewNop(), cfg.Push, mem, pushObservers{Tracing: telemetry.Off()})
 		if tc.errHasText != "" {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.errHasText) {
 				t.Fatalf("%s: %v", tc.value, err)

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/adapters/signin"
+	"tandem/adapters/telemetry"
 	"tandem/core"
 	"tandem/modules/accounts"
 )
@@ -17,7 +18,7 @@ func idTokens(ps []signin.Provider) fx.Option {
 	if len(ps) == 0 {
 		return fx.Options()
 	}
-	return fx.Provide(func(clock core.Clock) accounts.IDTokenVerifier {
-		return signin.NewVerifier(ps, &http.Client{Timeout: 10 * time.Second}, clock.Now)
+	return fx.Provide(func(clock core.Clock, t *telemetry.Tracing) accounts.IDTokenVerifier {
+		return signin.NewVerifier(ps, t.Client(&http.Client{Timeout: 10 * time.Second}, "jwks"), clock.Now)
 	})
 }

@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Broadcast carries messages to every process of one deployment (TANDEM_BUS):
 // token revocations and the live partner stream. Delivery is at most once: a
@@ -11,13 +14,15 @@ import "time"
 type Broadcast interface {
 	// Publish sends data on topic without waiting for delivery. An error (the
 	// broker unreachable and the reconnect buffer full) is for the logs and
-	// the metrics: a caller never fails a request on it.
-	Publish(topic string, data []byte) error
+	// the metrics: a caller never fails a request on it. ctx is not a
+	// deadline: the bus carries its trace context (if any) to the receivers.
+	Publish(ctx context.Context, topic string, data []byte) error
 	// Subscribe calls handle with each message on topic, in the order of
 	// arrival and never concurrently for one subscription; handle must not
 	// block (hand slow work to a goroutine of your own). The data must not
-	// be kept after handle returns.
-	Subscribe(topic string, handle func(data []byte)) (unsubscribe func(), err error)
+	// be kept after handle returns. ctx carries the publisher's trace
+	// context (the span of the request that published), never a deadline.
+	Subscribe(topic string, handle func(ctx context.Context, data []byte)) (unsubscribe func(), err error)
 	// Flush waits, at most timeout, until what was published so far has
 	// left this process (a revocation, before the logout is answered).
 	Flush(timeout time.Duration) error

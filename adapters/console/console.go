@@ -89,6 +89,8 @@ type Deps struct {
 	Premium  *premium.Service
 	Limiter  core.Limiter
 	Probes   []Probe `group:"probes"`
+	// Traffic is this process's record of the last minutes (the Traffic page).
+	Traffic *httpapi.Traffic `optional:"true"`
 
 	AuditedFlags    *httpapi.AuditedFlags
 	AuditedPolicies *httpapi.AuditedPolicies
@@ -208,7 +210,7 @@ func (h *handler) renderErrors(c *fiber.Ctx) error {
 	}
 	e := httpapi.AsError(err)
 	if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
-		h.Log.Error("console request failed", zap.String("request_id", httpapi.RequestIDOf(c)), zap.String("path", c.Path()), zap.Error(err))
+		h.Log.Error("console request failed", httpapi.LogIDs(c), zap.String("path", c.Path()), zap.Error(err))
 	}
 	msg := e.Message
 	if e.Kind == core.KindInternal {

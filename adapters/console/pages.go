@@ -42,6 +42,7 @@ func (h *handler) registerPages(r fiber.Router) {
 	r.Get("/users/:id/delete", h.confirmDelete)
 	r.Post("/users/:id/delete", h.deleteUser)
 	r.Get("/audit", h.auditPage)
+	r.Get("/traffic", h.trafficPage)
 }
 
 // consolePage is the page asked for: the console's size, from ?cursor=.

@@ -97,10 +97,10 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 		case sheds(e):
 			// Expected under a burst and answered with a retry time: worth
 			// seeing, not an outage.
-			log.Warn("request shed", zap.String("code", e.Code), zap.String("request_id", RequestIDOf(c)),
+			log.Warn("request shed", zap.String("code", e.Code), logIDs(c),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		case e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage:
-			log.Error("request failed", zap.Error(err), zap.String("request_id", RequestIDOf(c)),
+			log.Error("request failed", zap.Error(err), logIDs(c),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		}
 		if (e.Kind == core.KindRateLimited || sheds(e)) && e.RetryAfter > 0 {

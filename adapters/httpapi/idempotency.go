@@ -101,7 +101,7 @@ func (g *Idempotency) settle(c *fiber.Ctx, fn func(ctx context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), settleTimeout)
 	defer cancel()
 	if err := fn(ctx); err != nil {
-		g.log.Warn("idempotency key not settled", zap.Error(err), zap.String("request_id", RequestIDOf(c)),
+		g.log.Warn("idempotency key not settled", zap.Error(err), logIDs(c),
 			zap.String("path", c.Path()))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 )
@@ -24,11 +25,13 @@ type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	traffic  *Traffic
 }
 
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
+		traffic:  NewTraffic(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tandem_http_requests_total", Help: "HTTP requests by method, route pattern and status.",
 		}, []string{"method", "route", "status"}),
@@ -46,16 +49,29 @@ func NewMetrics() *Metrics {
 // to this app's registry.
 func (m *Metrics) MustRegister(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
 
+// Register adds one collector, or says why not (already registered...).
+func (m *Metrics) Register(c prometheus.Collector) error { return m.registry.Register(c) }
+
 // observe records one finished request under its route pattern (never the
 // raw path, whose ids would explode the series count).
 func (m *Metrics) observe(c *fiber.Ctx, status int, d time.Duration) {
-	route := "unmatched"
-	if r := c.Route(); r != nil && r.Path != "/" && r.Path != "" {
-		route = r.Path
-	}
+	route := routePattern(c)
 	m.requests.WithLabelValues(c.Method(), route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(c.Method(), route).Observe(d.Seconds())
+	h := m.duration.WithLabelValues(c.Method(), route)
+	// A sampled request's trace id rides along as the bucket's exemplar
+	// (shown to scrapers that ask for OpenMetrics), so a slow bucket on a
+	// dashboard opens the trace of one of its requests.
+	if sc := trace.SpanContextFromContext(c.UserContext()); sc.IsSampled() {
+		h.(prometheus.ExemplarObserver).ObserveWithExemplar(d.Seconds(), prometheus.Labels{"trace_id": sc.TraceID().String()})
+	} else {
+		h.Observe(d.Seconds())
+	}
+	m.traffic.Record(c.Method(), route, status, d)
 }
+
+// Traffic is the in-process record of the last minutes (the console's
+// Traffic page).
+func (m *Metrics) Traffic() *Traffic { return m.traffic }
 
 // MetricsServer serves GET /metrics on its own listener (TANDEM_METRICS_ADDR,
 // loopback by default), never on the public one: the series describe the
@@ -75,7 +91,7 @@ func NewMetricsServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *Metrics) 
 		return s
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	// The profiler beside the metrics, on the same internal listener: CPU
 	// and allocation profiles of the live process (BENCHMARKS.md).
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)

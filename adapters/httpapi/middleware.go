@@ -90,7 +90,7 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 			return nil
 		}
 		fields := []zap.Field{
-			zap.String("request_id", RequestIDOf(c)),
+			logIDs(c),
 			zap.String("method", c.Method()),
 			zap.String("path", c.Path()),
 			zap.Int("status", status),

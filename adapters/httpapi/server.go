@@ -13,6 +13,8 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/cors"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"tandem/adapters/telemetry"
 )
 
 // Config is the HTTP part of the configuration.
@@ -78,8 +80,9 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, breaker Breaker, langs Languages, headers []Headers, routes []Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, langs, headers), cfg: cfg, log: log, streams: streams, drain: drain}
+	drain *Drain, breaker Breaker, langs Languages, tracing *telemetry.Tracing, headers []Headers, routes []Route) *Server {
+	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, langs, tracing, headers), cfg: cfg, log: log,
+		streams: streams, drain: drain}
 	for _, r := range routes {
 		r.Register(s.App)
 	}
@@ -88,7 +91,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 }
 
 func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker,
-	langs Languages, headers []Headers) *fiber.App {
+	langs Languages, tracing *telemetry.Tracing, headers []Headers) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -116,7 +119,11 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	for _, h := range headers {
 		chain = append(chain, fiber.Handler(h))
 	}
-	app.Use(append(chain, requestID, accessLog(log, m), recoverPanics,
+	chain = append(chain, requestID)
+	if tracing.On() { // off, not even a no-op span per request
+		chain = append(chain, traceRequests(tracing))
+	}
+	app.Use(append(chain, accessLog(log, m), recoverPanics,
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After, Idempotent-Replayed"}),
 		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))...)
 	return app

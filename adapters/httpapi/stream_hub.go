@@ -139,16 +139,16 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 // Listener publishes each core.Live to its readers, one bus message each.
 // It runs after the write committed; a failure is logged by the bus.
 func (h *Streams) Listener() core.Listener {
-	return core.Listener{Name: "live stream", Handle: func(_ context.Context, e core.Event) error {
+	return core.Listener{Name: "live stream", Handle: func(ctx context.Context, e core.Event) error {
 		live, ok := e.(core.Live)
 		if !ok {
 			return nil
 		}
-		return h.publish(live)
+		return h.publish(ctx, live)
 	}}
 }
 
-func (h *Streams) publish(live core.Live) error {
+func (h *Streams) publish(ctx context.Context, live core.Live) error {
 	for user, rec := range live.For {
 		view, err := renderLive(rec)
 		if err != nil {
@@ -159,13 +159,13 @@ func (h *Streams) publish(live core.Live) error {
 			return err
 		}
 		msg := encodeLive(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
-		_ = h.bus.Publish(core.TopicLive, msg) // logged and counted by the bus
+		_ = h.bus.Publish(ctx, core.TopicLive, msg) // logged and counted by the bus
 	}
 	return nil
 }
 
 // receive keeps an event for resumes and hands it to the reader's streams.
-func (h *Streams) receive(data []byte) {
+func (h *Streams) receive(_ context.Context, data []byte) {
 	e, ok := decodeLive(data)
 	if !ok {
 		h.log.Warn("live: malformed bus message dropped")

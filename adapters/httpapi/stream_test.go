@@ -186,7 +186,7 @@ func TestStreamGapResetsAndRechecksAtOnce(t *testing.T) {
 func publishLive(t *testing.T, bus core.Broadcast, id, user string) {
 	t.Helper()
 	b, _ := json.Marshal(liveEvent{ID: id, User: user, Type: "message.sent", Data: json.RawMessage(`{"n":"` + id + `"}`)})
-	if err := bus.Publish(core.TopicLive, b); err != nil {
+	if err := bus.Publish(context.Background(), core.TopicLive, b); err != nil {
 		t.Fatal(err)
 	}
 }

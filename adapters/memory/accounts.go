@@ -454,3 +454,17 @@ func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {
 	}
 	return n, nil
 }
+
+// OldestMail is when the oldest queued mail was queued (the outbox age
+// metric); false when the outbox is empty.
+func (r *AccountRepo) OldestMail(context.Context) (time.Time, bool, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var oldest time.Time
+	for _, m := range r.mails {
+		if oldest.IsZero() || m.CreatedAt.Before(oldest) {
+			oldest = m.CreatedAt
+		}
+	}
+	return oldest, !oldest.IsZero(), nil
+}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -121,4 +122,14 @@ func (r *AccountRepo) PendingMail(ctx context.Context) (int, error) {
 	var n int
 	err := r.db.get(ctx, r.db, &n, r.db.sb.Select("COUNT(*)").From("mail_outbox"))
 	return n, err
+}
+
+// OldestMail is when the oldest mail neither sent nor dropped was queued
+// (the outbox age metric); false when the outbox is empty.
+func (r *AccountRepo) OldestMail(ctx context.Context) (time.Time, bool, error) {
+	var at sql.NullInt64
+	if err := r.db.get(ctx, r.db, &at, r.db.sb.Select("MIN(created_at)").From("mail_outbox")); err != nil || !at.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(at.Int64), true, nil
 }

@@ -12,8 +12,12 @@ import (
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
+	"github.com/XSAM/otelsql"
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"tandem/core"
@@ -31,6 +35,9 @@ const (
 type Config struct {
 	Dialect Dialect
 	DSN     string
+	// Tracing, when set, makes every statement a span of the caller's
+	// trace (otelsql wraps the driver); nil installs nothing.
+	Tracing trace.TracerProvider
 }
 
 // DB is the shared handle every repository uses.
@@ -68,9 +75,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	)
 	switch cfg.Dialect {
 	case MySQL:
-		db, err = openMySQL(cfg.DSN)
+		db, err = openMySQL(cfg.DSN, cfg.Tracing)
 	case SQLite:
-		db, err = openSQLite(cfg.DSN)
+		db, err = openSQLite(cfg.DSN, cfg.Tracing)
 	default:
 		return nil, fmt.Errorf("sqlstore: unknown dialect %q", cfg.Dialect)
 	}
@@ -119,12 +126,12 @@ func MySQLDSN(dsn string) (string, error) {
 	return c.FormatDSN(), nil
 }
 
-func openMySQL(dsn string) (*sqlx.DB, error) {
+func openMySQL(dsn string, tp trace.TracerProvider) (*sqlx.DB, error) {
 	full, err := MySQLDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: mysql DSN: %w", err)
 	}
-	db, err := sqlx.Open("mysql", full)
+	db, err := open("mysql", full, tp)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +151,7 @@ func openMySQL(dsn string) (*sqlx.DB, error) {
 // openSQLite uses WAL (readers never block the writer), a busy timeout (writers
 // queue instead of failing) and IMMEDIATE transactions (a transaction takes the
 // write lock at BEGIN, so two read-then-write transactions cannot deadlock).
-func openSQLite(path string) (*sqlx.DB, error) {
+func openSQLite(path string, tp trace.TracerProvider) (*sqlx.DB, error) {
 	// The path becomes a URI: '?' would start its parameters and '#' end it,
 	// silently opening another file.
 	if strings.ContainsAny(path, "?#") {
@@ -160,13 +167,35 @@ func openSQLite(path string) (*sqlx.DB, error) {
 	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sqlx.Open("sqlite", dsn)
+	db, err := open("sqlite", dsn, tp)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	return db, nil
+}
+
+// open opens the pool, through otelsql when tp is set: each statement, and
+// each transaction's begin and end, is then a client span named by its
+// method ("sql.conn.query"...), holding the statement with its placeholders,
+// never the values. Rows and connection resets make no span of their own.
+func open(driver, dsn string, tp trace.TracerProvider) (*sqlx.DB, error) {
+	if tp == nil {
+		return sqlx.Open(driver, dsn)
+	}
+	system := semconv.DBSystemNameSQLite
+	if driver == "mysql" {
+		system = semconv.DBSystemNameMySQL
+	}
+	db, err := otelsql.Open(driver, dsn, otelsql.WithTracerProvider(tp), otelsql.WithMeterProvider(metricnoop.NewMeterProvider()),
+		otelsql.WithAttributes(system),
+		otelsql.WithSpanOptions(otelsql.SpanOptions{OmitConnResetSession: true, OmitRows: true, OmitConnectorConnect: true,
+			DisableErrSkip: true}))
+	if err != nil {
+		return nil, err
+	}
+	return sqlx.NewDb(db, driver), nil
 }
 
 // sqliteFileMode is the database's, whatever the umask: it holds password

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -34,6 +35,8 @@ type Config struct {
 	// MaxRetries bounds the attempts of one request; 0 is the client's
 	// default (10, with backoff).
 	MaxRetries int
+	// Transport, if set, carries every request (bootstrap's traced one).
+	Transport http.RoundTripper
 }
 
 // Store is a bucket. Files are fetched by clients through presigned URLs
@@ -56,7 +59,7 @@ func New(cfg Config) (*Store, error) {
 		return nil, errors.New("s3 blobs: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set")
 	}
 	c, err := minio.New(cfg.Endpoint, &minio.Options{Creds: cfg.Creds, Secure: cfg.Secure, Region: cfg.Region,
-		MaxRetries: cfg.MaxRetries})
+		MaxRetries: cfg.MaxRetries, Transport: cfg.Transport})
 	if err != nil {
 		return nil, fmt.Errorf("s3 blobs: %w", err)
 	}

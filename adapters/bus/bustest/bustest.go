@@ -4,11 +4,14 @@
 package bustest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"tandem/core"
 )
@@ -56,18 +59,47 @@ func Broadcast(t *testing.T, newPair func(t *testing.T) (a, b core.Broadcast)) {
 		a, b := newPair(t)
 		got := collect(t, b, "live")
 		buf := []byte("first")
-		if err := a.Publish("live", buf); err != nil {
+		if err := a.Publish(context.Background(), "live", buf); err != nil {
 			t.Fatal(err)
 		}
 		copy(buf, "XXXXX")
 		mustPublish(t, a, "live", "second")
 		got.wait(t, []string{"first", "second"})
 	})
+	t.Run("the publisher's trace context reaches the subscriber", func(t *testing.T) {
+		a, b := newPair(t)
+		heard := make(chan trace.SpanContext, 2)
+		stop, err := b.Subscribe("live", func(ctx context.Context, _ []byte) { heard <- trace.SpanContextFromContext(ctx) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		sent := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6},
+			TraceFlags: trace.FlagsSampled})
+		ctx, cancel := context.WithCancel(trace.ContextWithSpanContext(context.Background(), sent))
+		if err := a.Publish(ctx, "live", []byte("traced")); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // the request is over: delivery does not depend on it
+		if err := a.Publish(context.Background(), "live", []byte("untraced")); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []trace.SpanContext{sent, {}} {
+			select {
+			case got := <-heard:
+				if got.TraceID() != want.TraceID() || got.SpanID() != want.SpanID() || got.IsSampled() != want.IsSampled() {
+					t.Fatalf("message %d arrived with trace %s/%s, want %s/%s", i, got.TraceID(), got.SpanID(), want.TraceID(), want.SpanID())
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatalf("message %d never arrived", i)
+			}
+		}
+	})
 }
 
 func mustPublish(t *testing.T, b core.Broadcast, topic, data string) {
 	t.Helper()
-	if err := b.Publish(topic, []byte(data)); err != nil {
+	if err := b.Publish(context.Background(), topic, []byte(data)); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Flush(time.Second); err != nil {
@@ -81,7 +113,11 @@ type recorder struct {
 	got []string
 }
 
-func (r *recorder) add(b []byte) { r.mu.Lock(); r.got = append(r.got, string(b)); r.mu.Unlock() }
+func (r *recorder) add(_ context.Context, b []byte) {
+	r.mu.Lock()
+	r.got = append(r.got, string(b))
+	r.mu.Unlock()
+}
 
 func (r *recorder) all() []string { r.mu.Lock(); defer r.mu.Unlock(); return slices.Clone(r.got) }
 

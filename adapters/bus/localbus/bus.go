@@ -4,6 +4,7 @@
 package localbus
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -21,13 +22,15 @@ type Bus struct {
 
 type subscription struct {
 	mu     sync.Mutex
-	handle func([]byte)
+	handle func(context.Context, []byte)
 }
 
 func New() *Bus { return &Bus{subs: map[string]map[*subscription]struct{}{}} }
 
-// Publish hands data to every subscription of topic before it returns.
-func (b *Bus) Publish(topic string, data []byte) error {
+// Publish hands data to every subscription of topic before it returns, with
+// ctx's values (its trace context) but not its deadline or cancellation.
+func (b *Bus) Publish(ctx context.Context, topic string, data []byte) error {
+	ctx = context.WithoutCancel(ctx)
 	b.mu.RLock()
 	subs := make([]*subscription, 0, len(b.subs[topic]))
 	for s := range b.subs[topic] {
@@ -36,7 +39,7 @@ func (b *Bus) Publish(topic string, data []byte) error {
 	b.mu.RUnlock()
 	for _, s := range subs {
 		s.mu.Lock()
-		s.handle(data)
+		s.handle(ctx, data)
 		s.mu.Unlock()
 	}
 	return nil
@@ -50,7 +53,7 @@ func (b *Bus) Flush(time.Duration) error { return nil }
 func (b *Bus) OnGap(func()) func() { return func() {} }
 
 // Subscribe adds handle to topic until unsubscribe is called.
-func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
+func (b *Bus) Subscribe(topic string, handle func(context.Context, []byte)) (func(), error) {
 	s := &subscription{handle: handle}
 	b.mu.Lock()
 	if b.subs[topic] == nil {

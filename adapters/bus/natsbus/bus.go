@@ -7,18 +7,30 @@
 // the bus. A message on the wire is HMAC-SHA256(secret, subject NUL data)
 // followed by data; what arrives without the right MAC is dropped and
 // reported (Config.Rejected), never handed to a subscriber.
+//
+// A message may carry headers (old processes ignore them; messages without
+// them are still heard): Tandem-Sent, when it was published (the receiver's
+// lag, Config.Received), and the W3C traceparent/tracestate of the span that
+// published it, so the receiving process's work joins the trace. They are
+// signed too (Tandem-Meta-Mac, bound to the message's own MAC): a forged
+// header is ignored, the message still heard.
 package natsbus
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"tandem/core"
@@ -46,7 +58,20 @@ type Config struct {
 	// Rejected, if set, is told of each message dropped because its
 	// signature was missing or wrong (on the subscription's goroutine).
 	Rejected func(topic string)
+	// Received, if set, is told how long each message that said when it was
+	// sent took to arrive (clocks of two machines: a lag, not a precise
+	// figure), on the subscription's goroutine.
+	Received func(topic string, lag time.Duration)
 }
+
+// The headers of a message (see the package comment).
+const (
+	headerSent    = "Tandem-Sent"     // unix milliseconds
+	headerMetaMAC = "Tandem-Meta-Mac" // hex HMAC of the headers, bound to the message's MAC
+)
+
+// traceContext is the W3C propagation of traceparent and tracestate.
+var traceContext = propagation.TraceContext{}
 
 // Bus publishes on "<prefix>.<topic>". The connection reconnects by itself
 // forever; while it is down, publishes wait in the client's reconnect buffer
@@ -57,6 +82,10 @@ type Bus struct {
 	log      *zap.Logger
 	macs     sync.Pool // of hash.Hash keyed with the secret: one per message would allocate its pads again
 	rejected func(topic string)
+	received func(topic string, lag time.Duration)
+
+	subsMu sync.Mutex
+	subs   map[*nats.Subscription]struct{}
 
 	gapMu sync.Mutex
 	gaps  map[*func()]struct{} // OnGap's handlers
@@ -74,7 +103,8 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		prefix = "tandem"
 	}
 	secret := append([]byte(nil), cfg.Secret...)
-	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected, gaps: map[*func()]struct{}{}}
+	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected, received: cfg.Received, gaps: map[*func()]struct{}{},
+		subs: map[*nats.Subscription]struct{}{}}
 	b.macs.New = func() any { return hmac.New(sha256.New, secret) }
 	nc, err := nats.Connect(url,
 		nats.Name("tandem"),
@@ -138,25 +168,84 @@ func (b *Bus) open(subject string, msg []byte) ([]byte, bool) {
 }
 
 // Publish signs data and queues it for the server; it does not wait for it.
-func (b *Bus) Publish(topic string, data []byte) error {
+// The headers say when, and carry ctx's span context when it has one.
+func (b *Bus) Publish(ctx context.Context, topic string, data []byte) error {
 	subject := b.subject(topic)
 	msg := b.sign(make([]byte, 0, macSize+len(data)), subject, data)
-	if err := b.nc.Publish(subject, append(msg, data...)); err != nil {
+	h := nats.Header{}
+	hc := propagation.HeaderCarrier(h) // canonical keys, as the receiver reads them
+	hc.Set(headerSent, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		traceContext.Inject(ctx, hc)
+	}
+	hc.Set(headerMetaMAC, b.signMeta(subject, msg[:macSize], h))
+	msg = append(msg, data...)
+	err := b.nc.PublishMsg(&nats.Msg{Subject: subject, Header: h, Data: msg})
+	if errors.Is(err, nats.ErrHeadersNotSupported) {
+		// never connected yet, so the server's support is unknown: the
+		// message goes bare into the reconnect buffer, as it always did
+		err = b.nc.Publish(subject, msg)
+	}
+	if err != nil {
 		return fmt.Errorf("bus: publish %s: %w", topic, err)
 	}
 	return nil
 }
 
+// signMeta is the MAC of a message's headers: its subject, its own MAC (so
+// headers cannot be moved to another message) and each header's value.
+func (b *Bus) signMeta(subject string, msgMAC []byte, h nats.Header) string {
+	m := b.macs.Get().(hash.Hash)
+	m.Reset()
+	m.Write([]byte("meta\x00" + subject + "\x00"))
+	m.Write(msgMAC)
+	for _, k := range []string{headerSent, "traceparent", "tracestate"} {
+		m.Write([]byte("\x00" + propagation.HeaderCarrier(h).Get(k)))
+	}
+	var sum [macSize]byte
+	out := hex.EncodeToString(m.Sum(sum[:0]))
+	b.macs.Put(m)
+	return out
+}
+
+// meta reads a correctly signed message's headers: the context carrying
+// the publisher's span (context.Background() without one), and the lag.
+// Headers missing (an older process) or wrongly signed give neither.
+func (b *Bus) meta(m *nats.Msg) (context.Context, time.Duration, bool) {
+	ctx := context.Background()
+	if m.Header == nil {
+		return ctx, 0, false
+	}
+	got, err := hex.DecodeString(propagation.HeaderCarrier(m.Header).Get(headerMetaMAC))
+	if err != nil || !hmac.Equal(got, mustHex(b.signMeta(m.Subject, m.Data[:macSize], m.Header))) {
+		return ctx, 0, false
+	}
+	if propagation.HeaderCarrier(m.Header).Get("traceparent") != "" {
+		ctx = traceContext.Extract(ctx, propagation.HeaderCarrier(m.Header))
+	}
+	sent, err := strconv.ParseInt(propagation.HeaderCarrier(m.Header).Get(headerSent), 10, 64)
+	if err != nil {
+		return ctx, 0, false
+	}
+	return ctx, max(time.Since(time.UnixMilli(sent)), 0), true
+}
+
+func mustHex(s string) []byte { b, _ := hex.DecodeString(s); return b }
+
 // Subscribe delivers topic's correctly signed messages to handle on the
 // subscription's own goroutine, in order; the others are dropped.
-func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
+func (b *Bus) Subscribe(topic string, handle func(context.Context, []byte)) (func(), error) {
 	s, err := b.nc.Subscribe(b.subject(topic), func(m *nats.Msg) {
 		data, ok := b.open(m.Subject, m.Data)
 		if !ok {
 			b.reject(topic)
 			return
 		}
-		handle(data)
+		ctx, lag, timed := b.meta(m)
+		if timed && b.received != nil {
+			b.received(topic, lag)
+		}
+		handle(ctx, data)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: subscribe %s: %w", topic, err)
@@ -164,13 +253,35 @@ func (b *Bus) Subscribe(topic string, handle func([]byte)) (func(), error) {
 	if err := s.SetPendingLimits(pendingMsgs, pendingBytes); err != nil {
 		return nil, errors.Join(fmt.Errorf("bus: subscribe %s: %w", topic, err), s.Unsubscribe())
 	}
+	b.subsMu.Lock()
+	b.subs[s] = struct{}{}
+	b.subsMu.Unlock()
 	// The server has the subscription once a flush returns, so what any
 	// process publishes from then on reaches it. Disconnected, the client
 	// subscribes again on reconnecting: nothing to wait for.
 	if b.nc.IsConnected() {
 		_ = b.nc.FlushTimeout(2 * time.Second)
 	}
-	return func() { _ = s.Unsubscribe() }, nil
+	return func() {
+		b.subsMu.Lock()
+		delete(b.subs, s)
+		b.subsMu.Unlock()
+		_ = s.Unsubscribe()
+	}, nil
+}
+
+// Dropped is how many messages this process's subscriptions have dropped
+// so far for falling behind (slow consumers), those still subscribed.
+func (b *Bus) Dropped() int {
+	b.subsMu.Lock()
+	defer b.subsMu.Unlock()
+	n := 0
+	for s := range b.subs {
+		if d, err := s.Dropped(); err == nil {
+			n += d
+		}
+	}
+	return n
 }
 
 // reject reports a message dropped for its signature. Not logged one by

@@ -1,16 +1,19 @@
 package natsbus_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"tandem/adapters/bus/bustest"
@@ -75,12 +78,12 @@ func TestNATSOutageAndReconnect(t *testing.T) {
 	a, b := connect(t, srv.URL(), "outage"), connect(t, srv.URL(), "outage")
 	waitConnected(t, a, b)
 	var heard atomic.Int64
-	if _, err := b.Subscribe("live", func([]byte) { heard.Add(1) }); err != nil {
+	if _, err := b.Subscribe("live", func(context.Context, []byte) { heard.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
 	srv.Shutdown()
 	for range 100 {
-		if err := a.Publish("live", []byte("while down")); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte("while down")); err != nil {
 			t.Fatalf("a publish during the outage failed: %v", err)
 		}
 	}
@@ -88,7 +91,7 @@ func TestNATSOutageAndReconnect(t *testing.T) {
 	waitConnected(t, a, b)
 	deadline := time.Now().Add(5 * time.Second)
 	for heard.Load() == 0 {
-		if err := a.Publish("live", []byte("after")); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte("after")); err != nil {
 			t.Fatal(err)
 		}
 		_ = a.Flush(time.Second)
@@ -112,7 +115,7 @@ func TestNATSReportsGapsAfterReconnecting(t *testing.T) {
 	waitConnected(t, a, b)
 	var mu sync.Mutex
 	var heard []string
-	if _, err := b.Subscribe("live", func(d []byte) { mu.Lock(); heard = append(heard, string(d)); mu.Unlock() }); err != nil {
+	if _, err := b.Subscribe("live", func(_ context.Context, d []byte) { mu.Lock(); heard = append(heard, string(d)); mu.Unlock() }); err != nil {
 		t.Fatal(err)
 	}
 	gaps := make(chan struct{}, 10)
@@ -133,7 +136,7 @@ func TestNATSReportsGapsAfterReconnecting(t *testing.T) {
 	// b is subscribed again: what a publishes now, b hears
 	waitConnected(t, a)
 	mustPublish := func(s string) {
-		if err := a.Publish("live", []byte(s)); err != nil {
+		if err := a.Publish(context.Background(), "live", []byte(s)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +172,7 @@ func TestNATSStartsWithoutServer(t *testing.T) {
 	if b.Connected() {
 		t.Fatal("connected to a stopped server?")
 	}
-	if err := b.Publish("live", []byte("x")); err != nil {
+	if err := b.Publish(context.Background(), "live", []byte("x")); err != nil {
 		t.Fatalf("publish while never connected: %v", err)
 	}
 }
@@ -189,10 +192,15 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 	waitConnected(t, a, b)
 	var heard []string
 	done := make(chan struct{}, 10)
-	if _, err := b.Subscribe("live", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock(); done <- struct{}{} }); err != nil {
+	if _, err := b.Subscribe("live", func(_ context.Context, m []byte) {
+		mu.Lock()
+		heard = append(heard, string(m))
+		mu.Unlock()
+		done <- struct{}{}
+	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Subscribe("revoke", func(m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock() }); err != nil {
+	if _, err := b.Subscribe("revoke", func(_ context.Context, m []byte) { mu.Lock(); heard = append(heard, string(m)); mu.Unlock() }); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := nats.Connect(srv.URL())
@@ -223,7 +231,7 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 	if err := raw.Publish("signed.live", mac(testSecret, "signed.live", "raw but rightly signed")); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Publish("live", []byte("from a process")); err != nil {
+	if err := a.Publish(context.Background(), "live", []byte("from a process")); err != nil {
 		t.Fatal(err)
 	}
 	_ = raw.Flush()
@@ -252,5 +260,62 @@ func TestNATSDropsUnsignedAndMissigned(t *testing.T) {
 func TestNATSNeedsASecret(t *testing.T) {
 	if _, err := natsbus.Connect(natsbus.Config{URL: "nats://127.0.0.1:1"}, zap.NewNop()); err == nil {
 		t.Fatal("connected without a secret")
+	}
+}
+
+// A rightly signed message whose trace headers were forged or moved (a
+// traceparent put on it by someone without the secret) is still heard, but
+// without the forged trace and without a lag; a process's own headers give
+// both.
+func TestNATSIgnoresForgedTraceHeaders(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	type heard struct {
+		data  string
+		trace string
+	}
+	got := make(chan heard, 4)
+	var lags atomic.Int32
+	b := connectWith(t, natsbus.Config{URL: srv.URL(), Prefix: "meta", Secret: testSecret,
+		Received: func(string, time.Duration) { lags.Add(1) }})
+	a := connect(t, srv.URL(), "meta")
+	waitConnected(t, a, b)
+	if _, err := b.Subscribe("live", func(ctx context.Context, m []byte) {
+		got <- heard{string(m), trace.SpanContextFromContext(ctx).TraceID().String()}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	h := hmac.New(sha256.New, testSecret)
+	h.Write([]byte("meta.live\x00forged trace"))
+	msg := &nats.Msg{Subject: "meta.live", Data: append(h.Sum(nil), "forged trace"...), Header: nats.Header{}}
+	msg.Header.Set("Traceparent", "00-11111111111111111111111111111111-2222222222222222-01")
+	msg.Header.Set("Tandem-Sent", "1")
+	msg.Header.Set("Tandem-Meta-Mac", strings.Repeat("ab", 32))
+	if err := raw.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Flush()
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{9}, SpanID: trace.SpanID{8}, TraceFlags: trace.FlagsSampled})
+	if err := a.Publish(trace.ContextWithSpanContext(context.Background(), sc), "live", []byte("own trace")); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"forged trace": trace.TraceID{}.String(), "own trace": sc.TraceID().String()}
+	for range 2 {
+		select {
+		case m := <-got:
+			if want[m.data] != m.trace {
+				t.Fatalf("%q arrived with trace %s, want %s", m.data, m.trace, want[m.data])
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("a message did not arrive")
+		}
+	}
+	if n := lags.Load(); n != 1 {
+		t.Fatalf("%d lags measured, want 1 (the forged send time is not believed)", n)
 	}
 }
