@@ -16,7 +16,9 @@ import (
 func TestEventListQueryIsTheBuilders(t *testing.T) {
 	r := NewEventRepo(&DB{sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)})
 	day := func(d int) core.Date { return core.Date{Year: 2025, Month: 1, Day: d} }
-	cursor := func(d int, id string) string { return events.CursorAfter(events.Event{StartDate: day(d), ID: id}).String() }
+	cursor := func(d int, id string) string {
+		return events.CursorAfter(events.Event{StartDate: day(d), ID: id}).String()
+	}
 	for _, tc := range []struct {
 		user string
 		page core.Page
