@@ -11,6 +11,7 @@ import (
 
 	"tandem/adapters/sqlstore"
 	"tandem/core"
+	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/messages"
 )
@@ -105,6 +106,7 @@ func (b *bulk) flush(ctx context.Context) error {
 }
 
 var (
+	tokenCols        = []string{"token_hash", "user_id", "created_at", "expires_at", "id"}
 	accountCols      = []string{"id", "email", "password_hash", "verified", "created_at", "updated_at"}
 	partnershipCols  = []string{"id", "user_a", "user_b", "created_at"}
 	memberCols       = []string{"user_id", "partnership_id", "partner_id"}
@@ -219,6 +221,12 @@ func spreadCouple(ctx context.Context, b *bulk, hash string, i int, s spread, no
 				return err
 			}
 		}
+		if seed%4 == 0 { // a session that ran out: the token purge has work
+			if err := add("auth_tokens", tokenCols, accounts.HashToken("expired-"+u), u, ms-100*86_400_000,
+				ms-10*86_400_000, "s-"+u); err != nil {
+				return err
+			}
+		}
 		nm := vary(s.memoriesPerUser*2, seed)
 		if nm > 0 {
 			if err := add("memory_owners", ownerCols, u); err != nil {
@@ -274,6 +282,10 @@ func addEvent(add func(string, []string, ...any) error, user string, k, seed int
 		notify = 30
 		if at, ok := e.ReminderAt(time.UTC); ok && at.After(now) {
 			remindAt = at.UnixMilli()
+		} else if (k+seed)%100 == 0 {
+			// Due and not yet sent, as after a pause of the job: one
+			// pass of the reminder claims has work.
+			remindAt = now.Add(-time.Duration(k+1) * time.Minute).UnixMilli()
 		}
 	}
 	ms := now.UnixMilli()
