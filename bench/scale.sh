@@ -27,7 +27,8 @@ MIX_CONNS=${MIX_CONNS:-8}
 CONNS=${CONNS:-32}
 SPREAD=${SPREAD:-default}
 MYSQL_DSN=${TANDEM_BENCH_MYSQL_DSN:-"root@tcp(127.0.0.1:3306)/tandem_scale"}
-ADDR=127.0.0.1:8089
+ADDR=${ADDR:-127.0.0.1:8091}
+METRICS_ADDR=${METRICS_ADDR:-127.0.0.1:9466}
 BIN=${TANDEM_BIN:-bin/tandem}
 OUT=${OUT:-bench/out/scale}
 
@@ -45,7 +46,7 @@ record() { # store size key=value...
 }
 
 serve_env() { # db dir
-  echo TANDEM_DB="$1" TANDEM_ADDR=$ADDR TANDEM_METRICS_ADDR=127.0.0.1:9464 TANDEM_ENV=development \
+  echo TANDEM_DB="$1" TANDEM_ADDR=$ADDR TANDEM_METRICS_ADDR=$METRICS_ADDR TANDEM_ENV=development \
     TANDEM_BLOBS="file:$2/blobs" TANDEM_MAIL=log TANDEM_PUSH=log TANDEM_LOG_LEVEL=error \
     TANDEM_API_KEYS=load-key TANDEM_RATE_LIMIT_IP=100000000 \
     TANDEM_LIMITS_FREE='{"projects":3,"storage":"100GB","imagesPerUpload":4,"memories":100000000}'
@@ -95,6 +96,10 @@ for store in $STORES; do
     while read -r line; do record "$store $size $line"; done <"$dir/jobs.txt"
 
     t=$(date +%s%N)
+    if curl -s -o /dev/null "http://$ADDR/readyz"; then
+      echo "bench: something already serves $ADDR (set ADDR)" >&2
+      exit 1
+    fi
     env $env "$BIN" serve >"$dir/serve.log" 2>&1 &
     pid=$!
     record "$store $size cold_start_ms=$(wait_ready "$t")"
@@ -103,7 +108,7 @@ for store in $STORES; do
       line=$(FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d"$DURATION" -s "bench/wrk/$op.lua" "http://$ADDR" | grep '^RESULT')
       record "$store $size wrk_$op ${line#RESULT }"
     done
-    bin/tandem-load -url "http://$ADDR" -users "$MIX_USERS" -c "$MIX_CONNS" -d "$MIX_DURATION" | tee "$dir/mix.txt"
+    bin/tandem-load -url "http://$ADDR" -users "$MIX_USERS" -c "$MIX_CONNS" -d "$MIX_DURATION" | tee "$dir/mix.txt" || true
     record "$store $size $(grep '^MIX' "$dir/mix.txt")"
     record "$store $size peak_rss_mb=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")"
     kill "$pid"

@@ -32,7 +32,7 @@ func storage(db DBConfig) fx.Option {
 			fx.Provide(func(r memory.Ready) httpapi.Pinger { return r }, func(r memory.Ready) httpapi.Breaker { return r }))
 	case DBSQLite, DBMySQL:
 		return fx.Options(
-			fx.Supply(sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}),
+			fx.Supply(sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN, Pool: db.Pool}),
 			sqlstore.Module,
 			fx.Provide(func(d *sqlstore.DB) httpapi.Pinger { return d }, func(b *sqlstore.Breaker) httpapi.Breaker { return b },
 				func(d *sqlstore.DB) httpapi.HomePrefetch { return sqlstore.NewHomeRepo(d) }))

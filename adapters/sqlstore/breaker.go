@@ -45,7 +45,7 @@ func NewBreaker(lc fx.Lifecycle, cfg Config, log *zap.Logger) (*Breaker, error) 
 		return b, nil
 	}
 	b.trip.Store(newTripwire())
-	probe, err := openMySQL(cfg.DSN)
+	probe, err := openMySQL(cfg.DSN, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -125,10 +125,18 @@ func runRemote(base string, n, conc int, dur time.Duration) error {
 				i := couple/7*10 + couple%7
 				id := fmt.Sprintf("crowd-%d-%s", i, side)
 				var v struct{ Token string }
-				if _, err := c.call("POST", "/api/auth/login/email", "", map[string]any{"email": id + "@bench.tandem",
-					"password": crowdPassword}, &v); err != nil {
-					errs <- err
-					return
+				for try := 0; ; try++ {
+					status, err := c.call("POST", "/api/auth/login/email", "", map[string]any{"email": id + "@bench.tandem",
+						"password": crowdPassword}, &v)
+					if status == http.StatusServiceUnavailable && try < 50 {
+						time.Sleep(20 * time.Millisecond) // every hashing slot is busy
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					break
 				}
 				out[k] = account{id, v.Token}
 			}
