@@ -60,6 +60,7 @@ type DB struct {
 	writes     chan struct{} // SQLite: the turn to write (one writer at a time); nil on MySQL
 	group      groupCommit   // SQLite: the transactions waiting for the turn
 	full       fullMark      // the last write refused for want of space (readiness)
+	purge      purgeSizes    // tests: smaller purge batches
 }
 
 // Close releases the prepared statements, then the connections.

@@ -474,8 +474,7 @@ func (r *DailyReminderRepo) ClaimReminderDay(ctx context.Context, userID string,
 }
 
 func (r *DailyReminderRepo) PurgeReminderDays(ctx context.Context, before core.Date) (int, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("daily_reminder_days").Where(sq.Lt{"day": dateArg(before)}))
-	return int(n), err
+	return r.db.purgeInBatches(ctx, "daily_reminder_days", []string{"user_id", "day"}, sq.Lt{"day": dateArg(before)})
 }
 
 func (r *DailyReminderRepo) DeleteUserReminders(ctx context.Context, userID string) error {
