@@ -108,6 +108,8 @@ for store in $STORES; do
       line=$(FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d"$DURATION" -s "bench/wrk/$op.lua" "http://$ADDR" | grep '^RESULT')
       record "$store $size wrk_$op ${line#RESULT }"
     done
+    # Before the mix: its sign-ins hash passwords (argon2id, 64 MiB each).
+    record "$store $size rss_before_mix_mb=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")"
     bin/tandem-load -url "http://$ADDR" -users "$MIX_USERS" -c "$MIX_CONNS" -d "$MIX_DURATION" | tee "$dir/mix.txt" || true
     record "$store $size $(grep '^MIX' "$dir/mix.txt")"
     record "$store $size peak_rss_mb=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")"
@@ -150,7 +152,7 @@ for line in open(sys.argv[1]):
             if k != "load":
                 d[k] = v
     d.setdefault("loads", []).append(kv.get("load", "?"))
-cols = ["prepare_s", "db_mb", "migrate_ms", "cold_start_ms", "mix", "wrk_get", "wrk_list", "wrk_create", "peak_rss_mb", "backup_ms", "restore_ms"]
+cols = ["prepare_s", "db_mb", "migrate_ms", "cold_start_ms", "mix", "wrk_get", "wrk_list", "wrk_create", "rss_before_mix_mb", "peak_rss_mb", "backup_ms", "restore_ms"]
 print("| store | couples | " + " | ".join(cols) + " | load (min-max) |")
 print("|" + "---|" * (len(cols) + 3))
 for (store, size), d in sorted(rows.items()):

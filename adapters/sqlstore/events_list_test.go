@@ -55,3 +55,31 @@ func TestEventListQueryIsTheBuilders(t *testing.T) {
 		}
 	}
 }
+
+// TestEventInsertIsTheBuilders: Create's text, built once, is what squirrel
+// builds for any event, a reminder's NULLs included.
+func TestEventInsertIsTheBuilders(t *testing.T) {
+	r := NewEventRepo(&DB{sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)})
+	first := true
+	for _, e := range []events.Event{
+		{ID: "e1", UserID: "u1", Title: "a", StartDate: core.Date{Year: 2025, Month: 1, Day: 1}},
+		{ID: "e2", UserID: "u2", Title: "b", Notify: events.Notify{Minutes: 5, Set: true}, Participants: []string{"x"}},
+	} {
+		v, err := eventValues(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := r.insert.text(0, func() sq.Sqlizer { return r.insertBuilder(v) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wargs, err := r.insertBuilder(v).ToSql()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q != want || !reflect.DeepEqual(v, wargs) {
+			t.Fatalf("first %v: got %s %v, want %s %v", first, q, v, want, wargs)
+		}
+		first = false
+	}
+}

@@ -154,6 +154,15 @@ func (d *DB) built(q string, args []any) {
 // texts and arguments equal to the builder's.
 type queryMemo struct{ texts sync.Map } // shape key → string
 
+// built is a statement whose text came from a queryMemo, with its
+// arguments: a Sqlizer, so it runs through exec and the others as any.
+type built struct {
+	text string
+	args []any
+}
+
+func (b built) ToSql() (string, []any, error) { return b.text, b.args, nil }
+
 // text returns the text of the shape key, building it with b on the first
 // call. The caller passes its arguments in the order b would have.
 func (m *queryMemo) text(key any, b func() sq.Sqlizer) (string, error) {
