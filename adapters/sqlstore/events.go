@@ -18,7 +18,8 @@ import (
 var _ events.Repository = (*EventRepo)(nil)
 
 // EventRepo stores calendar events. Every read of a user's events goes
-// through idx_events_user_start (user_id, start_date, id).
+// through (user_id, start_date, id): on SQLite the table's own key since
+// migration 00040, on MySQL idx_events_user_start.
 type EventRepo struct {
 	db     *DB
 	list   queryMemo // the list's texts by listShape
@@ -220,7 +221,7 @@ func (r *EventRepo) listSelect(userID string, shape listShape, c events.Cursor) 
 	return b.OrderBy("start_date", "id").Limit(shape.rows)
 }
 
-// Overlapping reads a bounded range of idx_events_user_start: an event that
+// Overlapping reads a bounded range of (user_id, start_date): an event that
 // touches from starts at most events.MaxSpanDays before it.
 func (r *EventRepo) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
 	rows, err := scanSelect[eventRow](ctx, r.db, r.db, r.db.sb.Select(eventColumns...).From("events").
