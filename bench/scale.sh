@@ -41,6 +41,17 @@ RESULTS=$OUT/results.txt
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# timed NAME CMD...: runs CMD and prints NAME_ms (wall), NAME_cpu_ms (user +
+# system): on a shared box the wall time holds the run queue's wait.
+timed() {
+  local name=$1 t
+  shift
+  t=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null; } 2>&1 | tail -1)
+  awk -v n="$name" '{printf "%s_ms=%.0f %s_cpu_ms=%.0f", n, $1*1000, n, ($2+$3)*1000}' <<<"$t"
+}
+cpu_ms() { # pid: user + system CPU so far
+  awk -v tck="$(getconf CLK_TCK)" '{printf "%.0f", ($14+$15)*1000/tck}' "/proc/$1/stat"
+}
 record() { # store size key=value...
   echo "$* load=$(load)" | tee -a "$RESULTS"
 }
@@ -88,9 +99,7 @@ for store in $STORES; do
     bin/tandem-load prepare -db "$db" -couples "$size" -spread "$SPREAD" -out "$dir/fixture.lua" | tee "$dir/prepare.txt"
     record "$store $size prepare_s=$(( $(ms_since "$t") / 1000 )) db_mb=$(db_size_mb $store "$db" "$dir")"
 
-    t=$(date +%s%N)
-    env $env "$BIN" migrate >/dev/null
-    record "$store $size migrate_ms=$(ms_since "$t")"
+    record "$store $size $(timed migrate env $env "$BIN" migrate)"
 
     bin/tandem-load jobs -db "$db" | tee "$dir/jobs.txt"
     while read -r line; do record "$store $size $line"; done <"$dir/jobs.txt"
@@ -102,7 +111,8 @@ for store in $STORES; do
     fi
     env $env "$BIN" serve >"$dir/serve.log" 2>&1 &
     pid=$!
-    record "$store $size cold_start_ms=$(wait_ready "$t")"
+    ready=$(wait_ready "$t")
+    record "$store $size cold_start_ms=$ready cold_start_cpu_ms=$(cpu_ms $pid)"
     FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d2s -s bench/wrk/get.lua "http://$ADDR" >/dev/null # warm-up
     for op in get list create; do
       line=$(FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d"$DURATION" -s "bench/wrk/$op.lua" "http://$ADDR" | grep '^RESULT')
@@ -118,12 +128,8 @@ for store in $STORES; do
 
     if [ "$store" = sqlite ]; then
       rm -rf "$dir/backup" "$dir/restored" && mkdir -p "$dir/restored/blobs"
-      t=$(date +%s%N)
-      env $env "$BIN" backup "$dir/backup" >/dev/null
-      record "$store $size backup_ms=$(ms_since "$t")"
-      t=$(date +%s%N)
-      env $(serve_env "sqlite:$dir/restored/bench.db" "$dir/restored") "$BIN" restore "$dir/backup" >/dev/null
-      record "$store $size restore_ms=$(ms_since "$t")"
+      record "$store $size $(timed backup env $env "$BIN" backup "$dir/backup")"
+      record "$store $size $(timed restore env $(serve_env "sqlite:$dir/restored/bench.db" "$dir/restored") "$BIN" restore "$dir/backup")"
       rm -rf "$dir/backup" "$dir/restored"
     fi
   done
@@ -152,7 +158,7 @@ for line in open(sys.argv[1]):
             if k != "load":
                 d[k] = v
     d.setdefault("loads", []).append(kv.get("load", "?"))
-cols = ["prepare_s", "db_mb", "migrate_ms", "cold_start_ms", "mix", "wrk_get", "wrk_list", "wrk_create", "rss_before_mix_mb", "peak_rss_mb", "backup_ms", "restore_ms"]
+cols = ["prepare_s", "db_mb", "migrate_ms", "migrate_cpu_ms", "cold_start_ms", "cold_start_cpu_ms", "mix", "wrk_get", "wrk_list", "wrk_create", "rss_before_mix_mb", "peak_rss_mb", "backup_ms", "backup_cpu_ms", "restore_ms", "restore_cpu_ms"]
 print("| store | couples | " + " | ".join(cols) + " | load (min-max) |")
 print("|" + "---|" * (len(cols) + 3))
 for (store, size), d in sorted(rows.items()):
