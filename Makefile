@@ -49,7 +49,7 @@ EXPLAIN_SQLITE ?= bench/out/scale/sqlite-100000/bench.db
 EXPLAIN_MYSQL ?= root@tcp(127.0.0.1:3306)/tandem_scale
 explain-scale: ## every repository statement EXPLAINed on the large sets too (after make bench-scale; EXPLAIN_SQLITE, EXPLAIN_MYSQL= to skip one)
 	TANDEM_EXPLAIN_SQLITE='$(EXPLAIN_SQLITE)' TANDEM_EXPLAIN_MYSQL='$(EXPLAIN_MYSQL)' TANDEM_TEST_MYSQL_DSN="$${TANDEM_TEST_MYSQL_DSN:-root@tcp(127.0.0.1:3306)/test}" \
-		$(GO) test -count=1 -run 'Test' ./adapters/sqlstore/
+		bash -o pipefail -c "$(GO) test -count=1 -v -run 'Test' ./adapters/sqlstore/ | grep -E '^(ok|FAIL|--- FAIL)|EXPLAINed on the large|events in the large set|full scan|SCAN '"
 
 FUZZTIME ?= 30s
 
