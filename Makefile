@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http fmt lint lint-api generate faults fuzz client client-check client-test
+.PHONY: run test build image image-smoke migrate bench bench-http bench-scale explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -41,6 +41,15 @@ bench: ## every Go benchmark, with allocations
 
 bench-http: ## wrk -t1 -c32 on get/list/create of calendar events, SQLite, memory and MySQL (bench/run.sh; BENCHMARKS.md)
 	bash bench/run.sh
+
+bench-scale: ## issue 36: prepare 1k/10k/100k couples on SQLite and MySQL, measure the mix, wrk, RSS, start, migrate, backup/restore, job passes (bench/scale.sh; BENCHMARKS.md)
+	bash bench/scale.sh
+
+EXPLAIN_SQLITE ?= bench/out/scale/sqlite-100000/bench.db
+EXPLAIN_MYSQL ?= root@tcp(127.0.0.1:3306)/tandem_scale
+explain-scale: ## every repository statement EXPLAINed on the large sets too (after make bench-scale; EXPLAIN_SQLITE, EXPLAIN_MYSQL= to skip one)
+	TANDEM_EXPLAIN_SQLITE='$(EXPLAIN_SQLITE)' TANDEM_EXPLAIN_MYSQL='$(EXPLAIN_MYSQL)' TANDEM_TEST_MYSQL_DSN="$${TANDEM_TEST_MYSQL_DSN:-root@tcp(127.0.0.1:3306)/test}" \
+		bash -o pipefail -c "$(GO) test -count=1 -v -run 'Test' ./adapters/sqlstore/ | grep -E '^(ok|FAIL|--- FAIL)|EXPLAINed on the large|events in the large set|full scan|SCAN '"
 
 FUZZTIME ?= 30s
 

@@ -118,6 +118,7 @@ const (
 type DBConfig struct {
 	Kind DBKind
 	DSN  string
+	Pool int // TANDEM_DB_POOL: connections, open and idle alike (SQL only)
 }
 
 // BlobsConfig is TANDEM_BLOBS.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"tandem/adapters/signin"
+	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
 	"tandem/modules/notifications"
 	"tandem/modules/premium"
@@ -36,7 +37,11 @@ func (l *loader) receiptDelay(name string, def time.Duration) time.Duration {
 	return d
 }
 
-// db parses TANDEM_DB: memory, sqlite:PATH or mysql:DSN (checked).
+// poolVar sizes a SQL store's connection pool (open and idle alike).
+const poolVar = "TANDEM_DB_POOL"
+
+// db parses TANDEM_DB: memory, sqlite:PATH or mysql:DSN (checked), and for
+// SQL TANDEM_DB_POOL.
 func (l *loader) db() DBConfig {
 	const name = "TANDEM_DB"
 	v := l.str(name, "sqlite:./data/tandem.db")
@@ -45,12 +50,12 @@ func (l *loader) db() DBConfig {
 	case v == "memory":
 		return DBConfig{Kind: DBMemory}
 	case kind == "sqlite" && rest != "":
-		return DBConfig{Kind: DBSQLite, DSN: rest}
+		return DBConfig{Kind: DBSQLite, DSN: rest, Pool: l.positive(poolVar, sqlstore.DefaultSQLitePool)}
 	case kind == "mysql" && rest != "":
 		if _, err := mysql.ParseDSN(rest); err != nil {
 			l.fail(name, "bad MySQL DSN: %v", err)
 		}
-		return DBConfig{Kind: DBMySQL, DSN: rest}
+		return DBConfig{Kind: DBMySQL, DSN: rest, Pool: l.positive(poolVar, sqlstore.DefaultMySQLPool)}
 	}
 	l.fail(name, "%q is not memory, sqlite:PATH or mysql:DSN", v)
 	return DBConfig{}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tandem/adapters/sqlstore"
 )
 
 // env is a lookup over kv: a key present with "" is set and empty.
@@ -433,5 +435,30 @@ func TestPublicURLFollowsTheAddress(t *testing.T) {
 	c, _ := Load(env(map[string]string{"TANDEM_ADDR": ":9090", "TANDEM_PUBLIC_URL": "https://api.example.com/", "TANDEM_ENV": "development"}))
 	if c.HTTP.PublicURL != "https://api.example.com" {
 		t.Errorf("a set public URL: %q", c.HTTP.PublicURL)
+	}
+}
+
+// TestLoadDBPool: TANDEM_DB_POOL sizes the SQL store's pool, the dialect's
+// default unless set; a bad value is one line naming it.
+func TestLoadDBPool(t *testing.T) {
+	for _, tc := range []struct {
+		db, pool string
+		want     int
+	}{
+		{"sqlite:/tmp/x.db", "", sqlstore.DefaultSQLitePool},
+		{"mysql:root@tcp(127.0.0.1:3306)/t", "", sqlstore.DefaultMySQLPool},
+		{"mysql:root@tcp(127.0.0.1:3306)/t", "32", 32},
+		{"sqlite:/tmp/x.db", " 4 ", 4},
+	} {
+		c, err := Load(env(map[string]string{"TANDEM_DB": tc.db, "TANDEM_DB_POOL": tc.pool}))
+		if err != nil || c.DB.Pool != tc.want {
+			t.Errorf("%s with %q: pool %d, %v; want %d", tc.db, tc.pool, c.DB.Pool, err, tc.want)
+		}
+	}
+	for _, v := range []string{"0", "-1", "many"} {
+		_, err := Load(env(map[string]string{"TANDEM_DB": "mysql:root@tcp(127.0.0.1:3306)/t", "TANDEM_DB_POOL": v}))
+		if want := `TANDEM_DB_POOL: "` + v + `" is not a positive whole number`; err == nil || err.Error() != want {
+			t.Errorf("TANDEM_DB_POOL=%s: got %v, want %s", v, err, want)
+		}
 	}
 }

@@ -35,7 +35,7 @@ func storage(db DBConfig) fx.Option {
 	case DBSQLite, DBMySQL:
 		return fx.Options(
 			fx.Provide(func(t *telemetry.Tracing) sqlstore.Config {
-				c := sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN}
+				c := sqlstore.Config{Dialect: sqlDialect(db.Kind), DSN: db.DSN, Pool: db.Pool}
 				if t.On() {
 					c.Tracing = t.Provider()
 				}

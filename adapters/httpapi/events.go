@@ -262,7 +262,7 @@ func (h *eventsHandler) list(c *fiber.Ctx) error {
 		return err
 	}
 	setNextCursor(c, next)
-	return c.JSON(toEventsJSON(evs))
+	return sendEventsJSON(c, toEventsJSON(evs))
 }
 
 func (h *eventsHandler) get(c *fiber.Ctx) error {

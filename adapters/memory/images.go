@@ -92,6 +92,18 @@ func (r *ImageRepo) ByKey(_ context.Context, key string) (images.Image, error) {
 	return r.byID[id], nil
 }
 
+func (r *ImageRepo) Held(_ context.Context, keys []string) (map[string]bool, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	held := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := r.byKey[k]; ok {
+			held[k] = true
+		}
+	}
+	return held, nil
+}
+
 // newerImage orders like the SQL query: created_at, then id, descending.
 func newerImage(a, b images.Image) int {
 	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {

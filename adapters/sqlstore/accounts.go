@@ -452,17 +452,17 @@ func (r *AccountRepo) DeleteTokens(ctx context.Context, userID string) ([]string
 
 func (r *AccountRepo) Purge(ctx context.Context, now time.Time) (int, error) {
 	at := now.UnixMilli()
-	tokens, err := r.db.execN(ctx, r.db, r.db.sb.Delete("auth_tokens").Where(sq.Lt{"expires_at": at}))
+	tokens, err := r.db.purgeInBatches(ctx, "auth_tokens", []string{"token_hash"}, sq.Lt{"expires_at": at})
 	if err != nil {
 		return 0, err
 	}
-	codes, err := r.db.execN(ctx, r.db, r.db.sb.Delete("auth_codes").
-		Where(sq.Lt{"expires_at": at}).Where(sq.Lt{"proof_expires_at": at}))
+	codes, err := r.db.purgeInBatches(ctx, "auth_codes", []string{"user_id", "purpose"},
+		sq.And{sq.Lt{"expires_at": at}, sq.Lt{"proof_expires_at": at}})
 	if err != nil {
 		return 0, err
 	}
 	// The Sender drops such mail first and logs it; this is the net under it.
-	mail, err := r.db.execN(ctx, r.db, r.db.sb.Delete("mail_outbox").
-		Where(sq.Lt{"not_after": at}).Where(sq.Lt{"claimed_until": at}))
-	return int(tokens + codes + mail), err
+	mail, err := r.db.purgeInBatches(ctx, "mail_outbox", []string{"id"},
+		sq.And{sq.Lt{"not_after": at}, sq.Lt{"claimed_until": at}})
+	return tokens + codes + mail, err
 }

@@ -45,7 +45,7 @@ func NewBreaker(lc fx.Lifecycle, cfg Config, log *zap.Logger) (*Breaker, error) 
 		return b, nil
 	}
 	b.trip.Store(newTripwire())
-	probe, err := openMySQL(cfg.DSN, nil) // its pings every 500 ms are not traced
+	probe, err := openMySQL(cfg.DSN, 1, nil) // its pings every 500 ms are not traced
 	if err != nil {
 		return nil, err
 	}

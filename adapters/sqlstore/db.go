@@ -3,6 +3,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -38,7 +39,19 @@ type Config struct {
 	// Tracing, when set, makes every statement a span of the caller's
 	// trace (otelsql wraps the driver); nil installs nothing.
 	Tracing trace.TracerProvider
+	// Pool is how many connections to keep, open and idle alike;
+	// 0 is the dialect's default (DefaultSQLitePool, DefaultMySQLPool).
+	Pool int
 }
+
+// The pools' default sizes (TANDEM_DB_POOL changes them): SQLite's 8
+// readers beside its one writer; MySQL's 16, which measured best with
+// MariaDB on the same two cores (BENCHMARKS.md, change 14). With MySQL on
+// cores of its own, a larger pool may serve more.
+const (
+	DefaultSQLitePool = 8
+	DefaultMySQLPool  = 16
+)
 
 // DB is the shared handle every repository uses.
 type DB struct {
@@ -54,6 +67,7 @@ type DB struct {
 	writes     chan struct{} // SQLite: the turn to write (one writer at a time); nil on MySQL
 	group      groupCommit   // SQLite: the transactions waiting for the turn
 	full       fullMark      // the last write refused for want of space (readiness)
+	purge      purgeSizes    // tests: smaller purge batches
 }
 
 // Close releases the prepared statements, then the connections.
@@ -75,9 +89,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	)
 	switch cfg.Dialect {
 	case MySQL:
-		db, err = openMySQL(cfg.DSN, cfg.Tracing)
+		db, err = openMySQL(cfg.DSN, cmp.Or(cfg.Pool, DefaultMySQLPool), cfg.Tracing)
 	case SQLite:
-		db, err = openSQLite(cfg.DSN, cfg.Tracing)
+		db, err = openSQLite(cfg.DSN, cmp.Or(cfg.Pool, DefaultSQLitePool), cfg.Tracing)
 	default:
 		return nil, fmt.Errorf("sqlstore: unknown dialect %q", cfg.Dialect)
 	}
@@ -126,7 +140,7 @@ func MySQLDSN(dsn string) (string, error) {
 	return c.FormatDSN(), nil
 }
 
-func openMySQL(dsn string, tp trace.TracerProvider) (*sqlx.DB, error) {
+func openMySQL(dsn string, pool int, tp trace.TracerProvider) (*sqlx.DB, error) {
 	full, err := MySQLDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: mysql DSN: %w", err)
@@ -141,8 +155,8 @@ func openMySQL(dsn string, tp trace.TracerProvider) (*sqlx.DB, error) {
 	// open: with fewer, a burst closes the connections it opened above the
 	// idle count on return and dials them again on the next burst (a TCP and
 	// auth handshake in the tail).
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
 	db.SetConnMaxLifetime(3 * time.Minute) // under the usual 5-minute proxy/LB idle cut
 	db.SetConnMaxIdleTime(time.Minute)
 	return db, nil
@@ -151,7 +165,7 @@ func openMySQL(dsn string, tp trace.TracerProvider) (*sqlx.DB, error) {
 // openSQLite uses WAL (readers never block the writer), a busy timeout (writers
 // queue instead of failing) and IMMEDIATE transactions (a transaction takes the
 // write lock at BEGIN, so two read-then-write transactions cannot deadlock).
-func openSQLite(path string, tp trace.TracerProvider) (*sqlx.DB, error) {
+func openSQLite(path string, pool int, tp trace.TracerProvider) (*sqlx.DB, error) {
 	// The path becomes a URI: '?' would start its parameters and '#' end it,
 	// silently opening another file.
 	if strings.ContainsAny(path, "?#") {
@@ -171,8 +185,8 @@ func openSQLite(path string, tp trace.TracerProvider) (*sqlx.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
 	return db, nil
 }
 

@@ -18,8 +18,13 @@ import (
 var _ events.Repository = (*EventRepo)(nil)
 
 // EventRepo stores calendar events. Every read of a user's events goes
-// through idx_events_user_start (user_id, start_date, id).
-type EventRepo struct{ db *DB }
+// through (user_id, start_date, id): on SQLite the table's own key since
+// migration 00040, on MySQL idx_events_user_start.
+type EventRepo struct {
+	db     *DB
+	list   queryMemo // the list's texts by listShape
+	insert queryMemo // Create's one text
+}
 
 func NewEventRepo(db *DB) *EventRepo { return &EventRepo{db: db} }
 
@@ -107,8 +112,8 @@ func eventValues(e events.Event) ([]any, error) {
 
 func rowsToEvents(rows []eventRow) ([]events.Event, error) {
 	out := make([]events.Event, len(rows))
-	for i, row := range rows {
-		e, err := row.event()
+	for i := range rows {
+		e, err := rows[i].event()
 		if err != nil {
 			return nil, core.Internal(err)
 		}
@@ -122,7 +127,17 @@ func (r *EventRepo) Create(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return core.Internal(err)
 	}
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("events").Columns(eventColumns...).Values(v...))
+	q, err := r.insert.text(0, func() sq.Sqlizer { return r.insertBuilder(v) })
+	if err != nil {
+		return err
+	}
+	return r.db.exec(ctx, r.db, built{q, v})
+}
+
+// insertBuilder is Create's statement as squirrel builds it; its text is
+// the same for every event (TestEventInsertIsTheBuilders).
+func (r *EventRepo) insertBuilder(v []any) sq.InsertBuilder {
+	return r.db.sb.Insert("events").Columns(eventColumns...).Values(v...)
 }
 
 func (r *EventRepo) Get(ctx context.Context, id string) (events.Event, error) {
@@ -146,17 +161,22 @@ func (r *EventRepo) get(ctx context.Context, q sqlx.QueryerContext, id, suffix s
 }
 
 // List pages with a keyset on (start_date, id), the order of the index.
+// Its text is built once per shape (listQuery); a page reads straight into
+// a slice of its size.
 func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]events.Event, string, error) {
-	b := r.db.sb.Select(eventColumns...).From("events").Where(sq.Eq{"user_id": userID})
+	var c events.Cursor
 	if page.Cursor != "" {
-		c, err := events.ParseCursor(page.Cursor)
-		if err != nil {
+		var err error
+		if c, err = events.ParseCursor(page.Cursor); err != nil {
 			return nil, "", err
 		}
-		d := c.StartDate.String()
-		b = b.Where(sq.Or{sq.Gt{"start_date": d}, sq.And{sq.Eq{"start_date": d}, sq.Gt{"id": c.ID}}})
 	}
-	rows, err := scanSelect[eventRow](ctx, r.db, r.db, b.OrderBy("start_date", "id").Limit(uint64(page.Size()+1)))
+	query, args, err := r.listQuery(userID, page, c)
+	if err != nil {
+		return nil, "", err
+	}
+	r.db.built(query, args)
+	rows, err := scanRows[eventRow](ctx, r.db, r.db, query, args, min(page.Size()+1, 64))
 	if err != nil {
 		return nil, "", err
 	}
@@ -168,7 +188,40 @@ func (r *EventRepo) List(ctx context.Context, userID string, page core.Page) ([]
 	return evs, next, nil
 }
 
-// Overlapping reads a bounded range of idx_events_user_start: an event that
+// listShape is what a list's text depends on: a cursor or none, and the
+// number of rows to read.
+type listShape struct {
+	cursor bool
+	rows   uint64
+}
+
+// listQuery is the list's statement: its text from the memo, its arguments
+// in the builder's order (TestEventListQueryIsTheBuilders holds the two to
+// listSelect).
+func (r *EventRepo) listQuery(userID string, page core.Page, c events.Cursor) (string, []any, error) {
+	shape := listShape{cursor: page.Cursor != "", rows: uint64(page.Size() + 1)}
+	var args []any
+	if shape.cursor {
+		d := c.StartDate.String()
+		args = []any{userID, d, d, c.ID}
+	} else {
+		args = []any{userID}
+	}
+	q, err := r.list.text(shape, func() sq.Sqlizer { return r.listSelect(userID, shape, c) })
+	return q, args, err
+}
+
+// listSelect builds the list's statement with squirrel.
+func (r *EventRepo) listSelect(userID string, shape listShape, c events.Cursor) sq.SelectBuilder {
+	b := r.db.sb.Select(eventColumns...).From("events").Where(sq.Eq{"user_id": userID})
+	if shape.cursor {
+		d := c.StartDate.String()
+		b = b.Where(sq.Or{sq.Gt{"start_date": d}, sq.And{sq.Eq{"start_date": d}, sq.Gt{"id": c.ID}}})
+	}
+	return b.OrderBy("start_date", "id").Limit(shape.rows)
+}
+
+// Overlapping reads a bounded range of (user_id, start_date): an event that
 // touches from starts at most events.MaxSpanDays before it.
 func (r *EventRepo) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
 	rows, err := scanSelect[eventRow](ctx, r.db, r.db, r.db.sb.Select(eventColumns...).From("events").

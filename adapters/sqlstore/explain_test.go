@@ -3,8 +3,10 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"tandem/adapters/sqlstore"
@@ -26,6 +28,10 @@ func explained(t *testing.T, db *sqlstore.DB) *sqlstore.DB {
 		}
 		if _, seen := explainedQueries.LoadOrStore(string(db.Dialect)+" "+q, true); !seen {
 			explain(t, db, q, args)
+			if large := largeSet(t, db.Dialect); large != nil {
+				explain(t, large, q, args)
+				explainedLarge.Add(1)
+			}
 		}
 	})
 	return db
@@ -33,6 +39,56 @@ func explained(t *testing.T, db *sqlstore.DB) *sqlstore.DB {
 
 // explainedQueries holds "dialect query" once EXPLAINed.
 var explainedQueries sync.Map
+
+// The large data sets (issue 36, make explain-scale): with
+// TANDEM_EXPLAIN_SQLITE (a database file) or TANDEM_EXPLAIN_MYSQL (a DSN)
+// set, every statement is also EXPLAINed on that data set, a crowd of
+// `tandem-load prepare -spread`, where the planner sees real row counts.
+var (
+	largeSets      sync.Map // dialect → *sqlstore.DB, or error
+	explainedLarge atomic.Int64
+)
+
+func largeSet(t *testing.T, d sqlstore.Dialect) *sqlstore.DB {
+	env := map[sqlstore.Dialect]string{sqlstore.SQLite: "TANDEM_EXPLAIN_SQLITE", sqlstore.MySQL: "TANDEM_EXPLAIN_MYSQL"}[d]
+	dsn := os.Getenv(env)
+	if dsn == "" {
+		return nil
+	}
+	v, ok := largeSets.Load(d)
+	if !ok {
+		db, err := sqlstore.Open(context.Background(), sqlstore.Config{Dialect: d, DSN: dsn})
+		if err != nil {
+			v = err
+		} else {
+			v = db // kept open for the test binary's life
+		}
+		v, _ = largeSets.LoadOrStore(d, v)
+	}
+	if err, bad := v.(error); bad {
+		t.Fatalf("%s: %v", env, err)
+	}
+	return v.(*sqlstore.DB)
+}
+
+// TestTheLargeSetIsLarge: a large set named but empty, or a test binary
+// that EXPLAINed nothing there, measures nothing.
+func TestTheLargeSetIsLarge(t *testing.T) {
+	for _, d := range []sqlstore.Dialect{sqlstore.SQLite, sqlstore.MySQL} {
+		large := largeSet(t, d)
+		if large == nil {
+			continue
+		}
+		var n int64
+		if err := large.Get(&n, "SELECT COUNT(*) FROM events"); err != nil {
+			t.Fatal(err)
+		}
+		if n < 100_000 {
+			t.Fatalf("%s: the large set has %d events", d, n)
+		}
+		t.Logf("%s: %d events in the large set", d, n)
+	}
+}
 
 // TestEveryQueryHasAnIndex: the EXPLAIN check is wired; a repository's
 // statement reaches it.

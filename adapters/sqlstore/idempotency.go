@@ -96,6 +96,5 @@ func (r *IdempotencyRepo) DeleteUser(ctx context.Context, userID string) error {
 }
 
 func (r *IdempotencyRepo) Purge(ctx context.Context, before time.Time) (int, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("idempotency_keys").Where(sq.Lt{"expires_at": before.UnixMilli()}))
-	return int(n), err
+	return r.db.purgeInBatches(ctx, "idempotency_keys", []string{"user_id", "key_hash"}, sq.Lt{"expires_at": before.UnixMilli()})
 }

@@ -121,6 +121,22 @@ func (r *ImageRepo) ByKey(ctx context.Context, key string) (images.Image, error)
 	return row.image(), err
 }
 
+// Held reads uq_images_blob_key once for the whole page of keys.
+func (r *ImageRepo) Held(ctx context.Context, keys []string) (map[string]bool, error) {
+	held := map[string]bool{}
+	if len(keys) == 0 {
+		return held, nil
+	}
+	var found []string
+	if err := r.db.selectInto(ctx, r.db, &found, r.db.sb.Select("blob_key").From("images").Where(sq.Eq{"blob_key": keys})); err != nil {
+		return nil, err
+	}
+	for _, k := range found {
+		held[k] = true
+	}
+	return held, nil
+}
+
 // List pages through idx_images_user_created from the newest end; the
 // position condition is a range on that index.
 func (r *ImageRepo) List(ctx context.Context, userID string, after *images.Position, n int) ([]images.Image, error) {

@@ -186,16 +186,19 @@ var activityColumns = append([]string{"a.notification_id", "a.entry_count", "a.p
 func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Activity, collect func(notifications.Collected) notifications.Collected) (notifications.Collected, error) {
 	var next notifications.Collected
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if r.db.Dialect == MySQL {
+		st, err := r.lockActivity(ctx, tx, a)
+		if isNotFound(err) && r.db.Dialect == MySQL {
+			// The first activity of its kind: the row is made (a no-op
+			// upsert when a concurrent first made it meanwhile) and then
+			// locked. Two firsts may deadlock on the gap their reads
+			// locked; inTx runs the one MySQL rolled back again. Every
+			// later activity finds its row and locks it at once, one
+			// statement fewer (issue 36).
 			if err := r.db.exec(ctx, tx, r.upsertActivity(a, "", 0, 0, r.db.upsert(activityKey, "entry_count = entry_count"))); err != nil {
 				return err
 			}
+			st, err = r.lockActivity(ctx, tx, a)
 		}
-		var st activityRow
-		err := r.db.get(ctx, tx, &st, r.db.sb.Select(activityColumns...).From("notification_activity a").
-			LeftJoin("notifications n ON n.id = a.notification_id AND n.user_id = a.user_id AND n.is_read = ?", false).
-			Where(sq.Eq{"a.user_id": a.UserID, "a.from_user_id": a.From, "a.kind": string(a.Kind)}).
-			Suffix(r.db.forUpdate()))
 		if err != nil && !isNotFound(err) { // SQLite: no row before the first activity
 			return err
 		}
@@ -211,6 +214,17 @@ func (r *NotificationRepo) AddActivity(ctx context.Context, a notifications.Acti
 		return notifications.Collected{}, err
 	}
 	return next, nil
+}
+
+// lockActivity reads a's row with its unread entry, locked until tx ends
+// (SQLite's transaction holds the write lock from BEGIN).
+func (r *NotificationRepo) lockActivity(ctx context.Context, tx *sqlx.Tx, a notifications.Activity) (activityRow, error) {
+	var st activityRow
+	err := r.db.get(ctx, tx, &st, r.db.sb.Select(activityColumns...).From("notification_activity a").
+		LeftJoin("notifications n ON n.id = a.notification_id AND n.user_id = a.user_id AND n.is_read = ?", false).
+		Where(sq.Eq{"a.user_id": a.UserID, "a.from_user_id": a.From, "a.kind": string(a.Kind)}).
+		Suffix(r.db.forUpdate()))
+	return st, err
 }
 
 // collected is what the row says: the unread entry (nil when none), its
@@ -493,8 +507,7 @@ func (r *DailyReminderRepo) ClaimReminderDay(ctx context.Context, userID string,
 }
 
 func (r *DailyReminderRepo) PurgeReminderDays(ctx context.Context, before core.Date) (int, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("daily_reminder_days").Where(sq.Lt{"day": dateArg(before)}))
-	return int(n), err
+	return r.db.purgeInBatches(ctx, "daily_reminder_days", []string{"user_id", "day"}, sq.Lt{"day": dateArg(before)})
 }
 
 func (r *DailyReminderRepo) DeleteUserReminders(ctx context.Context, userID string) error {

@@ -178,10 +178,9 @@ func (r *PartnerRepo) PutConnection(ctx context.Context, c partners.Connection) 
 // PurgeExpiredConnections reads a range of idx_partner_connections_expires;
 // the members' primary key answers whether each owner is paired.
 func (r *PartnerRepo) PurgeExpiredConnections(ctx context.Context, now time.Time) (int, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("partner_connections").
-		Where(sq.LtOrEq{"expires_at": now.UnixMilli()}).
-		Where("NOT EXISTS (SELECT 1 FROM partnership_members m WHERE m.user_id = partner_connections.user_id)"))
-	return int(n), err
+	return r.db.purgeInBatches(ctx, "partner_connections", []string{"user_id"}, sq.And{
+		sq.LtOrEq{"expires_at": now.UnixMilli()},
+		sq.Expr("NOT EXISTS (SELECT 1 FROM partnership_members m WHERE m.user_id = partner_connections.user_id)")})
 }
 
 func (r *PartnerRepo) ConnectionOf(ctx context.Context, userID string) (partners.Connection, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"sync"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -96,7 +97,16 @@ func scanSelect[R any, P fielder[R]](ctx context.Context, d *DB, q sqlx.QueryerC
 	if err != nil {
 		return nil, err
 	}
-	var rows *sqlx.Rows
+	return scanRows[R, P](ctx, d, q, query, args, 0)
+}
+
+// scanRows runs a SELECT already built (d.build or d.built) and scans its
+// rows as scanSelect does; n is how many rows to make room for.
+func scanRows[R any, P fielder[R]](ctx context.Context, d *DB, q sqlx.QueryerContext, query string, args []any, n int) ([]R, error) {
+	var (
+		rows *sqlx.Rows
+		err  error
+	)
 	if st := d.prepared(ctx, q, query); st != nil {
 		rows, err = st.QueryxContext(ctx, args...)
 	} else {
@@ -106,7 +116,7 @@ func scanSelect[R any, P fielder[R]](ctx context.Context, d *DB, q sqlx.QueryerC
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var out []R
+	out := make([]R, 0, n)
 	for rows.Next() {
 		var r R
 		if err := rows.Scan(P(&r).fields()...); err != nil {
@@ -122,11 +132,49 @@ func (d *DB) build(b sq.Sqlizer) (string, []any, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("sqlstore: build: %w", err)
 	}
+	d.built(q, args)
+	return q, args, nil
+}
+
+// built counts a statement about to run and shows it to the tests'
+// observer (the EXPLAIN of every query): build calls it, and so does a
+// repository that runs a text from its queryMemo.
+func (d *DB) built(q string, args []any) {
 	d.statements.Add(1)
 	if d.observe != nil {
 		d.observe(q, args)
 	}
-	return q, args, nil
+}
+
+// queryMemo keeps statement texts that squirrel built once, by shape: a
+// hot read whose text depends only on a few choices (the event list with
+// or without a cursor, and its limit) skips the builder on every call
+// after the first. The arguments still travel as placeholders, in the
+// order the builder gave them; each user of a memo has a test holding its
+// texts and arguments equal to the builder's.
+type queryMemo struct{ texts sync.Map } // shape key → string
+
+// built is a statement whose text came from a queryMemo, with its
+// arguments: a Sqlizer, so it runs through exec and the others as any.
+type built struct {
+	text string
+	args []any
+}
+
+func (b built) ToSql() (string, []any, error) { return b.text, b.args, nil }
+
+// text returns the text of the shape key, building it with b on the first
+// call. The caller passes its arguments in the order b would have.
+func (m *queryMemo) text(key any, b func() sq.Sqlizer) (string, error) {
+	if q, ok := m.texts.Load(key); ok {
+		return q.(string), nil
+	}
+	q, _, err := b().ToSql()
+	if err != nil {
+		return "", fmt.Errorf("sqlstore: build: %w", err)
+	}
+	m.texts.Store(key, q)
+	return q, nil
 }
 
 // newestFirst reads one page of b, a list kept newest first on (created_at,

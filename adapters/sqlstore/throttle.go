@@ -55,6 +55,5 @@ func (r *ThrottleRepo) Clear(ctx context.Context, key string) error {
 }
 
 func (r *ThrottleRepo) Purge(ctx context.Context, before time.Time) (int, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("throttle_counters").Where(sq.Lt{"expires_at": before.UnixMilli()}))
-	return int(n), err
+	return r.db.purgeInBatches(ctx, "throttle_counters", []string{"k", "bucket"}, sq.Lt{"expires_at": before.UnixMilli()})
 }

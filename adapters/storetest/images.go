@@ -103,6 +103,16 @@ func (s imageSuite) createAndGet(t *testing.T) {
 	s.same(t, got, a)
 	_, err = r.ByKey(ctx, "u/u1/none.png")
 	wantKind(t, err, core.KindNotFound)
+	held, err := r.Held(ctx, []string{"u/u1/none.png", a.Key})
+	must(t, err)
+	if len(held) != 1 || !held[a.Key] {
+		t.Fatalf("held %v, want only %s", held, a.Key)
+	}
+	held, err = r.Held(ctx, nil)
+	must(t, err)
+	if len(held) != 0 {
+		t.Fatalf("held of no keys: %v", held)
+	}
 }
 
 func (s imageSuite) createAllOrNothing(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 // each with a bearer token, sharing `events` calendar events.
 type fixture struct {
 	couples, users, events int
+	spread                 string // "": the crowd is couples only, written through the stores
 }
 
 // stores are the repositories the fixture writes through: the same code
@@ -39,6 +40,8 @@ type stores struct {
 	Accounts accounts.Repository
 	Partners partners.Repository
 	Events   events.Repository
+	Hasher   accounts.PasswordHasher
+	DB       *sqlstore.DB `optional:"true"` // nil on the memory store
 }
 
 // benchUser is one benchmark user as the wrk scripts see it.
@@ -106,6 +109,8 @@ func fixtureFlags(fs *flag.FlagSet) (db, out *string, f *fixture) {
 	fs.IntVar(&f.couples, "couples", 10_000, "couples besides the benchmark users")
 	fs.IntVar(&f.users, "users", 20, "benchmark users, paired two by two, each with a token")
 	fs.IntVar(&f.events, "events", 10_000, "calendar events, spread over the benchmark users")
+	fs.StringVar(&f.spread, "spread", "", `"default" or NAME=COUNT,...: the crowd also keeps events, messages, memories, images, `+
+		`notifications, moods and daily questions, written in bulk (bulk.go; SQL stores only)`)
 	return db, out, f
 }
 
@@ -132,7 +137,11 @@ func benchEnv(db, addr string) map[string]string {
 func seedAndWrite(st stores, f fixture, out string) error {
 	start := time.Now()
 	ctx := context.Background()
-	if err := seedCouples(ctx, st, f.couples); err != nil {
+	if f.spread != "" {
+		if err := seedCrowd(ctx, st, f); err != nil {
+			return err
+		}
+	} else if err := seedCouples(ctx, st, f.couples); err != nil {
 		return err
 	}
 	users, err := seedUsers(ctx, st, f)
@@ -144,6 +153,28 @@ func seedAndWrite(st stores, f fixture, out string) error {
 	}
 	fmt.Printf("fixture: %d couples, %d users, %d events in %s; users in %s\n", f.couples, f.users, f.events,
 		time.Since(start).Round(time.Millisecond), out)
+	return nil
+}
+
+// seedCrowd writes the crowd with its spread, in bulk.
+func seedCrowd(ctx context.Context, st stores, f fixture) error {
+	sp, err := parseSpread(f.spread)
+	if err != nil {
+		return err
+	}
+	if st.DB == nil {
+		return fmt.Errorf("-spread writes SQL tables: not on the memory store")
+	}
+	hash, err := st.Hasher.Hash(crowdPassword)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rows, err := seedSpread(ctx, st.DB, hash, f.couples, sp)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("crowd: %d couples, %d rows in %s\n", f.couples, rows, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -34,8 +34,8 @@ import (
 const apiKey = "load-key"
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "prepare" || os.Args[1] == "serve") {
-		cmd := map[string]func([]string) error{"prepare": prepareCmd, "serve": serveCmd}[os.Args[1]]
+	if len(os.Args) > 1 && (os.Args[1] == "prepare" || os.Args[1] == "serve" || os.Args[1] == "jobs") {
+		cmd := map[string]func([]string) error{"prepare": prepareCmd, "serve": serveCmd, "jobs": jobsCmd}[os.Args[1]]
 		if err := cmd(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "tandem-load:", err)
 			os.Exit(1)
@@ -49,7 +49,17 @@ func main() {
 	streams := flag.Int("streams", 0, "instead of the workload: hold this many live streams (one per user, paired) and measure message delivery")
 	messages := flag.Int("messages", 1000, "with -streams: messages to send")
 	bus := flag.String("bus", "local", "TANDEM_BUS of the app under load")
+	url := flag.String("url", "", "instead of an app in-process: drive the running server at this URL as the crowd of "+
+		"`prepare -spread` (signs in crowd couples with a relationship; the server needs TANDEM_API_KEYS="+apiKey+
+		", a high TANDEM_RATE_LIMIT_IP and the memory limit of bench/scale.sh)")
 	flag.Parse()
+	if *url != "" {
+		if err := runRemote(*url, *users, *conc, *dur); err != nil {
+			fmt.Fprintln(os.Stderr, "tandem-load:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *streams > 0 {
 		*users = *streams
 	}
@@ -95,6 +105,52 @@ func run(db, bus string, users, conc int, dur time.Duration, streams, messages i
 }
 
 type account struct{ id, token string }
+
+// runRemote runs the workload against a served data set of `prepare
+// -spread`: n crowd accounts sign in with crowdPassword (the couples whose
+// index is 0-6 mod 10 have a relationship, which the workload reads).
+func runRemote(base string, n, conc int, dur time.Duration) error {
+	c := &client{base: strings.TrimRight(base, "/"), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}}
+	start := time.Now()
+	out := make([]account, n)
+	errs := make(chan error, conc)
+	var wg sync.WaitGroup
+	for w := range conc {
+		wg.Go(func() {
+			for k := w; k < n; k += conc {
+				couple, side := k/2, "a"
+				if k%2 == 1 {
+					side = "b"
+				}
+				i := couple/7*10 + couple%7
+				id := fmt.Sprintf("crowd-%d-%s", i, side)
+				var v struct{ Token string }
+				for try := 0; ; try++ {
+					status, err := c.call("POST", "/api/auth/login/email", "", map[string]any{"email": id + "@bench.tandem",
+						"password": crowdPassword}, &v)
+					if status == http.StatusServiceUnavailable && try < 50 {
+						time.Sleep(20 * time.Millisecond) // every hashing slot is busy
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					break
+				}
+				out[k] = account{id, v.Token}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	fmt.Printf("set-up: %d crowd users signed in in %s (%s)\n", n, time.Since(start).Round(time.Millisecond), base)
+	drive(c, out, conc, dur).print(dur)
+	return nil
+}
 
 func setUp(c *client, outbox *memmail.Outbox, n, conc int) ([]account, error) {
 	out := make([]account, n)
@@ -234,7 +290,17 @@ func (s *stats) print(dur time.Duration) {
 		fmt.Printf("%-22s %9d %8.0f %9s %9s %9s %7d\n", n, len(l), float64(len(l))/dur.Seconds(),
 			pct(l, 50), pct(l, 90), pct(l, 99), s.errs[n])
 	}
-	fmt.Printf("%-22s %9d %8.0f\n", "all", total, float64(total)/dur.Seconds())
+	var all []time.Duration
+	errs := 0
+	for _, n := range names {
+		all = append(all, s.lat[n]...)
+		errs += s.errs[n]
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	fmt.Printf("%-22s %9d %8.0f %9s %9s %9s %7d\n", "all", total, float64(total)/dur.Seconds(), pct(all, 50), pct(all, 90), pct(all, 99), errs)
+	// One line for scripts (bench/scale.sh).
+	fmt.Printf("MIX rps=%.0f p50_ms=%.2f p99_ms=%.2f requests=%d errors=%d\n", float64(total)/dur.Seconds(),
+		float64(pct(all, 50).Microseconds())/1000, float64(pct(all, 99).Microseconds())/1000, total, errs)
 	for _, n := range names {
 		if err := s.last[n]; err != nil {
 			fmt.Printf("%s failed, e.g.: %v\n", n, err)

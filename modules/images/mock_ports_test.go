@@ -315,6 +315,45 @@ func (c *MockRepositoryGroupCall) DoAndReturn(f func(context.Context, string, st
 	return c
 }
 
+// Held mocks base method.
+func (m *MockRepository) Held(ctx context.Context, keys []string) (map[string]bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Held", ctx, keys)
+	ret0, _ := ret[0].(map[string]bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Held indicates an expected call of Held.
+func (mr *MockRepositoryMockRecorder) Held(ctx, keys any) *MockRepositoryHeldCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Held", reflect.TypeOf((*MockRepository)(nil).Held), ctx, keys)
+	return &MockRepositoryHeldCall{Call: call}
+}
+
+// MockRepositoryHeldCall wrap *gomock.Call
+type MockRepositoryHeldCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryHeldCall) Return(arg0 map[string]bool, arg1 error) *MockRepositoryHeldCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryHeldCall) Do(f func(context.Context, []string) (map[string]bool, error)) *MockRepositoryHeldCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryHeldCall) DoAndReturn(f func(context.Context, []string) (map[string]bool, error)) *MockRepositoryHeldCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // List mocks base method.
 func (m *MockRepository) List(ctx context.Context, userID string, after *images.Position, n int) ([]images.Image, error) {
 	m.ctrl.T.Helper()

@@ -30,6 +30,9 @@ type Repository interface {
 	Get(ctx context.Context, userID, id string) (Image, error)
 	// ByKey returns the image holding the blob key; core.KindNotFound when none.
 	ByKey(ctx context.Context, key string) (Image, error)
+	// Held returns which of keys an image holds, in one read (the sweep
+	// checks the store's files a page at a time).
+	Held(ctx context.Context, keys []string) (map[string]bool, error)
 	// List returns up to n of the user's images newest first (CreatedAt, then
 	// ID, descending), starting after the position when it is not nil; n <= 0
 	// means all of them.
