@@ -1,6 +1,8 @@
 package bootstrap
 
 import (
+	"sync"
+
 	"go.uber.org/fx"
 
 	"tandem/adapters/httpapi"
@@ -14,10 +16,15 @@ import (
 // questions and advice that live in their modules, for every module that
 // writes to a person (core.Translator) and for the API's answers.
 var languages = fx.Provide(
-	func() (*i18n.Catalogs, error) { return i18n.Load(Sources()) },
+	catalogs,
 	func(c *i18n.Catalogs) core.Translator { return c },
 	func(c *i18n.Catalogs) httpapi.Languages { return c },
 )
+
+// catalogs are read once per process: they are embedded and never change,
+// and reading them costs 16 ms (66 under the race detector) for every app
+// a test starts.
+var catalogs = sync.OnceValues(func() (*i18n.Catalogs, error) { return i18n.Load(Sources()) })
 
 // Sources are the English texts kept in the modules, by catalog key.
 func Sources() map[string]string {
