@@ -143,6 +143,11 @@ func TestLocaleOnTheProfile(t *testing.T) {
 				t.Fatalf("locale %v: %s", bad, r.Body)
 			}
 		}
+		// the partner-to-be, a stranger: another's locale is not theirs to set
+		r := h.do(req{Method: "PATCH", Path: profile, Token: partner.Token, Body: map[string]any{"locale": "ru"}})
+		if r.Status != 403 && r.Status != 404 {
+			t.Fatalf("a stranger set another's locale: %d %s", r.Status, r.Body)
+		}
 		if got := h.get(profile, me.Token).JSON(t)["locale"]; got != "en" {
 			t.Fatalf("a refused locale was stored: %v", got)
 		}
