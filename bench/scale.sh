@@ -79,8 +79,41 @@ db_size_mb() { # store db dir
   if [ "$1" = sqlite ]; then
     du -cm "$3"/bench.db* | awk 'END {print $1}'
   else
-    mysql --protocol=tcp -h 127.0.0.1 -uroot -N -e "SELECT ROUND(SUM(data_length+index_length)/1048576) FROM information_schema.tables WHERE table_schema='${MYSQL_DSN##*/}'"
+    mysql --protocol=tcp -h 127.0.0.1 -uroot -N -e "SELECT ROUND(SUM(FILE_SIZE)/1048576) FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE '${MYSQL_DSN##*/}/%'"
   fi
+}
+
+# settle_mysql: a prepare leaves MariaDB's buffer pool full of dirty pages,
+# which it writes out only when its redo log fills: under the next writes.
+# Measured without this, the 100,000-couple create ran at 75 req/s (p50 395
+# ms) and at 835 req/s a few minutes later. The data set is flushed first
+# (the dirty-page ceiling lowered to 0 and put back), so each size is read
+# in the same steady state; prints the seconds it took.
+settle_mysql() {
+  local q="mysql --protocol=tcp -h 127.0.0.1 -uroot -N -e" pct t
+  pct=$($q "SELECT @@innodb_max_dirty_pages_pct")
+  t=$(date +%s%N)
+  $q "SET GLOBAL innodb_max_dirty_pages_pct=0"
+  for _ in $(seq 1 600); do
+    [ "$($q "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" | cut -f2)" -lt 50 ] && break
+    sleep 0.5
+  done
+  $q "SET GLOBAL innodb_max_dirty_pages_pct=$pct"
+  echo $(( $(ms_since "$t") / 1000 ))
+}
+
+# innodb_waits prints MariaDB's wait counters; waits_since BEFORE their
+# growth since: twice the MySQL create ran at a tenth of its usual rate
+# (73-75 req/s, p50 ~400 ms) and re-runs did not reproduce it; these say
+# which wait it was the next time (row locks, the redo log, free pages).
+innodb_waits() {
+  mysql --protocol=tcp -h 127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS WHERE Variable_name IN
+    ('Innodb_row_lock_waits','Innodb_row_lock_time','Innodb_log_waits','Innodb_buffer_pool_wait_free',
+     'Innodb_data_fsyncs','Innodb_deadlocks')" | awk '{printf "%s=%s ", tolower($1), $2}'
+}
+waits_since() {
+  paste -d' ' <(tr ' ' '\n' <<<"$1" | grep =) <(innodb_waits | tr ' ' '\n' | grep =) |
+    awk -F'[= ]' '{printf "%s=%d ", substr($1, 8), $4 - $2}'
 }
 
 for store in $STORES; do
@@ -98,6 +131,7 @@ for store in $STORES; do
     t=$(date +%s%N)
     bin/tandem-load prepare -db "$db" -couples "$size" -spread "$SPREAD" -out "$dir/fixture.lua" | tee "$dir/prepare.txt"
     record "$store $size prepare_s=$(( $(ms_since "$t") / 1000 )) db_mb=$(db_size_mb $store "$db" "$dir")"
+    [ "$store" = mysql ] && record "$store $size settle_s=$(settle_mysql)"
 
     record "$store $size $(timed migrate env $env "$BIN" migrate)"
 
@@ -115,8 +149,10 @@ for store in $STORES; do
     record "$store $size cold_start_ms=$ready cold_start_cpu_ms=$(cpu_ms $pid)"
     FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d2s -s bench/wrk/get.lua "http://$ADDR" >/dev/null # warm-up
     for op in get list create; do
+      [ "$store" = mysql ] && before=$(innodb_waits)
       line=$(FIXTURE=$dir/fixture.lua wrk -t1 -c"$CONNS" -d"$DURATION" -s "bench/wrk/$op.lua" "http://$ADDR" | grep '^RESULT')
       record "$store $size wrk_$op ${line#RESULT }"
+      [ "$store" = mysql ] && record "$store $size innodb_$op $(waits_since "$before")"
     done
     # Before the mix: its sign-ins hash passwords (argon2id, 64 MiB each).
     record "$store $size rss_before_mix_mb=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")"

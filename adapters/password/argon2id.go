@@ -161,6 +161,18 @@ func (h *Hasher) Hash(password string) (string, error) {
 	return encode(h.p, salt, key), nil
 }
 
+// Decoy is a well-formed hash with the Hasher's parameters, a random salt
+// and a random key: verifying a password against it runs argon2id as for a
+// real one (same memory, passes, key length), and no password matches it
+// but by finding a preimage of a random 256-bit key.
+func (h *Hasher) Decoy() (string, error) {
+	b := make([]byte, h.p.SaltLength+h.p.KeyLength)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("password: decoy: %w", err)
+	}
+	return encode(h.p, b[:h.p.SaltLength], b[h.p.SaltLength:]), nil
+}
+
 // Verify reports whether password matches hash, using the parameters stored
 // in hash. An unparsable hash gives an error wrapping ErrMalformedHash; no
 // slot in time gives Hash's busy error.

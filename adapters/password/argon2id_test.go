@@ -192,3 +192,34 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// TestDecoyCostsAVerifyAndMatchesNothing: the decoy is the stored shape
+// with the default parameters, so verifying against it runs argon2id as a
+// real hash does (in a slot); no password matches it, and each is new.
+func TestDecoyCostsAVerifyAndMatchesNothing(t *testing.T) {
+	t.Parallel()
+	h := password.New(password.DefaultParams)
+	hashed := 0
+	h.SetInSlot(func() { hashed++ })
+	decoy, err := h.Decoy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !phc.MatchString(decoy) {
+		t.Fatalf("decoy %q is not the PHC form with default parameters", decoy)
+	}
+	if hashed != 0 {
+		t.Fatalf("making the decoy hashed %d times, want none", hashed)
+	}
+	for _, pw := range []string{"", "timing-equaliser-password", "12345678"} {
+		if ok, err := h.Verify(decoy, pw); err != nil || ok {
+			t.Errorf("Verify(decoy, %q) = %v, %v; want false, nil", pw, ok, err)
+		}
+	}
+	if hashed != 3 {
+		t.Errorf("three verifications against the decoy hashed %d times, want 3", hashed)
+	}
+	if again, _ := h.Decoy(); again == decoy {
+		t.Error("two decoys are the same")
+	}
+}

@@ -150,6 +150,11 @@ type PasswordHasher interface {
 	Hash(password string) (string, error)
 	// Verify reports whether password matches hash; an unparsable hash is an error.
 	Verify(hash, password string) (bool, error)
+	// Decoy is a hash no password matches that costs a Verify what a real
+	// one does: checked in place of an unknown e-mail's, so the answer's
+	// timing tells nothing. Made without hashing (it was the largest share
+	// of tandem serve's start-up).
+	Decoy() (string, error)
 }
 
 // SessionCache is a short-lived read cache of resolved tokens, in front of

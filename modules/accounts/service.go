@@ -58,7 +58,7 @@ func NewService(d Deps) (*Service, error) {
 	if d.Texts == nil {
 		return nil, fmt.Errorf("accounts: no Translator for the mails")
 	}
-	dummy, err := d.Hasher.Hash("timing-equaliser-password")
+	dummy, err := d.Hasher.Decoy()
 	if err != nil {
 		return nil, fmt.Errorf("accounts: hasher: %w", err)
 	}

@@ -698,6 +698,7 @@ type plainHasher struct{}
 
 func (plainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
 func (plainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+func (plainHasher) Decoy() (string, error)           { return "decoy", nil }
 
 type mapCache struct {
 	mu sync.Mutex
