@@ -95,6 +95,15 @@ func TestLiveEventsReachTheirReadersOnly(t *testing.T) {
 		step("an answer", func() {
 			expect(t, h.post(dqPath(ann), ann.Token, map[string]any{"action": "answer", "text": "Lisbon"}), 200, "")
 		}, "notification.created bob:"+note, "question.answered ann:questions.View bob:questions.View")
+		var bobsAnswer string
+		step("the partner's answer", func() {
+			r := h.dqPost(bob, map[string]any{"action": "answer", "text": "Porto"})
+			expect(t, r, 200, "")
+			bobsAnswer = dqItems(t, r)[1]
+		}, "notification.created ann:"+note, "question.answered ann:questions.View bob:questions.View")
+		step("a reaction", func() {
+			expect(t, h.dqPost(ann, map[string]any{"action": "react", "messageId": bobsAnswer, "reaction": "❤️"}), 200, "")
+		}, "question.reacted ann:questions.View bob:questions.View")
 		step("the relationship", func() {
 			expect(t, h.post(relationshipPath(bob), bob.Token, map[string]any{"action": "start", "date": "2025-01-01"}), 200, "")
 		}, "relationship.changed ann:relationship.Duration bob:relationship.Duration", "notification.created ann:"+note)
