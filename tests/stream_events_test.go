@@ -36,7 +36,11 @@ func TestStreamCarriesEveryKindOfEvent(t *testing.T) {
 
 	expect(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "Lisbon"}), 200, "")
 	lastOf(t, annS.drain(quiet), "question.answered")
-	expect(t, h.dqPost(bob, map[string]any{"action": "answer", "text": "Our first dance"}), 200, "")
+	r := h.dqPost(bob, map[string]any{"action": "answer", "text": "Our first dance"})
+	expect(t, r, 200, "")
+	bobsAnswer := dqItems(t, r)[1]
 	expect(t, h.dqPost(ann, map[string]any{"action": "reply", "text": "ha"}), 200, "")
 	lastOf(t, annS.drain(quiet), "question.replied")
+	expect(t, h.dqPost(ann, map[string]any{"action": "react", "messageId": bobsAnswer, "reaction": "❤️"}), 200, "")
+	lastOf(t, annS.drain(quiet), "question.reacted")
 }
