@@ -30,12 +30,13 @@ import (
 // and export. Doing it here, not in constructors, keeps the graph acyclic
 // (a module may both publish events and listen to them).
 var connect = fx.Invoke(fx.Annotate(
-	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData, keys *passkeys.Service) {
+	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData, keys *passkeys.Service, n *Notifier) {
 		bus.Subscribe(listeners...)
 		acc.AddDataOwners(owners...)
 		acc.UsePasskeys(keys) // passkeys are sign-in methods too (the profile, unlinking the last provider)
+		acc.UseNotifier(n)    // a way in added is shown in a notification
 	},
-	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`, ``),
+	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`, ``, ``),
 ))
 
 // ports binds the small interfaces a module declares in its ports.go to the
@@ -117,4 +118,12 @@ func (n *Notifier) NotifyActivity(ctx context.Context, userID, fromUserID, kind 
 	return nil
 }
 
-var notifier = fx.Provide(newNotifier)
+var notifier = fx.Provide(newNotifier, func(log *zap.Logger) accounts.Reporter { return afterCommitLog{log} })
+
+// afterCommitLog logs what failed after an account change committed (a
+// notice mail not queued): the change stands, an operator should know.
+type afterCommitLog struct{ log *zap.Logger }
+
+func (a afterCommitLog) AfterCommitFailed(_ context.Context, what string, err error) {
+	a.log.Warn("accounts: "+what+" failed after the commit", zap.Error(err))
+}

@@ -123,8 +123,12 @@ func (p passkeyAccounts) Holder(ctx context.Context, userID string) (passkeys.Ho
 	return h, nil
 }
 
-func (p passkeyAccounts) OtherSignIns(ctx context.Context, userID string) (int, error) {
-	return p.a.OtherSignIns(ctx, userID)
+func (p passkeyAccounts) RemovePasskey(ctx context.Context, userID, id string) error {
+	return p.a.RemovePasskey(ctx, userID, id)
+}
+
+func (p passkeyAccounts) PasskeyAdded(ctx context.Context, userID string) error {
+	return p.a.WayInAdded(ctx, userID, accounts.MethodPasskey)
 }
 
 func (p passkeyAccounts) StartSession(ctx context.Context, userID string, cl passkeys.Client) (string, error) {

@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The domain events that cross module boundaries. They live in core because
 // a module may not import another module.
@@ -9,6 +12,18 @@ import "context"
 type AccountDeleted struct{ UserID string }
 
 func (AccountDeleted) EventName() string { return "AccountDeleted" }
+
+// WaysInEnded: a proof of the account's mailbox (or its owner's "log out
+// everywhere") ended every earlier way in at At. Pairing requests made from
+// the account before At go; when Unproven, the account had no proven owner
+// before, so its partnership was made by someone else and ends too.
+type WaysInEnded struct {
+	UserID   string
+	At       time.Time
+	Unproven bool
+}
+
+func (WaysInEnded) EventName() string { return "WaysInEnded" }
 
 // PartnershipEnded: two users are no longer partners (unpair, unlink, deletion).
 type PartnershipEnded struct {

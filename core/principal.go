@@ -15,6 +15,9 @@ type Principal struct {
 	// principal comes from no token): a long request, the live stream, ends
 	// there rather than outliving it.
 	ExpiresAt time.Time
+	// SignedInAt is when the caller's token was made by a sign-in (zero
+	// without one): adding a way in to the account needs a recent one.
+	SignedInAt time.Time
 }
 
 type principalKey struct{}
@@ -27,4 +30,22 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func PrincipalFrom(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
+}
+
+// ReauthWindow is how long after a sign-in a token may add a way in to its
+// account (a passkey, a first password): a stolen token, older than that,
+// cannot plant one.
+const ReauthWindow = 5 * time.Minute
+
+// RequireRecentSignIn is 403 reauthentication_required unless the caller's
+// token was made by a sign-in within ReauthWindow of now.
+func (p Principal) RequireRecentSignIn(now time.Time) error { return RequireRecentSignIn(p.SignedInAt, now) }
+
+// RequireRecentSignIn is Principal.RequireRecentSignIn for a token made at
+// signedInAt.
+func RequireRecentSignIn(signedInAt, now time.Time) error {
+	if signedInAt.IsZero() || now.Sub(signedInAt) > ReauthWindow || signedInAt.After(now.Add(time.Minute)) {
+		return Forbidden("reauthentication_required", "sign in again to add a way in to your account")
+	}
+	return nil
 }

@@ -8,17 +8,19 @@ import (
 )
 
 func FuzzEncodeDecode(f *testing.F) {
-	f.Add(int64(0), int64(1_700_000_000), int64(5), true, "u1", "a@example.com")
-	f.Add(int64(1<<62), int64(-62135596800), int64(0), false, "", "")
-	f.Add(int64(42), int64(253402300799), int64(999_999_999), false, "ü", "zoé@exämple.com")
-	f.Fuzz(func(t *testing.T, cachedAt, sec, nsec int64, admin bool, user, email string) {
+	f.Add(int64(0), int64(1_700_000_000), int64(5), true, true, int64(1_700_000_000_123), "u1", "a@example.com")
+	f.Add(int64(1<<62), int64(-62135596800), int64(0), false, false, int64(0), "", "")
+	f.Add(int64(42), int64(253402300799), int64(999_999_999), false, true, int64(-5), "ü", "zoé@exämple.com")
+	f.Fuzz(func(t *testing.T, cachedAt, sec, nsec int64, admin, verified bool, signedMs int64, user, email string) {
 		if nsec < 0 || nsec > 999_999_999 {
 			nsec = 0
 		}
-		in := accounts.Session{UserID: user, Email: email, Admin: admin, ExpiresAt: time.Unix(sec, nsec)}
+		in := accounts.Session{UserID: user, Email: email, Admin: admin, Verified: verified,
+			SignedInAt: time.UnixMilli(signedMs), ExpiresAt: time.Unix(sec, nsec)}
 		at, out, ok := decode(encode(time.Duration(cachedAt), in))
 		if !ok || at != time.Duration(cachedAt) || out.UserID != user || out.Email != email ||
-			out.Admin != admin || !out.ExpiresAt.Equal(in.ExpiresAt) {
+			out.Admin != admin || out.Verified != verified || !out.SignedInAt.Equal(in.SignedInAt) ||
+			!out.ExpiresAt.Equal(in.ExpiresAt) {
 			t.Fatalf("round trip of %+v at %d gave %+v at %d, ok=%v", in, cachedAt, out, at, ok)
 		}
 	})
@@ -47,7 +49,7 @@ func TestDecodeRejectsCorruptEntries(t *testing.T) {
 		{"truncated user", good[:fixedLen+2]},
 		{"truncated e-mail", good[:len(good)-1]},
 		{"trailing byte", append(append([]byte(nil), good...), 0)},
-		{"admin flag 2", withAdmin(2)},
+		{"unknown flag 4", withAdmin(4)},
 		{"length past end", append(append([]byte(nil), good[:fixedLen]...), 0xff, 0xff, 0xff, 0xff, 0x0f)},
 	}
 	for _, tc := range cases {

@@ -139,8 +139,14 @@ func (s *SessionCache) age(cachedAt time.Duration) time.Duration { return s.sinc
 // Entry layout, little-endian:
 //
 //	cachedAt int64 (ns since start) | expires unix s int64 | expires ns int32 |
-//	admin byte | uvarint len + user id | uvarint len + e-mail
-const fixedLen = 8 + 8 + 4 + 1
+//	flags byte (1 admin, 2 verified) | signed in unix ms int64 |
+//	uvarint len + user id | uvarint len + e-mail
+const fixedLen = 8 + 8 + 4 + 1 + 8
+
+const (
+	flagAdmin    = 1
+	flagVerified = 2
+)
 
 func encode(cachedAt time.Duration, sess accounts.Session) []byte {
 	b := make([]byte, fixedLen, fixedLen+2*binary.MaxVarintLen16+len(sess.UserID)+len(sess.Email))
@@ -148,8 +154,12 @@ func encode(cachedAt time.Duration, sess accounts.Session) []byte {
 	binary.LittleEndian.PutUint64(b[8:], uint64(sess.ExpiresAt.Unix()))
 	binary.LittleEndian.PutUint32(b[16:], uint32(sess.ExpiresAt.Nanosecond()))
 	if sess.Admin {
-		b[20] = 1
+		b[20] |= flagAdmin
 	}
+	if sess.Verified {
+		b[20] |= flagVerified
+	}
+	binary.LittleEndian.PutUint64(b[21:], uint64(sess.SignedInAt.UnixMilli()))
 	b = binary.AppendUvarint(b, uint64(len(sess.UserID)))
 	b = append(b, sess.UserID...)
 	b = binary.AppendUvarint(b, uint64(len(sess.Email)))
@@ -158,13 +168,14 @@ func encode(cachedAt time.Duration, sess accounts.Session) []byte {
 }
 
 func decode(b []byte) (time.Duration, accounts.Session, bool) {
-	if len(b) < fixedLen || b[20] > 1 {
+	if len(b) < fixedLen || b[20] > flagAdmin|flagVerified {
 		return 0, accounts.Session{}, false
 	}
 	cachedAt := time.Duration(binary.LittleEndian.Uint64(b[0:]))
 	sec := int64(binary.LittleEndian.Uint64(b[8:]))
 	nsec := int64(binary.LittleEndian.Uint32(b[16:]))
-	sess := accounts.Session{ExpiresAt: time.Unix(sec, nsec).UTC(), Admin: b[20] == 1}
+	sess := accounts.Session{ExpiresAt: time.Unix(sec, nsec).UTC(), Admin: b[20]&flagAdmin != 0,
+		Verified: b[20]&flagVerified != 0, SignedInAt: time.UnixMilli(int64(binary.LittleEndian.Uint64(b[21:]))).UTC()}
 	rest := b[fixedLen:]
 	var ok bool
 	if sess.UserID, rest, ok = readString(rest); !ok {

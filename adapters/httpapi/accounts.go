@@ -312,7 +312,7 @@ func (h *accountsHandler) changePassword(c *fiber.Ctx) error {
 		return core.Invalid("invalid_request", "newPassword is required")
 	}
 	userID := c.Params("userId")
-	token, err := h.svc.ChangePassword(c.UserContext(), userID, in.CurrentPassword, *in.NewPassword, clientOf(c))
+	token, err := h.svc.ChangePassword(c.UserContext(), userID, signedInAt(c), in.CurrentPassword, *in.NewPassword, clientOf(c))
 	if err != nil {
 		return err
 	}

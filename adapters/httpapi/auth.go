@@ -162,3 +162,10 @@ func limitPerUser(l core.Limiter, name string, perMinute int) fiber.Handler {
 func uncountedRead(c *fiber.Ctx, err error) bool {
 	return core.IsKind(err, core.KindInsufficientStorage) && (c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead)
 }
+
+// signedInAt is when the caller's token was made by a sign-in (zero
+// without a caller): the step-up rules read it.
+func signedInAt(c *fiber.Ctx) time.Time {
+	p, _ := core.PrincipalFrom(c.UserContext())
+	return p.SignedInAt
+}

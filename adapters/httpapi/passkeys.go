@@ -79,7 +79,7 @@ func answer(c *fiber.Ctx) ([]byte, error) {
 
 func (h *passkeysHandler) registerOptions(c *fiber.Ctx) error {
 	p, _ := principal(c)
-	o, err := h.svc.RegisterOptions(c.UserContext(), p.UserID)
+	o, err := h.svc.RegisterOptions(c.UserContext(), p.UserID, p.SignedInAt)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (h *passkeysHandler) registerVerify(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	k, err := h.svc.Register(c.UserContext(), p.UserID, body)
+	k, err := h.svc.Register(c.UserContext(), p.UserID, p.SignedInAt, body)
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,8 @@ type AccountRepo struct {
 	mails   map[string]accounts.OutboxMail
 	// identities by (provider, subject): see accounts_identities.go.
 	identities map[identityKey]accounts.Identity
+	// passkeys are ways in too (accounts_ways.go); nil: none.
+	passkeys *PasskeyRepo
 }
 
 func NewAccountRepo() *AccountRepo {
@@ -278,18 +280,18 @@ func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpo
 
 // UpdateCode holds the mutex for the whole decision, as the SQL
 // transaction holds its row locks.
-func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) ([]string, error) {
+func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) (accounts.Removed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := codeKey{userID, p}
 	c, ok := r.codes[k]
 	a, found := r.byID[userID]
 	if !ok || !found {
-		return nil, core.NotFound("not_found", "no code")
+		return accounts.Removed{}, core.NotFound("not_found", "no code")
 	}
 	u, err := decide(c, a)
 	if err != nil {
-		return nil, err
+		return accounts.Removed{}, err
 	}
 	switch {
 	case u.Consume:
@@ -301,23 +303,19 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 		a.Verified = true
 		r.byID[userID] = a
 	}
-	var revoked []string
+	var removed accounts.Removed
 	if u.PasswordHash != "" {
 		a.PasswordHash, a.UpdatedAt = u.PasswordHash, u.At
 		r.byID[userID] = a
-		revoked = r.revokeLocked(userID)
+		removed.Sessions = r.revokeLocked(userID)
 	}
-	if u.Unlink {
-		for k, id := range r.identities {
-			if id.UserID == userID {
-				delete(r.identities, k)
-			}
-		}
+	if u.EndWaysIn {
+		removed.Add(r.endWaysInLocked(userID))
 	}
 	if u.Token != nil {
 		r.tokens[u.Token.Hash] = *u.Token
 	}
-	return revoked, nil
+	return removed, nil
 }
 
 func (r *AccountRepo) ClearPendingPassword(_ context.Context, userID string) error {
@@ -385,7 +383,8 @@ func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Ses
 		return accounts.Session{}, core.NotFound("not_found", "no token")
 	}
 	a := r.byID[t.UserID]
-	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, ExpiresAt: t.ExpiresAt,
+	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, Verified: a.Verified,
+		SignedInAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
 		LastUsedAt: t.LastUsedAt}, nil
 }
 
@@ -422,12 +421,6 @@ func (r *AccountRepo) DeleteSession(_ context.Context, userID, sessionID string)
 		}
 	}
 	return "", core.NotFound("not_found", "no session")
-}
-
-func (r *AccountRepo) DeleteTokens(_ context.Context, userID string) ([]string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.revokeLocked(userID), nil
 }
 
 func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {

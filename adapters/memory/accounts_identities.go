@@ -46,6 +46,7 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 		s.Verified, s.PasswordHash, s.UpdatedAt = true, "", a.UpdatedAt
 		r.byID[a.ID] = s
 		delete(r.codes, codeKey{a.ID, accounts.PurposeVerify})
+		u.Removed = r.endWaysInLocked(a.ID)
 	}
 	if u.Link != nil {
 		k := identityKey{u.Link.Provider, u.Link.Subject}
@@ -77,23 +78,4 @@ func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.I
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.identitiesLocked(userID), nil
-}
-
-func (r *AccountRepo) Unlink(_ context.Context, userID, provider string, decide accounts.UnlinkDecision) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	a, ok := r.byID[userID]
-	if !ok {
-		return errAccountNotFound()
-	}
-	ids := r.identitiesLocked(userID)
-	if err := decide(a, ids); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if id.Provider == provider {
-			delete(r.identities, identityKey{id.Provider, id.Subject})
-		}
-	}
-	return nil
 }

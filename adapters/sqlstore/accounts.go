@@ -242,10 +242,10 @@ func (r *AccountRepo) GetCode(ctx context.Context, userID string, p accounts.Pur
 // MySQL; SQLite's transactions are IMMEDIATE), so concurrent tries and
 // spends of one code run one after the other, each on what the previous
 // committed.
-func (r *AccountRepo) UpdateCode(ctx context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) ([]string, error) {
-	var revoked []string
+func (r *AccountRepo) UpdateCode(ctx context.Context, userID string, p accounts.Purpose, decide accounts.CodeDecision) (accounts.Removed, error) {
+	var removed accounts.Removed
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		revoked = nil
+		removed = accounts.Removed{}
 		where := sq.Eq{"user_id": userID, "purpose": string(p)}
 		var code codeRow
 		if err := r.db.get(ctx, tx, &code, r.db.sb.Select(codeColumns...).From("auth_codes").Where(where).
@@ -264,9 +264,9 @@ func (r *AccountRepo) UpdateCode(ctx context.Context, userID string, p accounts.
 		if err := r.writeCode(ctx, tx, where, u); err != nil {
 			return err
 		}
-		return r.writeAccount(ctx, tx, userID, u, &revoked)
+		return r.writeAccount(ctx, tx, userID, u, &removed)
 	})
-	return revoked, err
+	return removed, err
 }
 
 // writeCode deletes or rewrites the code as u says.
@@ -284,8 +284,9 @@ func (r *AccountRepo) writeCode(ctx context.Context, tx *sqlx.Tx, where sq.Eq, u
 }
 
 // writeAccount applies the account's part of u: verified, a new password
-// (revoking every token into *revoked), a new token.
-func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID string, u accounts.CodeUpdate, revoked *[]string) error {
+// (revoking every token), the earlier ways in ended, a new token; what
+// went into *removed.
+func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID string, u accounts.CodeUpdate, removed *accounts.Removed) error {
 	if u.Verify && u.PasswordHash == "" {
 		if err := r.db.execOne(ctx, tx, r.db.sb.Update("accounts").Set("verified", true).
 			Where(sq.Eq{"id": userID})); err != nil {
@@ -293,14 +294,16 @@ func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID stri
 		}
 	}
 	if u.PasswordHash != "" {
-		if err := r.setPassword(ctx, tx, userID, u.PasswordHash, u.At, revoked, u.Verify); err != nil {
+		if err := r.setPassword(ctx, tx, userID, u.PasswordHash, u.At, &removed.Sessions, u.Verify); err != nil {
 			return err
 		}
 	}
-	if u.Unlink {
-		if err := r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID})); err != nil {
+	if u.EndWaysIn {
+		ended, err := r.endWaysIn(ctx, tx, userID)
+		if err != nil {
 			return err
 		}
+		removed.Add(ended)
 	}
 	if u.Token == nil {
 		return nil
@@ -392,16 +395,18 @@ type sessionRow struct {
 	UserID     string `db:"user_id"`
 	Email      string `db:"email"`
 	IsAdmin    bool   `db:"is_admin"`
+	Verified   bool   `db:"verified"`
+	CreatedAt  int64  `db:"created_at"`
 	ExpiresAt  int64  `db:"expires_at"`
 	LastUsedAt int64  `db:"last_used_at"`
 }
 
 func (r *AccountRepo) Session(ctx context.Context, tokenHash string) (accounts.Session, error) {
 	var row sessionRow
-	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "t.expires_at", "t.last_used_at").
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "a.verified", "t.created_at", "t.expires_at", "t.last_used_at").
 		From("auth_tokens t").Join("accounts a ON a.id = t.user_id").Where(sq.Eq{"t.token_hash": tokenHash}))
-	return accounts.Session{UserID: row.UserID, Email: row.Email, Admin: row.IsAdmin,
-		ExpiresAt: core.FromMillis(row.ExpiresAt), LastUsedAt: core.FromMillis(row.LastUsedAt)}, err
+	return accounts.Session{UserID: row.UserID, Email: row.Email, Admin: row.IsAdmin, Verified: row.Verified,
+		SignedInAt: core.FromMillis(row.CreatedAt), ExpiresAt: core.FromMillis(row.ExpiresAt), LastUsedAt: core.FromMillis(row.LastUsedAt)}, err
 }
 
 func (r *AccountRepo) TouchToken(ctx context.Context, tokenHash string, at time.Time) error {
@@ -436,18 +441,6 @@ func (r *AccountRepo) DeleteSession(ctx context.Context, userID, sessionID strin
 		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": hash}))
 	})
 	return hash, err
-}
-
-func (r *AccountRepo) DeleteTokens(ctx context.Context, userID string) ([]string, error) {
-	var revoked []string
-	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		var err error
-		if revoked, err = r.tokenHashes(ctx, tx, userID); err != nil {
-			return err
-		}
-		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"user_id": userID}))
-	})
-	return revoked, err
 }
 
 func (r *AccountRepo) Purge(ctx context.Context, now time.Time) (int, error) {

@@ -67,7 +67,7 @@ func (r *AccountRepo) SignIn(ctx context.Context, provider, subject, email strin
 		if u, err = decide(st); err != nil {
 			return err
 		}
-		return r.writeSignIn(ctx, tx, u)
+		return r.writeSignIn(ctx, tx, &u)
 	})
 	if err != nil {
 		return accounts.SignInUpdate{}, err
@@ -81,7 +81,7 @@ func (r *AccountRepo) lockAccount(ctx context.Context, tx *sqlx.Tx, where sq.Eq)
 	return row.account(), err
 }
 
-func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u accounts.SignInUpdate) error {
+func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u *accounts.SignInUpdate) (err error) {
 	a := u.Account
 	if u.Create {
 		if err := r.insertAccount(ctx, tx, a); err != nil {
@@ -95,6 +95,9 @@ func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u accounts.S
 		}
 		if err := r.db.exec(ctx, tx, r.db.sb.Delete("auth_codes").
 			Where(sq.Eq{"user_id": a.ID, "purpose": string(accounts.PurposeVerify)})); err != nil {
+			return err
+		}
+		if u.Removed, err = r.endWaysIn(ctx, tx, a.ID); err != nil {
 			return err
 		}
 	}
@@ -124,23 +127,4 @@ func (r *AccountRepo) identities(ctx context.Context, q sqlx.QueryerContext, use
 		out[i] = row.identity()
 	}
 	return out, nil
-}
-
-// Unlink holds the account and its identities while decide looks at them,
-// so two unlinks of an account's last two methods cannot both pass.
-func (r *AccountRepo) Unlink(ctx context.Context, userID, provider string, decide accounts.UnlinkDecision) error {
-	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		a, err := r.lockAccount(ctx, tx, sq.Eq{"id": userID})
-		if err != nil {
-			return err
-		}
-		ids, err := r.identities(ctx, tx, userID, true)
-		if err != nil {
-			return err
-		}
-		if err := decide(a, ids); err != nil {
-			return err
-		}
-		return r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID, "provider": provider}))
-	})
 }

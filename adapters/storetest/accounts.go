@@ -34,7 +34,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("sign-in: a refusing decision writes nothing; the e-mail stays unique", ac.signInRefused)
 	t.Run("concurrent first sign-ins of one subject make one account", ac.concurrentSignIns)
 	t.Run("unlink: the decision sees every identity; delete account takes them", ac.unlink)
-	t.Run("a code spent on a never-verified account unlinks its identities", ac.verifyUnlinks)
+	t.Run("the first verification ends every earlier session and identity", ac.verifyUnlinks)
 }
 
 // accountSuite holds AccountRepository's helpers and subtests.
@@ -114,7 +114,8 @@ func (accountSuite) spendVerification(r accounts.Repository, userID, codeHash st
 }
 
 func (accountSuite) spendReset(r accounts.Repository, userID, codeHash, hash string, at time.Time, t accounts.Token) ([]string, error) {
-	return r.UpdateCode(ctx, userID, accounts.PurposeReset, accounts.SpendReset(codeHash, hash, at, t))
+	removed, err := r.UpdateCode(ctx, userID, accounts.PurposeReset, accounts.SpendReset(codeHash, hash, at, t))
+	return removed.Sessions, err
 }
 
 // wantSessions checks that each hash is a live session.
@@ -486,10 +487,10 @@ func (ac accountSuite) sessions(t *testing.T) {
 	if h != "t3" {
 		t.Fatalf("deleted hash %q", h)
 	}
-	revoked, err := r.DeleteTokens(ctx, "u1")
+	removed, err := r.EndWaysIn(ctx, "u1")
 	must(t, err)
-	if len(revoked) != 1 || revoked[0] != "t2" {
-		t.Fatalf("delete all revoked %v", revoked)
+	if len(removed.Sessions) != 1 || removed.Sessions[0] != "t2" {
+		t.Fatalf("ending every way in revoked %v", removed.Sessions)
 	}
 	if _, err := r.Session(ctx, "x1"); err != nil {
 		t.Fatal("another user's token must stay")
@@ -610,7 +611,7 @@ func (ac accountSuite) signIn(t *testing.T) {
 func (ac accountSuite) signInRefused(t *testing.T) {
 	r := ac.repo(t, 1)
 	unverified := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-a", Email: "a@x.io"}
-	if _, err := ac.signInAs(r, unverified, "n1"); !core.IsKind(err, core.KindConflict) {
+	if _, err := ac.signInAs(r, unverified, "n1"); !core.IsKind(err, core.KindForbidden) {
 		t.Fatalf("an unverified claim on a taken e-mail: %v", err)
 	}
 	if ids, _ := r.Identities(ctx, "u1"); len(ids) != 0 {
@@ -677,19 +678,21 @@ func (ac accountSuite) unlink(t *testing.T) {
 	}
 	var seen []accounts.Identity
 	refuse := core.Conflict("no", "no")
-	err := r.Unlink(ctx, "u1", accounts.ProviderApple, func(a accounts.Account, ids []accounts.Identity) error {
+	apple := accounts.WayIn{Provider: accounts.ProviderApple}
+	err := r.RemoveWayIn(ctx, "u1", apple, func(a accounts.Account, ids []accounts.Identity, _ []string) error {
 		seen = ids
 		return refuse
 	})
 	if err != refuse || len(seen) != 2 {
 		t.Fatalf("refused unlink: %v, saw %+v", err, seen)
 	}
-	must(t, r.Unlink(ctx, "u1", accounts.ProviderApple, func(accounts.Account, []accounts.Identity) error { return nil }))
+	allow := func(accounts.Account, []accounts.Identity, []string) error { return nil }
+	must(t, r.RemoveWayIn(ctx, "u1", apple, allow))
 	ids, _ := r.Identities(ctx, "u1")
 	if len(ids) != 1 || ids[0].Provider != accounts.ProviderGoogle {
 		t.Fatalf("after unlink %+v", ids)
 	}
-	if err := r.Unlink(ctx, "nobody", accounts.ProviderApple, func(accounts.Account, []accounts.Identity) error { return nil }); !core.IsKind(err, core.KindNotFound) {
+	if err := r.RemoveWayIn(ctx, "nobody", apple, allow); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("unknown account: %v", err)
 	}
 	_, err = r.Delete(ctx, "u1")
@@ -708,19 +711,25 @@ func (ac accountSuite) unlink(t *testing.T) {
 }
 
 func (ac accountSuite) verifyUnlinks(t *testing.T) {
-	r := ac.repo(t, 0)
-	c := accounts.IdentityClaim{Provider: accounts.ProviderGoogle, Subject: "g-x", Email: "p@x.io"} // unverified: a pending account
-	u, err := ac.signInAs(r, c, "p1")
+	r := ac.repo(t, 1) // u1 pending, linked (as a sign-in before this rule could) and holding a token
+	_, err := r.SignIn(ctx, accounts.ProviderGoogle, "g-x", "", func(accounts.SignInState) (accounts.SignInUpdate, error) {
+		return accounts.SignInUpdate{Account: ac.acc("u1", "a@x.io"),
+			Link: &accounts.Identity{Provider: accounts.ProviderGoogle, Subject: "g-x", UserID: "u1", CreatedAt: now}}, nil
+	})
 	must(t, err)
-	if !u.Create || u.Account.Verified {
-		t.Fatalf("%+v", u)
+	ac.newToken(t, r, ac.tok("squatter", "u1"))
+	ac.putCode(t, r, ac.code("u1", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
+	removed, err := r.UpdateCode(ctx, "u1", accounts.PurposeVerify, accounts.SpendVerification("vc", ac.tok("t1", "u1")))
+	must(t, err)
+	if len(removed.Sessions) != 1 || removed.Sessions[0] != "squatter" || len(removed.Providers) != 1 {
+		t.Fatalf("removed %+v", removed)
 	}
-	ac.putCode(t, r, ac.code("p1", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
-	must(t, ac.spendVerification(r, "p1", "vc", ac.tok("t1", "p1")))
-	if ids, _ := r.Identities(ctx, "p1"); len(ids) != 0 {
+	if ids, _ := r.Identities(ctx, "u1"); len(ids) != 0 {
 		t.Fatalf("the mailbox's owner inherited %+v", ids)
 	}
-	if a, _ := r.Get(ctx, "p1"); !a.Verified {
+	ac.wantNoSessions(t, r, "squatter")
+	ac.wantSessions(t, r, "t1")
+	if a, _ := r.Get(ctx, "u1"); !a.Verified {
 		t.Fatalf("%+v", a)
 	}
 }

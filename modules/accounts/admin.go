@@ -9,8 +9,13 @@ import (
 )
 
 // IsAdmin says whether the account is an administrator: granted in the
-// store or listed in TANDEM_ADMIN_EMAILS.
-func (s *Service) IsAdmin(a Account) bool { return a.Admin || s.isConfiguredAdmin(a.Email) }
+// store or listed in TANDEM_ADMIN_EMAILS, and its e-mail proven (a grant
+// or a listed address is never a stranger's way to the rights).
+func (s *Service) IsAdmin(a Account) bool { return a.Verified && s.adminAddress(a) }
+
+// adminAddress says whether the account's address is granted or listed,
+// proven or not.
+func (s *Service) adminAddress(a Account) bool { return a.Admin || s.isConfiguredAdmin(a.Email) }
 
 // FindByEmail returns the account with that e-mail (the console's user
 // lookup); 404 user_not_found when there is none.

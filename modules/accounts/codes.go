@@ -26,11 +26,11 @@ type CodeUpdate struct {
 	At           time.Time
 	// Token is stored last (after a revocation).
 	Token *Token
-	// Unlink removes every identity of the account: a never-verified
-	// account's identities were linked on an e-mail no provider verified
-	// (see DecideSignIn), so the mailbox's owner, proving it now, does not
-	// inherit a stranger's way in.
-	Unlink bool
+	// EndWaysIn ends every earlier way in before Token is stored: every
+	// token, linked identity and passkey (Repository.EndWaysIn). A proof of
+	// the mailbox gives the account its owner, who inherits nothing that
+	// came before.
+	EndWaysIn bool
 }
 
 // CountTry counts one try at the code: the count is the code's ceiling
@@ -56,28 +56,28 @@ func ProveReset(codeHash, proofHash string, at, expires time.Time) CodeDecision 
 }
 
 // SpendVerification spends the sign-up code whose hash is codeHash: the
-// e-mail is verified, its identities unlinked (see CodeUpdate.Unlink) and
-// t, the first token, stored. A code spent or
-// replaced meanwhile: invalid_code (single use).
+// e-mail is verified, every earlier way in ended (CodeUpdate.EndWaysIn) and
+// t, the first token, stored. A code spent or replaced meanwhile, or an
+// account verified meanwhile: invalid_code (single use).
 func SpendVerification(codeHash string, t Token) CodeDecision {
 	return func(c Code, a Account) (CodeUpdate, error) {
-		if c.Purpose != PurposeVerify || c.Hash != codeHash {
+		if c.Purpose != PurposeVerify || c.Hash != codeHash || a.Verified {
 			return CodeUpdate{}, errInvalidCode()
 		}
-		return CodeUpdate{Consume: true, Verify: true, Token: &t, Unlink: !a.Verified}, nil
+		return CodeUpdate{Consume: true, Verify: true, Token: &t, EndWaysIn: true}, nil
 	}
 }
 
 // SpendReset spends the proven reset code whose hash is codeHash (the
 // service has checked the proof): the password becomes passwordHash at at,
-// every token is revoked, t stored, and the e-mail verified (the code
-// proved the mailbox; a never-verified account's identities unlinked). A code not proven, or spent or replaced meanwhile:
-// invalid_code (single use).
+// every earlier way in ends (CodeUpdate.EndWaysIn), t is stored, and the
+// e-mail verified (the code proved the mailbox). A code not proven, or
+// spent or replaced meanwhile: invalid_code (single use).
 func SpendReset(codeHash, passwordHash string, at time.Time, t Token) CodeDecision {
-	return func(c Code, a Account) (CodeUpdate, error) {
+	return func(c Code, _ Account) (CodeUpdate, error) {
 		if c.Purpose != PurposeReset || c.VerifiedAt.IsZero() || c.Hash != codeHash {
 			return CodeUpdate{}, errResetNotProven()
 		}
-		return CodeUpdate{Consume: true, Verify: true, PasswordHash: passwordHash, At: at, Token: &t, Unlink: !a.Verified}, nil
+		return CodeUpdate{Consume: true, Verify: true, PasswordHash: passwordHash, At: at, Token: &t, EndWaysIn: true}, nil
 	}
 }

@@ -72,10 +72,6 @@ type IdentityStore interface {
 	SignIn(ctx context.Context, provider, subject, email string, decide SignInDecision) (SignInUpdate, error)
 	// Identities lists the account's identities, oldest first.
 	Identities(ctx context.Context, userID string) ([]Identity, error)
-	// Unlink removes the identity of provider from the account, if the
-	// decision allows it on the account and its identities as loaded and
-	// held; core.KindNotFound (not_linked) when there is none.
-	Unlink(ctx context.Context, userID, provider string, decide UnlinkDecision) error
 }
 
 // SignInState is what SignIn loads.
@@ -87,85 +83,89 @@ type SignInState struct {
 
 // SignInUpdate is what a SignInDecision writes: the account signed in to
 // (created first when Create), the identity linked when Link, and, on a
-// pending account taken over, its password dropped and its e-mail verified.
+// pending account taken over, every earlier way in ended (the repository
+// fills Removed), its password dropped and its e-mail verified.
 type SignInUpdate struct {
 	Account  Account
 	Create   bool
 	Link     *Identity
 	TakeOver bool
+	Removed  Removed
 }
 
 // SignInDecision decides a sign-in on what SignIn loaded.
 type SignInDecision func(SignInState) (SignInUpdate, error)
 
-// DecideSignIn is the rule of a sign-in with a verified claim, at now:
-//   - a linked subject signs in to its account;
-//   - a new subject with an e-mail the provider verified joins the verified
-//     account with that e-mail, or takes over the pending (unverified) one,
-//     whose password (typed by whoever signed up, maybe not the owner) is
-//     dropped and whose e-mail becomes verified;
-//   - a new subject whose e-mail is free gets a new account with id newID,
-//     verified when the provider verified the e-mail, without a password
-//     (no e-mail at all: 400 email_required, as every account has one);
-//   - a new subject with an unverified e-mail held by an account is
-//     refused (409 email_already_registered): it never joins that account,
-//     and the e-mail is unique.
+// DecideSignIn is the rule of a sign-in with a valid token, at now. Only
+// an e-mail the provider marks verified is ever matched to an address:
+//   - a linked subject signs in to its account; to one whose e-mail is not
+//     proven yet (linked before this rule) only by proving it now, a
+//     take-over;
+//   - a new subject whose e-mail the provider verified joins the verified
+//     account with it (a way in added: the owner is told), or takes over
+//     the pending one: every earlier way in ends (its password, typed by
+//     whoever signed up, too) and the e-mail becomes verified;
+//   - a new subject with a verified e-mail no account holds gets a new,
+//     verified account with id newID, without a password;
+//   - a new subject whose e-mail the provider did not verify is refused
+//     (403 email_not_verified), one with none too (400 email_required): it
+//     is never matched to, made into or held for an address, so it never
+//     carries an administrator's address nor blocks the address's owner.
 func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 	return func(st SignInState) (SignInUpdate, error) {
 		if st.Identity != nil {
-			if st.Linked == nil {
-				return SignInUpdate{}, core.Internal(errIdentityOrphan)
-			}
-			return SignInUpdate{Account: *st.Linked}, nil
+			return decideLinked(c, st, now)
+		}
+		if c.Email == "" {
+			return SignInUpdate{}, core.Invalid("email_required", "the ID token carries no e-mail; the first sign-in needs one")
+		}
+		if !c.EmailVerified {
+			return SignInUpdate{}, errClaimNotVerified()
 		}
 		link := &Identity{Provider: c.Provider, Subject: c.Subject, Email: c.Email, CreatedAt: now}
 		if st.ByEmail != nil {
-			if !c.EmailVerified {
-				return SignInUpdate{}, errEmailTaken()
-			}
 			a := *st.ByEmail
 			link.UserID = a.ID
 			if a.Verified {
 				return SignInUpdate{Account: a, Link: link}, nil
 			}
-			a.Verified, a.PasswordHash, a.UpdatedAt = true, "", now
-			return SignInUpdate{Account: a, Link: link, TakeOver: true}, nil
+			return takeOver(a, link, now), nil
 		}
-		if c.Email == "" {
-			return SignInUpdate{}, core.Invalid("email_required", "the ID token carries no e-mail; the first sign-in needs one")
-		}
-		a := Account{ID: newID, Email: c.Email, Verified: c.EmailVerified, DisplayName: c.Name, Locale: c.Locale,
+		a := Account{ID: newID, Email: c.Email, Verified: true, DisplayName: c.Name, Locale: c.Locale,
 			CreatedAt: now, UpdatedAt: now}
 		link.UserID = a.ID
 		return SignInUpdate{Account: a, Create: true, Link: link}, nil
 	}
 }
 
-// UnlinkDecision decides whether the account may lose the identity of
-// provider, given its identities as loaded.
-type UnlinkDecision func(a Account, ids []Identity) error
-
-// DecideUnlink lets a method go only while another remains: a password,
-// another identity, or one of the account's passkeys (their number). The
-// last one is 409 last_signin_method.
-func DecideUnlink(provider string, passkeys int) UnlinkDecision {
-	return func(a Account, ids []Identity) error {
-		linked, others := false, 0
-		for _, id := range ids {
-			if id.Provider == provider {
-				linked = true
-			} else {
-				others++
-			}
-		}
-		if !linked {
-			return errNotLinked()
-		}
-		if a.PasswordHash == "" && others == 0 && passkeys == 0 {
-			return core.Conflict("last_signin_method", "this is the account's last way to sign in; add another first")
-		}
-		return nil
+// decideLinked signs a linked subject in to its account; an account not
+// proven yet only when this claim proves its e-mail (a take-over).
+func decideLinked(c IdentityClaim, st SignInState, now time.Time) (SignInUpdate, error) {
+	if st.Linked == nil {
+		return SignInUpdate{}, core.Internal(errIdentityOrphan)
 	}
+	a := *st.Linked
+	if a.Verified {
+		return SignInUpdate{Account: a}, nil
+	}
+	if !c.EmailVerified || c.Email != a.Email {
+		return SignInUpdate{}, errClaimNotVerified()
+	}
+	link := *st.Identity
+	return takeOver(a, &link, now), nil
+}
+
+// takeOver proves a pending account's e-mail by a provider's word: its
+// password goes, it becomes verified, and every earlier way in ends before
+// link is stored.
+func takeOver(a Account, link *Identity, now time.Time) SignInUpdate {
+	a.Verified, a.PasswordHash, a.UpdatedAt = true, "", now
+	return SignInUpdate{Account: a, Link: link, TakeOver: true}
+}
+
+func errClaimNotVerified() error {
+	return core.Forbidden("email_not_verified",
+		"the provider has not verified this e-mail: sign up with it, or verify it with the provider first")
 }
 
 // SignInMethods lists how the account signs in: "password" when it has
@@ -237,7 +237,7 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 	var u SignInUpdate
 	for try := 0; ; try++ {
 		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, DecideSignIn(c, s.ids.New(), s.clock.Now()))
-		if core.IsKind(err, core.KindConflict) && try == 0 && !isEmailTaken(err) {
+		if core.IsKind(err, core.KindConflict) && try == 0 {
 			continue // a concurrent first sign-in stored it: decide again on what it wrote
 		}
 		if err != nil {
@@ -252,7 +252,22 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 	if err != nil {
 		return "", "", false, err
 	}
+	s.afterSignIn(ctx, u, c.Provider)
 	return u.Account.ID, plain, u.Create, nil
+}
+
+// afterSignIn tells the owner what a committed sign-in changed: a take-over
+// ended every earlier way in; a provider joined to a proven account is a
+// way in added. The sign-in stands whatever this meets (logged).
+func (s *Service) afterSignIn(ctx context.Context, u SignInUpdate, provider string) {
+	var err error
+	switch {
+	case u.TakeOver:
+		err = s.afterEnding(ctx, u.Account, u.Removed, EndTakeOver, true)
+	case u.Link != nil && !u.Create:
+		err = s.WayInAdded(ctx, u.Account.ID, provider)
+	}
+	s.logFailure(ctx, "after sign-in", err)
 }
 
 // displayName joins the names Apple's app sends, when they make a valid one.
@@ -264,7 +279,6 @@ func displayName(given, family string) string {
 	return n
 }
 
-func isEmailTaken(err error) bool { return core.As(err).Code == "email_already_registered" }
 
 // SignInMethods lists the account's sign-in methods (see SignInMethods).
 func (s *Service) SignInMethods(ctx context.Context, a Account) ([]string, error) {
@@ -279,38 +293,17 @@ func (s *Service) SignInMethods(ctx context.Context, a Account) ([]string, error
 	return SignInMethods(a, ids, n), nil
 }
 
-// OtherSignIns counts the user's ways to sign in besides passkeys: a
-// password, each linked provider (the passkeys module asks before it lets
-// the last passkey go).
-func (s *Service) OtherSignIns(ctx context.Context, userID string) (int, error) {
-	a, err := s.account(ctx, userID)
-	if err != nil {
-		return 0, err
-	}
-	ids, err := s.repo.Identities(ctx, userID)
-	if err != nil {
-		return 0, err
-	}
-	return len(SignInMethods(a, ids, 0)), nil
-}
-
 // Identities lists the account's identities (the export).
 func (s *Service) Identities(ctx context.Context, userID string) ([]Identity, error) {
 	return s.repo.Identities(ctx, userID)
 }
 
-// Unlink removes a sign-in method of the account while another remains
-// (see DecideUnlink); only a provider can be removed this way.
+// Unlink removes a linked provider of the account while another way in
+// remains (DecideRemoveWay).
 func (s *Service) Unlink(ctx context.Context, userID, provider string) error {
 	if provider != ProviderApple && provider != ProviderGoogle {
 		return errNotLinked()
 	}
-	if _, err := s.account(ctx, userID); err != nil {
-		return err
-	}
-	n, err := s.passkeyCount(ctx, userID)
-	if err != nil {
-		return err
-	}
-	return s.repo.Unlink(ctx, userID, provider, DecideUnlink(provider, n))
+	w := WayIn{Provider: provider}
+	return s.repo.RemoveWayIn(ctx, userID, w, DecideRemoveWay(w))
 }

@@ -19,6 +19,7 @@ func TestDecideSignIn(t *testing.T) {
 	verified := accounts.Account{ID: "u1", Email: "a@x.io", PasswordHash: "h", Verified: true}
 	pending := accounts.Account{ID: "u2", Email: "a@x.io", PasswordHash: "stranger's"}
 	linked := accounts.Identity{Provider: "apple", Subject: "s", UserID: "u1"}
+	linkedPending := accounts.Identity{Provider: "apple", Subject: "s", UserID: "u2", Email: "a@x.io"}
 	claim := func(email string, ok bool) accounts.IdentityClaim {
 		return accounts.IdentityClaim{Provider: "apple", Subject: "s", Email: email, EmailVerified: ok, Name: "Ann"}
 	}
@@ -41,14 +42,20 @@ func TestDecideSignIn(t *testing.T) {
 		{"a verified e-mail takes the pending account over, its password dropped", claim("a@x.io", true),
 			accounts.SignInState{ByEmail: &pending}, accounts.SignInUpdate{Account: takenOver, Link: link("u2", "a@x.io"), TakeOver: true}, ""},
 		{"an unverified e-mail never joins a verified account", claim("a@x.io", false),
-			accounts.SignInState{ByEmail: &verified}, accounts.SignInUpdate{}, "email_already_registered"},
+			accounts.SignInState{ByEmail: &verified}, accounts.SignInUpdate{}, "email_not_verified"},
 		{"nor a pending one", claim("a@x.io", false),
-			accounts.SignInState{ByEmail: &pending}, accounts.SignInUpdate{}, "email_already_registered"},
+			accounts.SignInState{ByEmail: &pending}, accounts.SignInUpdate{}, "email_not_verified"},
+		{"nor makes an account for a free address", claim("n@x.io", false), accounts.SignInState{},
+			accounts.SignInUpdate{}, "email_not_verified"},
+		{"a subject linked to a pending account signs in only by proving its e-mail", claim("a@x.io", false),
+			accounts.SignInState{Identity: &linkedPending, Linked: &pending}, accounts.SignInUpdate{}, "email_not_verified"},
+		{"another e-mail, even verified, proves nothing of it", claim("b@x.io", true),
+			accounts.SignInState{Identity: &linkedPending, Linked: &pending}, accounts.SignInUpdate{}, "email_not_verified"},
+		{"its own e-mail verified takes it over", claim("a@x.io", true),
+			accounts.SignInState{Identity: &linkedPending, Linked: &pending},
+			accounts.SignInUpdate{Account: takenOver, Link: &linkedPending, TakeOver: true}, ""},
 		{"a free verified e-mail: a new verified account without a password", claim("n@x.io", true), accounts.SignInState{},
 			accounts.SignInUpdate{Account: accounts.Account{ID: "new", Email: "n@x.io", Verified: true, DisplayName: "Ann", CreatedAt: now, UpdatedAt: now},
-				Create: true, Link: link("new", "n@x.io")}, ""},
-		{"a free unverified e-mail: a new pending account", claim("n@x.io", false), accounts.SignInState{},
-			accounts.SignInUpdate{Account: accounts.Account{ID: "new", Email: "n@x.io", DisplayName: "Ann", CreatedAt: now, UpdatedAt: now},
 				Create: true, Link: link("new", "n@x.io")}, ""},
 		{"no e-mail at all on a first sign-in", claim("", true), accounts.SignInState{}, accounts.SignInUpdate{}, "email_required"},
 		{"an identity whose account is gone", claim("", true), accounts.SignInState{Identity: &linked}, accounts.SignInUpdate{}, "internal_error"},
@@ -68,35 +75,40 @@ func TestDecideSignIn(t *testing.T) {
 				t.Fatalf("link %+v, want %+v", got.Link, tc.want.Link)
 			}
 			got.Link, tc.want.Link = nil, nil
-			if got != tc.want {
+			if got.Account != tc.want.Account || got.Create != tc.want.Create || got.TakeOver != tc.want.TakeOver {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestDecideUnlink(t *testing.T) {
+func TestDecideRemoveWay(t *testing.T) {
 	t.Parallel()
 	withPassword := accounts.Account{ID: "u1", PasswordHash: "h"}
 	without := accounts.Account{ID: "u1"}
 	apple := accounts.Identity{Provider: "apple", UserID: "u1"}
 	google := accounts.Identity{Provider: "google", UserID: "u1"}
+	appleWay, googleWay := accounts.WayIn{Provider: "apple"}, accounts.WayIn{Provider: "google"}
 	for _, tc := range []struct {
 		name     string
 		a        accounts.Account
 		ids      []accounts.Identity
-		provider string
-		passkeys int
+		passkeys []string
+		way      accounts.WayIn
 		err      string
 	}{
-		{"a password remains", withPassword, []accounts.Identity{apple}, "apple", 0, ""},
-		{"another provider remains", without, []accounts.Identity{apple, google}, "apple", 0, ""},
-		{"a passkey remains", without, []accounts.Identity{apple}, "apple", 1, ""},
-		{"the last way in", without, []accounts.Identity{apple}, "apple", 0, "last_signin_method"},
-		{"not linked", withPassword, []accounts.Identity{apple}, "google", 0, "not_found"},
+		{"a password remains", withPassword, []accounts.Identity{apple}, nil, appleWay, ""},
+		{"another provider remains", without, []accounts.Identity{apple, google}, nil, appleWay, ""},
+		{"a passkey remains", without, []accounts.Identity{apple}, []string{"k1"}, appleWay, ""},
+		{"the last provider", without, []accounts.Identity{apple}, nil, appleWay, "last_signin_method"},
+		{"not linked", withPassword, []accounts.Identity{apple}, nil, googleWay, "not_found"},
+		{"another passkey remains", without, nil, []string{"k1", "k2"}, accounts.WayIn{Passkey: "k1"}, ""},
+		{"a provider remains beside the passkey", without, []accounts.Identity{apple}, []string{"k1"}, accounts.WayIn{Passkey: "k1"}, ""},
+		{"the last passkey", without, nil, []string{"k1"}, accounts.WayIn{Passkey: "k1"}, "last_signin_method"},
+		{"a passkey not the user's", withPassword, nil, []string{"k1"}, accounts.WayIn{Passkey: "k9"}, "passkey_not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := accounts.DecideUnlink(tc.provider, tc.passkeys)(tc.a, tc.ids)
+			err := accounts.DecideRemoveWay(tc.way)(tc.a, tc.ids, tc.passkeys)
 			if tc.err == "" && err != nil || tc.err != "" && core.As(err).Code != tc.err {
 				t.Fatalf("want %q, got %v", tc.err, err)
 			}

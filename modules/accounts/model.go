@@ -75,9 +75,13 @@ type Token struct {
 
 // Session is what a token resolves to.
 type Session struct {
-	UserID     string
-	Email      string
-	Admin      bool
+	UserID   string
+	Email    string
+	Admin    bool
+	Verified bool // the account's e-mail is proven: administrator rights need it
+	// SignedInAt is when the token was made, by a sign-in or a proof: adding
+	// a way in needs one within ReauthWindow.
+	SignedInAt time.Time
 	ExpiresAt  time.Time
 	LastUsedAt time.Time // not cached: read only on a cache miss
 }

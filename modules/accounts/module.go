@@ -14,7 +14,8 @@ var Module = fx.Module("accounts", fx.Provide(
 	NewSender,
 	func(d deps) (*Service, error) {
 		return NewService(Deps{Repo: d.Repo, Sender: d.Sender, Hasher: d.Hasher, Cache: d.Cache, Limiter: d.Limiter,
-			Bus: d.Bus, Clock: d.Clock, IDs: d.IDs, Admins: d.Admins, IDTokens: d.IDTokens, Texts: d.Texts})
+			Bus: d.Bus, Clock: d.Clock, IDs: d.IDs, Admins: d.Admins, IDTokens: d.IDTokens, Texts: d.Texts,
+			Report: d.Report})
 	},
 ))
 
@@ -33,4 +34,5 @@ type deps struct {
 	// IDTokens is bound by bootstrap when TANDEM_SIGNIN names a provider.
 	IDTokens IDTokenVerifier `optional:"true"`
 	Texts    core.Translator
+	Report   Reporter `optional:"true"`
 }

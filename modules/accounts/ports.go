@@ -49,6 +49,18 @@ type AccountStore interface {
 	// SetPassword sets the password, revokes every token and stores t, all
 	// or nothing; it returns the revoked token hashes.
 	SetPassword(ctx context.Context, userID, hash string, now time.Time, t Token) ([]string, error)
+	// EndWaysIn revokes every token of the user, unlinks every identity and
+	// removes every passkey (and begun passkey ceremony), in one
+	// transaction, and returns what went.
+	EndWaysIn(ctx context.Context, userID string) (Removed, error)
+	// RemoveWayIn loads the account, its identities and its passkeys' ids,
+	// held against concurrent writers (another removal, a sign-in), runs
+	// decide on them and removes the way when it allows, in one
+	// transaction. core.KindNotFound when there is no account; decide's
+	// error is returned as it is, and nothing is written.
+	RemoveWayIn(ctx context.Context, userID string, w WayIn, decide WayDecision) error
+	// QueueMail queues m in the Outbox (a notice: it replaces nothing).
+	QueueMail(ctx context.Context, m OutboxMail) error
 }
 
 // CodeStore keeps the one-time codes (one per user and purpose).
@@ -66,8 +78,10 @@ type CodeStore interface {
 	// returning the token hashes it revoked. core.KindNotFound, without
 	// running decide, when there is no such code or account; decide's error
 	// is returned as it is, and nothing is written. decide may run more
-	// than once (a transaction that lost a deadlock runs again).
-	UpdateCode(ctx context.Context, userID string, p Purpose, decide CodeDecision) (revoked []string, err error)
+	// than once (a transaction that lost a deadlock runs again). What the
+	// update removed (CodeUpdate.EndWaysIn, or a new password's revoked
+	// tokens) is returned.
+	UpdateCode(ctx context.Context, userID string, p Purpose, decide CodeDecision) (Removed, error)
 }
 
 // TokenStore keeps the session tokens (stored hashed).
@@ -85,8 +99,6 @@ type TokenStore interface {
 	// DeleteSession revokes the user's token with that session id and
 	// returns its hash; core.KindNotFound when the user has no such session.
 	DeleteSession(ctx context.Context, userID, sessionID string) (string, error)
-	// DeleteTokens revokes every token of the user and returns their hashes.
-	DeleteTokens(ctx context.Context, userID string) ([]string, error)
 }
 
 // Outbox is the database queue of mail that PutCode fills and the Sender
@@ -155,6 +167,18 @@ type PasswordHasher interface {
 	// timing tells nothing. Made without hashing (it was the largest share
 	// of tandem serve's start-up).
 	Decoy() (string, error)
+}
+
+// Notifier tells a user something in a notification (bootstrap's
+// Notifier; failures are its to log).
+type Notifier interface {
+	Notify(ctx context.Context, userID, category string, text core.Message) error
+}
+
+// Reporter hears of what failed after a commit (bootstrap logs it): the
+// answer stands, and an operator should know (a notice mail not queued).
+type Reporter interface {
+	AfterCommitFailed(ctx context.Context, what string, err error)
 }
 
 // SessionCache is a short-lived read cache of resolved tokens, in front of

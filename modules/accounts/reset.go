@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"strings"
+	"time"
 
 	"tandem/core"
 )
@@ -47,14 +48,15 @@ func (s *Service) VerifyReset(ctx context.Context, userID, code string, cl Clien
 
 // UpdatePassword sets the new password. It needs proof that the caller holds
 // the mailbox: the verified reset code again, or the reset token of the
-// verify step; a userId alone is 400 invalid_code. It revokes every older
-// token and returns a new one; a never-verified e-mail becomes verified
-// (the code proved the mailbox).
+// verify step; a userId alone is 400 invalid_code. A proof ends every
+// earlier way in (sessions, providers, passkeys; the owner is mailed what
+// went) and returns a new token; a never-verified e-mail becomes verified.
 func (s *Service) UpdatePassword(ctx context.Context, userID, password string, proof ResetProof, cl Client) (string, error) {
 	if err := ValidatePassword("newPassword", password); err != nil {
 		return "", err
 	}
-	if _, err := s.account(ctx, userID); err != nil {
+	a, err := s.account(ctx, userID)
+	if err != nil {
 		return "", err
 	}
 	c, err := s.checkResetProof(ctx, userID, proof, cl.IP)
@@ -66,26 +68,34 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 		return "", err
 	}
 	plain, t := s.token(userID, cl)
-	revoked, err := s.repo.UpdateCode(ctx, userID, PurposeReset, SpendReset(c.Hash, hash, s.clock.Now(), t))
+	removed, err := s.repo.UpdateCode(ctx, userID, PurposeReset, SpendReset(c.Hash, hash, s.clock.Now(), t))
 	if err != nil {
 		return "", codeGone(err)
 	}
-	s.cache.Forget(revoked...)
+	s.logFailure(ctx, "after reset", s.afterEnding(ctx, a, removed, EndReset, !a.Verified))
 	return plain, nil
 }
 
 // ChangePassword sets the signed-in user's password. It needs the current
-// password, unless the account has none (a disputed sign-up, see SignUp):
+// password; an account without one (a provider's, a disputed sign-up)
+// sets its first only from a token made by a sign-in within
+// core.ReauthWindow (signedInAt), and the owner is told of the new way in:
 // a stolen token alone cannot take the account. A wrong current password
 // is counted like a failed login. Every token is revoked and a new one
 // returned.
-func (s *Service) ChangePassword(ctx context.Context, userID, current, password string, cl Client) (string, error) {
+func (s *Service) ChangePassword(ctx context.Context, userID string, signedInAt time.Time, current, password string, cl Client) (string, error) {
 	if err := ValidatePassword("newPassword", password); err != nil {
 		return "", err
 	}
 	a, err := s.account(ctx, userID)
 	if err != nil {
 		return "", err
+	}
+	first := a.PasswordHash == ""
+	if first {
+		if err := core.RequireRecentSignIn(signedInAt, s.clock.Now()); err != nil {
+			return "", err
+		}
 	}
 	if err := s.checkCurrentPassword(ctx, a, current, cl); err != nil {
 		return "", err
@@ -100,6 +110,9 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, password 
 		return "", err
 	}
 	s.cache.Forget(revoked...)
+	if first {
+		s.logFailure(ctx, "after a first password", s.WayInAdded(ctx, userID, MethodPassword))
+	}
 	return plain, nil
 }
 

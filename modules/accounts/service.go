@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -28,9 +29,12 @@ type Service struct {
 	owners  []core.UserData
 	// passkeys counts a user's passkeys (UsePasskeys); nil: none.
 	passkeys Passkeys
+	// notifier tells the owner of a new way in (UseNotifier); nil: mail only.
+	notifier Notifier
 	// idTokens verifies sign-in ID tokens; nil when no provider is configured.
 	idTokens IDTokenVerifier
 	texts    core.Translator // the mails' language
+	report   Reporter
 	dummy    string          // a real hash, verified on unknown e-mails so timing reveals nothing
 }
 
@@ -52,6 +56,8 @@ type Deps struct {
 	IDTokens IDTokenVerifier
 	// Texts writes the mails in the account's language.
 	Texts core.Translator
+	// Report hears of what failed after a commit (nil: nobody).
+	Report Reporter
 }
 
 func NewService(d Deps) (*Service, error) {
@@ -68,8 +74,12 @@ func NewService(d Deps) (*Service, error) {
 	}
 	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
 		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy, idTokens: d.IDTokens,
-		texts: d.Texts}, nil
+		texts: d.Texts, report: d.Report}, nil
 }
+
+// UseNotifier tells the service how to notify a user (bootstrap calls it
+// once, before serving: the notifications module itself asks accounts).
+func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 
 // AddDataOwners registers the modules whose user data deletion purges and
 // export gathers (bootstrap calls it once, before serving).
@@ -91,6 +101,13 @@ func (s *Service) verifyPassword(hash, password string) (bool, error) {
 		return false, hasherErr(err)
 	}
 	return ok, nil
+}
+
+// logFailure reports err, when there is one, of what ran after a commit.
+func (s *Service) logFailure(ctx context.Context, what string, err error) {
+	if err != nil && s.report != nil {
+		s.report.AfterCommitFailed(ctx, what, err)
+	}
 }
 
 func hasherErr(err error) error {

@@ -70,7 +70,7 @@ func (f *fixture) verified(t *testing.T, email string) (string, string) {
 		return id, v.Token
 	}
 	// An administrator sets the password after proving the address.
-	tok, err := f.svc.ChangePassword(context.Background(), id, "", "password1", cl)
+	tok, err := f.svc.ChangePassword(context.Background(), id, f.clock.Now(), "", "password1", cl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -649,7 +649,8 @@ func TestProfileAndDeletion(t *testing.T) {
 	}
 	_, err = f.svc.Authenticate(ctx, tok)
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
-	if ev := f.bus.All(); len(ev) != 2 || ev[1] != (core.AccountDeleted{UserID: id}) {
+	if ev := f.bus.All(); len(ev) != 3 || ev[0] != (core.WaysInEnded{UserID: id, At: f.clock.Now(), Unproven: true}) ||
+		ev[2] != (core.AccountDeleted{UserID: id}) {
 		t.Fatalf("events %v", ev)
 	}
 }

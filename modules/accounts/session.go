@@ -46,7 +46,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 		return core.Principal{}, "", err
 	}
 	s.cache.Forget(revoked...)
-	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true, ExpiresAt: t.ExpiresAt}, plain, nil
+	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true, ExpiresAt: t.ExpiresAt, SignedInAt: t.CreatedAt}, plain, nil
 }
 
 // checkLogin checks a login's e-mail and password, each attempt reserved
@@ -141,7 +141,8 @@ func (s *Service) authenticate(ctx context.Context, token string) (core.Principa
 		s.touch(ctx, h, sess, now)
 		s.cache.Put(h, sess)
 	}
-	return core.Principal{UserID: sess.UserID, Email: sess.Email, Admin: sess.Admin || s.isConfiguredAdmin(sess.Email), ExpiresAt: sess.ExpiresAt}, nil
+	return core.Principal{UserID: sess.UserID, Email: sess.Email, ExpiresAt: sess.ExpiresAt, SignedInAt: sess.SignedInAt,
+		Admin: sess.Verified && (sess.Admin || s.isConfiguredAdmin(sess.Email))}, nil
 }
 
 // touch records a token's use at most once a minute, and only on a cache
@@ -153,12 +154,11 @@ func (s *Service) touch(ctx context.Context, tokenHash string, sess Session, now
 	}
 }
 
-// Logout revokes the presented token, or with all every token of its user.
+// Logout revokes the presented token, or with all is the panic button
+// (LogoutEverywhere).
 func (s *Service) Logout(ctx context.Context, userID, token string, all bool) error {
 	if all {
-		revoked, err := s.repo.DeleteTokens(ctx, userID)
-		s.cache.Forget(revoked...)
-		return err
+		return s.LogoutEverywhere(ctx, userID)
 	}
 	// Forgotten after the delete committed: every process evicts on hearing
 	// it, so none may read the token back in from the table after that.

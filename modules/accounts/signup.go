@@ -74,9 +74,12 @@ type Verification struct {
 	PasswordRequired bool
 }
 
-// VerifyEmail checks the sign-up code and returns the first token. An
-// administrator's rights never attach to a password chosen before the
-// address was proven: an administrator's pending password is dropped here.
+// VerifyEmail checks the sign-up code and returns the first token. It is
+// the first proof of the mailbox: every earlier way in ends (sessions,
+// providers, passkeys: none of them was the owner's), and a partnership
+// made before goes (WaysInEnded, Unproven). An administrator's rights
+// never attach to a password chosen before the address was proven: an
+// administrator's pending password is dropped here.
 func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Client) (Verification, error) {
 	a, err := s.account(ctx, userID)
 	if err != nil {
@@ -89,15 +92,17 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Clien
 	if err != nil {
 		return Verification{}, err
 	}
-	if a.PasswordHash != "" && s.IsAdmin(a) {
+	if a.PasswordHash != "" && s.adminAddress(a) {
 		if err := s.repo.ClearPendingPassword(ctx, userID); err != nil {
 			return Verification{}, err
 		}
 		a.PasswordHash = ""
 	}
 	plain, t := s.token(userID, cl)
-	if _, err := s.repo.UpdateCode(ctx, userID, PurposeVerify, SpendVerification(c.Hash, t)); err != nil {
+	removed, err := s.repo.UpdateCode(ctx, userID, PurposeVerify, SpendVerification(c.Hash, t))
+	if err != nil {
 		return Verification{}, codeGone(err)
 	}
+	s.logFailure(ctx, "after verification", s.afterEnding(ctx, a, removed, EndVerified, true))
 	return Verification{Token: plain, PasswordRequired: a.PasswordHash == ""}, nil
 }

@@ -68,7 +68,7 @@ func TestDisputedSignUpKeepsNoPassword(t *testing.T) {
 				t.Fatalf("a password survived: %q", a.PasswordHash)
 			}
 			// The owner, signed in by the code, sets a password.
-			tok, err := f.svc.ChangePassword(ctx, id, "", "chosen-after", cl)
+			tok, err := f.svc.ChangePassword(ctx, id, f.clock.Now(), "", "chosen-after", cl)
 			if err != nil || tok == "" {
 				t.Fatalf("set: %v", err)
 			}
@@ -118,7 +118,7 @@ func TestChangePasswordRules(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			id, old := f.verified(t, "a@x.io")
-			tok, err := f.svc.ChangePassword(ctx, id, tc.current, tc.next, cl)
+			tok, err := f.svc.ChangePassword(ctx, id, f.clock.Now(), tc.current, tc.next, cl)
 			if tc.kind != 0 {
 				coretest.WantErr(t, err, tc.kind, tc.code)
 				if _, _, err := f.svc.Login(ctx, "a@x.io", "password1", cl); err != nil {
@@ -149,10 +149,10 @@ func TestChangePasswordGuessesAreCounted(t *testing.T) {
 	f := newFixture(t)
 	id, _ := f.verified(t, "a@x.io")
 	for range 10 {
-		_, err := f.svc.ChangePassword(ctx, id, "wrong-one", "password2", cl)
+		_, err := f.svc.ChangePassword(ctx, id, f.clock.Now(), "wrong-one", "password2", cl)
 		coretest.WantErr(t, err, core.KindForbidden, "invalid_credentials")
 	}
-	_, err := f.svc.ChangePassword(ctx, id, "password1", "password2", cl)
+	_, err := f.svc.ChangePassword(ctx, id, f.clock.Now(), "password1", "password2", cl)
 	coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 }
 

@@ -12,4 +12,5 @@ import (
 var Module = fx.Module("partners",
 	fx.Provide(NewService),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+	fx.Provide(fx.Annotate(func(s *Service) core.Listener { return s.Listener() }, fx.ResultTags(`group:"listeners"`))),
 )

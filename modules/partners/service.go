@@ -379,6 +379,19 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	return nil
 }
 
+// Listener ends, when an account's mailbox is first proven (WaysInEnded,
+// Unproven), everything pairing made before: none of it was the owner's.
+// Its partnership ends and both are told as for an unpair; its codes and
+// requests go.
+func (s *Service) Listener() core.Listener {
+	return core.Listener{Name: "partners", Handle: func(ctx context.Context, e core.Event) error {
+		if w, ok := e.(core.WaysInEnded); ok && w.Unproven {
+			return s.PurgeUser(ctx, w.UserID)
+		}
+		return nil
+	}}
+}
+
 func (s *Service) end(ctx context.Context, userID string) error {
 	if err := requireUser(userID); err != nil {
 		return err

@@ -59,9 +59,14 @@ type Accounts interface {
 	// login's. core.KindNotFound when the account is gone,
 	// core.KindForbidden (email_not_verified) before verification.
 	StartSession(ctx context.Context, userID string, cl Client) (string, error)
-	// OtherSignIns counts the user's ways to sign in that are not
-	// passkeys: a password, each linked provider.
-	OtherSignIns(ctx context.Context, userID string) (int, error)
+	// RemovePasskey removes the user's passkey id while the account keeps
+	// another way in, one decision over all of them under one lock:
+	// core.KindNotFound (passkey_not_found) for a passkey the user does not
+	// hold, core.KindConflict (last_signin_method) for the last way in.
+	RemovePasskey(ctx context.Context, userID, id string) error
+	// PasskeyAdded tells the owner a passkey was added (a mail and a
+	// notification: one planted by someone else is seen).
+	PasskeyAdded(ctx context.Context, userID string) error
 }
 
 // Options are a begun ceremony's options for the client, and what the

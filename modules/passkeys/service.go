@@ -3,8 +3,6 @@ package passkeys
 import (
 	"bytes"
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"tandem/core"
@@ -33,10 +31,15 @@ func (s *Service) Enabled() bool { return s.cer != nil }
 // RegisterOptions begins a registration for the signed-in user: options
 // for navigator.credentials.create that exclude the user's passkeys and
 // ask for a discoverable credential, and a challenge stored for
-// ChallengeTTL.
-func (s *Service) RegisterOptions(ctx context.Context, userID string) ([]byte, error) {
+// ChallengeTTL. A passkey is a way in: only a token made by a sign-in
+// within core.ReauthWindow (signedInAt) adds one (403
+// reauthentication_required).
+func (s *Service) RegisterOptions(ctx context.Context, userID string, signedInAt time.Time) ([]byte, error) {
 	if s.cer == nil {
 		return nil, errDisabled()
+	}
+	if err := core.RequireRecentSignIn(signedInAt, s.clock.Now()); err != nil {
+		return nil, err
 	}
 	h, err := s.accounts.Holder(ctx, userID)
 	if err != nil {
@@ -56,12 +59,16 @@ func (s *Service) RegisterOptions(ctx context.Context, userID string) ([]byte, e
 	return o.JSON, s.keep(ctx, o, userID, PurposeRegister)
 }
 
-// Register finishes a registration: the answer must sign a challenge this
-// user was given for registering, unused and unexpired (spent by this
-// call whatever follows), and verify; the passkey is stored.
-func (s *Service) Register(ctx context.Context, userID string, body []byte) (Passkey, error) {
+// Register finishes a registration: the caller signed in recently (as for
+// RegisterOptions), the answer signs a challenge this user was given for
+// registering, unused and unexpired (spent by this call whatever follows),
+// and verifies; the passkey is stored and the owner told.
+func (s *Service) Register(ctx context.Context, userID string, signedInAt time.Time, body []byte) (Passkey, error) {
 	if s.cer == nil {
 		return Passkey{}, errDisabled()
+	}
+	if err := core.RequireRecentSignIn(signedInAt, s.clock.Now()); err != nil {
+		return Passkey{}, err
 	}
 	a, err := s.cer.ParseRegistration(body)
 	if err != nil {
@@ -87,7 +94,7 @@ func (s *Service) Register(ctx context.Context, userID string, body []byte) (Pas
 	if err := s.repo.Create(ctx, p, MaxPasskeys); err != nil {
 		return Passkey{}, err
 	}
-	return p, nil
+	return p, s.accounts.PasskeyAdded(ctx, userID)
 }
 
 // SignInOptions begins a discoverable sign-in: options for
@@ -173,23 +180,10 @@ func (s *Service) List(ctx context.Context, userID string) ([]Passkey, error) {
 
 // Delete removes one of the user's passkeys: 404 passkey_not_found for an
 // id the user does not hold (another user's included); 409
-// last_signin_method when it is the account's last way to sign in.
+// last_signin_method when it is the account's last way to sign in. The
+// accounts module decides, over every way in the account holds.
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
-	if strings.TrimSpace(id) == "" {
-		return NotFound()
-	}
-	held, err := s.repo.List(ctx, userID)
-	if err != nil {
-		return err
-	}
-	others, err := s.accounts.OtherSignIns(ctx, userID)
-	if err != nil {
-		return err
-	}
-	if err := DecideDelete(held, id, others); err != nil {
-		return err
-	}
-	return s.repo.Delete(ctx, userID, id)
+	return s.accounts.RemovePasskey(ctx, userID, id)
 }
 
 // Count is how many passkeys the user holds (a sign-in method for the
@@ -197,19 +191,6 @@ func (s *Service) Delete(ctx context.Context, userID, id string) error {
 func (s *Service) Count(ctx context.Context, userID string) (int, error) {
 	ps, err := s.repo.List(ctx, userID)
 	return len(ps), err
-}
-
-// DecideDelete lets a passkey go while the account keeps a way to sign
-// in: another passkey, or one of others (a password, a provider).
-func DecideDelete(held []Passkey, id string, others int) error {
-	mine := slices.ContainsFunc(held, func(p Passkey) bool { return p.ID == id })
-	switch {
-	case !mine:
-		return NotFound()
-	case len(held) == 1 && others == 0:
-		return core.Conflict("last_signin_method", "this is the account's last way to sign in; add another first")
-	}
-	return nil
 }
 
 // Section, ExportUser and PurgeUser make the module a core.UserData owner:

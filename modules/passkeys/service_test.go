@@ -76,13 +76,10 @@ func (accountsFake) Holder(_ context.Context, userID string) (passkeys.Holder, e
 	return passkeys.Holder{UserID: userID, Name: userID + "@example.com", DisplayName: userID}, nil
 }
 
-// OtherSignIns: u1 has a password, u2 only passkeys.
-func (accountsFake) OtherSignIns(_ context.Context, userID string) (int, error) {
-	if userID == "u1" {
-		return 1, nil
-	}
-	return 0, nil
-}
+// RemovePasskey is the accounts module's to decide (its own tests).
+func (accountsFake) RemovePasskey(context.Context, string, string) error { return nil }
+
+func (accountsFake) PasskeyAdded(context.Context, string) error { return nil }
 
 func (accountsFake) StartSession(_ context.Context, userID string, _ passkeys.Client) (string, error) {
 	if userID == "u2" {
@@ -123,8 +120,8 @@ func challenge(t *testing.T) func(opts []byte, err error) string {
 
 func (f fixture) register(t *testing.T, user, cred string) {
 	t.Helper()
-	ch := challenge(t)(f.svc.RegisterOptions(ctx, user))
-	if _, err := f.svc.Register(ctx, user, answer(fakeAnswer{Challenge: ch, CredentialID: cred})); err != nil {
+	ch := challenge(t)(f.svc.RegisterOptions(ctx, user, f.clock.Now()))
+	if _, err := f.svc.Register(ctx, user, f.clock.Now(), answer(fakeAnswer{Challenge: ch, CredentialID: cred})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -143,11 +140,27 @@ func wantCode(t *testing.T, err error, code string) {
 	}
 }
 
+func TestAddingAPasskeyNeedsARecentSignIn(t *testing.T) {
+	f := newFixture(&fakeRP{})
+	signedIn := f.clock.Now()
+	f.clock.Advance(core.ReauthWindow + time.Second)
+	_, err := f.svc.RegisterOptions(ctx, "u1", signedIn)
+	wantCode(t, err, "reauthentication_required")
+	_, err = f.svc.RegisterOptions(ctx, "u1", time.Time{})
+	wantCode(t, err, "reauthentication_required")
+	ch := challenge(t)(f.svc.RegisterOptions(ctx, "u1", f.clock.Now()))
+	_, err = f.svc.Register(ctx, "u1", signedIn, answer(fakeAnswer{Challenge: ch, CredentialID: "cred-1"}))
+	wantCode(t, err, "reauthentication_required")
+	if ps, _ := f.svc.List(ctx, "u1"); len(ps) != 0 {
+		t.Fatalf("a refused registration stored %d passkeys", len(ps))
+	}
+}
+
 func TestPasskeysOff(t *testing.T) {
 	f := newFixture(nil)
-	_, err := f.svc.RegisterOptions(ctx, "u1")
+	_, err := f.svc.RegisterOptions(ctx, "u1", f.clock.Now())
 	wantCode(t, err, "passkeys_disabled")
-	_, err = f.svc.Register(ctx, "u1", []byte(`{}`))
+	_, err = f.svc.Register(ctx, "u1", f.clock.Now(), []byte(`{}`))
 	wantCode(t, err, "passkeys_disabled")
 	_, err = f.svc.SignInOptions(ctx)
 	wantCode(t, err, "passkeys_disabled")
@@ -213,44 +226,19 @@ func TestRegisterRules(t *testing.T) {
 	for i := range passkeys.MaxPasskeys {
 		f.register(t, "u1", fmt.Sprint("cred-", i))
 	}
-	_, err := f.svc.RegisterOptions(ctx, "u1")
+	_, err := f.svc.RegisterOptions(ctx, "u1", f.clock.Now())
 	wantCode(t, err, "too_many_passkeys")
-	_, err = f.svc.RegisterOptions(ctx, "nobody")
+	_, err = f.svc.RegisterOptions(ctx, "nobody", f.clock.Now())
 	wantCode(t, err, "user_not_found")
 
-	ch := challenge(t)(f.svc.RegisterOptions(ctx, "u2"))
-	_, err = f.svc.Register(ctx, "u2", answer(fakeAnswer{Challenge: ch, CredentialID: "cred-0"}))
+	ch := challenge(t)(f.svc.RegisterOptions(ctx, "u2", f.clock.Now()))
+	_, err = f.svc.Register(ctx, "u2", f.clock.Now(), answer(fakeAnswer{Challenge: ch, CredentialID: "cred-0"}))
 	wantCode(t, err, "passkey_exists")
-	_, err = f.svc.Register(ctx, "u2", answer(fakeAnswer{Challenge: ch, CredentialID: "cred-x"}))
+	_, err = f.svc.Register(ctx, "u2", f.clock.Now(), answer(fakeAnswer{Challenge: ch, CredentialID: "cred-x"}))
 	wantCode(t, err, "invalid_challenge") // spent by the first verify, though it failed
-	ch = challenge(t)(f.svc.RegisterOptions(ctx, "u2"))
-	_, err = f.svc.Register(ctx, "u2", answer(fakeAnswer{Challenge: ch, CredentialID: "cred-x", Bad: true}))
+	ch = challenge(t)(f.svc.RegisterOptions(ctx, "u2", f.clock.Now()))
+	_, err = f.svc.Register(ctx, "u2", f.clock.Now(), answer(fakeAnswer{Challenge: ch, CredentialID: "cred-x", Bad: true}))
 	wantCode(t, err, "invalid_registration")
-	_, err = f.svc.Register(ctx, "u2", []byte(`not json`))
+	_, err = f.svc.Register(ctx, "u2", f.clock.Now(), []byte(`not json`))
 	wantCode(t, err, "invalid_registration")
-}
-
-func TestDecideDelete(t *testing.T) {
-	t.Parallel()
-	one := []passkeys.Passkey{{ID: "k1", UserID: "u1"}}
-	two := append(one, passkeys.Passkey{ID: "k2", UserID: "u1"})
-	for _, tc := range []struct {
-		name   string
-		held   []passkeys.Passkey
-		id     string
-		others int
-		code   string
-	}{
-		{"another passkey remains", two, "k1", 0, ""},
-		{"a password or provider remains", one, "k1", 1, ""},
-		{"the last way in", one, "k1", 0, "last_signin_method"},
-		{"not the user's", one, "k9", 1, "passkey_not_found"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := passkeys.DecideDelete(tc.held, tc.id, tc.others)
-			if tc.code == "" && err != nil || tc.code != "" && core.As(err).Code != tc.code {
-				t.Fatalf("want %q, got %v", tc.code, err)
-			}
-		})
-	}
 }
