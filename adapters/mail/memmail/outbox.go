@@ -102,16 +102,20 @@ func (o *Outbox) Last(to string) (accounts.Mail, bool) {
 	return accounts.Mail{}, false
 }
 
-// Code returns the last six-digit number in the newest message to to, or ""
-// when there is no such message or number.
+// Code returns the last six-digit number in the newest message to to that
+// holds one (a notice, which holds none, may come after a code), or ""
+// when there is none.
 func (o *Outbox) Code(to string) string {
-	m, ok := o.Last(to)
-	if !ok {
-		return ""
+	o.settle()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := len(o.mails) - 1; i >= 0; i-- {
+		if !strings.EqualFold(o.mails[i].To, to) {
+			continue
+		}
+		if codes := codePattern.FindAllString(o.mails[i].Text, -1); len(codes) > 0 {
+			return codes[len(codes)-1]
+		}
 	}
-	codes := codePattern.FindAllString(m.Text, -1)
-	if len(codes) == 0 {
-		return ""
-	}
-	return codes[len(codes)-1]
+	return ""
 }

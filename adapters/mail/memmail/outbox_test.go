@@ -60,7 +60,7 @@ func TestOutboxCode(t *testing.T) {
 		{name: "newest mail wins", texts: []string{"Code 111111", "Code 222222"}, want: "222222"},
 		{name: "last number in the mail", texts: []string{"Ignore 123456, use 654321"}, want: "654321"},
 		{name: "longer and shorter numbers are not codes", texts: []string{"Order 1234567 on 2025-03-01 ref 12345"}, want: ""},
-		{name: "newest mail without a code gives empty", texts: []string{"Code 111111", "Welcome!"}, want: ""},
+		{name: "a notice after the code leaves the code", texts: []string{"Code 111111", "Your account was secured."}, want: "111111"},
 		{name: "mail to someone else is ignored", texts: []string{"Code 111111"}, other: []string{"Code 999999"}, want: "111111"},
 	}
 	for _, tc := range cases {
