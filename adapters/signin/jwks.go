@@ -24,6 +24,8 @@ const (
 	// retryGap how soon after a failed fetch.
 	refetchGap = time.Minute
 	retryGap   = 5 * time.Second
+	// fetchTimeout bounds a fetch, and so the wait of the callers it holds.
+	fetchTimeout = 5 * time.Second
 	// defaultMaxAge holds the keys when the answer says nothing usable.
 	defaultMaxAge = time.Hour
 	maxMaxAge     = 24 * time.Hour
@@ -39,6 +41,8 @@ var errUnknownKey = errors.New("signin: unknown key id")
 // KeySet is one provider's JWKS, fetched from url and cached: until the
 // answer's Cache-Control max-age, and fetched again at most once a minute
 // when a token names a kid the set does not hold (the provider rotated).
+// One fetch runs at a time, outside the lock: a slow key server holds up
+// only the callers whose kid the set lacks, never those it already has.
 type KeySet struct {
 	url    string
 	client *http.Client
@@ -47,8 +51,16 @@ type KeySet struct {
 	mu      sync.Mutex
 	keys    map[string]*rsa.PublicKey
 	expires time.Time // keys are fresh until then
-	fetched time.Time // the last fetch attempt, successful or not
-	failed  bool      // the last fetch attempt failed
+	fetched time.Time // the last fetch's start, successful or not
+	failed  bool      // the last fetch failed
+	flight  *flight   // the fetch under way, nil when none
+	onWait  func()    // tests only: a caller starts waiting on a fetch
+}
+
+// flight is one fetch; err is set before done closes.
+type flight struct {
+	done chan struct{}
+	err  error
 }
 
 // NewKeySet caches the JWKS at url, fetched with client.
@@ -58,50 +70,97 @@ func NewKeySet(url string, client *http.Client, now func() time.Time) *KeySet {
 
 // Key returns the RSA key with kid: errUnknownKey when the set (fresh, or
 // just fetched) has none, errKeysUnavailable when the set cannot be had.
-// One fetch at a time; after a fetch none other for a minute (a failed one:
-// retryGap), so neither unknown kids nor an outage hammer the provider,
-// and while it is down the keys it served last go on serving.
+// A known kid is answered at once, even from stale keys, whose refresh it
+// starts behind it (so while the provider is down its last keys go on
+// serving). An unknown kid waits for the fetch under way, or starts one
+// unless one started within refetchGap (a failed one: retryGap), so a
+// flood of made-up kids costs the provider one fetch a minute.
 func (k *KeySet) Key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	now := k.now()
-	key, known := k.keys[kid]
-	if known && now.Before(k.expires) {
+	if key, ok := k.keys[kid]; ok {
+		if !now.Before(k.expires) && k.gate(now) == nil {
+			k.start(ctx, now)
+		}
+		k.mu.Unlock()
 		return key, nil
 	}
-	if !k.fetched.IsZero() {
-		since := now.Sub(k.fetched)
-		switch {
-		case k.failed && since < retryGap:
-			if known {
-				return key, nil
-			}
-			return nil, errKeysUnavailable
-		case !k.failed && since < refetchGap:
-			if known {
-				return key, nil
-			}
-			return nil, errUnknownKey
+	f := k.flight
+	if f == nil {
+		if err := k.gate(now); err != nil {
+			k.mu.Unlock()
+			return nil, err
 		}
+		f = k.start(ctx, now)
 	}
-	k.fetched = now
+	onWait := k.onWait
+	k.mu.Unlock()
+	if onWait != nil {
+		onWait()
+	}
+	return k.await(ctx, f, kid)
+}
+
+// gate says why no fetch may start at now, nil when one may.
+func (k *KeySet) gate(now time.Time) error {
+	if k.fetched.IsZero() {
+		return nil
+	}
+	since := now.Sub(k.fetched)
+	switch {
+	case k.failed && since < retryGap:
+		return errKeysUnavailable
+	case !k.failed && since < refetchGap:
+		return errUnknownKey
+	}
+	return nil
+}
+
+// start begins a fetch unless one runs; k.mu is held. The fetch outlives
+// the caller's request (others may wait on it) but keeps its values.
+func (k *KeySet) start(ctx context.Context, now time.Time) *flight {
+	if k.flight != nil {
+		return k.flight
+	}
+	f := &flight{done: make(chan struct{})}
+	k.flight, k.fetched = f, now
+	go k.run(context.WithoutCancel(ctx), f, now)
+	return f
+}
+
+func (k *KeySet) run(ctx context.Context, f *flight, started time.Time) {
 	keys, maxAge, err := k.fetch(ctx)
-	k.failed = err != nil
-	if err != nil {
-		if known { // the provider is down: a key it served goes on serving
-			return key, nil
-		}
-		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, err)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.failed, f.err = err != nil, err
+	if err == nil {
+		k.keys, k.expires = keys, started.Add(maxAge)
 	}
-	k.keys, k.expires = keys, now.Add(maxAge)
-	if key, ok := keys[kid]; ok {
+	k.flight = nil
+	close(f.done)
+}
+
+// await waits for f, or for the caller to give up, and looks kid up in
+// what it fetched.
+func (k *KeySet) await(ctx context.Context, f *flight, kid string) (*rsa.PublicKey, error) {
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, ctx.Err())
+	}
+	if f.err != nil {
+		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, f.err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if key, ok := k.keys[kid]; ok {
 		return key, nil
 	}
 	return nil, errUnknownKey
 }
 
 func (k *KeySet) fetch(ctx context.Context) (map[string]*rsa.PublicKey, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url, nil)
 	if err != nil {

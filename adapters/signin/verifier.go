@@ -37,7 +37,16 @@ type Provider struct {
 	KeysURL string   // "" for the provider's own
 }
 
-// iatSkew is how far in the future a token may say it was issued.
+// tokenLife is how long after iat we take each provider's ID tokens:
+// Google's live an hour; Apple documents no life, and ten minutes is
+// ample for an app that sends the token as soon as it gets it. A token
+// issued longer ago than that, plus iatSkew, was kept, not just issued,
+// and is refused whatever its exp says.
+var tokenLife = map[string]time.Duration{accounts.ProviderApple: 10 * time.Minute, accounts.ProviderGoogle: time.Hour}
+
+// iatSkew is how far our clock and the provider's may disagree: a token
+// may say it was issued that much in the future, or that much before its
+// life allows.
 const iatSkew = time.Minute
 
 var _ accounts.IDTokenVerifier = (*Verifier)(nil)
@@ -68,23 +77,41 @@ func NewVerifier(ps []Provider, client *http.Client, now func() time.Time) *Veri
 
 type claims struct {
 	jwt.RegisteredClaims
-	Nonce         string `json:"nonce"`
-	Email         string `json:"email"`
-	EmailVerified any    `json:"email_verified"` // Apple sends "true", Google true
+	AuthorizedParty string `json:"azp"`
+	Nonce           string `json:"nonce"`
+	Email           string `json:"email"`
+	EmailVerified   any    `json:"email_verified"` // Apple sends "true", Google true
 }
 
 func errInvalid() *core.Error {
 	return core.Unauthorized("invalid_token", "the ID token is not valid")
 }
 
-// Verify checks token as provider's ID token for one of its clients, and
-// nonce when the request gave one. Any fault of the token is 401
-// invalid_token; keys that cannot be fetched are 503 unavailable.
+// Verify checks token as provider's ID token for one of its clients, bound
+// to nonce (see nonceMatches). Any fault of the token is 401
+// invalid_token; keys that cannot be fetched are 503 unavailable. The
+// claim carries the token's hash and exp, for the caller to accept each
+// token once.
 func (v *Verifier) Verify(ctx context.Context, providerName, token, nonce string) (accounts.IdentityClaim, error) {
 	p, ok := v.providers[providerName]
 	if !ok {
 		return accounts.IdentityClaim{}, errInvalid().Wrap(errors.New("provider not configured"))
 	}
+	c, err := v.parse(ctx, p, token)
+	if err != nil {
+		return accounts.IdentityClaim{}, err
+	}
+	if err := v.check(providerName, p, c, nonce); err != nil {
+		return accounts.IdentityClaim{}, errInvalid().Wrap(err)
+	}
+	sum := sha256.Sum256([]byte(token))
+	return accounts.IdentityClaim{Provider: providerName, Subject: c.Subject, Email: c.Email,
+		EmailVerified: c.EmailVerified == true || c.EmailVerified == "true",
+		TokenHash:     hex.EncodeToString(sum[:]), ExpiresAt: c.ExpiresAt.Time}, nil
+}
+
+// parse checks the token's signature by p's keys, its algorithm and exp.
+func (v *Verifier) parse(ctx context.Context, p provider, token string) (claims, error) {
 	var c claims
 	parser := jwt.NewParser(jwt.WithValidMethods([]string{"RS256"}), jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(v.now))
@@ -96,16 +123,12 @@ func (v *Verifier) Verify(ctx context.Context, providerName, token, nonce string
 		return p.keys.Key(ctx, kid)
 	})
 	if errors.Is(err, errKeysUnavailable) {
-		return accounts.IdentityClaim{}, core.Unavailable("unavailable", "the sign-in provider's keys cannot be fetched; try again").Wrap(err)
+		return c, core.Unavailable("unavailable", "the sign-in provider's keys cannot be fetched; try again").Wrap(err)
 	}
 	if err != nil {
-		return accounts.IdentityClaim{}, errInvalid().Wrap(err)
+		return c, errInvalid().Wrap(err)
 	}
-	if err := v.check(providerName, p, c, nonce); err != nil {
-		return accounts.IdentityClaim{}, errInvalid().Wrap(err)
-	}
-	return accounts.IdentityClaim{Provider: providerName, Subject: c.Subject, Email: c.Email,
-		EmailVerified: c.EmailVerified == true || c.EmailVerified == "true"}, nil
+	return c, nil
 }
 
 func (v *Verifier) check(name string, p provider, c claims, nonce string) error {
@@ -115,17 +138,48 @@ func (v *Verifier) check(name string, p provider, c claims, nonce string) error 
 	if !slices.ContainsFunc(c.Audience, func(a string) bool { return slices.Contains(p.clients, a) }) {
 		return errors.New("wrong audience")
 	}
+	// A token for several audiences was issued to the one azp names
+	// (OpenID Connect Core 3.1.3.7): if that is not ours, another of its
+	// audiences is presenting it to us. With one audience azp may be
+	// another client of ours (Google's Android client beside the web one).
+	if len(c.Audience) > 1 && (c.AuthorizedParty == "" || !slices.Contains(p.clients, c.AuthorizedParty)) {
+		return errors.New("several audiences and azp not ours")
+	}
 	if c.Subject == "" || len(c.Subject) > accounts.MaxSubject {
 		return errors.New("no subject")
 	}
-	if c.IssuedAt != nil && c.IssuedAt.After(v.now().Add(iatSkew)) {
-		return errors.New("issued in the future")
+	if err := v.checkIssuedAt(name, c.IssuedAt); err != nil {
+		return err
 	}
-	if nonce != "" {
-		sum := sha256.Sum256([]byte(nonce))
-		if c.Nonce != nonce && c.Nonce != hex.EncodeToString(sum[:]) {
-			return errors.New("nonce mismatch")
-		}
+	if !nonceMatches(c.Nonce, nonce) {
+		return errors.New("nonce mismatch")
 	}
 	return nil
+}
+
+// checkIssuedAt wants iat within the provider's token life before now,
+// with iatSkew either side.
+func (v *Verifier) checkIssuedAt(name string, iat *jwt.NumericDate) error {
+	now := v.now()
+	switch {
+	case iat == nil:
+		return errors.New("no iat")
+	case iat.After(now.Add(iatSkew)):
+		return errors.New("issued in the future")
+	case iat.Before(now.Add(-tokenLife[name] - iatSkew)):
+		return errors.New("issued longer ago than the provider's tokens live")
+	}
+	return nil
+}
+
+// nonceMatches binds a token and a request both ways: a token carrying a
+// nonce only with the request's (else a token taken from another sign-in
+// replays), a request sending one only with a token carrying it. Apple's
+// native flow carries the hex SHA-256 of the nonce the app keeps.
+func nonceMatches(claimed, sent string) bool {
+	if claimed == "" || sent == "" {
+		return claimed == sent
+	}
+	sum := sha256.Sum256([]byte(sent))
+	return claimed == sent || claimed == hex.EncodeToString(sum[:])
 }

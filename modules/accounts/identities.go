@@ -42,6 +42,10 @@ type IdentityClaim struct {
 	EmailVerified bool
 	Name          string
 	Locale        string // the caller's (Client.Locale): a new account starts with it
+	// TokenHash is the ID token's hex SHA-256, and ExpiresAt its exp:
+	// remembered until then, so that a token signs in once.
+	TokenHash string
+	ExpiresAt time.Time
 }
 
 // SignInRequest is a sign-in with a provider's ID token.
