@@ -37,12 +37,8 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 // cannot plant one.
 const ReauthWindow = 5 * time.Minute
 
-// RequireRecentSignIn is 403 reauthentication_required unless the caller's
-// token was made by a sign-in within ReauthWindow of now.
-func (p Principal) RequireRecentSignIn(now time.Time) error { return RequireRecentSignIn(p.SignedInAt, now) }
-
-// RequireRecentSignIn is Principal.RequireRecentSignIn for a token made at
-// signedInAt.
+// RequireRecentSignIn is 403 reauthentication_required unless the token
+// was made by a sign-in (signedInAt) within ReauthWindow of now.
 func RequireRecentSignIn(signedInAt, now time.Time) error {
 	if signedInAt.IsZero() || now.Sub(signedInAt) > ReauthWindow || signedInAt.After(now.Add(time.Minute)) {
 		return Forbidden("reauthentication_required", "sign in again to add a way in to your account")

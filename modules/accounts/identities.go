@@ -283,7 +283,6 @@ func displayName(given, family string) string {
 	return n
 }
 
-
 // SignInMethods lists the account's sign-in methods (see SignInMethods).
 func (s *Service) SignInMethods(ctx context.Context, a Account) ([]string, error) {
 	ids, err := s.repo.Identities(ctx, a.ID)

@@ -35,7 +35,7 @@ type Service struct {
 	idTokens IDTokenVerifier
 	texts    core.Translator // the mails' language
 	report   Reporter
-	dummy    string          // a real hash, verified on unknown e-mails so timing reveals nothing
+	dummy    string // a real hash, verified on unknown e-mails so timing reveals nothing
 }
 
 // Deps groups the Service's collaborators (the list is long; names beat order).

@@ -33,7 +33,9 @@ func (r *Removed) Add(o Removed) {
 	r.Passkeys += o.Passkeys
 }
 
-func (r Removed) empty() bool { return len(r.Sessions) == 0 && len(r.Providers) == 0 && r.Passkeys == 0 }
+func (r Removed) empty() bool {
+	return len(r.Sessions) == 0 && len(r.Providers) == 0 && r.Passkeys == 0
+}
 
 // WayIn names one way in a user removes: a linked provider, or a passkey
 // by its id.
