@@ -34,12 +34,14 @@ type AccountRepo struct {
 	identities map[identityKey]accounts.Identity
 	// passkeys are ways in too (accounts_ways.go); nil: none.
 	passkeys *PasskeyRepo
+	// idTokens are the ID tokens that signed in, until their expiry.
+	idTokens map[string]time.Time
 }
 
 func NewAccountRepo() *AccountRepo {
 	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
 		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{},
-		identities: map[identityKey]accounts.Identity{}}
+		identities: map[identityKey]accounts.Identity{}, idTokens: map[string]time.Time{}}
 }
 
 func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
@@ -442,6 +444,12 @@ func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {
 	for id, m := range r.mails {
 		if m.NotAfter.Before(now) && m.ClaimedUntil.Before(now) {
 			delete(r.mails, id)
+			n++
+		}
+	}
+	for h, exp := range r.idTokens {
+		if exp.Before(now) {
+			delete(r.idTokens, h)
 			n++
 		}
 	}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"time"
 	"slices"
 	"strings"
 
@@ -78,4 +79,14 @@ func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.I
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.identitiesLocked(userID), nil
+}
+
+func (r *AccountRepo) SpendIDToken(_ context.Context, tokenHash string, expires time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, used := r.idTokens[tokenHash]; used {
+		return core.Conflict("conflict", "ID token used")
+	}
+	r.idTokens[tokenHash] = expires
+	return nil
 }

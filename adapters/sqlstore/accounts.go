@@ -457,5 +457,9 @@ func (r *AccountRepo) Purge(ctx context.Context, now time.Time) (int, error) {
 	// The Sender drops such mail first and logs it; this is the net under it.
 	mail, err := r.db.purgeInBatches(ctx, "mail_outbox", []string{"id"},
 		sq.And{sq.Lt{"not_after": at}, sq.Lt{"claimed_until": at}})
-	return tokens + codes + mail, err
+	if err != nil {
+		return 0, err
+	}
+	used, err := r.db.purgeInBatches(ctx, "id_token_uses", []string{"token_hash"}, sq.Lt{"expires_at": at})
+	return tokens + codes + mail + used, err
 }

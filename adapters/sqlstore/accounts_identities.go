@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -127,4 +128,11 @@ func (r *AccountRepo) identities(ctx context.Context, q sqlx.QueryerContext, use
 		out[i] = row.identity()
 	}
 	return out, nil
+}
+
+// SpendIDToken inserts the token's hash: the primary key refuses a second
+// use (core.KindConflict, from mapErr).
+func (r *AccountRepo) SpendIDToken(ctx context.Context, tokenHash string, expires time.Time) error {
+	return r.db.exec(ctx, r.db, r.db.sb.Insert("id_token_uses").Columns("token_hash", "expires_at").
+		Values(tokenHash, expires.UnixMilli()))
 }

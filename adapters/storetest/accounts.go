@@ -35,6 +35,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("concurrent first sign-ins of one subject make one account", ac.concurrentSignIns)
 	t.Run("unlink: the decision sees every identity; delete account takes them", ac.unlink)
 	t.Run("the first verification ends every earlier session and identity", ac.verifyUnlinks)
+	t.Run("an ID token is spent once until its expiry, then purged", ac.spendIDToken)
 }
 
 // accountSuite holds AccountRepository's helpers and subtests.
@@ -732,4 +733,16 @@ func (ac accountSuite) verifyUnlinks(t *testing.T) {
 	if a, _ := r.Get(ctx, "u1"); !a.Verified {
 		t.Fatalf("%+v", a)
 	}
+}
+
+func (ac accountSuite) spendIDToken(t *testing.T) {
+	r := ac.repo(t, 0)
+	must(t, r.SpendIDToken(ctx, "h1", now.Add(time.Minute)))
+	wantKind(t, r.SpendIDToken(ctx, "h1", now.Add(time.Minute)), core.KindConflict)
+	must(t, r.SpendIDToken(ctx, "h2", now.Add(time.Hour)))
+	if _, err := r.Purge(ctx, now.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	must(t, r.SpendIDToken(ctx, "h1", now.Add(3*time.Minute))) // forgotten after its expiry
+	wantKind(t, r.SpendIDToken(ctx, "h2", now.Add(time.Hour)), core.KindConflict)
 }

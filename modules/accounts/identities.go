@@ -76,6 +76,10 @@ type IdentityStore interface {
 	SignIn(ctx context.Context, provider, subject, email string, decide SignInDecision) (SignInUpdate, error)
 	// Identities lists the account's identities, oldest first.
 	Identities(ctx context.Context, userID string) ([]Identity, error)
+	// SpendIDToken records that the ID token whose hash is tokenHash
+	// signed in, until expires (the token's own exp; Purge forgets it
+	// after): core.KindConflict when it already did.
+	SpendIDToken(ctx context.Context, tokenHash string, expires time.Time) error
 }
 
 // SignInState is what SignIn loads.
@@ -238,6 +242,9 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 		}
 		c.Email = e
 	}
+	if err := s.spendIDToken(ctx, c); err != nil {
+		return "", "", false, err
+	}
 	var u SignInUpdate
 	for try := 0; ; try++ {
 		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, DecideSignIn(c, s.ids.New(), s.clock.Now()))
@@ -272,6 +279,21 @@ func (s *Service) afterSignIn(ctx context.Context, u SignInUpdate, provider stri
 		err = s.WayInAdded(ctx, u.Account.ID, provider)
 	}
 	s.logFailure(ctx, "after sign-in", err)
+}
+
+// spendIDToken lets an ID token sign in once: a replayed one (a token
+// seen in a log, a proxy, a device) is 401 invalid_token, as any fault of
+// the token is. A token that is refused after this line is spent too: the
+// app asks the provider for a new one.
+func (s *Service) spendIDToken(ctx context.Context, c IdentityClaim) error {
+	if c.TokenHash == "" {
+		return core.Internal(errors.New("accounts: an ID token claim without its hash"))
+	}
+	err := s.repo.SpendIDToken(ctx, c.TokenHash, c.ExpiresAt)
+	if core.IsKind(err, core.KindConflict) {
+		return core.Unauthorized("invalid_token", "the ID token is not valid")
+	}
+	return err
 }
 
 // displayName joins the names Apple's app sends, when they make a valid one.

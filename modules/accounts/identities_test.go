@@ -2,11 +2,14 @@ package accounts_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"slices"
 	"testing"
 	"time"
 
 	"tandem/core"
+	"tandem/core/coretest"
 	"tandem/modules/accounts"
 )
 
@@ -131,8 +134,11 @@ func TestSignInMethods(t *testing.T) {
 }
 
 // fakeIDTokens verifies the tokens it holds: "provider/token" → claim; an
-// unknown token is 401, the token "down" 503.
+// unknown token is 401, the token "down" 503. Each verify is another
+// token (its own hash) unless the claim names one.
 type fakeIDTokens map[string]accounts.IdentityClaim
+
+var fakeTokenSeq atomic.Int64
 
 func (f fakeIDTokens) Verify(_ context.Context, provider, token, _ string) (accounts.IdentityClaim, error) {
 	if token == "down" {
@@ -142,7 +148,29 @@ func (f fakeIDTokens) Verify(_ context.Context, provider, token, _ string) (acco
 	if !ok {
 		return accounts.IdentityClaim{}, core.Unauthorized("invalid_token", "the ID token is not valid")
 	}
+	if c.TokenHash == "" {
+		c.TokenHash = fmt.Sprintf("%s/%s#%d", provider, token, fakeTokenSeq.Add(1))
+	}
 	return c, nil
+}
+
+func TestAnIDTokenSignsInOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.tokens["apple/once"] = accounts.IdentityClaim{Provider: "apple", Subject: "a1", Email: "kim@x.io", EmailVerified: true,
+		TokenHash: "h-once", ExpiresAt: f.clock.Now().Add(10 * time.Minute)}
+	in := accounts.SignInRequest{Provider: "apple", IDToken: "once"}
+	id, _, _, err := f.svc.SignIn(ctx, in, accounts.Client{IP: "ip1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.svc.Sessions(ctx, id)
+	_, tok, _, err := f.svc.SignIn(ctx, in, accounts.Client{IP: "ip2"})
+	coretest.WantErr(t, err, core.KindUnauthorized, "invalid_token")
+	if after, _ := f.svc.Sessions(ctx, id); tok != "" || len(after) != len(before) {
+		t.Fatalf("a replayed token got a session: %q, %d sessions", tok, len(after))
+	}
 }
 
 func TestSignInRules(t *testing.T) {
