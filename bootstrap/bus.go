@@ -21,7 +21,7 @@ import (
 
 // broadcast binds core.Broadcast for TANDEM_BUS, behind reportingBus.
 func broadcast(cfg BusConfig) fx.Option {
-	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics, t *telemetry.Tracing) (core.Broadcast, error) {
+	return fx.Provide(func(lc fx.Lifecycle, log *zap.Logger, m *httpapi.Metrics, t *telemetry.Tracing, clock core.Clock) (core.Broadcast, error) {
 		var b core.Broadcast
 		switch cfg.Kind {
 		case "local":
@@ -36,15 +36,17 @@ func broadcast(cfg BusConfig) fx.Option {
 				lc.Append(fx.StartHook(func() { log.Warn(busSecretWarning, zap.String("variable", "TANDEM_BUS_SECRET")) }))
 			}
 			rejected := prometheus.NewCounterVec(prometheus.CounterOpts{
-				Name: "tandem_bus_rejected_total", Help: "Bus messages dropped unheard for a missing or wrong signature (TANDEM_BUS_SECRET), by topic.",
-			}, []string{"topic"})
+				Name: "tandem_bus_rejected_total",
+				Help: "Bus messages dropped unheard, by topic and reason: signature (missing or wrong, TANDEM_BUS_SECRET, " +
+					"or an older version's), stale (sent over a minute ago or ahead of this clock), replayed (heard already).",
+			}, []string{"topic", "reason"})
 			lag := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 				Name: "tandem_bus_lag_seconds", Help: "From publish on one process to receipt on this one (two clocks), by topic.",
 				Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 			}, []string{"topic"})
 			m.MustRegister(rejected, lag)
-			nb, err := natsbus.Connect(natsbus.Config{URL: cfg.URL, Prefix: cfg.Prefix, Secret: secret,
-				Rejected: func(topic string) { rejected.WithLabelValues(topic).Inc() },
+			nb, err := natsbus.Connect(natsbus.Config{URL: cfg.URL, Prefix: cfg.Prefix, Secret: secret, Clock: clock,
+				Rejected: func(topic, reason string) { rejected.WithLabelValues(topic, reason).Inc() },
 				Received: func(topic string, d time.Duration) { lag.WithLabelValues(topic).Observe(d.Seconds()) }}, log)
 			if err != nil {
 				return nil, fmt.Errorf("TANDEM_BUS: %w", err)
@@ -53,6 +55,10 @@ func broadcast(cfg BusConfig) fx.Option {
 				Name: "tandem_bus_dropped_total",
 				Help: "Bus messages this process's subscriptions dropped for falling behind (NATS slow consumer).",
 			}, func() float64 { return float64(nb.Dropped()) }))
+			m.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "tandem_bus_remembered_ids",
+				Help: fmt.Sprintf("Bus message ids this process's subscriptions remember against replays (at most %d each).", natsbus.DefaultSeenCap),
+			}, func() float64 { return float64(nb.Remembered()) }))
 			lc.Append(fx.StopHook(nb.Close))
 			b = traceBus(nb, t, "nats")
 		default:

@@ -2,11 +2,14 @@ package tests
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +28,8 @@ const testBusSecret = "test-bus-secret-0123456789abcdef"
 // or signed with another secret, never reaches her stream, and a forged
 // revocation of her token ends neither her stream nor her session; each is
 // counted in tandem_bus_rejected_total. What the other process of the
-// deployment publishes (the same secret) is delivered.
+// deployment publishes (the same secret) is delivered, once: published
+// again by someone who captured it, it is dropped and counted as replayed.
 func TestSecurityBusForgedMessagesAreDropped(t *testing.T) {
 	parallel(t)
 	for server, url := range natsServers(t) {
@@ -70,41 +74,72 @@ func TestSecurityBusForgedMessagesAreDropped(t *testing.T) {
 				if err := raw.Flush(); err != nil {
 					t.Fatal(err)
 				}
-				waitRejected(t, metrics, map[string]int{"live": 2, "revoke": 2})
+				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2})
 				annS.none(200 * time.Millisecond)    // no forged event, no "end"
 				for _, h := range []*harness{a, b} { // her token still works on both processes
 					expect(t, h.keyed("GET", "/api/messages/list", ann, nil), 200, `[]`)
 				}
 
 				// the deployment's own messages, from the other process
+				captured := make(chan *nats.Msg, 16)
+				if _, err := raw.ChanSubscribe(live, captured); err != nil {
+					t.Fatal(err)
+				}
+				if err := raw.Flush(); err != nil {
+					t.Fatal(err)
+				}
 				at := b.Clock.Now().UnixMilli()
 				id := b.sendMessage(bob, "signed and delivered")
 				annS.expectEvent(2*time.Second, "message.sent", messageJSON(id, "signed and delivered", bob, at))
-				waitRejected(t, metrics, map[string]int{"live": 2, "revoke": 2}) // nothing more
+				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2}) // nothing more
+				annS.drain(200 * time.Millisecond)                                                   // the message's notification for ann
+
+				// ann's copies the raw client captured, published again
+				var toAnn []*nats.Msg
+				for len(captured) > 0 {
+					if m := <-captured; strings.Contains(string(m.Data), `"user":"`+ann.ID+`"`) {
+						toAnn = append(toAnn, m)
+					}
+				}
+				if len(toAnn) == 0 {
+					t.Fatal("ann's message was not seen on the bus")
+				}
+				for _, m := range toAnn {
+					if err := raw.PublishMsg(&nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2, "live replayed": len(toAnn)})
+				annS.none(200 * time.Millisecond)
 			})
 		}
 	}
 }
 
-// signFrame is what natsbus puts on the wire: HMAC-SHA256(secret, subject
-// NUL data), then data.
+// signFrame is what natsbus puts on the wire: the MAC, HMAC-SHA256(secret,
+// "tandem-bus/2" NUL subject NUL stamp data), then the stamp (the send time
+// in unix milliseconds, 8 bytes big endian, and a 16-byte random id), then
+// data.
 func signFrame(secret []byte, subject string, data []byte) []byte {
+	body := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixMilli()))
+	body = append(append(body, rand.Text()[:16]...), data...)
 	h := hmac.New(sha256.New, secret)
-	h.Write([]byte(subject + "\x00"))
-	h.Write(data)
-	return append(h.Sum(nil), data...)
+	h.Write([]byte("tandem-bus/2\x00" + subject + "\x00"))
+	h.Write(body)
+	return append(h.Sum(nil), body...)
 }
 
-var rejectedLine = regexp.MustCompile(`(?m)^tandem_bus_rejected_total\{topic="(\w+)"\} (\d+)$`)
+var rejectedLine = regexp.MustCompile(`(?m)^tandem_bus_rejected_total\{reason="(\w+)",topic="(\w+)"\} (\d+)$`)
 
-// waitRejected fails unless the metrics show exactly want within 2 s.
+// waitRejected fails unless the metrics show exactly want ("topic reason":
+// count) within 2 s.
 func waitRejected(t *testing.T, metrics *httpapi.MetricsServer, want map[string]int) {
 	t.Helper()
 	var got map[string]int
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		got = map[string]int{}
 		for _, m := range rejectedLine.FindAllStringSubmatch(string(scrape(t, metrics).Body), -1) {
-			got[m[1]], _ = strconv.Atoi(m[2])
+			got[m[2]+" "+m[1]], _ = strconv.Atoi(m[3])
 		}
 		if fmt.Sprint(got) == fmt.Sprint(want) {
 			return

@@ -2,29 +2,38 @@
 // core NATS publish/subscribe, at most once, shared by every process that
 // connects to the same server with the same subject prefix.
 //
-// Every message is signed: anyone who can reach the NATS server could
-// otherwise put a forged event in a user's live stream or a revocation on
-// the bus. A message on the wire is HMAC-SHA256(secret, subject NUL data)
-// followed by data; what arrives without the right MAC is dropped and
-// reported (Config.Rejected), never handed to a subscriber.
+// Every message is signed and stamped: anyone who can reach the NATS server
+// could otherwise put a forged event in a user's live stream or a
+// revocation on the bus, or publish again one they captured. A frame on the
+// wire is
 //
-// A message may carry headers (old processes ignore them; messages without
-// them are still heard): Tandem-Sent, when it was published (the receiver's
-// lag, Config.Received), and the W3C traceparent/tracestate of the span that
-// published it, so the receiving process's work joins the trace. They are
-// signed too (Tandem-Meta-Mac, bound to the message's own MAC): a forged
+//	MAC | sent | id | data
+//
+// where sent is the publisher's clock in unix milliseconds (8 bytes, big
+// endian), id 16 random bytes, and the MAC HMAC-SHA256(secret, "tandem-bus/2"
+// NUL subject NUL sent id data). A subscription drops, and reports
+// (Config.Rejected), what arrives without the right MAC, what was sent more
+// than MaxAge ago or more than MaxSkew ahead of its clock, and an id it has
+// heard already (seenIDs); nothing of it reaches a subscriber. Frames of the
+// older format (no stamp) fail the MAC: processes of two versions do not
+// hear each other.
+//
+// A message may carry headers: the W3C traceparent/tracestate of the span
+// that published it, so the receiving process's work joins the trace. They
+// are signed too (Tandem-Meta-Mac, bound to the message's own MAC): a forged
 // header is ignored, the message still heard.
 package natsbus
 
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
-	"strconv"
 	"sync"
 	"time"
 
@@ -45,8 +54,12 @@ const (
 	pendingBytes = 64 << 20
 )
 
-// macSize is the length of the signature in front of each message.
-const macSize = sha256.Size
+// A frame is MAC | stamp | data (see the package comment).
+const (
+	macSize    = sha256.Size
+	stampSize  = 8 + idSize
+	frameLabel = "tandem-bus/2\x00" // binds a MAC to this format: an older frame never passes for one
+)
 
 // Config is where to connect and how messages are signed.
 type Config struct {
@@ -55,20 +68,25 @@ type Config struct {
 	// Secret keys the HMAC every message carries; the processes of one
 	// deployment share it. Required: this bus never runs unsigned.
 	Secret []byte
-	// Rejected, if set, is told of each message dropped because its
-	// signature was missing or wrong (on the subscription's goroutine).
-	Rejected func(topic string)
-	// Received, if set, is told how long each message that said when it was
-	// sent took to arrive (clocks of two machines: a lag, not a precise
-	// figure), on the subscription's goroutine.
+	// Clock stamps what is published and judges the age of what arrives;
+	// nil is the system clock.
+	Clock core.Clock
+	// SeenCap bounds the ids each subscription remembers against replays
+	// (see seenIDs); 0 is DefaultSeenCap.
+	SeenCap int
+	// Rejected, if set, is told of each message dropped unheard, and why:
+	// RejectSignature, RejectStale or RejectReplayed (on the subscription's
+	// goroutine).
+	Rejected func(topic, reason string)
+	// Received, if set, is told how long each message took to arrive by its
+	// stamp (clocks of two machines: a lag, not a precise figure), on the
+	// subscription's goroutine.
 	Received func(topic string, lag time.Duration)
 }
 
-// The headers of a message (see the package comment).
-const (
-	headerSent    = "Tandem-Sent"     // unix milliseconds
-	headerMetaMAC = "Tandem-Meta-Mac" // hex HMAC of the headers, bound to the message's MAC
-)
+// headerMetaMAC is the hex HMAC of a message's trace headers, bound to the
+// message's MAC.
+const headerMetaMAC = "Tandem-Meta-Mac"
 
 // traceContext is the W3C propagation of traceparent and tracestate.
 var traceContext = propagation.TraceContext{}
@@ -81,11 +99,13 @@ type Bus struct {
 	prefix   string
 	log      *zap.Logger
 	macs     sync.Pool // of hash.Hash keyed with the secret: one per message would allocate its pads again
-	rejected func(topic string)
+	clock    core.Clock
+	seenCap  int
+	rejected func(topic, reason string)
 	received func(topic string, lag time.Duration)
 
 	subsMu sync.Mutex
-	subs   map[*nats.Subscription]struct{}
+	subs   map[*nats.Subscription]*seenIDs
 
 	gapMu sync.Mutex
 	gaps  map[*func()]struct{} // OnGap's handlers
@@ -103,8 +123,12 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		prefix = "tandem"
 	}
 	secret := append([]byte(nil), cfg.Secret...)
-	b := &Bus{prefix: prefix, log: log, rejected: cfg.Rejected, received: cfg.Received, gaps: map[*func()]struct{}{},
-		subs: map[*nats.Subscription]struct{}{}}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = core.SystemClock{}
+	}
+	b := &Bus{prefix: prefix, log: log, clock: clock, seenCap: cfg.SeenCap, rejected: cfg.Rejected, received: cfg.Received,
+		gaps: map[*func()]struct{}{}, subs: map[*nats.Subscription]*seenIDs{}}
 	b.macs.New = func() any { return hmac.New(sha256.New, secret) }
 	nc, err := nats.Connect(url,
 		nats.Name("tandem"),
@@ -144,42 +168,51 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 
 func (b *Bus) subject(topic string) string { return b.prefix + "." + topic }
 
-// sign appends the MAC of data on subject to dst. The subject is signed
-// too, so a message cannot be replayed on another topic or deployment.
-func (b *Bus) sign(dst []byte, subject string, data []byte) []byte {
+// sign appends the MAC of body (stamp and data) on subject to dst. The
+// subject is signed too, so a message cannot be replayed on another topic
+// or deployment.
+func (b *Bus) sign(dst []byte, subject string, body []byte) []byte {
 	h := b.macs.Get().(hash.Hash)
 	h.Reset()
-	h.Write([]byte(subject))
-	h.Write([]byte{0})
-	h.Write(data)
+	h.Write([]byte(frameLabel + subject + "\x00"))
+	h.Write(body)
 	dst = h.Sum(dst)
 	b.macs.Put(h)
 	return dst
 }
 
-// open returns the data of a signed message, or false when its MAC is
-// missing or wrong (compared in constant time).
-func (b *Bus) open(subject string, msg []byte) ([]byte, bool) {
-	if len(msg) < macSize {
-		return nil, false
+// open returns the stamp and data of a signed frame, or false when it is
+// short or its MAC is wrong (compared in constant time).
+func (b *Bus) open(subject string, msg []byte) (stamp, []byte, bool) {
+	if len(msg) < macSize+stampSize {
+		return stamp{}, nil, false
 	}
 	var want [macSize]byte
-	return msg[macSize:], hmac.Equal(msg[:macSize], b.sign(want[:0], subject, msg[macSize:]))
+	if !hmac.Equal(msg[:macSize], b.sign(want[:0], subject, msg[macSize:])) {
+		return stamp{}, nil, false
+	}
+	st := stamp{sent: int64(binary.BigEndian.Uint64(msg[macSize:]))}
+	copy(st.id[:], msg[macSize+8:macSize+stampSize])
+	return st, msg[macSize+stampSize:], true
 }
 
-// Publish signs data and queues it for the server; it does not wait for it.
-// The headers say when, and carry ctx's span context when it has one.
+// Publish stamps and signs data and queues it for the server; it does not
+// wait for it. The headers carry ctx's span context when it has one.
 func (b *Bus) Publish(ctx context.Context, topic string, data []byte) error {
 	subject := b.subject(topic)
-	msg := b.sign(make([]byte, 0, macSize+len(data)), subject, data)
-	h := nats.Header{}
-	hc := propagation.HeaderCarrier(h) // canonical keys, as the receiver reads them
-	hc.Set(headerSent, strconv.FormatInt(time.Now().UnixMilli(), 10))
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		traceContext.Inject(ctx, hc)
-	}
-	hc.Set(headerMetaMAC, b.signMeta(subject, msg[:macSize], h))
+	msg := make([]byte, macSize+stampSize, macSize+stampSize+len(data))
+	binary.BigEndian.PutUint64(msg[macSize:], uint64(b.clock.Now().UnixMilli()))
+	_, _ = rand.Read(msg[macSize+8 : macSize+stampSize]) // never fails (crypto/rand)
 	msg = append(msg, data...)
+	var mac [macSize]byte
+	copy(msg, b.sign(mac[:0], subject, msg[macSize:]))
+	var h nats.Header
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		h = nats.Header{}
+		hc := propagation.HeaderCarrier(h) // canonical keys, as the receiver reads them
+		traceContext.Inject(ctx, hc)
+		hc.Set(headerMetaMAC, b.signMeta(subject, msg[:macSize], h))
+	}
 	err := b.nc.PublishMsg(&nats.Msg{Subject: subject, Header: h, Data: msg})
 	if errors.Is(err, nats.ErrHeadersNotSupported) {
 		// never connected yet, so the server's support is unknown: the
@@ -199,7 +232,7 @@ func (b *Bus) signMeta(subject string, msgMAC []byte, h nats.Header) string {
 	m.Reset()
 	m.Write([]byte("meta\x00" + subject + "\x00"))
 	m.Write(msgMAC)
-	for _, k := range []string{headerSent, "traceparent", "tracestate"} {
+	for _, k := range []string{"traceparent", "tracestate"} {
 		m.Write([]byte("\x00" + propagation.HeaderCarrier(h).Get(k)))
 	}
 	var sum [macSize]byte
@@ -208,44 +241,44 @@ func (b *Bus) signMeta(subject string, msgMAC []byte, h nats.Header) string {
 	return out
 }
 
-// meta reads a correctly signed message's headers: the context carrying
-// the publisher's span (context.Background() without one), and the lag.
-// Headers missing (an older process) or wrongly signed give neither.
-func (b *Bus) meta(m *nats.Msg) (context.Context, time.Duration, bool) {
+// traced is the context carrying the publisher's span of a correctly
+// signed message, context.Background() when its headers are missing or
+// wrongly signed.
+func (b *Bus) traced(m *nats.Msg) context.Context {
 	ctx := context.Background()
 	if m.Header == nil {
-		return ctx, 0, false
+		return ctx
 	}
 	got, err := hex.DecodeString(propagation.HeaderCarrier(m.Header).Get(headerMetaMAC))
 	if err != nil || !hmac.Equal(got, mustHex(b.signMeta(m.Subject, m.Data[:macSize], m.Header))) {
-		return ctx, 0, false
+		return ctx
 	}
-	if propagation.HeaderCarrier(m.Header).Get("traceparent") != "" {
-		ctx = traceContext.Extract(ctx, propagation.HeaderCarrier(m.Header))
-	}
-	sent, err := strconv.ParseInt(propagation.HeaderCarrier(m.Header).Get(headerSent), 10, 64)
-	if err != nil {
-		return ctx, 0, false
-	}
-	return ctx, max(time.Since(time.UnixMilli(sent)), 0), true
+	return traceContext.Extract(ctx, propagation.HeaderCarrier(m.Header))
 }
 
 func mustHex(s string) []byte { b, _ := hex.DecodeString(s); return b }
 
-// Subscribe delivers topic's correctly signed messages to handle on the
-// subscription's own goroutine, in order; the others are dropped.
+// Subscribe delivers topic's correctly signed, fresh and new messages to
+// handle on the subscription's own goroutine, in order; the others are
+// dropped. Each subscription remembers the ids it heard on its own: two
+// subscriptions to one topic both hear each message.
 func (b *Bus) Subscribe(topic string, handle func(context.Context, []byte)) (func(), error) {
+	seen := newSeenIDs(b.seenCap)
 	s, err := b.nc.Subscribe(b.subject(topic), func(m *nats.Msg) {
-		data, ok := b.open(m.Subject, m.Data)
+		st, data, ok := b.open(m.Subject, m.Data)
 		if !ok {
-			b.reject(topic)
+			b.reject(topic, RejectSignature)
 			return
 		}
-		ctx, lag, timed := b.meta(m)
-		if timed && b.received != nil {
-			b.received(topic, lag)
+		now := b.clock.Now()
+		if why := seen.admit(now.UnixMilli(), st); why != "" {
+			b.reject(topic, why)
+			return
 		}
-		handle(ctx, data)
+		if b.received != nil {
+			b.received(topic, max(now.Sub(time.UnixMilli(st.sent)), 0))
+		}
+		handle(b.traced(m), data)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: subscribe %s: %w", topic, err)
@@ -254,7 +287,7 @@ func (b *Bus) Subscribe(topic string, handle func(context.Context, []byte)) (fun
 		return nil, errors.Join(fmt.Errorf("bus: subscribe %s: %w", topic, err), s.Unsubscribe())
 	}
 	b.subsMu.Lock()
-	b.subs[s] = struct{}{}
+	b.subs[s] = seen
 	b.subsMu.Unlock()
 	// The server has the subscription once a flush returns, so what any
 	// process publishes from then on reaches it. Disconnected, the client
@@ -284,11 +317,23 @@ func (b *Bus) Dropped() int {
 	return n
 }
 
-// reject reports a message dropped for its signature. Not logged one by
-// one: a flood of forgeries must not become a flood of log lines.
-func (b *Bus) reject(topic string) {
+// Remembered is how many message ids this process's subscriptions hold
+// against replays, those still subscribed (each at most Config.SeenCap).
+func (b *Bus) Remembered() int {
+	b.subsMu.Lock()
+	defer b.subsMu.Unlock()
+	n := 0
+	for _, seen := range b.subs {
+		n += seen.len()
+	}
+	return n
+}
+
+// reject reports a message dropped unheard. Not logged one by one: a flood
+// of forgeries or replays must not become a flood of log lines.
+func (b *Bus) reject(topic, reason string) {
 	if b.rejected != nil {
-		b.rejected(topic)
+		b.rejected(topic, reason)
 	}
 }
 
