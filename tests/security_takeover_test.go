@@ -162,6 +162,10 @@ func TestAttackPanicButtonLeavesTheThiefNothing(t *testing.T) {
 					t.Fatalf("no mail of the planted passkey: %+v", m)
 				}
 				stream := h.openStream(thief, "")
+				// The thief asks to pair the owner with an accomplice: a pending request.
+				accomplice := h.newUser("eve@x.io")
+				ownerCode := h.generateCode(thief)
+				expect(t, h.submitCode(thief, h.generateCode(accomplice)), 200, "")
 
 				ownerNow := h.loginAs("owner@x.io", pw, nil).JSON(t)["token"].(string)
 				if panic == "reset" {
@@ -179,6 +183,12 @@ func TestAttackPanicButtonLeavesTheThiefNothing(t *testing.T) {
 					if !strings.Contains(m.Text, want) {
 						t.Fatalf("the mail does not say %q:\n%s", want, m.Text)
 					}
+				}
+				// The request and the code made with the thief's session are gone:
+				// the accomplice's submit pairs nobody.
+				expect(t, h.submitCode(accomplice, ownerCode), 400, "")
+				if st := h.pairingStatus(accomplice).JSON(t)["state"]; st != "unpaired" {
+					t.Fatalf("the accomplice is %v", st)
 				}
 				back := h.loginAs("owner@x.io", map[bool]string{true: "a-brand-new-pass", false: pw}[panic == "reset"], nil)
 				expect(t, back, 200, "")

@@ -167,6 +167,20 @@ func (r *PartnerRepo) clearPairingLocked(users ...string) {
 	}
 }
 
+func (r *PartnerRepo) ClearPairing(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clearPairingLocked(userID)
+	if _, paired := r.members[userID]; paired {
+		return nil
+	}
+	if c, ok := r.connections[userID]; ok {
+		delete(r.connByKey, partners.ConnectionKey(c.Code))
+		delete(r.connections, userID)
+	}
+	return nil
+}
+
 func (r *PartnerRepo) PutPairingCode(_ context.Context, c partners.PairingCode) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -415,6 +415,16 @@ func (r *PartnerRepo) Purge(ctx context.Context, userID string) (partners.Partne
 	return p, true, nil
 }
 
+func (r *PartnerRepo) ClearPairing(ctx context.Context, userID string) error {
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.clearPairing(ctx, tx, userID); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("partner_connections").Where(sq.Eq{"user_id": userID}).
+			Where(sq.Expr("NOT EXISTS (SELECT 1 FROM partnership_members m WHERE m.user_id = ?)", userID)))
+	})
+}
+
 // exists is a plain read of whether table has a row matching where.
 func (r *PartnerRepo) exists(ctx context.Context, tx *sqlx.Tx, table string, where sq.Eq) (bool, error) {
 	var n int

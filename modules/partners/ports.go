@@ -60,6 +60,11 @@ type Repository interface {
 	// user's connection, pairing code and requests (both directions). It is
 	// idempotent; ended is false when there was no partnership.
 	Purge(ctx context.Context, userID string) (p Partnership, ended bool, err error)
+	// ClearPairing deletes the user's pairing code and pairing requests
+	// (both directions) and, unless the user is paired (both partners see
+	// it then), the user's connection code; the partnership stays. It is
+	// idempotent.
+	ClearPairing(ctx context.Context, userID string) error
 }
 
 // Notifier sends a notification to a user (the notifications module: saved

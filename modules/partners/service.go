@@ -379,17 +379,32 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	return nil
 }
 
-// Listener ends, when an account's mailbox is first proven (WaysInEnded,
-// Unproven), everything pairing made before: none of it was the owner's.
-// Its partnership ends and both are told as for an unpair; its codes and
-// requests go.
+// Listener ends what pairing made before a proof of the account's mailbox
+// (WaysInEnded): its codes and pending requests, which a session the owner
+// did not have may have made; and, when the account had no proven owner
+// before (Unproven), its partnership too, both told as for an unpair.
 func (s *Service) Listener() core.Listener {
 	return core.Listener{Name: "partners", Handle: func(ctx context.Context, e core.Event) error {
-		if w, ok := e.(core.WaysInEnded); ok && w.Unproven {
+		w, ok := e.(core.WaysInEnded)
+		switch {
+		case !ok:
+			return nil
+		case w.Unproven:
 			return s.PurgeUser(ctx, w.UserID)
 		}
-		return nil
+		return s.clearPairing(ctx, w.UserID)
 	}}
+}
+
+// clearPairing drops the user's codes and requests, the partnership kept,
+// and tells everyone whose status that changes.
+func (s *Service) clearPairing(ctx context.Context, userID string) error {
+	waiting := s.counterparts(ctx, userID)
+	if err := s.repo.ClearPairing(ctx, userID); err != nil {
+		return err
+	}
+	s.announcePairing(ctx, append(waiting, userID)...)
+	return nil
 }
 
 func (s *Service) end(ctx context.Context, userID string) error {

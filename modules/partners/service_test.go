@@ -1269,3 +1269,56 @@ func TestConnectionCodesExpire(t *testing.T) {
 		t.Fatalf("%q %v", partner, err)
 	}
 }
+
+// A proof of a mailbox ends what pairing made before it: the codes and the
+// pending request always; the partnership only when the account had no
+// proven owner before (Unproven), with PartnershipEnded as for an unpair.
+func TestWaysInEndedClearsPairingMadeBefore(t *testing.T) {
+	handle := func(f *fixture, e core.WaysInEnded) {
+		if err := f.svc.Listener().Handle(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("a pending request and its codes go", func(t *testing.T) {
+		f := newFixture(t)
+		cb := f.code(t, "b")
+		ca := f.code(t, "a")
+		if _, err := f.submit("a", cb); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.status(t, "b"); s.State != partners.StatePending {
+			t.Fatalf("b: %+v", s)
+		}
+		handle(f, core.WaysInEnded{UserID: "a", At: f.clock.Now()})
+		for _, u := range []string{"a", "b"} {
+			if s := f.status(t, u); s.State == partners.StatePending || s.State == partners.StateConnected {
+				t.Fatalf("%s after the proof: %+v", u, s)
+			}
+		}
+		if out, err := f.submit("b", ca); err == nil || out.Connected { // a's old code pairs nobody
+			t.Fatalf("a's code made before the proof still pairs: %+v %v", out, err)
+		}
+	})
+	t.Run("a proven account keeps its partnership", func(t *testing.T) {
+		f := newFixture(t)
+		f.pairByCodes(t, "a", "b")
+		handle(f, core.WaysInEnded{UserID: "a", At: f.clock.Now()})
+		if s := f.status(t, "a"); s.State != partners.StateConnected {
+			t.Fatalf("a: %+v", s)
+		}
+	})
+	t.Run("an unproven account's partnership ends", func(t *testing.T) {
+		f := newFixture(t)
+		f.pairByCodes(t, "a", "b")
+		id, _, _, _ := f.svc.PartnershipOf(ctx, "a")
+		handle(f, core.WaysInEnded{UserID: "a", At: f.clock.Now(), Unproven: true})
+		for _, u := range []string{"a", "b"} {
+			if s := f.status(t, u); s.State != partners.StateUnpaired {
+				t.Fatalf("%s: %+v", u, s)
+			}
+		}
+		if ev := facts(f.bus); len(ev) != 2 || ev[1] != (core.PartnershipEnded{PartnershipID: id, UserIDs: [2]string{"a", "b"}}) {
+			t.Fatalf("events %v", ev)
+		}
+	})
+}
