@@ -94,6 +94,13 @@ func TestFeedbackRepository(t *testing.T) {
 	storetest.FeedbackRepository(t, func(*testing.T) feedback.Repository { return memory.NewFeedbackRepo() })
 }
 
+func TestWaysIn(t *testing.T) {
+	storetest.WaysIn(t, func(*testing.T) storetest.WaysInStores {
+		p := memory.NewPasskeyRepo()
+		return storetest.WaysInStores{Accounts: memory.NewAccountRepoWith(p), Passkeys: p}
+	})
+}
+
 func TestPasskeyRepository(t *testing.T) {
 	storetest.PasskeyRepository(t, func(*testing.T) passkeys.Repository { return memory.NewPasskeyRepo() })
 }

@@ -180,6 +180,15 @@ func TestFeedbackRepository(t *testing.T) {
 	})
 }
 
+func TestWaysIn(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(t *testing.T) *sqlstore.DB) {
+		storetest.WaysIn(t, func(t *testing.T) storetest.WaysInStores {
+			db := newDB(t)
+			return storetest.WaysInStores{Accounts: sqlstore.NewAccountRepo(db), Passkeys: sqlstore.NewPasskeyRepo(db)}
+		})
+	})
+}
+
 func TestPasskeyRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(t *testing.T) *sqlstore.DB) {
 		storetest.PasskeyRepository(t, func(t *testing.T) passkeys.Repository { return sqlstore.NewPasskeyRepo(newDB(t)) })
