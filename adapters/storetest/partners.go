@@ -23,6 +23,7 @@ func PartnerRepository(t *testing.T, newRepo func(t *testing.T) partners.Reposit
 	t.Run("submit: pending, one outgoing request, newest incoming first, mutual connects", ps.submitFlow)
 	t.Run("end removes the partnership and both members; then either may pair again", ps.end)
 	t.Run("purge ends the partnership and deletes the user's codes and requests, idempotently", ps.purge)
+	t.Run("clear pairing deletes codes and requests, keeps a partnership and its code", ps.clearPairing)
 
 	// under concurrency: partners_concurrency.go
 	t.Run("concurrent mutual submits pair exactly once", ps.concurrentMutualSubmits)
@@ -439,4 +440,30 @@ func (ps partnerSuite) purge(t *testing.T) {
 	if ended {
 		t.Fatal("second purge ended something")
 	}
+}
+
+func (ps partnerSuite) clearPairing(t *testing.T) {
+	r := ps.newRepo(t)
+	ps.linked(t, r, ps.ship("p1", "u1", "u2"), "code1")
+	must(t, r.ClearPairing(ctx, "u1"))
+	if p, err := r.PartnershipOf(ctx, "u1"); err != nil || p != ps.ship("p1", "u1", "u2") {
+		t.Fatalf("the partnership: %+v %v", p, err)
+	}
+	if _, err := r.ConnectionOf(ctx, "u1"); err != nil {
+		t.Fatalf("a paired owner's code, which both see, went: %v", err)
+	}
+	ps.codes(t, r, "u3", "u4")
+	must(t, r.PutConnection(ctx, ps.conn("u3", "code3")))
+	ps.mustSubmit(t, r, ps.req("u3", "u4", now), ps.ship("x", "u4", "u3"), false)
+	must(t, r.ClearPairing(ctx, "u3"))
+	s, _ := r.Snapshot(ctx, "u3")
+	if s.PairingCode != nil || s.Outgoing != nil || len(s.Incoming) != 0 {
+		t.Fatalf("u3 %+v", s)
+	}
+	if s, _ := r.Snapshot(ctx, "u4"); len(s.Incoming) != 0 || s.PairingCode == nil {
+		t.Fatalf("u4 %+v", s)
+	}
+	_, err := r.ConnectionOf(ctx, "u3")
+	wantKind(t, err, core.KindNotFound)
+	must(t, r.ClearPairing(ctx, "u3")) // idempotent
 }
