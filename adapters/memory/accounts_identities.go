@@ -85,7 +85,7 @@ func (r *AccountRepo) SpendIDToken(_ context.Context, tokenHash string, expires 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, used := r.idTokens[tokenHash]; used {
-		return core.Conflict("conflict", "ID token used")
+		return core.Conflict("conflict", "already exists")
 	}
 	r.idTokens[tokenHash] = expires
 	return nil
