@@ -33,6 +33,12 @@ type Broadcast interface {
 	// subscriber re-reads what matters from the store. gap must not block.
 	// A bus that never loses messages (in-process) never calls it.
 	OnGap(gap func()) (stop func())
+	// OnDisconnect calls lost each time this process loses the broker,
+	// before any message after the loss is delivered (a gap follows once
+	// it is back): what arrives from then on may come after a revocation
+	// this process never heard. lost must not block. A bus that never loses
+	// the broker never calls it.
+	OnDisconnect(lost func()) (stop func())
 }
 
 // The topics of the Broadcast.

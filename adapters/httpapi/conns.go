@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -21,6 +23,9 @@ import (
 // which fasthttp closes the connection as it does when a client leaves.
 type conns struct {
 	net.Listener
+	// troubled hears when Accept starts to fail with an error that passes
+	// (the first of a run) and when it accepts again (nil): the log.
+	troubled  func(err error)
 	mu        sync.Mutex
 	open      map[*conn]struct{}
 	accepting int  // Accept calls under way: a connection may yet join
@@ -32,7 +37,46 @@ func newConns(ln net.Listener) *conns {
 	return &conns{Listener: ln, open: map[*conn]struct{}{}}
 }
 
+// Accept retries the errors that pass (out of file descriptors, a
+// connection aborted before it was taken, no buffers) with a pause that
+// doubles from 5 ms to a second, as net/http's server does: fasthttp ends
+// its serve loop on any error but a timeout, and a process that ran out of
+// files would stay deaf after they came back. A closed listener's error
+// never passes.
 func (l *conns) Accept() (net.Conn, error) {
+	var pause time.Duration
+	for {
+		c, err := l.accept()
+		if err == nil || !passes(err) {
+			if pause > 0 && l.troubled != nil && err == nil {
+				l.troubled(nil)
+			}
+			return c, err
+		}
+		if pause == 0 && l.troubled != nil {
+			l.troubled(err)
+		}
+		pause = min(max(2*pause, acceptPauseMin), acceptPauseMax)
+		time.Sleep(pause)
+	}
+}
+
+const (
+	acceptPauseMin = 5 * time.Millisecond
+	acceptPauseMax = time.Second
+)
+
+// passes says whether an Accept error is the moment's, not the listener's.
+func passes(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ECONNABORTED, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *conns) accept() (net.Conn, error) {
 	l.mu.Lock()
 	l.accepting++
 	l.mu.Unlock()

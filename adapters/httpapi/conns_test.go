@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,3 +158,64 @@ func (f *heldConn) Read(b []byte) (int, error) {
 }
 
 func (f *heldConn) SetReadDeadline(t time.Time) error { f.deadline = t; return nil }
+
+// failingListener fails its first Accepts with errs, then accepts from
+// the real listener.
+type failingListener struct {
+	net.Listener
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *failingListener) Accept() (net.Conn, error) {
+	f.mu.Lock()
+	if len(f.errs) > 0 {
+		err := f.errs[0]
+		f.errs = f.errs[1:]
+		f.mu.Unlock()
+		return nil, err
+	}
+	f.mu.Unlock()
+	return f.Listener.Accept()
+}
+
+// A process out of file descriptors keeps listening: the errors that pass
+// are retried, and the first connection after them is accepted; the
+// listener's own end is no error to retry.
+func TestAcceptRetriesTheErrorsThatPass(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emfile := &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	aborted := &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.ECONNABORTED)}
+	ln := newConns(&failingListener{Listener: raw, errs: []error{emfile, emfile, aborted}})
+	var heard []error
+	ln.troubled = func(err error) { heard = append(heard, err) }
+	t.Cleanup(func() { _ = ln.Close() })
+	client, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("the accept gave up: %v", err)
+	}
+	defer c.Close()
+	if len(heard) != 2 || heard[0] != emfile || heard[1] != nil {
+		t.Fatalf("the log heard %v, want the first error then the recovery", heard)
+	}
+	_ = ln.Close()
+	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("a closed listener: %v", err)
+	}
+	for _, tc := range []struct {
+		err  error
+		pass bool
+	}{{emfile, true}, {aborted, true}, {net.ErrClosed, false}, {io.EOF, false}, {syscall.ENFILE, true}} {
+		if passes(tc.err) != tc.pass {
+			t.Errorf("passes(%v) = %v", tc.err, !tc.pass)
+		}
+	}
+}

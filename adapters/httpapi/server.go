@@ -135,6 +135,13 @@ func (s *Server) start(context.Context) error {
 		return err
 	}
 	s.ln = newConns(ln)
+	s.ln.troubled = func(err error) {
+		if err != nil {
+			s.log.Error("accepting connections fails; retrying (out of file descriptors?)", zap.Error(err))
+			return
+		}
+		s.log.Info("accepting connections again")
+	}
 	s.App.Server().ConnState = s.ln.connState
 	s.served = make(chan struct{})
 	go func() {

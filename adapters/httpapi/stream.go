@@ -69,7 +69,9 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 				w.raw("event: reset\ndata: {}\n\n")
 				continue
 			}
-			w.event(e)
+			if h.confirmed(s) {
+				w.event(e)
+			}
 		case <-heartbeat.C:
 			w.raw(": heartbeat\n\n")
 		case <-expired:

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,10 @@ type stream struct {
 	done        chan struct{}
 	once        sync.Once
 	reason      string // why it ended, written as the last event
+	// checked is the hub's gap epoch when the token was last found live:
+	// behind the hub's, no event goes out before a lookup (confirmed).
+	// Only the stream's own writer reads and writes it after attach.
+	checked uint64
 }
 
 // resetEvent, on a stream's channel, is written as `event: reset` (no id):
@@ -99,6 +104,9 @@ type Streams struct {
 	resets  prometheus.Counter
 	recheck chan struct{}               // a token recheck is wanted now (a bus gap); cap 1
 	evict   func(tokenHashes ...string) // ForgetWith's
+	// epoch counts the bus gaps: a stream opened, or last confirmed, in an
+	// earlier one looks its token up before its next event (confirmed).
+	epoch atomic.Uint64
 
 	mu       sync.Mutex
 	users    map[string]*userStreams
@@ -128,10 +136,11 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 		return nil, err
 	}
 	stopGaps := bus.OnGap(h.gap)
+	stopLost := bus.OnDisconnect(h.lost)
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error { go h.sweep(ctx); go h.rechecks(ctx); return nil },
-		OnStop:  func(context.Context) error { cancel(); stopGaps(); stop(); h.Close(); return nil },
+		OnStop:  func(context.Context) error { cancel(); stopGaps(); stopLost(); stop(); h.Close(); return nil },
 	})
 	return h, nil
 }
@@ -254,6 +263,7 @@ func (h *Streams) ForgetWith(evict func(tokenHashes ...string)) { h.evict = evic
 // looked up again at once. Called on the bus's goroutine: nothing here
 // waits for the store.
 func (h *Streams) gap() {
+	h.epoch.Add(1)
 	h.resets.Inc()
 	h.mu.Lock()
 	for _, u := range h.users {
@@ -268,6 +278,11 @@ func (h *Streams) gap() {
 	default: // one is already due
 	}
 }
+
+// lost is the bus's word that it lost the broker: from now on a revocation
+// may go unheard, so every stream looks its token up again before its next
+// event (confirmed); the gap that follows the reconnection resets them.
+func (h *Streams) lost() { h.epoch.Add(1) }
 
 // send queues e on s; a stream too far behind is ended rather than waited
 // for. Caller holds h.mu.
@@ -328,6 +343,49 @@ func (h *Streams) recheckTokens(ctx context.Context) {
 	}
 }
 
+// confirmed says whether s may carry its next event. After a bus gap (an
+// outage, a dropped message) a revocation may have been lost, and NATS
+// hands over what it buffered before the gap is told: so the first event
+// after one waits for the token to be found in the store again. A token
+// gone ends the stream (revoked), one past its expiry too (expired); a
+// store that does not answer is asked again each second, the events
+// waiting meanwhile (a stream too far behind ends lagging, as always).
+func (h *Streams) confirmed(s *stream) bool {
+	epoch := h.epoch.Load()
+	if s.checked == epoch {
+		return true
+	}
+	for {
+		select {
+		case <-s.done:
+			return false
+		default:
+		}
+		lookup, cancel := context.WithTimeout(context.Background(), recheckTimeout)
+		sess, err := h.store.Session(lookup, s.token)
+		cancel()
+		switch {
+		case core.IsKind(err, core.KindNotFound):
+			if h.evict != nil {
+				h.evict(s.token)
+			}
+			h.endTokens("revoked", s.token)
+			return false
+		case err != nil:
+			select {
+			case <-s.done:
+			case <-time.After(time.Second):
+			}
+			continue
+		case !h.clock.Now().Before(sess.ExpiresAt):
+			s.end("expired")
+			return false
+		}
+		s.checked = epoch
+		return true
+	}
+}
+
 // Close ends every stream and refuses new ones (the server is stopping:
 // fasthttp waits for open responses, so streams must finish first).
 func (h *Streams) Close() {
@@ -359,7 +417,8 @@ func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool
 		u.open[0].end("replaced")
 	}
 	backlog, reset := missed(u.replay, lastID)
-	s := &stream{user: user, token: token, events: make(chan liveEvent, sendBuffer), done: make(chan struct{})}
+	s := &stream{user: user, token: token, events: make(chan liveEvent, sendBuffer), done: make(chan struct{}),
+		checked: h.epoch.Load()}
 	if len(u.open) == 0 {
 		h.buffered -= u.bytes // a user with a stream here is kept whatever the budget
 	}

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -265,5 +267,50 @@ func ended(s *stream) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// After a bus gap no event reaches a stream before its token is found in
+// the store again: a revocation lost in the gap ends the stream before the
+// partner's next message is written, however the bus ordered the two.
+func TestAGapHoldsEventsUntilTheTokenIsCheckedAgain(t *testing.T) {
+	t.Parallel()
+	later := time.Now().Add(time.Hour)
+	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later}}
+	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: time.Hour}
+	bus := &gappyBus{Bus: localbus.New()}
+	// not started: no recheck round reads the store beside confirmed
+	h, err := NewStreams(fxtest.NewLifecycle(t), Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, zap.NewNop(), NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _, _, _ := h.attach("ann", "t1", "")
+	reads := func() int { store.mu.Lock(); defer store.mu.Unlock(); return store.reads }
+	if !h.confirmed(kept) || reads() != 0 {
+		t.Fatalf("a stream opened since the last gap was looked up (%d reads)", reads())
+	}
+	bus.gap()
+	if !h.confirmed(kept) || !h.confirmed(kept) || reads() != 1 {
+		t.Fatalf("a live token after a gap: want one lookup, got %d", reads())
+	}
+
+	revoked, _, _, _ := h.attach("ann", "t2", "")
+	var out bytes.Buffer
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		w := bufio.NewWriter(&out)
+		h.serve(&sseWriter{w: w}, revoked, nil, false, time.Time{})
+	}()
+	store.set(func(s *sessionStore) { delete(s.live, "t2") }) // logged out elsewhere; the bus lost the word
+	bus.gap()
+	h.receive(context.Background(), encodeLive(liveEvent{ID: "after-logout", User: "ann", Type: "message.sent", Data: []byte(`{}`)}))
+	select {
+	case <-served:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the revoked stream is still open")
+	}
+	if revoked.reason != "revoked" || bytes.Contains(out.Bytes(), []byte("after-logout")) {
+		t.Fatalf("ended %q, wrote:\n%s", revoked.reason, out.String())
 	}
 }

@@ -52,6 +52,8 @@ func (b *Bus) Flush(time.Duration) error { return nil }
 // Publish returns, so nothing is ever missed.
 func (b *Bus) OnGap(func()) func() { return func() {} }
 
+func (b *Bus) OnDisconnect(func()) func() { return func() {} }
+
 // Subscribe adds handle to topic until unsubscribe is called.
 func (b *Bus) Subscribe(topic string, handle func(context.Context, []byte)) (func(), error) {
 	s := &subscription{handle: handle}

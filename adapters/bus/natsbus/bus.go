@@ -109,6 +109,7 @@ type Bus struct {
 
 	gapMu sync.Mutex
 	gaps  map[*func()]struct{} // OnGap's handlers
+	losts map[*func()]struct{} // OnDisconnect's
 }
 
 // Connect dials cfg.URL. A server that is not up yet is not an error: the
@@ -128,7 +129,7 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		clock = core.SystemClock{}
 	}
 	b := &Bus{prefix: prefix, log: log, clock: clock, seenCap: cfg.SeenCap, rejected: cfg.Rejected, received: cfg.Received,
-		gaps: map[*func()]struct{}{}, subs: map[*nats.Subscription]*seenIDs{}}
+		gaps: map[*func()]struct{}{}, losts: map[*func()]struct{}{}, subs: map[*nats.Subscription]*seenIDs{}}
 	b.macs.New = func() any { return hmac.New(sha256.New, secret) }
 	nc, err := nats.Connect(url,
 		nats.Name("tandem"),
@@ -140,6 +141,7 @@ func Connect(cfg Config, log *zap.Logger) (*Bus, error) {
 		nats.PingInterval(10*time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			log.Warn("bus: disconnected from NATS; reconnecting", zap.Error(err))
+			b.lost()
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			log.Info("bus: reconnected to NATS", zap.String("server", c.ConnectedUrlRedacted()))
@@ -339,17 +341,7 @@ func (b *Bus) reject(topic, reason string) {
 
 // OnGap calls gap after every reconnection and slow-consumer drop, on a
 // goroutine of the client's (or one of its own): gap must not block.
-func (b *Bus) OnGap(gap func()) func() {
-	key := &gap
-	b.gapMu.Lock()
-	b.gaps[key] = struct{}{}
-	b.gapMu.Unlock()
-	return func() {
-		b.gapMu.Lock()
-		delete(b.gaps, key)
-		b.gapMu.Unlock()
-	}
-}
+func (b *Bus) OnGap(gap func()) func() { return b.watch(b.gaps, gap) }
 
 // reconnected reports the gap once the server surely has this process's
 // subscriptions again: the client resent them before calling back, and a
@@ -366,15 +358,37 @@ func (b *Bus) reconnected(c *nats.Conn) {
 	}()
 }
 
-func (b *Bus) gapped() {
+func (b *Bus) gapped() { b.call(b.gaps) }
+
+func (b *Bus) lost() { b.call(b.losts) }
+
+// OnDisconnect calls lost each time the client loses the server, on the
+// client's callback goroutine, as the client reports the loss: at least a
+// reconnection wait (250 ms) before anything received after reconnecting.
+// lost must not block.
+func (b *Bus) OnDisconnect(lost func()) func() { return b.watch(b.losts, lost) }
+
+func (b *Bus) call(set map[*func()]struct{}) {
 	b.gapMu.Lock()
-	gaps := make([]func(), 0, len(b.gaps))
-	for g := range b.gaps {
-		gaps = append(gaps, *g)
+	fs := make([]func(), 0, len(set))
+	for f := range set {
+		fs = append(fs, *f)
 	}
 	b.gapMu.Unlock()
-	for _, g := range gaps {
-		g()
+	for _, f := range fs {
+		f()
+	}
+}
+
+func (b *Bus) watch(set map[*func()]struct{}, f func()) func() {
+	key := &f
+	b.gapMu.Lock()
+	set[key] = struct{}{}
+	b.gapMu.Unlock()
+	return func() {
+		b.gapMu.Lock()
+		delete(set, key)
+		b.gapMu.Unlock()
 	}
 }
 

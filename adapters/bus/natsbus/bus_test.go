@@ -566,3 +566,34 @@ func TestNATSIgnoresForgedTraceHeaders(t *testing.T) {
 		}
 	}
 }
+
+// Losing the server is told at once, before the gap that follows the
+// reconnection: a live stream holds its events from then on until its
+// token is looked up again. A stopped watcher hears no more.
+func TestNATSReportsTheLossOfTheServer(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	b := connect(t, srv.URL(), "lost")
+	waitConnected(t, b)
+	lost, gaps := make(chan struct{}, 10), make(chan struct{}, 10)
+	b.OnDisconnect(func() { lost <- struct{}{} })
+	b.OnGap(func() { gaps <- struct{}{} })
+	var stopped atomic.Int64
+	b.OnDisconnect(func() { stopped.Add(1) })()
+	time.Sleep(50 * time.Millisecond) // the first connection's own gap, if it comes
+	for len(gaps) > 0 {
+		<-gaps
+	}
+	srv.Shutdown()
+	select {
+	case <-lost:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loss of the server was not told")
+	}
+	if len(gaps) != 0 {
+		t.Fatal("a gap was told before the server came back")
+	}
+	if stopped.Load() != 0 {
+		t.Fatal("a stopped watcher heard the loss")
+	}
+}
