@@ -140,7 +140,14 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error { go h.sweep(ctx); go h.rechecks(ctx); return nil },
-		OnStop:  func(context.Context) error { cancel(); stopGaps(); stopLost(); stop(); h.Close(); return nil },
+		OnStop: func(context.Context) error {
+			cancel()
+			stopGaps()
+			stopLost()
+			stop()
+			h.Close()
+			return nil
+		},
 	})
 	return h, nil
 }

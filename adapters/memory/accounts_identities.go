@@ -2,9 +2,9 @@ package memory
 
 import (
 	"context"
-	"time"
 	"slices"
 	"strings"
+	"time"
 
 	"tandem/core"
 	"tandem/modules/accounts"
