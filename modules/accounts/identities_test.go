@@ -3,8 +3,8 @@ package accounts_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
