@@ -46,6 +46,8 @@ func NewService(repo Repository, partners Partners, users Users, notifier Partne
 // is notified of. The partner is resolved now, after the write, so an
 // ex-partner never hears of it; when that lookup fails only the owner does.
 func (s *Service) announce(ctx context.Context, typ, ownerID string, record func(partner bool) any, activity string) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	readers := map[string]any{ownerID: record(false)}
 	partnerID, paired, err := s.partners.PartnerOf(ctx, ownerID)
 	paired = err == nil && paired

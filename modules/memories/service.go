@@ -42,6 +42,8 @@ func NewService(repo Repository, partners Partners, notifier Notifier, limits Li
 // announce tells the owner's open apps; record is what the owner's read
 // shows (a Memory), or a core.Deleted.
 func (s *Service) announce(ctx context.Context, typ, ownerID string, record any) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	s.bus.Publish(ctx, core.Live{Type: typ, For: map[string]any{ownerID: record}})
 }
 

@@ -62,6 +62,8 @@ func (s *Service) Send(ctx context.Context, userID, body string) (Message, error
 // hears of it (an ex-partner never does). A failed lookup announces nothing:
 // the message stands, and the apps see it on their next read.
 func (s *Service) announce(ctx context.Context, m Message) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	partnershipID, partnerID, paired, err := s.partnerships.PartnershipOf(ctx, m.AuthorID)
 	if err != nil {
 		return

@@ -434,3 +434,49 @@ func TestLatestIsTheCurrentThreadsNewest(t *testing.T) {
 		t.Fatalf("the memo was not used: %+v then %+v", first, again)
 	}
 }
+
+// hungAfterWrite is a partnership lookup that answers until the message is
+// written, then hangs until its context ends: the store hung after the
+// commit.
+type hungAfterWrite struct {
+	*coretest.Couples
+	repo     *memory.MessageRepo
+	deadline time.Duration // the budget the hung lookup was given
+}
+
+func (h *hungAfterWrite) PartnershipOf(ctx context.Context, userID string) (string, string, bool, error) {
+	if ms, _, _ := h.repo.ByAuthor(ctx, userID, core.Page{}); len(ms) == 0 {
+		return h.Couples.PartnershipOf(ctx, userID)
+	}
+	d, ok := ctx.Deadline()
+	if !ok {
+		return "", "", false, errors.New("an after-commit read without a deadline would wait forever")
+	}
+	h.deadline = time.Until(d)
+	<-ctx.Done()
+	return "", "", false, ctx.Err()
+}
+
+// A message that committed is answered whatever its announce meets: the
+// readers' lookup after the write runs under core.AfterCommitBudget, and
+// a store that hangs then costs the answer that budget, not the breaker's
+// seconds; the announce is skipped.
+func TestASentMessageIsAnsweredWhenTheStoreHangsAfterTheCommit(t *testing.T) {
+	f := newFixture(t)
+	f.couples.PairAs("p1", "ann", "bob")
+	hung := &hungAfterWrite{Couples: f.couples, repo: f.repo}
+	svc := messages.NewService(f.repo, hung, f.notes, f.bus, f.clock, &coretest.SeqIDs{})
+	m, err := svc.Send(context.Background(), "ann", "hello")
+	if err != nil || m.Body != "hello" {
+		t.Fatalf("%+v %v", m, err)
+	}
+	if hung.deadline <= 0 || hung.deadline > core.AfterCommitBudget {
+		t.Fatalf("the lookup after the commit had %v, want at most %v", hung.deadline, core.AfterCommitBudget)
+	}
+	if len(f.bus.All()) != 0 {
+		t.Fatalf("announced %v without its readers", f.bus.All())
+	}
+	if got := f.thread(t, "bob"); got != "hello" {
+		t.Fatalf("the message did not stand: %q", got)
+	}
+}

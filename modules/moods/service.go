@@ -84,6 +84,8 @@ func (s *Service) CheckIn(ctx context.Context, userID string, d Draft) (Mood, er
 // ex-partner (or a new one) never hears of it; when that lookup fails only
 // the owner does.
 func (s *Service) announce(ctx context.Context, typ string, m Mood) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	readers := map[string]any{m.UserID: m}
 	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, m.UserID)
 	shared := err == nil && paired && pid == m.PartnershipID

@@ -69,6 +69,8 @@ const LiveCreated = "notification.created"
 // announce tells the recipient's open apps of n, saved and written in
 // their locale: only the recipient reads an inbox.
 func (s *Service) announce(ctx context.Context, n Notification) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	s.bus.Publish(ctx, core.Live{Type: LiveCreated, For: map[string]any{n.UserID: n}})
 }
 

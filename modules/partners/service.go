@@ -450,6 +450,8 @@ func (s *Service) counterparts(ctx context.Context, users ...string) []string {
 // read now, after the write. A user whose status cannot be read is left
 // out.
 func (s *Service) announcePairing(ctx context.Context, users ...string) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	readers := map[string]any{}
 	for _, u := range users {
 		if _, seen := readers[u]; seen || u == "" {

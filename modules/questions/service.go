@@ -192,6 +192,8 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 // failed lookup leaves that reader out: the post stands. The streak is the
 // couple's, the same for both readers.
 func (s *Service) announce(ctx context.Context, typ, userID string, d Daily, msgs []Message, streak Streak) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	partnershipID, partnerID, ok, err := s.partnerships.PartnershipOf(ctx, userID)
 	if err != nil || !ok || partnershipID != d.PartnershipID {
 		return

@@ -145,6 +145,8 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 // unpaired meanwhile), neither may read r and nobody hears of it. A
 // partner whose timezone cannot be read is left out.
 func (s *Service) announce(ctx context.Context, userID string, r Relationship) (partnerID string, ok bool) {
+	ctx, cancel := core.AfterCommit(ctx) // the write stands: never wait on a hung store for its news
+	defer cancel()
 	partnershipID, partnerID, paired, err := s.partnerships.PartnershipOf(ctx, userID)
 	if err != nil || !paired || partnershipID != r.PartnershipID {
 		return "", false
