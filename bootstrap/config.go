@@ -224,6 +224,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.HTTP.Stream = httpapi.DefaultStreamConfig
 	c.HTTP.Stream.Heartbeat = l.duration("TANDEM_STREAM_HEARTBEAT", httpapi.DefaultStreamConfig.Heartbeat)
 	c.HTTP.Stream.Recheck = l.duration("TANDEM_STREAM_RECHECK", httpapi.DefaultStreamConfig.Recheck)
+	c.HTTP.Stream.Max = l.positive("TANDEM_STREAMS_MAX", httpapi.DefaultStreamConfig.Max)
 	// Two 48-megapixel photos decoding at once; one 19 MiB hash per core.
 	c.ImageDecodePixels = l.positive("TANDEM_IMAGE_DECODE_PIXELS", 100_000_000)
 	c.HashSlots = l.positive("TANDEM_HASH_SLOTS", password.DefaultSlots())

@@ -546,3 +546,34 @@ func TestStreamCarriesTheCouplesLife(t *testing.T) {
 		cidS.none(quiet)
 	})
 }
+
+// A process holds at most TANDEM_STREAMS_MAX streams (fewer when its file
+// descriptor limit leaves less): one more is 503 with Retry-After, /readyz
+// says the process is full while every other route answers, and a stream
+// that ends makes room again.
+func TestStreamCapIs503AndReadyzSaysSo(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		expect(t, h.get("/readyz", ""), 200, `{"status":"ready"}`)
+		s := h.openStream(ann, "")
+		r := h.get(streamPath(bob), bob.Token)
+		expect(t, r, 503, errBody("unavailable", "too many open streams; retry later"))
+		if r.Header.Get("Retry-After") != "5" {
+			t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+		}
+		expect(t, h.get("/readyz", ""), 200, `{"status":"degraded","code":"too_many_streams",
+			"message":"this process holds all the live streams it may (1); new ones are refused"}`)
+		expect(t, h.get("/api/users/user/"+bob.ID, bob.Token), 200, "")
+		expect(t, h.post("/api/auth/logout", ann.Token, map[string]any{}), 200, "")
+		s.ends(time.Second, "revoked")
+		deadline := time.Now().Add(5 * time.Second)
+		for h.get("/readyz", "").JSON(t)["status"] != "ready" {
+			if time.Now().After(deadline) {
+				t.Fatal("readyz stayed degraded after the stream ended")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		bobS := h.openStream(bob, "")
+		bobS.cancel()
+	}, withEnv("TANDEM_STREAMS_MAX", "1"))
+}

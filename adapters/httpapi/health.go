@@ -49,10 +49,11 @@ type healthHandler struct {
 	db      Pinger
 	drain   *Drain
 	breaker Breaker
+	streams *Streams
 }
 
-func NewHealthHandler(db Pinger, drain *Drain, breaker Breaker) *healthHandler {
-	return &healthHandler{db: db, drain: drain, breaker: breaker}
+func NewHealthHandler(db Pinger, drain *Drain, breaker Breaker, streams *Streams) *healthHandler {
+	return &healthHandler{db: db, drain: drain, breaker: breaker, streams: streams}
 }
 
 func (h *healthHandler) Register(r fiber.Router) {
@@ -82,6 +83,10 @@ func (h *healthHandler) ready(c *fiber.Ctx) error {
 			e := core.As(err)
 			return c.JSON(fiber.Map{"status": "degraded", "code": e.Code, "message": e.Message})
 		}
+	}
+	if full, max := h.streams.Full(); full { // degraded, not out: every other route still answers
+		return c.JSON(fiber.Map{"status": "degraded", "code": "too_many_streams",
+			"message": say(c, "this process holds all the live streams it may (%d); new ones are refused", max)})
 	}
 	return c.JSON(fiber.Map{"status": "ready"})
 }

@@ -44,6 +44,10 @@ type StreamConfig struct {
 var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, ReplayMax: 100, ReplayAge: 10 * time.Minute,
 	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20, Recheck: 30 * time.Second}
 
+// streamRetryAfter is what a stream refused for the process's cap is told
+// to wait (another process may have room sooner: a balancer retries there).
+const streamRetryAfter = 5 * time.Second
+
 // recheckTimeout bounds one token's lookup; a store that does not answer
 // ends the round (the next one tries again), never a stream.
 const recheckTimeout = 5 * time.Second
@@ -121,6 +125,13 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 	log *zap.Logger, m *Metrics) (*Streams, error) {
 	if cfg.Stream.Recheck <= 0 {
 		return nil, fmt.Errorf("stream: recheck interval %v must be positive", cfg.Stream.Recheck)
+	}
+	if nofile, err := FileLimit(); err != nil {
+		log.Warn("live: streams not bounded by the file descriptor limit", zap.Error(err))
+	} else if budget := StreamBudget(nofile, cfg.Stream.Max); budget < cfg.Stream.Max {
+		log.Warn("live: fewer streams than configured, for the file descriptor limit",
+			zap.Int("streams", budget), zap.Int("configured", cfg.Stream.Max), zap.Uint64("file_limit", nofile))
+		cfg.Stream.Max = budget
 	}
 	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, log: log, write: cfg.WriteTimeout,
 		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{}, recheck: make(chan struct{}, 1),
@@ -393,6 +404,14 @@ func (h *Streams) confirmed(s *stream) bool {
 	}
 }
 
+// Full says whether the process holds as many streams as it may, and how
+// many that is.
+func (h *Streams) Full() (bool, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.total >= h.cfg.Max, h.cfg.Max
+}
+
 // Close ends every stream and refuses new ones (the server is stopping:
 // fasthttp waits for open responses, so streams must finish first).
 func (h *Streams) Close() {
@@ -413,7 +432,9 @@ func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || h.total >= h.cfg.Max {
-		return nil, nil, false, core.Unavailable("unavailable", "too many open streams; retry later")
+		e := core.Unavailable("unavailable", "too many open streams; retry later")
+		e.RetryAfter = streamRetryAfter
+		return nil, nil, false, e
 	}
 	u := h.users[user]
 	if u == nil {
