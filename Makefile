@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http bench-scale explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
+.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -41,6 +41,9 @@ bench: ## every Go benchmark, with allocations
 
 bench-http: ## wrk -t1 -c32 on get/list/create of calendar events, SQLite, memory and MySQL (bench/run.sh; BENCHMARKS.md)
 	bash bench/run.sh
+
+bench-decode-memory: ## four 49-megapixel PNG uploads at a time, repeated, against tandem serve: RSS during and 10/30/60 s after (bench/decode-memory.sh; BENCHMARKS.md)
+	bash bench/decode-memory.sh
 
 bench-scale: ## issue 36: prepare 1k/10k/100k couples on SQLite and MySQL, measure the mix, wrk, RSS, start, migrate, backup/restore, job passes (bench/scale.sh; BENCHMARKS.md)
 	bash bench/scale.sh

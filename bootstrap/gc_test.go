@@ -9,6 +9,7 @@ import (
 func TestServeSetsTheCollectorsTargetOnlyWithoutGOGC(t *testing.T) {
 	was := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(was)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // TuneGC sets one too
 	for _, tc := range []struct {
 		name string
 		env  map[string]string

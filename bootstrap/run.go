@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -101,8 +102,7 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	switch cmd {
 	case "serve":
-		TuneGC(lookupEnv)
-		return serve(ctx, cfg)
+		return serve(ctx, cfg, logMemoryLimit(TuneGC(lookupEnv)))
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
 	case "backup":
@@ -134,20 +134,42 @@ func printOpenAPI(cfg Config, stdout io.Writer) error {
 // peak RSS 80 -> 107 MB (BENCHMARKS.md). GOGC and GOMEMLIMIT still rule.
 const serveGCPercent = 200
 
-// TuneGC applies serveGCPercent unless GOGC is set (tandem serve, and the
-// load tool's in-process server, which must serve as tandem serve does).
-func TuneGC(lookupEnv func(string) (string, bool)) {
+// TuneGC applies serveGCPercent unless GOGC is set, and a soft memory
+// limit of 90% of the container's or the machine's memory unless
+// GOMEMLIMIT is set (tandem serve, and the load tool's in-process server,
+// which must serve as tandem serve does). It returns the memory limit.
+func TuneGC(lookupEnv func(string) (string, bool)) MemoryLimit {
 	if _, set := lookupEnv("GOGC"); !set {
 		debug.SetGCPercent(serveGCPercent)
 	}
+	return tuneMemoryLimit(lookupEnv, os.DirFS("/"))
+}
+
+// logMemoryLimit logs at start the memory limit TuneGC chose and why.
+func logMemoryLimit(m MemoryLimit) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) {
+		lc.Append(fx.StartHook(func() {
+			switch {
+			case m.Source == "":
+				log.Info("memory limit: none (no cgroup limit and no /proc/meminfo found); set GOMEMLIMIT")
+			case m.Bytes == 0:
+				log.Info("memory limit: off (GOMEMLIMIT)")
+			case m.Of == 0:
+				log.Info("memory limit", zap.Int64("bytes", m.Bytes), zap.String("source", m.Source))
+			default:
+				log.Info("memory limit", zap.Int64("bytes", m.Bytes), zap.String("source", m.Source),
+					zap.Int64("of", m.Of), zap.Float64("share", memoryShare))
+			}
+		}))
+	})
 }
 
 // serve runs until SIGINT/SIGTERM, then drains in-flight requests.
-func serve(ctx context.Context, cfg Config) error {
+func serve(ctx context.Context, cfg Config, extra ...fx.Option) error {
 	if err := errors.Join(cfg.Purchases.requireOne(), cfg.Mail.requireMail()); err != nil {
 		return err
 	}
-	app := New(cfg)
+	app := New(cfg, extra...)
 	if err := app.Err(); err != nil {
 		return dig.RootCause(err)
 	}

@@ -141,7 +141,7 @@ func (up *upload) spool(p io.Reader, limit int) (images.File, error) {
 	}
 	size := int64(n) + rest
 	return images.File{Size: size, Open: func() (io.ReadCloser, error) {
-		return io.NopCloser(io.NewSectionReader(tmp, 0, size)), nil
+		return sectionFile{io.NewSectionReader(tmp, 0, size)}, nil
 	}}, nil
 }
 
@@ -171,5 +171,17 @@ func (up *upload) close() {
 }
 
 func openBytes(b []byte) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return func() (io.ReadCloser, error) { return bytesFile{bytes.NewReader(b)}, nil }
 }
+
+// sectionFile and bytesFile are a spooled file as the image processor reads
+// it. Unlike io.NopCloser they keep Size, so it reads the whole file into one
+// allocation of its size: growing a buffer by doubling left about twice the
+// file in garbage per upload.
+type sectionFile struct{ *io.SectionReader }
+
+func (sectionFile) Close() error { return nil }
+
+type bytesFile struct{ *bytes.Reader }
+
+func (bytesFile) Close() error { return nil }

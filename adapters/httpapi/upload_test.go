@@ -150,3 +150,29 @@ func partsOf(body []byte) (files [][]byte, fields int, err error) {
 		files = append(files, b)
 	}
 }
+
+// TestUploadedFilesTellTheirSize: in memory or spooled, a file opens as a
+// reader with its Size, which the image processor reads into one
+// allocation of that size.
+func TestUploadedFilesTellTheirSize(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{10, spoolMemory + 10} {
+		up, err := readUpload(bytes.NewReader(multipartOf([3]string{filePart, "a.png", strings.Repeat("x", n)})), fuzzBoundary, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer up.close()
+		rc, err := up.files[0].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := rc.(interface{ Size() int64 })
+		if !ok || s.Size() != int64(n) || up.files[0].Size != int64(n) {
+			t.Errorf("%d bytes: a %T telling its size: %v", n, rc, ok)
+		}
+		if b, err := io.ReadAll(rc); err != nil || len(b) != n {
+			t.Errorf("%d bytes: read %d, %v", n, len(b), err)
+		}
+		rc.Close()
+	}
+}

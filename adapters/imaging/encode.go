@@ -37,7 +37,7 @@ func (p *Processor) encode(src, img image.Image, data []byte, in images.Format) 
 		return jpeg.Encode(w, jpegReady(img), &jpeg.Options{Quality: p.quality})
 	}
 	if f == images.PNG {
-		hdr, enc = pngHdr, func(w io.Writer) error { return p.png.Encode(w, img) }
+		hdr, enc = pngHdr, func(w io.Writer) error { return p.pngs.encode(w, img) }
 	}
 	out, err := spliceProfile(buf, profile, hdr, enc)
 	if err != nil {
@@ -131,13 +131,33 @@ func blurHash(img image.Image) string {
 	return hash
 }
 
-// pngBuffers reuses the PNG encoder's zlib state and row buffers (about a
-// megabyte each time) across encodes.
-type pngBuffers struct{ pool sync.Pool }
+// pngEncoders reuses the PNG encoder's zlib state and row buffers (about a
+// megabyte each time) across encodes. An encoder's buffer keeps the image
+// and the writer of its last encode: encode overwrites them with a pixel
+// before pooling it, or a pooled buffer would keep a whole decoded image
+// (196 MB at 49 megapixels) and its output alive until the pool empties,
+// two collections later (on an idle server, minutes).
+type pngEncoders struct{ pool sync.Pool }
 
-func (b *pngBuffers) Get() *png.EncoderBuffer {
-	e, _ := b.pool.Get().(*png.EncoderBuffer)
-	return e
+func (p *pngEncoders) encode(w io.Writer, img image.Image) error {
+	slot, _ := p.pool.Get().(*pngSlot)
+	if slot == nil {
+		slot = new(pngSlot)
+	}
+	// Default compression, not BestSpeed: a stored file counts against its
+	// owner's storage limit and is served many times, but encoded once.
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression, BufferPool: slot}
+	err := enc.Encode(w, img)
+	_ = enc.Encode(io.Discard, onePixel) // the same buffer: it now holds this pixel and io.Discard
+	p.pool.Put(slot)
+	return err
 }
 
-func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.pool.Put(e) }
+var onePixel = image.NewGray(image.Rect(0, 0, 1, 1))
+
+// pngSlot is an EncoderBufferPool of one buffer, so both encodes of
+// pngEncoders.encode use the same one.
+type pngSlot struct{ buf *png.EncoderBuffer }
+
+func (s *pngSlot) Get() *png.EncoderBuffer  { return s.buf }
+func (s *pngSlot) Put(b *png.EncoderBuffer) { s.buf = b }

@@ -14,7 +14,7 @@ var (
 )
 
 // Orient turns img upright by EXIF orientation o.
-func Orient(img image.Image, o int) image.Image { return orient(img, o) }
+func Orient(img image.Image, o int) image.Image { return orient(img, o, nil) }
 
 // Hold takes one of p's decoding slots and pixels of its budget as a decode
 // in progress would, so a test can see the next call wait for them.

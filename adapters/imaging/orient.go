@@ -8,70 +8,77 @@ import (
 // orient turns img upright by its EXIF orientation o: 1 none, 2 flip H,
 // 3 rotate 180, 4 flip V, 5 transpose, 6 rotate 90 CW, 7 transverse,
 // 8 rotate 270 CW. The result has the source's type where it can, so a JPEG
-// stays YCbCr (a quarter of RGBA's size, and the encoder's fast path).
-func orient(img image.Image, o int) image.Image {
+// stays YCbCr (a quarter of RGBA's size, and the encoder's fast path). Its
+// pixels come from alloc (zeroed bytes; nil: make).
+func orient(img image.Image, o int, alloc func(n int) []byte) image.Image {
 	if o < 2 || o > 8 {
 		return img
 	}
+	if alloc == nil {
+		alloc = func(n int) []byte { return make([]byte, n) }
+	}
 	r := turnedRect(img.Bounds(), o)
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	n := r.Dx() * r.Dy()
 	switch m := img.(type) {
 	case *image.YCbCr:
-		if d, ok := turnYCbCr(m, r, o); ok {
+		if d, ok := turnYCbCr(m, r, o, alloc); ok {
 			return d
 		}
 	case *image.NYCbCrA:
-		if d, ok := turnYCbCr(&m.YCbCr, r, o); ok {
-			a := &image.NYCbCrA{YCbCr: *d, A: make([]byte, r.Dx()*r.Dy()), AStride: r.Dx()}
+		if d, ok := turnYCbCr(&m.YCbCr, r, o, alloc); ok {
+			a := &image.NYCbCrA{YCbCr: *d, A: alloc(n), AStride: r.Dx()}
 			turn(a.A, a.AStride, m.A, m.AStride, w, h, 1, o)
 			return a
 		}
 	case *image.RGBA:
-		d := image.NewRGBA(r)
+		d := &image.RGBA{Pix: alloc(4 * n), Stride: 4 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 4, o)
 		return d
 	case *image.NRGBA:
-		d := image.NewNRGBA(r)
+		d := &image.NRGBA{Pix: alloc(4 * n), Stride: 4 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 4, o)
 		return d
 	case *image.Gray:
-		d := image.NewGray(r)
+		d := &image.Gray{Pix: alloc(n), Stride: r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 1, o)
 		return d
 	case *image.Gray16:
-		d := image.NewGray16(r)
+		d := &image.Gray16{Pix: alloc(2 * n), Stride: 2 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 2, o)
 		return d
 	case *image.RGBA64:
-		d := image.NewRGBA64(r)
+		d := &image.RGBA64{Pix: alloc(8 * n), Stride: 8 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 8, o)
 		return d
 	case *image.NRGBA64:
-		d := image.NewNRGBA64(r)
+		d := &image.NRGBA64{Pix: alloc(8 * n), Stride: 8 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 8, o)
 		return d
 	case *image.Paletted:
-		d := image.NewPaletted(r, m.Palette)
+		d := &image.Paletted{Pix: alloc(n), Stride: r.Dx(), Rect: r, Palette: m.Palette}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 1, o)
 		return d
 	case *image.CMYK:
-		d := image.NewCMYK(r)
+		d := &image.CMYK{Pix: alloc(4 * n), Stride: 4 * r.Dx(), Rect: r}
 		turn(d.Pix, d.Stride, m.Pix, m.Stride, w, h, 4, o)
 		return d
 	}
-	return orient(flatten(img), o)
+	return orient(flatten(img, alloc), o, alloc)
 }
 
 // flatten draws img into a 4-byte-per-pixel image: RGBA when opaque (what
 // the JPEG encoder reads fastest), else NRGBA (what the PNG encoder does).
 // Only the rare shapes orient cannot turn directly pay for this copy.
-func flatten(img image.Image) draw.Image {
+func flatten(img image.Image, alloc func(n int) []byte) draw.Image {
 	b := img.Bounds()
-	var d draw.Image = image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	r := image.Rect(0, 0, b.Dx(), b.Dy())
+	pix, stride := alloc(4*b.Dx()*b.Dy()), 4*b.Dx()
+	var d draw.Image = &image.NRGBA{Pix: pix, Stride: stride, Rect: r}
 	if opaque(img) {
-		d = image.NewRGBA(d.Bounds())
+		d = &image.RGBA{Pix: pix, Stride: stride, Rect: r}
 	}
-	draw.Draw(d, d.Bounds(), img, b.Min, draw.Src)
+	draw.Draw(d, r, img, b.Min, draw.Src)
 	return d
 }
 
@@ -86,7 +93,7 @@ func turnedRect(b image.Rectangle, o int) image.Rectangle {
 // turnYCbCr turns the three planes separately. A transpose swaps the
 // chroma subsampling (4:2:2 <-> 4:4:0). Odd sides and the 4:1:x ratios
 // would shift the chroma by a pixel, so they take the flatten path.
-func turnYCbCr(m *image.YCbCr, r image.Rectangle, o int) (*image.YCbCr, bool) {
+func turnYCbCr(m *image.YCbCr, r image.Rectangle, o int, alloc func(n int) []byte) (*image.YCbCr, bool) {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	cw, ch := w, h
 	ratio := m.SubsampleRatio
@@ -110,7 +117,23 @@ func turnYCbCr(m *image.YCbCr, r image.Rectangle, o int) (*image.YCbCr, bool) {
 	if m.Rect.Min != (image.Point{}) || ratio != image.YCbCrSubsampleRatio444 && (w%2 != 0 || h%2 != 0) {
 		return nil, false
 	}
-	d := image.NewYCbCr(r, ratio)
+	// The planes image.NewYCbCr would make, in one slice from alloc; r's
+	// sides are even where ratio halves them.
+	dcw, dch := r.Dx(), r.Dy()
+	switch ratio {
+	case image.YCbCrSubsampleRatio420:
+		dcw, dch = dcw/2, dch/2
+	case image.YCbCrSubsampleRatio422:
+		dcw /= 2
+	case image.YCbCrSubsampleRatio440:
+		dch /= 2
+	}
+	i0 := r.Dx() * r.Dy()
+	i1 := i0 + dcw*dch
+	i2 := i1 + dcw*dch
+	b := alloc(i2)
+	d := &image.YCbCr{Y: b[:i0:i0], Cb: b[i0:i1:i1], Cr: b[i1:i2:i2], SubsampleRatio: ratio,
+		YStride: r.Dx(), CStride: dcw, Rect: r}
 	turn(d.Y, d.YStride, m.Y, m.YStride, w, h, 1, o)
 	turn(d.Cb, d.CStride, m.Cb, m.CStride, cw, ch, 1, o)
 	turn(d.Cr, d.CStride, m.Cr, m.CStride, cw, ch, 1, o)

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -55,14 +56,18 @@ const (
 // Processor decodes, cleans and encodes images. It is safe for concurrent
 // use: decoding (the memory peak: 1.5 to 4 bytes a pixel, more while turning
 // or scaling) waits for one of Concurrency slots and for its pixels out of
-// the DecodePixels budget, so many cores cannot mean gigabytes.
+// the DecodePixels budget, so many cores cannot mean gigabytes. The large
+// buffers it allocates itself are reused while decodes follow each other,
+// and once they stop it gives their memory back (see reclaimer).
 type Processor struct {
 	maxPixels int64 // the smaller of MaxPixels and DecodePixels
 	quality   int
 	sem       chan struct{}
 	pixels    *semaphore.Weighted
 	wait      time.Duration
-	png       png.Encoder
+	pngs      pngEncoders
+	bufs      *buffers
+	reclaimer *reclaimer
 }
 
 // New makes a Processor; bootstrap binds it to images.Processor.
@@ -82,6 +87,9 @@ func New(cfg Config) *Processor {
 	if cfg.DecodeWait <= 0 {
 		cfg.DecodeWait = defaultDecodeWait
 	}
+	// At most the budget's pixels as RGBA: what the decodes at once may
+	// hold themselves.
+	bufs := &buffers{max: 4 * cfg.DecodePixels}
 	return &Processor{
 		// An image over the whole budget could never be decoded: refuse it
 		// from its header, with the limit that applies in its message.
@@ -90,9 +98,8 @@ func New(cfg Config) *Processor {
 		sem:       make(chan struct{}, cfg.Concurrency),
 		pixels:    semaphore.NewWeighted(cfg.DecodePixels),
 		wait:      cfg.DecodeWait,
-		// Default compression, not BestSpeed: a stored file counts against
-		// its owner's storage limit and is served many times, but encoded once.
-		png: png.Encoder{CompressionLevel: png.DefaultCompression, BufferPool: &pngBuffers{}},
+		bufs:      bufs,
+		reclaimer: newReclaimer(runtime.GC, func() { bufs.drain(); debug.FreeOSMemory() }),
 	}
 }
 
@@ -100,20 +107,26 @@ func New(cfg Config) *Processor {
 // encodes it again with no metadata but its colour profile (JPEG ICC, PNG
 // iCCP). See images.Processor for the formats.
 func (p *Processor) Original(ctx context.Context, r io.Reader, format images.Format) (images.Processed, error) {
-	data, cfg, err := p.load(r, format)
+	// The upload's bytes and the upright copy are borrowed: nothing returned
+	// points into them (the encoder writes a new slice).
+	s := &scratch{pool: p.bufs}
+	data, cfg, err := p.load(r, format, s.get)
 	if err != nil {
+		s.release()
 		return images.Processed{}, err
 	}
 	release, err := p.acquire(ctx, pixels(cfg))
 	if err != nil {
+		s.release()
 		return images.Processed{}, err
 	}
 	defer release()
+	defer s.release() // before the budget: its idle moment finds them back
 	img, err := decode(data, format)
 	if err != nil {
 		return images.Processed{}, err
 	}
-	img = orient(img, orientation(data, format))
+	img = orient(img, orientation(data, format), s.get)
 	out, err := p.encode(img, img, data, format)
 	if err != nil {
 		return images.Processed{}, err
@@ -131,7 +144,7 @@ func (p *Processor) Thumbnail(ctx context.Context, r io.Reader, format images.Fo
 	if width <= 0 {
 		return images.Processed{}, core.Invalid("invalid_request", "a thumbnail is at least 1 pixel wide")
 	}
-	data, cfg, err := p.load(r, format)
+	data, cfg, err := p.load(r, format, nil) // not borrowed: it may be the answer
 	if err != nil {
 		return images.Processed{}, err
 	}
@@ -144,19 +157,22 @@ func (p *Processor) Thumbnail(ctx context.Context, r io.Reader, format images.Fo
 		return images.Processed{}, err
 	}
 	defer release()
+	s := &scratch{pool: p.bufs}
+	defer s.release()
 	src, err := decode(data, format)
 	if err != nil {
 		return images.Processed{}, err
 	}
-	src = orient(src, o)
+	src = orient(src, o, s.get)
 	return p.encode(src, scale(src, width), data, format)
 }
 
 // load reads the whole input (its size is the caller's to bound) and checks
 // the header alone, so a declared size over the limit allocates nothing.
 // An error from r is returned as it is: it may be the caller's own 413.
-func (p *Processor) load(r io.Reader, f images.Format) ([]byte, image.Config, error) {
-	data, err := readAll(r)
+// alloc, when not nil, provides the buffer of a reader that tells its size.
+func (p *Processor) load(r io.Reader, f images.Format, alloc func(n int) []byte) ([]byte, image.Config, error) {
+	data, err := readAll(r, alloc)
 	if err != nil {
 		return nil, image.Config{}, err
 	}
@@ -184,7 +200,7 @@ const maxSizeHint = 256 << 20
 // readAll is io.ReadAll with one allocation when r tells its size
 // (bytes.Reader, io.SectionReader under a multipart file, os.File): growing
 // by doubling would leave about twice the file in garbage per upload.
-func readAll(r io.Reader) ([]byte, error) {
+func readAll(r io.Reader, alloc func(n int) []byte) ([]byte, error) {
 	var n int64
 	switch s := r.(type) {
 	case interface{ Len() int }:
@@ -199,7 +215,12 @@ func readAll(r io.Reader) ([]byte, error) {
 	if n <= 0 || n > maxSizeHint {
 		return io.ReadAll(r)
 	}
-	data := make([]byte, 0, n+1) // +1: room to see EOF without growing
+	var data []byte
+	if alloc != nil {
+		data = alloc(int(n) + 1)[:0] // +1: room to see EOF without growing
+	} else {
+		data = make([]byte, 0, n+1)
+	}
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -232,7 +253,8 @@ func (p *Processor) acquire(ctx context.Context, n int64) (release func(), err e
 	}
 	select {
 	case p.sem <- struct{}{}:
-		return func() { <-p.sem; p.pixels.Release(n) }, nil
+		p.reclaimer.started()
+		return func() { <-p.sem; p.pixels.Release(n); p.reclaimer.done(n) }, nil
 	case <-wait.Done():
 		p.pixels.Release(n)
 		return nil, p.gaveUp(ctx)
