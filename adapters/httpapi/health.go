@@ -31,18 +31,39 @@ func failFast(b Breaker) fiber.Handler {
 			return c.Next()
 		}
 		if b.Open() {
-			return core.Unavailable("unavailable", "the database is unavailable")
+			return databaseDown(c, nil)
 		}
 		ctx, release := b.Guard(c.UserContext())
 		defer release()
 		c.SetUserContext(ctx)
-		err := c.Next()
-		if err != nil && ctx.Err() != nil && core.IsKind(context.Cause(ctx), core.KindUnavailable) {
-			// whatever the interrupted query made of the cancellation (500, 499)
-			return core.Unavailable("unavailable", "the database is unavailable").Wrap(err)
-		}
-		return err
+		return cutByBreaker(c, c.Next())
 	}
+}
+
+// breakerRetryAfter is the wait a 503 of the breaker suggests: about its
+// probe's interval.
+const breakerRetryAfter = "2"
+
+// cutByBreaker is err as the breaker's 503 when the request's context was
+// cancelled by the breaker opening, whatever the interrupted query made of
+// the cancellation (500, 499): a client retries a 503, never a 500.
+func cutByBreaker(c *fiber.Ctx, err error) error {
+	ctx := c.UserContext()
+	if err != nil && ctx.Err() != nil && core.IsKind(context.Cause(ctx), core.KindUnavailable) {
+		return databaseDown(c, err)
+	}
+	return err
+}
+
+// databaseDown is the 503 of a database that stopped answering, with a
+// Retry-After.
+func databaseDown(c *fiber.Ctx, cause error) error {
+	c.Set(fiber.HeaderRetryAfter, breakerRetryAfter)
+	e := core.Unavailable("unavailable", "the database is unavailable")
+	if cause != nil {
+		return e.Wrap(cause)
+	}
+	return e
 }
 
 type healthHandler struct {

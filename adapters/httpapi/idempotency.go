@@ -75,7 +75,8 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 			g.settle(c, func(ctx context.Context) error { return g.svc.Release(ctx, claim) })
 		}
 	}()
-	if err := c.Next(); err != nil {
+	c.SetUserContext(idempotency.WithPending(c.UserContext(), claim.Pending())) // the create commits with the key's mark
+	if err := cutByBreaker(c, c.Next()); err != nil {
 		// Rendered here, as accessLog would, so the answer can be kept.
 		if herr := c.App().ErrorHandler(c, err); herr != nil {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
@@ -96,15 +97,35 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 }
 
 // settle stores or releases a key after the answer was made. A failure is
-// logged, not answered: the key stays running until its lease ends.
+// logged, not answered, and tried again off the request, every
+// settleRetry until it takes or the claim's lease ends (a key is not left
+// claimed by a request that is gone longer than the database is).
 func (g *Idempotency) settle(c *fiber.Ctx, fn func(ctx context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), settleTimeout)
-	defer cancel()
-	if err := fn(ctx); err != nil {
-		g.log.Warn("idempotency key not settled", zap.Error(err), logIDs(c),
-			zap.String("path", c.Path()))
+	base := context.WithoutCancel(c.UserContext())
+	if g.settleOnce(base, fn) == nil {
+		return
 	}
+	g.log.Warn("idempotency key not settled; trying again", logIDs(c), zap.String("path", c.Path()))
+	go func() {
+		until := time.Now().Add(g.svc.Lease())
+		for time.Now().Before(until) {
+			time.Sleep(settleRetry)
+			if err := g.settleOnce(base, fn); err == nil {
+				return
+			}
+		}
+		g.log.Warn("idempotency key not settled within its lease")
+	}()
 }
+
+func (g *Idempotency) settleOnce(base context.Context, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(base, settleTimeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// settleRetry is the pause between two tries at settling a key.
+const settleRetry = time.Second
 
 // fingerprint is the SHA-256 of the method, the path and the raw body. A
 // body read before the handlers (every route but the upload) is hashed at

@@ -47,6 +47,7 @@ func (w idempotencyRow) record() idempotency.Record {
 const claimAttempts = 3
 
 func (r *IdempotencyRepo) Claim(ctx context.Context, rec idempotency.Record, now time.Time) (idempotency.Record, bool, error) {
+	ctx = idempotency.Unmarked(ctx) // the key's own writes never mark it
 	key := sq.Eq{"user_id": rec.UserID, "key_hash": rec.KeyHash}
 	for range claimAttempts {
 		if err := r.db.exec(ctx, r.db, r.db.sb.Delete("idempotency_keys").Where(key).
@@ -75,6 +76,7 @@ func (r *IdempotencyRepo) Claim(ctx context.Context, rec idempotency.Record, now
 }
 
 func (r *IdempotencyRepo) Finish(ctx context.Context, rec idempotency.Record) error {
+	ctx = idempotency.Unmarked(ctx) // the key's own writes never mark it
 	body := rec.Answer.Body
 	if body == nil {
 		body = []byte{}
@@ -83,10 +85,11 @@ func (r *IdempotencyRepo) Finish(ctx context.Context, rec idempotency.Record) er
 		Set("fingerprint", rec.Fingerprint).Set("state", string(rec.State)).Set("status", rec.Answer.Status).
 		Set("content_type", rec.Answer.ContentType).Set("body", body).Set("expires_at", rec.ExpiresAt.UnixMilli()).
 		Where(sq.Eq{"user_id": rec.UserID, "key_hash": rec.KeyHash, "claim_id": rec.ClaimID,
-			"state": string(idempotency.Running)}))
+			"state": []string{string(idempotency.Running), string(idempotency.Committed)}}))
 }
 
 func (r *IdempotencyRepo) Release(ctx context.Context, userID, keyHash, claimID string) error {
+	ctx = idempotency.Unmarked(ctx) // the key's own writes never mark it
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("idempotency_keys").
 		Where(sq.Eq{"user_id": userID, "key_hash": keyHash, "claim_id": claimID, "state": string(idempotency.Running)}))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"tandem/core"
+	"tandem/modules/idempotency"
 )
 
 // The helpers below build with squirrel, run with sqlx and map errors, so
@@ -31,8 +32,9 @@ func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) er
 }
 
 func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int64, error) {
-	if _, ok := e.(*DB); ok && d.writes != nil {
-		// A write of its own on SQLite joins the next group commit (inTx).
+	if _, ok := e.(*DB); ok && (d.writes != nil || idempotency.PendingFrom(ctx) != nil) {
+		// A write of its own on SQLite joins the next group commit (inTx);
+		// one that carries a claimed Idempotency-Key commits with its mark.
 		var n int64
 		err := d.inTx(ctx, func(tx *sqlx.Tx) (err error) {
 			n, err = d.execN(ctx, tx, b)

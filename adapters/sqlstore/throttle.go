@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"tandem/modules/idempotency"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -19,6 +20,7 @@ func NewThrottleRepo(db *DB) *ThrottleRepo { return &ThrottleRepo{db: db} }
 
 func (r *ThrottleRepo) Add(ctx context.Context, key string, window, expires time.Time) (int, error) {
 	var hits int
+	ctx = idempotency.Unmarked(ctx) // a counter is no part of the create a key guards
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("throttle_counters").
 			Columns("k", "bucket", "hits", "expires_at").

@@ -7,9 +7,12 @@ import (
 	"math/rand/v2"
 	"time"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/go-sql-driver/mysql"
-
 	"github.com/jmoiron/sqlx"
+
+	"tandem/core"
+	"tandem/modules/idempotency"
 )
 
 // txAttempts bounds the re-runs of a deadlock victim.
@@ -22,9 +25,36 @@ const txAttempts = 8
 // because a row changed under it) it runs again after a short random pause,
 // so fn must only assign what it computes, never accumulate across runs.
 func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	p := idempotency.PendingFrom(ctx)
+	if p != nil {
+		fn = d.marking(ctx, p, fn)
+	}
 	err := d.inTxRetried(ctx, fn)
 	d.full.note(err)
+	if err == nil && p != nil {
+		p.MarkCommitted()
+	}
 	return err
+}
+
+// marking is fn that also marks the request's claimed Idempotency-Key
+// committed, in fn's own transaction: the create and the mark commit
+// together, or neither. A claim no longer running (released by a request
+// that answered 503 while this write waited on a cut database, or taken
+// over after its lease) refuses the write: a retry may be running it.
+func (d *DB) marking(ctx context.Context, p *idempotency.Pending, fn func(tx *sqlx.Tx) error) func(tx *sqlx.Tx) error {
+	return func(tx *sqlx.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		err := d.execOne(ctx, tx, d.sb.Update("idempotency_keys").Set("state", string(idempotency.Committed)).
+			Set("expires_at", p.KeepUntil.UnixMilli()).
+			Where(sq.Eq{"user_id": p.UserID, "key_hash": p.KeyHash, "claim_id": p.ClaimID, "state": string(idempotency.Running)}))
+		if isNotFound(err) {
+			return core.Unavailable("unavailable", "this request's Idempotency-Key was released meanwhile; retry")
+		}
+		return err
+	}
 }
 
 func (d *DB) inTxRetried(ctx context.Context, fn func(tx *sqlx.Tx) error) error {

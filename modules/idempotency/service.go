@@ -26,7 +26,14 @@ func NewService(repo Repository, clock core.Clock, ids core.IDs, s Settings) *Se
 }
 
 // Claim is a request that holds its key and must end with Finish or Release.
-type Claim struct{ rec Record }
+type Claim struct {
+	rec     Record
+	pending *Pending
+}
+
+// Pending is what the request's context carries to the store, so that its
+// create commits with the key's mark (WithPending).
+func (c *Claim) Pending() *Pending { return c.pending }
 
 // Begin validates key and either claims it (the request runs: a Claim) or
 // returns the stored answer of the same request to replay. fingerprint is
@@ -46,7 +53,12 @@ func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint fun
 	case err != nil:
 		return nil, nil, err
 	case ok:
-		return &Claim{rec: r}, nil, nil
+		return &Claim{rec: r, pending: &Pending{UserID: userID, KeyHash: r.KeyHash, ClaimID: r.ClaimID,
+			KeepUntil: now.Add(TTL)}}, nil, nil
+	case old.State == Committed && now.Before(old.CreatedAt.Add(s.lease)):
+		return nil, nil, errInProgress() // written; its request may still store the answer
+	case old.State == Committed: // it ran; its answer was lost with its process or its database
+		return nil, nil, errNotKept()
 	case old.State != Done:
 		return nil, nil, errInProgress()
 	}
@@ -79,6 +91,9 @@ func (s *Service) Finish(ctx context.Context, c *Claim, fingerprint string, a An
 	}
 	return s.repo.Finish(ctx, r)
 }
+
+// Lease is how long a running claim holds its key.
+func (s *Service) Lease() time.Duration { return s.lease }
 
 // Release frees a claimed request's key: it failed before answering.
 func (s *Service) Release(ctx context.Context, c *Claim) error {
