@@ -59,8 +59,11 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 	fp := newFingerprint(c)
 	claim, replay, err := g.svc.Begin(c.UserContext(), p.UserID, key, fp.sum)
 	switch {
+	case err != nil && claim != nil: // the claim may commit after all: never leave it to its lease
+		g.settle(c, func(ctx context.Context) error { return g.svc.Release(ctx, claim) })
+		return cutByBreaker(c, err)
 	case err != nil:
-		return err
+		return cutByBreaker(c, err)
 	case replay != nil:
 		c.Status(replay.Status)
 		if replay.ContentType != "" {

@@ -1,0 +1,115 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// keyedSender sends messages, each under its own Idempotency-Key (the
+// message's body is its key), and retries each key until it is answered
+// for good: 200 (run or replayed) or 409 idempotency_answer_not_kept (it
+// ran; its answer was lost). Anything but those, a 503 or a 409 in
+// progress is reported, and so is a key still unanswered at the deadline.
+type keyedSender struct {
+	mu       sync.Mutex
+	final    map[string]int // key: the status that ended it
+	bad      []string       // answers no retry policy expects (500s)
+	retries  int
+	deadline time.Time
+}
+
+func (k *keyedSender) run(h *harness, u user, clients int, stop <-chan struct{}) *sync.WaitGroup {
+	k.final = map[string]int{}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k.send(h, u, fmt.Sprintf("key-%d-%d", c, i))
+			}
+		})
+	}
+	return &wg
+}
+
+// send retries key until a final answer, or until the sender's deadline.
+func (k *keyedSender) send(h *harness, u user, key string) {
+	for {
+		r, err := h.send(h.request(req{Method: "POST", Path: "/api/messages/send", Token: u.Token, Body: map[string]any{"body": key},
+			Headers: map[string]string{"X-API-Key": testAPIKey, "Idempotency-Key": key}}))
+		var body struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		code := body.Code
+		k.mu.Lock()
+		switch {
+		case r.Status == 200, r.Status == 409 && code == "idempotency_answer_not_kept":
+			k.final[key] = r.Status
+			k.mu.Unlock()
+			return
+		case err != nil, r.Status == 503, r.Status == 409 && code == "idempotency_in_progress":
+			k.retries++
+		default:
+			k.bad = append(k.bad, fmt.Sprintf("%s: %d %s", key, r.Status, r.Body))
+		}
+		late := time.Now().After(k.deadline)
+		if late {
+			k.bad = append(k.bad, key+": no answer for good before the deadline")
+		}
+		k.mu.Unlock()
+		if late {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Keyed creates under a database that hangs, retried by their clients
+// until answered: every key ends answered, no answer is a 500, and each
+// key made exactly one message (rows = keys), whichever side of the hang
+// its insert committed on.
+func TestFaultKeyedCreatesUnderAHangAreMadeOnce(t *testing.T) {
+	parallel(t)
+	eachMySQLBehindProxy(t, func(t *testing.T, h *harness, p *faultProxy) {
+		u := h.newUser("keys@x.io")
+		k := &keyedSender{deadline: time.Now().Add(30 * time.Second)}
+		stop := make(chan struct{})
+		wg := k.run(h, u, 4, stop)
+		time.Sleep(time.Second)
+		p.hang()
+		time.Sleep(faultCut())
+		p.heal()
+		time.Sleep(time.Second)
+		close(stop)
+		wg.Wait()
+
+		if len(k.bad) > 0 {
+			t.Fatalf("answers no client expects: %v", k.bad)
+		}
+		rows := map[string]int{}
+		for _, r := range pages(t, 500, func(q string) response { return h.keyed("GET", "/api/messages/list?"+q, u, nil) }) {
+			for _, m := range jsonArray(t, r) {
+				rows[m["body"].(string)]++
+			}
+		}
+		for key, status := range k.final {
+			if rows[key] != 1 {
+				t.Errorf("key %s (answered %d) made %d messages", key, status, rows[key])
+			}
+		}
+		for key, n := range rows {
+			if _, sent := k.final[key]; !sent || n != 1 {
+				t.Errorf("%d messages of key %s, answered: %v", n, key, sent)
+			}
+		}
+		t.Logf("hang %v: %d keys, %d retries, every key one message", faultCut(), len(k.final), k.retries)
+	}, withEnv("TANDEM_REQUEST_TIMEOUT", "2s"))
+}
