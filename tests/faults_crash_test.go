@@ -296,6 +296,15 @@ func TestFaultCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 // messageIDs pages through u's whole thread.
 func (p *proc) messageIDs(u user) map[string]bool {
 	out := map[string]bool{}
+	for _, m := range p.messages(u) {
+		out[m["id"].(string)] = true
+	}
+	return out
+}
+
+// messages is u's whole thread, page by page.
+func (p *proc) messages(u user) []map[string]any {
+	var out []map[string]any
 	cursor := ""
 	for range 100 {
 		req, _ := http.NewRequest("GET", p.base+"/api/messages/list?limit=500&cursor="+cursor, nil)
@@ -311,9 +320,7 @@ func (p *proc) messageIDs(u user) map[string]bool {
 		if err != nil || res.StatusCode != 200 {
 			p.t.Fatalf("list: %d %v", res.StatusCode, err)
 		}
-		for _, m := range page {
-			out[m["id"].(string)] = true
-		}
+		out = append(out, page...)
 		if cursor = res.Header.Get("X-Next-Cursor"); cursor == "" {
 			return out
 		}

@@ -1,11 +1,15 @@
 package tests
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"tandem/adapters/sqlstore/sqltest"
 )
 
 // keyedSender sends messages, each under its own Idempotency-Key (the
@@ -112,4 +116,96 @@ func TestFaultKeyedCreatesUnderAHangAreMadeOnce(t *testing.T) {
 		}
 		t.Logf("hang %v: %d keys, %d retries, every key one message", faultCut(), len(k.final), k.retries)
 	}, withEnv("TANDEM_REQUEST_TIMEOUT", "2s"))
+}
+
+// keyedPost sends one keyed message (its body is its key) to p: the status
+// (0: no answer) and the error code.
+func keyedPost(p *proc, u user, key string) (int, string) {
+	b, _ := json.Marshal(map[string]any{"body": key})
+	req, _ := http.NewRequest("POST", p.base+"/api/messages/send", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+u.Token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", testAPIKey)
+	req.Header.Set("Idempotency-Key", key)
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer res.Body.Close()
+	var body struct {
+		Code string `json:"code"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	return res.StatusCode, body.Code
+}
+
+// SIGKILL three times under keyed creates, restarted on the same database,
+// then every key sent retried until answered for good: each key made at
+// most one message, and each answered key exactly one. A request killed
+// after its insert committed left its key written (409
+// idempotency_answer_not_kept), never free for a second insert.
+func TestFaultKeyedCreatesAcrossCrashesAreMadeOnce(t *testing.T) {
+	parallel(t)
+	for _, prof := range profiles(t) {
+		if prof.sql == "" {
+			continue // a memory store does not survive a crash by design
+		}
+		t.Run(prof.name, func(t *testing.T) {
+			parallel(t)
+			env := map[string]string{"TANDEM_DB": string(prof.sql) + ":" + sqltest.Migrated(t, prof.sql).DSN}
+			p := startTandem(t, env)
+			u := p.signUp("keys@x.io")
+			var mu sync.Mutex
+			var sent []string
+			for crash := range 3 {
+				var wg sync.WaitGroup
+				for w := range 4 {
+					wg.Go(func() {
+						for i := 0; ; i++ {
+							key := fmt.Sprintf("k%d-%d-%d", crash, w, i)
+							mu.Lock()
+							sent = append(sent, key)
+							mu.Unlock()
+							if status, _ := keyedPost(p, u, key); status == 0 {
+								return // the process died under it
+							}
+						}
+					})
+				}
+				time.Sleep(700 * time.Millisecond)
+				p.kill()
+				wg.Wait()
+				p = startTandem(t, env)
+			}
+			final := map[string]int{}
+			deadline := time.Now().Add(90 * time.Second) // a key its killed process held is free after the lease (a minute)
+			for _, key := range sent {
+				for {
+					status, code := keyedPost(p, u, key)
+					if status == 200 || status == 409 && code == "idempotency_answer_not_kept" {
+						final[key] = status
+						break
+					}
+					if status != 409 && status != 503 && status != 0 || time.Now().After(deadline) {
+						t.Fatalf("key %s: %d %s", key, status, code)
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+			rows, written := map[string]int{}, 0
+			for _, m := range p.messages(u) {
+				rows[m["body"].(string)]++
+			}
+			for key, status := range final {
+				if rows[key] != 1 {
+					t.Errorf("key %s (answered %d) made %d messages", key, status, rows[key])
+				}
+				if status == 409 {
+					written++
+				}
+			}
+			t.Logf("%s: %d keys over 3 kills, %d written by a killed request (answer lost, not run again), every key one message",
+				prof.name, len(sent), written)
+		})
+	}
 }
