@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -31,8 +32,12 @@ func (h *harness) methodsOf(t *testing.T, u user) []string {
 // identity is on neither.
 func TestAttackUnverifiedClaimOpensNothing(t *testing.T) {
 	eachProfileSigningIn(t, func(t *testing.T, h *harness, p idProviders) {
-		stranger := func() response {
-			return h.signInWith("google", p.google.Sign(t, h.googleClaims(p, "google-eve", "victim@x.io", false)), nil)
+		tries := 0
+		stranger := func() response { // a new token each time: a token signs in once
+			tries++
+			c := h.googleClaims(p, "google-eve", "victim@x.io", false)
+			c["jti"] = fmt.Sprint("eve-", tries)
+			return h.signInWith("google", p.google.Sign(t, c), nil)
 		}
 		expect(t, stranger(), 403, errClaimNotVerified)
 		// The address is free: the owner's sign-up makes the account.

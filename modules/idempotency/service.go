@@ -39,8 +39,8 @@ func (c *Claim) Pending() *Pending { return c.pending }
 // returns the stored answer of the same request to replay. fingerprint is
 // asked for only when a completed record must be compared: an upload hashes
 // its body while the handler reads it, so its fingerprint comes at Finish.
-// With a core.KindUnavailable error the Claim may come too: whether it was
-// stored is not known, and the caller releases it (Release) when it can.
+// When storing the claim failed the Claim comes with the error: whether it
+// was stored is not known, and the caller releases it (Release) when it can.
 // Refusals: 400 invalid_request (bad key), 409 idempotency_in_progress,
 // 422 idempotency_key_reused, 409 idempotency_answer_not_kept.
 func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint func() (string, error)) (*Claim, *Answer, error) {
@@ -52,12 +52,11 @@ func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint fun
 		CreatedAt: now, ExpiresAt: now.Add(s.lease)}
 	old, ok, err := s.repo.Claim(ctx, r, now)
 	switch {
-	case err != nil && core.IsKind(err, core.KindUnavailable):
-		// The claim may yet commit (a database that hung): the Claim comes
-		// with the error, for the caller to release once it can.
-		return &Claim{rec: r}, nil, err
 	case err != nil:
-		return nil, nil, err
+		// The claim may yet commit (a database that hung, a request cut by
+		// the breaker): the Claim comes with the error, for the caller to
+		// release once it can.
+		return &Claim{rec: r}, nil, err
 	case ok:
 		return &Claim{rec: r, pending: &Pending{UserID: userID, KeyHash: r.KeyHash, ClaimID: r.ClaimID,
 			KeepUntil: now.Add(TTL)}}, nil, nil
