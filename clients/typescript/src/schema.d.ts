@@ -122,7 +122,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the presented bearer token
-         * @description With body {"all": true} every token of the user is revoked (log out everywhere); without a body only the presented token.
+         * @description With body {"all": true} every token of the user is revoked (log out everywhere); without a body only the presented token. With all true it is the panic button: every session of the account ends (open live streams end with revoked), every linked provider and passkey is removed, and the owner is mailed what went; the password and the mailbox remain the ways back.
          */
         post: operations["logOut"];
         delete?: never;
@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Begin registering a passkey for the signed-in user
-         * @description Options for navigator.credentials.create: a discoverable credential (resident key required), user verification preferred, no attestation, the caller's passkeys excluded; the user handle is the account id. The challenge is stored server-side (every process sees it), valid 5 minutes and usable once. No body. 401 without a token; 409 too_many_passkeys at 20 passkeys; 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After.
+         * @description Options for navigator.credentials.create: a discoverable credential (resident key required), user verification preferred, no attestation, the caller's passkeys excluded; the user handle is the account id. The challenge is stored server-side (every process sees it), valid 5 minutes and usable once. No body. 401 without a token; 409 too_many_passkeys at 20 passkeys; 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After. A passkey is a new way in: only a token made by a sign-in (password, provider, passkey or mailed code) within the last 5 minutes may add one, else 403 reauthentication_required (sign in again, then retry) and nothing is stored. The owner is mailed and notified of each passkey added.
          */
         post: operations["passkeyRegisterOptions"];
         delete?: never;
@@ -162,7 +162,7 @@ export interface paths {
         put?: never;
         /**
          * Finish registering a passkey: the body is navigator.credentials.create's answer (toJSON())
-         * @description The answer must sign a challenge the caller got from register/options, unused and unexpired: else 400 invalid_challenge (the challenge is spent by its first verify, whatever follows, and an expired one is removed). An answer that cannot be read or verified (origin, RP id, signature, flags): 400 invalid_registration. A credential already registered (to anyone): 409 passkey_exists. 401 without a token; 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After.
+         * @description The answer must sign a challenge the caller got from register/options, unused and unexpired: else 400 invalid_challenge (the challenge is spent by its first verify, whatever follows, and an expired one is removed). An answer that cannot be read or verified (origin, RP id, signature, flags): 400 invalid_registration. A credential already registered (to anyone): 409 passkey_exists. 401 without a token; 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After. A passkey is a new way in: only a token made by a sign-in (password, provider, passkey or mailed code) within the last 5 minutes may add one, else 403 reauthentication_required (sign in again, then retry) and nothing is stored. The owner is mailed and notified of each passkey added.
          */
         post: operations["passkeyRegisterVerify"];
         delete?: never;
@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Apple
-         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://appleid.apple.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable. The provider's subject belongs to one account: the first sign-in links it. With an e-mail the provider marks verified (email_verified) it joins the verified account with that e-mail, or takes over the pending (unverified) one, whose password is dropped and whose e-mail becomes verified; else a new account is made (verified when the e-mail is, without a password: created true). An e-mail the provider does not mark verified never joins an existing account: when an account holds it, 409 email_already_registered. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
+         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://appleid.apple.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable. The provider's subject belongs to one account: the first sign-in links it. Only an e-mail the provider marks verified (email_verified) is ever matched to an address: it joins the verified account with that e-mail (the owner is mailed and notified of the new way in), or takes over the pending (unverified) one: its password is dropped, its e-mail becomes verified, and every earlier way in ends (sessions, linked providers, passkeys, and a partnership made before, which both partners are told of); else a new, verified account is made, without a password (created true). A first sign-in whose e-mail the provider does not mark verified is 403 email_not_verified and makes, joins and holds nothing; an identity already linked signs in to its account. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
          */
         post: operations["signInWithApple"];
         delete?: never;
@@ -262,7 +262,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google
-         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://accounts.google.com or accounts.google.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable. The provider's subject belongs to one account: the first sign-in links it. With an e-mail the provider marks verified (email_verified) it joins the verified account with that e-mail, or takes over the pending (unverified) one, whose password is dropped and whose e-mail becomes verified; else a new account is made (verified when the e-mail is, without a password: created true). An e-mail the provider does not mark verified never joins an existing account: when an account holds it, 409 email_already_registered. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
+         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://accounts.google.com or accounts.google.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable. The provider's subject belongs to one account: the first sign-in links it. Only an e-mail the provider marks verified (email_verified) is ever matched to an address: it joins the verified account with that e-mail (the owner is mailed and notified of the new way in), or takes over the pending (unverified) one: its password is dropped, its e-mail becomes verified, and every earlier way in ends (sessions, linked providers, passkeys, and a partnership made before, which both partners are told of); else a new, verified account is made, without a password (created true). A first sign-in whose e-mail the provider does not mark verified is 403 email_not_verified and makes, joins and holds nothing; an identity already linked signs in to its account. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
          */
         post: operations["signInWithGoogle"];
         delete?: never;
@@ -1210,7 +1210,7 @@ export interface paths {
         put?: never;
         /**
          * Set the caller's password
-         * @description currentPassword is required while the account has a password (403 invalid_credentials when wrong; wrong tries count like failed logins, 429 after 10 in 15 minutes); it is not needed when the account has none (passwordRequired). Every earlier session ends; the answer carries the new token.
+         * @description currentPassword is required while the account has a password (403 invalid_credentials when wrong; wrong tries count like failed logins, 429 after 10 in 15 minutes); it is not needed when the account has none (passwordRequired). Every earlier session ends; the answer carries the new token. An account without a password (a provider's) sets its first only with a token made by a sign-in (password, provider, passkey or mailed code) within the last 5 minutes: otherwise 403 reauthentication_required and nothing changes; the owner is mailed and notified of the new password.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -1499,7 +1499,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers
-         * @description For readiness probes and load balancers: 503 unavailable while the server is stopping, while the database breaker is open or when the database does not answer a ping. 200 {status: degraded, code: insufficient_storage, message} while the database's write path is down and reads work: a write was refused for want of space (507 insufficient_storage) within the last 30 s and no write has succeeded since. Degraded is still 200: every process shares the full disk, and leaving rotation would fail the reads too.
+         * @description For readiness probes and load balancers: 503 unavailable while the server is stopping, while the database breaker is open or when the database does not answer a ping. 200 {status: degraded, code: insufficient_storage, message} while the database's write path is down and reads work: a write was refused for want of space (507 insufficient_storage) within the last 30 s and no write has succeeded since. Degraded is still 200: every process shares the full disk, and leaving rotation would fail the reads too. 200 {status: degraded, code: too_many_streams, message} while the process holds all the live streams it may (TANDEM_STREAMS_MAX, lowered to what its file descriptor limit leaves): a new stream is 503 unavailable with Retry-After there, every other route answers.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1742,10 +1742,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials; 403 forbidden, email_not_verified, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
+             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials; 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
              * @enum {string}
              */
-            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
+            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
             error: string;
             message: string;
             /** @constant */
@@ -3081,6 +3081,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3127,6 +3128,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3308,6 +3310,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3352,6 +3355,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6767,7 +6771,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description degraded only: what is down; insufficient_storage: the database has no room left to write */
+                        /** @description degraded only: what is down; insufficient_storage: the database has no room left to write; too_many_streams: no new live stream is taken here */
                         code?: string;
                         /** @description degraded only */
                         message?: string;
