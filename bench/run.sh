@@ -24,7 +24,8 @@ go build -o bin/tandem-load ./cmd/tandem-load
 
 serve_env() {
   echo TANDEM_DB="$1" TANDEM_ADDR=$ADDR TANDEM_METRICS_ADDR=127.0.0.1:9464 TANDEM_ENV=development \
-    TANDEM_BLOBS=memory TANDEM_MAIL=log TANDEM_PUSH=log TANDEM_LOG_LEVEL=error
+    TANDEM_BLOBS=memory TANDEM_MAIL=log TANDEM_PUSH=log TANDEM_LOG_LEVEL=error \
+    TANDEM_WRITE_BUDGETS=messages=100000000/100000000,events=100000000/100000000,memories=100000000/100000000,moods=100000000/100000000,idempotency_keys=100000000/100000000
 }
 
 # wait_ready polls /readyz every 5 ms; prints the milliseconds since $1 (ns).

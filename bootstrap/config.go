@@ -104,6 +104,11 @@ type Config struct {
 
 	// Passkeys (TANDEM_PASSKEYS) is the WebAuthn relying party; nil: off.
 	Passkeys *webauthn.Config
+
+	// WriteBudgets bound each user's messages, events, memories, mood
+	// check-ins and new Idempotency-Keys per minute and per day
+	// (TANDEM_WRITE_BUDGETS).
+	WriteBudgets WriteBudgets
 }
 
 type DBKind string
@@ -217,6 +222,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
 	c.ConnectionCodeTTL = l.duration("TANDEM_CONNECTION_CODE_TTL", partners.DefaultConnectionCodeTTL)
+	c.WriteBudgets = l.writeBudgets()
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.
 	c.HTTP.UploadLimit, c.HTTP.UploadBodyLimit = uploadLimit, images.MaxPerUpload*uploadLimit+1<<20

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"tandem/adapters/sqlstore"
+	"tandem/modules/idempotency"
+	"tandem/modules/messages"
 )
 
 // env is a lookup over kv: a key present with "" is set and empty.
@@ -199,6 +201,7 @@ func TestLoadNamesEachBadVariable(t *testing.T) {
 		"TANDEM_APPLE_APP_IDS":      "ABCDE12345.app.tandem,app.tandem",
 		"TANDEM_ANDROID_APPS":       "package=app.tandem&sha256=AB:CD",
 		"TANDEM_SIGNIN":             "apple",
+		"TANDEM_WRITE_BUDGETS":      "messages=30",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -224,6 +227,35 @@ func TestLoadRefusesLimitsThatCannotBeEnforced(t *testing.T) {
 		_, err := Load(env(map[string]string{tc.name: tc.value}))
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), tc.name+": ") {
 			t.Fatalf("%s=%s: want one line naming it, got %v", tc.name, tc.value, err)
+		}
+	}
+}
+
+// TestLoadWriteBudgets: unset, each budget is its module's; the variable
+// replaces the ones it names; a bad item is one line naming the variable.
+func TestLoadWriteBudgets(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const defaults = "messages=30/1000,events=20/200,memories=20/200,moods=10/100,idempotency_keys=120/2000"
+	if got := c.WriteBudgets.String(); got != defaults || c.effective[writeBudgetsVar] != defaults ||
+		c.WriteBudgets.Messages != messages.DefaultBudget || c.WriteBudgets.IdempotencyKeys != idempotency.DefaultBudget {
+		t.Fatalf("defaults %s (%+v)", got, c.WriteBudgets)
+	}
+	c, err = Load(env(map[string]string{writeBudgetsVar: " moods=1/2, messages = 1000000/100000000 "}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.WriteBudgets.String(); got != "messages=1000000/100000000,events=20/200,memories=20/200,moods=1/2,idempotency_keys=120/2000" ||
+		c.WriteBudgets.Moods.Kind != "moods" {
+		t.Fatalf("got %s (%+v)", got, c.WriteBudgets)
+	}
+	for _, bad := range []string{"messages=30", "messages=0/10", "messages=3/-1", "message=3/10", "moods=1/2,moods=3/4",
+		"events=a/b", "events=3/10/20"} {
+		_, err := Load(env(map[string]string{writeBudgetsVar: bad}))
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), writeBudgetsVar+": ") {
+			t.Errorf("%s: want one line naming the variable, got %v", bad, err)
 		}
 	}
 }

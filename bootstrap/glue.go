@@ -57,7 +57,12 @@ var ports = fx.Provide(
 	func(n *Notifier) memories.Notifier { return n },
 	func(p *premium.Service) memories.Limits { return premiumLimits{p} },
 	func(p *premium.Service) images.Limits { return premiumLimits{p} },
-	func(c Config) memories.Settings { return memories.Settings{PublicURL: c.HTTP.PublicURL} },
+	func(c Config) memories.Settings {
+		return memories.Settings{PublicURL: c.HTTP.PublicURL, Budget: c.WriteBudgets.Memories}
+	},
+	func(c Config) messages.Settings { return messages.Settings{Budget: c.WriteBudgets.Messages} },
+	func(c Config) events.Settings { return events.Settings{Budget: c.WriteBudgets.Events} },
+	func(c Config) moods.Settings { return moods.Settings{Budget: c.WriteBudgets.Moods} },
 	func(p *partners.Service) messages.Partnerships { return p },
 	func(n *Notifier) messages.Notifier { return n },
 	func(p *partners.Service) questions.Partnerships { return p },
@@ -81,7 +86,7 @@ var ports = fx.Provide(
 	func(c Config) idempotency.Settings {
 		// A running key outlasts its request: only a process that died
 		// mid-request leaves one behind, and a retry waits out the lease.
-		return idempotency.Settings{Lease: max(2*c.HTTP.RequestTimeout, time.Minute)}
+		return idempotency.Settings{Lease: max(2*c.HTTP.RequestTimeout, time.Minute), Budget: c.WriteBudgets.IdempotencyKeys}
 	},
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit), SweepGrace: c.SweepGrace}

@@ -52,7 +52,7 @@ func (d deployment) env() map[string]string {
 // serve starts an app on the deployment; opts may override its variables.
 func (d deployment) serve(t *testing.T, opts ...option) *harness {
 	t.Helper()
-	all := []option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "100000")}
+	all := []option{withEnv("TANDEM_IMAGES_RATE_LIMIT", "100000"), withUnboundedWrites()}
 	for k, v := range d.env() {
 		all = append(all, withEnv(k, v))
 	}

@@ -205,7 +205,7 @@ func TestAConnectionThatNeverSpokeDoesNotHoldTheStop(t *testing.T) {
 func TestDrainingTwentyTimesUnderLoadLosesNoAnswer(t *testing.T) {
 	parallel(t)
 	sqlite := profile{name: "sqlite", sql: sqlstore.SQLite}
-	first := newHarness(t, sqlite)
+	first := newHarness(t, sqlite, withUnboundedWrites()) // a load of messages on the test's fixed clock
 	u := first.newUser("drain@example.com")
 	if err := first.app.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -214,7 +214,7 @@ func TestDrainingTwentyTimesUnderLoadLosesNoAnswer(t *testing.T) {
 	unaccepted := 0 // new connections reset by the listener's close
 	var slowest time.Duration
 	for i := range 20 {
-		h := newHarness(t, sqlite, sharingDB(first), withEnv("TANDEM_SHUTDOWN_GRACE", "3s"))
+		h := newHarness(t, sqlite, sharingDB(first), withEnv("TANDEM_SHUTDOWN_GRACE", "3s"), withUnboundedWrites())
 		ids, late, took := stopUnderLoad(t, h, u, i)
 		for _, id := range ids {
 			answered[id] = true

@@ -94,7 +94,7 @@ func launchTandem(t *testing.T, env map[string]string) *proc {
 	base := map[string]string{"TANDEM_ADDR": addr, "TANDEM_PUBLIC_URL": "http://" + addr, "TANDEM_METRICS_ADDR": "",
 		"TANDEM_MAIL": "log", "TANDEM_PUSH": "log", "TANDEM_LOG_LEVEL": "info", "TANDEM_API_KEYS": testAPIKey,
 		"TANDEM_IMAGES_RATE_LIMIT": "100000", "TANDEM_RATE_LIMIT_IP": "100000", "TANDEM_SHUTDOWN_GRACE": "0s",
-		"TANDEM_ENV": "development"}
+		"TANDEM_ENV": "development", "TANDEM_WRITE_BUDGETS": unboundedWrites}
 	for k, v := range env {
 		base[k] = v
 	}

@@ -146,7 +146,7 @@ func TestFaultDatabaseDiskFull(t *testing.T) {
 	dir := smallDisk(t, "8m")
 	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite},
 		withEnv("TANDEM_DB", "sqlite:"+filepath.Join(dir, "tandem.db")), withEnv("TANDEM_BLOBS", "file:"+filepath.Join(dir, "blobs")),
-		withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"))
+		withEnv("TANDEM_IMAGES_RATE_LIMIT", "1000"), withUnboundedWrites()) // it writes until the disk is full
 	u := h.newUser("dbfull@x.io")
 	photo := noisyPNG(t, 30, 30)
 	send := func(body string) response {

@@ -115,7 +115,7 @@ func TestFaultKeyedCreatesUnderAHangAreMadeOnce(t *testing.T) {
 			}
 		}
 		t.Logf("hang %v: %d keys, %d retries, every key one message", faultCut(), len(k.final), k.retries)
-	}, withEnv("TANDEM_REQUEST_TIMEOUT", "2s"))
+	}, withEnv("TANDEM_REQUEST_TIMEOUT", "2s"), withUnboundedWrites())
 }
 
 // keyedPost sends one keyed message (its body is its key) to p: the status

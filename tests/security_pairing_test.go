@@ -290,6 +290,34 @@ func TestSecurityPairingWeakCodesAreRefused(t *testing.T) {
 	})
 }
 
+// TestSecurityPairingLovePhraseCodesAreRefused: codes made of common love
+// phrases of the supported languages (zxcvbn knows English only, and let
+// each of these pass) are 400 invalid_request with the reason, in any
+// language's frame, nothing is stored, and they cost no code attempt; a
+// love word among random characters is a code.
+func TestSecurityPairingLovePhraseCodesAreRefused(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		owner, stranger := h.newUser("owner@x.io"), h.newUser("stranger@x.io")
+		const why = "connectionCode is too easy to guess: it is made of common love phrases"
+		for _, code := range []string{"iloveyou_forever", "mi_amor_2024", "ichliebedich", "JeTaime-MonAmour",
+			"eu-te-amo-2023", "aishiteru-zutto", "ya-tebya-lyublyu", "1l0v3y0u-4lw4ys", "Mein_Schatz_fuer_immer",
+			"te-quiero-mucho", "woaini-1314", "saranghae-yeobo"} {
+			expect(t, h.connCreate(owner, code), 400, errInvalid(why))
+			expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
+		}
+		// In German the frame is translated; the reason is the code's own.
+		r := h.do(req{Method: "POST", Path: "/api/partnerConnections/create", Token: owner.Token,
+			Body:    map[string]any{"userId": owner.ID, "connectionCode": "ich-liebe-dich-2024"},
+			Headers: map[string]string{"X-API-Key": testAPIKey, "Accept-Language": "de"}})
+		expect(t, r, 400, `{"success":false,"error":"`+why+`","code":"invalid_request",`+
+			`"message":"connectionCode ist zu leicht zu erraten: it is made of common love phrases"}`)
+		// Twelve refusals cost none of the 10 code attempts an hour.
+		expect(t, h.connCreate(owner, "iloveyou-q7Rk2mWx"), 200, `{"status":"success","data":{"connectionId":"<string>",
+			"connectionCode":"iloveyou-q7Rk2mWx","expiresAt":`+ms(h.Clock.Now().Add(7*24*time.Hour))+`}}`)
+		expect(t, h.connLink(stranger, "ILOVEYOU-q7rk2mwx"), 200, `{"status":"success","data":{"partnerId":"`+owner.ID+`"}}`)
+	})
+}
+
 var drawnCodeRe = regexp.MustCompile(`^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}(-[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{4}){2}$`)
 
 // TestSecurityPairingCreateWithoutACodeDrawsOne: no code, or an empty one,

@@ -31,7 +31,10 @@ const settleTimeout = 5 * time.Second
 // first completed answer is kept per (user, key) for 24 hours and replayed to
 // a retry of the same request; without the header nothing changes. It runs
 // as the last middleware of a route, after its guards and rate limits: a
-// caller turned away never holds a key.
+// caller turned away never holds a key. A new key spends the user's budget
+// of keys (idempotency.Service.Begin: 429 beyond, nothing kept); a create
+// its service refuses for the user's write budget answers 429, which is
+// released like any 429.
 type Idempotency struct {
 	svc *idempotency.Service
 	log *zap.Logger

@@ -56,7 +56,8 @@ func TestHomePrefetchIsOneStatement(t *testing.T) {
 		if n := db.Statements() - before; n != 1 {
 			t.Fatalf("prefetch ran %d statements", n)
 		}
-		svc := messages.NewService(unreadable{}, partners.NewService(nil, nil, nil, partners.Settings{}, nil, nil, nil), nil, nil, core.SystemClock{}, nil)
+		svc := messages.NewService(unreadable{}, partners.NewService(nil, nil, nil, partners.Settings{}, nil, nil, nil), nil, nil, nil,
+			messages.Settings{}, core.SystemClock{}, nil)
 		m, ok, err := svc.Latest(ctx, user)
 		if err != nil || !ok || m.ID != "m2" || m.Body != "newest" || m.Scope != "p1" {
 			t.Fatalf("latest from the memo: %+v %v %v", m, ok, err)

@@ -51,7 +51,7 @@ func main() {
 	bus := flag.String("bus", "local", "TANDEM_BUS of the app under load")
 	url := flag.String("url", "", "instead of an app in-process: drive the running server at this URL as the crowd of "+
 		"`prepare -spread` (signs in crowd couples with a relationship; the server needs TANDEM_API_KEYS="+apiKey+
-		", a high TANDEM_RATE_LIMIT_IP and the memory limit of bench/scale.sh)")
+		", a high TANDEM_RATE_LIMIT_IP and TANDEM_WRITE_BUDGETS, and the memory limit of bench/scale.sh)")
 	flag.Parse()
 	if *url != "" {
 		if err := runRemote(*url, *users, *conc, *dur); err != nil {
@@ -69,11 +69,16 @@ func main() {
 	}
 }
 
+// unboundedWrites is a TANDEM_WRITE_BUDGETS no workload reaches.
+const unboundedWrites = "messages=100000000/100000000,events=100000000/100000000,memories=100000000/100000000,moods=100000000/100000000,idempotency_keys=100000000/100000000"
+
 func run(db, bus string, users, conc int, dur time.Duration, streams, messages int) error {
 	env := map[string]string{"TANDEM_ADDR": "127.0.0.1:0", "TANDEM_METRICS_ADDR": "", "TANDEM_DB": db, "TANDEM_ENV": "development", "TANDEM_BUS": bus, "TANDEM_MAIL": "memory",
 		"TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory", "TANDEM_LOG_LEVEL": "error",
 		"TANDEM_API_KEYS": apiKey, "TANDEM_RATE_LIMIT_IP": "100000000",
 		"TANDEM_PAIRING_FAILS_USER": "100000000", "TANDEM_PAIRING_FAILS_IP": "100000000",
+		// The workload writes as fast as it can: the per-user budgets are not what it measures.
+		"TANDEM_WRITE_BUDGETS": unboundedWrites,
 		// The workload writes memories all along: limits are not what it measures.
 		"TANDEM_LIMITS_FREE": `{"projects":3,"storage":"100GB","imagesPerUpload":4,"memories":100000000}`}
 	cfg, err := bootstrap.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })

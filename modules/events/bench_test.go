@@ -21,8 +21,9 @@ func BenchmarkDateRange(b *testing.B) {
 	repo := sqlstore.NewEventRepo(db)
 	partners := coretest.NewCouples()
 	partners.Pair("me", "partner")
+	clock := coretest.NewClock(time.Time{})
 	svc := events.NewService(repo, partners, coretest.NewZones(), &coretest.Activities{}, &coretest.Events{},
-		coretest.NewClock(time.Time{}), core.NewUUIDv7())
+		limiter(clock), unbounded, clock, core.NewUUIDv7()) // the set-up writes 6,000 at one instant
 	first := date(b, "2020-01-01")
 	const perUser = 3000
 	for _, user := range []string{"me", "partner"} {

@@ -24,6 +24,24 @@ const (
 	MaxNotifyMinutes = 4 * 7 * 24 * 60
 )
 
+// CreatesPerMinute and CreatesPerDay are one user's write budget of new
+// events: far above what a couple plans in a day, a script is stopped
+// within its first minute and the day's cap bounds what it stores.
+const (
+	CreatesPerMinute = 20
+	CreatesPerDay    = 200
+)
+
+// DefaultBudget is the write budget of Create unless Settings name another
+// (TANDEM_WRITE_BUDGETS).
+var DefaultBudget = core.WriteBudget{Kind: "events", PerMinute: CreatesPerMinute, PerDay: CreatesPerDay}
+
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	// Budget bounds the events one user creates; zero: DefaultBudget.
+	Budget core.WriteBudget
+}
+
 // MinDate and MaxDate bound every event date (the range of a MySQL DATE).
 var (
 	MinDate = core.Date{Year: 1000, Month: time.January, Day: 1}

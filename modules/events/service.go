@@ -30,14 +30,17 @@ type Service struct {
 	users    Users
 	notifier PartnerNotifier
 	bus      core.Publisher
+	limiter  core.Limiter
+	budget   core.WriteBudget
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, partners Partners, users Users, notifier PartnerNotifier, bus core.Publisher,
-	clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partners: partners, users: users, notifier: notifier, bus: bus, clock: clock, ids: ids}
+	limiter core.Limiter, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partners: partners, users: users, notifier: notifier, bus: bus, limiter: limiter,
+		budget: settings.Budget.Or(DefaultBudget), clock: clock, ids: ids}
 }
 
 // announce tells the owner and the current partner of a change to the
@@ -66,14 +69,20 @@ func readOf(e Event) func(partner bool) any {
 }
 
 // Create stores a new event of the user; title and startDate are required
-// (see Draft for the defaults). The owner and the current partner hear of
-// it (LiveCreated), and the partner is notified (ActivityEventAdded).
+// (see Draft for the defaults). A valid event spends one of the user's
+// write budget first (CreatesPerMinute, CreatesPerDay): beyond it, 429
+// rate_limited with Retry-After and nothing stored. The owner and the
+// current partner hear of it (LiveCreated), and the partner is notified
+// (ActivityEventAdded).
 func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, error) {
 	if err := requireID("userId", userID); err != nil {
 		return Event{}, err
 	}
 	e, err := d.event()
 	if err != nil {
+		return Event{}, err
+	}
+	if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
 		return Event{}, err
 	}
 	now := s.clock.Now()

@@ -15,6 +15,7 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/events"
+	"tandem/modules/throttle"
 )
 
 // fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00 UTC)
@@ -34,8 +35,22 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewEventRepo(), partners: coretest.NewCouples(), zones: coretest.NewZones(),
 		notes: &coretest.Activities{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{}), ids: &coretest.SeqIDs{}}
-	f.svc = events.NewService(f.repo, f.partners, f.zones, f.notes, f.bus, f.clock, f.ids)
+	f.svc = events.NewService(f.repo, f.partners, f.zones, f.notes, f.bus, limiter(f.clock), events.Settings{}, f.clock, f.ids)
 	return f
+}
+
+// limiter is the real limiter over memory counters, on clock.
+func limiter(clock core.Clock) core.Limiter {
+	return throttle.NewLimiter(memory.NewThrottleRepo(), clock)
+}
+
+// unbounded is a write budget no test reaches.
+var unbounded = events.Settings{Budget: core.WriteBudget{Kind: "events", PerMinute: 1 << 30, PerDay: 1 << 30}}
+
+// unbounded lifts the fixture's write budget, for a test whose set-up
+// writes more events at one instant than a minute's budget.
+func (f *fixture) unbounded() {
+	f.svc = events.NewService(f.repo, f.partners, f.zones, f.notes, f.bus, limiter(f.clock), unbounded, f.clock, f.ids)
 }
 
 // create stores an event of user from start to end (YYYY-MM-DD) and returns it.
@@ -464,6 +479,7 @@ func TestDateRangeKeepsAtMostTheHardCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
+	f.unbounded()
 	f.partners.Pair("me", "partner")
 	for i := range core.MaxListItems {
 		f.create(t, "me", fmt.Sprint("m", i), "2025-03-02", "2025-03-02")
@@ -479,6 +495,7 @@ func TestExportAndPurge(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
+	f.unbounded()
 	var owner core.UserData = f.svc
 	if owner.Section() != "events" {
 		t.Fatal(owner.Section())
@@ -528,8 +545,9 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	partners := NewMockPartners(ctrl) // any unexpected call fails the test
 	repo := memory.NewEventRepo()
+	clock := coretest.NewClock(time.Time{})
 	svc := events.NewService(repo, partners, coretest.NewZones(), &coretest.Activities{}, &coretest.Events{},
-		coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+		limiter(clock), events.Settings{}, clock, &coretest.SeqIDs{})
 	// Each write asks for the owner's partner once, after it is stored, to
 	// announce it (create, update, delete); the rules never do.
 	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil).Times(3)
@@ -560,8 +578,9 @@ func TestDateRangeReadsTheCouplesBoundedRangesInOneRead(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	partners := NewMockPartners(ctrl)
+	clock := coretest.NewClock(time.Time{})
 	svc := events.NewService(repo, partners, coretest.NewZones(), NewMockPartnerNotifier(ctrl), &coretest.Events{},
-		coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+		limiter(clock), events.Settings{}, clock, &coretest.SeqIDs{})
 	from, to := date(t, "2025-03-01"), date(t, "2025-03-03")
 
 	gomock.InOrder(
@@ -666,8 +685,8 @@ func TestEventChangesAreAnnouncedToWhoMayReadThem(t *testing.T) {
 				tc.setup(f)
 			}
 			if tc.during != nil {
-				f.svc = events.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.partners, f.zones, f.notes, f.bus, f.clock,
-					f.ids)
+				f.svc = events.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.partners, f.zones, f.notes, f.bus,
+					limiter(f.clock), events.Settings{}, f.clock, f.ids)
 			}
 			id, err := tc.act(f)
 			if tc.live == "" {
@@ -731,4 +750,23 @@ func (r hookedRepo) Delete(ctx context.Context, userID, id string) error {
 	}
 	r.after()
 	return nil
+}
+
+// TestCreateSpendsTheWriteBudget: creates are bounded per user by the
+// minute and by the day; a refused create stores nothing, and an invalid
+// one spends nothing.
+func TestCreateSpendsTheWriteBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.svc = events.NewService(f.repo, f.partners, f.zones, f.notes, f.bus, limiter(f.clock),
+		events.Settings{Budget: coretest.SmallBudget("events")}, f.clock, f.ids)
+	for range 5 { // refused before the budget: spends none of it
+		_, err := f.svc.Create(ctx, "ann", events.Draft{StartDate: "2025-07-01"})
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	coretest.CheckWriteBudget(t, f.clock, func(user string, n int) error {
+		_, err := f.svc.Create(ctx, user, events.Draft{Title: fmt.Sprint("event ", n), StartDate: "2025-07-01"})
+		return err
+	}, func(user string) string { return fmt.Sprint(f.stored(t, user), len(f.bus.All())) })
 }

@@ -18,6 +18,21 @@ import (
 // TTL is how long a completed answer is kept and replayed.
 const TTL = 24 * time.Hour
 
+// NewKeysPerMinute and NewKeysPerDay bound the keys one user stores: a
+// request with a key no live record holds spends one (a replay, or a 409 or
+// 422 about a live key, spends none). A key is kept TTL (a UTC day), so at
+// most 2 × NewKeysPerDay are stored for one user at any time, whatever the
+// routes that take them answer (4xx answers are kept too). The day's cap is
+// above the sum of the create routes' own daily caps.
+const (
+	NewKeysPerMinute = 120
+	NewKeysPerDay    = 2000
+)
+
+// DefaultBudget is the budget of new keys unless Settings name another
+// (TANDEM_WRITE_BUDGETS).
+var DefaultBudget = core.WriteBudget{Kind: "idempotency_keys", PerMinute: NewKeysPerMinute, PerDay: NewKeysPerDay}
+
 // MaxKeyLength bounds a key; longer ones, empty ones and ones with a
 // character outside printable ASCII are refused (400 invalid_request).
 const MaxKeyLength = 255

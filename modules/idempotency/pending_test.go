@@ -20,7 +20,7 @@ func TestAWrittenKeyNeverRunsAgain(t *testing.T) {
 	ctx := context.Background()
 	clock := coretest.NewClock(time.Time{})
 	repo := memory.NewIdempotencyRepo()
-	svc := idempotency.NewService(repo, clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
+	svc := idempotency.NewService(repo, limiter(clock), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
 	fp := func() (string, error) { return "fp", nil }
 	c, replay, err := svc.Begin(ctx, "u1", "k1", fp)
 	if err != nil || replay != nil || c == nil {

@@ -10,19 +10,25 @@ import (
 // Settings: Lease is how long a running claim holds its key. A process that
 // dies mid-request leaves its claim running; after the lease the key may be
 // claimed again. It must outlast the longest request (the request timeout).
-type Settings struct{ Lease time.Duration }
+// Budget bounds the new keys of one user (zero: DefaultBudget).
+type Settings struct {
+	Lease  time.Duration
+	Budget core.WriteBudget
+}
 
 // Service applies the rules of the Idempotency-Key header; the HTTP adapter
 // calls Begin before a create runs and Finish or Release after.
 type Service struct {
-	repo  Repository
-	clock core.Clock
-	ids   core.IDs
-	lease time.Duration
+	repo    Repository
+	limiter core.Limiter
+	clock   core.Clock
+	ids     core.IDs
+	lease   time.Duration
+	budget  core.WriteBudget
 }
 
-func NewService(repo Repository, clock core.Clock, ids core.IDs, s Settings) *Service {
-	return &Service{repo: repo, clock: clock, ids: ids, lease: s.Lease}
+func NewService(repo Repository, limiter core.Limiter, clock core.Clock, ids core.IDs, s Settings) *Service {
+	return &Service{repo: repo, limiter: limiter, clock: clock, ids: ids, lease: s.Lease, budget: s.Budget.Or(DefaultBudget)}
 }
 
 // Claim is a request that holds its key and must end with Finish or Release.
@@ -42,7 +48,12 @@ func (c *Claim) Pending() *Pending { return c.pending }
 // When storing the claim failed the Claim comes with the error: whether it
 // was stored is not known, and the caller releases it (Release) when it can.
 // Refusals: 400 invalid_request (bad key), 409 idempotency_in_progress,
-// 422 idempotency_key_reused, 409 idempotency_answer_not_kept.
+// 422 idempotency_key_reused, 409 idempotency_answer_not_kept, and 429
+// rate_limited with Retry-After for a new key beyond the user's budget
+// (NewKeysPerMinute, NewKeysPerDay): that claim is released, so nothing is
+// stored, and the request does not run. A key already stored is replayed
+// (or refused as above) whatever the budget, so a retry always gets its
+// answer.
 func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint func() (string, error)) (*Claim, *Answer, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, nil, err
@@ -58,8 +69,15 @@ func (s *Service) Begin(ctx context.Context, userID, key string, fingerprint fun
 		// release once it can.
 		return &Claim{rec: r}, nil, err
 	case ok:
-		return &Claim{rec: r, pending: &Pending{UserID: userID, KeyHash: r.KeyHash, ClaimID: r.ClaimID,
-			KeepUntil: now.Add(TTL)}}, nil, nil
+		c := &Claim{rec: r, pending: &Pending{UserID: userID, KeyHash: r.KeyHash, ClaimID: r.ClaimID,
+			KeepUntil: now.Add(TTL)}}
+		if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
+			if rerr := s.Release(ctx, c); rerr != nil {
+				return nil, nil, rerr
+			}
+			return nil, nil, err
+		}
+		return c, nil, nil
 	case old.State == Committed && now.Before(old.CreatedAt.Add(s.lease)):
 		return nil, nil, errInProgress() // written; its request may still store the answer
 	case old.State == Committed: // it ran; its answer was lost with its process or its database

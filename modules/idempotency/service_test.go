@@ -10,6 +10,7 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/idempotency"
+	"tandem/modules/throttle"
 )
 
 func TestValidKey(t *testing.T) {
@@ -71,7 +72,7 @@ func TestBeginAndFinish(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			clock := coretest.NewClock(time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-			svc := idempotency.NewService(memory.NewIdempotencyRepo(), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
+			svc := idempotency.NewService(memory.NewIdempotencyRepo(), limiter(clock), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
 			c, replay, err := svc.Begin(ctx, "u1", "key", func() (string, error) { return tc.first.fp, nil })
 			if err != nil || c == nil || replay != nil {
 				t.Fatalf("first: claim=%v replay=%v err=%v", c, replay, err)
@@ -103,7 +104,7 @@ func TestARunningKeyIsInProgressUntilItsLeaseEnds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := coretest.NewClock(time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-	svc := idempotency.NewService(memory.NewIdempotencyRepo(), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
+	svc := idempotency.NewService(memory.NewIdempotencyRepo(), limiter(clock), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
 	fp := func() (string, error) { return "a", nil }
 	first, _, err := svc.Begin(ctx, "u1", "key", fp)
 	if err != nil {
@@ -137,7 +138,7 @@ func TestAccountDeletionForgetsTheKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := coretest.NewClock(time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
-	svc := idempotency.NewService(memory.NewIdempotencyRepo(), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
+	svc := idempotency.NewService(memory.NewIdempotencyRepo(), limiter(clock), clock, &coretest.SeqIDs{}, idempotency.Settings{Lease: time.Minute})
 	fp := func() (string, error) { return "a", nil }
 	c, _, _ := svc.Begin(ctx, "u1", "key", fp)
 	if err := svc.Finish(ctx, c, "a", idempotency.Answer{Status: 200}); err != nil {
@@ -149,4 +150,62 @@ func TestAccountDeletionForgetsTheKeys(t *testing.T) {
 	if c, _, err := svc.Begin(ctx, "u1", "key", fp); err != nil || c == nil {
 		t.Fatalf("key kept after the account's deletion: %v", err)
 	}
+}
+
+// limiter is the real limiter over memory counters, on clock.
+func limiter(clock core.Clock) core.Limiter {
+	return throttle.NewLimiter(memory.NewThrottleRepo(), clock)
+}
+
+// TestNewKeysSpendTheBudget: a new key spends one of the user's budget of
+// keys; beyond it the request is refused (429 rate_limited, Retry-After)
+// and its claim released, so nothing is stored; a key already stored is
+// replayed, or refused as before, whatever the budget; another user's
+// budget is their own.
+func TestNewKeysSpendTheBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := coretest.NewClock(time.Date(2025, 6, 15, 12, 0, 10, 0, time.UTC))
+	svc := idempotency.NewService(memory.NewIdempotencyRepo(), limiter(clock), clock, &coretest.SeqIDs{},
+		idempotency.Settings{Lease: time.Hour, Budget: coretest.SmallBudget("idempotency_keys")})
+	ok := idempotency.Answer{Status: 200, ContentType: "application/json", Body: []byte(`{"id":"1"}`)}
+	fp := func(s string) func() (string, error) { return func() (string, error) { return s, nil } }
+	done := func(user, key string) {
+		t.Helper()
+		c, replay, err := svc.Begin(ctx, user, key, fp("a"))
+		if err != nil || c == nil || replay != nil {
+			t.Fatalf("%s %s: claim=%v replay=%v err=%v", user, key, c, replay, err)
+		}
+		if err := svc.Finish(ctx, c, "a", ok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(user, key string, retryAfter time.Duration) {
+		t.Helper()
+		c, replay, err := svc.Begin(ctx, user, key, fp("a"))
+		if e := core.As(err); c != nil || replay != nil || e.Kind != core.KindRateLimited || e.Code != "rate_limited" ||
+			e.RetryAfter != retryAfter {
+			t.Fatalf("%s %s: claim=%v replay=%v err=%v, want 429 after %s", user, key, c, replay, err, retryAfter)
+		}
+	}
+	for _, k := range []string{"k1", "k2", "k3"} {
+		done("u1", k)
+	}
+	refused("u1", "k4", 50*time.Second)
+	// Stored keys answer as before: the replay, and 422 for another body.
+	if c, replay, err := svc.Begin(ctx, "u1", "k1", fp("a")); err != nil || c != nil || replay == nil || replay.Status != 200 {
+		t.Fatalf("replay past the budget: claim=%v replay=%+v err=%v", c, replay, err)
+	}
+	if _, _, err := svc.Begin(ctx, "u1", "k1", fp("b")); core.As(err).Code != idempotency.CodeKeyReused {
+		t.Fatalf("another body past the budget: %v", err)
+	}
+	done("u2", "k4")
+	// The next minute: k4 was never stored (its lease is an hour), so it
+	// runs; the day's fifth key passes and the sixth waits for the next day.
+	clock.Advance(time.Minute)
+	done("u1", "k4")
+	done("u1", "k5")
+	refused("u1", "k6", 11*time.Hour+58*time.Minute+50*time.Second)
+	clock.Advance(12 * time.Hour)
+	done("u1", "k6")
 }

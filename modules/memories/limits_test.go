@@ -44,7 +44,7 @@ func (l *maxMemories) set(userID string, n int) {
 // limited is a service on the fixture's stores with limits in place (its
 // own ids: use it alone for creates).
 func limited(f *fixture, limits *maxMemories) *memories.Service {
-	return memories.NewService(f.repo, f.partners, f.notes, limits, settings, f.bus, f.clock, &coretest.SeqIDs{})
+	return memories.NewService(f.repo, f.partners, f.notes, limits, settings, f.bus, limiter(f.clock), f.clock, &coretest.SeqIDs{})
 }
 
 func TestCreateStopsAtTheMemoryLimit(t *testing.T) {

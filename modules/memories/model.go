@@ -23,6 +23,20 @@ const (
 	MaxImageURL    = 2048 // bytes of one image address
 )
 
+// CreatesPerMinute and CreatesPerDay are one user's write budget of new
+// memories, besides the count their limits allow (403 limit_reached): an
+// afternoon of adding old photos passes, a script is stopped within its
+// first minute and the day's cap bounds what it stores and how often the
+// partner hears of it.
+const (
+	CreatesPerMinute = 20
+	CreatesPerDay    = 200
+)
+
+// DefaultBudget is the write budget of Create unless Settings name another
+// (TANDEM_WRITE_BUDGETS).
+var DefaultBudget = core.WriteBudget{Kind: "memories", PerMinute: CreatesPerMinute, PerDay: CreatesPerDay}
+
 // MinDate and MaxDate bound every memory date and every date query (MaxDate is
 // the end of a MySQL DATE; nothing older than MinDate is a couple's memory).
 var (
@@ -48,6 +62,8 @@ type Settings struct {
 	// address must be one of the files this server hands out, under
 	// PublicURL/files/.
 	PublicURL string
+	// Budget bounds the memories one user creates; zero: DefaultBudget.
+	Budget core.WriteBudget
 }
 
 // FilesURL is the prefix every image address starts with.

@@ -28,15 +28,17 @@ type Service struct {
 	limits   Limits
 	settings Settings
 	bus      core.Publisher
+	limiter  core.Limiter
+	budget   core.WriteBudget
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, partners Partners, notifier Notifier, limits Limits, settings Settings, bus core.Publisher,
-	clock core.Clock, ids core.IDs) *Service {
+	limiter core.Limiter, clock core.Clock, ids core.IDs) *Service {
 	return &Service{repo: repo, partners: partners, notifier: notifier, limits: limits, settings: settings, bus: bus,
-		clock: clock, ids: ids}
+		limiter: limiter, budget: settings.Budget.Or(DefaultBudget), clock: clock, ids: ids}
 }
 
 // announce tells the owner's open apps; record is what the owner's read
@@ -51,6 +53,9 @@ func (s *Service) announce(ctx context.Context, typ, ownerID string, record any)
 // (LiveCreated) and tells the current partner (category partnerActivity,
 // without the memory); title and date are required. A user who keeps as many memories as their limits allow
 // gets 403 limit_reached (counted with the insert, see Repository.Create).
+// A valid memory spends one of the user's write budget first
+// (CreatesPerMinute, CreatesPerDay): beyond it, 429 rate_limited with
+// Retry-After and nothing stored.
 // The partner is looked up before anything is written, so a failed lookup
 // leaves nothing behind; the notification comes after the commit and cannot
 // fail the creation (see Notifier).
@@ -60,6 +65,9 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 	}
 	m, err := s.memory(d)
 	if err != nil {
+		return Memory{}, err
+	}
+	if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
 		return Memory{}, err
 	}
 	partnerID, paired, err := s.partners.PartnerOf(ctx, userID)

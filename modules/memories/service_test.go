@@ -3,6 +3,7 @@ package memories_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/memories"
+	"tandem/modules/throttle"
 )
 
 // fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00
@@ -32,8 +34,22 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewMemoryRepo(), partners: coretest.NewCouples(), notes: &notes{},
 		bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, settings, f.bus, f.clock, &coretest.SeqIDs{})
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, settings, f.bus, limiter(f.clock), f.clock,
+		&coretest.SeqIDs{})
 	return f
+}
+
+// limiter is the real limiter over memory counters, on clock.
+func limiter(clock core.Clock) core.Limiter {
+	return throttle.NewLimiter(memory.NewThrottleRepo(), clock)
+}
+
+// unbounded lifts the fixture's write budget, for a test whose set-up
+// creates more memories than a day's budget.
+func (f *fixture) unbounded() {
+	s := settings
+	s.Budget = core.WriteBudget{Kind: "memories", PerMinute: 1 << 30, PerDay: 1 << 30}
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, s, f.bus, limiter(f.clock), f.clock, &coretest.SeqIDs{})
 }
 
 // create stores a memory of user on day and returns it; the clock moves on a
@@ -443,6 +459,7 @@ func TestExportAndPurge(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
+	f.unbounded()
 	if got, err := f.svc.ExportUser(ctx, "me"); err != nil || len(got.([]memories.Memory)) != 0 {
 		t.Fatalf("empty export %v %v", got, err)
 	}
@@ -488,8 +505,8 @@ func TestCreateNotifiesOnceAfterStoring(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl)
-	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, &coretest.Events{}, coretest.NewClock(time.Time{}),
-		&coretest.SeqIDs{})
+	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, &coretest.Events{},
+		limiter(coretest.NewClock(time.Time{})), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	gomock.InOrder(
 		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
 		repo.EXPECT().Create(gomock.Any(), gomock.Any(), gomock.Nil()).Return(nil),
@@ -506,8 +523,8 @@ func TestAFailedPartnerLookupWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	ctrl := gomock.NewController(t)
 	repo, partners, notifier := NewMockRepository(ctrl), NewMockPartners(ctrl), NewMockNotifier(ctrl) // no writes, no notes expected
-	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, &coretest.Events{}, coretest.NewClock(time.Time{}),
-		&coretest.SeqIDs{})
+	svc := memories.NewService(repo, partners, notifier, &maxMemories{}, settings, &coretest.Events{},
+		limiter(coretest.NewClock(time.Time{})), coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
 	broken := errors.New("database on fire")
 	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, core.Internal(broken))
 	_, err := svc.Create(ctx, "me", memories.Draft{Title: "Beach", Date: "2025-06-01"})
@@ -644,4 +661,27 @@ func TestRoomFor(t *testing.T) {
 			t.Errorf("max %d held %d: %v", tc.max, tc.held, err)
 		}
 	}
+}
+
+// TestCreateSpendsTheWriteBudget: creates are bounded per user by the
+// minute and by the day; a refused create stores, announces and notifies
+// nothing, and an invalid one spends nothing.
+func TestCreateSpendsTheWriteBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	s := settings
+	s.Budget = coretest.SmallBudget("memories")
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, s, f.bus, limiter(f.clock), f.clock, &coretest.SeqIDs{})
+	f.partners.Pair("ann", "cat")
+	for range 5 { // refused before the budget: spends none of it
+		_, err := f.svc.Create(ctx, "ann", memories.Draft{Title: "", Date: "2025-06-01"})
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	coretest.CheckWriteBudget(t, f.clock, func(user string, n int) error {
+		_, err := f.svc.Create(ctx, user, memories.Draft{Title: fmt.Sprint("memory ", n), Date: "2025-06-01"})
+		return err
+	}, func(user string) string {
+		return fmt.Sprint(titles(f.stored(t, user)), len(f.bus.All()), len(f.notes.all()))
+	})
 }

@@ -16,6 +16,24 @@ import (
 // MaxBody bounds a message, in characters after trimming.
 const MaxBody = 4000
 
+// SendsPerMinute and SendsPerDay are one user's write budget of messages: a
+// chat's bursts pass, a script is stopped within its first minute, and the
+// day's cap bounds what one account stores (1,000 messages of MaxBody).
+const (
+	SendsPerMinute = 30
+	SendsPerDay    = 1000
+)
+
+// DefaultBudget is the write budget of Send unless Settings name another
+// (TANDEM_WRITE_BUDGETS).
+var DefaultBudget = core.WriteBudget{Kind: "messages", PerMinute: SendsPerMinute, PerDay: SendsPerDay}
+
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	// Budget bounds the messages one user sends; zero: DefaultBudget.
+	Budget core.WriteBudget
+}
+
 // Message is one message of a thread.
 type Message struct {
 	ID        string

@@ -22,26 +22,35 @@ type Service struct {
 	partnerships Partnerships
 	notifier     Notifier
 	bus          core.Publisher
+	limiter      core.Limiter
+	budget       core.WriteBudget
 	clock        core.Clock
 	ids          core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
-func NewService(repo Repository, partnerships Partnerships, notifier Notifier, bus core.Publisher, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, partnerships: partnerships, notifier: notifier, bus: bus, clock: clock, ids: ids}
+func NewService(repo Repository, partnerships Partnerships, notifier Notifier, bus core.Publisher, limiter core.Limiter,
+	settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, partnerships: partnerships, notifier: notifier, bus: bus, limiter: limiter,
+		budget: settings.Budget.Or(DefaultBudget), clock: clock, ids: ids}
 }
 
 // Send adds a message by the user to their current thread: the
 // partnership's while paired, else their own. The body is trimmed and must
-// hold 1 to MaxBody characters. Once stored, the message is announced live
-// (LiveSent) and the partner is notified (ActivityMessageSent); neither can
-// fail the send.
+// hold 1 to MaxBody characters. A valid message spends one of the user's
+// write budget first (SendsPerMinute, SendsPerDay): beyond it, 429
+// rate_limited with Retry-After and nothing stored. Once stored, the message
+// is announced live (LiveSent) and the partner is notified
+// (ActivityMessageSent); neither can fail the send.
 func (s *Service) Send(ctx context.Context, userID, body string) (Message, error) {
 	if err := requireUser(userID); err != nil {
 		return Message{}, err
 	}
 	body, err := NormalizeBody(body)
 	if err != nil {
+		return Message{}, err
+	}
+	if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
 		return Message{}, err
 	}
 	scope, err := s.scope(ctx, userID)

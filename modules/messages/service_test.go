@@ -14,6 +14,7 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/messages"
+	"tandem/modules/throttle"
 )
 
 // fixture is a Service on memory fakes with a fixed clock (2025-06-15 12:00
@@ -31,8 +32,20 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewMessageRepo(), couples: coretest.NewCouples(), notes: &coretest.Activities{},
 		bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = messages.NewService(f.repo, f.couples, f.notes, f.bus, f.clock, &coretest.SeqIDs{})
+	f.svc = messages.NewService(f.repo, f.couples, f.notes, f.bus, limiter(f.clock), messages.Settings{}, f.clock, &coretest.SeqIDs{})
 	return f
+}
+
+// limiter is the real limiter over memory counters, on clock.
+func limiter(clock core.Clock) core.Limiter {
+	return throttle.NewLimiter(memory.NewThrottleRepo(), clock)
+}
+
+// unbounded lifts the fixture's write budget, for a test whose set-up
+// sends more messages in a minute than the budget.
+func (f *fixture) unbounded() {
+	f.svc = messages.NewService(f.repo, f.couples, f.notes, f.bus, limiter(f.clock),
+		messages.Settings{Budget: core.WriteBudget{Kind: "messages", PerMinute: 1 << 30, PerDay: 1 << 30}}, f.clock, &coretest.SeqIDs{})
 }
 
 // send sends body as user; the clock moves on a millisecond so messages
@@ -203,6 +216,7 @@ func TestExportIsWhatTheUserWroteAndPurgeKeepsThePartners(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
+	f.unbounded()
 	if got, err := f.svc.ExportUser(ctx, "ann"); err != nil || len(got.([]messages.ExportedMessage)) != 0 {
 		t.Fatalf("empty export %v %v", got, err)
 	}
@@ -254,7 +268,8 @@ func TestAFailedPartnershipLookupWritesNothing(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo, couples := NewMockRepository(ctrl), NewMockPartnerships(ctrl) // the repository must not be called
 	bus := &coretest.Events{}
-	svc := messages.NewService(repo, couples, NewMockNotifier(ctrl), bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	clock := coretest.NewClock(time.Time{})
+	svc := messages.NewService(repo, couples, NewMockNotifier(ctrl), bus, limiter(clock), messages.Settings{}, clock, &coretest.SeqIDs{})
 	broken := errors.New("database on fire")
 	couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("", "", false, core.Internal(broken)).Times(2)
 	if _, err := svc.Send(ctx, "ann", "hi"); !errors.Is(err, broken) {
@@ -322,8 +337,8 @@ func TestSendIsAnnouncedToTheThreadsReaders(t *testing.T) {
 			}
 			svc := f.svc
 			if tc.during != nil {
-				svc = messages.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.couples, f.notes, f.bus, f.clock,
-					&coretest.SeqIDs{})
+				svc = messages.NewService(hookedRepo{f.repo, func() { tc.during(f) }}, f.couples, f.notes, f.bus,
+					limiter(f.clock), messages.Settings{}, f.clock, &coretest.SeqIDs{})
 			}
 			m, err := svc.Send(ctx, tc.sender, "hi")
 			if err != nil {
@@ -357,7 +372,8 @@ func TestAFailedLookupAfterTheWriteKeepsTheMessage(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	couples, notifier := NewMockPartnerships(ctrl), NewMockNotifier(ctrl) // the notifier must not be called
 	repo, bus := memory.NewMessageRepo(), &coretest.Events{}
-	svc := messages.NewService(repo, couples, notifier, bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	clock := coretest.NewClock(time.Time{})
+	svc := messages.NewService(repo, couples, notifier, bus, limiter(clock), messages.Settings{}, clock, &coretest.SeqIDs{})
 	gomock.InOrder(
 		couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("p1", "bob", true, nil),
 		couples.EXPECT().PartnershipOf(gomock.Any(), "ann").Return("", "", false, core.Internal(errors.New("gone"))),
@@ -465,7 +481,7 @@ func TestASentMessageIsAnsweredWhenTheStoreHangsAfterTheCommit(t *testing.T) {
 	f := newFixture(t)
 	f.couples.PairAs("p1", "ann", "bob")
 	hung := &hungAfterWrite{Couples: f.couples, repo: f.repo}
-	svc := messages.NewService(f.repo, hung, f.notes, f.bus, f.clock, &coretest.SeqIDs{})
+	svc := messages.NewService(f.repo, hung, f.notes, f.bus, limiter(f.clock), messages.Settings{}, f.clock, &coretest.SeqIDs{})
 	m, err := svc.Send(context.Background(), "ann", "hello")
 	if err != nil || m.Body != "hello" {
 		t.Fatalf("%+v %v", m, err)
@@ -479,4 +495,33 @@ func TestASentMessageIsAnsweredWhenTheStoreHangsAfterTheCommit(t *testing.T) {
 	if got := f.thread(t, "bob"); got != "hello" {
 		t.Fatalf("the message did not stand: %q", got)
 	}
+}
+
+// TestSendSpendsTheWriteBudget: sends are bounded per user by the minute
+// and by the day; a refused send stores and announces nothing, and an
+// invalid one spends nothing. The issue: 300 messages of 4,000 characters
+// in 0.3 s all succeeded.
+func TestSendSpendsTheWriteBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.svc = messages.NewService(f.repo, f.couples, f.notes, f.bus, limiter(f.clock),
+		messages.Settings{Budget: coretest.SmallBudget("messages")}, f.clock, &coretest.SeqIDs{})
+	f.couples.PairAs("p1", "ann", "cat")
+	for range 5 { // refused before the budget: spends none of it
+		_, err := f.svc.Send(ctx, "ann", strings.Repeat("x", messages.MaxBody+1))
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	coretest.CheckWriteBudget(t, f.clock, func(user string, n int) error {
+		_, err := f.svc.Send(ctx, user, fmt.Sprint("message ", n))
+		return err
+	}, func(user string) string { return fmt.Sprint(f.thread(t, user), len(f.bus.All())) })
+
+	// The default: a burst of SendsPerMinute passes, the next is refused.
+	f = newFixture(t)
+	for i := range messages.SendsPerMinute {
+		f.send(t, "ann", fmt.Sprint(i))
+	}
+	_, err := f.svc.Send(ctx, "ann", strings.Repeat("x", messages.MaxBody))
+	coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
 }

@@ -43,6 +43,25 @@ func ParseLevel(s string) (Level, error) {
 	return "", invalid("mood must be one of " + levelChoices)
 }
 
+// CheckInsPerMinute and CheckInsPerDay are one user's write budget of
+// check-ins (a check-in of the same day replaces the first, but each one is
+// written and tells the partner): changing one's mind a few times passes, a
+// script is stopped within its first minute.
+const (
+	CheckInsPerMinute = 10
+	CheckInsPerDay    = 100
+)
+
+// DefaultBudget is the write budget of CheckIn unless Settings name another
+// (TANDEM_WRITE_BUDGETS).
+var DefaultBudget = core.WriteBudget{Kind: "moods", PerMinute: CheckInsPerMinute, PerDay: CheckInsPerDay}
+
+// Settings are the module's configuration (bound in bootstrap).
+type Settings struct {
+	// Budget bounds the check-ins of one user; zero: DefaultBudget.
+	Budget core.WriteBudget
+}
+
 // The limits of a check-in and of a listed range.
 const (
 	MaxNote = 280 // characters of a note

@@ -27,14 +27,17 @@ type Service struct {
 	partners Partnerships
 	notifier Notifier
 	bus      core.Publisher
+	limiter  core.Limiter
+	budget   core.WriteBudget
 	clock    core.Clock
 	ids      core.IDs
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, users Users, partners Partnerships, notifier Notifier, bus core.Publisher,
-	clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, users: users, partners: partners, notifier: notifier, bus: bus, clock: clock, ids: ids}
+	limiter core.Limiter, settings Settings, clock core.Clock, ids core.IDs) *Service {
+	return &Service{repo: repo, users: users, partners: partners, notifier: notifier, bus: bus, limiter: limiter,
+		budget: settings.Budget.Or(DefaultBudget), clock: clock, ids: ids}
 }
 
 // CheckIn records how the user feels today, today being the date in their
@@ -44,13 +47,18 @@ func NewService(repo Repository, users Users, partners Partnerships, notifier No
 // the user's current partnership, if any, whose partner hears of it
 // (category mood, coalesced: several check-ins in a row make one counted
 // entry and at most one push per 10 minutes). The notification comes after
-// the write and never fails it (see Notifier).
+// the write and never fails it (see Notifier). A valid check-in spends one
+// of the user's write budget first (CheckInsPerMinute, CheckInsPerDay):
+// beyond it, 429 rate_limited with Retry-After and nothing written.
 func (s *Service) CheckIn(ctx context.Context, userID string, d Draft) (Mood, error) {
 	if err := requireID(userID); err != nil {
 		return Mood{}, err
 	}
 	level, note, err := d.parse()
 	if err != nil {
+		return Mood{}, err
+	}
+	if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
 		return Mood{}, err
 	}
 	loc, err := s.users.Location(ctx, userID)

@@ -2,6 +2,7 @@ package moods_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"tandem/core"
 	"tandem/core/coretest"
 	"tandem/modules/moods"
+	"tandem/modules/throttle"
 )
 
 // fixture is a Service on the memory repository, fake timezones and
@@ -30,8 +32,14 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewMoodRepo(), zones: coretest.NewZones(), couples: coretest.NewCouples(),
 		notified: &coretest.Activities{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = moods.NewService(f.repo, f.zones, f.couples, f.notified, f.bus, f.clock, &coretest.SeqIDs{})
+	f.svc = moods.NewService(f.repo, f.zones, f.couples, f.notified, f.bus, limiter(f.clock), moods.Settings{}, f.clock,
+		&coretest.SeqIDs{})
 	return f
+}
+
+// limiter is the real limiter over memory counters, on clock.
+func limiter(clock core.Clock) core.Limiter {
+	return throttle.NewLimiter(memory.NewThrottleRepo(), clock)
 }
 
 var ctx = context.Background()
@@ -318,4 +326,24 @@ func TestExportAndPurge(t *testing.T) {
 	if s := f.stored(t, "bob"); len(s) != 1 {
 		t.Fatalf("bob's moods: %+v", s)
 	}
+}
+
+// TestCheckInSpendsTheWriteBudget: check-ins, the ones that replace the
+// day's mood too, are bounded per user by the minute and by the day; a
+// refused one changes and announces nothing, and an invalid one spends
+// nothing.
+func TestCheckInSpendsTheWriteBudget(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.svc = moods.NewService(f.repo, f.zones, f.couples, f.notified, f.bus, limiter(f.clock),
+		moods.Settings{Budget: coretest.SmallBudget("moods")}, f.clock, &coretest.SeqIDs{})
+	f.couples.Pair("ann", "cat")
+	for range 5 { // refused before the budget: spends none of it
+		_, err := f.svc.CheckIn(ctx, "ann", moods.Draft{Mood: "ecstatic"})
+		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+	}
+	coretest.CheckWriteBudget(t, f.clock, func(user string, n int) error {
+		_, err := f.svc.CheckIn(ctx, user, moods.Draft{Mood: "good", Note: fmt.Sprint("note ", n)})
+		return err
+	}, func(user string) string { return fmt.Sprint(f.stored(t, user), len(f.bus.All())) })
 }

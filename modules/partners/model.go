@@ -199,14 +199,24 @@ var appWords = []string{"tandem", "couple", "partner", "partners", "connect", "c
 // MinConnectionGuesses guesses, or that is one such pattern from end to end
 // (a long keyboard walk with turns can pass the bound), saying why. The code
 // is judged in lower case, the way it is compared: "PassWord" is "password".
+// A code zxcvbn lets pass is still refused when it is made of common love
+// phrases of the supported languages and a few digits (LovePhrase):
+// "iloveyou_forever", "mi_amor_2024", "ichliebedich".
 func CheckConnectionStrength(code string) error {
-	r := zxcvbn.PasswordStrength(ConnectionKey(code), appWords)
+	key := ConnectionKey(code)
+	r := zxcvbn.PasswordStrength(key, appWords)
 	onePattern := len(r.Sequence) == 1 && r.Sequence[0].Pattern != "bruteforce"
-	if r.Guesses >= MinConnectionGuesses && !onePattern {
-		return nil
+	if r.Guesses < MinConnectionGuesses || onePattern {
+		return errWeakConnectionCode(weakReason(r.Sequence, len(code)))
 	}
-	return errWeakConnectionCode(weakReason(r.Sequence, len(code)))
+	if LovePhrase(key) {
+		return errWeakConnectionCode(reasonLovePhrase)
+	}
+	return nil
 }
+
+// reasonLovePhrase is the reason given for a code LovePhrase refuses.
+const reasonLovePhrase = "it is made of common love phrases"
 
 // weakReason names the guessable part of a code: the longest pattern
 // zxcvbn matched (a code of random characters only is too short).

@@ -187,3 +187,101 @@ func TestPartnershipPartnerOf(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 }
+
+// TestConnectionCodeLovePhrases: a code made of the love phrases of the
+// supported languages (and a few more), with fillers such as "forever" and
+// "my", separators, leetspeak and a year or date, is refused with its
+// reason (zxcvbn lets every one of them pass); a code that only holds a
+// love word among random characters, or is words of another kind, is not.
+func TestConnectionCodeLovePhrases(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code    string
+		refused bool
+	}{
+		// the three
+		{"iloveyou_forever", true},
+		{"mi_amor_2024", true},
+		{"ichliebedich", true},
+		// English
+		{"ILoveYou-Forever", true},
+		{"love-you-always", true},
+		{"babylove-forever", true},
+		{"my-love-4ever", true},
+		{"1l0v3y0u-4lw4ys", true}, // leetspeak
+		{"sweetheart-xoxo", true},
+		{"honey_bunny_2019", true},
+		// German
+		{"ich-liebe-dich-schatz", true},
+		{"mein_schatz_fuer_immer", true},
+		{"hab-dich-lieb-2023", true},
+		{"schaetzchen-14022024", true}, // ä written ae, a date
+		// French
+		{"jetaime-mon-amour", true},
+		{"je_taime_pour_toujours", true},
+		{"mon-coeur-2020", true},
+		{"ma-cherie-toujours", true},
+		// Spanish
+		{"teamo-siempre", true},
+		{"te-quiero-mucho", true},
+		{"mi-vida-mi-amor", true},
+		{"amor-eterno-1999", true},
+		{"mi-corazon-123", true},
+		// Portuguese (Brazil)
+		{"eu-te-amo-2023", true},
+		{"meuamor123", true},
+		{"te_amo_pra_sempre", true},
+		{"amo-voce-meu-bem", true},
+		// Japanese, Russian (romanised: a code is ASCII)
+		{"aishiteru-zutto", true},
+		{"daisuki-dayo-2024", true},
+		{"ya-tebya-lyublyu", true},
+		{"lyublyu-tebya-navsegda", true},
+		{"moya-lyubov-2022", true},
+		// Italian, Dutch, Chinese, Korean
+		{"ti-amo-amore-mio", true},
+		{"tiamo-per-sempre", true},
+		{"ik-hou-van-jou", true},
+		{"woaini-1314", true},
+		{"saranghae-yeobo", true},
+		// digits beside the phrases: a year, a date, eight at most
+		{"teamo-83920571", true},
+		// passes: enough random characters or digits beside a love word,
+		// or words that are no love phrase
+		{"teamo-839205716", false},
+		{"iloveyou-q7Rk2mWx", false},
+		{"blue-fox-88", false},
+		{"purple-otter-3", false},
+		{"Tide-Lantern-47", false},
+		{"q7Rk2mWx", false},
+		{"correcthorsebatterystaple", false},
+		{"forever-and-always-q7", false}, // no love word in it
+		{"lovelace-ada-1815", false},
+	}
+	const why = "connectionCode is too easy to guess: it is made of common love phrases"
+	for _, tc := range cases {
+		err := partners.ValidateConnectionCode(tc.code)
+		switch {
+		case !tc.refused && err != nil && strings.Contains(core.As(err).Message, "love"):
+			t.Errorf("%q refused as a love phrase: %v", tc.code, err)
+		case !tc.refused:
+		case err == nil:
+			t.Errorf("%q accepted, want refused", tc.code)
+		case !core.IsKind(err, core.KindInvalid) || core.As(err).Code != "invalid_request":
+			t.Errorf("%q: %v, want 400 invalid_request", tc.code, err)
+		case core.As(err).Message != why: // zxcvbn lets every one of them pass
+			t.Errorf("%q: %q, want %q", tc.code, core.As(err).Message, why)
+		}
+		if tc.refused != partners.LovePhrase(tc.code) {
+			t.Errorf("LovePhrase(%q) = %v", tc.code, !tc.refused)
+		}
+	}
+	// The native spellings (no code can hold them: codes are ASCII) are in
+	// the vocabulary too, for any text the rule judges.
+	for _, s := range []string{"愛してる", "大好き", "我爱你", "我愛你", "사랑해", "я тебя люблю", "Люблю тебя навсегда",
+		"je t'aime", "Te amo ♥ 2024", "ich liebe dich", "für immer dein", "mi corazón", "meu coração", "mon cœur"} {
+		if !partners.LovePhrase(s) {
+			t.Errorf("LovePhrase(%q) = false", s)
+		}
+	}
+}
