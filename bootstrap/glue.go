@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"context"
-	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -84,9 +83,10 @@ var ports = fx.Provide(
 			ConnectionCodeTTL: c.ConnectionCodeTTL}
 	},
 	func(c Config) idempotency.Settings {
-		// A running key outlasts its request: only a process that died
-		// mid-request leaves one behind, and a retry waits out the lease.
-		return idempotency.Settings{Lease: max(2*c.HTTP.RequestTimeout, time.Minute), Budget: c.WriteBudgets.IdempotencyKeys}
+		// A running key is renewed by its request every third of the
+		// lease: one whose request is gone (a dead process, a claim that
+		// met a hung database) frees its key within the lease.
+		return idempotency.Settings{Lease: idempotency.DefaultLease, Budget: c.WriteBudgets.IdempotencyKeys}
 	},
 	func(c Config) images.Settings {
 		return images.Settings{PublicURL: c.HTTP.PublicURL, MaxFileBytes: int64(c.UploadLimit), SweepGrace: c.SweepGrace}

@@ -81,6 +81,7 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 			g.settle(c, func(ctx context.Context) error { return g.svc.Release(ctx, claim) })
 		}
 	}()
+	defer g.keepAlive(c, claim)()
 	c.SetUserContext(idempotency.WithPending(c.UserContext(), claim.Pending())) // the create commits with the key's mark
 	if err := cutByBreaker(c, c.Next()); err != nil {
 		// Rendered here, as accessLog would, so the answer can be kept.
@@ -128,6 +129,26 @@ func (g *Idempotency) settleOnce(base context.Context, fn func(ctx context.Conte
 	ctx, cancel := context.WithTimeout(base, settleTimeout)
 	defer cancel()
 	return fn(ctx)
+}
+
+// keepAlive renews claim every third of its lease while the request runs,
+// and returns what stops it: a key outlives its request by a lease at most.
+func (g *Idempotency) keepAlive(c *fiber.Ctx, claim *idempotency.Claim) (stop func()) {
+	done := make(chan struct{})
+	base := context.WithoutCancel(c.UserContext())
+	go func() {
+		t := time.NewTicker(g.svc.Lease() / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = g.settleOnce(base, func(ctx context.Context) error { return g.svc.Renew(ctx, claim) })
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // settleRetry is the pause between two tries at settling a key.

@@ -52,6 +52,17 @@ func (r *IdempotencyRepo) Finish(_ context.Context, rec idempotency.Record) erro
 	return nil
 }
 
+func (r *IdempotencyRepo) Renew(_ context.Context, userID, keyHash, claimID string, expires time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := idemKey{userID, keyHash}
+	if old, ok := r.keys[k]; ok && old.ClaimID == claimID && old.State == idempotency.Running {
+		old.ExpiresAt = expires
+		r.keys[k] = old
+	}
+	return nil
+}
+
 func (r *IdempotencyRepo) Release(_ context.Context, userID, keyHash, claimID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

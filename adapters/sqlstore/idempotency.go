@@ -88,6 +88,12 @@ func (r *IdempotencyRepo) Finish(ctx context.Context, rec idempotency.Record) er
 			"state": []string{string(idempotency.Running), string(idempotency.Committed)}}))
 }
 
+func (r *IdempotencyRepo) Renew(ctx context.Context, userID, keyHash, claimID string, expires time.Time) error {
+	ctx = idempotency.Unmarked(ctx)
+	return r.db.exec(ctx, r.db, r.db.sb.Update("idempotency_keys").Set("expires_at", expires.UnixMilli()).
+		Where(sq.Eq{"user_id": userID, "key_hash": keyHash, "claim_id": claimID, "state": string(idempotency.Running)}))
+}
+
 func (r *IdempotencyRepo) Release(ctx context.Context, userID, keyHash, claimID string) error {
 	ctx = idempotency.Unmarked(ctx) // the key's own writes never mark it
 	return r.db.exec(ctx, r.db, r.db.sb.Delete("idempotency_keys").

@@ -61,6 +61,14 @@ func TestACreateCommitsWithItsIdempotencyKey(t *testing.T) {
 			t.Fatalf("a failed create marked its key: %+v", got)
 		}
 
+		renewed := claim("k4")
+		if err := keys.Renew(ctx, "u1", renewed.KeyHash, renewed.ClaimID, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got := state("k4"); !got.ExpiresAt.Equal(now.Add(time.Hour)) || got.State != idempotency.Running {
+			t.Fatalf("a renewed claim: %+v", got)
+		}
+
 		released := claim("k3")
 		if err := keys.Release(ctx, "u1", released.KeyHash, released.ClaimID); err != nil {
 			t.Fatal(err)

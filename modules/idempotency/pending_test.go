@@ -51,3 +51,31 @@ func TestAWrittenKeyNeverRunsAgain(t *testing.T) {
 	_, _, err = svc.Begin(ctx, "u1", "k1", fp)
 	coretest.WantErr(t, err, core.KindConflict, idempotency.CodeNotKept)
 }
+
+// A running claim holds its key while its request renews it, and frees it
+// one lease after the renewals stop (its request is gone).
+func TestARenewedClaimHoldsItsKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := coretest.NewClock(time.Time{})
+	svc := idempotency.NewService(memory.NewIdempotencyRepo(), limiter(clock), clock, &coretest.SeqIDs{},
+		idempotency.Settings{Lease: idempotency.DefaultLease})
+	fp := func() (string, error) { return "fp", nil }
+	c, _, err := svc.Begin(ctx, "u1", "k1", fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // the request runs for 5 leases' worth of thirds
+		clock.Advance(idempotency.DefaultLease / 3)
+		if err := svc.Renew(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(idempotency.DefaultLease - time.Second)
+	_, _, err = svc.Begin(ctx, "u1", "k1", fp)
+	coretest.WantErr(t, err, core.KindConflict, idempotency.CodeInProgress)
+	clock.Advance(2 * time.Second) // a lease since the last renewal: the request is gone
+	if again, _, err := svc.Begin(ctx, "u1", "k1", fp); err != nil || again == nil {
+		t.Fatalf("the key of a gone request: %v %v", again, err)
+	}
+}

@@ -17,6 +17,9 @@ type Repository interface {
 	// fingerprint, answer and expiry). A claim taken over or released
 	// meanwhile is left alone: a core.KindNotFound error.
 	Finish(ctx context.Context, r Record) error
+	// Renew moves the running claim claimID's expiry to expires; a claim
+	// that is gone or no longer running is left alone.
+	Renew(ctx context.Context, userID, keyHash, claimID string, expires time.Time) error
 	// Release deletes the running claim claimID, so the request may run
 	// again; a record that is gone or done is left alone.
 	Release(ctx context.Context, userID, keyHash, claimID string) error

@@ -115,8 +115,17 @@ func (s *Service) Finish(ctx context.Context, c *Claim, fingerprint string, a An
 	return s.repo.Finish(ctx, r)
 }
 
-// Lease is how long a running claim holds its key.
+// Lease is how long a running claim holds its key unless renewed.
 func (s *Service) Lease() time.Duration { return s.lease }
+
+// DefaultLease: a running claim is renewed every third of it while its
+// request runs (Renew), so a request that is gone frees its key within it.
+const DefaultLease = 10 * time.Second
+
+// Renew extends a running claim's lease from now: its request still runs.
+func (s *Service) Renew(ctx context.Context, c *Claim) error {
+	return s.repo.Renew(ctx, c.rec.UserID, c.rec.KeyHash, c.rec.ClaimID, s.clock.Now().Add(s.lease))
+}
 
 // Release frees a claimed request's key: it failed before answering.
 func (s *Service) Release(ctx context.Context, c *Claim) error {
