@@ -59,14 +59,17 @@ func (k *keyedSender) send(h *harness, u user, key string) {
 			k.final[key] = r.Status
 			k.mu.Unlock()
 			return
-		case err != nil, r.Status == 503, r.Status == 409 && code == "idempotency_in_progress":
+		case r.Status == 409 && code == "idempotency_in_progress":
+			k.retries++
+			h.Clock.Advance(time.Second) // the app's clock is the test's: time passes as the client waits
+		case err != nil, r.Status == 503:
 			k.retries++
 		default:
 			k.bad = append(k.bad, fmt.Sprintf("%s: %d %s", key, r.Status, r.Body))
 		}
 		late := time.Now().After(k.deadline)
 		if late {
-			k.bad = append(k.bad, key+": no answer for good before the deadline")
+			k.bad = append(k.bad, fmt.Sprintf("%s: no answer for good before the deadline (last %d %s %v)", key, r.Status, code, err))
 		}
 		k.mu.Unlock()
 		if late {
