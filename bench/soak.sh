@@ -39,10 +39,15 @@ if curl -s -o /dev/null "http://$ADDR/readyz"; then
 fi
 bin/tandem-load prepare -db "sqlite:$db" -couples "$COUPLES" -spread default -out "$OUT/fixture.lua" >"$OUT/prepare.txt"
 
+# No memory limit (as for a plan without one): with a limit, each create
+# counts the user's memories in the write's turn, a count the plan's limit
+# bounds (100 free, 10,000 premium by default) and that the soak's clients,
+# at a memory a second each, would take past any real account's within
+# minutes (BENCHMARKS.md, Soak).
 env -u TANDEM_BIN TANDEM_DB="sqlite:$db" TANDEM_ADDR="$ADDR" TANDEM_METRICS_ADDR="$METRICS_ADDR" TANDEM_ENV=development \
   TANDEM_BLOBS="file:$OUT/blobs" TANDEM_MAIL=log TANDEM_PUSH=log TANDEM_LOG_LEVEL=warn \
   TANDEM_API_KEYS=load-key TANDEM_RATE_LIMIT_IP=100000000 \
-  TANDEM_LIMITS_FREE='{"projects":3,"storage":"100GB","imagesPerUpload":4,"memories":100000000}' \
+  TANDEM_LIMITS_FREE='{"projects":3,"storage":"100GB","imagesPerUpload":4}' \
   "$BIN" serve >"$OUT/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; kill $walpid 2>/dev/null || true' EXIT
@@ -61,3 +66,17 @@ walpid=$!
 echo "soak: $BIN (worktree at $(git rev-parse --short HEAD)), $COUPLES couples, $CONNS clients, $STREAMS streams, events $EVENT_DATES, $DURATION; load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/soak.txt"
 bin/tandem-load soak -url "http://$ADDR" -metrics "http://$METRICS_ADDR" -sqlite "$db" -users "$USERS" \
   -c "$CONNS" -streams "$STREAMS" -event-dates "$EVENT_DATES" -d "$DURATION" -every "$EVERY" | tee -a "$OUT/soak.txt"
+
+# The per-interval table for BENCHMARKS.md.
+echo
+python3 - "$OUT/soak.txt" <<'PY'
+import re, sys
+print("| min | req/s | p50 ms | p99 ms | server CPU µs/req | RSS MB | FDs | goroutines | DB MB | WAL MB | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for line in open(sys.argv[1]):
+    if not line.startswith("SOAK "):
+        continue
+    kv = dict(re.findall(r'(\w+)=(\S+)', line))
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (kv["min"], kv["rps"], kv["p50_ms"], kv["p99_ms"],
+          kv.get("server_cpu_us_per_req", "—"), kv["rss_mb"], kv["fds"], kv["goroutines"], kv["db_mb"], kv["wal_mb"], kv["load"]))
+PY

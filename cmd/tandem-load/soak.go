@@ -51,15 +51,16 @@ func soakCmd(args []string) error {
 		return fmt.Errorf("soak: -event-dates is spread or fixed")
 	}
 	c := &client{base: strings.TrimRight(*url, "/"), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}}
-	accounts, err := signInCrowd(c, *users, min(*conc, 8))
+	signedIn, err := signInCrowd(c, *users, min(*conc, 8))
 	if err != nil {
 		return err
 	}
+	accounts := &crowd{accounts: signedIn}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	live := &liveCount{}
-	for i := range min(*streams, len(accounts)) {
-		go live.hold(ctx, c.base, accounts[i])
+	for i := range min(*streams, len(signedIn)) {
+		go live.hold(ctx, c.base, accounts, i)
 	}
 
 	s := &soak{c: c, metrics: strings.TrimRight(*metrics, "/"), sqlite: *sqlite, spread: *eventDates == "spread", cur: newInterval()}
@@ -123,18 +124,39 @@ func (s *soak) record(name string, d time.Duration, n int, err error) {
 	s.mu.Unlock()
 }
 
+// crowd is the signed-in accounts, whose tokens change as clients sign in
+// again: an account keeps accounts.MaxSessions tokens, and a sign-in beyond
+// them revokes its oldest, which ends a stream opened with it.
+type crowd struct {
+	mu       sync.RWMutex
+	accounts []account
+}
+
+func (c *crowd) get(k int) account {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.accounts[k%len(c.accounts)]
+}
+
+func (c *crowd) set(k int, a account) {
+	c.mu.Lock()
+	c.accounts[k%len(c.accounts)] = a
+	c.mu.Unlock()
+}
+
+func (c *crowd) len() int { return len(c.accounts) }
+
 // client is one connection's loop: the mix, the home screen, and a sign-in
 // every loginEvery cycles.
-func (s *soak) client(w int, accounts []account, loginEvery int, deadline time.Time) {
-	for cycle, i := 0, w; time.Now().Before(deadline); cycle, i = cycle+1, i+len(accounts)/2+1 {
-		k := i % len(accounts)
-		a := accounts[k]
+func (s *soak) client(w int, accounts *crowd, loginEvery int, deadline time.Time) {
+	for cycle, k := 0, w; time.Now().Before(deadline); cycle, k = cycle+1, k+accounts.len()/2+1 {
+		a := accounts.get(k)
 		if loginEvery > 0 && cycle%loginEvery == loginEvery-1 {
 			t0 := time.Now()
 			b, err := signIn(s.c, a.id)
 			s.record("POST login", time.Since(t0), 0, err)
 			if err == nil {
-				accounts[k] = b // a plain race on a string pair: any of the valid tokens will do
+				accounts.set(k, b)
 				a = b
 			}
 		}
@@ -144,7 +166,7 @@ func (s *soak) client(w int, accounts []account, loginEvery int, deadline time.T
 				return
 			}
 			if r.name == "POST event" && s.spread {
-				day := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, (cycle*len(accounts)+w)%3650)
+				day := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, (cycle*accounts.len()+w)%3650)
 				r.body = map[string]any{"action": "create", "title": "Load", "startDate": day.Format(time.DateOnly)}
 			}
 			t0 := time.Now()
@@ -160,6 +182,7 @@ type soakRow struct {
 	rps      float64
 	p50, p99 time.Duration
 	errs     int
+	cpuUs    float64 // the server's CPU per request (metrics), 0 unknown
 	routes   map[string]routeFigures
 	sc       scrape
 }
@@ -193,12 +216,17 @@ func (s *soak) report(n int, elapsed, every time.Duration, live *liveCount) soak
 	sort.Strings(names)
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	row.rps, row.p50, row.p99 = float64(len(all))/secs, pct(all, 50), pct(all, 99)
-	fmt.Printf("SOAK min=%d elapsed_s=%.0f rps=%.0f p50_ms=%.2f p99_ms=%.2f requests=%d errors=%d"+
-		" rss_mb=%.0f fds=%.0f goroutines=%.0f db_mb=%.1f wal_mb=%.1f streams=%d stream_events=%d load=%s\n",
-		n, elapsed.Seconds(), row.rps, ms(row.p50), ms(row.p99), len(all), row.errs,
+	// The server's CPU per request: what a request costs, whatever else
+	// shares the cores (wall times and req/s follow the box's load).
+	if d := sc.gauge["process_cpu_seconds_total"] - s.prev.gauge["process_cpu_seconds_total"]; d > 0 && len(all) > 0 {
+		row.cpuUs = d / float64(len(all)) * 1e6
+	}
+	fmt.Printf("SOAK min=%d elapsed_s=%.0f rps=%.0f p50_ms=%.2f p99_ms=%.2f requests=%d errors=%d server_cpu_us_per_req=%.0f"+
+		" rss_mb=%.0f fds=%.0f goroutines=%.0f db_mb=%.1f wal_mb=%.1f streams=%d stream_opens=%d stream_events=%d load=%s\n",
+		n, elapsed.Seconds(), row.rps, ms(row.p50), ms(row.p99), len(all), row.errs, row.cpuUs,
 		sc.gauge["process_resident_memory_bytes"]/(1<<20), sc.gauge["process_open_fds"], sc.gauge["go_goroutines"],
 		float64(fileSize(s.sqlite))/(1<<20), float64(fileSize(s.sqlite+"-wal"))/(1<<20),
-		live.open.Load(), live.events.Swap(0), loadAvg())
+		live.open.Load(), live.opened.Load(), live.events.Swap(0), loadAvg())
 	if scErr != nil && s.metrics != "" {
 		fmt.Println("soak: metrics:", scErr)
 	}
@@ -232,7 +260,8 @@ func summarize(rows []soakRow) {
 	fmt.Printf("\nfirst vs last interval (%d and %d):\n", first.n, last.n)
 	fmt.Printf("%-22s %10s %10s %8s %12s %12s %14s %14s %12s %12s\n", "route", "req/s 1st", "req/s last", "ratio", "p99 1st", "p99 last",
 		"server ms 1st", "server ms last", "bytes 1st", "bytes last")
-	fmt.Printf("%-22s %10.0f %10.0f %8.2f %12s %12s\n", "all", first.rps, last.rps, last.rps/first.rps, first.p99, last.p99)
+	fmt.Printf("%-22s %10.0f %10.0f %8.2f %12s %12s   server CPU per request %.0f -> %.0f µs\n", "all", first.rps, last.rps,
+		last.rps/first.rps, first.p99, last.p99, first.cpuUs, last.cpuUs)
 	names := make([]string, 0, len(first.routes))
 	for n := range first.routes {
 		names = append(names, n)
@@ -243,8 +272,8 @@ func summarize(rows []soakRow) {
 		fmt.Printf("%-22s %10.0f %10.0f %8.2f %12s %12s %14.2f %14.2f %12.0f %12.0f\n", n, f.rps, l.rps, l.rps/f.rps, f.p99, l.p99,
 			f.serverMs, l.serverMs, f.bytes, l.bytes)
 	}
-	fmt.Printf("SUMMARY first_rps=%.0f last_rps=%.0f ratio=%.3f first_p99_ms=%.2f last_p99_ms=%.2f errors=%d\n",
-		first.rps, last.rps, last.rps/first.rps, ms(first.p99), ms(last.p99), func() int {
+	fmt.Printf("SUMMARY first_rps=%.0f last_rps=%.0f ratio=%.3f first_p99_ms=%.2f last_p99_ms=%.2f first_cpu_us=%.0f last_cpu_us=%.0f errors=%d\n",
+		first.rps, last.rps, last.rps/first.rps, ms(first.p99), ms(last.p99), first.cpuUs, last.cpuUs, func() int {
 			e := 0
 			for _, r := range rows {
 				e += r.errs
@@ -341,7 +370,7 @@ func (s *soak) scrape() (scrape, error) {
 			} else {
 				out.count[key] = v
 			}
-		case "process_resident_memory_bytes", "process_open_fds", "go_goroutines":
+		case "process_resident_memory_bytes", "process_open_fds", "go_goroutines", "process_cpu_seconds_total":
 			out.gauge[name] = v
 		}
 	}
@@ -361,14 +390,17 @@ func label(labels, key string) string {
 // liveCount holds live streams open and counts what they carry.
 type liveCount struct {
 	open   atomic.Int64
+	opened atomic.Int64 // in all, reopenings included
 	events atomic.Int64
 }
 
-// hold keeps a's stream open until ctx ends, opening it again when it
-// closes (a token's expiry ends a stream).
-func (l *liveCount) hold(ctx context.Context, base string, a account) {
+// hold keeps the stream of the k-th account open until ctx ends, opening
+// it again with the account's current token when it closes (the sign-ins
+// revoke the oldest tokens, and a revoked token ends its stream).
+func (l *liveCount) hold(ctx context.Context, base string, accounts *crowd, k int) {
 	hc := &http.Client{}
 	for ctx.Err() == nil {
+		a := accounts.get(k)
 		req, err := http.NewRequestWithContext(ctx, "GET", base+"/api/users/user/"+a.id+"/stream", nil)
 		if err != nil {
 			return
@@ -384,6 +416,7 @@ func (l *liveCount) hold(ctx context.Context, base string, a account) {
 			continue
 		}
 		l.open.Add(1)
+		l.opened.Add(1)
 		r := bufio.NewReader(res.Body)
 		for {
 			line, err := r.ReadString('\n')
