@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
+.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale bench-soak explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -47,6 +47,9 @@ bench-decode-memory: ## four 49-megapixel PNG uploads at a time, repeated, again
 
 bench-scale: ## issue 36: prepare 1k/10k/100k couples on SQLite and MySQL, measure the mix, wrk, RSS, start, migrate, backup/restore, job passes (bench/scale.sh; BENCHMARKS.md)
 	bash bench/scale.sh
+
+bench-soak: ## one SQLite tandem serve under the 18-route mix, 32 clients and 32 live streams for DURATION (30m): req/s, p99 and server time per route each minute, RSS, FDs, WAL and DB sizes (bench/soak.sh; BENCHMARKS.md)
+	bash bench/soak.sh
 
 EXPLAIN_SQLITE ?= bench/out/scale/sqlite-100000/bench.db
 EXPLAIN_MYSQL ?= root@tcp(127.0.0.1:3306)/tandem_scale

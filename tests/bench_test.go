@@ -30,7 +30,16 @@ const homeCouples = 10_000
 // request time and the statements each call runs (p50-ms, stmts/op). The
 // other couples are accounts and partnerships written straight into the
 // tables: signing up 20,000 accounts through argon2id would take minutes.
-func BenchmarkHome(b *testing.B) {
+func BenchmarkHome(b *testing.B) { benchHome(b, 0) }
+
+// BenchmarkHomeYearAhead is BenchmarkHome for a couple whose year ahead is
+// full: 300 events each, one a day. The next event reads one event per
+// partner: the time and the statements are BenchmarkHome's.
+func BenchmarkHomeYearAhead(b *testing.B) { benchHome(b, 300) }
+
+// benchHome measures the home call of BenchmarkHome; each partner also has
+// an event on each of the ahead days after the dinner's.
+func benchHome(b *testing.B, ahead int) {
 	for _, p := range profiles(b) {
 		if p.sql == "" {
 			continue
@@ -45,6 +54,11 @@ func BenchmarkHome(b *testing.B) {
 			expect(b, h.post(dqPath(c), c.Token, map[string]any{"action": "answer", "text": "Paris"}), 200, "")
 			day := h.Clock.Now().AddDate(0, 0, 2).Format("2006-01-02")
 			h.createEvent(c, map[string]any{"title": "Dinner", "startDate": day, "endDate": day})
+			for i := range ahead {
+				later := h.Clock.Now().AddDate(0, 0, 3+i).Format("2006-01-02")
+				h.createEvent(a, map[string]any{"title": "Mine", "startDate": later})
+				h.createEvent(c, map[string]any{"title": "Theirs", "startDate": later})
+			}
 			h.sendMessage(c, "see you tonight")
 			expect(b, h.post(premiumPath(c), c.Token, map[string]any{"action": "create", "plan": "9.99",
 				"startDate": h.Clock.Now().UnixMilli(), "endDate": h.Clock.Now().AddDate(0, 1, 0).UnixMilli()}), 200, "")

@@ -1,15 +1,19 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/fx"
 
 	"tandem/adapters/sqlstore"
+	"tandem/core"
+	"tandem/modules/events"
 )
 
 func homePath(u user) string { return "/api/users/user/" + u.ID + "/home" }
@@ -165,4 +169,60 @@ func TestHomeReadsInAtMostSixStatements(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eventReads counts the events the repository hands out.
+type eventReads struct {
+	events.Repository
+	n atomic.Int64
+}
+
+func (r *eventReads) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
+	evs, err := r.Repository.Overlapping(ctx, userIDs, from, to)
+	r.n.Add(int64(len(evs)))
+	return evs, err
+}
+
+func (r *eventReads) List(ctx context.Context, userID string, page core.Page) ([]events.Event, string, error) {
+	evs, next, err := r.Repository.List(ctx, userID, page)
+	r.n.Add(int64(len(evs)))
+	return evs, next, err
+}
+
+func (r *eventReads) Next(ctx context.Context, userIDs []string, from, to core.Date) (events.Event, bool, error) {
+	e, ok, err := r.Repository.Next(ctx, userIDs, from, to)
+	if ok {
+		r.n.Add(1)
+	}
+	return e, ok, err
+}
+
+// TestHomeReadsOneEventPerPartner: the home screen's next event reads at
+// most one event of each partner, however many the year ahead holds. It
+// read the whole year of both (the date range, up to 1,000 events) to show
+// one, and a soak's home calls cost more with every event created.
+func TestHomeReadsOneEventPerPartner(t *testing.T) {
+	own := func(*testing.T) (*eventReads, option) {
+		reads := &eventReads{}
+		return reads, withFx(fx.Decorate(func(r events.Repository) events.Repository { reads.Repository = r; return reads }))
+	}
+	eachProfileOwn(t, own, func(t *testing.T, h *harness, reads *eventReads) {
+		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
+		h.pair(a, b)
+		day := func(d int) string { return h.Clock.Now().AddDate(0, 0, d).Format("2006-01-02") }
+		h.createEvent(a, map[string]any{"title": "Over", "startDate": day(-20), "endDate": day(-1)})
+		for i := range 20 {
+			h.createEvent(a, map[string]any{"title": "Mine", "startDate": day(5 + 15*i)})
+			h.createEvent(b, map[string]any{"title": "Theirs", "startDate": day(6 + 15*i)})
+		}
+		next := h.createEvent(b, map[string]any{"title": "Soon", "startDate": day(2), "startTime": "18:00"})
+		h.createEvent(a, map[string]any{"title": "Same day, later", "startDate": day(2), "startTime": "19:00"})
+
+		reads.n.Store(0)
+		home := h.get(homePath(a), a.Token).JSON(t)
+		sameAs(t, "nextEvent", home["nextEvent"], next)
+		if n := reads.n.Load(); n > 2 {
+			t.Fatalf("a home call read %d events, want at most one per partner", n)
+		}
+	})
 }

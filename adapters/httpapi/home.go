@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -269,37 +268,12 @@ func (h *homeHandler) nextEvent(ctx context.Context, userID string) (*eventJSON,
 	if err != nil {
 		return nil, err
 	}
-	today := core.Today(h.clock.Now(), loc)
-	r, err := h.events.DateRange(ctx, userID, today, today.AddDays(nextEventHorizon))
-	if err != nil {
+	f, ok, err := h.events.Next(ctx, userID, core.Today(h.clock.Now(), loc), nextEventHorizon)
+	if err != nil || !ok {
 		return nil, err
 	}
-	found := append(slices.Clone(r.Exact), r.Other...)
-	if len(found) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(found, func(a, b events.Found) int {
-		if c := a.StartDate.Time().Compare(b.StartDate.Time()); c != 0 {
-			return c
-		}
-		return compareStrings(a.StartTime.String(), b.StartTime.String(), a.ID, b.ID)
-	})
-	e := toEventJSON(found[0].Event)
+	e := toEventJSON(f.Event)
 	return &e, nil
-}
-
-func compareStrings(a, b, tieA, tieB string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case tieA < tieB:
-		return -1
-	case tieA > tieB:
-		return 1
-	}
-	return 0
 }
 
 // latestMessage is the newest message of the caller's thread, cut for a

@@ -122,6 +122,19 @@ func (r *EventRepo) Overlapping(_ context.Context, userIDs []string, from, to co
 	return all, nil
 }
 
+func (r *EventRepo) Next(_ context.Context, userIDs []string, from, to core.Date) (events.Event, bool, error) {
+	var next events.Event
+	found := false
+	for _, id := range userIDs {
+		for _, e := range r.userEvents(id, func(e events.Event) bool { return e.Overlaps(from, to) }) {
+			if !found || events.NextOrder(e, next) < 0 {
+				next, found = e, true
+			}
+		}
+	}
+	return next, found, nil
+}
+
 // userEvents returns copies of the user's events that keep, in list order.
 func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []events.Event {
 	r.mu.RLock()

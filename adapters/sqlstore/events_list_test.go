@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -51,6 +52,38 @@ func TestEventListQueryIsTheBuilders(t *testing.T) {
 			}
 			if q != wq || !reflect.DeepEqual(args, wargs) {
 				t.Fatalf("%s %+v:\n got %s %v\nwant %s %v", tc.user, tc.page, q, args, wq, wargs)
+			}
+		}
+	}
+}
+
+// TestEventNextQueryIsTheBuilders: Next's text comes from a memo by the
+// number of users, its arguments put in order by hand; both must stay what
+// squirrel builds, whichever call filled the memo.
+func TestEventNextQueryIsTheBuilders(t *testing.T) {
+	r := NewEventRepo(&DB{sb: sq.StatementBuilder.PlaceholderFormat(sq.Question)})
+	day := func(m time.Month, d int) core.Date { return core.Date{Year: 2025, Month: m, Day: d} }
+	for _, tc := range []struct {
+		users    []string
+		from, to core.Date
+	}{
+		{[]string{"u1", "u2"}, day(3, 1), day(12, 31)},
+		{[]string{"u3", "u4"}, day(6, 2), day(6, 2)},
+		{[]string{"u1"}, day(3, 1), day(12, 31)},
+		{[]string{"u5"}, day(1, 1), day(2, 1)},
+		{[]string{"a", "b", "c"}, day(1, 1), day(2, 1)},
+	} {
+		for range 2 { // the first call may fill the memo, the second reads it
+			q, args, err := r.nextQuery(tc.users, tc.from, tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wq, wargs, err := r.nextSelect(tc.users, tc.from, tc.to).ToSql()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q != wq || !reflect.DeepEqual(args, wargs) {
+				t.Fatalf("%v %s..%s:\n got %s %v\nwant %s %v", tc.users, tc.from, tc.to, q, args, wq, wargs)
 			}
 		}
 	}

@@ -22,6 +22,7 @@ func EventRepository(t *testing.T, newRepo func(t *testing.T) events.Repository)
 	t.Run("list pages with a cursor through equal dates", s.listPages)
 	t.Run("an unpaged list stops at the hard cap", s.unpagedListCap)
 	t.Run("overlapping: inclusive bounds, multi-day spans, the user's only", s.overlapping)
+	t.Run("next: the first event under way or to come, by date, time and id; the couple's", s.next)
 	t.Run("update applies fn atomically; an error writes nothing", s.update)
 	t.Run("concurrent updates are serialised: none is lost", s.concurrentUpdates)
 	t.Run("delete takes only the owner's event", s.deleteOwn)
@@ -221,6 +222,58 @@ func (s eventSuite) overlapping(t *testing.T) {
 	if len(early) != 0 {
 		t.Fatalf("early %s", s.ids(early))
 	}
+}
+
+func (s eventSuite) next(t *testing.T) {
+	r := s.newRepo(t)
+	at := func(e events.Event, hh, mm int) events.Event {
+		e.StartTime = events.WallTime{TimeOfDay: core.TimeOfDay{Hour: hh, Minute: mm}, Set: true}
+		return e
+	}
+	s.create(t, r,
+		s.ev("ended", "u1", "2025-02-20", "2025-02-28"),
+		s.ev("long-ended", "u1", "2024-03-01", "2025-02-28"),
+		at(s.ev("b-nine", "u1", "2025-03-05", "2025-03-05"), 9, 0),
+		at(s.ev("a-ten", "u1", "2025-03-05", "2025-03-05"), 10, 30),
+		at(s.ev("c-nine", "u1", "2025-03-05", "2025-03-05"), 9, 0),
+		s.ev("later", "u1", "2025-03-09", "2025-03-09"),
+		s.ev("far", "u1", "2026-03-09", "2026-03-09"),
+		at(s.ev("theirs", "u2", "2025-03-07", "2025-03-07"), 8, 0),
+		s.ev("stranger", "u3", "2025-03-02", "2025-03-02"),
+	)
+	want := func(name string, users []string, from, to, id string) {
+		t.Helper()
+		e, ok, err := r.Next(ctx, users, date(from), date(to))
+		must(t, err)
+		switch {
+		case id == "" && ok:
+			t.Fatalf("%s: got %s, want none", name, e.ID)
+		case id != "" && (!ok || e.ID != id):
+			t.Fatalf("%s: got %q (%v), want %s", name, e.ID, ok, id)
+		}
+	}
+	want("by time, then id; ended events skipped", []string{"u1"}, "2025-03-01", "2025-12-31", "b-nine")
+	want("the partner's earlier date", []string{"u1", "u2"}, "2025-03-06", "2025-12-31", "theirs")
+	want("the caller's earlier date", []string{"u2", "u1"}, "2025-03-01", "2025-12-31", "b-nine")
+	want("nothing within the range", []string{"u1"}, "2025-03-10", "2026-03-08", "")
+	want("an event starting on the last day counts", []string{"u1"}, "2025-03-10", "2026-03-09", "far")
+	want("a user without events", []string{"u5"}, "2025-03-01", "2025-12-31", "")
+
+	// An event under way comes before any to come; an all-day event before
+	// a timed one of its day.
+	s.create(t, r, s.ev("under-way", "u2", "2025-03-01", "2025-03-20"),
+		at(s.ev("a-timed", "u4", "2025-04-01", "2025-04-01"), 0, 0), s.ev("z-all-day", "u4", "2025-04-01", "2025-04-01"))
+	want("under way", []string{"u1", "u2"}, "2025-03-06", "2025-12-31", "under-way")
+	want("under way, on its last day", []string{"u2"}, "2025-03-20", "2025-03-20", "under-way")
+	want("all day before 00:00", []string{"u4"}, "2025-03-01", "2025-12-31", "z-all-day")
+	s.create(t, r, s.ev("spans-a-year", "u3", "2024-03-10", "2025-03-10")) // 366 days: starts at the lower bound
+	want("an event of the longest span, under way", []string{"u3"}, "2025-03-10", "2025-03-10", "spans-a-year")
+	got, ok, err := r.Next(ctx, []string{"u1"}, date("2025-03-01"), date("2025-12-31"))
+	must(t, err)
+	if !ok {
+		t.Fatal("no next event")
+	}
+	s.same(t, got, at(s.ev("b-nine", "u1", "2025-03-05", "2025-03-05"), 9, 0)) // every field read back
 }
 
 func (s eventSuite) update(t *testing.T) {

@@ -34,8 +34,8 @@ import (
 const apiKey = "load-key"
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "prepare" || os.Args[1] == "serve" || os.Args[1] == "jobs") {
-		cmd := map[string]func([]string) error{"prepare": prepareCmd, "serve": serveCmd, "jobs": jobsCmd}[os.Args[1]]
+	if len(os.Args) > 1 && (os.Args[1] == "prepare" || os.Args[1] == "serve" || os.Args[1] == "jobs" || os.Args[1] == "soak") {
+		cmd := map[string]func([]string) error{"prepare": prepareCmd, "serve": serveCmd, "jobs": jobsCmd, "soak": soakCmd}[os.Args[1]]
 		if err := cmd(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "tandem-load:", err)
 			os.Exit(1)
@@ -116,6 +116,16 @@ type account struct{ id, token string }
 // index is 0-6 mod 10 have a relationship, which the workload reads).
 func runRemote(base string, n, conc int, dur time.Duration) error {
 	c := &client{base: strings.TrimRight(base, "/"), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}}
+	out, err := signInCrowd(c, n, conc)
+	if err != nil {
+		return err
+	}
+	drive(c, out, conc, dur).print(dur)
+	return nil
+}
+
+// signInCrowd signs in n crowd accounts of `prepare -spread`, conc at a time.
+func signInCrowd(c *client, n, conc int) ([]account, error) {
 	start := time.Now()
 	out := make([]account, n)
 	errs := make(chan error, conc)
@@ -123,38 +133,50 @@ func runRemote(base string, n, conc int, dur time.Duration) error {
 	for w := range conc {
 		wg.Go(func() {
 			for k := w; k < n; k += conc {
-				couple, side := k/2, "a"
-				if k%2 == 1 {
-					side = "b"
+				a, err := signIn(c, crowdID(k))
+				if err != nil {
+					errs <- err
+					return
 				}
-				i := couple/7*10 + couple%7
-				id := fmt.Sprintf("crowd-%d-%s", i, side)
-				var v struct{ Token string }
-				for try := 0; ; try++ {
-					status, err := c.call("POST", "/api/auth/login/email", "", map[string]any{"email": id + "@bench.tandem",
-						"password": crowdPassword}, &v)
-					if status == http.StatusServiceUnavailable && try < 50 {
-						time.Sleep(20 * time.Millisecond) // every hashing slot is busy
-						continue
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					break
-				}
-				out[k] = account{id, v.Token}
+				out[k] = a
 			}
 		})
 	}
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Printf("set-up: %d crowd users signed in in %s (%s)\n", n, time.Since(start).Round(time.Millisecond), base)
-	drive(c, out, conc, dur).print(dur)
-	return nil
+	fmt.Printf("set-up: %d crowd users signed in in %s (%s)\n", n, time.Since(start).Round(time.Millisecond), c.base)
+	return out, nil
+}
+
+// crowdID is the k-th crowd account with a relationship: the accounts of
+// the couples whose index is 0-6 mod 10, both partners in turn.
+func crowdID(k int) string {
+	couple, side := k/2, "a"
+	if k%2 == 1 {
+		side = "b"
+	}
+	return fmt.Sprintf("crowd-%d-%s", couple/7*10+couple%7, side)
+}
+
+// signIn signs a crowd account in with its password, waiting while every
+// hashing slot is busy (503).
+func signIn(c *client, id string) (account, error) {
+	var v struct{ Token string }
+	for try := 0; ; try++ {
+		status, err := c.call("POST", "/api/auth/login/email", "", map[string]any{"email": id + "@bench.tandem",
+			"password": crowdPassword}, &v)
+		if status == http.StatusServiceUnavailable && try < 50 {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return account{}, err
+		}
+		return account{id, v.Token}, nil
+	}
 }
 
 func setUp(c *client, outbox *memmail.Outbox, n, conc int) ([]account, error) {
@@ -326,6 +348,16 @@ type client struct {
 }
 
 func (c *client) call(method, path, token string, body, out any) (int, error) {
+	status, b, err := c.send(method, path, token, body)
+	if err != nil || out == nil {
+		return status, err
+	}
+	return status, json.Unmarshal(b, out)
+}
+
+// send makes one request and returns the status and the reply's body; a
+// status of 400 or more is an error holding the body.
+func (c *client) send(method, path, token string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -333,7 +365,7 @@ func (c *client) call(method, path, token string, body, out any) (int, error) {
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -346,15 +378,12 @@ func (c *client) call(method, path, token string, body, out any) (int, error) {
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode >= 400 {
-		return res.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
+		return res.StatusCode, b, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
 	}
-	if out != nil {
-		return res.StatusCode, json.Unmarshal(b, out)
-	}
-	return res.StatusCode, nil
+	return res.StatusCode, b, nil
 }

@@ -49,6 +49,19 @@ func ListOrder(a, b Event) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
+// NextOrder is the order of what comes next: start date, then start time
+// (an all-day event, with none, first), then id. Both stores compare the
+// times as their "HH:mm" text, as this does.
+func NextOrder(a, b Event) int {
+	if c := a.StartDate.Time().Compare(b.StartDate.Time()); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.StartTime.String(), b.StartTime.String()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
 // After reports whether e comes after c in list order.
 func (c Cursor) After(e Event) bool {
 	return ListOrder(e, Event{StartDate: c.StartDate, ID: c.ID}) > 0

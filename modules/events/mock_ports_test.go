@@ -314,6 +314,46 @@ func (c *MockRepositoryListCall) DoAndReturn(f func(context.Context, string, cor
 	return c
 }
 
+// Next mocks base method.
+func (m *MockRepository) Next(ctx context.Context, userIDs []string, from, to core.Date) (events.Event, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Next", ctx, userIDs, from, to)
+	ret0, _ := ret[0].(events.Event)
+	ret1, _ := ret[1].(bool)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// Next indicates an expected call of Next.
+func (mr *MockRepositoryMockRecorder) Next(ctx, userIDs, from, to any) *MockRepositoryNextCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Next", reflect.TypeOf((*MockRepository)(nil).Next), ctx, userIDs, from, to)
+	return &MockRepositoryNextCall{Call: call}
+}
+
+// MockRepositoryNextCall wrap *gomock.Call
+type MockRepositoryNextCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRepositoryNextCall) Return(e events.Event, ok bool, err error) *MockRepositoryNextCall {
+	c.Call = c.Call.Return(e, ok, err)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRepositoryNextCall) Do(f func(context.Context, []string, core.Date, core.Date) (events.Event, bool, error)) *MockRepositoryNextCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRepositoryNextCall) DoAndReturn(f func(context.Context, []string, core.Date, core.Date) (events.Event, bool, error)) *MockRepositoryNextCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // Overlapping mocks base method.
 func (m *MockRepository) Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]events.Event, error) {
 	m.ctrl.T.Helper()

@@ -28,6 +28,12 @@ type Repository interface {
 	// list order, at most core.MaxListItems in all. Events last at most
 	// MaxSpanDays, so it reads start dates from StartBound(from) to to only.
 	Overlapping(ctx context.Context, userIDs []string, from, to core.Date) ([]Event, error)
+	// Next returns the first event of the users userIDs that touches
+	// from..to in NextOrder (start date, start time, id), ok false when
+	// none does. It reads one event per user whatever they keep: each
+	// user's start dates from StartBound(from) up to the first that holds
+	// one, ended events skipped inside the read.
+	Next(ctx context.Context, userIDs []string, from, to core.Date) (e Event, ok bool, err error)
 	// Update applies fn to the stored event and saves the result, all or
 	// nothing: an error from fn is returned and nothing is written. The id,
 	// owner and creation time cannot change.

@@ -220,6 +220,31 @@ func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Da
 	return buildReport(from, to, userID, found), nil
 }
 
+// Next is the first event of the user and of the current partner that
+// touches from..from+days, in NextOrder: the home screen's next event (an
+// event under way counts). ok is false when there is none. It reads one
+// event per partner, however many the couple keeps: the date range of the
+// same days read and rendered all of them (up to core.MaxListItems) to
+// show one, and a home call cost more with every event of the year ahead.
+func (s *Service) Next(ctx context.Context, userID string, from core.Date, days int) (Found, bool, error) {
+	if err := requireID("userId", userID); err != nil {
+		return Found{}, false, err
+	}
+	users := []string{userID}
+	partnerID, ok, err := s.partners.PartnerOf(ctx, userID)
+	if err != nil {
+		return Found{}, false, err
+	}
+	if ok {
+		users = append(users, partnerID)
+	}
+	e, ok, err := s.repo.Next(ctx, users, from, from.AddDays(days))
+	if err != nil || !ok {
+		return Found{}, false, err
+	}
+	return Found{Event: e, Partner: e.UserID != userID}, true, nil
+}
+
 // Section, ExportUser and PurgeUser make the module a core.UserData owner.
 func (s *Service) Section() string { return "events" }
 

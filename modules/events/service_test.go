@@ -607,6 +607,50 @@ func TestDateRangeReadsTheCouplesBoundedRangesInOneRead(t *testing.T) {
 	}
 }
 
+// TestNextReadsOneEventPerPartner: the home screen's next event is one
+// Next read of the couple over from..from+days, never the date range's
+// read of every event in those days (gomock fails on an unexpected
+// Overlapping).
+func TestNextReadsOneEventPerPartner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ctrl := gomock.NewController(t)
+	repo := NewMockRepository(ctrl)
+	partners := NewMockPartners(ctrl)
+	svc := events.NewService(repo, partners, coretest.NewZones(), NewMockPartnerNotifier(ctrl), &coretest.Events{},
+		coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	from := date(t, "2025-03-01")
+
+	gomock.InOrder(
+		partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("partner", true, nil),
+		repo.EXPECT().Next(gomock.Any(), []string{"me", "partner"}, from, date(t, "2026-03-02")).
+			Return(events.Event{ID: "x", UserID: "partner", StartDate: from, EndDate: from}, true, nil),
+	)
+	f, ok, err := svc.Next(ctx, "me", from, 366)
+	if err != nil || !ok || f.ID != "x" || !f.Partner {
+		t.Fatalf("%+v %v %v", f, ok, err)
+	}
+
+	// Alone, with nothing ahead.
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil)
+	repo.EXPECT().Next(gomock.Any(), []string{"me"}, from, date(t, "2025-03-08")).Return(events.Event{}, false, nil)
+	if f, ok, err := svc.Next(ctx, "me", from, 7); err != nil || ok {
+		t.Fatalf("%+v %v %v", f, ok, err)
+	}
+
+	// No user: refused before any read.
+	_, _, err = svc.Next(ctx, "", from, 7)
+	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+
+	// A failing store is an internal error, passed on as it is.
+	broken := errors.New("disk on fire")
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil)
+	repo.EXPECT().Next(gomock.Any(), []string{"me"}, from, date(t, "2025-03-08")).Return(events.Event{}, false, core.Internal(broken))
+	if _, _, err := svc.Next(ctx, "me", from, 7); !errors.Is(err, broken) || core.KindOf(err) != core.KindInternal {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func foundTitles(fs []events.Found) string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
