@@ -47,6 +47,7 @@ bin/tandem-load prepare -db "sqlite:$db" -couples "$COUPLES" -spread default -ou
 env -u TANDEM_BIN TANDEM_DB="sqlite:$db" TANDEM_ADDR="$ADDR" TANDEM_METRICS_ADDR="$METRICS_ADDR" TANDEM_ENV=development \
   TANDEM_BLOBS="file:$OUT/blobs" TANDEM_MAIL=log TANDEM_PUSH=log TANDEM_LOG_LEVEL=warn \
   TANDEM_API_KEYS=load-key TANDEM_RATE_LIMIT_IP=100000000 \
+  TANDEM_WRITE_BUDGETS=messages=100000000/100000000,events=100000000/100000000,memories=100000000/100000000,moods=100000000/100000000,idempotency_keys=100000000/100000000 \
   TANDEM_LIMITS_FREE='{"projects":3,"storage":"100GB","imagesPerUpload":4}' \
   "$BIN" serve >"$OUT/serve.log" 2>&1 &
 pid=$!

@@ -617,8 +617,9 @@ func TestNextReadsOneEventPerPartner(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	repo := NewMockRepository(ctrl)
 	partners := NewMockPartners(ctrl)
+	clock := coretest.NewClock(time.Time{})
 	svc := events.NewService(repo, partners, coretest.NewZones(), NewMockPartnerNotifier(ctrl), &coretest.Events{},
-		coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+		limiter(clock), events.Settings{}, clock, &coretest.SeqIDs{})
 	from := date(t, "2025-03-01")
 
 	gomock.InOrder(
