@@ -204,7 +204,8 @@ func (r *eventReads) Next(ctx context.Context, userIDs []string, from, to core.D
 func TestHomeReadsOneEventPerPartner(t *testing.T) {
 	own := func(*testing.T) (*eventReads, option) {
 		reads := &eventReads{}
-		return reads, withFx(fx.Decorate(func(r events.Repository) events.Repository { reads.Repository = r; return reads }))
+		decorate := withFx(fx.Decorate(func(r events.Repository) events.Repository { reads.Repository = r; return reads }))
+		return reads, func(h *harness) { decorate(h); withUnboundedWrites()(h) } // 21 events each at one instant
 	}
 	eachProfileOwn(t, own, func(t *testing.T, h *harness, reads *eventReads) {
 		a, b := h.newUser("a@x.io"), h.newUser("b@x.io")
