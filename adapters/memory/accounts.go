@@ -12,8 +12,9 @@ import (
 )
 
 var (
-	_ accounts.Repository = (*AccountRepo)(nil)
-	_ accounts.Outbox     = (*AccountRepo)(nil)
+	_ accounts.Repository  = (*AccountRepo)(nil)
+	_ accounts.Outbox      = (*AccountRepo)(nil)
+	_ accounts.Revocations = (*AccountRepo)(nil)
 )
 
 type codeKey struct {
@@ -36,12 +37,17 @@ type AccountRepo struct {
 	passkeys *PasskeyRepo
 	// idTokens are the ID tokens that signed in, until their expiry.
 	idTokens map[string]time.Time
+	// grants are the identities' sealed grants, revocations the queue of
+	// removed identities' (accounts_revocations.go).
+	grants      map[identityKey]string
+	revocations map[string]accounts.Revocation
 }
 
 func NewAccountRepo() *AccountRepo {
 	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
 		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{},
-		identities: map[identityKey]accounts.Identity{}, idTokens: map[string]time.Time{}}
+		identities: map[identityKey]accounts.Identity{}, idTokens: map[string]time.Time{},
+		grants: map[identityKey]string{}, revocations: map[string]accounts.Revocation{}}
 }
 
 func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
@@ -160,6 +166,7 @@ func (r *AccountRepo) Delete(_ context.Context, id string) ([]string, error) {
 	delete(r.codes, codeKey{id, accounts.PurposeReset})
 	for k, ident := range r.identities {
 		if ident.UserID == id {
+			r.retireGrantLocked(ident, identityKey{})
 			delete(r.identities, k)
 		}
 	}
@@ -312,7 +319,8 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 		removed.Sessions = r.revokeLocked(userID)
 	}
 	if u.EndWaysIn {
-		removed.Add(r.endWaysInLocked(userID))
+		ended, _ := r.endWaysInLocked(userID, identityKey{})
+		removed.Add(ended)
 	}
 	if u.Token != nil {
 		r.tokens[u.Token.Hash] = *u.Token

@@ -35,6 +35,7 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 		return accounts.SignInUpdate{}, err
 	}
 	a := u.Account
+	grant := u.RefreshToken
 	if u.Create {
 		if _, taken := r.byEmail[a.Email]; taken {
 			return accounts.SignInUpdate{}, core.Conflict("conflict", "e-mail taken")
@@ -47,14 +48,26 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 		s.Verified, s.PasswordHash, s.UpdatedAt = true, "", a.UpdatedAt
 		r.byID[a.ID] = s
 		delete(r.codes, codeKey{a.ID, accounts.PurposeVerify})
-		u.Removed = r.endWaysInLocked(a.ID)
+		keep := identityKey{}
+		if st.Identity != nil {
+			keep = identityKey{provider, subject}
+		}
+		var kept string
+		u.Removed, kept = r.endWaysInLocked(a.ID, keep)
+		if grant == "" {
+			grant = kept
+		}
 	}
+	k := identityKey{provider, subject}
 	if u.Link != nil {
-		k := identityKey{u.Link.Provider, u.Link.Subject}
+		k = identityKey{u.Link.Provider, u.Link.Subject}
 		if _, taken := r.identities[k]; taken {
 			return accounts.SignInUpdate{}, core.Conflict("conflict", "identity taken")
 		}
 		r.identities[k] = *u.Link
+	}
+	if _, ok := r.identities[k]; ok && grant != "" {
+		r.grants[k] = grant
 	}
 	return u, nil
 }

@@ -24,19 +24,26 @@ func (r *AccountRepo) EndWaysIn(_ context.Context, userID string) (accounts.Remo
 	if _, ok := r.byID[userID]; !ok {
 		return accounts.Removed{}, errAccountNotFound()
 	}
-	return r.endWaysInLocked(userID), nil
+	out, _ := r.endWaysInLocked(userID, identityKey{})
+	return out, nil
 }
 
-func (r *AccountRepo) endWaysInLocked(userID string) accounts.Removed {
+// endWaysInLocked ends every way in of the user; the identities' grants
+// are queued for revocation, but keep's, returned (it is linked again).
+func (r *AccountRepo) endWaysInLocked(userID string, keep identityKey) (accounts.Removed, string) {
 	out := accounts.Removed{Sessions: r.revokeLocked(userID)}
+	var kept string
 	for _, id := range r.identitiesLocked(userID) {
+		if g := r.retireGrantLocked(id, keep); g != "" {
+			kept = g
+		}
 		delete(r.identities, identityKey{id.Provider, id.Subject})
 		out.Providers = append(out.Providers, id.Provider)
 	}
 	if r.passkeys != nil {
 		out.Passkeys = r.passkeys.dropUser(userID)
 	}
-	return out
+	return out, kept
 }
 
 func (r *AccountRepo) RemoveWayIn(_ context.Context, userID string, w accounts.WayIn, decide accounts.WayDecision) error {
@@ -60,6 +67,7 @@ func (r *AccountRepo) RemoveWayIn(_ context.Context, userID string, w accounts.W
 	}
 	for _, id := range ids {
 		if id.Provider == w.Provider {
+			r.retireGrantLocked(id, identityKey{})
 			delete(r.identities, identityKey{id.Provider, id.Subject})
 		}
 	}

@@ -117,6 +117,10 @@ func TestDailyReminderRepository(t *testing.T) {
 	storetest.DailyReminderRepository(t, func(*testing.T) notifications.DailyReminderRepository { return memory.NewDailyReminderRepo() })
 }
 
+func TestProviderGrants(t *testing.T) {
+	storetest.ProviderGrants(t, func(*testing.T) storetest.GrantStore { return memory.NewAccountRepo() })
+}
+
 func TestMailOutbox(t *testing.T) {
 	storetest.MailOutbox(t, func(*testing.T) storetest.AccountStore { return memory.NewAccountRepo() })
 }

@@ -44,6 +44,11 @@ type Provider struct {
 // and is refused whatever its exp says.
 var tokenLife = map[string]time.Duration{accounts.ProviderApple: 10 * time.Minute, accounts.ProviderGoogle: time.Hour}
 
+// RetryAfter is what a sign-in the provider cannot answer (its keys or its
+// token endpoint unreachable) tells the app to wait: a failed key fetch is
+// tried again after retryGap, and a short outage is over by then.
+const RetryAfter = 10 * time.Second
+
 // iatSkew is how far our clock and the provider's may disagree: a token
 // may say it was issued that much in the future, or that much before its
 // life allows.
@@ -106,8 +111,17 @@ func (v *Verifier) Verify(ctx context.Context, providerName, token, nonce string
 	}
 	sum := sha256.Sum256([]byte(token))
 	return accounts.IdentityClaim{Provider: providerName, Subject: c.Subject, Email: c.Email,
-		EmailVerified: c.EmailVerified == true || c.EmailVerified == "true",
-		TokenHash:     hex.EncodeToString(sum[:]), ExpiresAt: c.ExpiresAt.Time}, nil
+		EmailVerified: c.EmailVerified == true || c.EmailVerified == "true", Client: client(c),
+		TokenHash: hex.EncodeToString(sum[:]), ExpiresAt: c.ExpiresAt.Time}, nil
+}
+
+// client is the client of ours the checked token was issued to: azp with
+// several audiences (check made it ours), else its audience of ours.
+func client(c claims) string {
+	if len(c.Audience) > 1 {
+		return c.AuthorizedParty
+	}
+	return c.Audience[0]
 }
 
 // parse checks the token's signature by p's keys, its algorithm and exp.
@@ -123,7 +137,9 @@ func (v *Verifier) parse(ctx context.Context, p provider, token string) (claims,
 		return p.keys.Key(ctx, kid)
 	})
 	if errors.Is(err, errKeysUnavailable) {
-		return c, core.Unavailable("unavailable", "the sign-in provider's keys cannot be fetched; try again").Wrap(err)
+		e := core.Unavailable("unavailable", "the sign-in provider's keys cannot be fetched; try again")
+		e.RetryAfter = RetryAfter
+		return c, e.Wrap(err)
 	}
 	if err != nil {
 		return c, errInvalid().Wrap(err)

@@ -100,6 +100,11 @@ func TestVerify(t *testing.T) {
 				c.TokenHash != hex.EncodeToString(sum[:]) || !c.ExpiresAt.Equal(now.Add(time.Hour)) {
 				t.Fatalf("%+v", c)
 			}
+			// The client an authorization code beside it was issued to: azp
+			// with several audiences, else the audience.
+			if want := map[bool]string{true: "other", false: client}[tc.name == "several audiences, azp another client of ours"]; c.Client != want {
+				t.Fatalf("client %q, want %q", c.Client, want)
+			}
 		})
 	}
 	if _, err := v.Verify(context.Background(), accounts.ProviderGoogle, p.Sign(t, good()), ""); !core.IsKind(err, core.KindUnauthorized) {

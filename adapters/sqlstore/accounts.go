@@ -155,6 +155,9 @@ func (r *AccountRepo) Delete(ctx context.Context, id string) ([]string, error) {
 		if revoked, err = r.tokenHashes(ctx, tx, id); err != nil {
 			return err
 		}
+		if _, err := r.retireGrants(ctx, tx, sq.Eq{"user_id": id}, identityKey{}); err != nil {
+			return err
+		}
 		for _, table := range []string{"auth_tokens", "auth_codes", "mail_outbox", "account_identities"} {
 			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": id})); err != nil {
 				return err
@@ -299,7 +302,7 @@ func (r *AccountRepo) writeAccount(ctx context.Context, tx *sqlx.Tx, userID stri
 		}
 	}
 	if u.EndWaysIn {
-		ended, err := r.endWaysIn(ctx, tx, userID)
+		ended, _, err := r.endWaysIn(ctx, tx, userID, identityKey{})
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,10 @@ import (
 
 var identityColumns = []string{"provider", "subject", "user_id", "email", "created_at"}
 
+// identityInsert are the columns of a new identity: its sealed grant too,
+// which no read but retireGrants's takes.
+var identityInsert = []string{"provider", "subject", "user_id", "email", "created_at", "refresh_token"}
+
 type identityRow struct {
 	Provider  string `db:"provider"`
 	Subject   string `db:"subject"`
@@ -68,7 +72,7 @@ func (r *AccountRepo) SignIn(ctx context.Context, provider, subject, email strin
 		if u, err = decide(st); err != nil {
 			return err
 		}
-		return r.writeSignIn(ctx, tx, &u)
+		return r.writeSignIn(ctx, tx, provider, subject, st.Identity != nil, &u)
 	})
 	if err != nil {
 		return accounts.SignInUpdate{}, err
@@ -82,8 +86,12 @@ func (r *AccountRepo) lockAccount(ctx context.Context, tx *sqlx.Tx, where sq.Eq)
 	return row.account(), err
 }
 
-func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u *accounts.SignInUpdate) (err error) {
+// writeSignIn writes u for the identity (provider, subject), linked
+// before when linked. A take-over ends every way in but the identity it
+// links again, whose grant stays with it unless u brings another.
+func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, provider, subject string, linked bool, u *accounts.SignInUpdate) (err error) {
 	a := u.Account
+	grant := u.RefreshToken
 	if u.Create {
 		if err := r.insertAccount(ctx, tx, a); err != nil {
 			return err
@@ -98,15 +106,57 @@ func (r *AccountRepo) writeSignIn(ctx context.Context, tx *sqlx.Tx, u *accounts.
 			Where(sq.Eq{"user_id": a.ID, "purpose": string(accounts.PurposeVerify)})); err != nil {
 			return err
 		}
-		if u.Removed, err = r.endWaysIn(ctx, tx, a.ID); err != nil {
+		keep := identityKey{}
+		if linked {
+			keep = identityKey{provider, subject}
+		}
+		var kept string
+		if u.Removed, kept, err = r.endWaysIn(ctx, tx, a.ID, keep); err != nil {
 			return err
+		}
+		if grant == "" {
+			grant = kept
 		}
 	}
 	if l := u.Link; l != nil {
-		return r.db.exec(ctx, tx, r.db.sb.Insert("account_identities").Columns(identityColumns...).
-			Values(l.Provider, l.Subject, l.UserID, l.Email, l.CreatedAt.UnixMilli()))
+		return r.db.exec(ctx, tx, r.db.sb.Insert("account_identities").Columns(identityInsert...).
+			Values(l.Provider, l.Subject, l.UserID, l.Email, l.CreatedAt.UnixMilli(), grant))
+	}
+	if grant != "" {
+		return r.db.exec(ctx, tx, r.db.sb.Update("account_identities").Set("refresh_token", grant).
+			Where(sq.Eq{"provider": provider, "subject": subject}))
 	}
 	return nil
+}
+
+// identityKey names one identity; the zero key none.
+type identityKey struct{ provider, subject string }
+
+// retireGrants queues for revocation, inside tx, the grant of each identity
+// that where selects, which the caller then deletes; keep's grant is not
+// queued but returned (that identity is linked again).
+func (r *AccountRepo) retireGrants(ctx context.Context, tx *sqlx.Tx, where sq.Eq, keep identityKey) (string, error) {
+	var rows []struct {
+		Provider string `db:"provider"`
+		Subject  string `db:"subject"`
+		UserID   string `db:"user_id"`
+		Grant    string `db:"refresh_token"`
+	}
+	if err := r.db.selectInto(ctx, tx, &rows, r.db.sb.Select("provider", "subject", "user_id", "refresh_token").
+		From("account_identities").Where(where).Where(sq.NotEq{"refresh_token": ""})); err != nil {
+		return "", err
+	}
+	var kept string
+	for _, row := range rows {
+		if (identityKey{row.Provider, row.Subject}) == keep {
+			kept = row.Grant
+			continue
+		}
+		if err := r.queueRevocation(ctx, tx, accounts.RevocationOf(row.Provider, row.Subject, row.UserID, row.Grant)); err != nil {
+			return "", err
+		}
+	}
+	return kept, nil
 }
 
 func (r *AccountRepo) Identities(ctx context.Context, userID string) ([]accounts.Identity, error) {

@@ -22,35 +22,40 @@ func (r *AccountRepo) EndWaysIn(ctx context.Context, userID string) (accounts.Re
 			return err
 		}
 		var err error
-		out, err = r.endWaysIn(ctx, tx, userID)
+		out, _, err = r.endWaysIn(ctx, tx, userID, identityKey{})
 		return err
 	})
 	return out, err
 }
 
-// endWaysIn revokes every token, unlinks every identity and removes every
-// passkey and begun passkey ceremony of the user, inside tx.
-func (r *AccountRepo) endWaysIn(ctx context.Context, tx *sqlx.Tx, userID string) (accounts.Removed, error) {
+// endWaysIn revokes every token, unlinks every identity (their grants
+// queued for revocation, but keep's, returned: it is linked again) and
+// removes every passkey and begun passkey ceremony of the user, inside tx.
+func (r *AccountRepo) endWaysIn(ctx context.Context, tx *sqlx.Tx, userID string, keep identityKey) (accounts.Removed, string, error) {
 	var out accounts.Removed
 	var err error
 	if out.Sessions, err = r.tokenHashes(ctx, tx, userID); err != nil {
-		return out, err
+		return out, "", err
 	}
 	if err := r.db.selectInto(ctx, tx, &out.Providers, r.db.sb.Select("provider").From("account_identities").
 		Where(sq.Eq{"user_id": userID}).OrderBy("created_at", "provider")); err != nil {
-		return out, err
+		return out, "", err
+	}
+	kept, err := r.retireGrants(ctx, tx, sq.Eq{"user_id": userID}, keep)
+	if err != nil {
+		return out, "", err
 	}
 	n, err := r.db.execN(ctx, tx, r.db.sb.Delete("passkeys").Where(sq.Eq{"user_id": userID}))
 	if err != nil {
-		return out, err
+		return out, "", err
 	}
 	out.Passkeys = int(n)
 	for _, table := range []string{"auth_tokens", "account_identities", "passkey_challenges"} {
 		if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": userID})); err != nil {
-			return out, err
+			return out, "", err
 		}
 	}
-	return out, nil
+	return out, kept, nil
 }
 
 // RemoveWayIn holds the account, its identities and its passkeys while
@@ -77,7 +82,11 @@ func (r *AccountRepo) RemoveWayIn(ctx context.Context, userID string, w accounts
 		if w.Passkey != "" {
 			return r.db.execOne(ctx, tx, r.db.sb.Delete("passkeys").Where(sq.Eq{"id": w.Passkey, "user_id": userID}))
 		}
-		return r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(sq.Eq{"user_id": userID, "provider": w.Provider}))
+		way := sq.Eq{"user_id": userID, "provider": w.Provider}
+		if _, err := r.retireGrants(ctx, tx, way, identityKey{}); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("account_identities").Where(way))
 	})
 }
 

@@ -86,6 +86,14 @@ func TestMailOutbox(t *testing.T) {
 	})
 }
 
+func TestProviderGrants(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.ProviderGrants(t, func(t *testing.T) storetest.GrantStore {
+			return sqlstore.NewAccountRepo(newDB(t))
+		})
+	})
+}
+
 func TestPartnerRepository(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
 		storetest.PartnerRepository(t, func(t *testing.T) partners.Repository {

@@ -42,6 +42,9 @@ type IdentityClaim struct {
 	EmailVerified bool
 	Name          string
 	Locale        string // the caller's (Client.Locale): a new account starts with it
+	// Client is the audience of ours the token names: the client an
+	// authorization code sent beside it was issued to.
+	Client string
 	// TokenHash is the ID token's hex SHA-256, and ExpiresAt its exp:
 	// remembered until then, so that a token signs in once.
 	TokenHash string
@@ -55,6 +58,9 @@ type SignInRequest struct {
 	Nonce      string
 	GivenName  string // Apple only, first sign-in only: becomes the display name of a new account
 	FamilyName string
+	// AuthorizationCode is Apple's code beside the ID token (optional):
+	// redeemed for the grant that account deletion revokes (grants.go).
+	AuthorizationCode string
 }
 
 // IDTokenVerifier checks a provider's ID token (adapters/signin).
@@ -73,6 +79,10 @@ type IdentityStore interface {
 	// writes what it returns. decide's error is returned as it is, and
 	// nothing is written; core.KindConflict when a concurrent sign-in
 	// stored the same identity or e-mail first. decide may run more than once.
+	// A take-over's ending of earlier ways in queues the grants of the
+	// identities it removes for revocation, but never the grant of the
+	// identity it links again: that one is kept (the update's RefreshToken
+	// replaces it when set).
 	SignIn(ctx context.Context, provider, subject, email string, decide SignInDecision) (SignInUpdate, error)
 	// Identities lists the account's identities, oldest first.
 	Identities(ctx context.Context, userID string) ([]Identity, error)
@@ -99,6 +109,11 @@ type SignInUpdate struct {
 	Link     *Identity
 	TakeOver bool
 	Removed  Removed
+	// RefreshToken, when set, is the sealed grant the identity (provider,
+	// subject) keeps from now on. The one it replaces is dropped, not
+	// revoked: both belong to the one authorization of this user and app,
+	// which revoking either would end.
+	RefreshToken string
 }
 
 // SignInDecision decides a sign-in on what SignIn loaded.
@@ -222,7 +237,9 @@ func errNotLinked() error {
 // SignIn signs in with a provider's ID token (see DecideSignIn): a new
 // session for the account, and whether the account was created. Each
 // attempt is reserved per client IP before the token is checked, and given
-// back when it signs in, like a login.
+// back when it signs in, like a login. Apple's authorization code, when
+// sent, is redeemed after the token is verified and before it is spent
+// (redeem), and its grant is written with the sign-in or given up with it.
 func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userID, token string, created bool, err error) {
 	if s.idTokens == nil {
 		return "", "", false, core.Unauthorized("invalid_token", "the ID token is not valid")
@@ -242,16 +259,22 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 		}
 		c.Email = e
 	}
+	grant, err := s.redeem(ctx, c, r.AuthorizationCode)
+	if err != nil {
+		return "", "", false, err
+	}
 	if err := s.spendIDToken(ctx, c); err != nil {
+		s.discard(ctx, grant, "")
 		return "", "", false, err
 	}
 	var u SignInUpdate
 	for try := 0; ; try++ {
-		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, DecideSignIn(c, s.ids.New(), s.clock.Now()))
+		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, withGrant(DecideSignIn(c, s.ids.New(), s.clock.Now()), grant))
 		if core.IsKind(err, core.KindConflict) && try == 0 {
 			continue // a concurrent first sign-in stored it: decide again on what it wrote
 		}
 		if err != nil {
+			s.discard(ctx, grant, "")
 			return "", "", false, err
 		}
 		break
@@ -330,5 +353,9 @@ func (s *Service) Unlink(ctx context.Context, userID, provider string) error {
 		return errNotLinked()
 	}
 	w := WayIn{Provider: provider}
-	return s.repo.RemoveWayIn(ctx, userID, w, DecideRemoveWay(w))
+	if err := s.repo.RemoveWayIn(ctx, userID, w, DecideRemoveWay(w)); err != nil {
+		return err
+	}
+	s.wakeRevoker() // the identity's grant was queued for revocation with its removal
+	return nil
 }

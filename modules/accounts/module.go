@@ -12,12 +12,27 @@ import (
 // runs the Sender.
 var Module = fx.Module("accounts", fx.Provide(
 	NewSender,
+	func(d revokerDeps) *Revoker {
+		return NewRevoker(d.Queue, d.Grants, d.Sealer, d.Log, d.Clock, d.IDs)
+	},
 	func(d deps) (*Service, error) {
 		return NewService(Deps{Repo: d.Repo, Sender: d.Sender, Hasher: d.Hasher, Cache: d.Cache, Limiter: d.Limiter,
 			Bus: d.Bus, Clock: d.Clock, IDs: d.IDs, Admins: d.Admins, IDTokens: d.IDTokens, Texts: d.Texts,
-			Report: d.Report})
+			Report: d.Report, Grants: d.Grants, Sealer: d.Sealer, Revocations: d.Revocations, Revoker: d.Revoker})
 	},
 ))
+
+// revokerDeps lets fx fill the Revoker: Grants and Sealer are bound by
+// bootstrap when Apple's team key is configured.
+type revokerDeps struct {
+	fx.In
+	Queue  Revocations
+	Grants ProviderGrants `optional:"true"`
+	Sealer Sealer         `optional:"true"`
+	Log    RevocationLog
+	Clock  core.Clock
+	IDs    core.IDs
+}
 
 // deps lets fx fill Deps by type.
 type deps struct {
@@ -35,4 +50,9 @@ type deps struct {
 	IDTokens IDTokenVerifier `optional:"true"`
 	Texts    core.Translator
 	Report   Reporter `optional:"true"`
+	// Grants and Sealer are bound by bootstrap with Apple's team key.
+	Grants      ProviderGrants `optional:"true"`
+	Sealer      Sealer         `optional:"true"`
+	Revocations Revocations
+	Revoker     *Revoker
 }

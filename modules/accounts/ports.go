@@ -41,7 +41,10 @@ type AccountStore interface {
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
 	// Delete removes the account, its codes, tokens, identities and unsent mail,
-	// returning the token hashes.
+	// returning the token hashes. Here and wherever an identity is removed
+	// (EndWaysIn, RemoveWayIn, UpdateCode's EndWaysIn, SignIn's take-over),
+	// the grant it held is queued for revocation (RevocationOf) in the same
+	// transaction.
 	Delete(ctx context.Context, id string) ([]string, error)
 	// ClearPendingPassword removes the password of an account that is not
 	// verified yet (nothing when it is verified, or already has none).

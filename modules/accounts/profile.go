@@ -110,6 +110,7 @@ func (s *Service) Delete(ctx context.Context, userID string) error {
 		return err
 	}
 	s.cache.Forget(revoked...)
+	s.wakeRevoker() // the identities' grants were queued for revocation with the account's deletion
 	s.bus.Publish(ctx, core.AccountDeleted{UserID: userID})
 	return nil
 }

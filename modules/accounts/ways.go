@@ -91,6 +91,9 @@ const (
 // the caller's to log, not to answer.
 func (s *Service) afterEnding(ctx context.Context, a Account, r Removed, why EndReason, unproven bool) error {
 	s.cache.Forget(r.Sessions...)
+	if len(r.Providers) > 0 {
+		s.wakeRevoker() // the unlinked identities' grants were queued
+	}
 	s.bus.Publish(ctx, core.WaysInEnded{UserID: a.ID, At: s.clock.Now(), Unproven: unproven})
 	if r.empty() {
 		return nil

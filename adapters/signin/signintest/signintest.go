@@ -19,7 +19,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// Provider serves a JWKS of its keys and signs tokens with them.
+// Provider serves a JWKS of its keys and signs tokens with them; with
+// ServeAppleAPI, Apple's token and revoke endpoints too (apple.go).
 type Provider struct {
 	Server  *httptest.Server
 	Issuer  string
@@ -27,6 +28,7 @@ type Provider struct {
 	mu      sync.Mutex
 	down    bool
 	Fetches atomic.Int64
+	api     *appleAPI // nil: no token and revoke endpoints
 }
 
 // keyBits: 2048, the least the verifier takes.
@@ -77,7 +79,10 @@ func (p *Provider) AddKey(kid string, key *rsa.PrivateKey) {
 	p.keys[kid] = key
 }
 
-func (p *Provider) serve(w http.ResponseWriter, _ *http.Request) {
+func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
+	if p.serveAPI(w, r) {
+		return
+	}
 	p.Fetches.Add(1)
 	p.mu.Lock()
 	defer p.mu.Unlock()
