@@ -70,7 +70,7 @@ func Options(cfg Config) fx.Option {
 		consoleProbes(cfg),
 		consoleSecret(cfg),
 		purchaseVerifier(cfg.Purchases),
-		idTokens(cfg.SignIn),
+		idTokens(cfg.SignIn, cfg.EncryptionKeys),
 		productionWarnings(cfg),
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),

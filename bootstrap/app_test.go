@@ -9,11 +9,14 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"tandem/adapters/signin/signintest"
 )
 
 // TestAppGraphIsValidForEveryProfile checks the fx graph of each adapter
 // choice without running any constructor.
 func TestAppGraphIsValidForEveryProfile(t *testing.T) {
+	_, keyfile := signintest.NewTeamKey(t)
 	profiles := map[string]map[string]string{
 		"memory": {"TANDEM_DB": "memory", "TANDEM_BLOBS": "memory", "TANDEM_MAIL": "memory", "TANDEM_PUSH": "memory"},
 		"sqlite": {"TANDEM_DB": "sqlite:" + filepath.Join(t.TempDir(), "t.db")},
@@ -23,6 +26,9 @@ func TestAppGraphIsValidForEveryProfile(t *testing.T) {
 		"push":   {"TANDEM_DB": "memory", "TANDEM_PUSH": "expo,fcm?project=p&credentials=/k.json"},
 		"passkeys": {"TANDEM_DB": "memory", "TANDEM_PASSKEYS": "rp=example.com&origin=https://example.com",
 			"TANDEM_APPLE_APP_IDS": "ABCDE12345.app.tandem"},
+		"sign in with apple and its revocation": {"TANDEM_DB": "memory",
+			"TANDEM_SIGNIN":         "apple?client=com.example.tandem&team=ABCDE12345&key=KEY1234567&keyfile=" + keyfile,
+			"TANDEM_ENCRYPTION_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="},
 	}
 	for name, vars := range profiles {
 		t.Run(name, func(t *testing.T) {

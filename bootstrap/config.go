@@ -97,6 +97,10 @@ type Config struct {
 	// empty: one is generated and kept in the database (consoleSecret).
 	ConsoleSecret string
 
+	// EncryptionKeys (TANDEM_ENCRYPTION_KEY) seal what is kept at rest and
+	// read again (Apple's refresh tokens), the first sealing; nil: none.
+	EncryptionKeys [][]byte
+
 	// ConnectionCodeTTL is how long a new connection code links
 	// (TANDEM_CONNECTION_CODE_TTL); the purge deletes expired codes of
 	// unpaired owners.
@@ -221,6 +225,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:         l.level("TANDEM_LOG_LEVEL", zapcore.InfoLevel),
 		LogFormat:        l.oneOf("TANDEM_LOG_FORMAT", "json", "json", "console"),
 	}
+	c.EncryptionKeys = l.encryptionKeys(c.SignIn)
 	c.ConnectionCodeTTL = l.duration("TANDEM_CONNECTION_CODE_TTL", partners.DefaultConnectionCodeTTL)
 	c.WriteBudgets = l.writeBudgets()
 	// Four files per upload plus multipart framing; every other route is

@@ -3,11 +3,15 @@ package bootstrap
 import (
 	"encoding/json"
 	"net/url"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"tandem/adapters/sealing"
 	"tandem/adapters/signin"
 	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
@@ -279,6 +283,10 @@ const signInVar = "TANDEM_SIGNIN"
 // and google?client=ID[&client=ID], each provider once. jwks=URL replaces a
 // provider's key URL, in development only (tests, local work): in
 // production it would let whoever serves that URL sign in as anyone.
+// Apple's entry may add its team key, all three of team=TEAMID&key=KEYID&
+// keyfile=PATH (the .p8 file, read and checked now), which signs the client
+// secret of Apple's code exchange and revocation; endpoint=URL replaces
+// https://appleid.apple.com for those, in development only.
 func (l *loader) signIn(development bool) []signin.Provider {
 	v := strings.TrimSpace(l.str(signInVar, ""))
 	if v == "" {
@@ -308,9 +316,12 @@ func (l *loader) signIn(development bool) []signin.Provider {
 			l.fail(signInVar, "%s needs client=ID (the app's client id the tokens are issued for)", name)
 		}
 		for k := range q {
-			if k != "client" && k != "jwks" {
+			if k != "client" && k != "jwks" && (name != accounts.ProviderApple || !slices.Contains(appleTeamParams, k)) {
 				l.fail(signInVar, "%s has no parameter %q", name, k)
 			}
+		}
+		if name == accounts.ProviderApple {
+			p.Team = l.appleTeam(q, development)
 		}
 		if p.KeysURL != "" {
 			if u, err := url.Parse(p.KeysURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -323,4 +334,77 @@ func (l *loader) signIn(development bool) []signin.Provider {
 		out = append(out, p)
 	}
 	return out
+}
+
+// appleTeamParams are the parameters of Apple's team key in TANDEM_SIGNIN.
+var appleTeamParams = []string{"team", "key", "keyfile", "endpoint"}
+
+// appleID is the form of Apple's team and key ids: 10 upper-case letters
+// and digits.
+var appleID = regexp.MustCompile(`^[A-Z0-9]{10}$`)
+
+// appleTeam reads Apple's team key from its TANDEM_SIGNIN entry: nil when
+// none of team, key and keyfile is given.
+func (l *loader) appleTeam(q url.Values, development bool) *signin.AppleKey {
+	team, keyID, file, endpoint := q.Get("team"), q.Get("key"), q.Get("keyfile"), q.Get("endpoint")
+	if team == "" && keyID == "" && file == "" {
+		if endpoint != "" {
+			l.fail(signInVar, "apple endpoint= needs the team key: team=TEAMID&key=KEYID&keyfile=PATH")
+		}
+		return nil
+	}
+	if team == "" || keyID == "" || file == "" {
+		l.fail(signInVar, "apple needs all of team=TEAMID, key=KEYID and keyfile=PATH (the key's .p8 file) for Apple's token revocation, or none")
+		return nil
+	}
+	k := &signin.AppleKey{Team: team, KeyID: keyID, BaseURL: endpoint}
+	if !appleID.MatchString(team) {
+		l.fail(signInVar, "apple team=%q is not a team id (10 letters and digits, in Apple's Membership details)", team)
+	}
+	if !appleID.MatchString(keyID) {
+		l.fail(signInVar, "apple key=%q is not a key id (10 letters and digits, beside the key in Certificates, Identifiers & Profiles)", keyID)
+	}
+	b, err := os.ReadFile(file)
+	if err == nil {
+		k.Key, err = signin.ParseAppleKey(b)
+	}
+	if err != nil {
+		l.fail(signInVar, "apple keyfile=%s: %v", file, err)
+	}
+	if endpoint != "" {
+		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			l.fail(signInVar, "apple endpoint=%q is not an http(s) URL", endpoint)
+		}
+		if !development {
+			l.fail(signInVar, "apple endpoint= replaces Apple's token and revoke endpoints: it needs TANDEM_ENV=development")
+		}
+	}
+	return k
+}
+
+const encryptionKeyVar = "TANDEM_ENCRYPTION_KEY"
+
+// encryptionKeys reads TANDEM_ENCRYPTION_KEY: a comma list of 32-byte
+// keys in base64, the sealing one first. It is required when Apple's team
+// key is configured (Apple's refresh tokens are kept sealed under it),
+// and never repeated in an error.
+func (l *loader) encryptionKeys(providers []signin.Provider) [][]byte {
+	v := strings.TrimSpace(l.getenv(encryptionKeyVar))
+	needed := slices.ContainsFunc(providers, func(p signin.Provider) bool { return p.Team != nil })
+	if v == "" {
+		if needed {
+			l.fail(encryptionKeyVar, "required with Apple's team key in TANDEM_SIGNIN: Apple's refresh tokens are kept "+
+				"encrypted under it (openssl rand -base64 32; keep it out of the database and its backups)")
+		}
+		return nil
+	}
+	keys, err := sealing.ParseKeys(v)
+	if err == nil {
+		_, err = sealing.New(keys...) // a key listed twice
+	}
+	if err != nil {
+		l.fail(encryptionKeyVar, "%v", err)
+		return nil
+	}
+	return keys
 }

@@ -1,12 +1,16 @@
 package bootstrap
 
 import (
+	"encoding/base64"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"tandem/adapters/signin/signintest"
 	"tandem/adapters/sqlstore"
 	"tandem/modules/idempotency"
 	"tandem/modules/messages"
@@ -452,6 +456,79 @@ func TestLoadSignIn(t *testing.T) {
 	if len(cfg.SignIn) != 2 || cfg.SignIn[0].Name != "apple" || len(cfg.SignIn[0].Clients) != 2 ||
 		cfg.SignIn[1].Name != "google" || cfg.SignIn[1].Clients[0] != "g" || cfg.SignIn[1].KeysURL != "" {
 		t.Fatalf("%+v", cfg.SignIn)
+	}
+}
+
+// TestLoadAppleTeamKey: Apple's team key in TANDEM_SIGNIN is all three of
+// team, key and keyfile or none, each checked (the .p8 file read and
+// parsed now), endpoint= is development's, and the key needs
+// TANDEM_ENCRYPTION_KEY; each fault is one line naming the variable.
+func TestLoadAppleTeamKey(t *testing.T) {
+	_, keyfile := signintest.NewTeamKey(t)
+	notPEM := filepath.Join(t.TempDir(), "not.p8")
+	if err := os.WriteFile(notPEM, []byte("not a key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key1 := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+	key2 := base64.RawURLEncoding.EncodeToString([]byte("fedcba9876543210fedcba9876543210"))
+	team := "apple?client=com.example.tandem&team=ABCDE12345&key=KEY1234567&keyfile=" + keyfile
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		err  string // "" when accepted
+	}{
+		{"the team key with an encryption key", map[string]string{"TANDEM_SIGNIN": team, "TANDEM_ENCRYPTION_KEY": key1 + "," + key2}, ""},
+		{"no team key needs no encryption key", map[string]string{"TANDEM_SIGNIN": "apple?client=a"}, ""},
+		{"the team key without an encryption key", map[string]string{"TANDEM_SIGNIN": team},
+			"TANDEM_ENCRYPTION_KEY: required with Apple's team key in TANDEM_SIGNIN: Apple's refresh tokens are kept " +
+				"encrypted under it (openssl rand -base64 32; keep it out of the database and its backups)"},
+		{"a short encryption key", map[string]string{"TANDEM_SIGNIN": team, "TANDEM_ENCRYPTION_KEY": "c2hvcnQ="},
+			"TANDEM_ENCRYPTION_KEY: key 1 is not 32 bytes in base64 (openssl rand -base64 32)"},
+		{"an encryption key listed twice", map[string]string{"TANDEM_SIGNIN": team, "TANDEM_ENCRYPTION_KEY": key1 + "," + key1},
+			"TANDEM_ENCRYPTION_KEY: sealing: key 2 is listed twice"},
+		{"a team without its key", map[string]string{"TANDEM_SIGNIN": "apple?client=a&team=ABCDE12345", "TANDEM_ENCRYPTION_KEY": key1},
+			"TANDEM_SIGNIN: apple needs all of team=TEAMID, key=KEYID and keyfile=PATH (the key's .p8 file) for Apple's token revocation, or none"},
+		{"a bad team id", map[string]string{"TANDEM_SIGNIN": strings.Replace(team, "ABCDE12345", "abc", 1), "TANDEM_ENCRYPTION_KEY": key1},
+			`TANDEM_SIGNIN: apple team="abc" is not a team id (10 letters and digits, in Apple's Membership details)`},
+		{"a bad key id", map[string]string{"TANDEM_SIGNIN": strings.Replace(team, "KEY1234567", "K-1", 1), "TANDEM_ENCRYPTION_KEY": key1},
+			`TANDEM_SIGNIN: apple key="K-1" is not a key id (10 letters and digits, beside the key in Certificates, Identifiers & Profiles)`},
+		{"a key file that is not there", map[string]string{"TANDEM_SIGNIN": strings.Replace(team, keyfile, "/nonexistent/AuthKey.p8", 1),
+			"TANDEM_ENCRYPTION_KEY": key1}, "TANDEM_SIGNIN: apple keyfile=/nonexistent/AuthKey.p8: open /nonexistent/AuthKey.p8: no such file or directory"},
+		{"a key file that is not a key", map[string]string{"TANDEM_SIGNIN": strings.Replace(team, keyfile, notPEM, 1), "TANDEM_ENCRYPTION_KEY": key1},
+			"TANDEM_SIGNIN: apple keyfile=" + notPEM + ": no PEM block (Apple's .p8 key file is one)"},
+		{"a replaced Apple endpoint in production", map[string]string{"TANDEM_SIGNIN": team + "&endpoint=http://127.0.0.1:1", "TANDEM_ENCRYPTION_KEY": key1},
+			"TANDEM_SIGNIN: apple endpoint= replaces Apple's token and revoke endpoints: it needs TANDEM_ENV=development"},
+		{"a replaced Apple endpoint in development", map[string]string{"TANDEM_SIGNIN": team + "&endpoint=http://127.0.0.1:1",
+			"TANDEM_ENCRYPTION_KEY": key1, "TANDEM_ENV": "development"}, ""},
+		{"an endpoint that is no URL", map[string]string{"TANDEM_SIGNIN": team + "&endpoint=ftp://x", "TANDEM_ENCRYPTION_KEY": key1,
+			"TANDEM_ENV": "development"}, `TANDEM_SIGNIN: apple endpoint="ftp://x" is not an http(s) URL`},
+		{"an endpoint without the team key", map[string]string{"TANDEM_SIGNIN": "apple?client=a&endpoint=http://127.0.0.1:1", "TANDEM_ENV": "development"},
+			"TANDEM_SIGNIN: apple endpoint= needs the team key: team=TEAMID&key=KEYID&keyfile=PATH"},
+		{"google has no team key", map[string]string{"TANDEM_SIGNIN": "google?client=g&team=ABCDE12345"},
+			`TANDEM_SIGNIN: google has no parameter "team"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(tc.vars))
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("want %q, got %v", tc.err, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name != "the team key with an encryption key" {
+				return
+			}
+			if p := c.SignIn[0]; p.Team == nil || p.Team.Team != "ABCDE12345" || p.Team.KeyID != "KEY1234567" || p.Team.Key == nil ||
+				p.Team.BaseURL != "" || len(c.EncryptionKeys) != 2 || string(c.EncryptionKeys[1]) != "fedcba9876543210fedcba9876543210" {
+				t.Fatalf("parsed %+v, keys %d", p.Team, len(c.EncryptionKeys))
+			}
+			if got := masked("TANDEM_ENCRYPTION_KEY", key1); got != "***" { // tandem config
+				t.Fatalf("TANDEM_ENCRYPTION_KEY printed as %q", got)
+			}
+		})
 	}
 }
 

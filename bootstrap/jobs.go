@@ -30,17 +30,19 @@ type job struct {
 	every time.Duration
 	run   func(ctx context.Context) (int, error)
 	// wake, when set, also runs the job at once: the mail Sender hears each
-	// queued mail's commit there, so a healthy relay adds no delay.
+	// queued mail's commit there, so a healthy relay adds no delay (the
+	// Revoker each queued revocation's).
 	wake <-chan struct{}
 }
 
 // jobs starts the periodic tasks with the app and stops them with it.
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *telemetry.Tracing, limiter *throttle.Limiter,
-	accts *accounts.Service, mail *accounts.Sender, reminders *events.Reminders, daily *notifications.Reminders,
+	accts *accounts.Service, mail *accounts.Sender, revoker *accounts.Revoker, reminders *events.Reminders, daily *notifications.Reminders,
 	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
 	pairs *partners.Service, keys *idempotency.Service) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
+		{name: "revoke the grants of removed sign-in identities", every: time.Minute, run: revoker.RevokeDue, wake: revoker.Woken()},
 		{name: "purge throttle counters", every: 10 * time.Minute, run: limiter.Purge},
 		{name: "purge expired tokens, codes, reset proofs and mail", every: 10 * time.Minute, run: accts.Purge},
 		{name: "purge expired connection codes", every: 10 * time.Minute, run: pairs.PurgeExpiredConnections},
@@ -68,6 +70,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *tele
 				}()
 			}
 			mail.Wake() // what an earlier run left queued goes now
+			revoker.Wake()
 			return nil
 		},
 		OnStop: func(context.Context) error { cancel(); wg.Wait(); return nil },

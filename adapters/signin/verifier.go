@@ -35,6 +35,9 @@ type Provider struct {
 	Name    string   // accounts.ProviderApple or accounts.ProviderGoogle
 	Clients []string // aud must be one of them
 	KeysURL string   // "" for the provider's own
+	// Team is Apple's team key (apple only), nil when not configured:
+	// authorization codes are then ignored.
+	Team *AppleKey
 }
 
 // tokenLife is how long after iat we take each provider's ID tokens:
