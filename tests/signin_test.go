@@ -12,11 +12,17 @@ import (
 
 // Sign in with Apple and Google against local providers: keys made here,
 // served as JWKS by httptest servers that TANDEM_SIGNIN's jwks= points at
-// (development only).
+// (development only). The local Apple also answers the token and revoke
+// endpoints (endpoint=) for a team key made here, whose grants are sealed
+// under testEncryptionKey.
 
 const (
 	appleClient  = "com.example.tandem"
 	googleClient = "1234.apps.googleusercontent.com"
+	appleTeam    = "ABCDE12345"
+	appleKeyID   = "KEY1234567"
+	// testEncryptionKey is TANDEM_ENCRYPTION_KEY: 32 bytes in base64.
+	testEncryptionKey = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE="
 )
 
 // idProviders are a local Apple and Google.
@@ -26,8 +32,12 @@ func newIDProviders(t *testing.T) (idProviders, option) {
 	key, _ := signintest.Keys(t)
 	p := idProviders{apple: signintest.New(t, "https://appleid.apple.com", key),
 		google: signintest.New(t, "https://accounts.google.com", key)}
-	return p, withEnv("TANDEM_SIGNIN", "apple?client="+appleClient+"&jwks="+p.apple.URL()+
+	team, keyfile := signintest.NewTeamKey(t)
+	p.apple.ServeAppleAPI(appleTeam, appleKeyID, &team.PublicKey)
+	signin := withEnv("TANDEM_SIGNIN", "apple?client="+appleClient+"&jwks="+p.apple.URL()+
+		"&team="+appleTeam+"&key="+appleKeyID+"&keyfile="+keyfile+"&endpoint="+p.apple.Server.URL+
 		",google?client=other&client="+googleClient+"&jwks="+p.google.URL())
+	return p, func(h *harness) { signin(h); withEnv("TANDEM_ENCRYPTION_KEY", testEncryptionKey)(h) }
 }
 
 // eachProfileSigningIn runs fn on every profile with local providers.
@@ -192,13 +202,24 @@ func TestSignInWithAnUnverifiedEmailNeverJoins(t *testing.T) {
 	})
 }
 
+// TestSignInKeysUnreachableIs503: the provider's keys unreachable is 503
+// with Retry-After and a message in the caller's language, never 401; an
+// authorization code beside the token is not redeemed.
 func TestSignInKeysUnreachableIs503(t *testing.T) {
 	eachProfileSigningIn(t, func(t *testing.T, h *harness, p idProviders) {
 		p.apple.SetDown(true)
 		r := h.signInWith("apple", p.apple.Sign(t, h.appleClaims(p, "apple-1", "a@x.io")), nil)
-		expect(t, r, 503, "")
-		if r.JSON(t)["code"] != "unavailable" {
-			t.Fatalf("%s", r.Body)
+		expect(t, r, 503, errBody("unavailable", "the sign-in provider's keys cannot be fetched; try again"))
+		if r.Header.Get("Retry-After") != "10" {
+			t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+		}
+		code := p.apple.Code(appleClient, "apple-1")
+		r = h.do(req{Method: "POST", Path: "/api/auth/signin/apple", Headers: map[string]string{"Accept-Language": "de"},
+			Body: map[string]any{"idToken": p.apple.Sign(t, h.appleClaims(p, "apple-1", "a@x.io")), "authorizationCode": code}})
+		expect(t, r, 503, translatedErr("unavailable", "the sign-in provider's keys cannot be fetched; try again",
+			"Die Schlüssel des Anmeldeanbieters können nicht abgerufen werden; versuche es erneut"))
+		if slices.Contains(p.apple.Exchanged(), code) {
+			t.Fatal("the code was redeemed for a sign-in refused")
 		}
 	})
 }

@@ -14,6 +14,9 @@ type signInRequest struct {
 	Nonce      string  `json:"nonce"`
 	GivenName  string  `json:"givenName"`  // Apple only
 	FamilyName string  `json:"familyName"` // Apple only
+	// AuthorizationCode is Apple's code beside the ID token (Apple only):
+	// redeemed for the grant that account deletion revokes.
+	AuthorizationCode string `json:"authorizationCode"`
 }
 
 // signInReply is the answer of a sign-in: Created when the account is new.
@@ -43,7 +46,7 @@ func (h *accountsHandler) signInWith(provider string) fiber.Handler {
 		}
 		r := accounts.SignInRequest{Provider: provider, IDToken: *in.IDToken, Nonce: in.Nonce}
 		if provider == accounts.ProviderApple {
-			r.GivenName, r.FamilyName = in.GivenName, in.FamilyName
+			r.GivenName, r.FamilyName, r.AuthorizationCode = in.GivenName, in.FamilyName, in.AuthorizationCode
 		}
 		userID, token, created, err := h.svc.SignIn(c.UserContext(), r, clientOf(c))
 		if err != nil {

@@ -97,7 +97,7 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 		case sheds(e):
 			// Expected under a burst and answered with a retry time: worth
 			// seeing, not an outage.
-			log.Warn("request shed", zap.String("code", e.Code), logIDs(c),
+			log.Warn("request shed", zap.String("code", e.Code), zap.Error(err), logIDs(c),
 				zap.String("method", c.Method()), zap.String("path", c.Path()))
 		case e.Kind == core.KindInternal || e.Kind == core.KindUnavailable || e.Kind == core.KindInsufficientStorage:
 			log.Error("request failed", zap.Error(err), logIDs(c),
