@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Apple
-         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://appleid.apple.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable. The provider's subject belongs to one account: the first sign-in links it. Only an e-mail the provider marks verified (email_verified) is ever matched to an address: it joins the verified account with that e-mail (the owner is mailed and notified of the new way in), or takes over the pending (unverified) one: its password is dropped, its e-mail becomes verified, and every earlier way in ends (sessions, linked providers, passkeys, and a partnership made before, which both partners are told of); else a new, verified account is made, without a password (created true). A first sign-in whose e-mail the provider does not mark verified is 403 email_not_verified and makes, joins and holds nothing; an identity already linked signs in to its account. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
+         * @description Signs in with the provider's ID token, verified on the server: RS256 only, signed by a key of the provider's published key set (the token's kid), iss https://appleid.apple.com, aud one of the TANDEM_SIGNIN clients, exp in the future, iat at most a minute ahead; when the request has a nonce, the token's nonce must be it or its hex SHA-256. Any fault of the token (or a provider not configured) is 401 invalid_token and nothing is created; the provider's keys unreachable is 503 unavailable with Retry-After and a message in the caller's language. With authorizationCode (see it) the server redeems Apple's code and keeps Apple's grant, encrypted, to revoke it at account deletion and unlink, as App Review requires. The provider's subject belongs to one account: the first sign-in links it. Only an e-mail the provider marks verified (email_verified) is ever matched to an address: it joins the verified account with that e-mail (the owner is mailed and notified of the new way in), or takes over the pending (unverified) one: its password is dropped, its e-mail becomes verified, and every earlier way in ends (sessions, linked providers, passkeys, and a partnership made before, which both partners are told of); else a new, verified account is made, without a password (created true). A first sign-in whose e-mail the provider does not mark verified is 403 email_not_verified and makes, joins and holds nothing; an identity already linked signs in to its account. A first sign-in without an e-mail claim is 400 email_required. Attempts are limited per client IP (10 in 15 minutes that do not sign in; 429 rate_limited with Retry-After), besides TANDEM_RATE_LIMIT_IP per minute.
          */
         post: operations["signInWithApple"];
         delete?: never;
@@ -2679,12 +2679,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description busy: too many password checks (or image decodes) are running at once and none came free within a few seconds; nothing changed, retry after Retry-After seconds (sent with busy only). A burst queues first: only a sustained flood is turned away. Otherwise unavailable, as every route: the database or a store it depends on is not answering, or the server is stopping. */
+        /** @description busy: too many password checks (or image decodes) are running at once and none came free within a few seconds; nothing changed, retry after Retry-After seconds (sent with busy, and with unavailable when a sign-in provider cannot be reached). A burst queues first: only a sustained flood is turned away. Otherwise unavailable, as every route: the database or a store it depends on is not answering, or the server is stopping. */
         UnavailableOrBusy: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Referrer-Policy": components["headers"]["Referrer-Policy"];
-                /** @description seconds to wait before retrying (busy only) */
+                /** @description seconds to wait before retrying (busy, and a sign-in whose provider cannot be reached) */
                 "Retry-After"?: string;
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3288,6 +3288,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description addition, optional: the authorizationCode Apple's SDK returned beside the ID token (send it at least on the first sign-in, and whenever the app has one). With TANDEM_SIGNIN's apple team key configured, the server redeems it at Apple's token endpoint before the ID token is spent and keeps the refresh token, encrypted, to revoke it at Apple when the account is deleted or Apple is unlinked; without that key it is ignored. A code Apple refuses (used, expired, another app's) or issued for another subject than the ID token is 401 invalid_token and nothing is created; Apple unreachable is 503 unavailable with Retry-After, nothing created or spent: send the same request again. */
+                    authorizationCode?: string;
                     familyName?: string;
                     /** @description Apple sends the name to the app on the first sign-in only: a new account takes it as its displayName */
                     givenName?: string;
