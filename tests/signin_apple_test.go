@@ -153,9 +153,11 @@ func TestAppleDownAtSignInIs503(t *testing.T) {
 
 // TestAppleCodeRefused: a code Apple refuses (used), or one issued for
 // another subject than the ID token beside it, is 401 and creates nothing;
-// the grant made for the other subject is revoked at once.
+// the grant made for the other subject is dropped, never revoked (revoking
+// it would end that user's authorization, and their own sign-in).
 func TestAppleCodeRefused(t *testing.T) {
-	eachProfileSigningIn(t, func(t *testing.T, h *harness, p idProviders) {
+	eachProfileOwn(t, ownApple, func(t *testing.T, h *harness, w *appleWorld) {
+		p := w.idProviders
 		refused := errBody("invalid_token", "the authorization code is not valid; sign in with Apple again")
 		r, code := h.signInWithCode(p, "apple-max", "max@x.io", nil)
 		expect(t, r, 200, signInOK(true))
@@ -165,7 +167,12 @@ func TestAppleCodeRefused(t *testing.T) {
 		other := p.apple.Code(appleClient, "apple-someone-else")
 		expect(t, h.signInWith("apple", p.apple.Sign(t, h.appleClaims(p, "apple-new", "new@x.io")),
 			map[string]any{"authorizationCode": other}), 401, refused)
-		p.apple.WaitRevoked(t, p.apple.RefreshToken(other), revokeWait)
+		if n, err := w.queue.PendingRevocations(context.Background()); err != nil || n != 0 {
+			t.Fatalf("%d revocations queued (%v): a grant not kept is dropped", n, err)
+		}
+		if got := p.apple.Revoked(); len(got) != 0 {
+			t.Fatalf("revoked %v", got)
+		}
 		// Nothing was made for apple-new: its first good sign-in creates it.
 		expect(t, h.signInWith("apple", p.apple.Sign(t, h.appleClaims(p, "apple-new", "new@x.io")), nil), 200, signInOK(true))
 	})

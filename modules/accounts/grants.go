@@ -132,70 +132,48 @@ type Revocations interface {
 	PendingRevocations(ctx context.Context) (int, error)
 }
 
-// pendingGrant is a grant redeemed for a sign-in that has not committed.
-type pendingGrant struct {
-	provider, subject, client, token string
-	sealed                           string
-}
-
 // redeem exchanges the authorization code sent beside an Apple ID token
-// (claim c, verified) for its grant, sealed for the identity. Nil without a
+// (claim c, verified) for its grant, sealed for the identity: "" without a
 // code, or without Apple's key configured (the code is then ignored and the
 // sign-in goes on with the ID token alone, as before codes were taken).
-// Apple unreachable: 503 with Retry-After, nothing spent or written, so
-// the same request may be sent again. A code Apple refuses, or one whose ID
-// token names another subject than c: 401, and a grant made for another
-// subject is revoked at once (it is not ours to keep).
-func (s *Service) redeem(ctx context.Context, c IdentityClaim, code string) (*pendingGrant, error) {
+// Apple unreachable: 503 with Retry-After, nothing spent or written, so the
+// same request may be sent again. A code Apple refuses, or one whose ID
+// token names another subject than c: 401, and nothing is kept.
+//
+// A grant that is not kept (that case, or a sign-in failing after the
+// exchange) is dropped, never revoked: revoking any of a user's grants ends
+// the whole authorization of that user and app at Apple, and so the grant
+// an identity of theirs may hold and their app's signed-in state. Only the
+// grant of an identity that goes is revoked.
+func (s *Service) redeem(ctx context.Context, c IdentityClaim, code string) (string, error) {
 	if code == "" || s.grants == nil || c.Provider != ProviderApple {
-		return nil, nil
+		return "", nil
 	}
 	if len(code) > MaxAuthorizationCode {
-		return nil, ErrAuthorizationCode()
+		return "", ErrAuthorizationCode()
 	}
 	g, err := s.grants.Exchange(ctx, c.Provider, c.Client, code)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	p := &pendingGrant{provider: c.Provider, subject: g.Subject, client: c.Client, token: g.RefreshToken}
+	if g.Subject != c.Subject {
+		return "", ErrAuthorizationCode()
+	}
 	if g.RefreshToken == "" {
-		return nil, core.Internal(errors.New("accounts: the provider's answer carries no refresh token"))
+		return "", core.Internal(errors.New("accounts: the provider's answer carries no refresh token"))
 	}
 	plain, err := json.Marshal(sealedGrant{Client: c.Client, Token: g.RefreshToken})
 	if err != nil {
-		return nil, core.Internal(err)
+		return "", core.Internal(err)
 	}
-	if p.sealed, err = s.sealer.Seal(string(plain), grantContext(p.provider, p.subject)); err != nil {
-		return nil, core.Internal(err)
+	sealed, err := s.sealer.Seal(string(plain), grantContext(c.Provider, c.Subject))
+	if err != nil {
+		return "", core.Internal(err)
 	}
-	if len(p.sealed) > MaxSealedGrant {
-		return nil, core.Internal(fmt.Errorf("accounts: a sealed grant of %d bytes, more than %d", len(p.sealed), MaxSealedGrant))
+	if len(sealed) > MaxSealedGrant {
+		return "", core.Internal(fmt.Errorf("accounts: a sealed grant of %d bytes, more than %d", len(sealed), MaxSealedGrant))
 	}
-	if g.Subject != c.Subject {
-		s.discard(ctx, p, "")
-		return nil, ErrAuthorizationCode()
-	}
-	return p, nil
-}
-
-// discard gives up a grant its sign-in did not keep: queued for revocation,
-// or, when even that fails (the database is what failed the sign-in),
-// revoked at once; a failure of both is reported.
-func (s *Service) discard(ctx context.Context, p *pendingGrant, userID string) {
-	if p == nil {
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
-	err := s.revocations.QueueRevocation(ctx, RevocationOf(p.provider, p.subject, userID, p.sealed))
-	if err == nil {
-		s.wakeRevoker()
-		return
-	}
-	rctx, cancel := context.WithTimeout(ctx, revokeTimeout)
-	defer cancel()
-	if rerr := s.grants.Revoke(rctx, p.provider, p.client, p.token); rerr != nil && !errors.Is(rerr, ErrGrantGone) {
-		s.logFailure(ctx, "revoke a grant the sign-in did not keep", errors.Join(err, rerr))
-	}
+	return sealed, nil
 }
 
 // wakeRevoker asks for a revocation pass after a commit that may have
@@ -206,14 +184,14 @@ func (s *Service) wakeRevoker() {
 	}
 }
 
-// withGrant has decide's update keep p's sealed grant on the identity.
-func withGrant(decide SignInDecision, p *pendingGrant) SignInDecision {
-	if p == nil {
+// withGrant has decide's update keep the sealed grant on the identity.
+func withGrant(decide SignInDecision, sealed string) SignInDecision {
+	if sealed == "" {
 		return decide
 	}
 	return func(st SignInState) (SignInUpdate, error) {
 		u, err := decide(st)
-		u.RefreshToken = p.sealed
+		u.RefreshToken = sealed
 		return u, err
 	}
 }

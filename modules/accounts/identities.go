@@ -239,7 +239,7 @@ func errNotLinked() error {
 // attempt is reserved per client IP before the token is checked, and given
 // back when it signs in, like a login. Apple's authorization code, when
 // sent, is redeemed after the token is verified and before it is spent
-// (redeem), and its grant is written with the sign-in or given up with it.
+// (redeem), and its grant is written with the sign-in or dropped with it.
 func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userID, token string, created bool, err error) {
 	if s.idTokens == nil {
 		return "", "", false, core.Unauthorized("invalid_token", "the ID token is not valid")
@@ -264,7 +264,6 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 		return "", "", false, err
 	}
 	if err := s.spendIDToken(ctx, c); err != nil {
-		s.discard(ctx, grant, "")
 		return "", "", false, err
 	}
 	var u SignInUpdate
@@ -274,7 +273,6 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 			continue // a concurrent first sign-in stored it: decide again on what it wrote
 		}
 		if err != nil {
-			s.discard(ctx, grant, "")
 			return "", "", false, err
 		}
 		break

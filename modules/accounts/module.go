@@ -18,7 +18,7 @@ var Module = fx.Module("accounts", fx.Provide(
 	func(d deps) (*Service, error) {
 		return NewService(Deps{Repo: d.Repo, Sender: d.Sender, Hasher: d.Hasher, Cache: d.Cache, Limiter: d.Limiter,
 			Bus: d.Bus, Clock: d.Clock, IDs: d.IDs, Admins: d.Admins, IDTokens: d.IDTokens, Texts: d.Texts,
-			Report: d.Report, Grants: d.Grants, Sealer: d.Sealer, Revocations: d.Revocations, Revoker: d.Revoker})
+			Report: d.Report, Grants: d.Grants, Sealer: d.Sealer, Revoker: d.Revoker})
 	},
 ))
 
@@ -51,8 +51,7 @@ type deps struct {
 	Texts    core.Translator
 	Report   Reporter `optional:"true"`
 	// Grants and Sealer are bound by bootstrap with Apple's team key.
-	Grants      ProviderGrants `optional:"true"`
-	Sealer      Sealer         `optional:"true"`
-	Revocations Revocations
-	Revoker     *Revoker
+	Grants  ProviderGrants `optional:"true"`
+	Sealer  Sealer         `optional:"true"`
+	Revoker *Revoker
 }

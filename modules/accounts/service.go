@@ -33,15 +33,15 @@ type Service struct {
 	notifier Notifier
 	// idTokens verifies sign-in ID tokens; nil when no provider is configured.
 	idTokens IDTokenVerifier
+	texts    core.Translator // the mails' language
+	report   Reporter
+	dummy    string // a real hash, verified on unknown e-mails so timing reveals nothing
+
 	// grants redeems Apple's authorization codes, sealed at rest by sealer;
 	// nil when Apple's team key is not configured (codes are ignored).
-	grants      ProviderGrants
-	sealer      Sealer
-	revocations Revocations
-	revoker     *Revoker        // woken after a commit that may queue a revocation; nil: its periodic pass
-	texts       core.Translator // the mails' language
-	report      Reporter
-	dummy       string // a real hash, verified on unknown e-mails so timing reveals nothing
+	grants  ProviderGrants
+	sealer  Sealer
+	revoker *Revoker // woken after a commit that may queue a revocation; nil: its periodic pass
 }
 
 // Deps groups the Service's collaborators (the list is long; names beat order).
@@ -64,14 +64,12 @@ type Deps struct {
 	Texts core.Translator
 	// Report hears of what failed after a commit (nil: nobody).
 	Report Reporter
-	// Grants, Sealer and Revocations redeem Apple's authorization codes,
-	// seal their grants and queue their revocation (grants.go); all three
-	// or none (codes are then ignored). Revoker is woken after each commit
-	// that may queue a revocation.
-	Grants      ProviderGrants
-	Sealer      Sealer
-	Revocations Revocations
-	Revoker     *Revoker
+	// Grants and Sealer redeem Apple's authorization codes and seal their
+	// grants (grants.go); both or neither (codes are then ignored). Revoker
+	// is woken after each commit that may queue a revocation.
+	Grants  ProviderGrants
+	Sealer  Sealer
+	Revoker *Revoker
 }
 
 func NewService(d Deps) (*Service, error) {
@@ -82,8 +80,8 @@ func NewService(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("accounts: hasher: %w", err)
 	}
-	if d.Grants != nil && (d.Sealer == nil || d.Revocations == nil) {
-		return nil, fmt.Errorf("accounts: provider grants without a Sealer and a Revocations queue")
+	if d.Grants != nil && d.Sealer == nil {
+		return nil, fmt.Errorf("accounts: provider grants without a Sealer")
 	}
 	admins := make(Admins, len(d.Admins))
 	for i, a := range d.Admins {
@@ -91,8 +89,7 @@ func NewService(d Deps) (*Service, error) {
 	}
 	return &Service{repo: d.Repo, sender: d.Sender, hasher: d.Hasher, cache: d.Cache, limiter: d.Limiter,
 		bus: d.Bus, clock: d.Clock, ids: d.IDs, admins: admins, dummy: dummy, idTokens: d.IDTokens,
-		texts: d.Texts, report: d.Report, grants: d.Grants, sealer: d.Sealer, revocations: d.Revocations,
-		revoker: d.Revoker}, nil
+		texts: d.Texts, report: d.Report, grants: d.Grants, sealer: d.Sealer, revoker: d.Revoker}, nil
 }
 
 // UseNotifier tells the service how to notify a user (bootstrap calls it
