@@ -29,7 +29,7 @@ trap cleanup EXIT
 npmq() { npm --no-audit --no-fund --no-update-notifier "$@"; }
 
 (cd "$root" && $GO build -o "$work/tandem" ./cmd/tandem)
-GO=$GO bash "$root/scripts/client.sh" --check
+GO=$GO CLIENT_TANDEM_BIN="$work/tandem" bash "$root/scripts/client.sh" --check
 
 # The package as it ships.
 tgz=$(cd "$pkg" && npmq pack --pack-destination "$work" --loglevel=warn | tail -n 1)

@@ -24,7 +24,13 @@ esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && $GO run ./cmd/tandem openapi) > "$tmp/openapi.json"
+# CLIENT_TANDEM_BIN: a tandem binary already built (scripts/client-test.sh passes its
+# own; not a TANDEM_ name, which the binary would refuse as an unknown setting)
+if [ -n "${CLIENT_TANDEM_BIN:-}" ]; then
+  "$CLIENT_TANDEM_BIN" openapi > "$tmp/openapi.json"
+else
+  (cd "$root" && $GO run ./cmd/tandem openapi) > "$tmp/openapi.json"
+fi
 
 cd "$pkg"
 if [ ! -x node_modules/.bin/openapi-typescript ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
