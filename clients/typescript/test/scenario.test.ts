@@ -161,7 +161,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     const noKey = new TandemClient({ baseUrl: BASE, token: ann.c.token! });
     await assert.rejects(
       noKey.sendMessage("hi"),
-      (e: unknown) => e instanceof TandemError && e.status === 401 && e.code === "unauthorized",
+      (e: unknown) => e instanceof TandemError && e.status === 401 && e.code === "invalid_api_key",
     );
   });
 
