@@ -88,8 +88,8 @@ generate: ## regenerate the gomock mocks (mockgen pinned in each go:generate lin
 client: ## regenerate the TypeScript client's types from tandem openapi (pinned openapi-typescript) and type-check them under strict (scripts/client.sh)
 	GO=$(GO) bash scripts/client.sh
 
-client-check: ## fail when clients/typescript/src/schema.d.ts drifted from the document, then type-check (scripts/client.sh --check)
+client-check: ## fail when clients/typescript/src/schema.ts drifted from the document, then type-check (scripts/client.sh --check)
 	GO=$(GO) bash scripts/client.sh --check
 
-client-test: ## the drift check, then the TypeScript client's scenario tests against a real tandem serve on the memory profile (scripts/client-test.sh)
+client-test: ## the drift check, npm pack, a fresh app that installs the tarball and type-checks under strict, then the TypeScript client's tests from that app against a real tandem serve on the memory profile (scripts/client-test.sh)
 	GO=$(GO) bash scripts/client-test.sh

@@ -46,7 +46,7 @@ func benchHome(b *testing.B, ahead int) {
 		}
 		b.Run(p.name, func(b *testing.B) {
 			var db *sqlstore.DB
-			h := newHarness(b, p, withFx(fx.Populate(&db)))
+			h := newHarness(b, p, withFx(fx.Populate(&db)), withUnboundedWrites()) // 300 events a partner at one instant
 			seedCouples(b, db, homeCouples)
 			a, c := h.newUser("home-a@x.io"), h.newUser("home-b@x.io")
 			h.pair(a, c)

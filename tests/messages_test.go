@@ -154,7 +154,7 @@ func TestMessageErrors(t *testing.T) {
 		u := h.newUser("a@x.io")
 		at := h.Clock.Now().UnixMilli()
 		seed := h.sendMessage(u, "seed")
-		badKey := errBody("unauthorized", "missing or invalid X-API-Key")
+		badKey := errBadKey
 		list, sendPath := "/api/messages/list", "/api/messages/send"
 		send := func(body any) req { return POST(sendPath, body).withKey() }
 		unchanged := func(t *testing.T, h *harness) {

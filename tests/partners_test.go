@@ -278,7 +278,7 @@ func TestPartnerConnectionErrors(t *testing.T) {
 		get := func(u, of user) req { return GET("/api/partnerConnections/get/" + of.ID).withKey().by(u) }
 		badCode := errInvalid("connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
 		badLinkCode := errInvalid("connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
-		badKey := errBody("unauthorized", "missing or invalid X-API-Key")
+		badKey := errBadKey
 		paired := errBody("already_paired", "you are already paired")
 		taken := errBody("conflict", "connection code already taken")
 		unchanged := func(t *testing.T, h *harness) {

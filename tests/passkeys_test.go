@@ -285,7 +285,7 @@ func TestWellKnownAssociationFiles(t *testing.T) {
 				`"target":{"namespace":"android_app","package_name":"app.tandem.beta","sha256_cert_fingerprints":["` + fp + `","` + fp[:len(fp)-2] + `E6"]}}]`},
 	} {
 		r := h.get(tc.path, "")
-		if r.Status != 200 || string(r.Body) != tc.want {
+		if r.Status != 200 || string(r.Body) != tc.want+"\n" {
 			t.Fatalf("%s: %d\n%s\nwant\n%s", tc.path, r.Status, r.Body, tc.want)
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "application/json" {

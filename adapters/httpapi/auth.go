@@ -105,7 +105,9 @@ func requireAdmin(c *fiber.Ctx) error {
 }
 
 // requireAPIKey checks X-API-Key against the configured service keys in
-// constant time. With no keys configured every request is refused.
+// constant time. With no keys configured every request is refused. Its
+// code is invalid_api_key, not unauthorized: the app's build holds a wrong
+// key, and its user's session is fine (an app signs out on unauthorized).
 func requireAPIKey(keys []string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		got := []byte(c.Get("X-API-Key"))
@@ -114,7 +116,7 @@ func requireAPIKey(keys []string) fiber.Handler {
 			ok |= subtle.ConstantTimeCompare(got, []byte(k))
 		}
 		if len(got) == 0 || ok != 1 {
-			return core.Unauthorized("unauthorized", "missing or invalid X-API-Key")
+			return core.Unauthorized("invalid_api_key", "missing or invalid X-API-Key")
 		}
 		return c.Next()
 	}

@@ -45,6 +45,9 @@ func NewDocsHandler(cfg Config) (*docsHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A newline ends it, as encodeJSON ends every answer; doc is shared
+	// (Document caches it), so the newline goes on a copy.
+	doc = append(doc[:len(doc):len(doc)], '\n')
 	return &docsHandler{document: doc, csp: docsCSP(cfg.PublicURL)}, nil
 }
 

@@ -62,14 +62,14 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			app := fiber.New(fiber.Config{ErrorHandler: NewErrorHandler(zap.NewNop())})
+			app := fiber.New(fiber.Config{ErrorHandler: NewErrorHandler(zap.NewNop()), JSONEncoder: encodeJSON})
 			app.Get("/", func(*fiber.Ctx) error { return tc.err })
 			res, err := app.Test(httptest.NewRequest("GET", "/", nil))
 			if err != nil {
 				t.Fatal(err)
 			}
 			body, _ := io.ReadAll(res.Body)
-			if res.StatusCode != tc.status || string(body) != tc.body {
+			if res.StatusCode != tc.status || string(body) != tc.body+"\n" {
 				t.Fatalf("got %d %s\nwant %d %s", res.StatusCode, body, tc.status, tc.body)
 			}
 			if got := res.Header.Get("Retry-After"); got != tc.retryAfter {

@@ -79,7 +79,7 @@ func FuzzEventBody(f *testing.F) {
 			}
 		}
 		stored := a.must(t, "GET", base+e.ID, a.user.Token, nil)
-		if !bytes.Equal(stored, append(bytes.TrimSuffix(b, []byte("}")), []byte(`,"isPartnerEvent":false}`)...)) {
+		if !bytes.Equal(stored, append(bytes.TrimSuffix(b, []byte("}\n")), []byte(`,"isPartnerEvent":false}`+"\n")...)) {
 			t.Fatalf("answered %s, stored %s", b, stored)
 		}
 	})

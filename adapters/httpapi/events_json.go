@@ -15,10 +15,10 @@ import (
 
 var eventsJSONBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// sendEventsJSON answers with es as c.JSON would.
+// sendEventsJSON answers with es as c.JSON would (encodeJSON: a newline ends it).
 func sendEventsJSON(c *fiber.Ctx, es []eventJSON) error {
 	bp := eventsJSONBufs.Get().(*[]byte)
-	b := appendEventsJSON((*bp)[:0], es)
+	b := append(appendEventsJSON((*bp)[:0], es), '\n')
 	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
 	c.Response().SetBody(b) // copies
 	*bp = b

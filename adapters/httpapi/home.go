@@ -155,7 +155,7 @@ func (h *homeHandler) get(c *fiber.Ctx) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-	return c.Send(body)
+	return c.Send(append(body, '\n')) // as encodeJSON ends every answer
 }
 
 // read gathers the parts; an unpaired caller gets no couple's parts.

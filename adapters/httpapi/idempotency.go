@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -73,7 +74,7 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, replay.ContentType)
 		}
 		c.Set(HeaderReplayed, "true")
-		return c.Send(replay.Body)
+		return c.Send(endedJSON(replay.ContentType, replay.Body))
 	}
 	settled := false
 	defer func() {
@@ -101,6 +102,15 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 	}
 	g.settle(c, func(ctx context.Context) error { return g.svc.Finish(ctx, claim, sum, answer) })
 	return nil
+}
+
+// endedJSON is a kept JSON answer ending with a newline, as encodeJSON
+// ends every answer now: those kept by an earlier version have none.
+func endedJSON(contentType string, body []byte) []byte {
+	if len(body) == 0 || body[len(body)-1] == '\n' || !strings.HasPrefix(contentType, fiber.MIMEApplicationJSON) {
+		return body
+	}
+	return append(body[:len(body):len(body)], '\n')
 }
 
 // settle stores or releases a key after the answer was made. A failure is

@@ -4,6 +4,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"sync/atomic"
@@ -96,6 +97,7 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
 		ErrorHandler: NewErrorHandler(log),
+		JSONEncoder:  encodeJSON,
 		// Bodies are streamed: this only sizes fasthttp's first read of one
 		// (at most 8 KiB); settleBody and limitBody enforce the limits.
 		StreamRequestBody:     true,
@@ -127,6 +129,18 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 		cors.New(cors.Config{AllowOrigins: cfg.CORSOrigins, ExposeHeaders: "X-Request-Id, X-Next-Cursor, Retry-After, Idempotent-Replayed"}),
 		failFast(breaker), requestDeadline(cfg.RequestTimeout), limitBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), authenticate(auth))...)
 	return app
+}
+
+// encodeJSON is every c.JSON answer's encoder, the error mapper's included:
+// json.Marshal's bytes and a newline, so that an answer printed in a
+// terminal (curl) does not run into the prompt. The routes that write JSON
+// themselves end it alike (sendEventsJSON, home, /openapi.json).
+func encodeJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 func (s *Server) start(context.Context) error {

@@ -1,5 +1,5 @@
 // Tandem's TypeScript client: a thin hand-written layer over types generated from the
-// service's OpenAPI document (src/schema.d.ts, `make client`) and openapi-fetch.
+// service's OpenAPI document (src/schema.ts, `make client`) and openapi-fetch.
 //
 // Everything typed here is derived from the generated types, so regenerating after the
 // document changes (an error code enum, named action schemas, a LiveEvent union) tightens
@@ -296,9 +296,10 @@ export class TandemClient {
 
   /**
    * Open the live partner stream (Server-Sent Events over fetch streaming): each event is
-   * `{id, type, data}` with `data` the JSON the REST read returns. Reconnects with
+   * `{id, event, data}` with `data` the JSON the REST read returns. Reconnects with
    * Last-Event-ID after a dropped connection or an `end` the client may come back from
-   * (`shutdown`, `lagging`); stops on `revoked`, `expired` and `replaced`, or on close().
+   * (`shutdown`, `lagging`); stops on `revoked`, `expired` and `replaced`, on a 4xx answer
+   * (401, 403, ...), or on close(), after which no handler is called.
    */
   stream(handlers: StreamHandlers, opts: StreamOptions = {}): LiveStream {
     return new LiveStream(this, this.fetchImpl, this.me(opts.userId), handlers, opts);
@@ -330,17 +331,36 @@ export type LiveEvent = ([LiveEventFromDoc] extends [never]
 /** The `event:` names of LiveEvent. */
 export type LiveEventType = LiveEvent["event"];
 
+/** The data of the live event named T: `LiveEventData<"message.sent">` is the Message schema. */
+export type LiveEventData<T extends LiveEventType> = LiveEvent extends infer E
+  ? E extends { event: infer N; data: infer D }
+    ? T extends N
+      ? D
+      : never
+    : never
+  : never;
+
 /** Why the server ended a stream (`event: end`, data `{reason}`); the document's enum once it has one. */
 export type EndReason = [LiveEndFromDoc] extends [never]
   ? "revoked" | "expired" | "lagging" | "replaced" | "shutdown" | (string & {})
   : LiveEndFromDoc;
 
+/**
+ * What the stream calls. Every handler is optional; none is called after close(), not even
+ * for events that arrived in the same read as one whose handler called close().
+ */
 export interface StreamHandlers {
+  /** A live event (`message.sent`, `event.created`, ...): narrow on `e.event` to type `e.data`. */
   onEvent?: (e: LiveEvent) => void;
-  /** `event: reset`: events may have been missed; refetch over REST. */
+  /** `event: reset`: events may have been missed; refetch over REST, then carry on. */
   onReset?: () => void;
-  /** `event: end`, before the server closes the stream. */
+  /** `event: end`, before the server closes the stream (reconnects unless the reason is final). */
   onEnd?: (reason: EndReason) => void;
+  /**
+   * A connection is open: the server answered 200 with a body, before any of its events.
+   * Called once per connection, so again after each reconnection (the retry delay starts
+   * over then). Events replayed for Last-Event-ID come after it.
+   */
   onOpen?: () => void;
   /** A failed connection (the stream retries unless the error is final, e.g. 401/403). */
   onError?: (err: unknown) => void;
@@ -372,6 +392,7 @@ export class LiveStream {
   readonly done: Promise<StreamClose>;
   private readonly abort = new AbortController();
   private resolveDone!: (c: StreamClose) => void;
+  private stopped = false;
 
   constructor(
     private readonly client: TandemClient,
@@ -385,10 +406,20 @@ export class LiveStream {
     void this.run();
   }
 
-  /** Stop: aborts the connection and settles done with {kind: "closed"} at once. */
+  /**
+   * Stop: aborts the connection and settles done with {kind: "closed"} at once (unless it
+   * had settled already). No handler is called after it, even when called from a handler.
+   */
   close(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     this.abort.abort();
     this.resolveDone({ kind: "closed" });
+  }
+
+  /** Whether close() was called. */
+  get closed(): boolean {
+    return this.stopped;
   }
 
   private async run(): Promise<void> {
@@ -400,13 +431,13 @@ export class LiveStream {
       try {
         reason = await this.connectOnce(() => (delay = base));
       } catch (err) {
-        if (this.abort.signal.aborted) return this.resolveDone({ kind: "closed" });
+        if (this.stopped) return;
         this.h.onError?.(err);
         if (err instanceof TandemError && err.status >= 400 && err.status < 500 && err.status !== 429) {
           return this.resolveDone({ kind: "error", error: err });
         }
       }
-      if (this.abort.signal.aborted) return this.resolveDone({ kind: "closed" });
+      if (this.stopped) return;
       if (reason !== undefined && FINAL_REASONS.has(reason)) {
         return this.resolveDone({ kind: "end", reason });
       }
@@ -414,6 +445,7 @@ export class LiveStream {
         return this.resolveDone(reason !== undefined ? { kind: "end", reason } : { kind: "closed" });
       }
       await sleep(delay, this.abort.signal);
+      if (this.stopped) return;
       delay = Math.min(delay * 2, max);
     }
   }
@@ -426,12 +458,19 @@ export class LiveStream {
     if (this.lastEventId) headers["Last-Event-ID"] = this.lastEventId;
     const url = `${this.client.baseUrl}/api/users/user/${encodeURIComponent(this.userId)}/stream`;
     const res = await this.fetchImpl(url, { headers, signal: this.abort.signal });
+    if (this.stopped) {
+      void res.body?.cancel().catch(() => {});
+      return undefined;
+    }
     if (!res.ok) throw await errorFromResponse(res);
     if (!res.body) throw new TandemError(res.status, undefined, "stream: no body", res);
     opened();
     this.h.onOpen?.();
     let endReason: EndReason | undefined;
+    // One read may hold several events: a handler's close() stops the rest (the loop's
+    // exit cancels the body).
     for await (const msg of parseSSE(res.body)) {
+      if (this.stopped) break;
       if (msg.id !== undefined) this.lastEventId = msg.id;
       if (msg.event === "end") {
         endReason = parseReason(msg.data);
@@ -494,10 +533,14 @@ export async function* parseSSE(body: ReadableStream<Uint8Array>): AsyncGenerato
   let id: string | undefined;
   let sawField = false;
   const reader = body.getReader();
+  let finished = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) {
+        finished = true;
+        break;
+      }
       buf += decoder.decode(value, { stream: true });
       let nl: number;
       while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
@@ -523,6 +566,8 @@ export async function* parseSSE(body: ReadableStream<Uint8Array>): AsyncGenerato
       }
     }
   } finally {
-    reader.releaseLock();
+    // left early (the consumer stopped, or a read failed): nobody reads the rest
+    if (finished) reader.releaseLock();
+    else void reader.cancel().catch(() => {});
   }
 }

@@ -1,5 +1,7 @@
 // Scenario tests against a real `tandem serve` (scripts/client-test.sh starts one on the
 // memory profile with TANDEM_MAIL=log and passes TANDEM_URL, TANDEM_LOG, TANDEM_API_KEY).
+// They import the package by its name: the script runs them in a fresh app that installed
+// the packed tarball.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -12,7 +14,7 @@ import {
   type LiveEvent,
   type LiveStream,
   type StreamClose,
-} from "../src/index.js";
+} from "@tandem/client";
 
 const BASE = process.env.TANDEM_URL ?? "http://127.0.0.1:18190";
 const LOG = process.env.TANDEM_LOG ?? "";
@@ -159,7 +161,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     const noKey = new TandemClient({ baseUrl: BASE, token: ann.c.token! });
     await assert.rejects(
       noKey.sendMessage("hi"),
-      (e: unknown) => e instanceof TandemError && e.status === 401 && e.code === "unauthorized",
+      (e: unknown) => e instanceof TandemError && e.status === 401 && e.code === "invalid_api_key",
     );
   });
 
@@ -214,8 +216,10 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     assert.ok(sent.id);
     const live = await waitFor(events, (e) => e.event === "message.sent");
     assert.equal(live.id !== "", true);
-    assert.deepEqual((live.data as { id: string; body: string; author: string }).body, "hello from ann");
-    assert.equal((live.data as { author: string }).author, ann.id);
+    assert.ok(live.event === "message.sent");
+    // typed by the document: data is a Message
+    assert.deepEqual(live.data, { id: sent.id, body: "hello from ann", author: ann.id, createdAt: live.data.createdAt });
+    assert.equal(typeof live.data.createdAt, "number");
     const list = await bob.c.listMessages();
     assert.equal(list[0]?.id, sent.id);
     assert.equal(list[0]?.body, "hello from ann");
@@ -230,7 +234,9 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     assert.equal(seen.id, ev.id);
     assert.equal((seen as { isPartnerEvent?: boolean }).isPartnerEvent, true);
     const live = await waitFor(events, (e) => e.event === "event.created");
-    assert.equal((live.data as { id: string }).id, ev.id);
+    assert.ok(live.event === "event.created");
+    assert.equal(live.data.id, ev.id);
+    assert.equal(live.data.title, "Dinner");
     assert.equal((await ann.c.listEvents()).some((x) => x.id === ev.id), true);
   });
 
@@ -261,10 +267,59 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     const missed: LiveEvent[] = [];
     const sent = await ann.c.sendMessage("while you were away");
     const again = bob.c.stream({ onEvent: (e) => missed.push(e) }, { lastEventId: last, reconnect: false });
-    const e = await waitFor(missed, (x) => x.event === "message.sent" && (x.data as { id: string }).id === sent.id);
+    const e = await waitFor(missed, (x) => x.event === "message.sent" && x.data.id === sent.id);
     assert.ok(e);
     again.close();
     assert.deepEqual(await withTimeout(again.done, 3000, "close"), { kind: "closed" });
+  });
+
+  // Three messages Bob's open stream has seen: a stream resuming before them gets the three
+  // replayed in one write, so one read holds them all.
+  const before = stream.lastEventId;
+  assert.ok(before, "the stream saw ids");
+  const three: string[] = [];
+  for (const n of [1, 2, 3]) three.push((await ann.c.sendMessage(`replayed ${n}`)).id);
+  await waitFor(events, (e) => e.event === "message.sent" && e.data.id === three[2]);
+
+  /** Opens Bob's stream from `before`; `stopIn` picks the handler that calls close(). */
+  async function closeFrom(stopIn: "onOpen" | "onEvent"): Promise<string[]> {
+    const calls: string[] = [];
+    const s: LiveStream = bob.c.stream(
+      {
+        onOpen: () => {
+          calls.push("open");
+          if (stopIn === "onOpen") s.close();
+        },
+        onEvent: (e) => {
+          calls.push(e.event === "message.sent" ? `message ${e.data.body}` : e.event);
+          if (stopIn === "onEvent") s.close();
+        },
+        onReset: () => calls.push("reset"),
+        onEnd: (r) => calls.push(`end ${r}`),
+        onError: (err) => calls.push(`error ${String(err)}`),
+      },
+      { lastEventId: before, retryMs: 50 },
+    );
+    assert.deepEqual(await withTimeout(s.done, 5000, `close in ${stopIn}`), { kind: "closed" });
+    assert.equal(s.closed, true);
+    return calls;
+  }
+
+  await t.test("close() in onEvent: the events of the same read are not delivered, nor anything later", async () => {
+    const calls = await closeFrom("onEvent");
+    // a live message after the close, which Bob's other stream receives
+    const later = await ann.c.sendMessage("after the close");
+    await waitFor(events, (e) => e.event === "message.sent" && e.data.id === later.id);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(calls, ["open", "message replayed 1"]);
+  });
+
+  await t.test("close() in onOpen: no event at all, though the replay was on its way", async () => {
+    const calls = await closeFrom("onOpen");
+    const later = await ann.c.sendMessage("after the second close");
+    await waitFor(events, (e) => e.event === "message.sent" && e.data.id === later.id);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(calls, ["open"]);
   });
 
   await t.test("logout ends the stream with reason revoked", async () => {

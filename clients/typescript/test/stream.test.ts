@@ -1,15 +1,15 @@
 // The stream's reconnection rules, on a fake fetch (no server).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TandemClient, TandemError, type LiveEvent } from "../src/index.js";
+import { TandemClient, TandemError, type LiveEvent } from "@tandem/client";
 
 function sse(text: string, status = 200): Response {
   return new Response(text, { status, headers: { "Content-Type": "text/event-stream" } });
 }
 
-function fakeServer(answers: Array<() => Response>) {
+function fakeServer(answers: Array<() => Response | Promise<Response>>) {
   const seen: Array<{ url: string; headers: Headers }> = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImpl = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     seen.push({ url: String(input), headers: new Headers(init?.headers) });
     const next = answers.shift();
     if (!next) return new Promise<Response>(() => {}); // hang until aborted
@@ -75,4 +75,84 @@ test("401 is final; close() ends a waiting stream", async () => {
   // the fake fetch ignores the abort signal, so close() must not depend on fetch settling
   const r = await Promise.race([s2.done, new Promise((r) => setTimeout(() => r("timeout"), 500))]);
   assert.deepEqual(r, { kind: "closed" });
+});
+
+test("close() in a handler: the rest of the read, reset and end are not delivered", async () => {
+  const { seen, fetchImpl } = fakeServer([
+    () =>
+      sse(
+        'id: 1\nevent: message.sent\ndata: {"id":"m1"}\n\nid: 2\nevent: message.sent\ndata: {"id":"m2"}\n\n' +
+          'event: reset\ndata: {}\n\nevent: end\ndata: {"reason":"shutdown"}\n\n',
+      ),
+  ]);
+  const c = new TandemClient({ baseUrl: "http://x", token: "T", fetch: fetchImpl });
+  const calls: string[] = [];
+  const s = c.stream(
+    {
+      onOpen: () => calls.push("open"),
+      onEvent: (e) => {
+        calls.push(`event ${e.id}`);
+        s.close();
+      },
+      onReset: () => calls.push("reset"),
+      onEnd: (r) => calls.push(`end ${r}`),
+      onError: () => calls.push("error"),
+    },
+    { userId: "u1", retryMs: 1 },
+  );
+  assert.deepEqual(await s.done, { kind: "closed" });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(calls, ["open", "event 1"]);
+  assert.equal(s.lastEventId, "1");
+  assert.equal(seen.length, 1, "no reconnection after close()");
+});
+
+test("close() before fetch answers: no onOpen, no event, no reconnection", async () => {
+  let answer!: (r: Response) => void;
+  const { seen, fetchImpl } = fakeServer([
+    // a fetch that ignores the abort signal and answers after close()
+    () => new Promise<Response>((r) => (answer = r)),
+  ]);
+  const c = new TandemClient({ baseUrl: "http://x", token: "T", fetch: fetchImpl });
+  const calls: string[] = [];
+  const s = c.stream(
+    {
+      onOpen: () => calls.push("open"),
+      onEvent: (e) => calls.push(`event ${e.id}`),
+      onEnd: (r) => calls.push(`end ${r}`),
+      onError: () => calls.push("error"),
+    },
+    { userId: "u1", retryMs: 1 },
+  );
+  await new Promise((r) => setTimeout(r, 10));
+  s.close();
+  answer(sse('id: 1\nevent: message.sent\ndata: {"id":"m1"}\n\nevent: end\ndata: {"reason":"shutdown"}\n\n'));
+  assert.deepEqual(await s.done, { kind: "closed" });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(calls, []);
+  assert.equal(seen.length, 1);
+});
+
+test("close() in onEnd while waiting to reconnect: no further connection", async () => {
+  const { seen, fetchImpl } = fakeServer([
+    () => sse('event: end\ndata: {"reason":"shutdown"}\n\n'),
+    () => sse('id: 9\nevent: message.sent\ndata: {"id":"m9"}\n\n'),
+  ]);
+  const c = new TandemClient({ baseUrl: "http://x", token: "T", fetch: fetchImpl });
+  const calls: string[] = [];
+  const s = c.stream(
+    {
+      onOpen: () => calls.push("open"),
+      onEvent: (e) => calls.push(`event ${e.id}`),
+      onEnd: (r) => {
+        calls.push(`end ${r}`);
+        setTimeout(() => s.close(), 5); // during the retry delay
+      },
+    },
+    { userId: "u1", retryMs: 40 },
+  );
+  assert.deepEqual(await s.done, { kind: "closed" });
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(calls, ["open", "end shutdown"]);
+  assert.equal(seen.length, 1);
 });

@@ -161,7 +161,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Finish registering a passkey: the body is navigator.credentials.create's answer (toJSON())
+         * Finish registering a passkey: the body is the authenticator's answer (a browser's toJSON(), Android's registrationResponseJson, or built by an iOS app)
          * @description The answer must sign a challenge the caller got from register/options, unused and unexpired: else 400 invalid_challenge (the challenge is spent by its first verify, whatever follows, and an expired one is removed). An answer that cannot be read or verified (origin, RP id, signature, flags): 400 invalid_registration. A credential already registered (to anyone): 409 passkey_exists. 401 without a token; 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After. A passkey is a new way in: only a token made by a sign-in (password, provider, passkey or mailed code) within the last 5 minutes may add one, else 403 reauthentication_required (sign in again, then retry) and nothing is stored. The owner is mailed and notified of each passkey added.
          */
         post: operations["passkeyRegisterVerify"];
@@ -201,7 +201,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Finish a passkey sign-in: the body is navigator.credentials.get's answer (toJSON()); answers as a login
+         * Finish a passkey sign-in: the body is the authenticator's answer (a browser's toJSON(), Android's authenticationResponseJson, or built by an iOS app); answers as a login
          * @description On success {success, code: signin_success, userId, token, message}: a new session, as a login's. Every refusal of the answer is 401 invalid_credentials: unreadable, a challenge unknown, already used or expired (5 minutes), an unknown passkey (deleted, or another site's), a user handle that is not the passkey's owner, a bad signature, origin or RP id, or a signature counter that did not move forward (a possibly cloned authenticator). An unverified account: 403 email_not_verified. Attempts per client IP: at most 10 in 15 minutes, each reserved before it is checked (a success gives it back); beyond, 429 rate_limited with Retry-After. 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After.
          */
         post: operations["passkeySignInVerify"];
@@ -324,7 +324,7 @@ export interface paths {
         };
         /**
          * The caller's current message thread, newest first
-         * @description Needs X-API-Key (401 without) and the bearer token (401 without). Messages belong to the partnership: while paired, both partners read the same thread; while unpaired, the caller reads their own solo thread. A new partnership starts an empty thread: a new partner never sees an earlier couple's messages, and after unpairing the former couple's thread is no longer listed to either (re-pairing, even with the same person, is a new partnership). The solo thread is not listed while paired and comes back after unpairing. A bare array, newest first (by createdAt, then id). Without limit: up to 1,000 messages (the newest). With limit (1 to 500) it pages: X-Next-Cursor carries the cursor of the next (older) page, passed back as cursor. A bad limit or cursor: 400 invalid_request.
+         * @description Needs X-API-Key (401 invalid_api_key without or with a wrong one) and the bearer token (401 unauthorized without). Messages belong to the partnership: while paired, both partners read the same thread; while unpaired, the caller reads their own solo thread. A new partnership starts an empty thread: a new partner never sees an earlier couple's messages, and after unpairing the former couple's thread is no longer listed to either (re-pairing, even with the same person, is a new partnership). The solo thread is not listed while paired and comes back after unpairing. A bare array, newest first (by createdAt, then id). Without limit: up to 1,000 messages (the newest). With limit (1 to 500) it pages: X-Next-Cursor carries the cursor of the next (older) page, passed back as cursor. A bad limit or cursor: 400 invalid_request.
          */
         get: operations["listMessages"];
         put?: never;
@@ -346,7 +346,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to the caller's current thread
-         * @description Needs X-API-Key (401 without) and the bearer token (401 without). body is required: a string, trimmed, 1 to 4,000 characters (400 invalid_request otherwise; nothing is written). The author is the caller. Reply: the spec's {success: true} plus the stored message's id and createdAt (added, so the app can place it without reading the list again). While paired, the partner is notified (category partnerActivity, "Your partner sent you a message.", never the text; coalesced, pushed at most every 10 minutes); a failed notification never fails the send. A user may send 30 messages a minute and 1,000 a UTC day by default (TANDEM_WRITE_BUDGETS): beyond, 429 rate_limited with Retry-After (the seconds to the end of the minute, or of the UTC day) and nothing is written; a request refused as invalid spends none.
+         * @description Needs X-API-Key (401 invalid_api_key without or with a wrong one) and the bearer token (401 unauthorized without). body is required: a string, trimmed, 1 to 4,000 characters (400 invalid_request otherwise; nothing is written). The author is the caller. Reply: the spec's {success: true} plus the stored message's id and createdAt (added, so the app can place it without reading the list again). While paired, the partner is notified (category partnerActivity, "Your partner sent you a message.", never the text; coalesced, pushed at most every 10 minutes); a failed notification never fails the send. A user may send 30 messages a minute and 1,000 a UTC day by default (TANDEM_WRITE_BUDGETS): beyond, 429 rate_limited with Retry-After (the seconds to the end of the minute, or of the UTC day) and nothing is written; a request refused as invalid spends none.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -366,7 +366,7 @@ export interface paths {
         put?: never;
         /**
          * Store the caller's connection code, chosen or drawn (creating again replaces the caller's own code)
-         * @description Needs X-API-Key (401 without) and the bearer token; userId must be the caller (403). A chosen code of 8 to 64 characters of [A-Za-z0-9_-], else 400 invalid_request with the message "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case"; a code that is easy to guess (see CreateConnectionRequest) 400 invalid_request with a message that says why, e.g. "connectionCode is too easy to guess: it is a common password" (also: a common word or name, a keyboard pattern, a repeated character or group, a sequence of letters or digits, a date or year, a word everyone tries for this app, too short for random characters, made of common love phrases), and nothing is stored; held by another user in any case: 409 conflict (connection code already taken). Every create of a chosen code that passes these checks counts as a failed code attempt, taken or free (either answer tells whether a code exists): beyond the limits, 429 rate_limited with Retry-After before the code is looked at (see CodeAttemptsLimited). Without a code (or with an empty one) the service draws one, which probes nothing and is not counted. The code links for TANDEM_CONNECTION_CODE_TTL (default 7 days; expiresAt); expired codes of unpaired owners are deleted by a periodic purge. A code may be created while paired; the owner may respell their own code.
+         * @description Needs X-API-Key (401 invalid_api_key without or with a wrong one) and the bearer token; userId must be the caller (403). A chosen code of 8 to 64 characters of [A-Za-z0-9_-], else 400 invalid_request with the message "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case"; a code that is easy to guess (see CreateConnectionRequest) 400 invalid_request with a message that says why, e.g. "connectionCode is too easy to guess: it is a common password" (also: a common word or name, a keyboard pattern, a repeated character or group, a sequence of letters or digits, a date or year, a word everyone tries for this app, too short for random characters, made of common love phrases), and nothing is stored; held by another user in any case: 409 conflict (connection code already taken). Every create of a chosen code that passes these checks counts as a failed code attempt, taken or free (either answer tells whether a code exists): beyond the limits, 429 rate_limited with Retry-After before the code is looked at (see CodeAttemptsLimited). Without a code (or with an empty one) the service draws one, which probes nothing and is not counted. The code links for TANDEM_CONNECTION_CODE_TTL (default 7 days; expiresAt); expired codes of unpaired owners are deleted by a periodic purge. A code may be created while paired; the owner may respell their own code.
          */
         post: operations["createPartnerConnection"];
         delete?: never;
@@ -1537,6 +1537,8 @@ export interface components {
             userId?: string;
             valid?: boolean;
         };
+        /** @description bytes as base64url (RFC 4648 §5: - and _ for + and /) without = padding, as WebAuthn's JSON forms write them. Swift: base64EncodedString() with + → -, / → _ and the = removed; Kotlin: Base64.encodeToString(bytes, Base64.URL_SAFE or Base64.NO_PADDING or Base64.NO_WRAP). */
+        Base64URL: string;
         CalendarEvent: {
             /** @description milliseconds (not in the spec; added) */
             createdAt: number;
@@ -1742,10 +1744,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials; 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
+             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
              * @enum {string}
              */
-            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
+            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_api_key" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
             error: string;
             message: string;
             /** @constant */
@@ -2210,26 +2212,154 @@ export interface components {
             /** @description milliseconds: the last sign-in with it; null: never */
             lastUsedAt: number | null;
         };
+        /** @description AuthenticationResponseJSON (WebAuthn Level 3): what a browser's PublicKeyCredential.toJSON() writes after get(), and Credential Manager's PublicKeyCredential.authenticationResponseJson as it is; an iOS app builds it from ASAuthorizationPlatformPublicKeyCredentialAssertion (docs/api.md, passkeys). Binary members are base64url; other members are ignored. */
+        PasskeyAssertionCredential: {
+            /**
+             * @description optional: platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone
+             * @enum {string}
+             */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description optional: the client's extension outputs ({} when none; Credential Manager may send credProps); no extension is asked for or read */
+            clientExtensionResults?: Record<string, never>;
+            /** @description the credential id; the same bytes as rawId, which it must match */
+            id: components["schemas"]["Base64URL"];
+            /** @description the credential id */
+            rawId: components["schemas"]["Base64URL"];
+            response: {
+                /** @description the authenticator data (RP id hash, flags, signature counter); iOS: rawAuthenticatorData */
+                authenticatorData: components["schemas"]["Base64URL"];
+                /** @description the client data JSON bytes exactly as signed (type webauthn.get, the options' challenge, the origin); iOS: rawClientDataJSON */
+                clientDataJSON: components["schemas"]["Base64URL"];
+                /** @description the signature over authenticatorData and the SHA-256 of clientDataJSON; iOS: signature */
+                signature: components["schemas"]["Base64URL"];
+                /** @description the user handle the passkey was registered with (the registration options' user.id: the account id's bytes); iOS: userID. Required: a discoverable sign-in finds the account by it; absent or not the passkey's owner: 401 invalid_credentials */
+                userHandle: components["schemas"]["Base64URL"];
+            };
+            /** @constant */
+            type: "public-key";
+        };
+        /** @description PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3), every member the server sends: binary members (challenge, user.id, excludeCredentials[].id) are base64url. A browser takes it whole (PublicKeyCredential.parseCreationOptionsFromJSON), Android's Credential Manager as CreatePublicKeyCredentialRequest's requestJson; an iOS app reads rp.id, challenge, user.id, user.name and excludeCredentials. Never sent: hints, attestationFormats, extensions, authenticatorSelection.authenticatorAttachment (any authenticator) and authenticatorSelection.userVerification (absent: preferred). */
+        PasskeyCreationOptions: {
+            /**
+             * @description none: no attestation statement is asked for
+             * @enum {string}
+             */
+            attestation: "none" | "indirect" | "direct" | "enterprise";
+            authenticatorSelection: {
+                /** @description true: the Level 1 spelling of residentKey required */
+                requireResidentKey: boolean;
+                /**
+                 * @description required: a discoverable credential, so that a sign-in needs no name
+                 * @enum {string}
+                 */
+                residentKey: "discouraged" | "preferred" | "required";
+            };
+            /** @description 32 random bytes; single use, valid 5 minutes. The authenticator signs it inside clientDataJSON */
+            challenge: components["schemas"]["Base64URL"];
+            /** @description the caller's passkeys: an authenticator that holds one makes no second; absent when the caller holds none */
+            excludeCredentials?: components["schemas"]["PasskeyCredentialDescriptor"][];
+            /** @description the key types the server verifies, in order of preference */
+            pubKeyCredParams: {
+                /** @description a COSE algorithm: -7 ES256 (what Apple's and Google's passkeys use), -35 ES384, -36 ES512, -257 RS256, -258 RS384, -259 RS512, -37 PS256, -38 PS384, -39 PS512, -8 EdDSA */
+                alg: number;
+                /** @constant */
+                type: "public-key";
+            }[];
+            rp: {
+                /** @description the relying party id (TANDEM_PASSKEYS rp), the domain the passkey is bound to; iOS: the provider's relyingPartyIdentifier */
+                id: string;
+                /** @description what authenticators show (TANDEM_PASSKEYS name; default: the id) */
+                name: string;
+            };
+            /** @description milliseconds the client may wait for the user: 300000 */
+            timeout: number;
+            user: {
+                /** @description the profile's displayName, or the e-mail while it has none */
+                displayName: string;
+                /** @description the user handle: the account id's UTF-8 bytes. A sign-in answers it back as response.userHandle */
+                id: components["schemas"]["Base64URL"];
+                /** @description the account's e-mail */
+                name: string;
+            };
+        };
+        PasskeyCreationOptionsReply: {
+            /** @description CredentialCreationOptions: publicKey is what navigator.credentials.create, Credential Manager and AuthenticationServices need */
+            options: {
+                publicKey: components["schemas"]["PasskeyCreationOptions"];
+            };
+            /** @constant */
+            success: true;
+        };
+        /** @description one of the user's passkeys (PublicKeyCredentialDescriptorJSON) */
+        PasskeyCredentialDescriptor: {
+            /** @description the credential id */
+            id: components["schemas"]["Base64URL"];
+            /** @description how its authenticator is reached, as its registration reported them (internal, hybrid, usb, nfc, ble, smart-card); absent when it reported none */
+            transports?: string[];
+            /** @constant */
+            type: "public-key";
+        };
         PasskeyList: {
             /** @description oldest first; [] when none */
             passkeys: components["schemas"]["Passkey"][];
             /** @constant */
             success: true;
         };
-        PasskeyOptions: {
-            /** @description the ceremony's options, as PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON take options.publicKey */
-            options: {
-                publicKey: {
-                    /** @description base64url; single use, valid 5 minutes */
-                    challenge: string;
-                };
+        /** @description RegistrationResponseJSON (WebAuthn Level 3): what a browser's PublicKeyCredential.toJSON() writes after create(), and Credential Manager's CreatePublicKeyCredentialResponse.registrationResponseJson as it is; an iOS app builds it from ASAuthorizationPlatformPublicKeyCredentialRegistration (docs/api.md, passkeys). Binary members are base64url; other members are ignored. */
+        PasskeyRegistrationCredential: {
+            /**
+             * @description optional: platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone
+             * @enum {string}
+             */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description optional: the client's extension outputs ({} when none; Credential Manager may send credProps); no extension is asked for or read */
+            clientExtensionResults?: Record<string, never>;
+            /** @description the credential id; the same bytes as rawId, which it must match */
+            id: components["schemas"]["Base64URL"];
+            /** @description the credential id */
+            rawId: components["schemas"]["Base64URL"];
+            response: {
+                /** @description the CBOR attestation object (fmt, attStmt, authData with the new public key); iOS: rawAttestationObject */
+                attestationObject: components["schemas"]["Base64URL"];
+                /** @description optional (toJSON() writes it): kept, not checked; the attestation object's authData is what is verified */
+                authenticatorData?: components["schemas"]["Base64URL"];
+                /** @description the client data JSON bytes exactly as the authenticator got them (type webauthn.create, the options' challenge, the origin); iOS: rawClientDataJSON */
+                clientDataJSON: components["schemas"]["Base64URL"];
+                /** @description optional (toJSON() writes it, SubjectPublicKeyInfo): ignored; the key is read from the attestation object */
+                publicKey?: components["schemas"]["Base64URL"];
+                /** @description optional (toJSON() writes it): kept, not checked */
+                publicKeyAlgorithm?: number;
+                /** @description optional: how the authenticator is reached (internal, hybrid, usb, nfc, ble, smart-card); kept, and sent back in excludeCredentials */
+                transports?: string[];
             };
             /** @constant */
-            success: true;
+            type: "public-key";
         };
         PasskeyReply: {
             message: string;
             passkey: components["schemas"]["Passkey"];
+            /** @constant */
+            success: true;
+        };
+        /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), every member the server sends: the challenge is base64url. A browser takes it whole (PublicKeyCredential.parseRequestOptionsFromJSON), Android's Credential Manager as GetPublicKeyCredentialOption's requestJson; an iOS app reads rpId and challenge. Never sent: allowCredentials (no user is named: the authenticator offers the site's discoverable passkeys), hints, extensions. */
+        PasskeyRequestOptions: {
+            /** @description 32 random bytes; single use, valid 5 minutes. The authenticator signs it inside clientDataJSON */
+            challenge: components["schemas"]["Base64URL"];
+            /** @description the relying party id (TANDEM_PASSKEYS rp); iOS: the provider's relyingPartyIdentifier */
+            rpId: string;
+            /** @description milliseconds the client may wait for the user: 300000 */
+            timeout: number;
+            /**
+             * @description preferred
+             * @enum {string}
+             */
+            userVerification: "discouraged" | "preferred" | "required";
+        };
+        PasskeyRequestOptionsReply: {
+            /** @description CredentialRequestOptions: publicKey is what navigator.credentials.get, Credential Manager and AuthenticationServices need */
+            options: {
+                publicKey: components["schemas"]["PasskeyRequestOptions"];
+            };
             /** @constant */
             success: true;
         };
@@ -2658,6 +2788,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The routes that take X-API-Key as well as the bearer token. invalid_api_key: X-API-Key is missing or is not one of the server's keys (TANDEM_API_KEYS), checked before the token; the app build carries a wrong key, the user's session is fine: do not sign out. unauthorized (or invalid_credentials): no bearer token, a malformed one, or one that is revoked or expired: sign in again. */
+        UnauthorizedServiceKey: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description unavailable: the database (or blob store, or a store the route depends on) is not answering, or the server is stopping; retry later, another process may answer. */
         Unavailable: {
             headers: {
@@ -3076,7 +3219,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PasskeyOptions"];
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "publicKey": {
+                     *           "attestation": "none",
+                     *           "authenticatorSelection": {
+                     *             "requireResidentKey": true,
+                     *             "residentKey": "required"
+                     *           },
+                     *           "challenge": "CDm8fzt2Zfjm3rW4nc7u0gtA4h5xw4iUgmcMeI7J0kg",
+                     *           "excludeCredentials": [
+                     *             {
+                     *               "id": "yqDgWZDsD2Oc9QGgNbs7vsYDwOJuf_4nrTShN2cRtnQ",
+                     *               "transports": [
+                     *                 "internal",
+                     *                 "hybrid"
+                     *               ],
+                     *               "type": "public-key"
+                     *             }
+                     *           ],
+                     *           "pubKeyCredParams": [
+                     *             {
+                     *               "alg": -7,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -35,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -36,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -257,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -258,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -259,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -37,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -38,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -39,
+                     *               "type": "public-key"
+                     *             },
+                     *             {
+                     *               "alg": -8,
+                     *               "type": "public-key"
+                     *             }
+                     *           ],
+                     *           "rp": {
+                     *             "id": "example.com",
+                     *             "name": "Tandem"
+                     *           },
+                     *           "timeout": 300000,
+                     *           "user": {
+                     *             "displayName": "ann@example.com",
+                     *             "id": "MDFhMjI1NjYtMDFjOS03ZDVlLWExZWUtYWZjOTU2ODM5YjMz",
+                     *             "name": "ann@example.com"
+                     *           }
+                     *         }
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyCreationOptionsReply"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3107,13 +3327,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    rawId: string;
-                    response: Record<string, never>;
-                    /** @constant */
-                    type: "public-key";
-                };
+                /**
+                 * @example {
+                 *       "authenticatorAttachment": "platform",
+                 *       "clientExtensionResults": {},
+                 *       "id": "_rT7uvRKpFkIgheOaZK1sQ",
+                 *       "rawId": "_rT7uvRKpFkIgheOaZK1sQ",
+                 *       "response": {
+                 *         "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YViUo3mm9u6vuaVeN4wRgDTidR5oL6ufLTCrE9ISVYbOGUddAAAAAAAAAAAAAAAAAAAAAAAAAAAAEP60-7r0SqRZCIIXjmmStbGlAQIDJiABIVggvvnsz4K_k3mLnIX6yqbBT9wQZfmMk79Fay-IfGnOaa0iWCAH0aO0We04AguLeCt_oUHhpvvOgPIvJHkR3OO7mEWcSg",
+                 *         "clientDataJSON": "eyJjaGFsbGVuZ2UiOiJDRG04Znp0Mlpmam0zclc0bmM3dTBndEE0aDV4dzRpVWdtY01lSTdKMGtnIiwiY3Jvc3NPcmlnaW4iOmZhbHNlLCJvcmlnaW4iOiJodHRwczovL2V4YW1wbGUuY29tIiwidHlwZSI6IndlYmF1dGhuLmNyZWF0ZSJ9",
+                 *         "transports": [
+                 *           "internal",
+                 *           "hybrid"
+                 *         ]
+                 *       },
+                 *       "type": "public-key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyRegistrationCredential"];
             };
         };
         responses: {
@@ -3160,7 +3391,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PasskeyOptions"];
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "publicKey": {
+                     *           "challenge": "CDm8fzt2Zfjm3rW4nc7u0gtA4h5xw4iUgmcMeI7J0kg",
+                     *           "rpId": "example.com",
+                     *           "timeout": 300000,
+                     *           "userVerification": "preferred"
+                     *         }
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyRequestOptionsReply"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3188,13 +3432,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    rawId: string;
-                    response: Record<string, never>;
-                    /** @constant */
-                    type: "public-key";
-                };
+                /**
+                 * @example {
+                 *       "authenticatorAttachment": "platform",
+                 *       "clientExtensionResults": {},
+                 *       "id": "_rT7uvRKpFkIgheOaZK1sQ",
+                 *       "rawId": "_rT7uvRKpFkIgheOaZK1sQ",
+                 *       "response": {
+                 *         "authenticatorData": "o3mm9u6vuaVeN4wRgDTidR5oL6ufLTCrE9ISVYbOGUcdAAAAAA",
+                 *         "clientDataJSON": "eyJjaGFsbGVuZ2UiOiJDRG04Znp0Mlpmam0zclc0bmM3dTBndEE0aDV4dzRpVWdtY01lSTdKMGtnIiwiY3Jvc3NPcmlnaW4iOmZhbHNlLCJvcmlnaW4iOiJodHRwczovL2V4YW1wbGUuY29tIiwidHlwZSI6IndlYmF1dGhuLmdldCJ9",
+                 *         "signature": "MEQCIHRUBvnIhNJHPVDhhA_OpybPbeaMAcuA7ZjLhDk9SDLLAiASrivhXpkHqGvHHdqHffNIAK7cQv8Q9OP-qomwV8RGuA",
+                 *         "userHandle": "MDFhMjI1NjYtMDFjOS03ZDVlLWExZWUtYWZjOTU2ODM5YjMz"
+                 *       },
+                 *       "type": "public-key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyAssertionCredential"];
             };
         };
         responses: {
@@ -3563,7 +3816,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3613,7 +3866,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3659,7 +3912,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3699,7 +3952,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3737,7 +3990,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -3780,7 +4033,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedServiceKey"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
