@@ -5231,7 +5231,7 @@ export interface operations {
                      *               "id": "01a2257a-b701-7c17-92cc-e9d1e94d39d8",
                      *               "isPartnerEvent": false,
                      *               "startDate": "2024-02-29",
-                     *               "title": "longest"
+                     *               "title": "Summer in Portugal"
                      *             },
                      *             {
                      *               "endDate": "2025-03-15",
@@ -5239,7 +5239,7 @@ export interface operations {
                      *               "id": "01a2257a-b717-72e5-92bc-b6cc6b716b93",
                      *               "isPartnerEvent": true,
                      *               "startDate": "2025-02-15",
-                     *               "title": "partner around"
+                     *               "title": "Conference in Berlin"
                      *             }
                      *           ],
                      *           "message": "5 events overlapping 2025-03-01 to 2025-03-03"
@@ -5531,7 +5531,7 @@ export interface operations {
                      *           {
                      *             "createdAt": "15/06/2025",
                      *             "feedbackId": "01a2257a-a683-722e-8b7d-2f589198c31e",
-                     *             "feedbackMessage": "nice",
+                     *             "feedbackMessage": "We love the daily question!",
                      *             "timestamp": 1749988800000,
                      *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
                      *           }
@@ -5556,7 +5556,7 @@ export interface operations {
                      *             "description": "",
                      *             "id": "01a2257a-a724-7336-8c88-a461bd6f2ec5",
                      *             "images": [],
-                     *             "title": "' OR '1'='1'; DROP TABLE users; -- \";",
+                     *             "title": "First trip together",
                      *             "updatedAt": 1749988920000
                      *           },
                      *           {
@@ -5574,7 +5574,7 @@ export interface operations {
                      *         "messages": [
                      *           {
                      *             "author": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41",
-                     *             "body": "hi",
+                     *             "body": "Good morning!",
                      *             "createdAt": 1749988800000,
                      *             "id": "01a2257a-a682-751d-b112-54893420f0ed",
                      *             "partnershipId": "01a2257a-a4d7-7943-9401-6fad969a8028"
@@ -5595,9 +5595,9 @@ export interface operations {
                      *               "category": "events",
                      *               "createdAt": 1749988860000,
                      *               "id": "01a2257a-a6d8-71fa-b9e9-22536d9a6c26",
-                     *               "message": "m",
+                     *               "message": "Dinner starts in 30 minutes.",
                      *               "read": false,
-                     *               "title": "t"
+                     *               "title": "Event reminder"
                      *             }
                      *           ],
                      *           "settings": {
@@ -5613,13 +5613,13 @@ export interface operations {
                      *           }
                      *         },
                      *         "partners": {
-                     *           "connectionCode": "attacker-code",
+                     *           "connectionCode": "sunny-otter-42",
                      *           "pairingCode": null,
                      *           "partnerId": "01a2257a-a47f-73fe-a4e6-558ee88a9e51"
                      *         },
                      *         "passkeys": [],
                      *         "premium": {
-                     *           "billingId": "b-1",
+                     *           "billingId": "GPA.3372-1234-5678-90123",
                      *           "cancelled": false,
                      *           "createdAt": 1749988800000,
                      *           "endDate": 1781524800000,
@@ -5641,7 +5641,7 @@ export interface operations {
                      *             "date": "2025-06-15",
                      *             "id": "01a2257a-a61d-7fd6-b1b4-fc31ee218bfd",
                      *             "question": "Which goal of yours could I help you reach this year?",
-                     *             "text": "attacker's answer",
+                     *             "text": "Cooking together on Sundays.",
                      *             "timestamp": 1749988800000,
                      *             "type": "answer",
                      *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
@@ -5650,7 +5650,7 @@ export interface operations {
                      *             "date": "2025-06-15",
                      *             "id": "01a2257a-a684-726f-94a9-d593d764b0f3",
                      *             "question": "Which goal of yours could I help you reach this year?",
-                     *             "text": "yes",
+                     *             "text": "Yes, the mountains!",
                      *             "timestamp": 1749988800000,
                      *             "type": "reply",
                      *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
@@ -5877,7 +5877,7 @@ export interface operations {
                      *         "author": "01a2257a-a6e4-75e8-820b-0d0c37cadba0",
                      *         "createdAt": 1749988860001,
                      *         "id": "01a2257a-a751-7bf2-b8e1-70f2fdeaf095",
-                     *         "text": "again"
+                     *         "text": "See you at 7?"
                      *       },
                      *       "moods": {
                      *         "mine": null,
@@ -6095,8 +6095,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "limit_reached",
-                     *       "error": "storage limit reached: 1KB",
-                     *       "message": "storage limit reached: 1KB",
+                     *       "error": "storage limit reached: 1GB",
+                     *       "message": "storage limit reached: 1GB",
                      *       "success": false
                      *     }
                      */
@@ -8087,8 +8087,8 @@ export interface operations {
                      *       "latestVersion": "1.5.0+20",
                      *       "minRequiredVersion": "1.2.0",
                      *       "recommendedVersion": "1.4.0",
-                     *       "releaseNotes": "Faster.",
-                     *       "updateMessage": "A new version is out",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
                      *       "updateRecommended": false,
                      *       "updateRequired": true,
                      *       "updateType": "required"
@@ -8152,8 +8152,8 @@ export interface operations {
                      *       "latestVersion": "1.5.0+20",
                      *       "minRequiredVersion": "1.2.0",
                      *       "recommendedVersion": "1.4.0",
-                     *       "releaseNotes": "Faster.",
-                     *       "updateMessage": "A new version is out",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
                      *       "updateRecommended": false,
                      *       "updateRequired": true,
                      *       "updateType": "required"
