@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale bench-soak explain-scale fmt lint lint-api generate faults fuzz client client-check client-test
+.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale bench-soak explain-scale fmt lint lint-api generate faults fuzz client client-check client-test goclients
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -93,3 +93,6 @@ client-check: ## fail when clients/typescript/src/schema.ts drifted from the doc
 
 client-test: ## the drift check, npm pack, a fresh app that installs the tarball and type-checks under strict, then the TypeScript client's tests from that app against a real tandem serve on the memory profile (scripts/client-test.sh)
 	GO=$(GO) bash scripts/client-test.sh
+
+goclients: ## Go clients from tandem openapi with oapi-codegen and ogen (pinned, go run in a module of their own under bin/goclients): every operation generated, nothing skipped, both build and vet (scripts/goclients.sh)
+	GO=$(GO) bash scripts/goclients.sh

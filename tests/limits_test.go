@@ -74,8 +74,8 @@ var apiLimits = []apiLimit{
 		cols: []string{"accounts.email", "mail_outbox.recipient", "feedback.handled_by", "audit_log.actor"}},
 	{name: "accounts.MaxPassword", value: accounts.MaxPassword, doc: []string{ // kept as an argon2id hash
 		docBody("post", "/api/auth/signup/email", "oneOf/0/properties/password/maxLength"),
-		docBody("post", "/api/auth/reset", "oneOf/2/properties/newPassword/maxLength"),
-		docBody("post", "/api/auth/reset", "oneOf/3/properties/newPassword/maxLength"),
+		docSchema("PasswordResetWithCode", "newPassword/maxLength"),
+		docSchema("PasswordResetWithToken", "newPassword/maxLength"),
 		docBody("post", "/api/users/user/{userId}/password", "properties/currentPassword/maxLength"),
 		docBody("post", "/api/users/user/{userId}/password", "properties/newPassword/maxLength"),
 	}},
@@ -193,11 +193,11 @@ var apiLimits = []apiLimit{
 	}},
 
 	{name: "questions.MaxText", value: questions.MaxText, cols: []string{"question_messages.body"}, doc: []string{
-		docBody("post", "/api/users/user/{userId}/daily-question", "oneOf/0/properties/text/maxLength"),
-		docBody("post", "/api/users/user/{userId}/daily-question", "oneOf/1/properties/text/maxLength"),
+		docSchema("DailyQuestionAnswerAction", "text/maxLength"),
+		docSchema("DailyQuestionReplyAction", "text/maxLength"),
 	}},
 	{name: "questions.MaxReaction", value: questions.MaxReaction, cols: []string{"question_messages.reaction"},
-		doc: []string{docBody("post", "/api/users/user/{userId}/daily-question", "oneOf/2/properties/reaction/maxLength")}},
+		doc: []string{docSchema("DailyQuestionReactAction", "reaction/maxLength")}},
 	{name: "questions.MaxHistory", value: questions.MaxHistory,
 		doc: []string{docQuery("get", "/api/users/user/{userId}/daily-question/history", "limit", "maximum")}},
 

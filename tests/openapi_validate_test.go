@@ -272,7 +272,12 @@ type bodySchemas struct {
 const contractURL = "https://tandem.test/openapi.json"
 
 func newBodySchemas() (*bodySchemas, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(httpapi.OpenAPI))
+	return compileDocument(httpapi.OpenAPI)
+}
+
+// compileDocument readies the schemas of an OpenAPI document for check.
+func compileDocument(raw []byte) (*bodySchemas, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}

@@ -626,6 +626,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the device's id, as its registration answered */
                 deviceId: string;
             };
             cookie?: never;
@@ -700,6 +701,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the event's id */
                 eventId: components["parameters"]["eventId"];
             };
             cookie?: never;
@@ -832,6 +834,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the group's id (shared by the images of one upload) */
                 groupId: components["parameters"]["groupId"];
             };
             cookie?: never;
@@ -864,6 +867,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the image's _id */
                 imageId: components["parameters"]["imageId"];
             };
             cookie?: never;
@@ -969,6 +973,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the memory's id */
                 memoryId: components["parameters"]["memoryId"];
             };
             cookie?: never;
@@ -1182,6 +1187,7 @@ export interface paths {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the passkey's id (Passkey.id) */
                 passkeyId: string;
             };
             cookie?: never;
@@ -1432,7 +1438,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description the owner's user id, as in the image's key */
                 owner: string;
+                /** @description the file's name, as in the image's key */
                 name: string;
             };
             cookie?: never;
@@ -1514,6 +1522,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Today's relationship advice for the caller: the same advice all day, a new one the next day. */
         Advice: {
             /** @description milliseconds: when this day's advice was first produced for the user */
             _creationTime: number;
@@ -1523,6 +1532,7 @@ export interface components {
             /** @enum {string} */
             theme: "communication" | "appreciation" | "quality time" | "conflict" | "growth" | "fun" | "intimacy" | "trust";
         };
+        /** @description The answer of the e-mail sign-up, login, password-reset and password steps: code says which step succeeded. */
         AuthReply: {
             /** @enum {string} */
             code?: "verification_required" | "verification_success" | "reset_code_sent" | "code_valid" | "password_updated" | "signin_success";
@@ -1539,6 +1549,7 @@ export interface components {
         };
         /** @description bytes as base64url (RFC 4648 §5: - and _ for + and /) without = padding, as WebAuthn's JSON forms write them. Swift: base64EncodedString() with + → -, / → _ and the = removed; Kotlin: Base64.encodeToString(bytes, Base64.URL_SAFE or Base64.NO_PADDING or Base64.NO_WRAP). */
         Base64URL: string;
+        /** @description A calendar event as read back: its owner's fields, notify always a string. */
         CalendarEvent: {
             /** @description milliseconds (not in the spec; added) */
             createdAt: number;
@@ -1603,12 +1614,14 @@ export interface components {
             /** @constant */
             status: "success";
         };
+        /** @description Link with the owner of a connection code. */
         ConnectionRequest: {
             /** @description the code to link with: found ignoring case, and only until it expires; codes of 4 to 7 characters stored under the earlier rule still link until then */
             connectionCode: string;
             /** @description must be the token's user (403 otherwise) */
             userId: string;
         };
+        /** @description The caller's partnership as the partnerConnections reads show it. */
         ConnectionViewReply: {
             data: {
                 connectionCode: string | null;
@@ -1643,12 +1656,14 @@ export interface components {
             /** @description the author */
             userId: string;
         };
+        /** @description Store the caller's connection code: the one given, or a drawn one. */
         CreateConnectionRequest: {
             /** @description chosen by the client: 8 to 64 characters of [A-Za-z0-9_-], unique across users ignoring case (OurCode1 and ourcode1 are one code), and hard to guess: judged in lower case by the zxcvbn estimator (its bundled lists of common passwords, English words, names and film words, keyboard walks, repeats, sequences, dates), it must take at least 1e8 guesses and be more than one such pattern end to end. Nor may it be made of common love phrases of the supported languages and a few more (iloveyou, te amo, mi amor, je t'aime, mon amour, ich liebe dich, schatz, eu te amo, meu amor, aishiteru, ya tebya lyublyu, ti amo, ik hou van jou, woaini, saranghae...) and fillers such as forever, always, my or baby, whatever the case, separators and leetspeak, with at most 8 digits besides (a year, a date): iloveyou_forever, mi_amor_2024 and ichliebedich are refused. Left out or empty: the service draws the code (three groups of four characters of ABCDEFGHJKLMNPQRSTUVWXYZ23456789 joined by '-', e.g. K7QX-M2TA-9HZC; no 0/O/1/I/l) and returns it */
             connectionCode?: string;
             /** @description must be the token's user (403 otherwise) */
             userId: string;
         };
+        /** @description The connection code the caller now holds. */
         CreatedConnectionReply: {
             data: {
                 /** @description the stored code: the one sent, or the drawn one when none was sent */
@@ -1660,6 +1675,7 @@ export interface components {
             /** @constant */
             status: "success";
         };
+        /** @description The couple's question of one date. */
         DailyQuestion: {
             /** @enum {string} */
             category: "fun" | "deep" | "memories" | "future" | "gratitude" | "intimacy" | "everyday";
@@ -1672,14 +1688,45 @@ export interface components {
             id: string;
             text: string;
         };
+        /** @description The caller's answer to today's question (once). */
+        DailyQuestionAnswerAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "answer";
+            text: string;
+        };
+        /** @description A reaction to an answer or reply of today's conversation, after one's own answer. */
+        DailyQuestionReactAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "react";
+            messageId: string;
+            reaction: string;
+        };
+        /** @description Today's question, its conversation and the couple's streak, with success. */
         DailyQuestionReply: {
             /** @constant */
             success: true;
         } & components["schemas"]["DailyQuestionToday"];
+        /** @description A reply in today's conversation, after one's own answer. */
+        DailyQuestionReplyAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "reply";
+            replyTo?: string;
+            text: string;
+        };
         /** @description The question of the caller's today with the couple's streak: the GET body without success, and the record of the question.* live events. */
         DailyQuestionToday: components["schemas"]["DailyQuestionView"] & {
             streak: components["schemas"]["QuestionStreak"];
         };
+        /** @description A question with its conversation as the caller may see it, and who has answered. */
         DailyQuestionView: {
             answeredByMe: boolean;
             answeredByPartner: boolean;
@@ -1687,12 +1734,14 @@ export interface components {
             conversation: components["schemas"]["ConversationItem"][];
             question: components["schemas"]["DailyQuestion"];
         };
+        /** @description One list of a date-range report: the events and a sentence about them. */
         DateRangeCategory: {
             /** @description by start date, then id; [] when empty */
             data: components["schemas"]["DateRangeItem"][];
             /** @description e.g. "2 events overlapping 2025-03-01 to 2025-03-03", "no events exactly from 2025-03-01 to 2025-03-03" */
             message: string;
         };
+        /** @description An event of a date-range report, with its dates, title and type. */
         DateRangeItem: {
             /** Format: date */
             endDate: string;
@@ -1704,6 +1753,7 @@ export interface components {
             startDate: string;
             title: string;
         };
+        /** @description The events of the caller and of the current partner touching a date range: exact matches and the others. */
         DateRangeReport: {
             dateRange: {
                 /** @description the earliest startDate and the latest endDate of the events found, as ISO 8601 date-times at midnight UTC (e.g. 2025-02-25T00:00:00Z); both null when none was found */
@@ -1742,6 +1792,7 @@ export interface components {
             /** @description milliseconds; the last registration */
             registeredAt: number;
         };
+        /** @description The body of every error: success false, the HTTP status's error text, a machine code and a message for people. */
         Error: {
             /**
              * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
@@ -1753,6 +1804,7 @@ export interface components {
             /** @constant */
             success: false;
         };
+        /** @description A feature flag with its rules: the switch, the allow and deny lists, premium, platforms and rollout. */
         FeatureFlag: {
             /** @description milliseconds */
             createdAt: number;
@@ -1776,6 +1828,7 @@ export interface components {
             /** @description milliseconds */
             updatedAt: number;
         };
+        /** @description Create, toggle, update or delete a feature flag (action says which). */
         FeatureFlagWrite: {
             /** @enum {string} */
             action: "create" | "toggle" | "update" | "delete";
@@ -1800,6 +1853,7 @@ export interface components {
             /** @description a whole number; default 100 on create (everyone the other rules admit) */
             rolloutPercentage?: number;
         };
+        /** @description One piece of feedback about the app, with its author and time. */
         Feedback: {
             /** @description dd/mm/yyyy, the date in UTC */
             createdAt: string;
@@ -1810,10 +1864,12 @@ export interface components {
             /** @description the author */
             userId: string;
         };
+        /** @description A page of feedback, newest first. */
         FeedbackList: {
             feedback: components["schemas"]["Feedback"][];
             success: boolean;
         };
+        /** @description The home screen in one answer: each part as that module's own read renders it, null where there is nothing. */
         Home: {
             advice: components["schemas"]["Advice"];
             /** @description the newest message of the caller's thread */
@@ -1867,6 +1923,7 @@ export interface components {
             success: boolean;
             unreadNotifications: number;
         };
+        /** @description A stored image: its stable url and key, its group, size and BlurHash. */
         Image: {
             _id: string;
             /** @description addition: a BlurHash (4x3 components) to draw while the file loads; empty for images uploaded before */
@@ -1886,6 +1943,7 @@ export interface components {
             /** @description addition: the stored image's width in pixels, upright (after its EXIF orientation); 0 for images uploaded before dimensions were recorded */
             width: number;
         };
+        /** @description Another uploaded file of the caller to point an image at: the url and key its upload answered. */
         ImageRelink: {
             /** @description one of the caller's uploaded files */
             key: string;
@@ -2031,6 +2089,7 @@ export interface components {
              */
             event: "reset";
         };
+        /** @description A memory of the caller: a dated title, a description and its images. */
         Memory: {
             /** @description milliseconds (not in the spec; added) */
             createdAt: number;
@@ -2049,6 +2108,7 @@ export interface components {
         };
         /** @description newest date first; on one date the latest created first (then by id, descending); [] when none */
         MemoryList: components["schemas"]["Memory"][];
+        /** @description A message of the couple's thread. */
         Message: {
             /** @description the sender's user id */
             author: string;
@@ -2057,6 +2117,7 @@ export interface components {
             createdAt: number;
             id: string;
         };
+        /** @description A coming milestone of the relationship: its date, day count and label. */
         Milestone: {
             /**
              * Format: date
@@ -2070,6 +2131,7 @@ export interface components {
             /** @description for people: "100 days", "1000 days", "1 year", "2 years" */
             label: string;
         };
+        /** @description A user's mood check-in of one local day. */
         Mood: {
             /** @description milliseconds: the day's first check-in */
             createdAt: number;
@@ -2089,6 +2151,7 @@ export interface components {
             /** @description whose mood: the caller or their current partner */
             userId: string;
         };
+        /** @description The moods of the caller and of the current partner in a date range. */
         MoodList: {
             /**
              * Format: date
@@ -2105,11 +2168,13 @@ export interface components {
              */
             to: string;
         };
+        /** @description The caller's mood of today after the check-in. */
         MoodReply: {
             mood: components["schemas"]["Mood"];
             /** @constant */
             success: true;
         };
+        /** @description An entry of the caller's notification inbox. */
         Notification: {
             category: components["schemas"]["NotificationCategory"];
             /** @description milliseconds */
@@ -2124,6 +2189,7 @@ export interface components {
          * @enum {string}
          */
         NotificationCategory: "mood" | "moodUpdates" | "habits" | "habitsReminder" | "events" | "eventsNotification" | "games" | "gamesNotification" | "questions" | "dailyReminders" | "notes" | "partnerActivity" | "systemUpdates";
+        /** @description The caller's notification settings: eight switches and the daily reminder's time. */
         NotificationSettings: {
             /**
              * @description an addition to the spec's eight keys: when the daily reminder comes (HH:MM, default 20:00) in the user's profile timezone. A paired user who has not answered their couple's question of that local date by then gets one notification a day (category questions: saved in the inbox, pushed when dailyReminders is on and pauseAll off). A time skipped by a daylight-saving change comes at the end of the gap, a repeated one the first time; a time set earlier than now starts the next day.
@@ -2147,6 +2213,7 @@ export interface components {
             /** @description app updates and announcements (default true) */
             systemUpdates: boolean;
         };
+        /** @description Any subset of the notification settings to change; the keys left out keep their values. */
         NotificationSettingsPatch: {
             /** @description HH:MM, 00:00 to 23:59; anything else (another form, a number, null) is a 400 invalid_request naming dailyReminderTime and nothing is written */
             dailyReminderTime?: string;
@@ -2184,6 +2251,7 @@ export interface components {
             /** @constant */
             status: "pending";
         };
+        /** @description The caller's pairing state, codes and pending requests. */
         PairingStatus: {
             /** @description true when someone submitted the caller's code and waits for the caller to submit theirs */
             actionRequired: boolean;
@@ -2202,6 +2270,7 @@ export interface components {
              */
             state: "unpaired" | "pending" | "connected";
         };
+        /** @description A passkey registered for the caller's account. */
         Passkey: {
             /** @description milliseconds: registered */
             createdAt: number;
@@ -2282,6 +2351,7 @@ export interface components {
                 name: string;
             };
         };
+        /** @description the answer of a registration start: the options to create a passkey with */
         PasskeyCreationOptionsReply: {
             /** @description CredentialCreationOptions: publicKey is what navigator.credentials.create, Credential Manager and AuthenticationServices need */
             options: {
@@ -2299,6 +2369,7 @@ export interface components {
             /** @constant */
             type: "public-key";
         };
+        /** @description The passkeys of the caller's account. */
         PasskeyList: {
             /** @description oldest first; [] when none */
             passkeys: components["schemas"]["Passkey"][];
@@ -2335,6 +2406,7 @@ export interface components {
             /** @constant */
             type: "public-key";
         };
+        /** @description The passkey just registered. */
         PasskeyReply: {
             message: string;
             passkey: components["schemas"]["Passkey"];
@@ -2355,6 +2427,7 @@ export interface components {
              */
             userVerification: "discouraged" | "preferred" | "required";
         };
+        /** @description the answer of a sign-in start: the options to sign in with a passkey */
         PasskeyRequestOptionsReply: {
             /** @description CredentialRequestOptions: publicKey is what navigator.credentials.get, Credential Manager and AuthenticationServices need */
             options: {
@@ -2362,6 +2435,25 @@ export interface components {
             };
             /** @constant */
             success: true;
+        };
+        /** @description Password reset, first step: mail a reset code to the account of this e-mail. */
+        PasswordResetRequest: {
+            email: string;
+        };
+        /** @description Password reset with the mailed code: without newPassword it verifies the code (code_valid and a resetToken); with newPassword it sets the password, the same verified code being the proof of the mailbox. */
+        PasswordResetWithCode: {
+            /** @description the mailed code */
+            code: string;
+            /** @description present: set this password; absent: only verify the code */
+            newPassword?: string;
+            userId: string;
+        };
+        /** @description Password reset, last step with the resetToken of the verify step as the proof of the mailbox. */
+        PasswordResetWithToken: {
+            newPassword: string;
+            /** @description from the verify step */
+            resetToken: string;
+            userId: string;
         };
         /** @description action=check: whether the caller may use the feature */
         PremiumFeatureAccess: {
@@ -2375,6 +2467,7 @@ export interface components {
             /** @description e.g. {projects: 3, storage: "1GB", imagesPerUpload: 4, memories: 100} */
             limits: Record<string, never>;
         };
+        /** @description Whether the caller is premium, and through whose subscription. */
         PremiumStatus: {
             isPremium: boolean;
             message: string;
@@ -2386,6 +2479,7 @@ export interface components {
              */
             source: "direct" | "partner" | "none";
         };
+        /** @description A premium subscription: plan, dates, state and store. */
         PremiumSubscription: {
             /** @description empty when not given; always empty for an inherited subscription (the partner's billing stays theirs) */
             billingId: string;
@@ -2426,6 +2520,7 @@ export interface components {
             subscription: components["schemas"]["PremiumSubscription"] | null;
             success: boolean;
         };
+        /** @description Create or subscribe, update, or cancel or deactivate the caller's own subscription (action says which). */
         PremiumWrite: {
             /** @enum {string} */
             action: "create" | "subscribe" | "update" | "cancel" | "deactivate";
@@ -2446,6 +2541,7 @@ export interface components {
             /** @description milliseconds (a JSON integer; strings and fractions are refused) */
             startDate?: number;
         };
+        /** @description The caller's account: e-mail, display name, timezone, locale and how it signs in. */
         Profile: {
             /** @description milliseconds */
             createdAt: number;
@@ -2469,6 +2565,7 @@ export interface components {
             /** @description days of the run that ends on the couple's today, or on yesterday while today is not yet answered by both; 0 after a missed date */
             current: number;
         };
+        /** @description The couple's relationship: its start, its end once ended, and its length in days. */
         RelationshipDuration: {
             /** @description whole days from startDate to the caller's today (in the caller's profile timezone, UTC when unset), or to endDate once ended; civil dates, so DST changes never shift it. A start that is still tomorrow for the caller (set by a partner further east) counts 0. */
             days: number;
@@ -2484,6 +2581,7 @@ export interface components {
              */
             startDate: string;
         };
+        /** @description A signed-in session (one bearer token) of the caller. */
         Session: {
             /** @description milliseconds */
             createdAt: number;
@@ -2495,6 +2593,7 @@ export interface components {
             lastUsedAt: number | null;
             userAgent: string;
         };
+        /** @description The answer of a sign-in with Apple or Google: the bearer token and whether the account was created. */
         SignInReply: {
             /** @constant */
             code: "signin_success";
@@ -2544,6 +2643,7 @@ export interface components {
              */
             updateType: "optional" | "recommended" | "required" | null;
         };
+        /** @description A platform's app update policy: the required, recommended and latest versions and what to show. */
         VersionPolicy: {
             /** @description milliseconds */
             deprecationDate: number | null;
@@ -2559,6 +2659,7 @@ export interface components {
             /** @description milliseconds */
             updatedAt: number;
         };
+        /** @description A platform's app update policy to store. */
         VersionPolicyWrite: {
             /** @description milliseconds; from then on versions below recommendedVersion must update */
             deprecationDate?: number | null;
@@ -2604,6 +2705,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "error": "too many requests, try again later",
+                 *       "message": "too many requests, try again later",
+                 *       "success": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -2699,6 +2808,40 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "createdAt": 1749988800001,
+                 *         "date": "2025-06-16",
+                 *         "description": "",
+                 *         "id": "01a2257a-9e62-704b-bf65-eef552278151",
+                 *         "images": [],
+                 *         "title": "Dentist",
+                 *         "updatedAt": 1749988800001
+                 *       },
+                 *       {
+                 *         "createdAt": 1749988800000,
+                 *         "date": "2025-06-01",
+                 *         "description": "snow everywhere",
+                 *         "id": "01a2257a-9e61-7ee6-a08d-5622ccce606f",
+                 *         "images": [
+                 *           "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/9d5063f74e3b96080203eb54b118f43c.jpg",
+                 *           "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/90559dfce0ff91ee80f2052067f2ff68.png"
+                 *         ],
+                 *         "title": "First trip",
+                 *         "updatedAt": 1749988800000
+                 *       },
+                 *       {
+                 *         "createdAt": 1749988800002,
+                 *         "date": "2024-12-24",
+                 *         "description": "",
+                 *         "id": "01a2257a-9e62-7745-b15b-4a8fa292e98b",
+                 *         "images": [],
+                 *         "title": "Christmas",
+                 *         "updatedAt": 1749988800002
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["MemoryList"];
             };
         };
@@ -2899,9 +3042,13 @@ export interface components {
          * @example 0b9f6c2e-5d1a-4f7e-9a43-1c2d3e4f5a6b
          */
         IdempotencyKey: string;
+        /** @description the event's id */
         eventId: string;
+        /** @description the group's id (shared by the images of one upload) */
         groupId: string;
+        /** @description the image's _id */
         imageId: string;
+        /** @description the memory's id */
         memoryId: string;
         /** @description must be the token's user (403 otherwise) */
         userId: string;
@@ -2940,6 +3087,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applinks": {
+                     *         "details": [
+                     *           {
+                     *             "appIDs": [
+                     *               "ABCDE12345.app.tandem",
+                     *               "ABCDE12345.app.tandem.beta"
+                     *             ],
+                     *             "components": [
+                     *               {
+                     *                 "/": "*"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "webcredentials": {
+                     *         "apps": [
+                     *           "ABCDE12345.app.tandem",
+                     *           "ABCDE12345.app.tandem.beta"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         applinks: {
                             details: {
@@ -2974,6 +3146,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "relation": [
+                     *           "delegate_permission/common.handle_all_urls",
+                     *           "delegate_permission/common.get_login_creds"
+                     *         ],
+                     *         "target": {
+                     *           "namespace": "android_app",
+                     *           "package_name": "app.tandem",
+                     *           "sha256_cert_fingerprints": [
+                     *             "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+                     *           ]
+                     *         }
+                     *       },
+                     *       {
+                     *         "relation": [
+                     *           "delegate_permission/common.handle_all_urls",
+                     *           "delegate_permission/common.get_login_creds"
+                     *         ],
+                     *         "target": {
+                     *           "namespace": "android_app",
+                     *           "package_name": "app.tandem.beta",
+                     *           "sha256_cert_fingerprints": [
+                     *             "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",
+                     *             "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E6"
+                     *           ]
+                     *         }
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         relation: string[];
                         target: {
@@ -2994,7 +3197,9 @@ export interface operations {
     listAllFeedback: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
                 /** @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message */
                 state?: "all" | "open" | "handled";
@@ -3019,6 +3224,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "feedback": [
+                     *         {
+                     *           "createdAt": "15/06/2025",
+                     *           "feedbackId": "01a2257a-b08f-7dc5-b5e2-d86c4f221620",
+                     *           "feedbackMessage": "We love the daily question!",
+                     *           "timestamp": 1749988920000,
+                     *           "userId": "01a2257a-b07f-7e24-a887-317378779efa"
+                     *         },
+                     *         {
+                     *           "createdAt": "15/06/2025",
+                     *           "feedbackId": "01a2257a-b08e-7abd-9773-99419a152b85",
+                     *           "feedbackMessage": "Could the widget show our next event?",
+                     *           "timestamp": 1749988860000,
+                     *           "userId": "01a2257a-b080-70e8-bfed-5027181911ce"
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["FeedbackList"];
                 };
             };
@@ -3055,6 +3281,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deprecationDate": 1767225600000,
+                     *       "downloadUrl": "https://play.google.com/store/apps/details?id=app.tandem",
+                     *       "latestVersion": "1.4.0",
+                     *       "minRequiredVersion": "1.0.0",
+                     *       "platform": "android",
+                     *       "recommendedVersion": "1.1.0",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
+                     *       "updatedAt": 1749988920000
+                     *     }
+                     */
                     "application/json": components["schemas"]["VersionPolicy"];
                 };
             };
@@ -3084,6 +3323,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the platform's new policy */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VersionPolicyWrite"];
@@ -3096,6 +3336,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deprecationDate": 1767225600000,
+                     *       "downloadUrl": "https://play.google.com/store/apps/details?id=app.tandem",
+                     *       "latestVersion": "1.4.0",
+                     *       "minRequiredVersion": "1.0.0",
+                     *       "platform": "android",
+                     *       "recommendedVersion": "1.1.0",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
+                     *       "updatedAt": 1749988920000
+                     *     }
+                     */
                     "application/json": components["schemas"]["VersionPolicy"];
                 };
             };
@@ -3122,6 +3375,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the account's e-mail and password */
         requestBody: {
             content: {
                 "application/json": {
@@ -3139,6 +3393,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "logged in",
+                     *       "success": true,
+                     *       "token": "vqS1lGAaNr5Q8rc9euw2Q8MouymBV61U0AaE4edHTp4",
+                     *       "userId": "01a2257a-2dd5-7f03-a25d-125b2eae587e"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthReply"];
                 };
             };
@@ -3166,6 +3428,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description optional: {all: true} revokes every token of the account */
         requestBody?: {
             content: {
                 "application/json": {
@@ -3181,6 +3444,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "logged out",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         /** @constant */
@@ -3325,6 +3594,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the credential navigator.credentials.create answered, as its toJSON() writes it */
         requestBody: {
             content: {
                 /**
@@ -3354,6 +3624,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "passkey registered",
+                     *       "passkey": {
+                     *         "createdAt": 1749988800000,
+                     *         "credentialId": "ryAybUD5JBz8U-L6mn3vYg4YYwa_g_zM6ys1Xq0CGi4",
+                     *         "id": "01a2257a-452c-7e4f-8d3f-4d1f37e1e0a5",
+                     *         "lastUsedAt": null
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["PasskeyReply"];
                 };
             };
@@ -3430,6 +3712,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the credential navigator.credentials.get answered, as its toJSON() writes it */
         requestBody: {
             content: {
                 /**
@@ -3457,6 +3740,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "signin_success",
+                     *       "message": "signed in",
+                     *       "success": true,
+                     *       "token": "J71iYQwHhNgimgCOLwctb6bF5UH_x9Rj737cPKWVw04",
+                     *       "userId": "01a2257a-cde7-73cd-ae73-4a9d93946e31"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthReply"];
                 };
             };
@@ -3485,24 +3777,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description one step of the reset: request, verify, or update with the code or the resetToken */
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                } | {
-                    code: string;
-                    userId: string;
-                } | {
-                    /** @description the verified code again */
-                    code: string;
-                    newPassword: string;
-                    userId: string;
-                } | {
-                    newPassword: string;
-                    /** @description from the verify step */
-                    resetToken: string;
-                    userId: string;
-                };
+                "application/json": components["schemas"]["PasswordResetRequest"] | components["schemas"]["PasswordResetWithCode"] | components["schemas"]["PasswordResetWithToken"];
             };
         };
         responses: {
@@ -3512,6 +3790,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "code_valid",
+                     *       "message": "the code is valid",
+                     *       "resetToken": "WSJA1vP3wok03YyxAwEFy0UEI5JAx6tFuOlCl0jYzlk",
+                     *       "success": true,
+                     *       "valid": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthReply"];
                 };
             };
@@ -3538,6 +3825,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the identity token Sign in with Apple returned, and the name Apple gives on the first sign-in */
         requestBody: {
             content: {
                 "application/json": {
@@ -3560,6 +3848,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "signin_success",
+                     *       "created": true,
+                     *       "message": "signed in",
+                     *       "success": true,
+                     *       "token": "gxS29R4Vc0Bq3LefRSZDx-ZTwbx145bMR7hAFgBz618",
+                     *       "userId": "01a2257a-6c5b-7475-bc37-cf1fbab34f1d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignInReply"];
                 };
             };
@@ -3588,6 +3886,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the ID token Google Sign-In returned */
         requestBody: {
             content: {
                 "application/json": {
@@ -3605,6 +3904,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "signin_success",
+                     *       "created": true,
+                     *       "message": "signed in",
+                     *       "success": true,
+                     *       "token": "rcl1qLe3uf8lC8_MkovEQoIHq-AY_UMpy0U4SRyrP34",
+                     *       "userId": "01a2257a-6a4d-7aee-8aed-a9e3ce42b23d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignInReply"];
                 };
             };
@@ -3633,6 +3942,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description {email, password} to sign up, or {userId, verificationCode} to verify the e-mail */
         requestBody: {
             content: {
                 "application/json": {
@@ -3651,6 +3961,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "verification_success",
+                     *       "message": "e-mail verified; set a password to log in with it",
+                     *       "passwordRequired": true,
+                     *       "success": true,
+                     *       "token": "pU9chgE-HxjACMNezovSEqqWPdwjWkesh8qdpE8gssI",
+                     *       "userId": "01a2257a-2dd7-767e-b20a-76028d1cce98"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthReply"];
                 };
             };
@@ -3670,9 +3990,11 @@ export interface operations {
             query?: {
                 /** @description the key to evaluate (without action) */
                 flag?: string;
+                /** @description list: the flags on for the user; all: every flag (administrators); left out: evaluate flag */
                 action?: "list" | "all";
                 /** @description the caller's own id (or left out); another user's only for administrators (403 otherwise); ignored without a token */
                 userId?: string;
+                /** @description the client's platform, for flags limited to some platforms */
                 platform?: "ios" | "android" | "web";
                 /** @description action=all only */
                 limit?: number;
@@ -3739,6 +4061,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the change, by action */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FeatureFlagWrite"];
@@ -3789,7 +4112,9 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -3812,6 +4137,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "author": "01a2257a-9bc8-73d5-a408-ba24ae0c34af",
+                     *         "body": "On my way home",
+                     *         "createdAt": 1749988800004,
+                     *         "id": "01a2257a-9c16-7ae4-a42e-6a80f9ec69b6"
+                     *       },
+                     *       {
+                     *         "author": "01a2257a-9bc9-7f65-9a53-e7db037b4833",
+                     *         "body": "Dinner at 8?",
+                     *         "createdAt": 1749988800003,
+                     *         "id": "01a2257a-9c05-7878-8633-ddb0d3964b4f"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Message"][];
                 };
             };
@@ -3841,6 +4182,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the message's text */
         requestBody: {
             content: {
                 "application/json": {
@@ -3856,6 +4198,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "id": "01a2257a-2de4-71fa-84fd-5c919f406cec",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description milliseconds */
                         createdAt: number;
@@ -3895,6 +4244,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the caller, and the code they chose (drawn when left out) */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateConnectionRequest"];
@@ -3908,6 +4258,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connectionCode": "sunny-otter-42",
+                     *         "connectionId": "01a2257a-75b4-7284-b606-a48ef8964d79",
+                     *         "expiresAt": 1750593600000
+                     *       },
+                     *       "status": "success"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedConnectionReply"];
                 };
             };
@@ -3948,6 +4308,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connectionCode": "Our-Code-8",
+                     *         "expiresAt": 1750593600000,
+                     *         "partnerId": "01a2257a-7a4a-7408-ac95-2fdc1f107625",
+                     *         "userId": "01a2257a-7a4b-7d85-8fe4-6a594787e04a"
+                     *       },
+                     *       "status": "success"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConnectionViewReply"];
                 };
             };
@@ -3974,6 +4345,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the caller and the partner's connection code */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConnectionRequest"];
@@ -3986,6 +4358,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "partnerId": "01a2257a-7922-7e8a-b35f-9661cdb2adf9"
+                     *       },
+                     *       "status": "success"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConnectionReply"];
                 };
             };
@@ -4015,6 +4395,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the caller */
         requestBody: {
             content: {
                 "application/json": {
@@ -4029,6 +4410,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "success": true
+                     *       },
+                     *       "status": "success"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnlinkConnectionReply"];
                 };
             };
@@ -4067,6 +4456,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "days": 14,
+                     *       "endDate": "2025-08-15T00:00:00Z",
+                     *       "isActive": false,
+                     *       "startDate": "2025-08-01T00:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RelationshipDuration"];
                 };
             };
@@ -4102,6 +4499,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description start with its date, or end (today unless a date is given) */
         requestBody: {
             content: {
                 "application/json": {
@@ -4123,6 +4521,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "days": 14,
+                     *       "endDate": "2025-08-15T00:00:00Z",
+                     *       "isActive": false,
+                     *       "startDate": "2025-08-01T00:00:00Z",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                     } & components["schemas"]["RelationshipDuration"];
@@ -4145,6 +4552,7 @@ export interface operations {
     listMilestones: {
         parameters: {
             query?: {
+                /** @description how many milestones, 1 to 50 (default 5) */
                 limit?: number;
             };
             header?: {
@@ -4168,6 +4576,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2025-06-15",
+                     *           "days": 100,
+                     *           "kind": "days",
+                     *           "label": "100 days"
+                     *         },
+                     *         {
+                     *           "date": "2025-09-23",
+                     *           "days": 200,
+                     *           "kind": "days",
+                     *           "label": "200 days"
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         milestones: components["schemas"]["Milestone"][];
                         success: boolean;
@@ -4209,6 +4636,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "displayName": "Ann Lee",
+                     *       "email": "ann@example.com",
+                     *       "locale": "en",
+                     *       "passwordRequired": true,
+                     *       "signInMethods": [
+                     *         "apple",
+                     *         "google"
+                     *       ],
+                     *       "success": true,
+                     *       "timezone": "",
+                     *       "userId": "01a2257a-6c98-7de1-89a7-98559bd20009"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -4246,6 +4689,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "account and all its data deleted",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         /** @constant */
@@ -4280,6 +4729,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the profile fields to change; those left out keep their values */
         requestBody: {
             content: {
                 "application/json": {
@@ -4301,6 +4751,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "displayName": "Ann",
+                     *       "email": "ann@example.com",
+                     *       "locale": "en",
+                     *       "signInMethods": [
+                     *         "password"
+                     *       ],
+                     *       "success": true,
+                     *       "timezone": "Europe/Paris",
+                     *       "userId": "01a2257a-e72f-7e51-a8fe-f1acf22ecce7"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -4339,6 +4803,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "_creationTime": 1749988800000,
+                     *       "_id": "01a2257a-e51a-72c1-afd1-aa2842770ba4",
+                     *       "advice": "Hug for at least twenty seconds today; it calms you both.",
+                     *       "theme": "intimacy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Advice"];
                 };
             };
@@ -4375,6 +4847,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answeredByMe": true,
+                     *       "answeredByPartner": false,
+                     *       "conversation": [
+                     *         {
+                     *           "id": "01a2257a-c0fd-72ec-b87a-a2e341e44dbd",
+                     *           "text": "Slow coffee in bed, then a long walk.",
+                     *           "timestamp": 1749988800000,
+                     *           "type": "answer",
+                     *           "userId": "01a2257a-bfb7-7e15-b727-18ad787f759c"
+                     *         },
+                     *         {
+                     *           "id": "01a2257a-c105-7729-bbd7-312659965c54",
+                     *           "messageId": "01a2257a-c0fd-72ec-b87a-a2e341e44dbd",
+                     *           "reaction": "👍",
+                     *           "timestamp": 1749988801000,
+                     *           "type": "reaction",
+                     *           "userId": "01a2257a-bfb7-7e15-b727-18ad787f759c"
+                     *         }
+                     *       ],
+                     *       "question": {
+                     *         "category": "intimacy",
+                     *         "date": "2025-06-15",
+                     *         "id": "01a2257a-c0e6-797d-ae0a-82e633cd4e57",
+                     *         "text": "What is your favourite way to spend a lazy morning together?"
+                     *       },
+                     *       "streak": {
+                     *         "best": 0,
+                     *         "current": 0
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DailyQuestionReply"];
                 };
             };
@@ -4409,23 +4915,10 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the action: answer, reply or react */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @constant */
-                    action: "answer";
-                    text: string;
-                } | {
-                    /** @constant */
-                    action: "reply";
-                    replyTo?: string;
-                    text: string;
-                } | {
-                    /** @constant */
-                    action: "react";
-                    messageId: string;
-                    reaction: string;
-                };
+                "application/json": components["schemas"]["DailyQuestionAnswerAction"] | components["schemas"]["DailyQuestionReplyAction"] | components["schemas"]["DailyQuestionReactAction"];
             };
         };
         responses: {
@@ -4436,6 +4929,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answeredByMe": true,
+                     *       "answeredByPartner": true,
+                     *       "conversation": [
+                     *         {
+                     *           "id": "01a2257a-a031-7263-a8e1-7543a78ddc35",
+                     *           "text": "A slow Ferris wheel with a picnic at the top.",
+                     *           "timestamp": 1749988800002,
+                     *           "type": "answer",
+                     *           "userId": "01a2257a-a003-7c04-860c-305ee9958adc"
+                     *         },
+                     *         {
+                     *           "id": "01a2257a-a038-7235-844f-6565923bbe52",
+                     *           "messageId": "01a2257a-a038-7ef8-9689-80f779cac3e1",
+                     *           "reaction": "❤️",
+                     *           "timestamp": 1749988800002,
+                     *           "type": "reaction",
+                     *           "userId": "01a2257a-a003-7c04-860c-305ee9958adc"
+                     *         }
+                     *       ],
+                     *       "question": {
+                     *         "category": "fun",
+                     *         "date": "2025-06-15",
+                     *         "id": "01a2257a-a031-7eeb-93ad-929006bee7bf",
+                     *         "text": "What would the ride be like in a theme park designed by us?"
+                     *       },
+                     *       "streak": {
+                     *         "best": 1,
+                     *         "current": 1
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DailyQuestionReply"];
                 };
             };
@@ -4456,7 +4983,9 @@ export interface operations {
     listDailyQuestionHistory: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 100 (default 30) */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -4482,6 +5011,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "questions": [
+                     *         {
+                     *           "answeredByMe": false,
+                     *           "answeredByPartner": true,
+                     *           "conversation": [
+                     *             {
+                     *               "id": "01a2257a-c018-728e-a30b-96bceb65f4b7",
+                     *               "locked": true,
+                     *               "timestamp": 1750075200000,
+                     *               "type": "answer",
+                     *               "userId": "01a2257a-bfea-7255-941c-80eb075a55ee"
+                     *             }
+                     *           ],
+                     *           "question": {
+                     *             "category": "intimacy",
+                     *             "date": "2025-06-16",
+                     *             "id": "01a2257a-c017-7f17-b20a-c2f5654f0faf",
+                     *             "text": "How do you like to be comforted when you are sad?"
+                     *           }
+                     *         },
+                     *         {
+                     *           "answeredByMe": false,
+                     *           "answeredByPartner": false,
+                     *           "conversation": [],
+                     *           "question": {
+                     *             "category": "everyday",
+                     *             "date": "2025-06-15",
+                     *             "id": "01a2257a-c017-7135-8836-3b5d3ea0f0f3",
+                     *             "text": "What are you looking forward to tomorrow?"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         questions: components["schemas"]["DailyQuestionView"][];
                         success: boolean;
@@ -4522,6 +5088,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "devices": [
+                     *         {
+                     *           "id": "01a2257a-c2e9-7268-a900-8bae4ffdf8ad",
+                     *           "platform": "ios",
+                     *           "provider": "expo",
+                     *           "registeredAt": 1749988806000
+                     *         },
+                     *         {
+                     *           "id": "01a2257a-c2e8-704a-95f6-81f21103d824",
+                     *           "platform": "web",
+                     *           "provider": "expo",
+                     *           "registeredAt": 1749988803000
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         devices: components["schemas"]["Device"][];
                         success: boolean;
@@ -4558,6 +5143,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the device's push token, its provider and platform */
         requestBody: {
             content: {
                 "application/json": {
@@ -4577,6 +5163,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deviceId": "01a2257a-2de3-7bdd-a0d2-f832322136be",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         deviceId: string;
                         success: boolean;
@@ -4609,6 +5201,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the device's id, as its registration answered */
                 deviceId: string;
             };
             cookie?: never;
@@ -4621,6 +5214,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                     };
@@ -4640,7 +5238,9 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -4666,6 +5266,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "createdAt": 1749988800000,
+                     *         "description": "",
+                     *         "endDate": "2025-06-20",
+                     *         "endTime": "",
+                     *         "eventType": "other",
+                     *         "id": "01a2257a-b914-721f-96d3-2378ebe977f3",
+                     *         "importanceLevel": "Medium",
+                     *         "location": "",
+                     *         "notify": "15",
+                     *         "participants": [],
+                     *         "startDate": "2025-06-20",
+                     *         "startTime": "",
+                     *         "title": "Dentist",
+                     *         "updatedAt": 1749988800000,
+                     *         "userId": "01a2257a-b8d2-78d4-b724-cf05a69e2845"
+                     *       },
+                     *       {
+                     *         "createdAt": 1749988800000,
+                     *         "description": "table for two",
+                     *         "endDate": "2025-07-02",
+                     *         "endTime": "01:00",
+                     *         "eventType": "date",
+                     *         "id": "01a2257a-b8d4-788a-81f4-41584c7093a6",
+                     *         "importanceLevel": "High",
+                     *         "location": "Chez Nous",
+                     *         "notify": "60",
+                     *         "participants": [
+                     *           "Sam",
+                     *           "Alex"
+                     *         ],
+                     *         "startDate": "2025-07-01",
+                     *         "startTime": "19:30",
+                     *         "title": "Anniversary dinner",
+                     *         "updatedAt": 1749988800000,
+                     *         "userId": "01a2257a-b8d2-78d4-b724-cf05a69e2845"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CalendarEvent"][];
                 };
             };
@@ -4700,6 +5341,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the new event: action create, a title, a startDate and any other fields */
         requestBody: {
             content: {
                 "application/json": {
@@ -4716,6 +5358,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "description": "Table for two by the window",
+                     *       "endDate": "2025-06-21",
+                     *       "endTime": "22:00",
+                     *       "eventType": "date",
+                     *       "id": "01a2257a-2def-7dbf-9e5b-5a281df3e9eb",
+                     *       "importanceLevel": "High",
+                     *       "location": "Lyon",
+                     *       "notify": "30",
+                     *       "participants": [
+                     *         "Sam"
+                     *       ],
+                     *       "startDate": "2025-06-20",
+                     *       "startTime": "19:00",
+                     *       "title": "Dinner",
+                     *       "updatedAt": 1749988800000,
+                     *       "userId": "01a2257a-2dd5-7f03-a25d-125b2eae587e"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarEvent"];
                 };
             };
@@ -4736,7 +5399,9 @@ export interface operations {
     listEventsInDateRange: {
         parameters: {
             query: {
+                /** @description the first day of the range, YYYY-MM-DD */
                 startDate: string;
+                /** @description the last day of the range, YYYY-MM-DD, not before startDate */
                 endDate: string;
             };
             header?: {
@@ -4760,6 +5425,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dateRange": {
+                     *         "actualCoverage": {
+                     *           "end": "2025-03-15T00:00:00Z",
+                     *           "start": "2024-02-29T00:00:00Z"
+                     *         },
+                     *         "requested": {
+                     *           "endDate": "2025-03-03",
+                     *           "startDate": "2025-03-01"
+                     *         }
+                     *       },
+                     *       "events": {
+                     *         "exactMatches": {
+                     *           "data": [
+                     *             {
+                     *               "endDate": "2025-03-03",
+                     *               "eventType": "date",
+                     *               "id": "01a2257a-b6de-7f1b-ab27-84e2e2eb1027",
+                     *               "isPartnerEvent": false,
+                     *               "startDate": "2025-03-01",
+                     *               "title": "Weekend in Rome"
+                     *             },
+                     *             {
+                     *               "endDate": "2025-03-03",
+                     *               "eventType": "date",
+                     *               "id": "01a2257a-b716-74e8-b6e1-246848a473ab",
+                     *               "isPartnerEvent": true,
+                     *               "startDate": "2025-03-01",
+                     *               "title": "Ski trip"
+                     *             }
+                     *           ],
+                     *           "message": "2 events exactly from 2025-03-01 to 2025-03-03"
+                     *         },
+                     *         "otherRecents": {
+                     *           "data": [
+                     *             {
+                     *               "endDate": "2025-03-01",
+                     *               "eventType": "reminder",
+                     *               "id": "01a2257a-b701-7c17-92cc-e9d1e94d39d8",
+                     *               "isPartnerEvent": false,
+                     *               "startDate": "2024-02-29",
+                     *               "title": "Summer in Portugal"
+                     *             },
+                     *             {
+                     *               "endDate": "2025-03-15",
+                     *               "eventType": "traveling",
+                     *               "id": "01a2257a-b717-72e5-92bc-b6cc6b716b93",
+                     *               "isPartnerEvent": true,
+                     *               "startDate": "2025-02-15",
+                     *               "title": "Conference in Berlin"
+                     *             }
+                     *           ],
+                     *           "message": "5 events overlapping 2025-03-01 to 2025-03-03"
+                     *         }
+                     *       },
+                     *       "summary": {
+                     *         "dateCoverageDays": 381,
+                     *         "exactMatches": 2,
+                     *         "totalEvents": 7
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DateRangeReport"];
                 };
             };
@@ -4786,6 +5514,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the event's id */
                 eventId: components["parameters"]["eventId"];
             };
             cookie?: never;
@@ -4798,6 +5527,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "description": "table for two",
+                     *       "endDate": "2025-07-02",
+                     *       "endTime": "01:00",
+                     *       "eventType": "date",
+                     *       "id": "01a2257a-b8d4-788a-81f4-41584c7093a6",
+                     *       "importanceLevel": "High",
+                     *       "isPartnerEvent": false,
+                     *       "location": "Chez Nous",
+                     *       "notify": "60",
+                     *       "participants": [
+                     *         "Sam",
+                     *         "Alex"
+                     *       ],
+                     *       "startDate": "2025-07-01",
+                     *       "startTime": "19:30",
+                     *       "title": "Anniversary dinner",
+                     *       "updatedAt": 1749988800000,
+                     *       "userId": "01a2257a-b8d2-78d4-b724-cf05a69e2845"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarEvent"] & {
                         isPartnerEvent: boolean;
                     };
@@ -4826,10 +5578,12 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the event's id */
                 eventId: components["parameters"]["eventId"];
             };
             cookie?: never;
         };
+        /** @description the fields to change; those left out keep their values */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CalendarEventWrite"];
@@ -4842,6 +5596,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "description": "Table for two by the window",
+                     *       "endDate": "2025-06-21",
+                     *       "endTime": "22:00",
+                     *       "eventType": "date",
+                     *       "id": "01a2257a-2dde-725a-8598-939cced160ff",
+                     *       "importanceLevel": "High",
+                     *       "location": "Lyon",
+                     *       "notify": "30",
+                     *       "participants": [
+                     *         "Sam"
+                     *       ],
+                     *       "startDate": "2025-06-20",
+                     *       "startTime": "19:00",
+                     *       "title": "Dinner",
+                     *       "updatedAt": 1749988800000,
+                     *       "userId": "01a2257a-2dd5-7f03-a25d-125b2eae587e"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarEvent"];
                 };
             };
@@ -4869,6 +5644,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the event's id */
                 eventId: components["parameters"]["eventId"];
             };
             cookie?: never;
@@ -4881,6 +5657,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4922,6 +5703,207 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account": {
+                     *         "createdAt": 1749988800000,
+                     *         "displayName": "Ann",
+                     *         "email": "ann@example.com",
+                     *         "identities": [],
+                     *         "locale": "en",
+                     *         "signInMethods": [
+                     *           "password"
+                     *         ],
+                     *         "timezone": "Europe/Paris",
+                     *         "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *       },
+                     *       "data": {
+                     *         "advice": [],
+                     *         "events": [
+                     *           {
+                     *             "createdAt": 1749988800000,
+                     *             "description": "Table for two by the window",
+                     *             "endDate": "2025-06-21",
+                     *             "endTime": "22:00",
+                     *             "eventType": "date",
+                     *             "id": "01a2257a-a5c7-7656-9358-c7b3068cbe7c",
+                     *             "importanceLevel": "High",
+                     *             "location": "Lyon",
+                     *             "notify": "30",
+                     *             "participants": [
+                     *               "Sam"
+                     *             ],
+                     *             "startDate": "2025-06-20",
+                     *             "startTime": "19:00",
+                     *             "title": "Dinner",
+                     *             "updatedAt": 1749988800000,
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *           },
+                     *           {
+                     *             "createdAt": 1749988800000,
+                     *             "description": "Table for two by the window",
+                     *             "endDate": "2025-06-21",
+                     *             "endTime": "22:00",
+                     *             "eventType": "date",
+                     *             "id": "01a2257a-a63c-7681-9227-bfb6ad295b15",
+                     *             "importanceLevel": "High",
+                     *             "location": "Lyon",
+                     *             "notify": "30",
+                     *             "participants": [
+                     *               "Sam"
+                     *             ],
+                     *             "startDate": "2025-06-20",
+                     *             "startTime": "19:00",
+                     *             "title": "Dinner",
+                     *             "updatedAt": 1749988800000,
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *           }
+                     *         ],
+                     *         "featureFlags": {
+                     *           "disabledFor": [],
+                     *           "enabledFor": []
+                     *         },
+                     *         "feedback": [
+                     *           {
+                     *             "createdAt": "15/06/2025",
+                     *             "feedbackId": "01a2257a-a683-722e-8b7d-2f589198c31e",
+                     *             "feedbackMessage": "We love the daily question!",
+                     *             "timestamp": 1749988800000,
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *           }
+                     *         ],
+                     *         "images": [
+                     *           {
+                     *             "_id": "01a2257a-a5da-70c6-8489-bec81983e4b1",
+                     *             "blurhash": "L54niX^n=~^n}_^m?I^m?I?I?I?I",
+                     *             "createdAt": 1749988800000,
+                     *             "groupId": "01a2257a-a5da-76bb-a9eb-eceb87db2a94",
+                     *             "height": 2048,
+                     *             "key": "u/01a2257a-a475-7aa4-9fb5-fc1d6043ef41/232dadf557785987e7b4bf682036afa6.jpg",
+                     *             "url": "https://tandem.example.com/files/u/01a2257a-a475-7aa4-9fb5-fc1d6043ef41/232dadf557785987e7b4bf682036afa6.jpg",
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41",
+                     *             "width": 1536
+                     *           }
+                     *         ],
+                     *         "memories": [
+                     *           {
+                     *             "createdAt": 1749988920000,
+                     *             "date": "2025-06-01",
+                     *             "description": "",
+                     *             "id": "01a2257a-a724-7336-8c88-a461bd6f2ec5",
+                     *             "images": [],
+                     *             "title": "First trip together",
+                     *             "updatedAt": 1749988920000
+                     *           },
+                     *           {
+                     *             "createdAt": 1749988800000,
+                     *             "date": "2025-06-01",
+                     *             "description": "Table for two by the window",
+                     *             "id": "01a2257a-a643-7848-8e44-ab8647e1f308",
+                     *             "images": [
+                     *               "https://tandem.example.com/files/u/01a2257a-a475-7aa4-9fb5-fc1d6043ef41/232dadf557785987e7b4bf682036afa6.jpg"
+                     *             ],
+                     *             "title": "Beach",
+                     *             "updatedAt": 1749988800000
+                     *           }
+                     *         ],
+                     *         "messages": [
+                     *           {
+                     *             "author": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41",
+                     *             "body": "Good morning!",
+                     *             "createdAt": 1749988800000,
+                     *             "id": "01a2257a-a682-751d-b112-54893420f0ed",
+                     *             "partnershipId": "01a2257a-a4d7-7943-9401-6fad969a8028"
+                     *           }
+                     *         ],
+                     *         "moods": [],
+                     *         "notifications": {
+                     *           "devices": [
+                     *             {
+                     *               "id": "01a2257a-a6d9-7eb1-a92a-03f2da57d240",
+                     *               "platform": "android",
+                     *               "provider": "expo",
+                     *               "registeredAt": 1749988920000
+                     *             }
+                     *           ],
+                     *           "notifications": [
+                     *             {
+                     *               "category": "events",
+                     *               "createdAt": 1749988860000,
+                     *               "id": "01a2257a-a6d8-71fa-b9e9-22536d9a6c26",
+                     *               "message": "Dinner starts in 30 minutes.",
+                     *               "read": false,
+                     *               "title": "Event reminder"
+                     *             }
+                     *           ],
+                     *           "settings": {
+                     *             "dailyReminderTime": "07:30",
+                     *             "dailyReminders": false,
+                     *             "eventsNotification": false,
+                     *             "gamesNotification": false,
+                     *             "habitsReminder": false,
+                     *             "moodUpdates": false,
+                     *             "partnerActivity": false,
+                     *             "pauseAll": true,
+                     *             "systemUpdates": false
+                     *           }
+                     *         },
+                     *         "partners": {
+                     *           "connectionCode": "sunny-otter-42",
+                     *           "pairingCode": null,
+                     *           "partnerId": "01a2257a-a47f-73fe-a4e6-558ee88a9e51"
+                     *         },
+                     *         "passkeys": [],
+                     *         "premium": {
+                     *           "billingId": "GPA.3372-1234-5678-90123",
+                     *           "cancelled": false,
+                     *           "createdAt": 1749988800000,
+                     *           "endDate": 1781524800000,
+                     *           "isActive": true,
+                     *           "lastRenewed": 1749988800000,
+                     *           "meta": {
+                     *             "store": "play"
+                     *           },
+                     *           "plan": "9.99",
+                     *           "platform": "android",
+                     *           "productId": "",
+                     *           "startDate": 1749988800000,
+                     *           "state": "active",
+                     *           "store": null,
+                     *           "storeRef": ""
+                     *         },
+                     *         "questions": [
+                     *           {
+                     *             "date": "2025-06-15",
+                     *             "id": "01a2257a-a61d-7fd6-b1b4-fc31ee218bfd",
+                     *             "question": "Which goal of yours could I help you reach this year?",
+                     *             "text": "Cooking together on Sundays.",
+                     *             "timestamp": 1749988800000,
+                     *             "type": "answer",
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *           },
+                     *           {
+                     *             "date": "2025-06-15",
+                     *             "id": "01a2257a-a684-726f-94a9-d593d764b0f3",
+                     *             "question": "Which goal of yours could I help you reach this year?",
+                     *             "text": "Yes, the mountains!",
+                     *             "timestamp": 1749988800000,
+                     *             "type": "reply",
+                     *             "userId": "01a2257a-a475-7aa4-9fb5-fc1d6043ef41"
+                     *           }
+                     *         ],
+                     *         "relationship": [
+                     *           {
+                     *             "endDate": null,
+                     *             "isActive": true,
+                     *             "partnerId": "01a2257a-a47f-73fe-a4e6-558ee88a9e51",
+                     *             "startDate": "2025-01-01"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         account: {
                             createdAt: number;
@@ -4966,7 +5948,9 @@ export interface operations {
     listFeedback: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -4992,6 +5976,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "feedback": [
+                     *         {
+                     *           "createdAt": "15/06/2025",
+                     *           "feedbackId": "01a2257a-ad86-768a-b96e-8617aa86797f",
+                     *           "feedbackMessage": "A dark theme, please.",
+                     *           "timestamp": 1749988800000,
+                     *           "userId": "01a2257a-ad21-71d2-ac87-8a36cebc8144"
+                     *         },
+                     *         {
+                     *           "createdAt": "15/06/2025",
+                     *           "feedbackId": "01a2257a-ad78-7b43-a7c2-acf7cc92c4e6",
+                     *           "feedbackMessage": "Could memories have music?",
+                     *           "timestamp": 1749988800000,
+                     *           "userId": "01a2257a-ad21-71d2-ac87-8a36cebc8144"
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["FeedbackList"];
                 };
             };
@@ -5025,6 +6030,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the feedback's text */
         requestBody: {
             content: {
                 "application/json": {
@@ -5040,6 +6046,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "feedbackId": "01a2257a-2de4-7258-8e8c-90b0e3ff46d0",
+                     *       "message": "Thank you for your feedback",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         feedbackId: string;
                         message: string;
@@ -5064,6 +6077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of the home the client holds: 304 while it is unchanged */
                 "If-None-Match"?: string;
                 /**
                  * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
@@ -5087,6 +6101,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "advice": {
+                     *         "_creationTime": 1749988800000,
+                     *         "_id": "01a2257a-a6e5-717a-bc65-b49b6e01bfed",
+                     *         "advice": "Put your phones away for the first ten minutes you spend together this evening.",
+                     *         "theme": "communication"
+                     *       },
+                     *       "latestMessage": {
+                     *         "author": "01a2257a-a6e4-75e8-820b-0d0c37cadba0",
+                     *         "createdAt": 1749988860001,
+                     *         "id": "01a2257a-a751-7bf2-b8e1-70f2fdeaf095",
+                     *         "text": "See you at 7?"
+                     *       },
+                     *       "moods": {
+                     *         "mine": null,
+                     *         "partner": {
+                     *           "createdAt": 1749988800001,
+                     *           "date": "2025-06-15",
+                     *           "id": "01a2257a-a720-70cf-b2b6-22cf6404944d",
+                     *           "mood": "great",
+                     *           "note": "sunny",
+                     *           "updatedAt": 1749988800001,
+                     *           "userId": "01a2257a-a6e4-75e8-820b-0d0c37cadba0"
+                     *         }
+                     *       },
+                     *       "nextEvent": {
+                     *         "createdAt": 1749988800000,
+                     *         "description": "",
+                     *         "endDate": "2025-06-16",
+                     *         "endTime": "",
+                     *         "eventType": "other",
+                     *         "id": "01a2257a-a71f-7c9e-84dc-ee75f738dea5",
+                     *         "importanceLevel": "Medium",
+                     *         "location": "",
+                     *         "notify": "",
+                     *         "participants": [],
+                     *         "startDate": "2025-06-16",
+                     *         "startTime": "09:30",
+                     *         "title": "Brunch with Sam",
+                     *         "updatedAt": 1749988800000,
+                     *         "userId": "01a2257a-a6e3-7893-b075-5d76cde8af18"
+                     *       },
+                     *       "nextMilestone": {
+                     *         "date": "2025-07-20",
+                     *         "days": 200,
+                     *         "kind": "days",
+                     *         "label": "200 days"
+                     *       },
+                     *       "pairingState": "connected",
+                     *       "partner": {
+                     *         "displayName": "Bea",
+                     *         "id": "01a2257a-a6e4-75e8-820b-0d0c37cadba0"
+                     *       },
+                     *       "premium": {
+                     *         "isPremium": true,
+                     *         "source": "partner"
+                     *       },
+                     *       "question": {
+                     *         "answeredByMe": false,
+                     *         "answeredByPartner": true,
+                     *         "date": "2025-06-15",
+                     *         "id": "01a2257a-a71e-70dc-8d17-08f480005c9b",
+                     *         "locked": true,
+                     *         "text": "What does a good life look like to you, in one sentence?"
+                     *       },
+                     *       "relationship": {
+                     *         "days": 165,
+                     *         "endDate": null,
+                     *         "isActive": true,
+                     *         "startDate": "2025-01-01T00:00:00Z"
+                     *       },
+                     *       "streak": {
+                     *         "best": 0,
+                     *         "current": 0
+                     *       },
+                     *       "success": true,
+                     *       "unreadNotifications": 4
+                     *     }
+                     */
                     "application/json": components["schemas"]["Home"];
                 };
             };
@@ -5109,6 +6203,7 @@ export interface operations {
     listImages: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
                 /** @description an X-Next-Cursor value */
                 cursor?: string;
@@ -5136,6 +6231,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       "{\"_id\":\"01a2257a-2de0-796a-90fb-2acf7c922505\",\"userId\":\"01a2257a-2dd5-7f03-a25d-125b2eae587e\",\"url\":\"https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg\",\"key\":\"u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg\",\"groupId\":\"01a2257a-2de0-7f0f-a7d4-313fa087c257\",\"createdAt\":1749988800000,\"width\":1536,\"height\":2048,\"blurhash\":\"L54niX^n=~^n}_^m?I^m?I?I?I?I\"}",
+                     *       "{\"_id\":\"01a2257a-2de0-71a2-8934-8135919db325\",\"userId\":\"01a2257a-2dd5-7f03-a25d-125b2eae587e\",\"url\":\"https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/2b9d17e1d6d274dd84c4022b154829e3.jpg\",\"key\":\"u/01a2257a-2dd5-7f03-a25d-125b2eae587e/2b9d17e1d6d274dd84c4022b154829e3.jpg\",\"groupId\":\"01a2257a-2de0-7f0f-a7d4-313fa087c257\",\"createdAt\":1749988800000,\"width\":1536,\"height\":2048,\"blurhash\":\"L54niX^n=~^n}_^m?I^m?I?I?I?I\"}"
+                     *     ]
+                     */
                     "application/json": string[];
                 };
             };
@@ -5170,6 +6271,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description 1 to 4 image files (JPEG, PNG or WebP), each in a part named file */
         requestBody: {
             content: {
                 "multipart/form-data": {
@@ -5185,6 +6287,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "files": [
+                     *         {
+                     *           "data": {
+                     *             "key": "u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg",
+                     *             "url": "https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg"
+                     *           }
+                     *         },
+                     *         {
+                     *           "data": {
+                     *             "key": "u/01a2257a-2dd5-7f03-a25d-125b2eae587e/2b9d17e1d6d274dd84c4022b154829e3.jpg",
+                     *             "url": "https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/2b9d17e1d6d274dd84c4022b154829e3.jpg"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "groupId": "01a2257a-2de0-7f0f-a7d4-313fa087c257",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         files: {
                             data: {
@@ -5206,6 +6328,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "limit_reached",
+                     *       "error": "storage limit reached: 1GB",
+                     *       "message": "storage limit reached: 1GB",
+                     *       "success": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5222,6 +6352,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_storage",
+                     *       "error": "no room left to store this; try again later",
+                     *       "message": "no room left to store this; try again later",
+                     *       "success": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5240,6 +6378,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the group's id (shared by the images of one upload) */
                 groupId: components["parameters"]["groupId"];
             };
             cookie?: never;
@@ -5252,6 +6391,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "_id": "01a2257a-a1d9-77d7-893f-c80954b11539",
+                     *         "blurhash": "L~P=dX~q|T~q~q|cdC|c|TdC00dC",
+                     *         "createdAt": 1749988800000,
+                     *         "groupId": "01a2257a-a1d9-7f42-8b9f-8b23612f6670",
+                     *         "height": 2048,
+                     *         "key": "u/01a2257a-a1d2-7fea-96f1-f32da356edbc/426ed8513b1d4544cec83f761bcac7b1.png",
+                     *         "url": "https://tandem.example.com/files/u/01a2257a-a1d2-7fea-96f1-f32da356edbc/426ed8513b1d4544cec83f761bcac7b1.png",
+                     *         "userId": "01a2257a-a1d2-7fea-96f1-f32da356edbc",
+                     *         "width": 1536
+                     *       },
+                     *       {
+                     *         "_id": "01a2257a-a1d9-759f-a365-496e76b7bbbd",
+                     *         "blurhash": "L~P=dX~q|T~q~q|cdC|c|TdC00dC",
+                     *         "createdAt": 1749988800000,
+                     *         "groupId": "01a2257a-a1d9-7f42-8b9f-8b23612f6670",
+                     *         "height": 2048,
+                     *         "key": "u/01a2257a-a1d2-7fea-96f1-f32da356edbc/aee97c5edcfffaf718e80640e915494e.png",
+                     *         "url": "https://tandem.example.com/files/u/01a2257a-a1d2-7fea-96f1-f32da356edbc/aee97c5edcfffaf718e80640e915494e.png",
+                     *         "userId": "01a2257a-a1d2-7fea-96f1-f32da356edbc",
+                     *         "width": 1536
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Image"][];
                 };
             };
@@ -5279,10 +6444,12 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the group's id (shared by the images of one upload) */
                 groupId: components["parameters"]["groupId"];
             };
             cookie?: never;
         };
+        /** @description the images of the group to repoint, each with its _id and new url and key */
         requestBody: {
             content: {
                 "application/json": {
@@ -5299,6 +6466,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "_id": "01a2257a-a1d9-77d7-893f-c80954b11539",
+                     *         "blurhash": "L~TSUA~q~q~q~q~q~q~q~q~q~q~q",
+                     *         "createdAt": 1749988800000,
+                     *         "groupId": "01a2257a-a1d9-7f42-8b9f-8b23612f6670",
+                     *         "height": 2048,
+                     *         "key": "u/01a2257a-a1d2-7fea-96f1-f32da356edbc/b7b6ececc0153a50f2fef53d0abc9e9d.png",
+                     *         "url": "https://tandem.example.com/files/u/01a2257a-a1d2-7fea-96f1-f32da356edbc/b7b6ececc0153a50f2fef53d0abc9e9d.png",
+                     *         "userId": "01a2257a-a1d2-7fea-96f1-f32da356edbc",
+                     *         "width": 1536
+                     *       },
+                     *       {
+                     *         "_id": "01a2257a-a1d9-759f-a365-496e76b7bbbd",
+                     *         "blurhash": "L~P=dX~q|T~q~q|cdC|c|TdC00dC",
+                     *         "createdAt": 1749988800000,
+                     *         "groupId": "01a2257a-a1d9-7f42-8b9f-8b23612f6670",
+                     *         "height": 2048,
+                     *         "key": "u/01a2257a-a1d2-7fea-96f1-f32da356edbc/aee97c5edcfffaf718e80640e915494e.png",
+                     *         "url": "https://tandem.example.com/files/u/01a2257a-a1d2-7fea-96f1-f32da356edbc/aee97c5edcfffaf718e80640e915494e.png",
+                     *         "userId": "01a2257a-a1d2-7fea-96f1-f32da356edbc",
+                     *         "width": 1536
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Image"][];
                 };
             };
@@ -5327,6 +6520,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the group's id (shared by the images of one upload) */
                 groupId: components["parameters"]["groupId"];
             };
             cookie?: never;
@@ -5339,6 +6533,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deletedIds": [
+                     *         "01a2257a-8125-735e-b17a-6e1c2a6bbe58",
+                     *         "01a2257a-8125-7128-bce9-d77bb02b3447"
+                     *       ],
+                     *       "groupId": "01a2257a-8125-7ee4-9546-56f3036f39e0",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         deletedIds: string[];
                         groupId: string;
@@ -5371,6 +6575,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the image's _id */
                 imageId: components["parameters"]["imageId"];
             };
             cookie?: never;
@@ -5383,6 +6588,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "_id": "01a2257a-a26a-7be7-8661-ef9cadb4803c",
+                     *       "blurhash": "L~P=dX~q|T~q~q|cdC|c|TdC00dC",
+                     *       "createdAt": 1749988800000,
+                     *       "groupId": "01a2257a-a26a-707d-b123-d233854aff9c",
+                     *       "height": 2048,
+                     *       "key": "u/01a2257a-a264-7180-b7b6-a177836d8d79/33dc3f475cdf88c0682e5623e72b5c42.png",
+                     *       "url": "https://tandem.example.com/files/u/01a2257a-a264-7180-b7b6-a177836d8d79/33dc3f475cdf88c0682e5623e72b5c42.png",
+                     *       "userId": "01a2257a-a264-7180-b7b6-a177836d8d79",
+                     *       "width": 1536
+                     *     }
+                     */
                     "application/json": components["schemas"]["Image"];
                 };
             };
@@ -5410,10 +6628,12 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the image's _id */
                 imageId: components["parameters"]["imageId"];
             };
             cookie?: never;
         };
+        /** @description the uploaded file to point the image at */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ImageRelink"];
@@ -5426,6 +6646,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "_id": "01a2257a-2de0-71a2-8934-8135919db325",
+                     *       "blurhash": "L54niX^n=~^n}_^m?I^m?I?I?I?I",
+                     *       "createdAt": 1749988800000,
+                     *       "groupId": "01a2257a-2de0-7f0f-a7d4-313fa087c257",
+                     *       "height": 2048,
+                     *       "key": "u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg",
+                     *       "url": "https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg",
+                     *       "userId": "01a2257a-2dd5-7f03-a25d-125b2eae587e",
+                     *       "width": 1536
+                     *     }
+                     */
                     "application/json": components["schemas"]["Image"];
                 };
             };
@@ -5454,6 +6687,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the image's _id */
                 imageId: components["parameters"]["imageId"];
             };
             cookie?: never;
@@ -5466,6 +6700,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deletedId": "01a2257a-2f3d-768c-854d-948b7f5ad4e7",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         deletedId: string;
                         success: boolean;
@@ -5487,7 +6727,9 @@ export interface operations {
     listMemories: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -5536,6 +6778,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the new memory: action create, a title, a date, and optionally a description and images */
         requestBody: {
             content: {
                 "application/json": {
@@ -5557,6 +6800,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "date": "2025-06-01",
+                     *       "description": "Table for two by the window",
+                     *       "id": "01a2257a-2df0-7017-902a-9110349289ed",
+                     *       "images": [
+                     *         "https://tandem.example.com/files/u/01a2257a-2dd5-7f03-a25d-125b2eae587e/e539806f31bfc80e02bba2260778edfe.jpg"
+                     *       ],
+                     *       "title": "Beach",
+                     *       "updatedAt": 1749988800000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Memory"];
                 };
             };
@@ -5568,6 +6824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "limit_reached",
+                     *       "error": "memory limit reached: 3 memories",
+                     *       "message": "memory limit reached: 3 memories",
+                     *       "success": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5584,6 +6848,7 @@ export interface operations {
     countMemories: {
         parameters: {
             query: {
+                /** @description the date, YYYY-MM-DD */
                 date: string;
             };
             header?: {
@@ -5607,6 +6872,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "count": 2,
+                     *       "date": "2025-01-03"
+                     *     }
+                     */
                     "application/json": {
                         count: number;
                         /** Format: date */
@@ -5626,9 +6897,13 @@ export interface operations {
     listMemoriesInDateRange: {
         parameters: {
             query: {
+                /** @description the first date, YYYY-MM-DD (included) */
                 startDate: string;
+                /** @description the last date, YYYY-MM-DD (included) */
                 endDate: string;
+                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
             };
             header?: {
@@ -5669,6 +6944,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the memory's id */
                 memoryId: components["parameters"]["memoryId"];
             };
             cookie?: never;
@@ -5681,6 +6957,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "date": "2025-06-01",
+                     *       "description": "so cold",
+                     *       "id": "01a2257a-9e61-7ee6-a08d-5622ccce606f",
+                     *       "images": [
+                     *         "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/9d5063f74e3b96080203eb54b118f43c.jpg",
+                     *         "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/90559dfce0ff91ee80f2052067f2ff68.png"
+                     *       ],
+                     *       "title": "Trip",
+                     *       "updatedAt": 1749992400003
+                     *     }
+                     */
                     "application/json": components["schemas"]["Memory"];
                 };
             };
@@ -5707,10 +6997,12 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the memory's id */
                 memoryId: components["parameters"]["memoryId"];
             };
             cookie?: never;
         };
+        /** @description the title and/or description to change */
         requestBody: {
             content: {
                 "application/json": {
@@ -5726,6 +7018,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "createdAt": 1749988800000,
+                     *       "date": "2025-06-01",
+                     *       "description": "so cold",
+                     *       "id": "01a2257a-9e61-7ee6-a08d-5622ccce606f",
+                     *       "images": [
+                     *         "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/9d5063f74e3b96080203eb54b118f43c.jpg",
+                     *         "https://tandem.example.com/files/u/01a2257a-9e4f-7ed8-a63a-0d1dcec2bd58/90559dfce0ff91ee80f2052067f2ff68.png"
+                     *       ],
+                     *       "title": "Trip",
+                     *       "updatedAt": 1749992400003
+                     *     }
+                     */
                     "application/json": components["schemas"]["Memory"];
                 };
             };
@@ -5753,6 +7059,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the memory's id */
                 memoryId: components["parameters"]["memoryId"];
             };
             cookie?: never;
@@ -5765,6 +7072,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deletedId": "01a2257a-4e7c-72fe-91bf-213b52ac969e",
+                     *       "message": "memory deleted"
+                     *     }
+                     */
                     "application/json": {
                         deletedId: string;
                         message: string;
@@ -5785,7 +7098,9 @@ export interface operations {
     listMoods: {
         parameters: {
             query?: {
+                /** @description the first day, YYYY-MM-DD (default: 29 days before to) */
                 from?: string;
+                /** @description the last day, YYYY-MM-DD (default: the caller's today) */
                 to?: string;
             };
             header?: {
@@ -5809,6 +7124,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "from": "2025-05-17",
+                     *       "moods": [
+                     *         {
+                     *           "createdAt": 1749988810000,
+                     *           "date": "2025-06-15",
+                     *           "id": "01a2257a-71b0-79f9-baa4-1f8e0dc20860",
+                     *           "mood": "good",
+                     *           "note": "long day, good run",
+                     *           "updatedAt": 1749988870000,
+                     *           "userId": "01a2257a-6fa0-7e8d-ac50-6b18aadf1457"
+                     *         },
+                     *         {
+                     *           "createdAt": 1749988810000,
+                     *           "date": "2025-06-15",
+                     *           "id": "01a2257a-7207-70a2-b232-2cbb1876e180",
+                     *           "mood": "good",
+                     *           "note": "sunny",
+                     *           "updatedAt": 1749988810000,
+                     *           "userId": "01a2257a-6fa8-74ed-b1a6-eb973c65e9db"
+                     *         }
+                     *       ],
+                     *       "success": true,
+                     *       "to": "2025-06-15"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MoodList"];
                 };
             };
@@ -5842,6 +7184,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description today's mood and an optional note */
         requestBody: {
             content: {
                 "application/json": {
@@ -5859,6 +7202,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "mood": {
+                     *         "createdAt": 1749988800000,
+                     *         "date": "2025-06-15",
+                     *         "id": "01a2257a-9a9c-7c0f-9160-c65fe704f386",
+                     *         "mood": "low",
+                     *         "note": "tired",
+                     *         "updatedAt": 1749996120000,
+                     *         "userId": "01a2257a-9a94-746e-902e-b3b2a6790fd1"
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["MoodReply"];
                 };
             };
@@ -5899,6 +7256,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "settings": {
+                     *         "dailyReminderTime": "20:00",
+                     *         "dailyReminders": true,
+                     *         "eventsNotification": true,
+                     *         "gamesNotification": true,
+                     *         "habitsReminder": true,
+                     *         "moodUpdates": true,
+                     *         "partnerActivity": true,
+                     *         "pauseAll": false,
+                     *         "systemUpdates": true
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         settings: components["schemas"]["NotificationSettings"];
                         success: boolean;
@@ -5930,6 +7303,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the settings to change */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
@@ -5942,6 +7316,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "notification settings updated",
+                     *       "settings": {
+                     *         "dailyReminderTime": "20:00",
+                     *         "dailyReminders": true,
+                     *         "eventsNotification": true,
+                     *         "gamesNotification": true,
+                     *         "habitsReminder": true,
+                     *         "moodUpdates": true,
+                     *         "partnerActivity": true,
+                     *         "pauseAll": false,
+                     *         "systemUpdates": true
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         settings: components["schemas"]["NotificationSettings"];
@@ -5975,6 +7366,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the settings to change */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
@@ -5987,6 +7379,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "notification settings updated",
+                     *       "settings": {
+                     *         "dailyReminderTime": "20:00",
+                     *         "dailyReminders": true,
+                     *         "eventsNotification": true,
+                     *         "gamesNotification": true,
+                     *         "habitsReminder": true,
+                     *         "moodUpdates": true,
+                     *         "partnerActivity": true,
+                     *         "pauseAll": false,
+                     *         "systemUpdates": true
+                     *       },
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         settings: components["schemas"]["NotificationSettings"];
@@ -6007,8 +7416,11 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
+                /** @description page size, 1 to 500; without it, everything up to 1,000 */
                 limit?: number;
+                /** @description the X-Next-Cursor value of the previous page */
                 cursor?: string;
+                /** @description true: the unread ones only */
                 unreadOnly?: "true" | "false";
             };
             header?: {
@@ -6034,6 +7446,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notifications": [
+                     *         {
+                     *           "category": "questions",
+                     *           "createdAt": 1749988802000,
+                     *           "id": "01a2257a-90e7-7f56-8f1f-08ff23fe3215",
+                     *           "message": "Today's question is waiting for you both.",
+                     *           "read": false,
+                     *           "title": "New daily question"
+                     *         },
+                     *         {
+                     *           "category": "events",
+                     *           "createdAt": 1749988801000,
+                     *           "id": "01a2257a-90e7-7df1-86a7-16a5d545b845",
+                     *           "message": "Dinner starts in 30 minutes.",
+                     *           "read": false,
+                     *           "title": "Event reminder"
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         notifications: components["schemas"]["Notification"][];
                         success: boolean;
@@ -6065,6 +7500,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description {notificationId} marks one read, {markAll: true} all */
         requestBody: {
             content: {
                 "application/json": {
@@ -6082,6 +7518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "count": 1,
+                     *       "message": "1 notification marked as read",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         count?: number;
                         message: string;
@@ -6124,6 +7567,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "unreadCount": 1
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         unreadCount: number;
@@ -6163,6 +7612,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "actionRequired": true,
+                     *       "expiresAt": 1750075200000,
+                     *       "incomingFrom": "01a2257a-d0b7-70b1-bc24-45382d088380",
+                     *       "myCode": "49SEAM",
+                     *       "outgoingTo": null,
+                     *       "partnerId": null,
+                     *       "state": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PairingStatus"];
                 };
             };
@@ -6196,6 +7656,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the pairing action, and for submit-code the partner's code */
         requestBody: {
             content: {
                 "application/json": {
@@ -6254,6 +7715,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6295,6 +7761,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "passkeys": [
+                     *         {
+                     *           "createdAt": 1749988800000,
+                     *           "credentialId": "sWpM0zoKJFnw_mnTvm9zE6c5la2Yc9Hjxqvrz9aX7aY",
+                     *           "id": "01a2257a-ce2c-740e-8d0f-1d5005c24156",
+                     *           "lastUsedAt": 1749988800000
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["PasskeyList"];
                 };
             };
@@ -6321,6 +7800,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the passkey's id (Passkey.id) */
                 passkeyId: string;
             };
             cookie?: never;
@@ -6333,6 +7813,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deletedId": "01a2257a-6a4f-7229-8692-acb9de26566d",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         deletedId: string;
                         /** @constant */
@@ -6368,6 +7854,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the new password, and the current one when the account has a password */
         requestBody: {
             content: {
                 "application/json": {
@@ -6383,6 +7870,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "password_updated",
+                     *       "message": "password updated",
+                     *       "success": true,
+                     *       "token": "gv9VowEZyfpl_kytsYlSz2FRT4XMdXCIojYjtdMEx_0",
+                     *       "userId": "01a2257a-2dd7-767e-b20a-76028d1cce98"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthReply"];
                 };
             };
@@ -6401,6 +7897,7 @@ export interface operations {
     getPremium: {
         parameters: {
             query: {
+                /** @description what to answer: status, subscription (details is its alias), limits, or check a feature */
                 action: "status" | "subscription" | "details" | "limits" | "check";
                 /** @description required with action=check */
                 feature?: string;
@@ -6459,6 +7956,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the change, by action */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PremiumWrite"];
@@ -6472,6 +7970,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created": true,
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         created?: boolean;
                         deactivated?: boolean;
@@ -6510,6 +8014,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description the notification's title, message and category */
         requestBody: {
             content: {
                 "application/json": {
@@ -6526,6 +8031,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "action": "saved_only",
+                     *       "message": "notification saved; no device is registered",
+                     *       "notificationType": "mood",
+                     *       "saved": true,
+                     *       "sent": 0,
+                     *       "success": true,
+                     *       "total": 0,
+                     *       "userOptedIn": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         action: "saved_and_sent" | "saved_only";
@@ -6584,6 +8101,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "createdAt": 1749988800000,
+                     *           "current": true,
+                     *           "id": "01a2257b-1fd7-7520-ae19-5add8c417400",
+                     *           "lastUsedAt": 1749988800000,
+                     *           "userAgent": "Tandem/1.4.0 (iPhone; iOS 18.5)"
+                     *         },
+                     *         {
+                     *           "createdAt": 1749988800000,
+                     *           "current": false,
+                     *           "id": "01a2257b-1fd7-725d-860f-85958858a925",
+                     *           "lastUsedAt": 1749988800000,
+                     *           "userAgent": "Tandem/1.4.0 (iPhone; iOS 18.5)"
+                     *         }
+                     *       ],
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         sessions: components["schemas"]["Session"][];
                         success: boolean;
@@ -6613,6 +8151,7 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
+                /** @description the session's id (Session.id) */
                 sessionId: string;
             };
             cookie?: never;
@@ -6625,6 +8164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deletedId": "01a2257a-ba66-7c20-83ff-798d2581a17a",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         deletedId: string;
                         success: boolean;
@@ -6668,6 +8213,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removed": "apple",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         removed: "apple" | "google";
@@ -6701,6 +8252,7 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
+                /** @description must be the token's user (403 otherwise) */
                 userId: string;
             };
             cookie?: never;
@@ -6713,6 +8265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: 01a2257a-9c17-7d40-8a6f-3c2e1b0f4a11
+                     *     event: message.sent
+                     *     data: {"id":"01a2257a-9c16-7ae4-a42e-6a80f9ec69b6","body":"On my way home","author":"01a2257a-a6e4-75e8-820b-0d0c37cadba0","createdAt":1749988800004}
+                     *
+                     *     : heartbeat
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -6728,9 +8287,13 @@ export interface operations {
     checkVersionFromQuery: {
         parameters: {
             query: {
+                /** @description the app's platform */
                 platform: "ios" | "android" | "web";
+                /** @description the app's version, MAJOR.MINOR.PATCH, optionally +BUILD */
                 version: string;
+                /** @description the app's build number */
                 buildNumber?: number;
+                /** @description the user checking: checked (at most 64 characters), then dropped */
                 userId?: string;
             };
             header?: {
@@ -6751,6 +8314,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "canContinue": false,
+                     *       "currentVersion": "1.1.9",
+                     *       "deprecationDate": 1750075200000,
+                     *       "downloadUrl": "https://apps.apple.com/app/id6450000000",
+                     *       "latestVersion": "1.5.0+20",
+                     *       "minRequiredVersion": "1.2.0",
+                     *       "recommendedVersion": "1.4.0",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
+                     *       "updateRecommended": false,
+                     *       "updateRequired": true,
+                     *       "updateType": "required"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VersionCheckResult"];
                 };
             };
@@ -6774,6 +8353,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the app's platform, version and build */
         requestBody: {
             content: {
                 "application/json": {
@@ -6799,6 +8379,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "canContinue": false,
+                     *       "currentVersion": "1.1.9",
+                     *       "deprecationDate": 1750075200000,
+                     *       "downloadUrl": "https://apps.apple.com/app/id6450000000",
+                     *       "latestVersion": "1.5.0+20",
+                     *       "minRequiredVersion": "1.2.0",
+                     *       "recommendedVersion": "1.4.0",
+                     *       "releaseNotes": "Faster sync and a home screen widget.",
+                     *       "updateMessage": "A new version of Tandem is available.",
+                     *       "updateRecommended": false,
+                     *       "updateRequired": true,
+                     *       "updateType": "required"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VersionCheckResult"];
                 };
             };
@@ -6823,6 +8419,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the notification as Apple sends it: a signed JWS payload */
         requestBody: {
             content: {
                 "application/json": {
@@ -6837,6 +8434,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "type": "REFUND"
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         /** @description the store's notification type, e.g. DID_RENEW/BILLING_RECOVERY or SUBSCRIPTION_RENEWED; empty for a duplicate */
@@ -6869,6 +8472,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description the Pub/Sub push message carrying the developer notification */
         requestBody: {
             content: {
                 "application/json": {
@@ -6889,6 +8493,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "type": "VOIDED_PURCHASE"
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         /** @description the store's notification type, e.g. DID_RENEW/BILLING_RECOVERY or SUBSCRIPTION_RENEWED; empty for a duplicate */
@@ -6917,7 +8527,9 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
+                /** @description the owner's user id, as in the image's key */
                 owner: string;
+                /** @description the file's name, as in the image's key */
                 name: string;
             };
             cookie?: never;
@@ -6976,6 +8588,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -7003,6 +8620,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "info": {
+                     *         "title": "Tandem API",
+                     *         "version": "1.2.0"
+                     *       },
+                     *       "openapi": "3.1.0",
+                     *       "paths": {
+                     *         "/healthz": {
+                     *           "get": {
+                     *             "operationId": "healthz",
+                     *             "responses": {
+                     *               "200": {
+                     *                 "description": "the process is up"
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "https://tandem.example.com"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         info: Record<string, never>;
                         openapi: string;
