@@ -1,9 +1,12 @@
 package tests
 
 import (
+	"bytes"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,4 +67,50 @@ var pureLibraries = map[string]bool{
 	"golang.org/x/text/unicode/norm":    true,
 	"github.com/trustelem/zxcvbn":       true,
 	"github.com/trustelem/zxcvbn/match": true,
+}
+
+// maxGoFileLines bounds a hand-written Go file, test support included (issue
+// 46): a longer one holds more than one subject and is split by what its
+// parts are about (modules/partners/service_pairing_test.go and its
+// siblings, adapters/storetest/accounts_codes.go...).
+const maxGoFileLines = 500
+
+// TestNoHandWrittenGoFileIsLong fails on every Go file of the repository
+// over maxGoFileLines lines that no tool generated; a generated file (the
+// "Code generated ... DO NOT EDIT." line before its package clause, as
+// mockgen's mock_ports_test.go) is left to its generator.
+func TestNoHandWrittenGoFileIsLong(t *testing.T) {
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := bytes.Count(src, []byte("\n"))
+		if lines <= maxGoFileLines {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if !ast.IsGenerated(f) {
+			t.Errorf("%s has %d lines, over %d: split it by what its parts are about", path, lines, maxGoFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -2,10 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
 	"reflect"
 	"strings"
-	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/jmoiron/sqlx"
@@ -94,21 +92,6 @@ func (r notificationRow) notification() notifications.Notification {
 		}
 	}
 	return n
-}
-
-type deviceRow struct {
-	ID        string `db:"id"`
-	UserID    string `db:"user_id"`
-	Token     string `db:"token"`
-	Platform  string `db:"platform"`
-	Provider  string `db:"provider"`
-	CreatedAt int64  `db:"created_at"`
-	UpdatedAt int64  `db:"updated_at"`
-}
-
-func (r deviceRow) device() notifications.Device {
-	return notifications.Device{ID: r.ID, UserID: r.UserID, Token: r.Token, Platform: notifications.Platform(r.Platform),
-		Provider: notifications.Provider(r.Provider), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
 func (r *NotificationRepo) Settings(ctx context.Context, userID string) (notifications.Settings, error) {
@@ -309,75 +292,6 @@ func (r *NotificationRepo) MarkAllRead(ctx context.Context, userID string) (int,
 	return int(n), err
 }
 
-// RegisterDevice deletes the token's device when another user holds it
-// (so it comes back as a new device, never under its old id), upserts by the
-// unique token, reads the stored device back and trims the user's devices to
-// keep, in one transaction.
-func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
-	var out notifications.Device
-	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").
-			Where(sq.Eq{"token": d.Token}).Where(sq.NotEq{"user_id": d.UserID})); err != nil {
-			return err
-		}
-		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
-			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
-			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
-			return err
-		}
-		var row deviceRow
-		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(deviceColumns...).From("notification_devices").
-			Where(sq.Eq{"token": d.Token})); err != nil {
-			return err
-		}
-		mine, err := r.devices(ctx, tx, d.UserID)
-		if err != nil {
-			return err
-		}
-		if len(mine) > keep {
-			ids := make([]string, 0, len(mine)-keep)
-			for _, old := range mine[keep:] {
-				ids = append(ids, old.ID)
-			}
-			if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": ids})); err != nil {
-				return err
-			}
-		}
-		out = row.device()
-		return nil
-	})
-	return out, err
-}
-
-func (r *NotificationRepo) Devices(ctx context.Context, userID string) ([]notifications.Device, error) {
-	return r.devices(ctx, r.db, userID)
-}
-
-// devices reads through idx_notification_devices_user.
-func (r *NotificationRepo) devices(ctx context.Context, q sqlx.QueryerContext, userID string) ([]notifications.Device, error) {
-	var rows []deviceRow
-	if err := r.db.selectInto(ctx, q, &rows, r.db.sb.Select(deviceColumns...).From("notification_devices").
-		Where(sq.Eq{"user_id": userID}).OrderBy("updated_at DESC", "id DESC")); err != nil {
-		return nil, err
-	}
-	out := make([]notifications.Device, len(rows))
-	for i, row := range rows {
-		out[i] = row.device()
-	}
-	return out, nil
-}
-
-func (r *NotificationRepo) RemoveDevice(ctx context.Context, userID, id string) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": id, "user_id": userID}))
-}
-
-func (r *NotificationRepo) RemoveDevices(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return r.db.exec(ctx, r.db, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": ids}))
-}
-
 func (r *NotificationRepo) DeleteUser(ctx context.Context, userID string) error {
 	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		for _, table := range []string{"notification_settings", "notifications", "notification_devices", "notification_activity"} {
@@ -386,137 +300,5 @@ func (r *NotificationRepo) DeleteUser(ctx context.Context, userID string) error 
 			}
 		}
 		return r.db.exec(ctx, tx, r.db.sb.Delete("notification_activity").Where(sq.Eq{"from_user_id": userID}))
-	})
-}
-
-var _ notifications.TicketRepository = (*TicketRepo)(nil)
-
-// TicketRepo stores push_tickets.
-type TicketRepo struct{ db *DB }
-
-func NewTicketRepo(db *DB) *TicketRepo { return &TicketRepo{db: db} }
-
-type ticketRow struct {
-	ID       string `db:"id"`
-	DeviceID string `db:"device_id"`
-	SentAt   int64  `db:"sent_at"`
-}
-
-// AddTickets inserts every ticket in one statement; a stored id keeps its row.
-func (r *TicketRepo) AddTickets(ctx context.Context, ts []notifications.Ticket) error {
-	if len(ts) == 0 {
-		return nil
-	}
-	b := r.db.sb.Insert("push_tickets").Columns("id", "device_id", "sent_at", "checked_at", "claim")
-	for _, t := range ts {
-		b = b.Values(t.ID, t.DeviceID, t.SentAt.UnixMilli(), t.SentAt.UnixMilli(), "")
-	}
-	return r.db.exec(ctx, r.db, b.Suffix(r.db.upsert("id", "id = id")))
-}
-
-// ClaimTickets reads the candidates through idx_push_tickets_checked, then
-// takes them with one update that sets checked_at and this call's token
-// only where checked_at is still due (so of two processes that read the
-// same candidates, each row goes to one), and reads back by id those that
-// carry the token.
-func (r *TicketRepo) ClaimTickets(ctx context.Context, due, now time.Time, limit int) ([]notifications.Ticket, error) {
-	var ids []string
-	if err := r.db.selectInto(ctx, r.db, &ids, r.db.sb.Select("id").From("push_tickets").
-		Where(sq.LtOrEq{"checked_at": due.UnixMilli()}).OrderBy("checked_at", "id").Limit(uint64(limit))); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	token := rand.Text()
-	if err := r.db.exec(ctx, r.db, r.db.sb.Update("push_tickets").Set("checked_at", now.UnixMilli()).Set("claim", token).
-		Where(sq.Eq{"id": ids}).Where(sq.LtOrEq{"checked_at": due.UnixMilli()})); err != nil {
-		return nil, err
-	}
-	var rows []ticketRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select("id", "device_id", "sent_at").From("push_tickets").
-		Where(sq.Eq{"id": ids, "claim": token}).OrderBy("id")); err != nil {
-		return nil, err
-	}
-	out := make([]notifications.Ticket, len(rows))
-	for i, row := range rows {
-		out[i] = notifications.Ticket{ID: row.ID, DeviceID: row.DeviceID, SentAt: core.FromMillis(row.SentAt)}
-	}
-	return out, nil
-}
-
-func (r *TicketRepo) DeleteTickets(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return r.db.exec(ctx, r.db, r.db.sb.Delete("push_tickets").Where(sq.Eq{"id": ids}))
-}
-
-var _ notifications.DailyReminderRepository = (*DailyReminderRepo)(nil)
-
-// DailyReminderRepo stores daily_reminders and daily_reminder_days.
-type DailyReminderRepo struct{ db *DB }
-
-func NewDailyReminderRepo(db *DB) *DailyReminderRepo { return &DailyReminderRepo{db: db} }
-
-type dueReminderRow struct {
-	UserID string `db:"user_id"`
-	NextAt int64  `db:"next_at"`
-}
-
-func (r *DailyReminderRepo) ScheduleReminder(ctx context.Context, userID string, at time.Time) error {
-	return r.db.exec(ctx, r.db, r.db.sb.Insert("daily_reminders").Columns("user_id", "next_at").
-		Values(userID, at.UnixMilli()).Suffix(r.db.upsertColumns("user_id", "next_at")))
-}
-
-// DueReminders reads idx_daily_reminders_next up to now.
-func (r *DailyReminderRepo) DueReminders(ctx context.Context, now time.Time, limit int) ([]notifications.DueReminder, error) {
-	var rows []dueReminderRow
-	if err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select("user_id", "next_at").From("daily_reminders").
-		Where(sq.LtOrEq{"next_at": now.UnixMilli()}).OrderBy("next_at", "user_id").Limit(uint64(limit))); err != nil {
-		return nil, err
-	}
-	out := make([]notifications.DueReminder, len(rows))
-	for i, row := range rows {
-		out[i] = notifications.DueReminder{UserID: row.UserID, At: core.FromMillis(row.NextAt)}
-	}
-	return out, nil
-}
-
-func (r *DailyReminderRepo) MoveReminder(ctx context.Context, userID string, from, to time.Time) (bool, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Update("daily_reminders").Set("next_at", to.UnixMilli()).
-		Where(sq.Eq{"user_id": userID, "next_at": from.UnixMilli()}))
-	return n == 1, err
-}
-
-func (r *DailyReminderRepo) ClearReminder(ctx context.Context, userID string, at time.Time) (bool, error) {
-	n, err := r.db.execN(ctx, r.db, r.db.sb.Delete("daily_reminders").
-		Where(sq.Eq{"user_id": userID, "next_at": at.UnixMilli()}))
-	return n == 1, err
-}
-
-// ClaimReminderDay inserts the (user, day) row; the primary key refuses a
-// second one, whoever inserts it.
-func (r *DailyReminderRepo) ClaimReminderDay(ctx context.Context, userID string, day core.Date, at time.Time) (bool, error) {
-	err := r.db.exec(ctx, r.db, r.db.sb.Insert("daily_reminder_days").Columns("user_id", "day", "sent_at").
-		Values(userID, dateArg(day), at.UnixMilli()))
-	if core.IsKind(err, core.KindConflict) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-func (r *DailyReminderRepo) PurgeReminderDays(ctx context.Context, before core.Date) (int, error) {
-	return r.db.purgeInBatches(ctx, "daily_reminder_days", []string{"user_id", "day"}, sq.Lt{"day": dateArg(before)})
-}
-
-func (r *DailyReminderRepo) DeleteUserReminders(ctx context.Context, userID string) error {
-	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		for _, table := range []string{"daily_reminders", "daily_reminder_days"} {
-			if err := r.db.exec(ctx, tx, r.db.sb.Delete(table).Where(sq.Eq{"user_id": userID})); err != nil {
-				return err
-			}
-		}
-		return nil
 	})
 }
