@@ -67,6 +67,7 @@ func Options(cfg Config) fx.Option {
 		relyingParty(cfg.Passkeys),
 		idempotency.Module,
 		adminmod.Module,
+		consoleConfig,
 		consoleProbes(cfg),
 		consoleSecret(cfg),
 		purchaseVerifier(cfg.Purchases),

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/adapters/httpapi"
+	"tandem/adapters/web"
 	"tandem/modules/accounts"
 	adminmod "tandem/modules/admin"
 	"tandem/modules/feedback"
@@ -19,13 +20,13 @@ import (
 // things through them.
 var audited = fx.Provide(
 	func(a *accounts.Service) adminmod.Accounts { return adminAccounts{a} },
-	func(log *adminmod.Service, f *flags.Service) *httpapi.AuditedFlags {
+	func(log *adminmod.Service, f *flags.Service) *web.AuditedFlags {
 		return adminmod.NewAuditedFlags(log, f, httpapi.FlagRecord, func(d flags.Draft) string { return d.Key })
 	},
-	func(log *adminmod.Service, v *versions.Service) *httpapi.AuditedPolicies {
+	func(log *adminmod.Service, v *versions.Service) *web.AuditedPolicies {
 		return adminmod.NewAuditedPolicies(log, v, httpapi.PolicyRecord)
 	},
-	func(log *adminmod.Service, f *feedback.Service) *httpapi.AuditedFeedback {
+	func(log *adminmod.Service, f *feedback.Service) *web.AuditedFeedback {
 		return adminmod.NewAuditedFeedback(log, f, httpapi.FeedbackRecord)
 	},
 )

@@ -20,6 +20,13 @@ import (
 	"tandem/modules/images"
 )
 
+// consoleConfig is the console's part of the HTTP configuration: its
+// cookies' Secure flag follows the public URL, and its sign-in counts on the
+// API's per-IP budget of the auth routes (one counter, auth_ip).
+var consoleConfig = fx.Provide(func(c httpapi.Config) console.Config {
+	return console.Config{PublicURL: c.PublicURL, RateLimitIP: c.RateLimitIP}
+})
+
 // consoleProbes contributes the administrator console's readiness checks:
 // the database, the blob store, mail, push and the bus, each as configured.
 func consoleProbes(cfg Config) fx.Option {
@@ -55,9 +62,9 @@ func consoleSecret(cfg Config) fx.Option {
 	if cfg.ConsoleSecret != "" {
 		return fx.Supply(console.Secret(cfg.ConsoleSecret))
 	}
-	store := fx.Provide(func(db *sqlstore.DB) console.Settings { return sqlstore.NewSettingsRepo(db) })
+	store := fx.Provide(func(db *sqlstore.DB) core.Settings { return sqlstore.NewSettingsRepo(db) })
 	if cfg.DB.Kind == DBMemory {
-		store = fx.Provide(func() console.Settings { return memory.NewSettingsRepo() })
+		store = fx.Provide(func() core.Settings { return memory.NewSettingsRepo() })
 	}
 	return fx.Options(store, fx.Provide(storedConsoleSecret))
 }
@@ -65,7 +72,7 @@ func consoleSecret(cfg Config) fx.Option {
 // storedConsoleSecret offers 32 fresh random bytes (as base64url text) and
 // takes whatever the store holds: its own on an empty database, an
 // earlier process's otherwise.
-func storedConsoleSecret(s console.Settings) (console.Secret, error) {
+func storedConsoleSecret(s core.Settings) (console.Secret, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"tandem/adapters/httpapi"
+	"tandem/adapters/web"
 	"tandem/core"
 	adminmod "tandem/modules/admin"
 	"tandem/modules/versions"
@@ -35,7 +35,7 @@ func versionPolicy(ctx context.Context, cfg Config, args []string, stdout io.Wri
 	}
 	var (
 		svc     *versions.Service
-		audited *httpapi.AuditedPolicies
+		audited *web.AuditedPolicies
 	)
 	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&svc, &audited))
 	if err := app.Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,41 @@ func TestDependenciesPointInward(t *testing.T) {
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
 				if !allowedImport(path, p) {
+					t.Errorf("%s imports %s", path, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestArchitectureAdaptersDoNotLeanOnEachOther fails when the API and the console import
+// each other, when the contract suites import either, or when adapters/web,
+// what the two share, imports one of them (test files included: a test of
+// one adapter has no business with the other's internals either).
+func TestArchitectureAdaptersDoNotLeanOnEachOther(t *testing.T) {
+	const httpapi, console = "tandem/adapters/httpapi", "tandem/adapters/console"
+	forbidden := map[string][]string{
+		"../adapters/console":   {httpapi},
+		"../adapters/httpapi":   {console},
+		"../adapters/storetest": {httpapi, console},
+		"../adapters/web":       {httpapi, console},
+	}
+	for root, imps := range forbidden {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if slices.Contains(imps, p) {
 					t.Errorf("%s imports %s", path, p)
 				}
 			}

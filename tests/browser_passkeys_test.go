@@ -10,8 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.uber.org/fx"
 
-	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
+	"tandem/adapters/web"
 )
 
 // passkeyPage is the app's side of a passkey ceremony, as a web client
@@ -56,7 +56,7 @@ func TestBrowserPasskeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	origin := "http://localhost:" + port
-	page := httpapi.RouteFunc(func(r fiber.Router) {
+	page := web.RouteFunc(func(r fiber.Router) {
 		r.Get("/passkeys-test", func(c *fiber.Ctx) error {
 			c.Type("html")
 			return c.SendString(passkeyPage)
@@ -65,7 +65,7 @@ func TestBrowserPasskeys(t *testing.T) {
 	h := newHarness(t, profile{name: "sqlite", sql: sqlstore.SQLite},
 		withEnv("TANDEM_ADDR", "127.0.0.1:"+port),
 		withEnv("TANDEM_PASSKEYS", "rp=localhost&name=Tandem&origin="+origin),
-		withFx(fx.Provide(httpapi.AsRoute(func() httpapi.RouteFunc { return page }))))
+		withFx(fx.Provide(web.AsRoute(func() web.RouteFunc { return page }))))
 	ann := h.newUser("ann@example.com")
 
 	do(t, ctx, "open the page", chromedp.Navigate(origin+"/passkeys-test"), chromedp.WaitVisible(chromedp.CSS("body")))

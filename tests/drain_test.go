@@ -19,8 +19,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.uber.org/fx"
 
-	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
+	"tandem/adapters/web"
 )
 
 // TestStopDrainsInFlightRequests: stopping the app (what SIGTERM does in
@@ -28,8 +28,8 @@ import (
 func TestStopDrainsInFlightRequests(t *testing.T) {
 	parallel(t)
 	entered, release := make(chan struct{}), make(chan struct{})
-	slow := fx.Provide(httpapi.AsRoute(func() httpapi.Route {
-		return httpapi.RouteFunc(func(r fiber.Router) {
+	slow := fx.Provide(web.AsRoute(func() web.Route {
+		return web.RouteFunc(func(r fiber.Router) {
 			r.Get("/test/slow", func(c *fiber.Ctx) error {
 				close(entered)
 				<-release

@@ -8,11 +8,12 @@ import (
 	"go.uber.org/fx"
 
 	"tandem/adapters/httpapi"
+	"tandem/adapters/web"
 )
 
 // probes adds test-only routes: a JSON echo and a handler that panics.
-var probes = fx.Provide(httpapi.AsRoute(func() httpapi.Route {
-	return httpapi.RouteFunc(func(r fiber.Router) {
+var probes = fx.Provide(web.AsRoute(func() web.Route {
+	return web.RouteFunc(func(r fiber.Router) {
 		r.Post("/test/echo", func(c *fiber.Ctx) error {
 			var in struct {
 				Name string `json:"name"`

@@ -1,5 +1,5 @@
 // Package console is the administrators' web console at /admin: HTML pages
-// on the API's server (its routes join httpapi's "routes" group), signed in
+// on the API's server (its routes join the web "routes" group), signed in
 // with a cookie session of its own, every change made through the admin
 // module's audited writes.
 package console
@@ -24,7 +24,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
-	"tandem/adapters/httpapi"
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
@@ -59,25 +59,25 @@ type Probe struct {
 	Check func(ctx context.Context) error
 }
 
-// Secret keys the console's CSRF tokens: TANDEM_CONSOLE_SECRET, or
-// the one generated at the first start and kept in the database (Settings),
-// so that every process behind a load balancer computes the same tokens.
+// Secret keys the console's CSRF tokens: TANDEM_CONSOLE_SECRET, or the one
+// generated at the first start and kept in the database (core.Settings), so
+// that every process behind a load balancer computes the same tokens.
 // It is never a value from a request: a planted cookie alone gives no
 // valid token.
 type Secret []byte
 
-// Settings stores values every process of a deployment shares.
-type Settings interface {
-	// Ensure stores value under name unless a value is stored already, and
-	// returns the stored one: processes racing on an empty store agree.
-	Ensure(ctx context.Context, name, value string) (string, error)
+// Config is what the console takes from the HTTP configuration; bootstrap
+// makes it from httpapi.Config.
+type Config struct {
+	PublicURL   string // https: the cookies are Secure
+	RateLimitIP int    // sign-ins per minute per IP, the API's auth routes' budget
 }
 
 // Deps is what the console reuses: the domain services and their audited
 // writes, never storage; the readiness probes and its secret.
 type Deps struct {
 	fx.In
-	Config   httpapi.Config
+	Config   Config
 	Secret   Secret
 	Log      *zap.Logger
 	Accounts *accounts.Service
@@ -90,11 +90,11 @@ type Deps struct {
 	Limiter  core.Limiter
 	Probes   []Probe `group:"probes"`
 	// Traffic is this process's record of the last minutes (the Traffic page).
-	Traffic *httpapi.Traffic `optional:"true"`
+	Traffic *web.Traffic `optional:"true"`
 
-	AuditedFlags    *httpapi.AuditedFlags
-	AuditedPolicies *httpapi.AuditedPolicies
-	AuditedFeedback *httpapi.AuditedFeedback
+	AuditedFlags    *web.AuditedFlags
+	AuditedPolicies *web.AuditedPolicies
+	AuditedFeedback *web.AuditedFeedback
 	AuditedAccounts *admin.AuditedAccounts
 }
 
@@ -173,7 +173,7 @@ func (h *handler) Register(r fiber.Router) {
 	g.Get("/static/console.css", h.stylesheet)
 	g.Get("/signin", h.signInPage)
 	// The same per-IP budget as the API's /api/auth routes (one counter).
-	g.Post("/signin", httpapi.LimitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
+	g.Post("/signin", web.LimitPerIP(h.Limiter, "auth_ip", h.Config.RateLimitIP), h.signIn)
 	s := g.Group("", h.session)
 	s.Post("/signout", h.signOut)
 	h.registerPages(s)
@@ -181,7 +181,7 @@ func (h *handler) Register(r fiber.Router) {
 
 // headers marks every /admin answer: a strict CSP (no script, styles and
 // forms only from here, no framing), and pages no cache keeps. It runs for
-// the whole app (an httpapi.Headers), before the body limit and the
+// the whole app (a web.Headers), before the body limit and the
 // fail-fast breaker, so that their errors (413, 503), raised before the
 // /admin group's own middleware, carry the headers too.
 func headers(c *fiber.Ctx) error {
@@ -208,19 +208,19 @@ func (h *handler) renderErrors(c *fiber.Ctx) error {
 	if err == nil {
 		return nil
 	}
-	e := httpapi.AsError(err)
+	e := web.AsError(err)
 	if e.Kind == core.KindInternal || e.Kind == core.KindUnavailable {
-		h.Log.Error("console request failed", httpapi.LogIDs(c), zap.String("path", c.Path()), zap.Error(err))
+		h.Log.Error("console request failed", web.LogIDs(c), zap.String("path", c.Path()), zap.Error(err))
 	}
 	msg := e.Message
 	if e.Kind == core.KindInternal {
 		msg = "internal error"
 	}
 	if e.Kind == core.KindRateLimited && e.RetryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, httpapi.RetryAfter(e.RetryAfter))
+		c.Set(fiber.HeaderRetryAfter, web.RetryAfter(e.RetryAfter))
 	}
-	c.Status(httpapi.StatusOf(e.Kind))
-	return h.render(c, "error", fiber.Map{"Status": httpapi.StatusOf(e.Kind), "Message": msg})
+	c.Status(web.StatusOf(e.Kind))
+	return h.render(c, "error", fiber.Map{"Status": web.StatusOf(e.Kind), "Message": msg})
 }
 
 // render writes a page; the layout reads .Admin and .CSRF when signed in.
@@ -271,7 +271,7 @@ func (h *handler) signIn(c *fiber.Ctx) error {
 	if pre == "" || !sameToken(formValue(c, "csrf"), h.mac("signin", pre)) {
 		return errCSRF()
 	}
-	cl := accounts.Client{IP: httpapi.ClientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
+	cl := accounts.Client{IP: web.ClientIP(c), UserAgent: consoleUserAgent + "; " + c.Get(fiber.HeaderUserAgent)}
 	p, token, err := h.Accounts.LoginAdmin(c.UserContext(), formValue(c, "email"), formValue(c, "password"), cl)
 	if err != nil {
 		e := core.As(err)
@@ -282,11 +282,11 @@ func (h *handler) signIn(c *fiber.Ctx) error {
 			return err // every refusal is on record, or the answer is the log's failure
 		}
 		if e.RetryAfter > 0 {
-			c.Set(fiber.HeaderRetryAfter, httpapi.RetryAfter(e.RetryAfter))
+			c.Set(fiber.HeaderRetryAfter, web.RetryAfter(e.RetryAfter))
 		}
 		fresh := randomToken()
 		h.setCookie(c, consolePreCookie, fresh, 10*time.Minute)
-		c.Status(httpapi.StatusOf(e.Kind))
+		c.Status(web.StatusOf(e.Kind))
 		return h.render(c, "signin", fiber.Map{"CSRF": h.mac("signin", fresh), "Error": e.Message, "Email": formValue(c, "email")})
 	}
 	if err := h.AuditedAccounts.SignedIn(c.UserContext(), p, token, cl.IP, cl.UserAgent); err != nil {

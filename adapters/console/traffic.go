@@ -7,11 +7,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"tandem/adapters/httpapi"
+	"tandem/adapters/web"
 )
 
 // The Traffic page: this process's requests of the last 15 minutes, from
-// httpapi.Traffic (in memory, per process: behind a load balancer each
+// web.Traffic (in memory, per process: behind a load balancer each
 // process shows its own share). Charts are SVG drawn here, on the server,
 // with presentation attributes only: no script and no inline style, so
 // the console's CSP stays as strict as it is.
@@ -73,7 +73,7 @@ func (h *handler) trafficPage(c *fiber.Ctx) error {
 }
 
 // chart draws the totals, minute by minute, oldest on the left.
-func chart(s httpapi.TrafficSnapshot) trafficChart {
+func chart(s web.TrafficSnapshot) trafficChart {
 	t := s.Total
 	maxReq := 1
 	var maxP99 time.Duration
@@ -109,7 +109,7 @@ func chart(s httpapi.TrafficSnapshot) trafficChart {
 }
 
 // sparkline is one route's requests per minute as small bars.
-func sparkline(perMinute [httpapi.TrafficMinutes]int) []bar {
+func sparkline(perMinute [web.TrafficMinutes]int) []bar {
 	top := 1
 	for _, n := range perMinute {
 		top = max(top, n)

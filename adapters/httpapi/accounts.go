@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/accounts"
 )
@@ -20,7 +21,7 @@ func NewAccountsHandler(svc *accounts.Service, limiter core.Limiter, cfg Config)
 }
 
 func (h *accountsHandler) Register(r fiber.Router) {
-	auth := r.Group("/api/auth", LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP))
+	auth := r.Group("/api/auth", web.LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP))
 	auth.Post("/signup/email", h.signup)
 	auth.Post("/login/email", h.login)
 	auth.Post("/reset", h.reset)
@@ -75,7 +76,7 @@ type authReply struct {
 
 // clientOf is who is calling, for login counters and the sessions list.
 func clientOf(c *fiber.Ctx) accounts.Client {
-	return accounts.Client{IP: ClientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent), Locale: requestLocale(c)}
+	return accounts.Client{IP: web.ClientIP(c), UserAgent: c.Get(fiber.HeaderUserAgent), Locale: requestLocale(c)}
 }
 
 func (h *accountsHandler) signup(c *fiber.Ctx) error {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/flags"
 )
@@ -11,10 +12,10 @@ import (
 // audited ones, as the console's are: the same state, the same record.
 type flagsHandler struct {
 	svc     *flags.Service
-	audited *AuditedFlags
+	audited *web.AuditedFlags
 }
 
-func NewFlagsHandler(svc *flags.Service, audited *AuditedFlags) *flagsHandler {
+func NewFlagsHandler(svc *flags.Service, audited *web.AuditedFlags) *flagsHandler {
 	return &flagsHandler{svc: svc, audited: audited}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.uber.org/zap"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/idempotency"
 )
@@ -122,7 +123,7 @@ func (g *Idempotency) settle(c *fiber.Ctx, fn func(ctx context.Context) error) {
 	if g.settleOnce(base, fn) == nil {
 		return
 	}
-	g.log.Warn("idempotency key not settled; trying again", logIDs(c), zap.String("path", c.Path()))
+	g.log.Warn("idempotency key not settled; trying again", web.LogIDs(c), zap.String("path", c.Path()))
 	go func() {
 		until := time.Now().Add(g.svc.Lease())
 		for time.Now().Before(until) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"tandem/adapters/web"
 	"tandem/modules/events"
 )
 
@@ -46,7 +47,7 @@ func TestOpenAPIPartsNameTheirLimits(t *testing.T) {
 	}
 }
 
-// TestOpenAPIRequestIDPatternIsItsLimit: the document states maxRequestIDLen
+// TestOpenAPIRequestIDPatternIsItsLimit: the document states MaxRequestIDLen
 // in a pattern, which cannot name it.
 func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 	var doc struct {
@@ -59,8 +60,8 @@ func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	pattern := doc.Components.Headers[headerRequestID].Schema.Pattern
-	if m := regexp.MustCompile(`\{1,(\d+)\}\$$`).FindStringSubmatch(pattern); m == nil || m[1] != strconv.Itoa(maxRequestIDLen) {
-		t.Fatalf("%s's pattern %q does not end in {1,%d}$ (maxRequestIDLen)", headerRequestID, pattern, maxRequestIDLen)
+	pattern := doc.Components.Headers[web.HeaderRequestID].Schema.Pattern
+	if m := regexp.MustCompile(`\{1,(\d+)\}\$$`).FindStringSubmatch(pattern); m == nil || m[1] != strconv.Itoa(web.MaxRequestIDLen) {
+		t.Fatalf("%s's pattern %q does not end in {1,%d}$ (web.MaxRequestIDLen)", web.HeaderRequestID, pattern, web.MaxRequestIDLen)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"tandem/adapters/web"
 )
 
 // Metrics are the Prometheus series of one server. Each app has its own
@@ -25,13 +27,13 @@ type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	traffic  *Traffic
+	traffic  *web.Traffic
 }
 
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		traffic:  NewTraffic(),
+		traffic:  web.NewTraffic(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tandem_http_requests_total", Help: "HTTP requests by method, route pattern and status.",
 		}, []string{"method", "route", "status"}),
@@ -71,7 +73,7 @@ func (m *Metrics) observe(c *fiber.Ctx, status int, d time.Duration) {
 
 // Traffic is the in-process record of the last minutes (the console's
 // Traffic page).
-func (m *Metrics) Traffic() *Traffic { return m.traffic }
+func (m *Metrics) Traffic() *web.Traffic { return m.traffic }
 
 // MetricsServer serves GET /metrics on its own listener (TANDEM_METRICS_ADDR,
 // loopback by default), never on the public one: the series describe the

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -12,41 +10,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.uber.org/zap"
 
+	"tandem/adapters/web"
 	"tandem/core"
 )
-
-const headerRequestID = "X-Request-Id"
-const localRequestID = "requestID"
-
-// maxRequestIDLen bounds a client's X-Request-Id: ids travel into every log
-// line and back out in a header.
-const maxRequestIDLen = 64
-
-// requestID keeps a client's X-Request-Id (for tracing through a proxy) when
-// it is 1–64 of [A-Za-z0-9._-], else makes one, and echoes it on the response.
-func requestID(c *fiber.Ctx) error {
-	id := c.Get(headerRequestID)
-	if !validRequestID(id) {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
-	}
-	c.Locals(localRequestID, id)
-	c.Set(headerRequestID, id)
-	return c.Next()
-}
-
-func validRequestID(id string) bool {
-	if id == "" || len(id) > maxRequestIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if b := id[i]; !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-') {
-			return false
-		}
-	}
-	return true
-}
 
 // apiHeaders marks every /api/ answer, errors and unknown paths included:
 // answers are private to the caller (no cache keeps them), are never
@@ -63,12 +29,6 @@ func apiHeaders(c *fiber.Ctx) error {
 // isAPI matches the way Fiber routes: case-insensitively.
 func isAPI(path string) bool {
 	return len(path) >= len("/api/") && strings.EqualFold(path[:len("/api/")], "/api/") || strings.EqualFold(path, "/api")
-}
-
-// RequestIDOf is the request's id, as requestID kept or made it.
-func RequestIDOf(c *fiber.Ctx) string {
-	id, _ := c.Locals(localRequestID).(string)
-	return id
 }
 
 // accessLog renders a failed chain through the error handler itself, so the
@@ -90,12 +50,12 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 			return nil
 		}
 		fields := []zap.Field{
-			logIDs(c),
+			web.LogIDs(c),
 			zap.String("method", c.Method()),
 			zap.String("path", c.Path()),
 			zap.Int("status", status),
 			zap.Duration("duration", time.Since(start)),
-			zap.String("ip", ClientIP(c)),
+			zap.String("ip", web.ClientIP(c)),
 		}
 		if p, ok := core.PrincipalFrom(c.UserContext()); ok {
 			fields = append(fields, zap.String("user_id", p.UserID))

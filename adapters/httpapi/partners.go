@@ -3,6 +3,7 @@ package httpapi
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/partners"
 )
@@ -87,7 +88,7 @@ func (h *partnersHandler) createConnection(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, ClientIP(c))
+	conn, err := h.svc.CreateConnection(c.UserContext(), in.UserID, in.ConnectionCode, web.ClientIP(c))
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (h *partnersHandler) link(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, ClientIP(c))
+	partnerID, err := h.svc.Link(c.UserContext(), in.UserID, in.ConnectionCode, web.ClientIP(c))
 	if err != nil {
 		return err
 	}
@@ -200,7 +201,7 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 		if in.TargetCode == nil {
 			return core.Invalid("invalid_request", "targetCode is required")
 		}
-		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, ClientIP(c))
+		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, web.ClientIP(c))
 		if err != nil {
 			return err
 		}

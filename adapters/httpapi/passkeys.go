@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/passkeys"
 )
@@ -25,7 +26,7 @@ func NewPasskeysHandler(svc *passkeys.Service, limiter core.Limiter, cfg Config)
 // limiter runs first): each options call stores a challenge. A failed
 // sign-in also counts under the module's passkey_fail_ip rule.
 func (h *passkeysHandler) Register(r fiber.Router) {
-	perIP := LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP)
+	perIP := web.LimitPerIP(h.limiter, "auth_ip", h.cfg.RateLimitIP)
 	r.Post("/api/auth/passkeys/register/options", perIP, requireUser, h.registerOptions)
 	r.Post("/api/auth/passkeys/register/verify", perIP, requireUser, h.registerVerify)
 	r.Post("/api/auth/passkeys/signin/options", perIP, h.signInOptions)

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"tandem/adapters/telemetry"
+	"tandem/adapters/web"
 )
 
 // Config is the HTTP part of the configuration.
@@ -81,7 +82,7 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
 func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, breaker Breaker, langs Languages, tracing *telemetry.Tracing, headers []Headers, routes []Route) *Server {
+	drain *Drain, breaker Breaker, langs Languages, tracing *telemetry.Tracing, headers []web.Headers, routes []web.Route) *Server {
 	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, langs, tracing, headers), cfg: cfg, log: log,
 		streams: streams, drain: drain}
 	for _, r := range routes {
@@ -92,7 +93,7 @@ func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator,
 }
 
 func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *Drain, breaker Breaker,
-	langs Languages, tracing *telemetry.Tracing, headers []Headers) *fiber.App {
+	langs Languages, tracing *telemetry.Tracing, headers []web.Headers) *fiber.App {
 	fc := fiber.Config{
 		AppName:      "tandem",
 		Immutable:    true, // values from the context outlive the handler safely
@@ -112,16 +113,16 @@ func newApp(cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, drain *
 	// the rate limit, with the API's own error text, never before routing.
 	fc.DisablePreParseMultipartForm = true
 	// No proxy header for Fiber: its c.IP() believes the leftmost
-	// X-Forwarded-For entry, which the client writes (clientKey reads it
+	// X-Forwarded-For entry, which the client writes (web.ClientKey reads it
 	// from the right). Fiber trusts no proxy's X-Forwarded-* headers either.
 	fc.EnableTrustedProxyCheck = true
 	app := fiber.New(fc)
-	chain := []any{language(langs), closeWhenDraining(drain), clientKey(parseProxies(cfg.TrustedProxies)),
+	chain := []any{language(langs), closeWhenDraining(drain), web.ClientKey(cfg.TrustedProxies),
 		settleBody(cfg.JSONBodyLimit, cfg.UploadBodyLimit), apiHeaders}
 	for _, h := range headers {
 		chain = append(chain, fiber.Handler(h))
 	}
-	chain = append(chain, requestID)
+	chain = append(chain, web.RequestID)
 	if tracing.On() { // off, not even a no-op span per request
 		chain = append(chain, traceRequests(tracing))
 	}

@@ -7,8 +7,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/telemetry"
 	"tandem/core"
@@ -62,25 +60,3 @@ func (r requestHeaders) Keys() []string {
 	r.h.VisitAll(func(k, _ []byte) { keys = append(keys, string(k)) })
 	return keys
 }
-
-// logIDs is what names a request in its log lines: the request id, and the
-// trace and span ids when the request is traced.
-// The values are read now: a core may encode the field after the request's
-// context is recycled.
-func logIDs(c *fiber.Ctx) zap.Field {
-	return zap.Inline(requestRef{id: RequestIDOf(c), span: trace.SpanContextFromContext(c.UserContext())})
-}
-
-type requestRef struct {
-	id   string
-	span trace.SpanContext
-}
-
-func (r requestRef) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddString("request_id", r.id)
-	telemetry.AddLogFields(enc, r.span)
-	return nil
-}
-
-// LogIDs is logIDs for the console, on the API's server.
-func LogIDs(c *fiber.Ctx) zap.Field { return logIDs(c) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"tandem/adapters/web"
 	"tandem/core"
 	"tandem/modules/versions"
 )
@@ -17,10 +18,10 @@ import (
 // command line's are.
 type versionsHandler struct {
 	svc      *versions.Service
-	policies *AuditedPolicies
+	policies *web.AuditedPolicies
 }
 
-func NewVersionsHandler(svc *versions.Service, policies *AuditedPolicies) *versionsHandler {
+func NewVersionsHandler(svc *versions.Service, policies *web.AuditedPolicies) *versionsHandler {
 	return &versionsHandler{svc: svc, policies: policies}
 }
 

@@ -3,7 +3,11 @@ package memory
 import (
 	"context"
 	"sync"
+
+	"tandem/core"
 )
+
+var _ core.Settings = (*SettingsRepo)(nil)
 
 // SettingsRepo keeps the deployment's shared settings: in memory they are
 // this process's own.

@@ -3,11 +3,11 @@ package memory_test
 import (
 	"testing"
 
-	"tandem/adapters/console"
 	"tandem/adapters/memory"
 	"tandem/adapters/storetest"
+	"tandem/core"
 )
 
 func TestSettings(t *testing.T) {
-	storetest.Settings(t, func(*testing.T) console.Settings { return memory.NewSettingsRepo() })
+	storetest.Settings(t, func(*testing.T) core.Settings { return memory.NewSettingsRepo() })
 }

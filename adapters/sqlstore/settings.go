@@ -4,7 +4,11 @@ import (
 	"context"
 
 	sq "github.com/Masterminds/squirrel"
+
+	"tandem/core"
 )
+
+var _ core.Settings = (*SettingsRepo)(nil)
 
 // SettingsRepo stores the values every process of a deployment shares
 // (the settings table).

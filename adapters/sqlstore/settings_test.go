@@ -6,15 +6,15 @@ import (
 	"sync"
 	"testing"
 
-	"tandem/adapters/console"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
 	"tandem/adapters/storetest"
+	"tandem/core"
 )
 
 func TestSettings(t *testing.T) {
 	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
-		storetest.Settings(t, func(t *testing.T) console.Settings { return sqlstore.NewSettingsRepo(newDB(t)) })
+		storetest.Settings(t, func(t *testing.T) core.Settings { return sqlstore.NewSettingsRepo(newDB(t)) })
 	})
 }
 

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"tandem/adapters/console"
+	"tandem/core"
 )
 
-// Settings checks an console.Settings implementation: the first value
+// Settings checks a core.Settings implementation: the first value
 // stored under a name is the one every later call, and every concurrent
 // one, gets back.
-func Settings(t *testing.T, newRepo func(t *testing.T) console.Settings) {
+func Settings(t *testing.T, newRepo func(t *testing.T) core.Settings) {
 	ctx := context.Background()
 
 	t.Run("the first value stays; names are apart", func(t *testing.T) {

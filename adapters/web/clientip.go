@@ -1,4 +1,4 @@
-package httpapi
+package web
 
 import (
 	"net/netip"
@@ -36,11 +36,13 @@ func (ps proxies) trusts(a netip.Addr) bool {
 
 const localClientIP = "clientIP"
 
-// clientKey finds who is calling and keeps it for clientIP. Each proxy
-// appends the address it saw to X-Forwarded-For, so the header is read from
-// the right while the hop is a trusted proxy: the first other entry is the
-// client, and whatever the client wrote in front of it is never believed.
-func clientKey(ps proxies) fiber.Handler {
+// ClientKey finds who is calling, behind the trusted proxies, and keeps it
+// for ClientIP. Each proxy appends the address it saw to X-Forwarded-For, so
+// the header is read from the right while the hop is a trusted proxy: the
+// first other entry is the client, and whatever the client wrote in front of
+// it is never believed.
+func ClientKey(trusted []string) fiber.Handler {
+	ps := parseProxies(trusted)
 	return func(c *fiber.Ctx) error {
 		addr, _ := netip.AddrFromSlice(c.Context().RemoteIP())
 		addr = addr.Unmap()
@@ -87,7 +89,7 @@ func clientSubject(a netip.Addr) string {
 	return a.String()
 }
 
-// ClientIP is the caller's address as clientKey found it.
+// ClientIP is the caller's address as ClientKey found it.
 func ClientIP(c *fiber.Ctx) string {
 	if ip, ok := c.Locals(localClientIP).(string); ok {
 		return ip

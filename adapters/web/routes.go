@@ -1,4 +1,10 @@
-package httpapi
+// Package web is what the HTTP API (adapters/httpapi) and the administrators'
+// console (adapters/console) share on their one Fiber server: the route and
+// header groups they contribute to it, the status of each core error kind,
+// the request's id and client address, the per-IP rate limit, the traffic
+// record and the audited writes' types. Neither adapter imports the other;
+// both import this (tests/architecture_test.go).
+package web
 
 import (
 	"github.com/gofiber/fiber/v2"
