@@ -51,3 +51,37 @@ func CleanText(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, ""))
 }
+
+// The API document states CheckText and the trimming before it as patterns
+// (ECMA-262, as JSON Schema has them; Go's regexp reads them once \uXXXX is
+// written \x{XXXX}). Each is exactly its rule: core's tests compare them on
+// every short string of the characters that matter.
+const (
+	// textSpace is what strings.TrimSpace trims (unicode.IsSpace).
+	textSpace = `\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000`
+	// textSpaceShown is the part of textSpace that is no control character.
+	textSpaceShown = ` \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000`
+	// lineRefused is what CheckText refuses in a single line, textRefused
+	// in a multiline text (tab, line feed and carriage return allowed).
+	lineRefused = `\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069`
+	textRefused = `\u0000-\u0008\v\f\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069`
+)
+
+const (
+	// TrimmedLinePattern is a single line checked after TrimSpace: the
+	// spaces (and line breaks) around it are dropped, inside it no control
+	// or bidirectional override character.
+	TrimmedLinePattern = `^[` + textSpace + `]*(?:[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*)?[` + textSpace + `]*$`
+	// TrimmedLineRequiredPattern is TrimmedLinePattern, not blank.
+	TrimmedLineRequiredPattern = `^[` + textSpace + `]*[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*[` + textSpace + `]*$`
+	// TrimmedTextPattern is a multiline text checked after TrimSpace.
+	TrimmedTextPattern = `^[` + textSpace + `]*(?:[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*)?[` + textSpace + `]*$`
+	// TrimmedTextRequiredPattern is TrimmedTextPattern, not blank.
+	TrimmedTextRequiredPattern = `^[` + textSpace + `]*[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*[` + textSpace + `]*$`
+	// LineRequiredPattern is a single line checked as sent, not blank.
+	LineRequiredPattern = `^[` + textSpaceShown + `]*[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*$`
+	// TextRequiredPattern is a multiline text checked as sent, not blank.
+	TextRequiredPattern = `^[\t\n\r` + textSpaceShown + `]*[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*$`
+	// NotBlankPattern holds a character TrimSpace keeps.
+	NotBlankPattern = `[^` + textSpace + `]`
+)

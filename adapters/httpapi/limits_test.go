@@ -46,6 +46,37 @@ func TestOpenAPIPartsNameTheirLimits(t *testing.T) {
 	}
 }
 
+// TestOpenAPIPartsNameTheirPatterns: a pattern holding a docPatterns name
+// becomes the module's pattern, a regular expression stays as written, and
+// a name that is no pattern fails the merge with the part and the place.
+func TestOpenAPIPartsNameTheirPatterns(t *testing.T) {
+	part := `{"components": {"schemas": {"E": {"properties": {
+		"time": {"type": "string", "pattern": "events.WallTimePattern"},
+		"code": {"type": "string", "pattern": "^[a-z.]+$"}}}}}}`
+	doc, err := mergeOpenAPI(fstest.MapFS{"openapi/a.json": {Data: []byte(part)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(doc, &got); err != nil {
+		t.Fatal(err)
+	}
+	if props := got.Components.Schemas["E"].Properties; props["time"]["pattern"] != events.WallTimePattern || props["code"]["pattern"] != "^[a-z.]+$" {
+		t.Fatalf("resolved to %v", props)
+	}
+	bad := `{"components": {"schemas": {"E": {"pattern": "events.WalltimePattern"}}}}`
+	_, err = mergeOpenAPI(fstest.MapFS{"openapi/b.json": {Data: []byte(bad)}})
+	if err == nil || !strings.Contains(err.Error(), `openapi/b.json#/components/schemas/E/pattern: "events.WalltimePattern" is no pattern`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 // TestOpenAPIRequestIDPatternIsItsLimit: the document states maxRequestIDLen
 // in a pattern, which cannot name it.
 func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {

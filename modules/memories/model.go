@@ -37,6 +37,10 @@ const (
 // (TANDEM_WRITE_BUDGETS).
 var DefaultBudget = core.WriteBudget{Kind: "memories", PerMinute: CreatesPerMinute, PerDay: CreatesPerDay}
 
+// DatePattern is the years of MinDate to MaxDate as the API document states
+// them, beside its format date.
+const DatePattern = `^(?:19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$`
+
 // MinDate and MaxDate bound every memory date and every date query (MaxDate is
 // the end of a MySQL DATE; nothing older than MinDate is a couple's memory).
 var (

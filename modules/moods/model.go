@@ -73,6 +73,10 @@ const (
 	DefaultSpan = 30
 )
 
+// DatePattern is the years of MinDate to MaxDate as the API document states
+// them, beside its format date.
+const DatePattern = `^(?:19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$`
+
 // MinDate and MaxDate bound the dates of a query (MaxDate is the end of a
 // MySQL DATE; no mood is older than MinDate).
 var (
