@@ -106,9 +106,10 @@ type Draft struct {
 	Note string
 }
 
-// parse checks d and returns its mood and its trimmed note.
+// parse checks d and returns its mood and its trimmed note. The mood is
+// taken exactly as written, as the document's enum says.
 func (d Draft) parse() (Level, string, error) {
-	level, err := ParseLevel(strings.TrimSpace(d.Mood))
+	level, err := ParseLevel(d.Mood)
 	if err != nil {
 		return "", "", err
 	}
