@@ -53,19 +53,26 @@ func CleanText(s string) string {
 }
 
 // The API document states CheckText and the trimming before it as patterns
-// (ECMA-262, as JSON Schema has them; Go's regexp reads them once \uXXXX is
-// written \x{XXXX}). Each is exactly its rule: core's tests compare them on
-// every short string of the characters that matter.
+// (JSON Schema's ECMA-262 regular expressions). Their character classes
+// hold the characters themselves, not \uXXXX escapes, which Go's regexp
+// (and so every Go validator) cannot read; the document escapes them in
+// its JSON text (see httpapi's mergeOpenAPI). Each is exactly its rule:
+// core's tests compare them on every short string of the characters that
+// matter.
 const (
 	// textSpace is what strings.TrimSpace trims (unicode.IsSpace).
-	textSpace = `\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000`
+	textSpace = "\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 	// textSpaceShown is the part of textSpace that is no control character.
-	textSpaceShown = ` \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000`
+	textSpaceShown = " \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 	// lineRefused is what CheckText refuses in a single line, textRefused
 	// in a multiline text (tab, line feed and carriage return allowed).
-	lineRefused = `\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069`
-	textRefused = `\u0000-\u0008\v\f\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069`
+	lineRefused = "\x00-\x1f\u007f-\u009f\u202a-\u202e\u2066-\u2069"
+	textRefused = "\x00-\x08\v\f\x0e-\x1f\u007f-\u009f\u202a-\u202e\u2066-\u2069"
 )
+
+// SpaceClass is textSpace for the patterns of other modules: the body of
+// a character class of what strings.TrimSpace trims.
+const SpaceClass = textSpace
 
 const (
 	// TrimmedLinePattern is a single line checked after TrimSpace: the
@@ -75,13 +82,9 @@ const (
 	// TrimmedLineRequiredPattern is TrimmedLinePattern, not blank.
 	TrimmedLineRequiredPattern = `^[` + textSpace + `]*[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*[` + textSpace + `]*$`
 	// TrimmedTextPattern is a multiline text checked after TrimSpace.
-	TrimmedTextPattern = `^[` + textSpace + `]*(?:[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*)?[` + textSpace + `]*$`
+	TrimmedTextPattern = `^[` + textSpace + `]*(?:[^` + textRefused + textSpaceShown + "\t\n\r" + `][^` + textRefused + `]*)?[` + textSpace + `]*$`
 	// TrimmedTextRequiredPattern is TrimmedTextPattern, not blank.
-	TrimmedTextRequiredPattern = `^[` + textSpace + `]*[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*[` + textSpace + `]*$`
-	// LineRequiredPattern is a single line checked as sent, not blank.
-	LineRequiredPattern = `^[` + textSpaceShown + `]*[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*$`
-	// TextRequiredPattern is a multiline text checked as sent, not blank.
-	TextRequiredPattern = `^[\t\n\r` + textSpaceShown + `]*[^` + textRefused + textSpaceShown + `\t\n\r][^` + textRefused + `]*$`
+	TrimmedTextRequiredPattern = `^[` + textSpace + `]*[^` + textRefused + textSpaceShown + "\t\n\r" + `][^` + textRefused + `]*[` + textSpace + `]*$`
 	// NotBlankPattern holds a character TrimSpace keeps.
 	NotBlankPattern = `[^` + textSpace + `]`
 )

@@ -17,6 +17,7 @@ import (
 	"tandem/modules/messages"
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -30,6 +31,7 @@ import (
 // the database columns that keep such values.
 var docLimits = map[string]int{
 	"core.MaxPageLimit": core.MaxPageLimit,
+	"core.MaxMillis":    core.MaxMillis,
 	"core.MaxLocale":    core.MaxLocale,
 
 	"accounts.MaxEmail":       accounts.MaxEmail,
@@ -99,11 +101,10 @@ var docPatterns = map[string]string{
 	"core.TrimmedLineRequiredPattern": core.TrimmedLineRequiredPattern,
 	"core.TrimmedTextPattern":         core.TrimmedTextPattern,
 	"core.TrimmedTextRequiredPattern": core.TrimmedTextRequiredPattern,
-	"core.LineRequiredPattern":        core.LineRequiredPattern,
-	"core.TextRequiredPattern":        core.TextRequiredPattern,
 	"core.NotBlankPattern":            core.NotBlankPattern,
 	"core.VersionPattern":             core.VersionPattern,
 	"core.LocalePattern":              core.LocalePattern,
+	"core.CursorPattern":              core.CursorPattern,
 
 	"accounts.TimezonePattern":       accounts.TimezonePattern,
 	"events.DatePattern":             events.DatePattern,
@@ -111,8 +112,12 @@ var docPatterns = map[string]string{
 	"events.NotifyPattern":           events.NotifyPattern,
 	"flags.KeyPattern":               flags.KeyPattern,
 	"flags.StoredKeyPattern":         flags.StoredKeyPattern,
+	"images.KeyPattern":              images.KeyPattern,
+	"images.URLPattern":              images.URLPattern,
 	"memories.DatePattern":           memories.DatePattern,
+	"memories.ImagePattern":          memories.ImagePattern,
 	"moods.DatePattern":              moods.DatePattern,
+	"partners.PairingCodePattern":    partners.PairingCodePattern,
 	"notifications.TokenPattern":     notifications.TokenPattern,
 	"notifications.ExpoTokenPattern": notifications.ExpoTokenPattern,
 	"versions.DownloadURLPattern":    versions.DownloadURLPattern,

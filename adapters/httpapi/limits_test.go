@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode"
 
+	"tandem/core"
 	"tandem/modules/events"
 )
 
@@ -94,4 +96,56 @@ func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 	if m := regexp.MustCompile(`\{1,(\d+)\}\$$`).FindStringSubmatch(pattern); m == nil || m[1] != strconv.Itoa(maxRequestIDLen) {
 		t.Fatalf("%s's pattern %q does not end in {1,%d}$ (maxRequestIDLen)", headerRequestID, pattern, maxRequestIDLen)
 	}
+}
+
+// TestOpenAPIEscapesInvisibleCharacters: the patterns hold controls, format
+// characters and spaces; the document's text shows them as JSON escapes,
+// and they decode to the patterns themselves.
+func TestOpenAPIEscapesInvisibleCharacters(t *testing.T) {
+	for _, doc := range [][]byte{OpenAPI, mustDocument(t)} {
+		for i, r := range string(doc) {
+			if r == 0x7f || r >= 0x80 && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r)) {
+				t.Fatalf("a raw %U at byte %d of the document", r, i)
+			}
+		}
+		if !strings.Contains(string(doc), `\u202a-\u202e`) {
+			t.Error("no escaped bidirectional controls: the text patterns are missing")
+		}
+		var v any
+		if err := json.Unmarshal(doc, &v); err != nil {
+			t.Fatal(err)
+		}
+		if !holds(v, core.TrimmedLinePattern) {
+			t.Errorf("the decoded document does not hold core.TrimmedLinePattern")
+		}
+	}
+}
+
+// holds reports whether the decoded JSON v holds the string s.
+func holds(v any, s string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == s
+	case map[string]any:
+		for _, c := range x {
+			if holds(c, s) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if holds(c, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func mustDocument(t *testing.T) []byte {
+	b, err := Document("http://localhost:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

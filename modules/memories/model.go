@@ -169,6 +169,13 @@ func CheckDay(d core.Date, now time.Time) error {
 	return nil
 }
 
+// ImagePattern is the closest outer bound of checkImage the API document
+// states: an http or https address whose path ends in /files/ and a key,
+// spaces around it trimmed. The prefix must also be this server's
+// FilesURL, which depends on the deployment.
+const ImagePattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]\S*/files/` +
+	`(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*[` + core.SpaceClass + `]*$`
+
 // NormalizeImages checks image addresses: at most MaxImages, each an http or
 // https URL of at most MaxImageURL bytes under s.FilesURL() (a file this
 // server hands out), its key made of "/"-separated segments of A-Z a-z 0-9

@@ -18,3 +18,20 @@ func TestDatePatternIsParseDay(t *testing.T) {
 		}
 	}
 }
+
+// TestImagePatternIsAnOuterBound: every image address NormalizeImages
+// takes matches the document's pattern.
+func TestImagePatternIsAnOuterBound(t *testing.T) {
+	re := coretest.Pattern(t, memories.ImagePattern)
+	for _, base := range []string{"http://localhost:8080", "https://tandem.example/app"} {
+		s := memories.Settings{PublicURL: base}
+		for _, a := range []string{base + "/files/u/a/b.jpg", " " + base + "/files/u/a/b.jpg\t", base + "/files/x", base + "/files/.x",
+			base + "/files/u//b.jpg", base + "/files/u/a/b.jpg?x=1", base + "/files/", "https://evil.example/files/u/a/b.jpg",
+			base + "/files/u/a/b c.jpg", base + "/files/u/a/b-_.JPG"} {
+			_, err := memories.NormalizeImages([]string{a}, s)
+			if err == nil && !re.MatchString(a) {
+				t.Errorf("%q: taken, but the pattern refuses it", a)
+			}
+		}
+	}
+}

@@ -70,7 +70,7 @@ func (p Policy) Validate() error {
 // DownloadURLPattern is the closest outer bound of validateDownloadURL the
 // API document states: https:// and a host's first character, spaces
 // around it trimmed.
-const DownloadURLPattern = `^[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[Hh][Tt][Tt][Pp][Ss]://[^\s/?#@]`
+const DownloadURLPattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]://[^\s/?#@]`
 
 // validateDownloadURL accepts an absolute https URL with a host.
 func validateDownloadURL(s string) error {
