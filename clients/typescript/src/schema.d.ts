@@ -69,7 +69,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
@@ -306,7 +309,7 @@ export interface paths {
         put?: never;
         /**
          * Create, toggle, update or delete a flag (administrators; body action)
-         * @description Administrators only (TANDEM_ADMIN_EMAILS or tandem admin grant): 401 without a token, 403 otherwise. create {key, name, description?, isEnabled?, enabledForPremium?, rolloutPercentage?, platforms?, enabledForUserIds?, disabledForUserIds?, createdBy?} → {success, created: true, flagId, message}; a taken key 409 conflict; at most 1000 flags (409 conflict beyond). toggle {flagKey, isEnabled} → {success, flagKey, isEnabled, message}. update {flagKey, any of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds} → {success, updated: true, flag: FeatureFlag, message}: the fields are checked together, all or nothing; the key, id and createdBy never change; a list sent replaces the stored one. delete {flagKey} → {success, deleted: true, flagKey, message}; the flag is then unknown (off) everywhere. An unknown flagKey: 404 not_found. Validation (400 invalid_request): a missing or unknown action; key 1 to 64 of a-z 0-9 _ . -; name 1 to 100 characters; description at most 1000; rolloutPercentage a whole number 0 to 100; platforms of ios, android, web; at most 1000 user ids per list, each 1 to 64 characters, none in both lists; createdBy at most 255; name and createdBy without control characters, description without control characters other than tab and newline, none of them with bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069), the message naming the field.
+         * @description Administrators only (TANDEM_ADMIN_EMAILS or tandem admin grant): 401 without a token, 403 otherwise. create {key, name, description?, isEnabled?, enabledForPremium?, rolloutPercentage?, platforms?, enabledForUserIds?, disabledForUserIds?, createdBy?} → {success, created: true, flagId, message}; a taken key 409 conflict; at most 1000 flags (409 conflict beyond). toggle {flagKey, isEnabled} → {success, flagKey, isEnabled, message}. update {flagKey, any of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds} → {success, updated: true, flag: FeatureFlag, message}: the fields are checked together, all or nothing; the key, id and createdBy never change; a list sent replaces the stored one. delete {flagKey} → {success, deleted: true, flagKey, message}; the flag is then unknown (off) everywhere. An unknown flagKey: 404 not_found. Validation (400 invalid_request): a missing or unknown action; key 1 to 64 of a-z 0-9 _ . -, the first a letter or a digit (flagKey: the same, any first character); name 1 to 100 characters; description at most 1000; rolloutPercentage a whole number 0 to 100; platforms of ios, android, web; at most 1000 user ids per list, each 1 to 64 characters, none in both lists; createdBy at most 255; name and createdBy without control characters, description without control characters other than tab and newline, none of them with bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069), the message naming the field.
          */
         post: operations["changeFeatureFlag"];
         delete?: never;
@@ -1574,7 +1577,10 @@ export interface components {
         /** @description Absent and null fields are left out (on PUT: unchanged). An empty string clears description, startTime, endTime, location and notify. Strings are trimmed. */
         CalendarEventWrite: {
             description?: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD from 1000-01-01 to 9999-12-31 (invalid_date); endDate not before startDate and at most 366 days after it
+             */
             endDate?: string;
             /** @description HH:mm or empty */
             endTime?: string;
@@ -1586,7 +1592,10 @@ export interface components {
             /** @description Types differ by direction on purpose: written as a string of digits (minutes before the start, 0 to 40320) or empty to clear, or as a whole JSON number of minutes (30 is stored as "30"; a negative, fractional or other JSON value: 400 invalid_request); null or absent leaves it unchanged. Read back (CalendarEvent.notify) it is always a string. */
             notify?: string | number;
             participants?: string[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD from 1000-01-01 to 9999-12-31 (invalid_date); endDate not before startDate and at most 366 days after it
+             */
             startDate?: string;
             /** @description HH:mm or empty */
             startTime?: string;
@@ -1785,11 +1794,11 @@ export interface components {
             /** @description default false */
             enabledForPremium?: boolean;
             enabledForUserIds?: string[];
-            /** @description toggle, update, delete: the flag (required) */
+            /** @description toggle, update, delete: the flag (required); a key stored before keys had to start with a letter or digit is still named here */
             flagKey?: string;
             /** @description create: default false; toggle: required */
             isEnabled?: boolean;
-            /** @description create: the new flag's key (required) */
+            /** @description create: the new flag's key (required): 1 to 64 of a-z 0-9 _ . -, the first a letter or a digit */
             key?: string;
             /** @description required on create */
             name?: string;
@@ -1885,9 +1894,9 @@ export interface components {
             width: number;
         };
         ImageRelink: {
-            /** @description one of the caller's uploaded files */
+            /** @description one of the caller's uploaded files (another user's: 403; no file: 400 invalid_request), which the pattern of its form cannot say */
             key: string;
-            /** @description the url an upload answered for key */
+            /** @description the url an upload answered for key, exactly (400 invalid_request otherwise); the pattern is the closest outer bound */
             url: string;
         };
         /** @description the SSE event event.deleted with its data line decoded */
@@ -2432,11 +2441,11 @@ export interface components {
         VersionPolicyWrite: {
             /** @description milliseconds; from then on versions below recommendedVersion must update */
             deprecationDate?: number | null;
-            /** @description an https URL (the store page) */
+            /** @description an https URL (the store page) of at most 2048 bytes, without user info or spaces: the pattern is the closest outer bound */
             downloadUrl: string;
             /** @description at least recommendedVersion */
             latestVersion: string;
-            /** @description MAJOR.MINOR.PATCH, optionally +BUILD; v1.2 and 1.2 are read as 1.2.0 */
+            /** @description MAJOR.MINOR.PATCH, optionally +BUILD (1 to 9 digits each; a leading v, a missing PATCH and spaces around it are accepted); v1.2 and 1.2 are read as 1.2.0 */
             minRequiredVersion: string;
             /** @description at least minRequiredVersion */
             recommendedVersion: string;
@@ -2762,7 +2771,10 @@ export interface components {
         memoryId: string;
         /** @description must be the token's user (403 otherwise) */
         userId: string;
-        /** @description another value: 400 invalid_request */
+        /**
+         * @description another value: 400 invalid_request
+         * @example ios
+         */
         versionPlatform: "ios" | "android" | "web";
     };
     requestBodies: never;
@@ -2851,9 +2863,14 @@ export interface operations {
     listAllFeedback: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
-                /** @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message */
+                /**
+                 * @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message
+                 * @example open
+                 */
                 state?: "all" | "open" | "handled";
             };
             header?: {
@@ -2899,7 +2916,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
@@ -2936,13 +2956,27 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deprecationDate": 1767225600000,
+                 *       "downloadUrl": "https://apps.apple.com/app/id1234567890",
+                 *       "latestVersion": "1.4.0",
+                 *       "minRequiredVersion": "1.0.0",
+                 *       "recommendedVersion": "1.2.0",
+                 *       "releaseNotes": "Faster sync",
+                 *       "updateMessage": "A new version is available"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VersionPolicyWrite"];
             };
         };
@@ -2981,6 +3015,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "alex@example.com",
+                 *       "password": "correct-horse-1"
+                 *     }
+                 */
                 "application/json": {
                     /** @description required; missing or empty: 400 with no code */
                     email: string;
@@ -3107,6 +3147,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "3q2-7wEjQ5uVdB1yNnO0e9QkKxZp4mXwYtR8sLhGfAc",
+                 *       "rawId": "3q2-7wEjQ5uVdB1yNnO0e9QkKxZp4mXwYtR8sLhGfAc",
+                 *       "response": {
+                 *         "attestationObject": "o2NmbXRkbm9uZQ",
+                 *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *         "transports": [
+                 *           "internal"
+                 *         ]
+                 *       },
+                 *       "type": "public-key"
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     rawId: string;
@@ -3188,6 +3242,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "3q2-7wEjQ5uVdB1yNnO0e9QkKxZp4mXwYtR8sLhGfAc",
+                 *       "rawId": "3q2-7wEjQ5uVdB1yNnO0e9QkKxZp4mXwYtR8sLhGfAc",
+                 *       "response": {
+                 *         "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
+                 *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *         "signature": "MEUCIQ",
+                 *         "userHandle": "MDE5MGI1YzQ"
+                 *       },
+                 *       "type": "public-key"
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     rawId: string;
@@ -3235,6 +3302,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: idn-email
+                     * @description an address (UTF-8 allowed, RFC 6532): spaces around it are trimmed, then it is compared and kept NFKC-normalised and case-folded; at most 254 bytes once folded, one that Go's net/mail reads as this very address, with a dot in its domain, without invisible format characters (Unicode Cf) or what the text rules refuse. The format is the closest outer bound of these: anything else is 400 invalid_request
+                     */
                     email: string;
                 } | {
                     code: string;
@@ -3381,6 +3452,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: idn-email
+                     * @description an address (UTF-8 allowed, RFC 6532): spaces around it are trimmed, then it is compared and kept NFKC-normalised and case-folded; at most 254 bytes once folded, one that Go's net/mail reads as this very address, with a dot in its domain, without invisible format characters (Unicode Cf) or what the text rules refuse. The format is the closest outer bound of these: anything else is 400 invalid_request
+                     */
                     email: string;
                     password: string;
                 } | {
@@ -3534,7 +3609,9 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -3588,6 +3665,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Miss you! Dinner at eight?"
+                 *     }
+                 */
                 "application/json": {
                     body: string;
                 };
@@ -3642,6 +3724,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "connectionCode": "Tidal-Meadow-42-Quartz",
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateConnectionRequest"];
             };
         };
@@ -3721,6 +3809,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "connectionCode": "Tidal-Meadow-42-Quartz",
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConnectionRequest"];
             };
         };
@@ -3762,6 +3856,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": {
                     userId: string;
                 };
@@ -3890,6 +3989,7 @@ export interface operations {
     listMilestones: {
         parameters: {
             query?: {
+                /** @example 3 */
                 limit?: number;
             };
             header?: {
@@ -4027,6 +4127,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "displayName": "Alex",
+                 *       "locale": "pt-BR",
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
                 "application/json": {
                     displayName?: string;
                     /**
@@ -4035,6 +4142,7 @@ export interface operations {
                      * @example pt-BR
                      */
                     locale?: string;
+                    /** @description an IANA zone name (Europe/Paris, America/Argentina/Buenos_Aires, Etc/GMT+5), or "" for UTC; the zone must also exist in the server's time-zone database (and Local and localtime are refused), which the pattern cannot say: 400 invalid_request otherwise */
                     timezone?: string;
                 };
             };
@@ -4201,7 +4309,9 @@ export interface operations {
     listDailyQuestionHistory: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -4308,8 +4418,16 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     platform: "ios" | "android" | "web";
+                    /** @constant */
+                    provider: "expo";
+                    /** @description Expo's form: ExponentPushToken[...] or ExpoPushToken[...], printable ASCII without spaces */
+                    token: string;
+                } | {
                     /** @enum {string} */
-                    provider: "expo" | "fcm";
+                    platform: "ios" | "android" | "web";
+                    /** @constant */
+                    provider: "fcm";
+                    /** @description printable ASCII without spaces */
                     token: string;
                 };
             };
@@ -4385,7 +4503,9 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -4447,6 +4567,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "create",
+                 *       "description": "Table for two at eight",
+                 *       "endDate": "2025-06-21",
+                 *       "endTime": "22:00",
+                 *       "eventType": "date",
+                 *       "importanceLevel": "High",
+                 *       "location": "Lyon",
+                 *       "notify": "30",
+                 *       "participants": [
+                 *         "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *       ],
+                 *       "startDate": "2025-06-20",
+                 *       "startTime": "19:00",
+                 *       "title": "Dinner in Lyon"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     action: "create";
@@ -4481,7 +4619,9 @@ export interface operations {
     listEventsInDateRange: {
         parameters: {
             query: {
+                /** @example 2025-06-01 */
                 startDate: string;
+                /** @example 2025-06-30 */
                 endDate: string;
             };
             header?: {
@@ -4577,6 +4717,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Table for two at eight",
+                 *       "endDate": "2025-06-21",
+                 *       "endTime": "22:00",
+                 *       "eventType": "date",
+                 *       "importanceLevel": "High",
+                 *       "location": "Lyon",
+                 *       "notify": 45,
+                 *       "participants": [
+                 *         "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *       ],
+                 *       "startDate": "2025-06-20",
+                 *       "startTime": "19:00",
+                 *       "title": "Dinner in Lyon"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CalendarEventWrite"];
             };
         };
@@ -4711,7 +4868,9 @@ export interface operations {
     listFeedback: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -4772,6 +4931,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "feedbackMessage": "Love the daily question!"
+                 *     }
+                 */
                 "application/json": {
                     feedbackMessage: string;
                 };
@@ -4854,8 +5018,12 @@ export interface operations {
     listImages: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
-                /** @description an X-Next-Cursor value */
+                /**
+                 * @description an X-Next-Cursor value
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -4917,6 +5085,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": [
+                 *         "(the bytes of a JPEG, PNG or WEBP image)"
+                 *       ]
+                 *     }
+                 */
                 "multipart/form-data": {
                     file: string[];
                 };
@@ -5030,6 +5205,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "images": [
+                 *         {
+                 *           "_id": "0190b5c8-4d5e-7f6a-9b0c-1d2e3f4a5b6c",
+                 *           "key": "u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg",
+                 *           "url": "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     images: (components["schemas"]["ImageRelink"] & {
                         _id: string;
@@ -5161,6 +5347,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg",
+                 *       "url": "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImageRelink"];
             };
         };
@@ -5232,7 +5424,9 @@ export interface operations {
     listMemories: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -5283,10 +5477,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "create",
+                 *       "date": "2025-06-01",
+                 *       "description": "Our first trip to the sea",
+                 *       "images": [
+                 *         "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *       ],
+                 *       "title": "Beach day"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     action: "create";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD from 1900-01-01 to tomorrow's UTC date (invalid_date)
+                     */
                     date: string;
                     description?: string;
                     images?: string[];
@@ -5329,6 +5537,7 @@ export interface operations {
     countMemories: {
         parameters: {
             query: {
+                /** @example 2025-06-01 */
                 date: string;
             };
             header?: {
@@ -5371,9 +5580,13 @@ export interface operations {
     listMemoriesInDateRange: {
         parameters: {
             query: {
+                /** @example 2025-06-01 */
                 startDate: string;
+                /** @example 2025-06-30 */
                 endDate: string;
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
             };
             header?: {
@@ -5458,6 +5671,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Our first trip to the sea, at last",
+                 *       "title": "Beach day"
+                 *     }
+                 */
                 "application/json": {
                     description?: string;
                     title?: string;
@@ -5530,7 +5749,9 @@ export interface operations {
     listMoods: {
         parameters: {
             query?: {
+                /** @example 2025-06-01 */
                 from?: string;
+                /** @example 2025-06-30 */
                 to?: string;
             };
             header?: {
@@ -5589,6 +5810,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mood": "good",
+                 *       "note": "Slept well"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     mood: "great" | "good" | "okay" | "low" | "awful";
@@ -5677,6 +5904,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dailyReminderTime": "07:30",
+                 *       "eventsNotification": true,
+                 *       "pauseAll": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
             };
         };
@@ -5722,6 +5956,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dailyReminderTime": "07:30",
+                 *       "eventsNotification": true,
+                 *       "pauseAll": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
             };
         };
@@ -5752,8 +5993,11 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
+                /** @example  */
                 cursor?: string;
+                /** @example true */
                 unreadOnly?: "true" | "false";
             };
             header?: {
@@ -6115,7 +6359,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct-horse-1",
+                 *       "newPassword": "another-horse-2"
+                 *     }
+                 */
                 "application/json": {
+                    /** @description checked like a login's password, whatever its length: a wrong one is 403 invalid_credentials */
                     currentPassword?: string;
                     newPassword: string;
                 };
@@ -6146,8 +6397,12 @@ export interface operations {
     getPremium: {
         parameters: {
             query: {
+                /** @example status */
                 action: "status" | "subscription" | "details" | "limits" | "check";
-                /** @description required with action=check */
+                /**
+                 * @description required with action=check
+                 * @example memories
+                 */
                 feature?: string;
             };
             header?: {
@@ -6257,6 +6512,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "category": "questions",
+                 *       "message": "A test push from Tandem",
+                 *       "title": "Hello"
+                 *     }
+                 */
                 "application/json": {
                     category: components["schemas"]["NotificationCategory"];
                     message: string;
@@ -6400,8 +6662,11 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
-                /** @description apple or google */
-                provider: string;
+                /**
+                 * @description apple or google
+                 * @example apple
+                 */
+                provider: "apple" | "google";
             };
             cookie?: never;
         };
@@ -6473,7 +6738,9 @@ export interface operations {
     checkVersionFromQuery: {
         parameters: {
             query: {
+                /** @example ios */
                 platform: "ios" | "android" | "web";
+                /** @example 1.4.0 */
                 version: string;
                 buildNumber?: number;
                 userId?: string;
@@ -6523,7 +6790,7 @@ export interface operations {
             content: {
                 "application/json": {
                     currentBuildNumber?: number | null;
-                    /** @description MAJOR.MINOR.PATCH, optionally +BUILD */
+                    /** @description MAJOR.MINOR.PATCH, optionally +BUILD (1 to 9 digits each; a leading v, a missing PATCH and spaces around it are accepted) */
                     currentVersion: string;
                     deviceInfo?: {
                         appVersion?: string;
@@ -6654,7 +6921,10 @@ export interface operations {
     getImageFile: {
         parameters: {
             query?: {
-                /** @description a thumbnail this many pixels wide (aspect kept), made on the first request and stored beside the file; never wider than the image (a w at or above its width serves the file itself). Any other value: 400 invalid_request */
+                /**
+                 * @description a thumbnail this many pixels wide (aspect kept), made on the first request and stored beside the file; never wider than the image (a w at or above its width serves the file itself). Any other value: 400 invalid_request
+                 * @example 320
+                 */
                 w?: 160 | 320 | 640 | 1280;
             };
             header?: {
