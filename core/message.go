@@ -91,6 +91,11 @@ const MaxLocale = 35
 // use: language (2-3 letters, or 5-8), script, region, variants.
 var langTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$`)
 
+// LocalePattern is ParseLocale's rule as the API document states it (see
+// TrimmedLinePattern): langTag with "_" for "-", spaces around it trimmed.
+const LocalePattern = `^[` + textSpace + `]*[A-Za-z]{2,3}(?:[-_][A-Za-z]{4})?(?:[-_](?:[A-Za-z]{2}|[0-9]{3}))?` +
+	`(?:[-_](?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*[` + textSpace + `]*$`
+
 // ParseLocale accepts a well-formed BCP 47 language tag ("de", "pt-BR",
 // "zh-Hant-TW", "_" read as "-") and returns it in its canonical case
 // (language lower, script title, region upper). Whether Tandem speaks it is

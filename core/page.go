@@ -32,6 +32,11 @@ func (p Page) Size() int {
 // Paged reports whether the caller asked for pages (and so gets a next cursor).
 func (p Page) Paged() bool { return p.Limit > 0 }
 
+// CursorPattern is the closest outer bound of DecodeCursor the API document
+// states: unpadded base64url. A cursor must also be one the server handed
+// out; anything else is a 400.
+const CursorPattern = `^[A-Za-z0-9_-]*$`
+
 // EncodeCursor makes an opaque cursor from the sort key of the last item
 // returned (e.g. its created-at and id); DecodeCursor reverses it.
 func EncodeCursor(parts ...string) string {

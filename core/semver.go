@@ -13,6 +13,10 @@ type Version struct {
 	Build               int // 0 when unknown
 }
 
+// VersionPattern is ParseVersion's rule as the API document states it
+// (see TrimmedLinePattern).
+const VersionPattern = `^[` + textSpace + `]*v?[0-9]{1,9}\.[0-9]{1,9}(?:\.[0-9]{1,9})?(?:\+[0-9]{1,9})?[` + textSpace + `]*$`
+
 // ParseVersion accepts "1.2.3", "1.2.3+45", "v1.2.3", and tolerates "1.2"
 // (patch 0) because app stores show such versions. Each number, the build
 // too, is 1 to 9 decimal digits.

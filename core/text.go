@@ -51,3 +51,40 @@ func CleanText(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, ""))
 }
+
+// The API document states CheckText and the trimming before it as patterns
+// (JSON Schema's ECMA-262 regular expressions). Their character classes
+// hold the characters themselves, not \uXXXX escapes, which Go's regexp
+// (and so every Go validator) cannot read; the document escapes them in
+// its JSON text (see httpapi's mergeOpenAPI). Each is exactly its rule:
+// core's tests compare them on every short string of the characters that
+// matter.
+const (
+	// textSpace is what strings.TrimSpace trims (unicode.IsSpace).
+	textSpace = "\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+	// textSpaceShown is the part of textSpace that is no control character.
+	textSpaceShown = " \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+	// lineRefused is what CheckText refuses in a single line, textRefused
+	// in a multiline text (tab, line feed and carriage return allowed).
+	lineRefused = "\x00-\x1f\u007f-\u009f\u202a-\u202e\u2066-\u2069"
+	textRefused = "\x00-\x08\v\f\x0e-\x1f\u007f-\u009f\u202a-\u202e\u2066-\u2069"
+)
+
+// SpaceClass is textSpace for the patterns of other modules: the body of
+// a character class of what strings.TrimSpace trims.
+const SpaceClass = textSpace
+
+const (
+	// TrimmedLinePattern is a single line checked after TrimSpace: the
+	// spaces (and line breaks) around it are dropped, inside it no control
+	// or bidirectional override character.
+	TrimmedLinePattern = `^[` + textSpace + `]*(?:[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*)?[` + textSpace + `]*$`
+	// TrimmedLineRequiredPattern is TrimmedLinePattern, not blank.
+	TrimmedLineRequiredPattern = `^[` + textSpace + `]*[^` + lineRefused + textSpaceShown + `][^` + lineRefused + `]*[` + textSpace + `]*$`
+	// TrimmedTextPattern is a multiline text checked after TrimSpace.
+	TrimmedTextPattern = `^[` + textSpace + `]*(?:[^` + textRefused + textSpaceShown + "\t\n\r" + `][^` + textRefused + `]*)?[` + textSpace + `]*$`
+	// TrimmedTextRequiredPattern is TrimmedTextPattern, not blank.
+	TrimmedTextRequiredPattern = `^[` + textSpace + `]*[^` + textRefused + textSpaceShown + "\t\n\r" + `][^` + textRefused + `]*[` + textSpace + `]*$`
+	// NotBlankPattern holds a character TrimSpace keeps.
+	NotBlankPattern = `[^` + textSpace + `]`
+)

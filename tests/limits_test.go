@@ -69,20 +69,22 @@ var apiLimits = []apiLimit{
 	}},
 
 	{name: "accounts.MaxEmail", value: accounts.MaxEmail, bytes: true,
-		doc: []string{docBody("post", "/api/auth/signup/email", "oneOf/0/properties/email/maxLength")},
+		doc: []string{docBody("post", "/api/auth/signup/email", "oneOf/0/properties/email/maxLength"),
+			docSchema("PasswordResetRequest", "email/maxLength")},
 		// an administrator's e-mail: who handled feedback, who changed what
 		cols: []string{"accounts.email", "mail_outbox.recipient", "feedback.handled_by", "audit_log.actor"}},
 	{name: "accounts.MaxPassword", value: accounts.MaxPassword, doc: []string{ // kept as an argon2id hash
 		docBody("post", "/api/auth/signup/email", "oneOf/0/properties/password/maxLength"),
 		docSchema("PasswordResetWithCode", "newPassword/maxLength"),
 		docSchema("PasswordResetWithToken", "newPassword/maxLength"),
-		docBody("post", "/api/users/user/{userId}/password", "properties/currentPassword/maxLength"),
 		docBody("post", "/api/users/user/{userId}/password", "properties/newPassword/maxLength"),
 	}},
 	{name: "accounts.MaxDisplayName", value: accounts.MaxDisplayName, cols: []string{"accounts.display_name"}, doc: []string{
 		docSchema("Profile", "displayName/maxLength"),
 		docBody("patch", "/api/users/user/{userId}", "properties/displayName/maxLength"),
 	}},
+	{name: "accounts.MaxTimezone", value: accounts.MaxTimezone, bytes: true, cols: []string{"accounts.timezone"},
+		doc: []string{docBody("patch", "/api/users/user/{userId}", "properties/timezone/maxLength")}},
 	{name: "core.MaxLocale", value: core.MaxLocale, bytes: true, cols: []string{"accounts.locale"}, doc: []string{
 		docSchema("Profile", "locale/maxLength"),
 		docBody("patch", "/api/users/user/{userId}", "properties/locale/maxLength"),
@@ -109,11 +111,16 @@ var apiLimits = []apiLimit{
 		docSchema("CalendarEvent", "participants/items/maxLength"), docSchema("CalendarEventWrite", "participants/items/maxLength"),
 	}},
 
+	{name: "events.MaxNotifyDigits", value: events.MaxNotifyDigits, doc: []string{ // kept as minutes
+		docSchema("CalendarEventWrite", "notify/oneOf/0/maxLength")}},
+	{name: "events.MaxNotifyMinutes", value: events.MaxNotifyMinutes, doc: []string{docSchema("CalendarEventWrite", "notify/oneOf/1/maximum")}},
+
 	{name: "feedback.MaxMessage", value: feedback.MaxMessage, cols: []string{"feedback.message"},
 		doc: []string{docBody("post", "/api/users/user/{userId}/feedback", "properties/feedbackMessage/maxLength")}},
 
 	{name: "flags.MaxKey", value: flags.MaxKey, bytes: true, cols: []string{"feature_flags.flag_key", "feature_flag_users.flag_key"}, doc: []string{
-		docSchema("FeatureFlag", "key/pattern"), docSchema("FeatureFlagWrite", "key/pattern"),
+		docSchema("FeatureFlag", "key/pattern"), docSchema("FeatureFlagWrite", "key/maxLength"),
+		docSchema("FeatureFlagWrite", "flagKey/pattern"),
 	}},
 	{name: "flags.MaxName", value: flags.MaxName, cols: []string{"feature_flags.name"},
 		doc: []string{docSchema("FeatureFlagWrite", "name/maxLength")}},
@@ -128,6 +135,11 @@ var apiLimits = []apiLimit{
 	}},
 	{name: "flags.MaxListedUsers", value: flags.MaxListedUsers, doc: []string{ // a row per listed user
 		docSchema("FeatureFlagWrite", "enabledForUserIds/maxItems"), docSchema("FeatureFlagWrite", "disabledForUserIds/maxItems"),
+	}},
+
+	{name: "core.MaxMillis", value: core.MaxMillis, doc: []string{ // kept as a time
+		docSchema("PremiumWrite", "startDate/maximum"), docSchema("PremiumWrite", "endDate/maximum"),
+		docSchema("VersionPolicyWrite", "deprecationDate/maximum"),
 	}},
 
 	{name: "idempotency.MaxKeyLength", value: idempotency.MaxKeyLength, // kept as its SHA-256
@@ -173,7 +185,8 @@ var apiLimits = []apiLimit{
 	{name: "notifications.MaxMessage", value: notifications.MaxMessage, cols: []string{"notifications.message"},
 		doc: []string{docBody("post", "/api/users/user/{userId}/send-test-notification", "properties/message/maxLength")}},
 	{name: "notifications.MaxToken", value: notifications.MaxToken, bytes: true, cols: []string{"notification_devices.token"},
-		doc: []string{docBody("post", "/api/users/user/{userId}/devices", "properties/token/maxLength")}},
+		doc: []string{docSchema("DeviceRegistrationExpo", "token/maxLength"),
+			docSchema("DeviceRegistrationFCM", "token/maxLength")}},
 
 	{name: "partners.MaxConnectionCode", value: partners.MaxConnectionCode, bytes: true,
 		cols: []string{"partner_connections.code", "partner_connections.code_key"}, doc: []string{
@@ -231,6 +244,11 @@ var statedElsewhere = map[string]string{
 	docQuery("get", "/api/users/user/{userId}/stream", "Last-Event-ID", "maxLength"): "a literal 64 in adapters/httpapi/stream.go",
 	"/components/headers/X-Request-Id/schema/pattern":                                "httpapi's maxRequestIDLen, checked in adapters/httpapi/limits_test.go",
 	docSchema("FeatureFlag", "rolloutPercentage/maximum"):                            "a percentage",
+	docSchema("VersionPolicyWrite", "minRequiredVersion/pattern"):                    "a version number's 9 digits (core.ParseVersion), kept as a number",
+	docSchema("VersionPolicyWrite", "recommendedVersion/pattern"):                    "a version number's 9 digits (core.ParseVersion), kept as a number",
+	docSchema("VersionPolicyWrite", "latestVersion/pattern"):                         "a version number's 9 digits (core.ParseVersion), kept as a number",
+	docQuery("get", "/api/version-check", "version", "pattern"):                      "a version number's 9 digits (core.ParseVersion), never kept",
+	docBody("post", "/api/version-check", "properties/currentVersion/pattern"):       "a version number's 9 digits (core.ParseVersion), never kept",
 	docSchema("FeatureFlagWrite", "rolloutPercentage/maximum"):                       "a percentage",
 }
 

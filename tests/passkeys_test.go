@@ -196,7 +196,7 @@ func TestPasskeyRefusals(t *testing.T) {
 			{name: "a made-up sign-in challenge", req: req{Method: "POST", Path: "/api/auth/passkeys/signin/verify", Body: k.get(b64.EncodeToString([]byte("made-up challenge of 32 bytes!!!")))},
 				status: 401, want: errPasskeyCredentials},
 			{name: "a sign-in answer that is not one", req: req{Method: "POST", Path: "/api/auth/passkeys/signin/verify", Body: map[string]any{"id": "x"}},
-				status: 401, want: errPasskeyCredentials},
+				status: 400, want: errBody("invalid_request", "the passkey answer could not be read")}, // a shape error spends no attempt
 			{name: "a sign-in body that is not JSON", req: req{Method: "POST", Path: "/api/auth/passkeys/signin/verify", Body: "{"},
 				status: 400, want: errBody("invalid_request", "malformed JSON")},
 			{name: "list another user's passkeys", req: req{Method: "GET", Path: "/api/users/user/" + ann.ID + "/passkeys", Token: ben.Token},

@@ -203,7 +203,7 @@ func (in eventRequest) draft() (events.Draft, error) {
 	}
 	d := events.Draft{Title: str(in.Title), Description: str(in.Description),
 		StartDate: str(in.StartDate), EndDate: str(in.EndDate), StartTime: str(in.StartTime), EndTime: str(in.EndTime),
-		Location: str(in.Location), EventType: str(in.EventType), ImportanceLevel: str(in.ImportanceLevel),
+		Location: str(in.Location), EventType: in.EventType, ImportanceLevel: in.ImportanceLevel,
 		Notify: str(notify)}
 	if in.Participants != nil {
 		d.Participants = *in.Participants

@@ -2,18 +2,22 @@ package httpapi
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	"tandem/core"
+	"tandem/modules/accounts"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
+	"tandem/modules/flags"
 	"tandem/modules/idempotency"
 	"tandem/modules/images"
 	"tandem/modules/memories"
 	"tandem/modules/messages"
 	"tandem/modules/moods"
 	"tandem/modules/notifications"
+	"tandem/modules/partners"
 	"tandem/modules/premium"
 	"tandem/modules/questions"
 	"tandem/modules/relationship"
@@ -27,13 +31,28 @@ import (
 // the database columns that keep such values.
 var docLimits = map[string]int{
 	"core.MaxPageLimit": core.MaxPageLimit,
+	"core.MaxMillis":    core.MaxMillis,
 	"core.MaxLocale":    core.MaxLocale,
+
+	"accounts.MaxEmail":       accounts.MaxEmail,
+	"accounts.MaxPassword":    accounts.MaxPassword,
+	"accounts.MaxDisplayName": accounts.MaxDisplayName,
+	"accounts.MaxTimezone":    accounts.MaxTimezone,
 
 	"events.MaxTitle":         events.MaxTitle,
 	"events.MaxDescription":   events.MaxDescription,
 	"events.MaxLocation":      events.MaxLocation,
 	"events.MaxParticipants":  events.MaxParticipants,
 	"events.MaxParticipantID": events.MaxParticipantID,
+	"events.MaxNotifyMinutes": events.MaxNotifyMinutes,
+	"events.MaxNotifyDigits":  events.MaxNotifyDigits,
+
+	"flags.MaxKey":         flags.MaxKey,
+	"flags.MaxName":        flags.MaxName,
+	"flags.MaxDescription": flags.MaxDescription,
+	"flags.MaxCreatedBy":   flags.MaxCreatedBy,
+	"flags.MaxUserID":      flags.MaxUserID,
+	"flags.MaxListedUsers": flags.MaxListedUsers,
 
 	"feedback.MaxMessage": feedback.MaxMessage,
 
@@ -74,6 +93,40 @@ var docLimits = map[string]int{
 	"versions.MaxBuildNumber":   versions.MaxBuildNumber,
 }
 
+// docPatterns are the module rules an OpenAPI part may name as its
+// "pattern" (ECMA-262): each is exactly its rule, or the closest outer
+// bound where the part's prose says so, tested beside the rule.
+var docPatterns = map[string]string{
+	"core.TrimmedLinePattern":         core.TrimmedLinePattern,
+	"core.TrimmedLineRequiredPattern": core.TrimmedLineRequiredPattern,
+	"core.TrimmedTextPattern":         core.TrimmedTextPattern,
+	"core.TrimmedTextRequiredPattern": core.TrimmedTextRequiredPattern,
+	"core.NotBlankPattern":            core.NotBlankPattern,
+	"core.VersionPattern":             core.VersionPattern,
+	"core.LocalePattern":              core.LocalePattern,
+	"core.CursorPattern":              core.CursorPattern,
+
+	"accounts.TimezonePattern":       accounts.TimezonePattern,
+	"events.DatePattern":             events.DatePattern,
+	"events.WallTimePattern":         events.WallTimePattern,
+	"events.NotifyPattern":           events.NotifyPattern,
+	"flags.KeyPattern":               flags.KeyPattern,
+	"flags.StoredKeyPattern":         flags.StoredKeyPattern,
+	"images.KeyPattern":              images.KeyPattern,
+	"images.URLPattern":              images.URLPattern,
+	"memories.DatePattern":           memories.DatePattern,
+	"memories.ImagePattern":          memories.ImagePattern,
+	"moods.DatePattern":              moods.DatePattern,
+	"partners.PairingCodePattern":    partners.PairingCodePattern,
+	"notifications.TokenPattern":     notifications.TokenPattern,
+	"notifications.ExpoTokenPattern": notifications.ExpoTokenPattern,
+	"versions.DownloadURLPattern":    versions.DownloadURLPattern,
+}
+
+// patternName is the shape of a docPatterns name, which no pattern of the
+// document has.
+var patternName = regexp.MustCompile(`^[a-z]+\.[A-Z][A-Za-z]*Pattern$`)
+
 // limitKeywords are the schema keywords whose value may name a docLimit.
 var limitKeywords = map[string]bool{
 	"maxLength": true, "minLength": true,
@@ -82,12 +135,21 @@ var limitKeywords = map[string]bool{
 }
 
 // resolveLimits replaces every limit keyword of v whose value is a string
-// with the docLimit it names; a name that is no docLimit is an error, where
-// naming the part and the place.
+// with the docLimit it names, and every pattern that names a docPattern
+// with it; a limit's name that is no docLimit is an error, naming the part
+// and the place.
 func resolveLimits(v any, where string) error {
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
+			if name, ok := x[k].(string); ok && k == "pattern" {
+				if p, named := docPatterns[name]; named {
+					x[k] = p
+				} else if patternName.MatchString(name) {
+					return fmt.Errorf("%s/%s: %q is no pattern of adapters/httpapi/limits.go (docPatterns)", where, k, name)
+				}
+				continue
+			}
 			if name, ok := x[k].(string); ok && limitKeywords[k] {
 				n, known := docLimits[name]
 				if !known {

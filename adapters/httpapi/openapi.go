@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // openapiFS holds the API document in parts: 00-base.json (info, security,
@@ -56,7 +59,27 @@ func mergeOpenAPI(fsys fs.FS) ([]byte, error) {
 		}
 	}
 	acceptLanguage(doc)
-	return json.MarshalIndent(doc, "", "  ")
+	b, err := json.MarshalIndent(doc, "", "  ")
+	return escapeInvisible(b), err
+}
+
+// escapeInvisible writes the characters no reader sees, or that reorder
+// what follows them (controls, format characters such as the bidirectional
+// overrides, spaces other than " "), as JSON escapes: the document's
+// patterns hold them (core.TrimmedLinePattern), and its text stays
+// readable and safe to show. They only occur inside JSON strings.
+func escapeInvisible(b []byte) []byte {
+	var out bytes.Buffer
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == 0x7f || r >= utf8.RuneSelf && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r)) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.Bytes()
 }
 
 // acceptLanguage names the Accept-Language header on every /api/
@@ -123,5 +146,6 @@ func buildDocument(publicURL string) ([]byte, error) {
 		return nil, err
 	}
 	doc["servers"] = []map[string]string{{"url": publicURL, "description": "this deployment (TANDEM_PUBLIC_URL)"}}
-	return json.MarshalIndent(doc, "", "  ")
+	b, err := json.MarshalIndent(doc, "", "  ")
+	return escapeInvisible(b), err
 }

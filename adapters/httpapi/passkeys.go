@@ -69,11 +69,17 @@ type optionsReply struct {
 }
 
 // answer reads a verify body: the PublicKeyCredential as its toJSON()
-// writes it, checked as any JSON body first.
+// writes it, checked as any JSON body first. A type sent is the one value
+// WebAuthn has: any other is a malformed request (400), not a credential
+// that failed (a sign-in's 401, as for an answer that is none at all).
 func answer(c *fiber.Ctx) ([]byte, error) {
 	var raw map[string]json.RawMessage
 	if err := BindJSON(c, &raw); err != nil {
 		return nil, err
+	}
+	var typ string
+	if t, sent := raw["type"]; sent && (json.Unmarshal(t, &typ) != nil || typ != "public-key") {
+		return nil, core.Invalid("invalid_request", "field %s must be %s", "type", `"public-key"`)
 	}
 	return c.Request().Body(), nil
 }

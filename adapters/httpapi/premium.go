@@ -256,9 +256,6 @@ func (h *premiumHandler) webhook(store premium.Store) fiber.Handler {
 	}
 }
 
-// maxMillis is the last millisecond of year 9999.
-const maxMillis = 253402300799999
-
 // millisField parses a JSON integer of milliseconds since the epoch; absent
 // and null give nil. Strings, fractions and negative numbers are refused.
 func millisField(name string, raw json.RawMessage) (*time.Time, error) {
@@ -267,7 +264,7 @@ func millisField(name string, raw json.RawMessage) (*time.Time, error) {
 		return nil, nil
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || n < 0 || n > maxMillis {
+	if err != nil || n < 0 || n > core.MaxMillis {
 		return nil, core.Invalid("invalid_request", "%s must be a whole number of milliseconds since the epoch", name)
 	}
 	t := core.FromMillis(n)

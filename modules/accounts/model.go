@@ -126,6 +126,7 @@ const (
 	MaxPassword      = 128
 	MaxEmail         = 254
 	MaxDisplayName   = 100
+	MaxTimezone      = 64 // bytes of an IANA zone name
 	tokenBytes       = 32
 	codeDigits       = 6
 	codesPerHour     = 5   // per (e-mail, client IP)
@@ -241,7 +242,7 @@ func ValidateTimezone(tz string) error {
 	if tz == "" {
 		return nil
 	}
-	if len(tz) > 64 || !zoneName(tz) || tz == "Local" || tz == "localtime" {
+	if len(tz) > MaxTimezone || !zoneName(tz) || tz == "Local" || tz == "localtime" {
 		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
 	}
 	if _, err := time.LoadLocation(tz); err != nil {
@@ -249,6 +250,10 @@ func ValidateTimezone(tz string) error {
 	}
 	return nil
 }
+
+// TimezonePattern is zoneName's form as the API document states it; the
+// zone must also exist (ValidateTimezone), which no pattern says.
+const TimezonePattern = `^(?:[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z][A-Za-z0-9_+-]*)*)?$`
 
 // zoneName reports whether tz has the form of an IANA zone name:
 // "/"-separated segments, each a letter followed by letters, digits, "_",

@@ -11,7 +11,9 @@ import (
 
 // Draft is a create request as sent: raw text, parsed and checked by Create.
 // Only title and startDate are required; endDate defaults to startDate,
-// eventType to other, importanceLevel to Medium, the rest to empty.
+// eventType (nil) to other, importanceLevel (nil) to Medium, the rest to
+// empty. A type or importance sent is one of the spec's, "" included: an
+// empty one is no default, it is refused.
 type Draft struct {
 	Title           string
 	Description     string
@@ -20,8 +22,8 @@ type Draft struct {
 	StartTime       string
 	EndTime         string
 	Location        string
-	EventType       string
-	ImportanceLevel string
+	EventType       *string
+	ImportanceLevel *string
 	Notify          string
 	Participants    []string
 }
@@ -37,13 +39,7 @@ func (d Draft) event() (Event, error) {
 	}
 	p := Patch{Title: &d.Title, Description: &d.Description, StartDate: &d.StartDate, EndDate: &end,
 		StartTime: &d.StartTime, EndTime: &d.EndTime, Location: &d.Location, Notify: &d.Notify,
-		Participants: &d.Participants}
-	if d.EventType != "" {
-		p.EventType = &d.EventType
-	}
-	if d.ImportanceLevel != "" {
-		p.ImportanceLevel = &d.ImportanceLevel
-	}
+		Participants: &d.Participants, EventType: d.EventType, ImportanceLevel: d.ImportanceLevel}
 	return p.apply(Event{Type: TypeOther, Importance: ImportanceMedium})
 }
 

@@ -22,6 +22,8 @@ const (
 	MaxSpanDays = 366
 	// MaxNotifyMinutes is the longest reminder lead time: four weeks.
 	MaxNotifyMinutes = 4 * 7 * 24 * 60
+	// MaxNotifyDigits bounds notify's digits (leading zeros included).
+	MaxNotifyDigits = 6
 )
 
 // CreatesPerMinute and CreatesPerDay are one user's write budget of new
@@ -41,6 +43,10 @@ type Settings struct {
 	// Budget bounds the events one user creates; zero: DefaultBudget.
 	Budget core.WriteBudget
 }
+
+// DatePattern is the years of MinDate to MaxDate as the API document states
+// them, beside its format date.
+const DatePattern = `^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}$`
 
 // MinDate and MaxDate bound every event date (the range of a MySQL DATE).
 var (

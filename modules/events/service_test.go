@@ -102,7 +102,7 @@ func TestCreateRules(t *testing.T) {
 			}},
 		{name: "every field", draft: events.Draft{Title: "  Trip ", Description: " bring passports ",
 			StartDate: "2025-07-01", EndDate: "2025-07-14", StartTime: "08:30", EndTime: "18:00", Location: " Lisbon ",
-			EventType: "traveling", ImportanceLevel: "High", Notify: "1440", Participants: []string{"u2", " u3 ", "u2"}},
+			EventType: ptr("traveling"), ImportanceLevel: ptr("High"), Notify: "1440", Participants: []string{"u2", " u3 ", "u2"}},
 			check: func(t *testing.T, e events.Event) {
 				if e.Title != "Trip" || e.Description != "bring passports" || e.Location != "Lisbon" ||
 					e.EndDate != date(t, "2025-07-14") || e.StartTime.String() != "08:30" || e.EndTime.String() != "18:00" ||
@@ -138,10 +138,14 @@ func TestCreateRules(t *testing.T) {
 			msg: "startTime must be a time in the form HH:mm"},
 		{name: "endTime before startTime", draft: ok(func(d *events.Draft) { d.StartTime, d.EndTime = "10:00", "09:00" }),
 			code: "invalid_time", msg: "endTime must not be before startTime on a one-day event"},
-		{name: "unknown eventType", draft: ok(func(d *events.Draft) { d.EventType = "party" }), code: "invalid_request",
+		{name: "unknown eventType", draft: ok(func(d *events.Draft) { d.EventType = ptr("party") }), code: "invalid_request",
 			msg: "eventType must be one of date, meeting, reminder, traveling, task, other"},
-		{name: "unknown importanceLevel", draft: ok(func(d *events.Draft) { d.ImportanceLevel = "low" }), code: "invalid_request",
+		{name: "unknown importanceLevel", draft: ok(func(d *events.Draft) { d.ImportanceLevel = ptr("low") }), code: "invalid_request",
 			msg: "importanceLevel must be one of Low, Medium, High"},
+		{name: "an empty eventType is no default", draft: ok(func(d *events.Draft) { d.EventType = ptr("") }), code: "invalid_request",
+			msg: "eventType must be one of date, meeting, reminder, traveling, task, other"},
+		{name: "an empty importanceLevel is no default", draft: ok(func(d *events.Draft) { d.ImportanceLevel = ptr("") }),
+			code: "invalid_request", msg: "importanceLevel must be one of Low, Medium, High"},
 		{name: "notify not minutes", draft: ok(func(d *events.Draft) { d.Notify = "1h" }), code: "invalid_request",
 			msg: "notify must be a number of minutes before the start, from 0 to 40320 (4 weeks), or empty"},
 		{name: "21 participants", draft: ok(func(d *events.Draft) { d.Participants = make([]string, 21) }), code: "invalid_request",
@@ -297,7 +301,7 @@ func TestExportAndPurge(t *testing.T) {
 		t.Fatalf("nothing to export: %#v %v", v, err)
 	}
 	first, err := f.svc.Create(ctx, "u1", events.Draft{Title: "first", StartDate: "2025-01-01", StartTime: "09:00",
-		EventType: "date", Notify: "15", Participants: []string{"u2"}})
+		EventType: ptr("date"), Notify: "15", Participants: []string{"u2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,3 +351,5 @@ func TestCreateSpendsTheWriteBudget(t *testing.T) {
 		return err
 	}, func(user string) string { return fmt.Sprint(f.stored(t, user), len(f.bus.All())) })
 }
+
+func ptr(s string) *string { return &s }

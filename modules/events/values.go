@@ -56,6 +56,9 @@ type WallTime struct {
 	Set bool
 }
 
+// WallTimePattern is ParseWallTime's rule as the API document states it.
+const WallTimePattern = `^(?:(?:[01][0-9]|2[0-3]):[0-5][0-9])?$`
+
 // ParseWallTime accepts "" (no time) or HH:mm (00:00 to 23:59); field names
 // the input in the error.
 func ParseWallTime(field, s string) (WallTime, error) {
@@ -88,13 +91,17 @@ type Notify struct {
 
 const notifyRule = "notify must be a number of minutes before the start, from 0 to 40320 (4 weeks), or empty"
 
+// NotifyPattern is ParseNotify's rule for a string as the API document
+// states it (with maxLength MaxNotifyDigits): "" or digits of 0 to 40320.
+const NotifyPattern = `^(?:0*(?:[0-9]{1,4}|[1-3][0-9]{4}|40[0-2][0-9]{2}|403[01][0-9]|40320))?$`
+
 // ParseNotify accepts "" (no reminder) or decimal digits of minutes, at most
 // MaxNotifyMinutes.
 func ParseNotify(s string) (Notify, error) {
 	if s == "" {
 		return Notify{}, nil
 	}
-	if len(s) > 6 || strings.Trim(s, "0123456789") != "" {
+	if len(s) > MaxNotifyDigits || strings.Trim(s, "0123456789") != "" {
 		return Notify{}, invalid(notifyRule)
 	}
 	n, err := strconv.Atoi(s)

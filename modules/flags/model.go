@@ -116,6 +116,13 @@ func checkText(f Flag) error {
 	return core.CheckText("createdBy", f.CreatedBy, false)
 }
 
+// KeyPattern is ValidateKey's rule as the API document states it (with
+// maxLength MaxKey); StoredKeyPattern is validStoredKey's.
+const (
+	KeyPattern       = `^[a-z0-9][a-z0-9_.-]*$`
+	StoredKeyPattern = `^[a-z0-9_.-]{1,64}$`
+)
+
 // ValidateKey accepts a new flag's key: 1 to 64 characters of a-z, 0-9, _,
 // . and -, the first a-z or 0-9. The first character rule keeps "." and
 // ".." (which clients and proxies collapse as path segments) out of the

@@ -114,6 +114,16 @@ func NewKey(userID string, f Format) string {
 // OwnerPrefix is the blob-key prefix of every file of the user.
 func OwnerPrefix(userID string) string { return keyPrefix + userID + "/" }
 
+// KeyPattern is ParseKey's form as the API document states it (with
+// maxOwnerLen and keyRandomBytes); a key must also be one of the caller's
+// files, which no pattern says. URLPattern is the closest outer bound of
+// the address an upload answered for a key: TANDEM_PUBLIC_URL/files/ and
+// the key.
+const (
+	KeyPattern = `^u/[A-Za-z0-9_-]{1,64}/[0-9a-f]{32}\.(?:jpg|png|webp)$`
+	URLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://\S*/files/u/[A-Za-z0-9_-]{1,64}/[0-9a-f]{32}\.(?:jpg|png|webp)$`
+)
+
 // ParseKey checks that key has the form NewKey makes and returns its owner
 // and format; anything else (path tricks included) is not a key.
 func ParseKey(key string) (owner string, f Format, ok bool) {

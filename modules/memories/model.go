@@ -37,6 +37,10 @@ const (
 // (TANDEM_WRITE_BUDGETS).
 var DefaultBudget = core.WriteBudget{Kind: "memories", PerMinute: CreatesPerMinute, PerDay: CreatesPerDay}
 
+// DatePattern is the years of MinDate to MaxDate as the API document states
+// them, beside its format date.
+const DatePattern = `^(?:19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$`
+
 // MinDate and MaxDate bound every memory date and every date query (MaxDate is
 // the end of a MySQL DATE; nothing older than MinDate is a couple's memory).
 var (
@@ -164,6 +168,13 @@ func CheckDay(d core.Date, now time.Time) error {
 	}
 	return nil
 }
+
+// ImagePattern is the closest outer bound of checkImage the API document
+// states: an http or https address whose path ends in /files/ and a key,
+// spaces around it trimmed. The prefix must also be this server's
+// FilesURL, which depends on the deployment.
+const ImagePattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]\S*/files/` +
+	`(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*[` + core.SpaceClass + `]*$`
 
 // NormalizeImages checks image addresses: at most MaxImages, each an http or
 // https URL of at most MaxImageURL bytes under s.FilesURL() (a file this

@@ -73,6 +73,10 @@ const (
 	DefaultSpan = 30
 )
 
+// DatePattern is the years of MinDate to MaxDate as the API document states
+// them, beside its format date.
+const DatePattern = `^(?:19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$`
+
 // MinDate and MaxDate bound the dates of a query (MaxDate is the end of a
 // MySQL DATE; no mood is older than MinDate).
 var (
@@ -102,9 +106,10 @@ type Draft struct {
 	Note string
 }
 
-// parse checks d and returns its mood and its trimmed note.
+// parse checks d and returns its mood and its trimmed note. The mood is
+// taken exactly as written, as the document's enum says.
 func (d Draft) parse() (Level, string, error) {
-	level, err := ParseLevel(strings.TrimSpace(d.Mood))
+	level, err := ParseLevel(d.Mood)
 	if err != nil {
 		return "", "", err
 	}

@@ -101,6 +101,7 @@ func TestCheckInValidation(t *testing.T) {
 			wantMessage: "note must be at most 280 characters"},
 		{name: "mood missing", draft: moods.Draft{Note: "hi"}, wantMessage: "mood is required: great, good, okay, low or awful"},
 		{name: "mood unknown", draft: moods.Draft{Mood: "ecstatic"}, wantMessage: "mood must be one of great, good, okay, low or awful"},
+		{name: "mood with spaces", draft: moods.Draft{Mood: " good"}, wantMessage: "mood must be one of great, good, okay, low or awful"},
 		{name: "note with a control character", draft: moods.Draft{Mood: "good", Note: "a\x00b"},
 			wantMessage: "note must not contain control characters other than tab and newline"},
 		{name: "note with a bidi override", draft: moods.Draft{Mood: "good", Note: "a\u202eb"},

@@ -32,6 +32,13 @@ func ParseProvider(s string) (Provider, error) {
 // MaxToken bounds a push token (FCM tokens are about 160 characters, Expo's 40).
 const MaxToken = 1024
 
+// TokenPattern is ValidateToken's rule for any provider as the API document
+// states it (with maxLength MaxToken); ExpoTokenPattern is Expo's form.
+const (
+	TokenPattern     = `^[!-~]+$`
+	ExpoTokenPattern = `^Expo(?:nent)?PushToken\[[!-~]+\]$`
+)
+
 // ValidateToken checks a push token: printable ASCII without spaces, at most
 // MaxToken long; an Expo token has Expo's own form, ExponentPushToken[...] or
 // ExpoPushToken[...], which is all Expo's API accepts.

@@ -288,6 +288,11 @@ func connectionCodeShape(code string, minLen int) bool {
 // it beside the code as typed.
 func ConnectionKey(code string) string { return strings.ToLower(code) }
 
+// PairingCodePattern is NormalizePairingCode's rule as the API document
+// states it: six characters of PairingCodeAlphabet, its letters in either
+// case, spaces around them trimmed.
+const PairingCodePattern = `^[` + core.SpaceClass + `]*[A-HJ-NP-Za-hj-np-z2-9]{6}[` + core.SpaceClass + `]*$`
+
 // NormalizePairingCode trims and upper-cases what a person typed; ok is false
 // when the result cannot be a pairing code. Only ASCII letters change case:
 // strings.ToUpper also made "ſ" (long s) an "S", so six characters outside

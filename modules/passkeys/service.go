@@ -114,19 +114,19 @@ func (s *Service) SignInOptions(ctx context.Context) ([]byte, error) {
 // SignIn finishes a sign-in and starts a session for the passkey's owner:
 // it returns the user id and the token. Each attempt is reserved per
 // client IP before it is checked (429 rate_limited past the limit) and a
-// success gives it back. Every refusal of the answer (unreadable, an
-// unknown, used or expired challenge, an unknown passkey, a bad signature,
+// success gives it back. An answer of the wrong shape is 400
+// invalid_request; every other refusal of it (an unknown, used or expired challenge, an unknown passkey, a bad signature,
 // a counter that did not move forward) is 401 invalid_credentials.
 func (s *Service) SignIn(ctx context.Context, body []byte, cl Client) (string, string, error) {
 	if s.cer == nil {
 		return "", "", errDisabled()
 	}
+	a, err := s.cer.ParseSignIn(body) // an answer of the wrong shape is no attempt: nothing was checked
+	if err != nil {
+		return "", "", core.Invalid("invalid_request", "the passkey answer could not be read").Wrap(err)
+	}
 	if err := s.limiter.Hit(ctx, ruleFailedSignIns, cl.IP, "rate_limited"); err != nil {
 		return "", "", err
-	}
-	a, err := s.cer.ParseSignIn(body)
-	if err != nil {
-		return "", "", core.As(errCredentials()).Wrap(err)
 	}
 	c, err := s.take(ctx, a, PurposeSignIn, "")
 	if err != nil {

@@ -67,6 +67,11 @@ func (p Policy) Validate() error {
 	return core.CheckText("releaseNotes", p.ReleaseNotes, true)
 }
 
+// DownloadURLPattern is the closest outer bound of validateDownloadURL the
+// API document states: https:// and a host's first character, spaces
+// around it trimmed.
+const DownloadURLPattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]://[^\s/?#@]`
+
 // validateDownloadURL accepts an absolute https URL with a host.
 func validateDownloadURL(s string) error {
 	if s == "" {

@@ -69,7 +69,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
@@ -202,7 +205,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a passkey sign-in: the body is the authenticator's answer (a browser's toJSON(), Android's authenticationResponseJson, or built by an iOS app); answers as a login
-         * @description On success {success, code: signin_success, userId, token, message}: a new session, as a login's. Every refusal of the answer is 401 invalid_credentials: unreadable, a challenge unknown, already used or expired (5 minutes), an unknown passkey (deleted, or another site's), a user handle that is not the passkey's owner, a bad signature, origin or RP id, or a signature counter that did not move forward (a possibly cloned authenticator). An unverified account: 403 email_not_verified. Attempts per client IP: at most 10 in 15 minutes, each reserved before it is checked (a success gives it back); beyond, 429 rate_limited with Retry-After. 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After.
+         * @description On success {success, code: signin_success, userId, token, message}: a new session, as a login's. An answer of the wrong shape (not JSON, a member missing or not base64url) is 400 invalid_request and spends no attempt. Every other refusal of the answer is 401 invalid_credentials: a challenge unknown, already used or expired (5 minutes), an unknown passkey (deleted, or another site's), a user handle that is not the passkey's owner, a bad signature, origin or RP id, or a signature counter that did not move forward (a possibly cloned authenticator). An unverified account: 403 email_not_verified. Attempts per client IP: at most 10 in 15 minutes, each reserved before it is checked (a success gives it back); beyond, 429 rate_limited with Retry-After. 404 passkeys_disabled when TANDEM_PASSKEYS is unset. The ceremony routes count against the auth routes' per-IP budget (TANDEM_RATE_LIMIT_IP a minute): beyond, 429 rate_limited with Retry-After.
          */
         post: operations["passkeySignInVerify"];
         delete?: never;
@@ -306,7 +309,7 @@ export interface paths {
         put?: never;
         /**
          * Create, toggle, update or delete a flag (administrators; body action)
-         * @description Administrators only (TANDEM_ADMIN_EMAILS or tandem admin grant): 401 without a token, 403 otherwise. create {key, name, description?, isEnabled?, enabledForPremium?, rolloutPercentage?, platforms?, enabledForUserIds?, disabledForUserIds?, createdBy?} → {success, created: true, flagId, message}; a taken key 409 conflict; at most 1000 flags (409 conflict beyond). toggle {flagKey, isEnabled} → {success, flagKey, isEnabled, message}. update {flagKey, any of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds} → {success, updated: true, flag: FeatureFlag, message}: the fields are checked together, all or nothing; the key, id and createdBy never change; a list sent replaces the stored one. delete {flagKey} → {success, deleted: true, flagKey, message}; the flag is then unknown (off) everywhere. An unknown flagKey: 404 not_found. Validation (400 invalid_request): a missing or unknown action; key 1 to 64 of a-z 0-9 _ . -; name 1 to 100 characters; description at most 1000; rolloutPercentage a whole number 0 to 100; platforms of ios, android, web; at most 1000 user ids per list, each 1 to 64 characters, none in both lists; createdBy at most 255; name and createdBy without control characters, description without control characters other than tab and newline, none of them with bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069), the message naming the field.
+         * @description Administrators only (TANDEM_ADMIN_EMAILS or tandem admin grant): 401 without a token, 403 otherwise. create {key, name, description?, isEnabled?, enabledForPremium?, rolloutPercentage?, platforms?, enabledForUserIds?, disabledForUserIds?, createdBy?} → {success, created: true, flagId, message}; a taken key 409 conflict; at most 1000 flags (409 conflict beyond). toggle {flagKey, isEnabled} → {success, flagKey, isEnabled, message}. update {flagKey, any of name, description, isEnabled, enabledForPremium, rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds} → {success, updated: true, flag: FeatureFlag, message}: the fields are checked together, all or nothing; the key, id and createdBy never change; a list sent replaces the stored one. delete {flagKey} → {success, deleted: true, flagKey, message}; the flag is then unknown (off) everywhere. An unknown flagKey: 404 not_found. Validation (400 invalid_request): a missing or unknown action; key 1 to 64 of a-z 0-9 _ . -, the first a letter or a digit (flagKey: the same, any first character); name 1 to 100 characters; description at most 1000; rolloutPercentage a whole number 0 to 100; platforms of ios, android, web; at most 1000 user ids per list, each 1 to 64 characters, none in both lists; createdBy at most 255; name and createdBy without control characters, description without control characters other than tab and newline, none of them with bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069), the message naming the field.
          */
         post: operations["changeFeatureFlag"];
         delete?: never;
@@ -1587,7 +1590,10 @@ export interface components {
         /** @description Absent and null fields are left out (on PUT: unchanged). An empty string clears description, startTime, endTime, location and notify. Strings are trimmed. */
         CalendarEventWrite: {
             description?: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD from 1000-01-01 to 9999-12-31 (invalid_date); endDate not before startDate and at most 366 days after it
+             */
             endDate?: string;
             /** @description HH:mm or empty */
             endTime?: string;
@@ -1599,7 +1605,10 @@ export interface components {
             /** @description Types differ by direction on purpose: written as a string of digits (minutes before the start, 0 to 40320) or empty to clear, or as a whole JSON number of minutes (30 is stored as "30"; a negative, fractional or other JSON value: 400 invalid_request); null or absent leaves it unchanged. Read back (CalendarEvent.notify) it is always a string. */
             notify?: string | number;
             participants?: string[];
-            /** Format: date */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD from 1000-01-01 to 9999-12-31 (invalid_date); endDate not before startDate and at most 366 days after it
+             */
             startDate?: string;
             /** @description HH:mm or empty */
             startTime?: string;
@@ -1792,6 +1801,30 @@ export interface components {
             /** @description milliseconds; the last registration */
             registeredAt: number;
         };
+        /** @description a device pushed to through Expo */
+        DeviceRegistrationExpo: {
+            /** @enum {string} */
+            platform: "ios" | "android" | "web";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "expo";
+            /** @description Expo's form: ExponentPushToken[...] or ExpoPushToken[...], printable ASCII without spaces */
+            token: string;
+        };
+        /** @description a device pushed to through Firebase Cloud Messaging */
+        DeviceRegistrationFCM: {
+            /** @enum {string} */
+            platform: "ios" | "android" | "web";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            provider: "fcm";
+            /** @description printable ASCII without spaces */
+            token: string;
+        };
         /** @description The body of every error: success false, the HTTP status's error text, a machine code and a message for people. */
         Error: {
             /**
@@ -1840,11 +1873,11 @@ export interface components {
             /** @description default false */
             enabledForPremium?: boolean;
             enabledForUserIds?: string[];
-            /** @description toggle, update, delete: the flag (required) */
+            /** @description toggle, update, delete: the flag (required); a key stored before keys had to start with a letter or digit is still named here */
             flagKey?: string;
             /** @description create: default false; toggle: required */
             isEnabled?: boolean;
-            /** @description create: the new flag's key (required) */
+            /** @description create: the new flag's key (required): 1 to 64 of a-z 0-9 _ . -, the first a letter or a digit */
             key?: string;
             /** @description required on create */
             name?: string;
@@ -1945,9 +1978,9 @@ export interface components {
         };
         /** @description Another uploaded file of the caller to point an image at: the url and key its upload answered. */
         ImageRelink: {
-            /** @description one of the caller's uploaded files */
+            /** @description one of the caller's uploaded files (another user's: 403; no file: 400 invalid_request), which the pattern of its form cannot say */
             key: string;
-            /** @description the url an upload answered for key */
+            /** @description the url an upload answered for key, exactly (400 invalid_request otherwise); the pattern is the closest outer bound */
             url: string;
         };
         /** @description the SSE event event.deleted with its data line decoded */
@@ -2283,11 +2316,8 @@ export interface components {
         };
         /** @description AuthenticationResponseJSON (WebAuthn Level 3): what a browser's PublicKeyCredential.toJSON() writes after get(), and Credential Manager's PublicKeyCredential.authenticationResponseJson as it is; an iOS app builds it from ASAuthorizationPlatformPublicKeyCredentialAssertion (docs/api.md, passkeys). Binary members are base64url; other members are ignored. */
         PasskeyAssertionCredential: {
-            /**
-             * @description optional: platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone
-             * @enum {string}
-             */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description optional and ignored: WebAuthn writes platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone */
+            authenticatorAttachment?: string;
             /** @description optional: the client's extension outputs ({} when none; Credential Manager may send credProps); no extension is asked for or read */
             clientExtensionResults?: Record<string, never>;
             /** @description the credential id; the same bytes as rawId, which it must match */
@@ -2378,11 +2408,8 @@ export interface components {
         };
         /** @description RegistrationResponseJSON (WebAuthn Level 3): what a browser's PublicKeyCredential.toJSON() writes after create(), and Credential Manager's CreatePublicKeyCredentialResponse.registrationResponseJson as it is; an iOS app builds it from ASAuthorizationPlatformPublicKeyCredentialRegistration (docs/api.md, passkeys). Binary members are base64url; other members are ignored. */
         PasskeyRegistrationCredential: {
-            /**
-             * @description optional: platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone
-             * @enum {string}
-             */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description optional and ignored: WebAuthn writes platform for the device's own passkeys (iOS, Android), cross-platform for a security key or another phone */
+            authenticatorAttachment?: string;
             /** @description optional: the client's extension outputs ({} when none; Credential Manager may send credProps); no extension is asked for or read */
             clientExtensionResults?: Record<string, never>;
             /** @description the credential id; the same bytes as rawId, which it must match */
@@ -2392,12 +2419,12 @@ export interface components {
             response: {
                 /** @description the CBOR attestation object (fmt, attStmt, authData with the new public key); iOS: rawAttestationObject */
                 attestationObject: components["schemas"]["Base64URL"];
-                /** @description optional (toJSON() writes it): kept, not checked; the attestation object's authData is what is verified */
-                authenticatorData?: components["schemas"]["Base64URL"];
+                /** @description optional (toJSON() writes it): kept, not checked; the attestation object's authData is what is verified (base64url) */
+                authenticatorData?: string;
                 /** @description the client data JSON bytes exactly as the authenticator got them (type webauthn.create, the options' challenge, the origin); iOS: rawClientDataJSON */
                 clientDataJSON: components["schemas"]["Base64URL"];
-                /** @description optional (toJSON() writes it, SubjectPublicKeyInfo): ignored; the key is read from the attestation object */
-                publicKey?: components["schemas"]["Base64URL"];
+                /** @description optional (toJSON() writes it, SubjectPublicKeyInfo): ignored; the key is read from the attestation object (base64url) */
+                publicKey?: string;
                 /** @description optional (toJSON() writes it): kept, not checked */
                 publicKeyAlgorithm?: number;
                 /** @description optional: how the authenticator is reached (internal, hybrid, usb, nfc, ble, smart-card); kept, and sent back in excludeCredentials */
@@ -2438,6 +2465,10 @@ export interface components {
         };
         /** @description Password reset, first step: mail a reset code to the account of this e-mail. */
         PasswordResetRequest: {
+            /**
+             * Format: idn-email
+             * @description an address (UTF-8 allowed, RFC 6532): spaces around it are trimmed, then it is compared and kept NFKC-normalised and case-folded; at most 254 bytes once folded, one that Go's net/mail reads as this very address, with a dot in its domain, without invisible format characters (Unicode Cf) or what the text rules refuse. The format is the closest outer bound of these: anything else is 400 invalid_request
+             */
             email: string;
         };
         /** @description Password reset with the mailed code: without newPassword it verifies the code (code_valid and a resetToken); with newPassword it sets the password, the same verified code being the proof of the mailbox. */
@@ -2663,11 +2694,11 @@ export interface components {
         VersionPolicyWrite: {
             /** @description milliseconds; from then on versions below recommendedVersion must update */
             deprecationDate?: number | null;
-            /** @description an https URL (the store page) */
+            /** @description an https URL (the store page) of at most 2048 bytes, without user info or spaces: the pattern is the closest outer bound */
             downloadUrl: string;
             /** @description at least recommendedVersion */
             latestVersion: string;
-            /** @description MAJOR.MINOR.PATCH, optionally +BUILD; v1.2 and 1.2 are read as 1.2.0 */
+            /** @description MAJOR.MINOR.PATCH, optionally +BUILD (1 to 9 digits each; a leading v, a missing PATCH and spaces around it are accepted); v1.2 and 1.2 are read as 1.2.0 */
             minRequiredVersion: string;
             /** @description at least minRequiredVersion */
             recommendedVersion: string;
@@ -3052,7 +3083,10 @@ export interface components {
         memoryId: string;
         /** @description must be the token's user (403 otherwise) */
         userId: string;
-        /** @description another value: 400 invalid_request */
+        /**
+         * @description another value: 400 invalid_request
+         * @example ios
+         */
         versionPlatform: "ios" | "android" | "web";
     };
     requestBodies: never;
@@ -3197,11 +3231,20 @@ export interface operations {
     listAllFeedback: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
-                /** @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message */
+                /**
+                 * @description open: not yet marked handled in the administrator console; handled: marked; absent or all: every message
+                 * @example open
+                 */
                 state?: "all" | "open" | "handled";
             };
             header?: {
@@ -3268,7 +3311,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
@@ -3318,7 +3364,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description another value: 400 invalid_request */
+                /**
+                 * @description another value: 400 invalid_request
+                 * @example ios
+                 */
                 platform: components["parameters"]["versionPlatform"];
             };
             cookie?: never;
@@ -3326,6 +3375,17 @@ export interface operations {
         /** @description the platform's new policy */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deprecationDate": 1767225600000,
+                 *       "downloadUrl": "https://apps.apple.com/app/id1234567890",
+                 *       "latestVersion": "1.4.0",
+                 *       "minRequiredVersion": "1.0.0",
+                 *       "recommendedVersion": "1.2.0",
+                 *       "releaseNotes": "Faster sync",
+                 *       "updateMessage": "A new version is available"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VersionPolicyWrite"];
             };
         };
@@ -3378,6 +3438,12 @@ export interface operations {
         /** @description the account's e-mail and password */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "alex@example.com",
+                 *       "password": "correct-horse-1"
+                 *     }
+                 */
                 "application/json": {
                     /** @description required; missing or empty: 400 with no code */
                     email: string;
@@ -3946,6 +4012,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: idn-email
+                     * @description an address (UTF-8 allowed, RFC 6532): spaces around it are trimmed, then it is compared and kept NFKC-normalised and case-folded; at most 254 bytes once folded, one that Go's net/mail reads as this very address, with a dot in its domain, without invisible format characters (Unicode Cf) or what the text rules refuse. The format is the closest outer bound of these: anything else is 400 invalid_request
+                     */
                     email: string;
                     password: string;
                 } | {
@@ -4112,9 +4182,15 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -4185,6 +4261,11 @@ export interface operations {
         /** @description the message's text */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Miss you! Dinner at eight?"
+                 *     }
+                 */
                 "application/json": {
                     body: string;
                 };
@@ -4247,6 +4328,12 @@ export interface operations {
         /** @description the caller, and the code they chose (drawn when left out) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "connectionCode": "Tidal-Meadow-42-Quartz",
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateConnectionRequest"];
             };
         };
@@ -4348,6 +4435,12 @@ export interface operations {
         /** @description the caller and the partner's connection code */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "connectionCode": "Tidal-Meadow-42-Quartz",
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConnectionRequest"];
             };
         };
@@ -4398,6 +4491,11 @@ export interface operations {
         /** @description the caller */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70"
+                 *     }
+                 */
                 "application/json": {
                     userId: string;
                 };
@@ -4552,7 +4650,10 @@ export interface operations {
     listMilestones: {
         parameters: {
             query?: {
-                /** @description how many milestones, 1 to 50 (default 5) */
+                /**
+                 * @description how many milestones, 1 to 50 (default 5)
+                 * @example 3
+                 */
                 limit?: number;
             };
             header?: {
@@ -4732,6 +4833,13 @@ export interface operations {
         /** @description the profile fields to change; those left out keep their values */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "displayName": "Alex",
+                 *       "locale": "pt-BR",
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
                 "application/json": {
                     displayName?: string;
                     /**
@@ -4740,6 +4848,7 @@ export interface operations {
                      * @example pt-BR
                      */
                     locale?: string;
+                    /** @description an IANA zone name (Europe/Paris, America/Argentina/Buenos_Aires, Etc/GMT+5), or "" for UTC; the zone must also exist in the server's time-zone database (and Local and localtime are refused), which the pattern cannot say: 400 invalid_request otherwise */
                     timezone?: string;
                 };
             };
@@ -4983,9 +5092,15 @@ export interface operations {
     listDailyQuestionHistory: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 100 (default 30) */
+                /**
+                 * @description page size, 1 to 100 (default 30)
+                 * @example 10
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -5146,13 +5261,7 @@ export interface operations {
         /** @description the device's push token, its provider and platform */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    platform: "ios" | "android" | "web";
-                    /** @enum {string} */
-                    provider: "expo" | "fcm";
-                    token: string;
-                };
+                "application/json": components["schemas"]["DeviceRegistrationExpo"] | components["schemas"]["DeviceRegistrationFCM"];
             };
         };
         responses: {
@@ -5238,9 +5347,15 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -5399,9 +5514,15 @@ export interface operations {
     listEventsInDateRange: {
         parameters: {
             query: {
-                /** @description the first day of the range, YYYY-MM-DD */
+                /**
+                 * @description the first day of the range, YYYY-MM-DD
+                 * @example 2025-06-01
+                 */
                 startDate: string;
-                /** @description the last day of the range, YYYY-MM-DD, not before startDate */
+                /**
+                 * @description the last day of the range, YYYY-MM-DD, not before startDate
+                 * @example 2025-06-30
+                 */
                 endDate: string;
             };
             header?: {
@@ -5948,9 +6069,15 @@ export interface operations {
     listFeedback: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -6033,6 +6160,11 @@ export interface operations {
         /** @description the feedback's text */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "feedbackMessage": "Love the daily question!"
+                 *     }
+                 */
                 "application/json": {
                     feedbackMessage: string;
                 };
@@ -6203,9 +6335,15 @@ export interface operations {
     listImages: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description an X-Next-Cursor value */
+                /**
+                 * @description an X-Next-Cursor value
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -6274,6 +6412,13 @@ export interface operations {
         /** @description 1 to 4 image files (JPEG, PNG or WebP), each in a part named file */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": [
+                 *         "(the bytes of a JPEG, PNG or WEBP image)"
+                 *       ]
+                 *     }
+                 */
                 "multipart/form-data": {
                     file: string[];
                 };
@@ -6452,6 +6597,17 @@ export interface operations {
         /** @description the images of the group to repoint, each with its _id and new url and key */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "images": [
+                 *         {
+                 *           "_id": "0190b5c8-4d5e-7f6a-9b0c-1d2e3f4a5b6c",
+                 *           "key": "u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg",
+                 *           "url": "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     images: (components["schemas"]["ImageRelink"] & {
                         _id: string;
@@ -6636,6 +6792,12 @@ export interface operations {
         /** @description the uploaded file to point the image at */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg",
+                 *       "url": "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImageRelink"];
             };
         };
@@ -6727,9 +6889,15 @@ export interface operations {
     listMemories: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -6781,10 +6949,24 @@ export interface operations {
         /** @description the new memory: action create, a title, a date, and optionally a description and images */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "create",
+                 *       "date": "2025-06-01",
+                 *       "description": "Our first trip to the sea",
+                 *       "images": [
+                 *         "http://localhost:8080/files/u/0190b5c4-7d4e-7c3a-9f1e-2b3c4d5e6f70/9f86d081884c7d659a2feaa0c55ad015.jpg"
+                 *       ],
+                 *       "title": "Beach day"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     action: "create";
-                    /** Format: date */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD from 1900-01-01 to tomorrow's UTC date (invalid_date)
+                     */
                     date: string;
                     description?: string;
                     images?: string[];
@@ -6848,7 +7030,10 @@ export interface operations {
     countMemories: {
         parameters: {
             query: {
-                /** @description the date, YYYY-MM-DD */
+                /**
+                 * @description the date, YYYY-MM-DD
+                 * @example 2025-06-01
+                 */
                 date: string;
             };
             header?: {
@@ -6897,13 +7082,25 @@ export interface operations {
     listMemoriesInDateRange: {
         parameters: {
             query: {
-                /** @description the first date, YYYY-MM-DD (included) */
+                /**
+                 * @description the first date, YYYY-MM-DD (included)
+                 * @example 2025-06-01
+                 */
                 startDate: string;
-                /** @description the last date, YYYY-MM-DD (included) */
+                /**
+                 * @description the last date, YYYY-MM-DD (included)
+                 * @example 2025-06-30
+                 */
                 endDate: string;
-                /** @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor */
+                /**
+                 * @description page size, 1 to 500; the X-Next-Cursor header then carries the next page's cursor
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
             };
             header?: {
@@ -7005,6 +7202,12 @@ export interface operations {
         /** @description the title and/or description to change */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Our first trip to the sea, at last",
+                 *       "title": "Beach day"
+                 *     }
+                 */
                 "application/json": {
                     description?: string;
                     title?: string;
@@ -7098,9 +7301,15 @@ export interface operations {
     listMoods: {
         parameters: {
             query?: {
-                /** @description the first day, YYYY-MM-DD (default: 29 days before to) */
+                /**
+                 * @description the first day, YYYY-MM-DD (default: 29 days before to)
+                 * @example 2025-06-01
+                 */
                 from?: string;
-                /** @description the last day, YYYY-MM-DD (default: the caller's today) */
+                /**
+                 * @description the last day, YYYY-MM-DD (default: the caller's today)
+                 * @example 2025-06-30
+                 */
                 to?: string;
             };
             header?: {
@@ -7187,6 +7396,12 @@ export interface operations {
         /** @description today's mood and an optional note */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mood": "good",
+                 *       "note": "Slept well"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     mood: "great" | "good" | "okay" | "low" | "awful";
@@ -7306,6 +7521,13 @@ export interface operations {
         /** @description the settings to change */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dailyReminderTime": "07:30",
+                 *       "eventsNotification": true,
+                 *       "pauseAll": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
             };
         };
@@ -7369,6 +7591,13 @@ export interface operations {
         /** @description the settings to change */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dailyReminderTime": "07:30",
+                 *       "eventsNotification": true,
+                 *       "pauseAll": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
             };
         };
@@ -7416,11 +7645,20 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
-                /** @description page size, 1 to 500; without it, everything up to 1,000 */
+                /**
+                 * @description page size, 1 to 500; without it, everything up to 1,000
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the X-Next-Cursor value of the previous page */
+                /**
+                 * @description the X-Next-Cursor value of the previous page
+                 * @example
+                 */
                 cursor?: string;
-                /** @description true: the unread ones only */
+                /**
+                 * @description true: the unread ones only
+                 * @example true
+                 */
                 unreadOnly?: "true" | "false";
             };
             header?: {
@@ -7857,7 +8095,14 @@ export interface operations {
         /** @description the new password, and the current one when the account has a password */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct-horse-1",
+                 *       "newPassword": "another-horse-2"
+                 *     }
+                 */
                 "application/json": {
+                    /** @description checked like a login's password, whatever its length: a wrong one is 403 invalid_credentials */
                     currentPassword?: string;
                     newPassword: string;
                 };
@@ -7897,9 +8142,15 @@ export interface operations {
     getPremium: {
         parameters: {
             query: {
-                /** @description what to answer: status, subscription (details is its alias), limits, or check a feature */
+                /**
+                 * @description what to answer: status, subscription (details is its alias), limits, or check a feature
+                 * @example status
+                 */
                 action: "status" | "subscription" | "details" | "limits" | "check";
-                /** @description required with action=check */
+                /**
+                 * @description required with action=check
+                 * @example memories
+                 */
                 feature?: string;
             };
             header?: {
@@ -8017,6 +8268,13 @@ export interface operations {
         /** @description the notification's title, message and category */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "category": "questions",
+                 *       "message": "A test push from Tandem",
+                 *       "title": "Hello"
+                 *     }
+                 */
                 "application/json": {
                     category: components["schemas"]["NotificationCategory"];
                     message: string;
@@ -8200,8 +8458,11 @@ export interface operations {
             path: {
                 /** @description must be the token's user (403 otherwise) */
                 userId: components["parameters"]["userId"];
-                /** @description apple or google */
-                provider: string;
+                /**
+                 * @description apple or google
+                 * @example apple
+                 */
+                provider: "apple" | "google";
             };
             cookie?: never;
         };
@@ -8287,9 +8548,15 @@ export interface operations {
     checkVersionFromQuery: {
         parameters: {
             query: {
-                /** @description the app's platform */
+                /**
+                 * @description the app's platform
+                 * @example ios
+                 */
                 platform: "ios" | "android" | "web";
-                /** @description the app's version, MAJOR.MINOR.PATCH, optionally +BUILD */
+                /**
+                 * @description the app's version, MAJOR.MINOR.PATCH, optionally +BUILD
+                 * @example 1.4.0
+                 */
                 version: string;
                 /** @description the app's build number */
                 buildNumber?: number;
@@ -8358,7 +8625,7 @@ export interface operations {
             content: {
                 "application/json": {
                     currentBuildNumber?: number | null;
-                    /** @description MAJOR.MINOR.PATCH, optionally +BUILD */
+                    /** @description MAJOR.MINOR.PATCH, optionally +BUILD (1 to 9 digits each; a leading v, a missing PATCH and spaces around it are accepted) */
                     currentVersion: string;
                     deviceInfo?: {
                         appVersion?: string;
@@ -8519,7 +8786,10 @@ export interface operations {
     getImageFile: {
         parameters: {
             query?: {
-                /** @description a thumbnail this many pixels wide (aspect kept), made on the first request and stored beside the file; never wider than the image (a w at or above its width serves the file itself). Any other value: 400 invalid_request */
+                /**
+                 * @description a thumbnail this many pixels wide (aspect kept), made on the first request and stored beside the file; never wider than the image (a w at or above its width serves the file itself). Any other value: 400 invalid_request
+                 * @example 320
+                 */
                 w?: 160 | 320 | 640 | 1280;
             };
             header?: {
