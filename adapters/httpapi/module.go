@@ -4,7 +4,7 @@ import "go.uber.org/fx"
 
 // Module serves every route contributed to the "routes" group.
 var Module = fx.Module("http",
-	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, ``, ``, ``, ``, ``, `group:"headers"`, `group:"routes"`))),
+	fx.Provide(NewServer),
 	fx.Provide(NewMetrics, NewMetricsServer, NewStreams, NewDrain, NewIdempotency, (*Metrics).Traffic),
 	fx.Provide(
 		AsRoute(NewHealthHandler),
