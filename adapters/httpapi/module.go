@@ -2,30 +2,16 @@ package httpapi
 
 import "go.uber.org/fx"
 
-// Module serves every route contributed to the "routes" group.
+// Module serves every route contributed to the "routes" group: its own
+// (health, docs, home, well-known files, the stream) here, each module's
+// handler from that module's wiring (bootstrap/wire_<module>.go).
 var Module = fx.Module("http",
 	fx.Provide(NewServer),
 	fx.Provide(NewMetrics, NewMetricsServer, NewStreams, NewDrain, NewIdempotency, (*Metrics).Traffic),
 	fx.Provide(
 		AsRoute(NewHealthHandler),
 		AsRoute(NewDocsHandler),
-		AsRoute(NewVersionsHandler),
-		AsRoute(NewFlagsHandler),
-		AsRoute(NewAccountsHandler),
-		AsRoute(NewPartnersHandler),
-		AsRoute(NewPremiumHandler),
-		AsRoute(NewRelationshipHandler),
-		AsRoute(NewImagesHandler),
-		AsRoute(NewNotificationsHandler),
-		AsRoute(NewEventsHandler),
-		AsRoute(NewMemoriesHandler),
-		AsRoute(NewMessagesHandler),
-		AsRoute(NewQuestionsHandler),
-		AsRoute(NewAdviceHandler),
-		AsRoute(NewFeedbackHandler),
 		AsRoute(NewHomeHandler),
-		AsRoute(NewMoodsHandler),
-		AsRoute(NewPasskeysHandler),
 		AsRoute(NewWellKnownHandler),
 		AsRoute(func(s *Streams) *Streams { return s }),
 	),

@@ -1,0 +1,23 @@
+package bootstrap
+
+import (
+	"go.uber.org/fx"
+
+	"tandem/adapters/httpapi"
+	"tandem/adapters/memory"
+	"tandem/adapters/sqlstore"
+	"tandem/modules/accounts"
+	"tandem/modules/advice"
+)
+
+// wireAdvice: the daily advice, its store, Users and routes.
+func wireAdvice(db DBKind) fx.Option {
+	return fx.Options(
+		advice.Module,
+		repos(db, memory.NewAdviceRepo, sqlstore.NewAdviceRepo, new(advice.Repository)),
+		fx.Provide(
+			func(a *accounts.Service) advice.Users { return a },
+			httpapi.AsRoute(httpapi.NewAdviceHandler),
+		),
+	)
+}
