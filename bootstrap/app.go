@@ -8,28 +8,11 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
-	adminmod "tandem/modules/admin" // bootstrap has its own admin command
-	"tandem/modules/advice"
-	"tandem/modules/events"
-	"tandem/modules/feedback"
-	"tandem/modules/flags"
-	"tandem/modules/idempotency"
-	"tandem/modules/images"
-	"tandem/modules/memories"
-	"tandem/modules/messages"
-	"tandem/modules/moods"
-	"tandem/modules/notifications"
-	"tandem/modules/partners"
-	"tandem/modules/passkeys"
-	"tandem/modules/premium"
-	"tandem/modules/questions"
-	"tandem/modules/relationship"
-	"tandem/modules/throttle"
-	"tandem/modules/versions"
 )
 
-// Options is the whole application for cfg: the modules, the adapters the
-// configuration chooses, and the HTTP server.
+// Options is the whole application for cfg: the modules, each with its own
+// wiring (wire_<module>.go), the adapters the configuration chooses, and
+// the HTTP server.
 func Options(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg, cfg.HTTP),
@@ -46,27 +29,27 @@ func Options(cfg Config) fx.Option {
 		blobs(cfg.Blobs),
 		mailer(cfg),
 		security(cfg),
-		throttle.Module,
-		accounts.Module,
-		partners.Module,
-		premium.Module,
-		relationship.Module,
-		images.Module,
-		notifications.Module,
+		wireThrottle(cfg.DB.Kind),
+		wireAccounts(cfg.DB.Kind),
+		wirePartners(cfg.DB.Kind),
+		wirePremium(cfg.DB.Kind),
+		wireRelationship(cfg.DB.Kind),
+		wireImages(cfg.DB.Kind),
+		wireNotifications(cfg.DB.Kind),
 		pusher(cfg.Push, cfg.PushTimeout),
-		events.Module,
-		memories.Module,
-		messages.Module,
-		questions.Module,
-		versions.Module,
-		flags.Module,
-		advice.Module,
-		feedback.Module,
-		moods.Module,
-		passkeys.Module,
+		wireEvents(cfg.DB.Kind),
+		wireMemories(cfg.DB.Kind),
+		wireMessages(cfg.DB.Kind),
+		wireQuestions(cfg.DB.Kind),
+		wireVersions(cfg.DB.Kind),
+		wireFlags(cfg.DB.Kind),
+		wireAdvice(cfg.DB.Kind),
+		wireFeedback(cfg.DB.Kind),
+		wireMoods(cfg.DB.Kind),
+		wirePasskeys(cfg.DB.Kind),
 		relyingParty(cfg.Passkeys),
-		idempotency.Module,
-		adminmod.Module,
+		wireIdempotency(cfg.DB.Kind),
+		wireAdmin(cfg.DB.Kind),
 		consoleConfig,
 		consoleProbes(cfg),
 		consoleSecret(cfg),
@@ -75,12 +58,12 @@ func Options(cfg Config) fx.Option {
 		productionWarnings(cfg),
 		broadcast(cfg.Bus),
 		fx.Provide(AsListener(func(s *httpapi.Streams) core.Listener { return s.Listener() })),
-		ports,
 		languages,
 		notifier,
 		audited,
 		httpapi.Module,
 		console.Module,
+		accountsLinks,
 		connect,
 		jobs,
 		observability,
@@ -91,6 +74,18 @@ func Options(cfg Config) fx.Option {
 func New(cfg Config, extra ...fx.Option) *fx.App {
 	return fx.New(Options(cfg), fx.Options(extra...))
 }
+
+// connect joins what modules contribute through value groups once the graph
+// is built: event listeners to the bus, user-data owners to account deletion
+// and export. Doing it here, not in constructors, keeps the graph acyclic
+// (a module may both publish events and listen to them).
+var connect = fx.Invoke(fx.Annotate(
+	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData) {
+		bus.Subscribe(listeners...)
+		acc.AddDataOwners(owners...)
+	},
+	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`),
+))
 
 // newBus makes the event bus; listener failures are logged, since the fact
 // that triggered them is already committed. Listeners join in connect.

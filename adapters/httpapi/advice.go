@@ -35,6 +35,9 @@ type adviceExportJSON struct {
 	Date string `json:"date"`
 }
 
+// toAdviceExportJSON renders the account export's advice section (export.go).
+var _ = exportSection(toAdviceExportJSON)
+
 func toAdviceExportJSON(ds []advice.Daily) []adviceExportJSON {
 	out := make([]adviceExportJSON, len(ds))
 	for i, d := range ds {

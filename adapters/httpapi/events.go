@@ -74,6 +74,9 @@ func toEventReadJSON(r events.Read) eventReadJSON {
 	return eventReadJSON{eventJSON: toEventJSON(r.Event), IsPartnerEvent: r.Partner}
 }
 
+// toEventsJSON renders the account export's events section (export.go).
+var _ = exportSection(toEventsJSON)
+
 func toEventsJSON(es []events.Event) []eventJSON {
 	out := make([]eventJSON, 0, len(es))
 	for _, e := range es {

@@ -2,22 +2,9 @@ package httpapi
 
 import (
 	"fmt"
+	"reflect"
 
 	"tandem/core"
-	"tandem/modules/advice"
-	"tandem/modules/events"
-	"tandem/modules/feedback"
-	"tandem/modules/flags"
-	"tandem/modules/images"
-	"tandem/modules/memories"
-	"tandem/modules/messages"
-	"tandem/modules/moods"
-	"tandem/modules/notifications"
-	"tandem/modules/partners"
-	"tandem/modules/passkeys"
-	"tandem/modules/premium"
-	"tandem/modules/questions"
-	"tandem/modules/relationship"
 )
 
 // toExportJSON renders every section of an account export. Modules export
@@ -35,38 +22,24 @@ func toExportJSON(data map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
+// exportRenderers render a section by its type; each handler file adds
+// the mapper of its module's section (exportSection), so no list here
+// names every module.
+var exportRenderers = map[reflect.Type]func(any) any{}
+
+// exportSection makes f the renderer of the sections of type T. A handler
+// file calls it once, in a package-level var next to its mapper.
+func exportSection[T, J any](f func(T) J) bool {
+	exportRenderers[reflect.TypeFor[T]()] = func(v any) any { return f(v.(T)) }
+	return true
+}
+
 // toSectionJSON picks the mapper by the section's type; a new
-// core.UserData owner adds its case here.
+// core.UserData owner adds its own with exportSection.
 func toSectionJSON(v any) (any, bool) {
-	switch v := v.(type) {
-	case []advice.Daily:
-		return toAdviceExportJSON(v), true
-	case []events.Event:
-		return toEventsJSON(v), true
-	case []feedback.Feedback:
-		return toFeedbackJSON(v), true
-	case flags.ExportedListings:
-		return toFlagListingsExportJSON(v), true
-	case []images.Image:
-		return toImagesJSON(v), true
-	case []memories.Memory:
-		return toMemoriesJSON(v), true
-	case []messages.ExportedMessage:
-		return toMessagesExportJSON(v), true
-	case []moods.Mood:
-		return toMoodsJSON(v), true
-	case notifications.Export:
-		return toNotificationsExportJSON(v), true
-	case []passkeys.Passkey:
-		return toPasskeysJSON(v), true
-	case partners.Export:
-		return toPartnersExportJSON(v), true
-	case *premium.Subscription:
-		return toSubscriptionExportJSON(v), true
-	case []questions.Entry:
-		return toQuestionsExportJSON(v), true
-	case []relationship.ExportedRelationship:
-		return toRelationshipsExportJSON(v), true
+	render, ok := exportRenderers[reflect.TypeOf(v)]
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return render(v), true
 }

@@ -94,6 +94,9 @@ func toFeedbackList(fs []feedback.Feedback) feedbackListReply {
 	return feedbackListReply{Success: true, Feedback: toFeedbackJSON(fs)}
 }
 
+// toFeedbackJSON renders the account export's feedback section (export.go).
+var _ = exportSection(toFeedbackJSON)
+
 func toFeedbackJSON(fs []feedback.Feedback) []feedbackJSON {
 	out := make([]feedbackJSON, len(fs))
 	for i, f := range fs {

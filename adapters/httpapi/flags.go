@@ -104,6 +104,9 @@ type flagListingsExportJSON struct {
 	DisabledFor []string `json:"disabledFor"`
 }
 
+// toFlagListingsExportJSON renders the account export's flags section (export.go).
+var _ = exportSection(toFlagListingsExportJSON)
+
 func toFlagListingsExportJSON(l flags.ExportedListings) flagListingsExportJSON {
 	return flagListingsExportJSON{EnabledFor: nonNil(l.EnabledFor), DisabledFor: nonNil(l.DisabledFor)}
 }

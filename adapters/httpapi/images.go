@@ -64,6 +64,9 @@ func toImageJSON(img images.Image) imageJSON {
 		CreatedAt: core.Millis(img.CreatedAt), Width: img.Width, Height: img.Height, BlurHash: img.BlurHash}
 }
 
+// toImagesJSON renders the account export's images section (export.go).
+var _ = exportSection(toImagesJSON)
+
 func toImagesJSON(imgs []images.Image) []imageJSON {
 	out := make([]imageJSON, len(imgs))
 	for i, img := range imgs {

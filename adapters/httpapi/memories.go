@@ -48,6 +48,9 @@ func toMemoryJSON(m memories.Memory) memoryJSON {
 		CreatedAt: core.Millis(m.CreatedAt), UpdatedAt: core.Millis(m.UpdatedAt)}
 }
 
+// toMemoriesJSON renders the account export's memories section (export.go).
+var _ = exportSection(toMemoriesJSON)
+
 func toMemoriesJSON(ms []memories.Memory) []memoryJSON {
 	out := make([]memoryJSON, 0, len(ms))
 	for _, m := range ms {

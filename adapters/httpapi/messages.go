@@ -54,6 +54,9 @@ type messageExportJSON struct {
 	PartnershipID *string `json:"partnershipId"`
 }
 
+// toMessagesExportJSON renders the account export's messages section (export.go).
+var _ = exportSection(toMessagesExportJSON)
+
 func toMessagesExportJSON(ms []messages.ExportedMessage) []messageExportJSON {
 	out := make([]messageExportJSON, 0, len(ms))
 	for _, m := range ms {

@@ -6,30 +6,16 @@ import (
 	"tandem/adapters/web"
 )
 
-// Module serves every route contributed to the "routes" group.
+// Module serves every route contributed to the "routes" group: its own
+// (health, docs, home, well-known files, the stream) here, each module's
+// handler from that module's wiring (bootstrap/wire_<module>.go).
 var Module = fx.Module("http",
-	fx.Provide(fx.Annotate(NewServer, fx.ParamTags(``, ``, ``, ``, ``, ``, ``, ``, ``, ``, `group:"headers"`, `group:"routes"`))),
+	fx.Provide(NewServer),
 	fx.Provide(NewMetrics, NewMetricsServer, NewStreams, NewDrain, NewIdempotency, (*Metrics).Traffic),
 	fx.Provide(
 		web.AsRoute(NewHealthHandler),
 		web.AsRoute(NewDocsHandler),
-		web.AsRoute(NewVersionsHandler),
-		web.AsRoute(NewFlagsHandler),
-		web.AsRoute(NewAccountsHandler),
-		web.AsRoute(NewPartnersHandler),
-		web.AsRoute(NewPremiumHandler),
-		web.AsRoute(NewRelationshipHandler),
-		web.AsRoute(NewImagesHandler),
-		web.AsRoute(NewNotificationsHandler),
-		web.AsRoute(NewEventsHandler),
-		web.AsRoute(NewMemoriesHandler),
-		web.AsRoute(NewMessagesHandler),
-		web.AsRoute(NewQuestionsHandler),
-		web.AsRoute(NewAdviceHandler),
-		web.AsRoute(NewFeedbackHandler),
 		web.AsRoute(NewHomeHandler),
-		web.AsRoute(NewMoodsHandler),
-		web.AsRoute(NewPasskeysHandler),
 		web.AsRoute(NewWellKnownHandler),
 		web.AsRoute(func(s *Streams) *Streams { return s }),
 	),

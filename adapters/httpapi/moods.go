@@ -39,6 +39,9 @@ func toMoodJSON(m moods.Mood) moodJSON {
 		CreatedAt: core.Millis(m.CreatedAt), UpdatedAt: core.Millis(m.UpdatedAt)}
 }
 
+// toMoodsJSON renders the account export's moods section (export.go).
+var _ = exportSection(toMoodsJSON)
+
 func toMoodsJSON(ms []moods.Mood) []moodJSON {
 	out := make([]moodJSON, 0, len(ms))
 	for _, m := range ms {

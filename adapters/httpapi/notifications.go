@@ -137,6 +137,9 @@ func toDevicesJSON(ds []notifications.DeviceInfo) []deviceJSON {
 	return out
 }
 
+// toNotificationsExportJSON renders the account export's notifications section (export.go).
+var _ = exportSection(toNotificationsExportJSON)
+
 func toNotificationsExportJSON(e notifications.Export) notificationsExportJSON {
 	return notificationsExportJSON{Settings: toSettingsJSON(e.Settings), Notifications: toNotificationsJSON(e.Notifications),
 		Devices: toDevicesJSON(e.Devices)}

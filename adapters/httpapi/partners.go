@@ -70,6 +70,9 @@ type partnersExportJSON struct {
 	PartnerID      *string `json:"partnerId"`
 }
 
+// toPartnersExportJSON renders the account export's partners section (export.go).
+var _ = exportSection(toPartnersExportJSON)
+
 func toPartnersExportJSON(e partners.Export) partnersExportJSON { return partnersExportJSON(e) }
 
 func connectionOK(data any) connectionReply { return connectionReply{Status: "success", Data: data} }

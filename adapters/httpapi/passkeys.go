@@ -53,6 +53,9 @@ func toPasskeyJSON(p passkeys.Passkey) passkeyJSON {
 	return out
 }
 
+// toPasskeysJSON renders the account export's passkeys section (export.go).
+var _ = exportSection(toPasskeysJSON)
+
 func toPasskeysJSON(ps []passkeys.Passkey) []passkeyJSON {
 	out := make([]passkeyJSON, len(ps))
 	for i, p := range ps {

@@ -163,6 +163,9 @@ type subscriptionExportJSON struct {
 	State       string          `json:"state"`
 }
 
+// toSubscriptionExportJSON renders the account export's premium section (export.go).
+var _ = exportSection(toSubscriptionExportJSON)
+
 // toSubscriptionExportJSON is nil (null) when the user has no subscription.
 func toSubscriptionExportJSON(s *premium.Subscription) *subscriptionExportJSON {
 	if s == nil {

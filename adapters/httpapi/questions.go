@@ -113,6 +113,9 @@ type questionExportJSON struct {
 	Question string `json:"question"`
 }
 
+// toQuestionsExportJSON renders the account export's questions section (export.go).
+var _ = exportSection(toQuestionsExportJSON)
+
 func toQuestionsExportJSON(es []questions.Entry) []questionExportJSON {
 	out := make([]questionExportJSON, len(es))
 	for i, e := range es {

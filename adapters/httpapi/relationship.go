@@ -59,6 +59,9 @@ type relationshipExportJSON struct {
 	PartnerID string  `json:"partnerId"`
 }
 
+// toRelationshipsExportJSON renders the account export's relationship section (export.go).
+var _ = exportSection(toRelationshipsExportJSON)
+
 func toRelationshipsExportJSON(rs []relationship.ExportedRelationship) []relationshipExportJSON {
 	out := make([]relationshipExportJSON, len(rs))
 	for i, r := range rs {

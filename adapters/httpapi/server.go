@@ -79,16 +79,34 @@ func closeWhenDraining(d *Drain) fiber.Handler {
 	}
 }
 
+// ServerParams is what the server is built from: one field per
+// dependency, and the "headers" and "routes" groups every part of the site
+// contributes to (a parameter object, so no list of positional tags).
+type ServerParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    Config
+	Log       *zap.Logger
+	Auth      Authenticator
+	Metrics   *Metrics
+	Streams   *Streams
+	Drain     *Drain
+	Breaker   Breaker
+	Languages Languages
+	Tracing   *telemetry.Tracing
+	Headers   []web.Headers `group:"headers"`
+	Routes    []web.Route   `group:"routes"`
+}
+
 // NewServer builds the app with every route of the group and ties serving
 // to the fx lifecycle; stopping drains in-flight requests.
-func NewServer(lc fx.Lifecycle, cfg Config, log *zap.Logger, auth Authenticator, m *Metrics, streams *Streams,
-	drain *Drain, breaker Breaker, langs Languages, tracing *telemetry.Tracing, headers []web.Headers, routes []web.Route) *Server {
-	s := &Server{App: newApp(cfg, log, auth, m, drain, breaker, langs, tracing, headers), cfg: cfg, log: log,
-		streams: streams, drain: drain}
-	for _, r := range routes {
+func NewServer(p ServerParams) *Server {
+	s := &Server{App: newApp(p.Config, p.Log, p.Auth, p.Metrics, p.Drain, p.Breaker, p.Languages, p.Tracing, p.Headers),
+		cfg: p.Config, log: p.Log, streams: p.Streams, drain: p.Drain}
+	for _, r := range p.Routes {
 		r.Register(s.App)
 	}
-	lc.Append(fx.Hook{OnStart: s.start, OnStop: s.stop})
+	p.Lifecycle.Append(fx.Hook{OnStart: s.start, OnStop: s.stop})
 	return s
 }
 

@@ -8,7 +8,7 @@ import (
 
 // Module provides the calendar-event use cases and contributes the service
 // as a user-data owner. Storage is bound by the adapter modules; Partners,
-// Users and the notifiers by bootstrap/glue.go, so this package never
+// Users and the notifiers by bootstrap/wire_events.go, so this package never
 // imports them.
 var Module = fx.Module("events",
 	fx.Provide(NewService, NewReminders),

@@ -8,7 +8,7 @@ import (
 
 // Module provides the memory use cases and contributes the service as a
 // user-data owner. Storage is bound by the adapter modules; Partners,
-// Notifier and Settings by bootstrap/glue.go, so this package never imports
+// Notifier and Settings by bootstrap/wire_memories.go, so this package never imports
 // them.
 var Module = fx.Module("memories",
 	fx.Provide(NewService),

@@ -8,7 +8,7 @@ import (
 
 // Module provides the mood use cases and contributes the service as a
 // user-data owner. Storage is bound by the adapter modules; Users,
-// Partnerships and Notifier by bootstrap/glue.go, so this package never
+// Partnerships and Notifier by bootstrap/wire_moods.go, so this package never
 // imports them.
 var Module = fx.Module("moods",
 	fx.Provide(NewService),

@@ -11,7 +11,7 @@ import (
 // changed, account deleted) and its user-data owner. The repositories are
 // bound by the storage adapters; the Pusher, ReceiptReader and ReceiptLog
 // by bootstrap from TANDEM_PUSH; Users, DailyQuestions and ReceiptSettings
-// by bootstrap/glue.go.
+// by bootstrap/wire_notifications.go.
 var Module = fx.Module("notifications",
 	fx.Provide(NewService, NewReceipts, NewReminders),
 	fx.Provide(
