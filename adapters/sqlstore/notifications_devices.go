@@ -25,7 +25,7 @@ type deviceRow struct {
 
 func (r deviceRow) device() notifications.Device {
 	return notifications.Device{ID: r.ID, UserID: r.UserID, Token: r.Token, Platform: notifications.Platform(r.Platform),
-		Provider: notifications.Provider(r.Provider), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Provider: r.Provider, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
 // RegisterDevice deletes the token's device when another user holds it
@@ -40,7 +40,7 @@ func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.D
 			return err
 		}
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
-			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
+			Values(d.ID, d.UserID, d.Token, string(d.Platform), d.Provider, d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
 			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ func (notificationSuite) ids(ns []notifications.Notification) string {
 
 func (notificationSuite) dev(id, user, token string, at time.Time) notifications.Device {
 	return notifications.Device{ID: id, UserID: user, Token: token, Platform: core.PlatformIOS,
-		Provider: notifications.ProviderExpo, CreatedAt: at, UpdatedAt: at}
+		Provider: "expo", CreatedAt: at, UpdatedAt: at}
 }
 
 func (notificationSuite) devIDs(ds []notifications.Device) string {

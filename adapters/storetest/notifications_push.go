@@ -33,7 +33,7 @@ func (nt notificationSuite) devicesRegister(t *testing.T) {
 	// never under u1's id
 	later := now.Add(time.Hour)
 	again := nt.dev("d9", "u2", "ExponentPushToken[a]", later)
-	again.Platform, again.Provider = core.PlatformAndroid, notifications.ProviderFCM
+	again.Platform, again.Provider = core.PlatformAndroid, "fcm"
 	moved, err := r.RegisterDevice(ctx, again, 10)
 	must(t, err)
 	if moved != again {

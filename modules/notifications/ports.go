@@ -73,6 +73,17 @@ type Pusher interface {
 	Push(ctx context.Context, m Message, to []Device) []Delivery
 }
 
+// Providers are the push providers a device may name, as the push adapters
+// know them (bootstrap binds them): the module knows no provider by name.
+// Both return core.Invalid with the text to show.
+type Providers interface {
+	// CheckProvider refuses a provider name that is empty or unknown.
+	CheckProvider(name string) error
+	// CheckToken refuses a token (already a ValidateToken one) that the
+	// named provider never accepts.
+	CheckToken(name, token string) error
+}
+
 // TicketRepository keeps the tickets of accepted pushes until their
 // receipts are read (Receipts). Every method is one statement or
 // transaction, safe beside the same calls from other processes.
@@ -90,9 +101,8 @@ type TicketRepository interface {
 	DeleteTickets(ctx context.Context, ids []string) error
 }
 
-// ReceiptReader reads the provider's receipts of tickets (Expo's
-// getReceipts). An id missing from the answer has no receipt yet; an error
-// means none could be read (the provider is unreachable or refused).
+// ReceiptReader reads the provider's receipts of tickets. An id missing
+// from the answer has no receipt yet; an error means none could be read (the provider is unreachable or refused).
 type ReceiptReader interface {
 	Receipts(ctx context.Context, ids []string) (map[string]Receipt, error)
 }
