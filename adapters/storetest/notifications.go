@@ -174,7 +174,7 @@ func (nt notificationSuite) deleteUser(t *testing.T) {
 		_, err := r.UpdateSettings(ctx, u, func(s *notifications.Settings) error { s.MoodUpdates = false; return nil })
 		must(t, err)
 		must(t, r.AddNotification(ctx, nt.note("n-"+u, u, now)))
-		_, err = r.RegisterDevice(ctx, nt.dev("d-"+u, u, "tok-"+u, now), 10)
+		_, err = register(r, nt.dev("d-"+u, u, "tok-"+u, now), 10)
 		must(t, err)
 	}
 	must(t, r.DeleteUser(ctx, "u1"))

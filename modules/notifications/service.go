@@ -359,7 +359,7 @@ func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registrat
 	now := s.clock.Now()
 	d := Device{ID: s.ids.New(), UserID: userID, Token: r.Token, Platform: platform, Provider: r.Provider,
 		CreatedAt: now, UpdatedAt: now}
-	return s.repo.RegisterDevice(ctx, d, MaxDevices)
+	return s.repo.RegisterDevice(ctx, d, func(st DeviceState) DeviceChange { return DecideRegister(st, d, MaxDevices) })
 }
 
 // Devices lists the user's devices, most recently registered first, without
