@@ -24,7 +24,9 @@ import (
 // either, such a device counts in the total and is not sent. The memory
 // sender is also provided as *mempush.Outbox, for tests and QA. It binds
 // notifications.ReceiptReader too: the expo client when expo is listed (no
-// other sender hands out tickets), and the ReceiptLog.
+// other sender hands out tickets), and the ReceiptLog; and
+// notifications.Providers, every provider adapter whether configured or not
+// (a device registers for any of them).
 func pusher(cfgs []PushConfig, timeout time.Duration) fx.Option {
 	memory := false
 	for _, c := range cfgs {
@@ -40,6 +42,7 @@ func pusher(cfgs []PushConfig, timeout time.Duration) fx.Option {
 	}
 	return fx.Options(adapters, fx.Provide(
 		func(log *zap.Logger) notifications.ReceiptLog { return receiptLog{log} },
+		func() notifications.Providers { return push.Providers{} },
 	))
 }
 
@@ -78,7 +81,7 @@ func (p timedPusher) Push(ctx context.Context, m notifications.Message, to []not
 // stops the start with a line naming TANDEM_PUSH.
 func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, o pushObservers) (*push.Router, notifications.ReceiptReader, error) {
 	plain := &http.Client{Timeout: 10 * time.Second}
-	providers := map[notifications.Provider]notifications.Pusher{}
+	providers := map[string]notifications.Pusher{}
 	var fallback notifications.Pusher
 	var receipts notifications.ReceiptReader = noReceipts{}
 	for _, c := range cfgs {
@@ -106,7 +109,7 @@ func newPushRouter(log *zap.Logger, cfgs []PushConfig, mem *mempush.Outbox, o pu
 		default:
 			return nil, nil, fmt.Errorf("TANDEM_PUSH: unknown provider %q", c.Kind)
 		}
-		provider := notifications.Provider(c.Kind)
+		provider := c.Kind
 		if _, dup := providers[provider]; dup {
 			return nil, nil, fmt.Errorf("TANDEM_PUSH: %s is given twice", c.Kind)
 		}

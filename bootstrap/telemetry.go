@@ -189,11 +189,11 @@ func (o pushObservers) failures() *prometheus.CounterVec {
 	return c
 }
 
-func (o pushObservers) observe(provider notifications.Provider, p notifications.Pusher) notifications.Pusher {
+func (o pushObservers) observe(provider string, p notifications.Pusher) notifications.Pusher {
 	if o.Metrics == nil { // tests of the router alone
 		return p
 	}
-	op := observedPusher{Pusher: p, provider: string(provider), failures: o.failures()}
+	op := observedPusher{Pusher: p, provider: provider, failures: o.failures()}
 	if o.Tracing.On() {
 		op.tracer = o.Tracing.Tracer("tandem/push")
 	}

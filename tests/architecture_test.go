@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,5 +149,34 @@ func TestNoHandWrittenGoFileIsLong(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// pushVendor is a push provider's name as a word, in any case: Expo, FCM,
+// APNs, Firebase (Export, a word of its own, is none).
+var pushVendor = regexp.MustCompile(`(?i)\b(expo(nent)?|fcm|apns|firebase)\b`)
+
+// TestNotificationsNameNoPushVendor fails when a non-test file of
+// modules/notifications names a push provider, in code or in a comment: the
+// module speaks of devices and deliveries; the providers, their token forms
+// and their receipts are adapters/push's (notifications.Providers).
+func TestNotificationsNameNoPushVendor(t *testing.T) {
+	files, err := filepath.Glob("../modules/notifications/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in modules/notifications: %v", err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := pushVendor.FindString(line); m != "" {
+				t.Errorf("%s:%d names %q: %s", path, i+1, m, strings.TrimSpace(line))
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"tandem/adapters/push/expo"
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/events"
@@ -106,21 +107,21 @@ var docPatterns = map[string]string{
 	"core.LocalePattern":              core.LocalePattern,
 	"core.CursorPattern":              core.CursorPattern,
 
-	"accounts.TimezonePattern":       accounts.TimezonePattern,
-	"events.DatePattern":             events.DatePattern,
-	"events.WallTimePattern":         events.WallTimePattern,
-	"events.NotifyPattern":           events.NotifyPattern,
-	"flags.KeyPattern":               flags.KeyPattern,
-	"flags.StoredKeyPattern":         flags.StoredKeyPattern,
-	"images.KeyPattern":              images.KeyPattern,
-	"images.URLPattern":              images.URLPattern,
-	"memories.DatePattern":           memories.DatePattern,
-	"memories.ImagePattern":          memories.ImagePattern,
-	"moods.DatePattern":              moods.DatePattern,
-	"partners.PairingCodePattern":    partners.PairingCodePattern,
-	"notifications.TokenPattern":     notifications.TokenPattern,
-	"notifications.ExpoTokenPattern": notifications.ExpoTokenPattern,
-	"versions.DownloadURLPattern":    versions.DownloadURLPattern,
+	"accounts.TimezonePattern":    accounts.TimezonePattern,
+	"events.DatePattern":          events.DatePattern,
+	"events.WallTimePattern":      events.WallTimePattern,
+	"events.NotifyPattern":        events.NotifyPattern,
+	"flags.KeyPattern":            flags.KeyPattern,
+	"flags.StoredKeyPattern":      flags.StoredKeyPattern,
+	"images.KeyPattern":           images.KeyPattern,
+	"images.URLPattern":           images.URLPattern,
+	"memories.DatePattern":        memories.DatePattern,
+	"memories.ImagePattern":       memories.ImagePattern,
+	"moods.DatePattern":           moods.DatePattern,
+	"partners.PairingCodePattern": partners.PairingCodePattern,
+	"notifications.TokenPattern":  notifications.TokenPattern,
+	"expo.TokenPattern":           expo.TokenPattern, // the provider's form is its adapter's
+	"versions.DownloadURLPattern": versions.DownloadURLPattern,
 }
 
 // patternName is the shape of a docPatterns name, which no pattern of the

@@ -131,7 +131,7 @@ type devicesReply struct {
 func toDevicesJSON(ds []notifications.DeviceInfo) []deviceJSON {
 	out := make([]deviceJSON, len(ds))
 	for i, d := range ds {
-		out[i] = deviceJSON{ID: d.ID, Platform: string(d.Platform), Provider: string(d.Provider),
+		out[i] = deviceJSON{ID: d.ID, Platform: string(d.Platform), Provider: d.Provider,
 			RegisteredAt: core.Millis(d.RegisteredAt)}
 	}
 	return out

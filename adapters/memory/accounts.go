@@ -352,18 +352,16 @@ func (r *AccountRepo) SetPassword(_ context.Context, userID, hash string, now ti
 	return revoked, nil
 }
 
-func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, max int) ([]string, error) {
+func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, decide func([]accounts.Token) []string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[t.UserID]; !ok {
 		return nil, errAccountNotFound()
 	}
+	revoked := decide(r.tokensLocked(t.UserID))
 	r.tokens[t.Hash] = t
-	var revoked []string
-	mine := r.tokensLocked(t.UserID)
-	for _, old := range mine[min(max, len(mine)):] {
-		revoked = append(revoked, old.Hash)
-		delete(r.tokens, old.Hash)
+	for _, h := range revoked {
+		delete(r.tokens, h)
 	}
 	return revoked, nil
 }

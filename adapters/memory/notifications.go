@@ -200,34 +200,25 @@ func (r *NotificationRepo) MarkAllRead(_ context.Context, userID string) (int, e
 	return n, nil
 }
 
-func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Device, keep int) (notifications.Device, error) {
+func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Device, decide func(notifications.DeviceState) notifications.DeviceChange) (notifications.Device, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id, known := r.byToken[d.Token]
-	if _, taken := r.devices[d.ID]; taken && d.ID != id {
+	var st notifications.DeviceState
+	if id, known := r.byToken[d.Token]; known {
+		holder := r.devices[id]
+		st.Holder = &holder
+	}
+	st.Mine = r.devicesLocked(d.UserID)
+	change := decide(st)
+	if old, taken := r.devices[change.Save.ID]; taken && old.Token != change.Save.Token {
 		return notifications.Device{}, core.Conflict("conflict", "device exists")
 	}
-	switch {
-	case known && r.devices[id].UserID == d.UserID:
-		d.ID, d.CreatedAt = id, r.devices[id].CreatedAt
-	case known:
-		r.deleteDeviceLocked(id) // another user's: it becomes a new device of d.UserID
+	for _, id := range change.Forget {
+		r.deleteDeviceLocked(id)
 	}
-	r.devices[d.ID] = d
-	r.byToken[d.Token] = d.ID
-	mine := r.devicesLocked(d.UserID)
-	for _, old := range mine[min(keep, len(mine)):] {
-		r.deleteDeviceLocked(old.ID)
-	}
-	return d, nil
-}
-
-// newerDevice orders like the SQL query: updated_at, then id, descending.
-func newerDevice(a, b notifications.Device) int {
-	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-		return c
-	}
-	return cmp.Compare(b.ID, a.ID)
+	r.devices[change.Save.ID] = change.Save
+	r.byToken[change.Save.Token] = change.Save.ID
+	return change.Save, nil
 }
 
 func (r *NotificationRepo) devicesLocked(userID string) []notifications.Device {
@@ -237,7 +228,7 @@ func (r *NotificationRepo) devicesLocked(userID string) []notifications.Device {
 			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, newerDevice)
+	slices.SortFunc(out, notifications.NewerDevice)
 	return out
 }
 

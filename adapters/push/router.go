@@ -19,13 +19,13 @@ var _ notifications.Pusher = (*Router)(nil)
 // is configured) or fail: counted in the total, not sent. It logs every
 // failure and every dead token, since the service only counts them.
 type Router struct {
-	providers map[notifications.Provider]notifications.Pusher
+	providers map[string]notifications.Pusher
 	fallback  notifications.Pusher
 	log       *zap.Logger
 }
 
 // NewRouter routes to providers; fallback may be nil.
-func NewRouter(log *zap.Logger, providers map[notifications.Provider]notifications.Pusher, fallback notifications.Pusher) *Router {
+func NewRouter(log *zap.Logger, providers map[string]notifications.Pusher, fallback notifications.Pusher) *Router {
 	return &Router{providers: providers, fallback: fallback, log: log}
 }
 
@@ -37,8 +37,8 @@ var ErrNoProvider = errors.New("push: no provider configured for this device (TA
 func (r *Router) Push(ctx context.Context, m notifications.Message, to []notifications.Device) []notifications.Delivery {
 	out := make([]notifications.Delivery, len(to))
 	// Group by the provider that sends; "" is the fallback.
-	groups := map[notifications.Provider][]int{}
-	var order []notifications.Provider
+	groups := map[string][]int{}
+	var order []string
 	for i, d := range to {
 		via := d.Provider
 		if _, ok := r.providers[via]; !ok {
@@ -76,10 +76,10 @@ func (r *Router) Push(ctx context.Context, m notifications.Message, to []notific
 		switch d.Outcome {
 		case notifications.OutcomeFailed:
 			r.log.Warn("push failed", zap.String("user_id", to[i].UserID), zap.String("device_id", to[i].ID),
-				zap.String("provider", string(to[i].Provider)), zap.Error(d.Err))
+				zap.String("provider", to[i].Provider), zap.Error(d.Err))
 		case notifications.OutcomeDeadToken:
 			r.log.Info("push token dead; the device is removed", zap.String("user_id", to[i].UserID),
-				zap.String("device_id", to[i].ID), zap.String("provider", string(to[i].Provider)))
+				zap.String("device_id", to[i].ID), zap.String("provider", to[i].Provider))
 		}
 	}
 	return out

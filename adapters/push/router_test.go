@@ -39,7 +39,7 @@ func (s *scripted) Push(_ context.Context, _ notifications.Message, to []notific
 	return out
 }
 
-func dev(id string, p notifications.Provider, token string) notifications.Device {
+func dev(id string, p, token string) notifications.Device {
 	return notifications.Device{ID: id, UserID: "u1", Token: token, Provider: p}
 }
 
@@ -58,17 +58,17 @@ func TestRouterSendsEachDeviceThroughItsProvider(t *testing.T) {
 		dev("4", "fcm", "f2"), dev("5", "apns", "a1")}
 	cases := []struct {
 		name      string
-		providers map[notifications.Provider]notifications.Pusher
+		providers map[string]notifications.Pusher
 		fallback  notifications.Pusher
 		want      string
 		expo, fcm []string
 		fallen    []string
 	}{
-		{"both providers; an unknown one fails", map[notifications.Provider]notifications.Pusher{"expo": expo, "fcm": fcm}, nil,
+		{"both providers; an unknown one fails", map[string]notifications.Pusher{"expo": expo, "fcm": fcm}, nil,
 			"DXFDF", []string{"e1", "e2!"}, []string{"f1x", "f2"}, nil},
-		{"expo only: fcm devices fail", map[notifications.Provider]notifications.Pusher{"expo": expo}, nil,
+		{"expo only: fcm devices fail", map[string]notifications.Pusher{"expo": expo}, nil,
 			"DFFFF", []string{"e1", "e2!"}, nil, nil},
-		{"expo with the log fallback", map[notifications.Provider]notifications.Pusher{"expo": expo}, fallback,
+		{"expo with the log fallback", map[string]notifications.Pusher{"expo": expo}, fallback,
 			"DXFDD", []string{"e1", "e2!"}, nil, []string{"f1x", "f2", "a1"}},
 		{"log or memory alone takes every device", nil, fallback,
 			"DXFDD", nil, nil, []string{"e1", "f1x", "e2!", "f2", "a1"}},
@@ -105,7 +105,7 @@ func TestRouterSendsEachDeviceThroughItsProvider(t *testing.T) {
 func TestRouterFailsWhatAProviderLeftUnanswered(t *testing.T) {
 	t.Parallel()
 	short := &scripted{short: true}
-	r := push.NewRouter(zap.NewNop(), map[notifications.Provider]notifications.Pusher{"fcm": short}, nil)
+	r := push.NewRouter(zap.NewNop(), map[string]notifications.Pusher{"fcm": short}, nil)
 	got := r.Push(context.Background(), notifications.Message{}, []notifications.Device{dev("1", "fcm", "a"), dev("2", "fcm", "b")})
 	if outcomes(got) != "DF" || got[1].Err == nil {
 		t.Fatalf("%s %v", outcomes(got), got)

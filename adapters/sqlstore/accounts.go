@@ -369,19 +369,23 @@ func (r tokenRow) token() accounts.Token {
 	return t
 }
 
-func (r *AccountRepo) CreateToken(ctx context.Context, t accounts.Token, max int) ([]string, error) {
+func (r *AccountRepo) CreateToken(ctx context.Context, t accounts.Token, decide func([]accounts.Token) []string) ([]string, error) {
 	var revoked []string
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.insertToken(ctx, tx, t); err != nil {
 			return err
 		}
-		// The newest max stay; the index (user_id, created_at) serves the scan.
-		if err := r.db.selectInto(ctx, tx, &revoked, r.db.sb.Select("token_hash").From("auth_tokens").
-			Where(sq.Eq{"user_id": t.UserID}).OrderBy("created_at DESC", "id DESC").
-			Limit(1000).Offset(uint64(max))); err != nil {
+		// The index (user_id, created_at) serves the read.
+		var rows []tokenRow
+		if err := r.db.selectInto(ctx, tx, &rows, r.db.sb.Select(tokenColumns...).From("auth_tokens").
+			Where(sq.Eq{"user_id": t.UserID}).Where(sq.NotEq{"token_hash": t.Hash})); err != nil {
 			return err
 		}
-		if len(revoked) == 0 {
+		others := make([]accounts.Token, len(rows))
+		for i, row := range rows {
+			others[i] = row.token()
+		}
+		if revoked = decide(others); len(revoked) == 0 {
 			return nil
 		}
 		return r.db.exec(ctx, tx, r.db.sb.Delete("auth_tokens").Where(sq.Eq{"token_hash": revoked}))

@@ -52,7 +52,7 @@ func (r *MessageRepo) ByAuthor(ctx context.Context, authorID string, page core.P
 func (r *MessageRepo) page(ctx context.Context, where sq.Eq, page core.Page) ([]messages.Message, string, error) {
 	b := r.db.sb.Select(messageColumns...).From("messages").Where(where)
 	rows, next, err := newestFirst(ctx, r.db, b, page, func(row messageRow) core.TimeCursor {
-		return core.TimeCursor{At: row.CreatedAt, ID: row.ID}
+		return messages.CursorAfter(row.message()).TimeCursor()
 	})
 	if err != nil {
 		return nil, "", err

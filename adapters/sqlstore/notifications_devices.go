@@ -25,42 +25,48 @@ type deviceRow struct {
 
 func (r deviceRow) device() notifications.Device {
 	return notifications.Device{ID: r.ID, UserID: r.UserID, Token: r.Token, Platform: notifications.Platform(r.Platform),
-		Provider: notifications.Provider(r.Provider), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Provider: r.Provider, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
-// RegisterDevice deletes the token's device when another user holds it
-// (so it comes back as a new device, never under its old id), upserts by the
-// unique token, reads the stored device back and trims the user's devices to
-// keep, in one transaction.
-func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
+// RegisterDevice reads the token's device with a lock (on MySQL a missing
+// one's gap), and the user's devices, runs decide, deletes what it forgets
+// and upserts the device by its unique token (a registration of the same
+// token that committed meanwhile becomes this one), then reads it back, in
+// one transaction.
+func (r *NotificationRepo) RegisterDevice(ctx context.Context, d notifications.Device, decide func(notifications.DeviceState) notifications.DeviceChange) (notifications.Device, error) {
 	var out notifications.Device
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").
-			Where(sq.Eq{"token": d.Token}).Where(sq.NotEq{"user_id": d.UserID})); err != nil {
+		var st notifications.DeviceState
+		var held []deviceRow
+		if err := r.db.selectInto(ctx, tx, &held, r.db.sb.Select(deviceColumns...).From("notification_devices").
+			Where(sq.Eq{"token": d.Token}).Suffix(r.db.forUpdate())); err != nil {
 			return err
 		}
-		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
-			Values(d.ID, d.UserID, d.Token, string(d.Platform), string(d.Provider), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli()).
-			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
-			return err
-		}
-		var row deviceRow
-		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(deviceColumns...).From("notification_devices").
-			Where(sq.Eq{"token": d.Token})); err != nil {
-			return err
+		if len(held) == 1 {
+			holder := held[0].device()
+			st.Holder = &holder
 		}
 		mine, err := r.devices(ctx, tx, d.UserID)
 		if err != nil {
 			return err
 		}
-		if len(mine) > keep {
-			ids := make([]string, 0, len(mine)-keep)
-			for _, old := range mine[keep:] {
-				ids = append(ids, old.ID)
-			}
-			if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": ids})); err != nil {
+		st.Mine = mine
+		change := decide(st)
+		if len(change.Forget) > 0 {
+			if err := r.db.exec(ctx, tx, r.db.sb.Delete("notification_devices").Where(sq.Eq{"id": change.Forget})); err != nil {
 				return err
 			}
+		}
+		s := change.Save
+		if err := r.db.exec(ctx, tx, r.db.sb.Insert("notification_devices").Columns(deviceColumns...).
+			Values(s.ID, s.UserID, s.Token, string(s.Platform), s.Provider, s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli()).
+			Suffix(r.db.upsertColumns("token", "user_id", "platform", "provider", "updated_at"))); err != nil {
+			return err
+		}
+		var row deviceRow
+		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(deviceColumns...).From("notification_devices").
+			Where(sq.Eq{"token": s.Token})); err != nil {
+			return err
 		}
 		out = row.device()
 		return nil

@@ -65,7 +65,7 @@ func (accountSuite) tok(hash, user string) accounts.Token {
 // newToken stores tk, which must revoke nothing.
 func (accountSuite) newToken(t *testing.T, r accounts.Repository, tk accounts.Token) {
 	t.Helper()
-	revoked, err := r.CreateToken(ctx, tk, accounts.MaxSessions)
+	revoked, err := r.CreateToken(ctx, tk, accounts.KeepSessions(tk, accounts.MaxSessions))
 	must(t, err)
 	if len(revoked) != 0 {
 		t.Fatalf("revoked %v", revoked)

@@ -18,7 +18,7 @@ func (ac accountSuite) sessions(t *testing.T) {
 	for i, h := range []string{"t1", "t2", "t3"} {
 		tk := ac.tok(h, "u1")
 		tk.CreatedAt = now.Add(time.Duration(i) * time.Minute)
-		revoked, err := r.CreateToken(ctx, tk, 2)
+		revoked, err := r.CreateToken(ctx, tk, accounts.KeepSessions(tk, 2))
 		must(t, err)
 		if want := map[string]string{"t1": "", "t2": "", "t3": "t1"}[h]; strings.Join(revoked, ",") != want {
 			t.Fatalf("create %s revoked %v, want %q", h, revoked, want)

@@ -55,7 +55,7 @@ func (notificationSuite) ids(ns []notifications.Notification) string {
 
 func (notificationSuite) dev(id, user, token string, at time.Time) notifications.Device {
 	return notifications.Device{ID: id, UserID: user, Token: token, Platform: core.PlatformIOS,
-		Provider: notifications.ProviderExpo, CreatedAt: at, UpdatedAt: at}
+		Provider: "expo", CreatedAt: at, UpdatedAt: at}
 }
 
 func (notificationSuite) devIDs(ds []notifications.Device) string {
@@ -174,7 +174,7 @@ func (nt notificationSuite) deleteUser(t *testing.T) {
 		_, err := r.UpdateSettings(ctx, u, func(s *notifications.Settings) error { s.MoodUpdates = false; return nil })
 		must(t, err)
 		must(t, r.AddNotification(ctx, nt.note("n-"+u, u, now)))
-		_, err = r.RegisterDevice(ctx, nt.dev("d-"+u, u, "tok-"+u, now), 10)
+		_, err = register(r, nt.dev("d-"+u, u, "tok-"+u, now), 10)
 		must(t, err)
 	}
 	must(t, r.DeleteUser(ctx, "u1"))

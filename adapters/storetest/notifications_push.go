@@ -14,14 +14,14 @@ import (
 
 func (nt notificationSuite) devicesRegister(t *testing.T) {
 	r := nt.newRepo(t)
-	d1, err := r.RegisterDevice(ctx, nt.dev("d1", "u1", "ExponentPushToken[a]", now), 10)
+	d1, err := register(r, nt.dev("d1", "u1", "ExponentPushToken[a]", now), 10)
 	must(t, err)
 	if d1 != nt.dev("d1", "u1", "ExponentPushToken[a]", now) {
 		t.Fatalf("stored %+v", d1)
 	}
-	_, err = r.RegisterDevice(ctx, nt.dev("d2", "u1", "ExponentPushToken[b]", now.Add(time.Minute)), 10)
+	_, err = register(r, nt.dev("d2", "u1", "ExponentPushToken[b]", now.Add(time.Minute)), 10)
 	must(t, err)
-	_, err = r.RegisterDevice(ctx, nt.dev("d3", "u1", "ExponentPushToken[A]", now.Add(2*time.Minute)), 10) // tokens are case-sensitive
+	_, err = register(r, nt.dev("d3", "u1", "ExponentPushToken[A]", now.Add(2*time.Minute)), 10) // tokens are case-sensitive
 	must(t, err)
 	ds, err := r.Devices(ctx, "u1")
 	must(t, err)
@@ -33,8 +33,8 @@ func (nt notificationSuite) devicesRegister(t *testing.T) {
 	// never under u1's id
 	later := now.Add(time.Hour)
 	again := nt.dev("d9", "u2", "ExponentPushToken[a]", later)
-	again.Platform, again.Provider = core.PlatformAndroid, notifications.ProviderFCM
-	moved, err := r.RegisterDevice(ctx, again, 10)
+	again.Platform, again.Provider = core.PlatformAndroid, "fcm"
+	moved, err := register(r, again, 10)
 	must(t, err)
 	if moved != again {
 		t.Fatalf("moved %+v", moved)
@@ -48,13 +48,13 @@ func (nt notificationSuite) devicesRegister(t *testing.T) {
 	wantKind(t, r.RemoveDevice(ctx, "u1", "d1"), core.KindNotFound)
 	wantKind(t, r.RemoveDevice(ctx, "u2", "d1"), core.KindNotFound)
 	// the new owner registering it again keeps it as it is
-	same, err := r.RegisterDevice(ctx, nt.dev("d11", "u2", "ExponentPushToken[a]", later.Add(time.Minute)), 10)
+	same, err := register(r, nt.dev("d11", "u2", "ExponentPushToken[a]", later.Add(time.Minute)), 10)
 	must(t, err)
 	if same.ID != "d9" || !same.CreatedAt.Equal(later) || !same.UpdatedAt.Equal(later.Add(time.Minute)) {
 		t.Fatalf("re-registered %+v", same)
 	}
 	// re-registering by the same user refreshes it to the front
-	_, err = r.RegisterDevice(ctx, nt.dev("d10", "u1", "ExponentPushToken[b]", later), 10)
+	_, err = register(r, nt.dev("d10", "u1", "ExponentPushToken[b]", later), 10)
 	must(t, err)
 	if ds, _ := r.Devices(ctx, "u1"); nt.devIDs(ds) != "d2,d3" {
 		t.Fatalf("refreshed %s", nt.devIDs(ds))
@@ -67,16 +67,16 @@ func (nt notificationSuite) devicesRegister(t *testing.T) {
 func (nt notificationSuite) devicesKeepMostRecent(t *testing.T) {
 	r := nt.newRepo(t)
 	for i := range 5 {
-		_, err := r.RegisterDevice(ctx, nt.dev(fmt.Sprintf("d%d", i), "u1", fmt.Sprintf("tok-%d", i), now.Add(time.Duration(i)*time.Minute)), 3)
+		_, err := register(r, nt.dev(fmt.Sprintf("d%d", i), "u1", fmt.Sprintf("tok-%d", i), now.Add(time.Duration(i)*time.Minute)), 3)
 		must(t, err)
 	}
-	_, err := r.RegisterDevice(ctx, nt.dev("o1", "u2", "tok-other", now), 3)
+	_, err := register(r, nt.dev("o1", "u2", "tok-other", now), 3)
 	must(t, err)
 	if ds, _ := r.Devices(ctx, "u1"); nt.devIDs(ds) != "d4,d3,d2" {
 		t.Fatalf("kept %s", nt.devIDs(ds))
 	}
 	// a forgotten token is free: registering it again makes a new device
-	d, err := r.RegisterDevice(ctx, nt.dev("d5", "u1", "tok-0", now.Add(time.Hour)), 3)
+	d, err := register(r, nt.dev("d5", "u1", "tok-0", now.Add(time.Hour)), 3)
 	must(t, err)
 	if d.ID != "d5" {
 		t.Fatalf("got %+v", d)
@@ -91,7 +91,7 @@ func (nt notificationSuite) devicesConcurrentRegistrations(t *testing.T) {
 	fns := make([]func() error, 8)
 	for i := range fns {
 		fns[i] = func() error {
-			_, err := r.RegisterDevice(ctx, nt.dev(fmt.Sprintf("d%d", i), fmt.Sprintf("u%d", i%2), "tok", now), 10)
+			_, err := register(r, nt.dev(fmt.Sprintf("d%d", i), fmt.Sprintf("u%d", i%2), "tok", now), 10)
 			return err
 		}
 	}
@@ -108,7 +108,7 @@ func (nt notificationSuite) devicesConcurrentRegistrations(t *testing.T) {
 func (nt notificationSuite) devicesRemove(t *testing.T) {
 	r := nt.newRepo(t)
 	for _, d := range []notifications.Device{nt.dev("d1", "u1", "t1", now), nt.dev("d2", "u1", "t2", now), nt.dev("d3", "u2", "t3", now)} {
-		_, err := r.RegisterDevice(ctx, d, 10)
+		_, err := register(r, d, 10)
 		must(t, err)
 	}
 	wantKind(t, r.RemoveDevice(ctx, "u1", "d3"), core.KindNotFound)
@@ -123,7 +123,7 @@ func (nt notificationSuite) devicesRemove(t *testing.T) {
 		t.Fatalf("left %+v %+v", a, b)
 	}
 	// the removed token is free again
-	d, err := r.RegisterDevice(ctx, nt.dev("d4", "u1", "t1", now), 10)
+	d, err := register(r, nt.dev("d4", "u1", "t1", now), 10)
 	must(t, err)
 	if d.ID != "d4" {
 		t.Fatalf("got %+v", d)
@@ -244,4 +244,11 @@ func (s ticketSuite) concurrentClaims(t *testing.T) {
 			t.Fatalf("%s claimed %d times", x.ID, seen[x.ID])
 		}
 	}
+}
+
+// register registers d under the module's rule, keeping keep devices.
+func register(r notifications.Repository, d notifications.Device, keep int) (notifications.Device, error) {
+	return r.RegisterDevice(ctx, d, func(st notifications.DeviceState) notifications.DeviceChange {
+		return notifications.DecideRegister(st, d, keep)
+	})
 }

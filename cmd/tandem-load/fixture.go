@@ -231,8 +231,9 @@ func seedUsers(ctx context.Context, st stores, f fixture) ([]benchUser, error) {
 	now := time.Now().UTC()
 	for i := range users {
 		plain := fmt.Sprintf("bench-token-%d-%d", i, now.UnixNano())
-		if _, err := st.Accounts.CreateToken(ctx, accounts.Token{ID: fmt.Sprintf("s-%d", i), Hash: accounts.HashToken(plain),
-			UserID: users[i].id, CreatedAt: now, ExpiresAt: now.Add(accounts.TokenTTL)}, accounts.MaxSessions); err != nil {
+		tk := accounts.Token{ID: fmt.Sprintf("s-%d", i), Hash: accounts.HashToken(plain), UserID: users[i].id, CreatedAt: now,
+			ExpiresAt: now.Add(accounts.TokenTTL)}
+		if _, err := st.Accounts.CreateToken(ctx, tk, accounts.KeepSessions(tk, accounts.MaxSessions)); err != nil {
 			return nil, err
 		}
 		users[i].token = plain

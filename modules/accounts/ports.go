@@ -89,9 +89,11 @@ type CodeStore interface {
 
 // TokenStore keeps the session tokens (stored hashed).
 type TokenStore interface {
-	// CreateToken stores t and revokes the user's oldest tokens beyond max,
-	// returning their hashes.
-	CreateToken(ctx context.Context, t Token, max int) ([]string, error)
+	// CreateToken stores t and, in the same transaction, runs decide on
+	// the user's other tokens and revokes the hashes it returns
+	// (DecideSessions), returning them. decide may run more than once (a
+	// transaction that lost a deadlock runs again).
+	CreateToken(ctx context.Context, t Token, decide func(others []Token) []string) ([]string, error)
 	// Session resolves a token hash to its account (joined, one query).
 	Session(ctx context.Context, tokenHash string) (Session, error)
 	// TouchToken records when a token was last used.

@@ -41,7 +41,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 	plain, t := s.token(a.ID, cl)
 	plain, t.ExpiresAt = ConsolePrefix+plain, t.CreatedAt.Add(ConsoleTTL)
 	t.Hash = HashToken(plain)
-	revoked, err := s.repo.CreateToken(ctx, t, MaxSessions)
+	revoked, err := s.repo.CreateToken(ctx, t, KeepSessions(t, MaxSessions))
 	if err != nil {
 		return core.Principal{}, "", err
 	}
@@ -213,7 +213,7 @@ func (s *Service) token(userID string, cl Client) (string, Token) {
 // newSession stores a new token; beyond MaxSessions the oldest are revoked.
 func (s *Service) newSession(ctx context.Context, userID string, cl Client) (string, error) {
 	plain, t := s.token(userID, cl)
-	revoked, err := s.repo.CreateToken(ctx, t, MaxSessions)
+	revoked, err := s.repo.CreateToken(ctx, t, KeepSessions(t, MaxSessions))
 	if err != nil {
 		return "", err
 	}

@@ -82,9 +82,11 @@ type Cursor struct {
 // CursorAfter is the cursor that continues after m.
 func CursorAfter(m Message) Cursor { return Cursor{CreatedAt: core.Millis(m.CreatedAt), ID: m.ID} }
 
-// String is the opaque form handed to clients: a core.TimeCursor, the form
-// the SQL store pages by.
-func (c Cursor) String() string { return core.TimeCursor{At: c.CreatedAt, ID: c.ID}.String() }
+// TimeCursor is c as a core.TimeCursor, the form the SQL store pages by.
+func (c Cursor) TimeCursor() core.TimeCursor { return core.TimeCursor{At: c.CreatedAt, ID: c.ID} }
+
+// String is the opaque form handed to clients: the TimeCursor's.
+func (c Cursor) String() string { return c.TimeCursor().String() }
 
 // ParseCursor reverses Cursor.String; anything else is a 400.
 func ParseCursor(s string) (Cursor, error) {

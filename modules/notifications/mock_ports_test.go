@@ -353,18 +353,18 @@ func (c *MockRepositoryMarkReadCall) DoAndReturn(f func(context.Context, string,
 }
 
 // RegisterDevice mocks base method.
-func (m *MockRepository) RegisterDevice(ctx context.Context, d notifications.Device, keep int) (notifications.Device, error) {
+func (m *MockRepository) RegisterDevice(ctx context.Context, d notifications.Device, decide func(notifications.DeviceState) notifications.DeviceChange) (notifications.Device, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "RegisterDevice", ctx, d, keep)
+	ret := m.ctrl.Call(m, "RegisterDevice", ctx, d, decide)
 	ret0, _ := ret[0].(notifications.Device)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // RegisterDevice indicates an expected call of RegisterDevice.
-func (mr *MockRepositoryMockRecorder) RegisterDevice(ctx, d, keep any) *MockRepositoryRegisterDeviceCall {
+func (mr *MockRepositoryMockRecorder) RegisterDevice(ctx, d, decide any) *MockRepositoryRegisterDeviceCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RegisterDevice", reflect.TypeOf((*MockRepository)(nil).RegisterDevice), ctx, d, keep)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RegisterDevice", reflect.TypeOf((*MockRepository)(nil).RegisterDevice), ctx, d, decide)
 	return &MockRepositoryRegisterDeviceCall{Call: call}
 }
 
@@ -380,13 +380,13 @@ func (c *MockRepositoryRegisterDeviceCall) Return(arg0 notifications.Device, arg
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryRegisterDeviceCall) Do(f func(context.Context, notifications.Device, int) (notifications.Device, error)) *MockRepositoryRegisterDeviceCall {
+func (c *MockRepositoryRegisterDeviceCall) Do(f func(context.Context, notifications.Device, func(notifications.DeviceState) notifications.DeviceChange) (notifications.Device, error)) *MockRepositoryRegisterDeviceCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryRegisterDeviceCall) DoAndReturn(f func(context.Context, notifications.Device, int) (notifications.Device, error)) *MockRepositoryRegisterDeviceCall {
+func (c *MockRepositoryRegisterDeviceCall) DoAndReturn(f func(context.Context, notifications.Device, func(notifications.DeviceState) notifications.DeviceChange) (notifications.Device, error)) *MockRepositoryRegisterDeviceCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -45,13 +45,13 @@ type Repository interface {
 	// returns how many it marked.
 	MarkAllRead(ctx context.Context, userID string) (int, error)
 
-	// RegisterDevice stores d under its token: a new token is a new device;
-	// one the same user registered keeps its id and creation time and takes
-	// d's platform, provider and UpdatedAt; one another user holds is taken
-	// from them and becomes d, a new device with d's id (the old id is
-	// never handed to the new owner). Then the user keeps only their keep
-	// most recently registered devices. It returns the stored device.
-	RegisterDevice(ctx context.Context, d Device, keep int) (Device, error)
+	// RegisterDevice reads the DeviceState of d's token and user, holding
+	// the token against concurrent registrations, runs decide on it and
+	// writes the change it returns (DecideRegister), in one transaction.
+	// It returns the stored device. decide may run more than once (a
+	// transaction that lost a deadlock runs again), so it must not have side
+	// effects.
+	RegisterDevice(ctx context.Context, d Device, decide func(DeviceState) DeviceChange) (Device, error)
 	// Devices returns the user's devices, most recently registered first.
 	Devices(ctx context.Context, userID string) ([]Device, error)
 	// RemoveDevice deletes one of the user's devices; core.KindNotFound when
@@ -73,6 +73,17 @@ type Pusher interface {
 	Push(ctx context.Context, m Message, to []Device) []Delivery
 }
 
+// Providers are the push providers a device may name, as the push adapters
+// know them (bootstrap binds them): the module knows no provider by name.
+// Both return core.Invalid with the text to show.
+type Providers interface {
+	// CheckProvider refuses a provider name that is empty or unknown.
+	CheckProvider(name string) error
+	// CheckToken refuses a token (already a ValidateToken one) that the
+	// named provider never accepts.
+	CheckToken(name, token string) error
+}
+
 // TicketRepository keeps the tickets of accepted pushes until their
 // receipts are read (Receipts). Every method is one statement or
 // transaction, safe beside the same calls from other processes.
@@ -90,9 +101,8 @@ type TicketRepository interface {
 	DeleteTickets(ctx context.Context, ids []string) error
 }
 
-// ReceiptReader reads the provider's receipts of tickets (Expo's
-// getReceipts). An id missing from the answer has no receipt yet; an error
-// means none could be read (the provider is unreachable or refused).
+// ReceiptReader reads the provider's receipts of tickets. An id missing
+// from the answer has no receipt yet; an error means none could be read (the provider is unreachable or refused).
 type ReceiptReader interface {
 	Receipts(ctx context.Context, ids []string) (map[string]Receipt, error)
 }

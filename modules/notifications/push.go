@@ -1,7 +1,6 @@
 package notifications
 
 import (
-	"strings"
 	"time"
 
 	"tandem/core"
@@ -10,39 +9,17 @@ import (
 // Platform is where the app runs, one for every module.
 type Platform = core.Platform
 
-// Provider is the push service that delivers to a device's token.
-type Provider string
-
-const (
-	ProviderExpo Provider = "expo"
-	ProviderFCM  Provider = "fcm"
-)
-
-// ParseProvider accepts expo and fcm.
-func ParseProvider(s string) (Provider, error) {
-	switch p := Provider(s); p {
-	case ProviderExpo, ProviderFCM:
-		return p, nil
-	case "":
-		return "", core.Invalid("invalid_request", "provider is required: expo or fcm")
-	}
-	return "", core.Invalid("invalid_request", "provider must be expo or fcm")
-}
-
-// MaxToken bounds a push token (FCM tokens are about 160 characters, Expo's 40).
+// MaxToken bounds a push token, whatever its provider.
 const MaxToken = 1024
 
-// TokenPattern is ValidateToken's rule for any provider as the API document
-// states it (with maxLength MaxToken); ExpoTokenPattern is Expo's form.
-const (
-	TokenPattern     = `^[!-~]+$`
-	ExpoTokenPattern = `^Expo(?:nent)?PushToken\[[!-~]+\]$`
-)
+// TokenPattern is ValidateToken's rule as the API document states it (with
+// maxLength MaxToken); a provider's own form is its adapter's.
+const TokenPattern = `^[!-~]+$`
 
-// ValidateToken checks a push token: printable ASCII without spaces, at most
-// MaxToken long; an Expo token has Expo's own form, ExponentPushToken[...] or
-// ExpoPushToken[...], which is all Expo's API accepts.
-func ValidateToken(p Provider, token string) error {
+// ValidateToken checks what every push token is: printable ASCII without
+// spaces, at most MaxToken long. The shape a provider asks besides is its
+// adapter's (Providers.CheckToken).
+func ValidateToken(token string) error {
 	if token == "" {
 		return core.Invalid("invalid_request", "token is required")
 	}
@@ -54,19 +31,7 @@ func ValidateToken(p Provider, token string) error {
 			return core.Invalid("invalid_request", "token must be printable ASCII without spaces")
 		}
 	}
-	if p == ProviderExpo && !isExpoToken(token) {
-		return core.Invalid("invalid_request", "an expo token looks like ExponentPushToken[...]")
-	}
 	return nil
-}
-
-func isExpoToken(t string) bool {
-	for _, prefix := range []string{"ExponentPushToken[", "ExpoPushToken["} {
-		if strings.HasPrefix(t, prefix) && strings.HasSuffix(t, "]") && len(t) > len(prefix)+1 {
-			return true
-		}
-	}
-	return false
 }
 
 // Device is a registered push target. A token belongs to one device, and so
@@ -76,7 +41,7 @@ type Device struct {
 	UserID    string
 	Token     string
 	Platform  Platform
-	Provider  Provider
+	Provider  string // the push provider's name, one Providers knows
 	CreatedAt time.Time
 	UpdatedAt time.Time // the last registration
 }
@@ -117,7 +82,7 @@ const (
 
 // Delivery is the outcome of one device's push; Err says why it failed, for
 // the log. Ticket is the provider's id of an accepted push whose delivery it
-// reports later (an Expo ticket; see Receipts), "" when there is none.
+// reports later (see Receipts), "" when there is none.
 type Delivery struct {
 	Outcome Outcome
 	Err     error

@@ -8,7 +8,7 @@ import (
 	"tandem/core"
 )
 
-// Ticket is a push the provider accepted and reports on later (an Expo
+// Ticket is a push the provider accepted and reports on later (a provider's
 // ticket): its id, the device it went to and when.
 type Ticket struct {
 	ID       string
@@ -39,12 +39,14 @@ type Receipt struct {
 
 const (
 	// DefaultReceiptDelay is how long after a push its receipt is first
-	// read: Expo recommends 15 minutes (TANDEM_PUSH_RECEIPT_DELAY).
+	// read, as the provider that hands out tickets recommends
+	// (TANDEM_PUSH_RECEIPT_DELAY).
 	DefaultReceiptDelay = 15 * time.Minute
 	// TicketMaxAge is how long a ticket without a receipt is asked about:
-	// Expo keeps receipts for a day, so a later answer never comes.
+	// the provider keeps receipts for a day, so a later answer never comes.
 	TicketMaxAge = 24 * time.Hour
-	// ReceiptBatch is the most ids of one getReceipts request (Expo's limit),
+	// ReceiptBatch is the most ids of one ReceiptReader call (the provider's
+	// limit),
 	// and so the most tickets one claim takes.
 	ReceiptBatch = 1000
 )

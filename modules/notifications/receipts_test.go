@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tandem/adapters/memory"
+	"tandem/adapters/push"
 	"tandem/core/coretest"
 	n "tandem/modules/notifications"
 )
@@ -259,7 +260,7 @@ func TestAcceptedPushesLeaveTickets(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	pusher := &ticketPusher{}
-	svc := n.NewService(f.repo, f.tickets, f.reminders, f.zones, pusher, f.bus, f.clock, &coretest.SeqIDs{}, english)
+	svc := n.NewService(f.repo, f.tickets, f.reminders, f.zones, pusher, push.Providers{}, f.bus, f.clock, &coretest.SeqIDs{}, english)
 	a := f.register(t, "u1", "a")
 	f.clock.Advance(time.Second)
 	b := f.register(t, "u1", "b")

@@ -16,6 +16,7 @@ type Service struct {
 	reminders DailyReminderRepository
 	users     Users
 	pusher    Pusher
+	providers Providers
 	bus       core.Publisher
 	clock     core.Clock
 	ids       core.IDs
@@ -24,8 +25,8 @@ type Service struct {
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, tickets TicketRepository, reminders DailyReminderRepository, users Users, pusher Pusher,
-	bus core.Publisher, clock core.Clock, ids core.IDs, texts core.Translator) *Service {
-	return &Service{repo: repo, tickets: tickets, reminders: reminders, users: users, pusher: pusher, bus: bus,
+	providers Providers, bus core.Publisher, clock core.Clock, ids core.IDs, texts core.Translator) *Service {
+	return &Service{repo: repo, tickets: tickets, reminders: reminders, users: users, pusher: pusher, providers: providers, bus: bus,
 		clock: clock, ids: ids, texts: texts}
 }
 
@@ -346,17 +347,19 @@ func (s *Service) RegisterDevice(ctx context.Context, userID string, r Registrat
 	if err != nil {
 		return Device{}, err
 	}
-	provider, err := ParseProvider(r.Provider)
-	if err != nil {
+	if err := s.providers.CheckProvider(r.Provider); err != nil {
 		return Device{}, err
 	}
-	if err := ValidateToken(provider, r.Token); err != nil {
+	if err := ValidateToken(r.Token); err != nil {
+		return Device{}, err
+	}
+	if err := s.providers.CheckToken(r.Provider, r.Token); err != nil {
 		return Device{}, err
 	}
 	now := s.clock.Now()
-	d := Device{ID: s.ids.New(), UserID: userID, Token: r.Token, Platform: platform, Provider: provider,
+	d := Device{ID: s.ids.New(), UserID: userID, Token: r.Token, Platform: platform, Provider: r.Provider,
 		CreatedAt: now, UpdatedAt: now}
-	return s.repo.RegisterDevice(ctx, d, MaxDevices)
+	return s.repo.RegisterDevice(ctx, d, func(st DeviceState) DeviceChange { return DecideRegister(st, d, MaxDevices) })
 }
 
 // Devices lists the user's devices, most recently registered first, without
@@ -429,12 +432,12 @@ type Export struct {
 }
 
 // DeviceInfo is a device without its token: with the token anyone could
-// push to the phone through Expo, so it never leaves the module (lists,
+// push to the phone through its provider, so it never leaves the module (lists,
 // exports).
 type DeviceInfo struct {
 	ID           string
 	Platform     Platform
-	Provider     Provider
+	Provider     string
 	RegisteredAt time.Time // the last registration
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"tandem/adapters/memory"
+	"tandem/adapters/push"
 	"tandem/core"
 	"tandem/core/coretest"
 	n "tandem/modules/notifications"
@@ -142,7 +143,7 @@ func TestAQuietActivityReadsNothingMore(t *testing.T) {
 	bus := &coretest.Events{}
 	clock := coretest.NewClock(time.Time{})
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), NewMockPusher(ctrl),
-		bus, clock, &coretest.SeqIDs{}, english)
+		push.Providers{}, bus, clock, &coretest.SeqIDs{}, english)
 	entry := n.Notification{ID: "n1", UserID: "u1", Category: n.CategoryPartnerActivity, Title: "New events"}
 	pushed := clock.Now().Add(-time.Second) // a push reserved a second ago: still quiet
 	repo.EXPECT().AddActivity(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(

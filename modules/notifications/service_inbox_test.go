@@ -148,7 +148,7 @@ func TestDeviceRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := n.Device{ID: d1.ID, UserID: "u1", Token: reg.Token, Platform: core.PlatformIOS, Provider: n.ProviderExpo,
+		want := n.Device{ID: d1.ID, UserID: "u1", Token: reg.Token, Platform: core.PlatformIOS, Provider: "expo",
 			CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now()}
 		if d1 != want {
 			t.Fatalf("registered %+v", d1)

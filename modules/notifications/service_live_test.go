@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tandem/adapters/memory"
+	"tandem/adapters/push"
 	"tandem/core"
 	"tandem/core/coretest"
 	n "tandem/modules/notifications"
@@ -78,7 +79,7 @@ func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	repo := failingSaves{NotificationRepo: memory.NewNotificationRepo(), err: down}
 	pusher, bus := &fakePusher{}, &coretest.Events{}
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
-		bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{}, english)
+		push.Providers{}, bus, coretest.NewClock(time.Time{}), &coretest.SeqIDs{}, english)
 	if _, err := svc.RegisterDevice(ctx, "u1", n.Registration{Token: "t1", Platform: "web", Provider: "fcm"}); err != nil {
 		t.Fatal(err)
 	}

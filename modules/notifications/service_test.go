@@ -13,6 +13,7 @@ import (
 
 	"tandem/adapters/i18n"
 	"tandem/adapters/memory"
+	"tandem/adapters/push"
 	"tandem/core"
 	"tandem/core/coretest"
 	n "tandem/modules/notifications"
@@ -38,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewNotificationRepo(), tickets: memory.NewTicketRepo(), reminders: memory.NewDailyReminderRepo(),
 		zones: coretest.NewZones(), pusher: &fakePusher{}, bus: &coretest.Events{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = n.NewService(f.repo, f.tickets, f.reminders, f.zones, f.pusher, f.bus, f.clock, &coretest.SeqIDs{}, english)
+	f.svc = n.NewService(f.repo, f.tickets, f.reminders, f.zones, f.pusher, push.Providers{}, f.bus, f.clock, &coretest.SeqIDs{}, english)
 	return f
 }
 
@@ -46,7 +47,7 @@ func newFixture(t *testing.T) *fixture {
 // tests) and memory repositories for the rest.
 func newService(repo n.Repository, pusher n.Pusher, clock core.Clock) *n.Service {
 	return n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,
-		&coretest.Events{}, clock, &coretest.SeqIDs{}, english)
+		push.Providers{}, &coretest.Events{}, clock, &coretest.SeqIDs{}, english)
 }
 
 // fakePusher answers by token: "dead..." is a dead token, "fail..." fails,

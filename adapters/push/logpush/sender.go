@@ -25,7 +25,7 @@ func (s *Sender) Push(_ context.Context, m notifications.Message, to []notificat
 		s.log.Info("push",
 			zap.String("user_id", d.UserID),
 			zap.String("device_id", d.ID),
-			zap.String("provider", string(d.Provider)),
+			zap.String("provider", d.Provider),
 			zap.String("token", shorten(d.Token)),
 			zap.String("category", string(m.Category)),
 			zap.String("title", m.Title),
