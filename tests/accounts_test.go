@@ -101,7 +101,7 @@ func TestLogin(t *testing.T) {
 		expect(t, r, 200, `{"success":true,"userId":"`+id+`","token":"<string>","message":"<string>"}`)
 		expect(t, h.get("/api/users/user/"+id, r.JSON(t)["token"].(string)), 200, "")
 
-		missing := `{"success":false,"error":"email and password are required","message":"email and password are required"}`
+		missing := `{"success":false,"error":"email and password are required","code":"invalid_request","message":"email and password are required"}`
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "a@x.io"}), 400, missing)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"password": pw}), 400, missing)
 		expect(t, h.post("/api/auth/login/email", "", map[string]any{"email": "", "password": ""}), 400, missing)

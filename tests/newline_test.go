@@ -31,7 +31,7 @@ func TestEveryJSONAnswerEndsWithANewline(t *testing.T) {
 			{"the home screen (written by hand)", GET("/api/users/user/" + u.ID + "/home").by(u), 200},
 			{"a bare array", GET("/api/messages/list").by(u).withKey(), 200},
 			{"a 401 (the error mapper)", GET("/api/users/user/" + u.ID), 401},
-			{"a 400 without a code", POST("/api/auth/login/email", map[string]any{}), 400},
+			{"a 400 for a missing field", POST("/api/auth/login/email", map[string]any{}), 400},
 			{"a 404 of no route (Fiber's error)", GET("/api/nothing"), 404},
 			{"a 405", PUT("/healthz", nil), 405},
 			{"a message kept for its key", sendKeyed("nl-1", map[string]any{"body": "hi"}), 200},

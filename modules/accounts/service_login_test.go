@@ -28,8 +28,8 @@ func TestLoginRules(t *testing.T) {
 		kind                  core.Kind
 		code                  string
 	}{
-		{"missing e-mail has no code", "", "password1", core.KindInvalid, ""},
-		{"missing password has no code", "a@x.io", "", core.KindInvalid, ""},
+		{"missing e-mail", "", "password1", core.KindInvalid, "invalid_request"},
+		{"missing password", "a@x.io", "", core.KindInvalid, "invalid_request"},
 		{"wrong password", "a@x.io", "nope-nope", core.KindUnauthorized, "invalid_credentials"},
 		{"unknown e-mail", "ghost@x.io", "password1", core.KindUnauthorized, "invalid_credentials"},
 		{"unverified", "pending@x.io", "password1", core.KindForbidden, "email_not_verified"},

@@ -56,7 +56,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 // same work as a wrong one.
 func (s *Service) checkLogin(ctx context.Context, email, password string, cl Client, rules loginRules) (Account, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
-		return Account{}, core.Invalid("", "email and password are required")
+		return Account{}, core.Invalid("invalid_request", "email and password are required")
 	}
 	email = FoldEmail(email)
 	if err := s.reserveLogin(ctx, rules, email, cl.IP); err != nil {

@@ -105,7 +105,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with e-mail and password
-         * @description Missing e-mail or password: 400 with success false and a message, no code. Wrong credentials: 401 invalid_credentials. Unverified: 403 email_not_verified. 10 failed logins for one e-mail in 15 minutes: 429 rate_limited with Retry-After. Failed attempts: at most 10 per (e-mail, client IP) in 15 minutes and 100 per e-mail across all IPs; each attempt is reserved atomically before the password is checked (a success gives it back), so concurrent guesses cannot pass the limit. Over the limit: 429 rate_limited with Retry-After. A correct password from another IP still logs in while one IP is locked.
+         * @description Missing e-mail or password: 400 invalid_request. Wrong credentials: 401 invalid_credentials. Unverified: 403 email_not_verified. 10 failed logins for one e-mail in 15 minutes: 429 rate_limited with Retry-After. Failed attempts: at most 10 per (e-mail, client IP) in 15 minutes and 100 per e-mail across all IPs; each attempt is reserved atomically before the password is checked (a success gives it back), so concurrent guesses cannot pass the limit. Over the limit: 429 rate_limited with Retry-After. A correct password from another IP still logs in while one IP is locked.
          */
         post: operations["logInWithEmail"];
         delete?: never;
@@ -1828,7 +1828,7 @@ export interface components {
         /** @description The body of every error: success false, the HTTP status's error text, a machine code and a message for people. */
         Error: {
             /**
-             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. A 400 for a sign-in request missing its email or password carries no code.
+             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. Every error body carries a code.
              * @enum {string}
              */
             code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_api_key" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
@@ -3445,9 +3445,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description required; missing or empty: 400 with no code */
+                    /** @description required; missing or empty: 400 invalid_request */
                     email: string;
-                    /** @description required; missing or empty: 400 with no code */
+                    /** @description required; missing or empty: 400 invalid_request */
                     password: string;
                 };
             };
