@@ -83,6 +83,10 @@ var apiLimits = []apiLimit{
 		docSchema("Profile", "displayName/maxLength"),
 		docBody("patch", "/api/users/user/{userId}", "properties/displayName/maxLength"),
 	}},
+	{name: "accounts.MaxNickname", value: accounts.MaxNickname, cols: []string{"accounts.nickname"}, doc: []string{
+		docSchema("Profile", "nickname/maxLength"),
+		docBody("patch", "/api/users/user/{userId}", "properties/nickname/maxLength"),
+	}},
 	{name: "accounts.MaxTimezone", value: accounts.MaxTimezone, bytes: true, cols: []string{"accounts.timezone"},
 		doc: []string{docBody("patch", "/api/users/user/{userId}", "properties/timezone/maxLength")}},
 	{name: "core.MaxLocale", value: core.MaxLocale, bytes: true, cols: []string{"accounts.locale"}, doc: []string{

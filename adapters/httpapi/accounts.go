@@ -224,7 +224,9 @@ type accountJSON struct {
 	UserID      string `json:"userId"`
 	Email       string `json:"email"`
 	DisplayName string `json:"displayName"`
-	Timezone    string `json:"timezone"`
+	// Nickname (an addition) is left out while the account has none.
+	Nickname string `json:"nickname,omitempty"`
+	Timezone string `json:"timezone"`
 	// Locale (an addition) is the BCP 47 tag the account's mails, pushes
 	// and notifications are written for.
 	Locale    string `json:"locale"`
@@ -244,7 +246,7 @@ type profileReply struct {
 }
 
 func toAccountJSON(a accounts.Account, methods []string) accountJSON {
-	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName,
+	return accountJSON{UserID: a.ID, Email: a.Email, DisplayName: a.DisplayName, Nickname: a.Nickname,
 		Timezone: a.Timezone, Locale: localeOf(a), CreatedAt: core.Millis(a.CreatedAt), PasswordRequired: a.PasswordHash == "",
 		SignInMethods: methods}
 }
@@ -281,6 +283,7 @@ func (h *accountsHandler) profile(c *fiber.Ctx) error {
 func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
 	var in struct {
 		DisplayName *string `json:"displayName"`
+		Nickname    *string `json:"nickname"`
 		Timezone    *string `json:"timezone"`
 		Locale      *string `json:"locale"`
 	}
@@ -288,7 +291,7 @@ func (h *accountsHandler) patchProfile(c *fiber.Ctx) error {
 		return err
 	}
 	a, err := h.svc.UpdateProfile(c.UserContext(), c.Params("userId"),
-		accounts.ProfilePatch{DisplayName: in.DisplayName, Timezone: in.Timezone, Locale: in.Locale})
+		accounts.ProfilePatch{DisplayName: in.DisplayName, Nickname: in.Nickname, Timezone: in.Timezone, Locale: in.Locale})
 	if err != nil {
 		return err
 	}

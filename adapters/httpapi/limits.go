@@ -38,6 +38,7 @@ var docLimits = map[string]int{
 	"accounts.MaxEmail":       accounts.MaxEmail,
 	"accounts.MaxPassword":    accounts.MaxPassword,
 	"accounts.MaxDisplayName": accounts.MaxDisplayName,
+	"accounts.MaxNickname":    accounts.MaxNickname,
 	"accounts.MaxTimezone":    accounts.MaxTimezone,
 
 	"events.MaxTitle":         events.MaxTitle,

@@ -23,7 +23,7 @@ type AccountRepo struct{ db *DB }
 func NewAccountRepo(db *DB) *AccountRepo { return &AccountRepo{db: db} }
 
 var accountColumns = []string{"id", "email", "password_hash", "verified", "is_admin", "display_name",
-	"timezone", "locale", "created_at", "updated_at"}
+	"nickname", "timezone", "locale", "created_at", "updated_at"}
 
 type accountRow struct {
 	ID           string `db:"id"`
@@ -32,6 +32,7 @@ type accountRow struct {
 	Verified     bool   `db:"verified"`
 	IsAdmin      bool   `db:"is_admin"`
 	DisplayName  string `db:"display_name"`
+	Nickname     string `db:"nickname"`
 	Timezone     string `db:"timezone"`
 	Locale       string `db:"locale"`
 	CreatedAt    int64  `db:"created_at"`
@@ -40,7 +41,7 @@ type accountRow struct {
 
 func (r accountRow) account() accounts.Account {
 	return accounts.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Verified: r.Verified,
-		Admin: r.IsAdmin, DisplayName: r.DisplayName, Timezone: r.Timezone, Locale: r.Locale,
+		Admin: r.IsAdmin, DisplayName: r.DisplayName, Nickname: r.Nickname, Timezone: r.Timezone, Locale: r.Locale,
 		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
@@ -50,7 +51,7 @@ func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
 
 func (r *AccountRepo) insertAccount(ctx context.Context, e sqlx.ExecerContext, a accounts.Account) error {
 	return r.db.exec(ctx, e, r.db.sb.Insert("accounts").Columns(accountColumns...).
-		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Timezone, a.Locale,
+		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Nickname, a.Timezone, a.Locale,
 			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
 }
 
@@ -136,7 +137,7 @@ func (r *AccountRepo) getBy(ctx context.Context, where sq.Eq) (accounts.Account,
 
 func (r *AccountRepo) UpdateProfile(ctx context.Context, a accounts.Account) error {
 	return r.db.execOne(ctx, r.db, r.db.sb.Update("accounts").
-		Set("display_name", a.DisplayName).Set("timezone", a.Timezone).Set("locale", a.Locale).Set("updated_at", a.UpdatedAt.UnixMilli()).
+		Set("display_name", a.DisplayName).Set("nickname", a.Nickname).Set("timezone", a.Timezone).Set("locale", a.Locale).Set("updated_at", a.UpdatedAt.UnixMilli()).
 		Where(sq.Eq{"id": a.ID}))
 }
 

@@ -212,12 +212,12 @@ func (ac accountSuite) search(t *testing.T) {
 func (ac accountSuite) profileAndAdmin(t *testing.T) {
 	r := ac.repo(t, 1)
 	a := ac.acc("u1", "a@x.io")
-	a.DisplayName, a.Timezone, a.UpdatedAt = "Ann", "Europe/Paris", now.Add(time.Minute)
+	a.DisplayName, a.Nickname, a.Timezone, a.UpdatedAt = "Ann", "Nan", "Europe/Paris", now.Add(time.Minute)
 	must(t, r.UpdateProfile(ctx, a))
 	must(t, r.UpdateProfile(ctx, a)) // unchanged values still count as found
 	must(t, r.SetAdmin(ctx, "a@x.io", true))
 	got, _ := r.Get(ctx, "u1")
-	if got.DisplayName != "Ann" || got.Timezone != "Europe/Paris" || got.PasswordHash != "h-u1" || !got.Admin {
+	if got.DisplayName != "Ann" || got.Nickname != "Nan" || got.Timezone != "Europe/Paris" || got.PasswordHash != "h-u1" || !got.Admin {
 		t.Fatalf("got %+v", got)
 	}
 	wantKind(t, r.SetAdmin(ctx, "ghost@x.io", true), core.KindNotFound)

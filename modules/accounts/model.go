@@ -30,6 +30,7 @@ type Account struct {
 	Verified     bool
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
 	DisplayName  string
+	Nickname     string // "" for none
 	Timezone     string // IANA name, "" for UTC
 	// Locale is the BCP 47 tag the person reads in ("" for an account made
 	// before there was one: English). It may name a language Tandem does not
@@ -126,6 +127,7 @@ const (
 	MaxPassword      = 128
 	MaxEmail         = 254
 	MaxDisplayName   = 100
+	MaxNickname      = 40
 	MaxTimezone      = 64 // bytes of an IANA zone name
 	tokenBytes       = 32
 	codeDigits       = 6

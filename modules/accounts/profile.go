@@ -17,6 +17,7 @@ func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
 // ProfilePatch holds the fields a PATCH may change; nil means unchanged.
 type ProfilePatch struct {
 	DisplayName *string
+	Nickname    *string
 	Timezone    *string
 	Locale      *string // a BCP 47 tag (core.ParseLocale)
 }
@@ -28,14 +29,14 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 	}
 	before := a.Timezone
 	if p.DisplayName != nil {
-		name := strings.TrimSpace(*p.DisplayName)
-		if len([]rune(name)) > MaxDisplayName {
-			return Account{}, core.Invalid("invalid_request", "displayName must be at most 100 characters")
-		}
-		if err := core.CheckText("displayName", name, false); err != nil {
+		if a.DisplayName, err = checkName("displayName", *p.DisplayName, MaxDisplayName); err != nil {
 			return Account{}, err
 		}
-		a.DisplayName = name
+	}
+	if p.Nickname != nil {
+		if a.Nickname, err = checkName("nickname", *p.Nickname, MaxNickname); err != nil {
+			return Account{}, err
+		}
 	}
 	if p.Timezone != nil {
 		if err := ValidateTimezone(*p.Timezone); err != nil {
@@ -56,6 +57,19 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		s.bus.Publish(ctx, core.TimezoneChanged{UserID: userID, Timezone: a.Timezone})
 	}
 	return a, nil
+}
+
+// checkName is the rule of the profile's names (displayName, nickname):
+// trimmed, at most max characters, one line of text (core.CheckText).
+func checkName(field, s string, max int) (string, error) {
+	name := strings.TrimSpace(s)
+	if len([]rune(name)) > max {
+		return "", core.Invalid("invalid_request", "%s must be at most %d characters", field, max)
+	}
+	if err := core.CheckText(field, name, false); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // Location is the user's timezone (UTC when unset), for modules that count days.

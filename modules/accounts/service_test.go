@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,6 +137,53 @@ func TestTimezoneChangeIsPublished(t *testing.T) {
 		if got := f.bus.All()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Fatalf("%s: events %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestNicknameRules: the nickname follows displayName's rules (trimmed, one
+// line, at most MaxNickname characters); a refused one changes nothing, ""
+// removes it, and a patch without it keeps it.
+func TestNicknameRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, _ := f.verified(t, "a@x.io")
+	str := func(s string) *string { return &s }
+	forty := strings.Repeat("ñ", accounts.MaxNickname)
+	cases := []struct {
+		name  string
+		patch accounts.ProfilePatch
+		want  string // the stored nickname after the patch
+		msg   string // the refusal's message; "" when accepted
+	}{
+		{"set, trimmed", accounts.ProfilePatch{Nickname: str("  Nan ")}, "Nan", ""},
+		{"at the limit", accounts.ProfilePatch{Nickname: str(forty)}, forty, ""},
+		{"kept by a patch without it", accounts.ProfilePatch{DisplayName: str("Ann")}, forty, ""},
+		{"one too long", accounts.ProfilePatch{Nickname: str(forty + "x")}, forty, "nickname must be at most 40 characters"},
+		{"spaces do not count", accounts.ProfilePatch{Nickname: str(" " + forty + " ")}, forty, ""},
+		{"a newline", accounts.ProfilePatch{Nickname: str("Na\nn")}, forty,
+			"nickname must not contain control characters (tab and newline included)"},
+		{"a bidi override", accounts.ProfilePatch{Nickname: str("Na\u202en")}, forty,
+			"nickname must not contain bidirectional override or isolate characters"},
+		{"invalid UTF-8", accounts.ProfilePatch{Nickname: str("Na\xffn")}, forty, "nickname must be valid UTF-8"},
+		{"refused with a good name", accounts.ProfilePatch{DisplayName: str("Bea"), Nickname: str(forty + "x")}, forty,
+			"nickname must be at most 40 characters"},
+		{"removed", accounts.ProfilePatch{Nickname: str("")}, "", ""},
+	}
+	for _, tc := range cases {
+		_, err := f.svc.UpdateProfile(ctx, id, tc.patch)
+		if tc.msg != "" {
+			coretest.WantErrMessage(t, err, core.KindInvalid, "invalid_request", tc.msg)
+		} else if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		a, err := f.svc.Profile(ctx, id)
+		if err != nil || a.Nickname != tc.want {
+			t.Fatalf("%s: stored %+v %v, want the nickname %q", tc.name, a, err, tc.want)
+		}
+	}
+	if a, _ := f.svc.Profile(ctx, id); a.DisplayName != "Ann" {
+		t.Fatalf("displayName %q: a refused patch stored its other field", a.DisplayName)
 	}
 }
 

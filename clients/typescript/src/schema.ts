@@ -2580,6 +2580,8 @@ export interface components {
             email: string;
             /** @description BCP 47 tag the account reads in (mails, pushes, notifications, the daily question and advice): set at sign-up from Accept-Language, "en" for accounts older than it. It may name a language Tandem does not speak; texts then take the closest (pt-PT reads pt-BR), else English. */
             locale: string;
+            /** @description addition: the account's nickname; left out while it has none */
+            nickname?: string;
             /** @description addition: present (true) while the account has no password (see the verification answer) */
             passwordRequired?: boolean;
             /** @description addition: how the account signs in: "password" when it has one, then each linked provider (apple, google) in the order linked, then "passkey" when the account holds one. A provider is removed with DELETE /api/users/user/{userId}/signin/{provider}, a passkey with DELETE /api/users/user/{userId}/passkeys/{passkeyId}, each only while another way to sign in remains (409 last_signin_method). */
@@ -4837,6 +4839,7 @@ export interface operations {
                  * @example {
                  *       "displayName": "Alex",
                  *       "locale": "pt-BR",
+                 *       "nickname": "Lex",
                  *       "timezone": "Europe/Paris"
                  *     }
                  */
@@ -4848,6 +4851,8 @@ export interface operations {
                      * @example pt-BR
                      */
                     locale?: string;
+                    /** @description addition: follows displayName's rules (trimmed, one line of text); "" removes it. One longer than maxLength is 400 invalid_request and changes nothing. */
+                    nickname?: string;
                     /** @description an IANA zone name (Europe/Paris, America/Argentina/Buenos_Aires, Etc/GMT+5), or "" for UTC; the zone must also exist in the server's time-zone database (and Local and localtime are refused), which the pattern cannot say: 400 invalid_request otherwise */
                     timezone?: string;
                 };
@@ -6042,6 +6047,8 @@ export interface operations {
                             }[];
                             /** @description BCP 47 tag the account reads in */
                             locale: string;
+                            /** @description addition: as in the profile */
+                            nickname?: string;
                             /** @description addition: as in the profile */
                             signInMethods?: string[];
                             timezone: string;
