@@ -98,7 +98,7 @@ func blobsReady(b images.Blobs) func(context.Context) error {
 		if core.IsKind(err, core.KindNotFound) {
 			return nil
 		}
-		return core.Unavailable("unavailable", "the blob store does not answer")
+		return core.Unavailable("unavailable", "bootstrap.blobStoreDoesNotAnswer", "the blob store does not answer")
 	}
 }
 
@@ -108,13 +108,13 @@ func mailReady(m MailConfig, o accounts.Outbox) func(context.Context) error {
 	return func(ctx context.Context) error {
 		n, err := o.PendingMail(ctx)
 		if err != nil {
-			return core.Unavailable("unavailable", "the mail outbox cannot be read")
+			return core.Unavailable("unavailable", "bootstrap.mailOutboxCannotRead", "the mail outbox cannot be read")
 		}
 		if m.Kind == "smtp" {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "tcp", m.Host)
 			if err != nil {
-				return core.Unavailable("unavailable", "the SMTP relay does not answer (%d mails waiting)", n)
+				return core.Unavailable("unavailable", "bootstrap.sMTPRelayDoesNotAnswer", "the SMTP relay does not answer (%d mails waiting)", n)
 			}
 			c.Close()
 		}
@@ -130,7 +130,7 @@ func busReady(b core.Broadcast) func(context.Context) error {
 			b = rb.Broadcast
 		}
 		if c, ok := b.(interface{ Connected() bool }); ok && !c.Connected() {
-			return core.Unavailable("unavailable", "the bus is not connected")
+			return core.Unavailable("unavailable", "bootstrap.busNotConnected", "the bus is not connected")
 		}
 		return nil
 	}

@@ -21,7 +21,7 @@ func TestAsClassifiesForeignErrorsAsInternal(t *testing.T) {
 	if !errors.Is(e, foreign) {
 		t.Fatal("cause lost")
 	}
-	nf := core.NotFound("user_not_found", "user not found")
+	nf := core.NotFound("user_not_found", "core.userNotFound", "user not found")
 	if got := core.As(fmt.Errorf("ctx: %w", nf)); got != nf {
 		t.Fatalf("As did not find the wrapped core error: %v", got)
 	}

@@ -16,7 +16,7 @@ type Date struct {
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil || len(s) != len(time.DateOnly) {
-		return Date{}, Invalid("invalid_date", "%q is not a date in the form YYYY-MM-DD", s)
+		return Date{}, Invalid("invalid_date", "core.notDateFormYYYYMM", "%q is not a date in the form YYYY-MM-DD", s)
 	}
 	return DateOf(t), nil
 }
@@ -65,7 +65,7 @@ type TimeOfDay struct{ Hour, Minute int }
 func ParseTimeOfDay(s string) (TimeOfDay, error) {
 	t, err := time.Parse("15:04", s)
 	if err != nil || len(s) != 5 {
-		return TimeOfDay{}, Invalid("invalid_time", "%q is not a time in the form HH:mm", s)
+		return TimeOfDay{}, Invalid("invalid_time", "core.notTimeFormHHMm", "%q is not a time in the form HH:mm", s)
 	}
 	return TimeOfDay{t.Hour(), t.Minute()}, nil
 }

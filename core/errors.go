@@ -47,9 +47,12 @@ type Error struct {
 	Kind    Kind
 	Code    string // machine code from the spec; "" only where the spec shows none
 	Message string // safe to show to the user, in English
-	// Format and Args are what Message was written from: Format is the
-	// catalog key of its translations (adapters/httpapi renders Message in
-	// the caller's language), Args fill it.
+	// ID is the stable key of Message's translations in the catalogs
+	// ("events.endBeforeStart"): rewording the English keeps every
+	// translation. Format and Args are what Message was written from (the
+	// English format and what fills it); adapters/httpapi renders ID in the
+	// caller's language with Args.
+	ID         string
 	Format     string
 	Args       []any
 	RetryAfter time.Duration // Retry-After: KindRateLimited, and KindUnavailable shedding load (busy)
@@ -74,59 +77,75 @@ func (e *Error) Unwrap() error { return e.cause }
 // Wrap attaches the internal cause; it is logged and never sent to a client.
 func (e *Error) Wrap(err error) *Error { e.cause = err; return e }
 
-// newErr writes the message from a constant format (the key of its
-// translations) and its arguments, as fmt.Sprintf does.
-func newErr(k Kind, code, format string, args ...any) *Error {
-	e := &Error{Kind: k, Code: code, Message: format, Format: format}
+// newErr writes the message from a constant English format and its
+// arguments, as fmt.Sprintf does; id is the catalog key of its translations.
+func newErr(k Kind, code, id, format string, args ...any) *Error {
+	e := &Error{Kind: k, Code: code, Message: format, ID: id, Format: format}
 	if len(args) > 0 {
 		e.Message, e.Args = fmt.Sprintf(format, args...), args
 	}
 	return e
 }
 
-func Invalid(code, format string, args ...any) *Error {
-	return newErr(KindInvalid, code, format, args...)
+func Invalid(code, id, format string, args ...any) *Error {
+	return newErr(KindInvalid, code, id, format, args...)
 }
-func Unauthorized(code, format string, args ...any) *Error {
-	return newErr(KindUnauthorized, code, format, args...)
+func Unauthorized(code, id, format string, args ...any) *Error {
+	return newErr(KindUnauthorized, code, id, format, args...)
 }
-func Forbidden(code, format string, args ...any) *Error {
-	return newErr(KindForbidden, code, format, args...)
+func Forbidden(code, id, format string, args ...any) *Error {
+	return newErr(KindForbidden, code, id, format, args...)
 }
-func NotFound(code, format string, args ...any) *Error {
-	return newErr(KindNotFound, code, format, args...)
+func NotFound(code, id, format string, args ...any) *Error {
+	return newErr(KindNotFound, code, id, format, args...)
 }
-func Conflict(code, format string, args ...any) *Error {
-	return newErr(KindConflict, code, format, args...)
+func Conflict(code, id, format string, args ...any) *Error {
+	return newErr(KindConflict, code, id, format, args...)
 }
-func TooLarge(code, format string, args ...any) *Error {
-	return newErr(KindTooLarge, code, format, args...)
+func TooLarge(code, id, format string, args ...any) *Error {
+	return newErr(KindTooLarge, code, id, format, args...)
 }
-func Unsupported(code, format string, args ...any) *Error {
-	return newErr(KindUnsupported, code, format, args...)
+func Unsupported(code, id, format string, args ...any) *Error {
+	return newErr(KindUnsupported, code, id, format, args...)
 }
-func Unavailable(code, format string, args ...any) *Error {
-	return newErr(KindUnavailable, code, format, args...)
+func Unavailable(code, id, format string, args ...any) *Error {
+	return newErr(KindUnavailable, code, id, format, args...)
 }
 
 // InsufficientStorage is a 507: the blob store is full.
-func InsufficientStorage(code, format string, args ...any) *Error {
-	return newErr(KindInsufficientStorage, code, format, args...)
+func InsufficientStorage(code, id, format string, args ...any) *Error {
+	return newErr(KindInsufficientStorage, code, id, format, args...)
 }
 
 // Unprocessable is a 422.
-func Unprocessable(code, format string, args ...any) *Error {
-	return newErr(KindUnprocessable, code, format, args...)
+func Unprocessable(code, id, format string, args ...any) *Error {
+	return newErr(KindUnprocessable, code, id, format, args...)
+}
+
+// InvalidRequest is the common 400: invalid_request.
+func InvalidRequest(id, format string, args ...any) *Error {
+	return newErr(KindInvalid, "invalid_request", id, format, args...)
+}
+
+// Required is the 400 of a missing field: one text in every language,
+// whatever the field.
+func Required(field string) *Error {
+	return InvalidRequest("field.required", "%s is required", field)
+}
+
+// TooLong is the 400 of a text longer than its limit, in characters.
+func TooLong(field string, max int) *Error {
+	return InvalidRequest("field.tooLong", "%s must be at most %d characters", field, max)
 }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.
-func RateLimited(code, msg string, retryAfter time.Duration) *Error {
-	return &Error{Kind: KindRateLimited, Code: code, Message: msg, Format: msg, RetryAfter: retryAfter}
+func RateLimited(code, id, msg string, retryAfter time.Duration) *Error {
+	return &Error{Kind: KindRateLimited, Code: code, Message: msg, ID: id, Format: msg, RetryAfter: retryAfter}
 }
 
 // Internal hides err behind a generic message.
 func Internal(err error) *Error {
-	return &Error{Kind: KindInternal, Code: "internal_error", Message: "internal error", Format: "internal error", cause: err}
+	return &Error{Kind: KindInternal, Code: "internal_error", Message: "internal error", ID: "core.internalError", Format: "internal error", cause: err}
 }
 
 // As returns err as *Error, classifying anything else as internal.

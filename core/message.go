@@ -14,6 +14,9 @@ import (
 type Message struct {
 	Key  string
 	Args []any
+	// English is the English format where the code keeps it (an error's,
+	// whose Key is a stable id): what a language without the key reads.
+	English string
 }
 
 // Msg is a Message of key with args.
@@ -21,7 +24,8 @@ func Msg(key string, args ...any) Message { return Message{Key: key, Args: args}
 
 // Translator renders messages in a locale (a BCP 47 tag; the closest
 // supported language answers, English last). A key no catalog holds is
-// rendered as written, its arguments formatted into it.
+// rendered from its English (the key itself when there is none), its
+// arguments formatted into it.
 type Translator interface {
 	Translate(locale string, m Message) string
 }
@@ -103,7 +107,7 @@ const LocalePattern = `^[` + textSpace + `]*[A-Za-z]{2,3}(?:[-_][A-Za-z]{4})?(?:
 func ParseLocale(s string) (string, error) {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "_", "-")
 	if len(s) > MaxLocale || !langTag.MatchString(s) {
-		return "", Invalid("invalid_request", "locale must be a BCP 47 language tag such as en, de or pt-BR")
+		return "", Invalid("invalid_request", "core.localeBCP47LanguageTag", "locale must be a BCP 47 language tag such as en, de or pt-BR")
 	}
 	parts := strings.Split(s, "-")
 	for i, p := range parts {

@@ -63,7 +63,7 @@ func DecodeCursor(cursor string, n int) ([]string, error) {
 }
 
 func errForgedCursor() error {
-	return Invalid("invalid_request", "cursor is not one this server handed out")
+	return Invalid("invalid_request", "core.cursorNotOneServerHanded", "cursor is not one this server handed out")
 }
 
 // EveryPage reads a list page by page to its end and converts each item: an

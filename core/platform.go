@@ -16,7 +16,7 @@ func ParsePlatform(s string) (Platform, error) {
 	case PlatformIOS, PlatformAndroid, PlatformWeb:
 		return p, nil
 	case "":
-		return "", Invalid("invalid_request", "platform is required: ios, android or web")
+		return "", Invalid("invalid_request", "core.platformRequiredIosAndroidWeb", "platform is required: ios, android or web")
 	}
-	return "", Invalid("invalid_request", "platform must be ios, android or web")
+	return "", Invalid("invalid_request", "core.platformIosAndroidWeb", "platform must be ios, android or web")
 }

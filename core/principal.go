@@ -41,7 +41,7 @@ const ReauthWindow = 5 * time.Minute
 // was made by a sign-in (signedInAt) within ReauthWindow of now.
 func RequireRecentSignIn(signedInAt, now time.Time) error {
 	if signedInAt.IsZero() || now.Sub(signedInAt) > ReauthWindow || signedInAt.After(now.Add(time.Minute)) {
-		return Forbidden("reauthentication_required", "sign in again to add a way in to your account")
+		return Forbidden("reauthentication_required", "core.signAgainAddWayAccount", "sign in again to add a way in to your account")
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ const VersionPattern = `^[` + textSpace + `]*v?[0-9]{1,9}\.[0-9]{1,9}(?:\.[0-9]{
 // (patch 0) because app stores show such versions. Each number, the build
 // too, is 1 to 9 decimal digits.
 func ParseVersion(s string) (Version, error) {
-	bad := Invalid("invalid_version", "%q is not a version MAJOR.MINOR.PATCH", s)
+	bad := Invalid("invalid_version", "core.notVersionMAJORMINORPATCH", "%q is not a version MAJOR.MINOR.PATCH", s)
 	core, build, hasBuild := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), "v"), "+")
 	fields := strings.Split(core, ".")
 	if len(fields) < 2 || len(fields) > 3 {

@@ -16,18 +16,18 @@ import (
 // them. The 400 names field.
 func CheckText(field, s string, multiline bool) error {
 	if !utf8.ValidString(s) {
-		return Invalid("invalid_request", "%s must be valid UTF-8", field)
+		return Invalid("invalid_request", "core.validUTF8", "%s must be valid UTF-8", field)
 	}
 	for _, r := range s {
 		switch {
 		case multiline && (r == '\t' || r == '\n' || r == '\r'):
 		case unicode.IsControl(r):
 			if multiline {
-				return Invalid("invalid_request", "%s must not contain control characters other than tab and newline", field)
+				return Invalid("invalid_request", "core.notContainControlCharactersOther", "%s must not contain control characters other than tab and newline", field)
 			}
-			return Invalid("invalid_request", "%s must not contain control characters (tab and newline included)", field)
+			return Invalid("invalid_request", "core.notContainControlCharactersTab", "%s must not contain control characters (tab and newline included)", field)
 		case isBidiControl(r):
-			return Invalid("invalid_request", "%s must not contain bidirectional override or isolate characters", field)
+			return Invalid("invalid_request", "core.notContainBidirectionalOverrideIsolate", "%s must not contain bidirectional override or isolate characters", field)
 		}
 	}
 	return nil

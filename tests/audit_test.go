@@ -176,7 +176,7 @@ func TestAuditRecordsRefusedConsoleSignIns(t *testing.T) {
 type busyHasher struct{ accounts.PasswordHasher }
 
 func (busyHasher) Verify(string, string) (bool, error) {
-	e := core.Unavailable("busy", "too many password checks at once; try again in a moment")
+	e := core.Unavailable("busy", "tests.tooManyPasswordChecksOnce", "too many password checks at once; try again in a moment")
 	e.RetryAfter = time.Second
 	return false, e
 }

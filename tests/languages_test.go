@@ -94,7 +94,8 @@ func TestEveryTextInTheReadersLanguage(t *testing.T) {
 				// an error: the message in the caller's language, the code as always
 				bad := h.do(req{Method: "PATCH", Path: "/api/users/user/" + me.ID, Token: me.Token,
 					Body: map[string]any{"locale": "not a tag!"}, Headers: map[string]string{"Accept-Language": lc.header}})
-				wantMsg := texts.Translate(lc.locale, core.Msg("locale must be a BCP 47 language tag such as en, de or pt-BR"))
+				wantMsg := texts.Translate(lc.locale, core.Message{Key: "core.localeBCP47LanguageTag",
+					English: "locale must be a BCP 47 language tag such as en, de or pt-BR"})
 				expect(t, bad, 400, `{"success":false,"error":"locale must be a BCP 47 language tag such as en, de or pt-BR",`+
 					`"code":"invalid_request","message":`+jsonStr(wantMsg)+`}`)
 				if lc.locale != "en" && strings.Contains(wantMsg, "must be") {

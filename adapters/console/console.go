@@ -315,7 +315,7 @@ func (h *handler) session(c *fiber.Ctx) error {
 		return err
 	}
 	if !p.Admin {
-		return core.Forbidden("forbidden", "administrators only")
+		return core.Forbidden("forbidden", "admin.administratorsOnly", "administrators only")
 	}
 	c.Locals(localConsoleToken, token)
 	c.SetUserContext(core.WithPrincipal(c.UserContext(), p))
@@ -393,7 +393,7 @@ func randomToken() string {
 }
 
 func errCSRF() error {
-	return core.Forbidden("forbidden", "the form has expired or did not come from this console: reload the page and try again")
+	return core.Forbidden("forbidden", "console.formHasExpiredDidNot", "the form has expired or did not come from this console: reload the page and try again")
 }
 
 type errUnknownPage string

@@ -173,7 +173,7 @@ func formRollout(c *fiber.Ctx) (*float64, error) {
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, core.Invalid("invalid_request", "rolloutPercentage must be a number from 0 to 100")
+		return nil, core.Invalid("invalid_request", "console.rolloutPercentageNumber0100", "rolloutPercentage must be a number from 0 to 100")
 	}
 	return &x, nil
 }
@@ -228,7 +228,7 @@ func (h *handler) setPolicy(c *fiber.Ctx) error {
 	if s := strings.TrimSpace(formValue(c, "deprecationDate")); s != "" {
 		t, err := time.Parse(time.DateOnly, s)
 		if err != nil {
-			return core.Invalid("invalid_request", "deprecationDate must be a date, YYYY-MM-DD")
+			return core.Invalid("invalid_request", "console.deprecationDateDateYYYYMMDD", "deprecationDate must be a date, YYYY-MM-DD")
 		}
 		d.DeprecationDate = &t
 	}

@@ -91,7 +91,7 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 			return err
 		}
 		reply := authReply{Success: true, Code: "verification_success", UserID: str(in.UserID), Token: v.Token,
-			Message: say(c, "e-mail verified")}
+			Message: say(c, "httpapi.mailVerified", "e-mail verified")}
 		if v.PasswordRequired {
 			reply.PasswordRequired, reply.Message = true, "e-mail verified; set a password to log in with it"
 		}
@@ -102,7 +102,7 @@ func (h *accountsHandler) signup(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "verification_required", UserID: userID,
-		Message: say(c, "a verification code was sent to your e-mail")})
+		Message: say(c, "httpapi.verificationCodeWasSentMail", "a verification code was sent to your e-mail")})
 }
 
 func (h *accountsHandler) login(c *fiber.Ctx) error {
@@ -121,7 +121,7 @@ func (h *accountsHandler) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(authReply{Success: true, UserID: userID, Token: token, Message: say(c, "logged in")})
+	return c.JSON(authReply{Success: true, UserID: userID, Token: token, Message: say(c, "httpapi.logged", "logged in")})
 }
 
 func (h *accountsHandler) reset(c *fiber.Ctx) error {
@@ -140,16 +140,16 @@ func (h *accountsHandler) reset(c *fiber.Ctx) error {
 		}
 		valid := true
 		return c.JSON(authReply{Success: true, Code: "code_valid", Valid: &valid, ResetToken: proof,
-			Message: say(c, "the code is valid")})
+			Message: say(c, "httpapi.codeValid", "the code is valid")})
 	case in.Email != nil:
 		userID, err := h.svc.RequestReset(ctx, *in.Email, clientOf(c))
 		if err != nil {
 			return err
 		}
 		return c.JSON(authReply{Success: true, Code: "reset_code_sent", UserID: userID,
-			Message: say(c, "a reset code was sent to your e-mail")})
+			Message: say(c, "httpapi.resetCodeWasSentMail", "a reset code was sent to your e-mail")})
 	}
-	return core.Invalid("invalid_request", "send {email}, {userId, code} or {userId, newPassword, code or resetToken}")
+	return core.Invalid("invalid_request", "httpapi.sendEmailUserIdCodeUserId", "send {email}, {userId, code} or {userId, newPassword, code or resetToken}")
 }
 
 func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, in resetRequest) error {
@@ -160,7 +160,7 @@ func (h *accountsHandler) resetUpdate(c *fiber.Ctx, ctx context.Context, in rese
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
-		Message: say(c, "password updated")})
+		Message: say(c, "httpapi.passwordUpdated", "password updated")})
 }
 
 func (h *accountsHandler) logout(c *fiber.Ctx) error {
@@ -178,9 +178,9 @@ func (h *accountsHandler) logout(c *fiber.Ctx) error {
 		return err
 	}
 	if in.All {
-		return c.JSON(fiber.Map{"success": true, "message": say(c, "logged out everywhere")})
+		return c.JSON(fiber.Map{"success": true, "message": say(c, "httpapi.loggedOutEverywhere", "logged out everywhere")})
 	}
-	return c.JSON(fiber.Map{"success": true, "message": say(c, "logged out")})
+	return c.JSON(fiber.Map{"success": true, "message": say(c, "httpapi.loggedOut", "logged out")})
 }
 
 // sessionJSON is one live token as its owner sees it; never the token.
@@ -313,7 +313,7 @@ func (h *accountsHandler) changePassword(c *fiber.Ctx) error {
 		return err
 	}
 	if in.NewPassword == nil {
-		return core.Invalid("invalid_request", "newPassword is required")
+		return core.Required("newPassword")
 	}
 	userID := c.Params("userId")
 	token, err := h.svc.ChangePassword(c.UserContext(), userID, signedInAt(c), in.CurrentPassword, *in.NewPassword, clientOf(c))
@@ -321,14 +321,14 @@ func (h *accountsHandler) changePassword(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(authReply{Success: true, Code: "password_updated", UserID: userID, Token: token,
-		Message: say(c, "password updated")})
+		Message: say(c, "httpapi.passwordUpdated", "password updated")})
 }
 
 func (h *accountsHandler) deleteAccount(c *fiber.Ctx) error {
 	if err := h.svc.Delete(c.UserContext(), c.Params("userId")); err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "message": say(c, "account and all its data deleted")})
+	return c.JSON(fiber.Map{"success": true, "message": say(c, "httpapi.accountAllDataDeleted", "account and all its data deleted")})
 }
 
 func (h *accountsHandler) export(c *fiber.Ctx) error {

@@ -39,10 +39,10 @@ func (h *accountsHandler) signInWith(provider string) fiber.Handler {
 			return err
 		}
 		if in.IDToken == nil || *in.IDToken == "" {
-			return core.Invalid("invalid_request", "idToken is required")
+			return core.Required("idToken")
 		}
 		if len(*in.IDToken) > maxIDToken || len(in.Nonce) > 512 {
-			return core.Unauthorized("invalid_token", "the ID token is not valid")
+			return core.Unauthorized("invalid_token", "signin.iDTokenNotValid", "the ID token is not valid")
 		}
 		r := accounts.SignInRequest{Provider: provider, IDToken: *in.IDToken, Nonce: in.Nonce}
 		if provider == accounts.ProviderApple {
@@ -53,7 +53,7 @@ func (h *accountsHandler) signInWith(provider string) fiber.Handler {
 			return err
 		}
 		return c.JSON(signInReply{Success: true, Code: "signin_success", UserID: userID, Token: token,
-			Created: created, Message: say(c, "signed in")})
+			Created: created, Message: say(c, "httpapi.signed", "signed in")})
 	}
 }
 

@@ -20,7 +20,7 @@ func checkAction(action string, known ...string) error {
 		list = strings.Join(known[:n-1], ", ") + " or " + known[n-1]
 	}
 	if action == "" {
-		return core.Invalid("invalid_request", "action is required: %s", list)
+		return core.Invalid("invalid_request", "httpapi.actionRequired", "action is required: %s", list)
 	}
-	return core.Invalid("invalid_request", "unknown action %q: use %s", action, list)
+	return core.Invalid("invalid_request", "httpapi.unknownActionUse", "unknown action %q: use %s", action, list)
 }

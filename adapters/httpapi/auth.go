@@ -29,7 +29,7 @@ func authenticate(a Authenticator) fiber.Handler {
 		}
 		token, ok := bearerToken(h)
 		if !ok {
-			c.Locals(localAuthErr, core.Unauthorized("unauthorized", "use Authorization: Bearer <token>"))
+			c.Locals(localAuthErr, core.Unauthorized("unauthorized", "httpapi.useAuthorizationBearerToken", "use Authorization: Bearer <token>"))
 			return c.Next()
 		}
 		p, err := a.Authenticate(c.UserContext(), token)
@@ -57,7 +57,7 @@ func principal(c *fiber.Ctx) (core.Principal, error) {
 	if err, ok := c.Locals(localAuthErr).(error); ok {
 		return core.Principal{}, err
 	}
-	return core.Principal{}, core.Unauthorized("unauthorized", "authentication required: send Authorization: Bearer <token>")
+	return core.Principal{}, core.Unauthorized("unauthorized", "httpapi.authenticationRequiredSendAuthorizationBearer", "authentication required: send Authorization: Bearer <token>")
 }
 
 // requireUser admits any authenticated caller.
@@ -84,10 +84,10 @@ func callerIs(c *fiber.Ctx, userID string) error {
 		return err
 	}
 	if userID == "" {
-		return core.Invalid("invalid_request", "userId is required")
+		return core.Required("userId")
 	}
 	if userID != p.UserID {
-		return core.Forbidden("forbidden", "you may only act on your own account")
+		return core.Forbidden("forbidden", "httpapi.mayOnlyActOwnAccount", "you may only act on your own account")
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func requireAdmin(c *fiber.Ctx) error {
 		return err
 	}
 	if !p.Admin {
-		return core.Forbidden("forbidden", "administrators only")
+		return core.Forbidden("forbidden", "admin.administratorsOnly", "administrators only")
 	}
 	return c.Next()
 }
@@ -116,7 +116,7 @@ func requireAPIKey(keys []string) fiber.Handler {
 			ok |= subtle.ConstantTimeCompare(got, []byte(k))
 		}
 		if len(got) == 0 || ok != 1 {
-			return core.Unauthorized("invalid_api_key", "missing or invalid X-API-Key")
+			return core.Unauthorized("invalid_api_key", "httpapi.missingInvalidXAPIKey", "missing or invalid X-API-Key")
 		}
 		return c.Next()
 	}

@@ -30,14 +30,14 @@ const maxJSONDepth = 64
 // 400 that names the problem, never a 500.
 func BindJSON(c *fiber.Ctx, dst any) error {
 	if !jsonContentType(c.Get(fiber.HeaderContentType)) {
-		return core.Unsupported("unsupported_media_type", "send the body as application/json")
+		return core.Unsupported("unsupported_media_type", "httpapi.sendBodyApplicationJson", "send the body as application/json")
 	}
 	body := c.Request().Body() // read within the JSON limit by limitBody; never inflated
 	if len(bytes.TrimSpace(body)) == 0 {
-		return core.Invalid("invalid_request", "request body is empty")
+		return core.Invalid("invalid_request", "httpapi.requestBodyEmpty", "request body is empty")
 	}
 	if string(bytes.TrimSpace(body)) == "null" { // decodes into any value as "nothing sent"
-		return core.Invalid("invalid_request", "request body must be a JSON object")
+		return core.Invalid("invalid_request", "httpapi.requestBodyJSONObject", "request body must be a JSON object")
 	}
 	if err := checkJSONShape(body); err != nil {
 		return err
@@ -47,7 +47,7 @@ func BindJSON(c *fiber.Ctx, dst any) error {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return core.Invalid("invalid_request", "request body must hold one JSON value")
+		return core.Invalid("invalid_request", "httpapi.requestBodyHoldOneJSON", "request body must hold one JSON value")
 	}
 	return nil
 }
@@ -57,14 +57,14 @@ func decodeError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
-		return core.Invalid("invalid_request", "malformed JSON")
+		return core.Invalid("invalid_request", "httpapi.malformedJSON", "malformed JSON")
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return core.Invalid("invalid_request", "request body must be a JSON object")
+			return core.Invalid("invalid_request", "httpapi.requestBodyJSONObject", "request body must be a JSON object")
 		}
-		return core.Invalid("invalid_request", "field %s must be %s", typ.Field, jsonType(typ.Type.Kind().String()))
+		return core.Invalid("invalid_request", "httpapi.field", "field %s must be %s", typ.Field, jsonType(typ.Type.Kind().String()))
 	}
-	return core.Invalid("invalid_request", "malformed JSON")
+	return core.Invalid("invalid_request", "httpapi.malformedJSON", "malformed JSON")
 }
 
 func jsonType(goKind string) string {
@@ -125,7 +125,7 @@ func checkJSONShape(body []byte) error {
 			if top.key {
 				k := foldKey(tok.(string))
 				if top.keys[k] {
-					return core.Invalid("invalid_request", "request body names the key %s twice in one object", clipQuote(tok.(string)))
+					return core.Invalid("invalid_request", "httpapi.requestBodyNamesKeyTwice", "request body names the key %s twice in one object", clipQuote(tok.(string)))
 				}
 				top.keys[k] = true
 				top.key = false
@@ -136,7 +136,7 @@ func checkJSONShape(body []byte) error {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) == maxJSONDepth {
-				return core.Invalid("invalid_request", "request body nests deeper than %d levels", maxJSONDepth)
+				return core.Invalid("invalid_request", "httpapi.requestBodyNestsDeeperThan", "request body nests deeper than %d levels", maxJSONDepth)
 			}
 			stack = append(stack, level{object: tok == json.Delim('{'), keys: map[string]bool{}, key: true})
 		case json.Delim(']'):

@@ -167,10 +167,10 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 			limit = uploadLimit
 		}
 		if c.Locals(localAmbiguous) != nil {
-			return core.Invalid("invalid_request", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
+			return core.Invalid("invalid_request", "httpapi.malformedRequestSendOneContent", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
 		}
 		if problem, ok := c.Locals(localBadHeader).(string); ok {
-			return core.Invalid("invalid_request", "malformed request headers: %s", problem)
+			return core.Invalid("invalid_request", "httpapi.malformedRequestHeaders", "malformed request headers: %s", problem)
 		}
 		if c.Request().Header.ContentLength() > limit {
 			return tooLarge(limit)
@@ -179,7 +179,7 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 			return c.Next()
 		}
 		if hasBody(c) && encoded(c) { // decoding is unbounded: Fiber inflates c.Body() whole
-			return core.Unsupported("unsupported_media_type", "send the body uncompressed: no Content-Encoding")
+			return core.Unsupported("unsupported_media_type", "httpapi.sendBodyUncompressedNoContent", "send the body uncompressed: no Content-Encoding")
 		}
 		if err := readBody(c, limit); err != nil {
 			return err
@@ -199,7 +199,7 @@ func readBody(c *fiber.Ctx, limit int) error {
 	case body.over:
 		return tooLarge(limit)
 	case err != nil:
-		return core.Invalid("invalid_request", "malformed request body")
+		return core.Invalid("invalid_request", "httpapi.malformedRequestBody", "malformed request body")
 	}
 	c.Request().SetBodyRaw(b)
 	return nil
@@ -221,7 +221,7 @@ func bodyOver(c *fiber.Ctx) bool {
 }
 
 func tooLarge(limit int) error {
-	return core.TooLarge("payload_too_large", "request body larger than %d bytes", limit)
+	return core.TooLarge("payload_too_large", "httpapi.requestBodyLargerThanBytes", "request body larger than %d bytes", limit)
 }
 
 // hasBody: a declared length above 0, or chunked (-1).

@@ -35,8 +35,9 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 		if (e.Kind == core.KindRateLimited || sheds(e)) && e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, web.RetryAfter(e.RetryAfter))
 		}
-		body := renderError(e)
-		body.Message = sayError(c, e, body.Message)
+		shown := public(e)
+		body := renderError(shown)
+		body.Message = sayError(c, shown)
 		return c.Status(status).JSON(body)
 	}
 }
@@ -47,16 +48,27 @@ func NewErrorHandler(log *zap.Logger) fiber.ErrorHandler {
 // the client.
 func sheds(e *core.Error) bool { return e.Kind == core.KindUnavailable && e.RetryAfter > 0 }
 
-// renderError makes the body; 5xx text is generic, except a 503 that sheds
-// load (its cause, if any, is still never rendered).
-func renderError(e *core.Error) errorBody {
-	msg, code := e.Message, e.Code
+// The generic errors a 5xx is answered with: its cause stays in the log.
+var (
+	internalError = core.Internal(nil)
+	unavailable   = core.Unavailable("unavailable", "web.serviceUnavailable", "service unavailable")
+)
+
+// public is what the client is told of e: 5xx text is generic, except a 503
+// that sheds load (its cause, if any, is still never rendered).
+func public(e *core.Error) *core.Error {
 	switch {
 	case e.Kind == core.KindInternal:
-		msg, code = "internal error", "internal_error"
+		return internalError
 	case e.Kind == core.KindUnavailable && !sheds(e):
-		msg, code = "service unavailable", "unavailable"
+		return unavailable
 	}
+	return e
+}
+
+// renderError makes the body of e as the client is told it (public).
+func renderError(e *core.Error) errorBody {
+	msg, code := e.Message, e.Code
 	if code == "" && e.Kind != core.KindInvalid {
 		code = defaultCode[e.Kind]
 	}

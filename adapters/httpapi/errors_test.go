@@ -23,27 +23,27 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 		body       string
 		retryAfter string
 	}{
-		{"invalid with spec code", core.Invalid("invalid_code", "invalid code"), 400,
+		{"invalid with spec code", core.Invalid("invalid_code", "httpapi.invalidCode", "invalid code"), 400,
 			`{"success":false,"error":"invalid code","code":"invalid_code","message":"invalid code"}`, ""},
-		{"invalid without code (login missing field)", core.Invalid("", "email and password are required"), 400,
+		{"invalid without code (login missing field)", core.Invalid("", "httpapi.emailPasswordRequired", "email and password are required"), 400,
 			`{"success":false,"error":"email and password are required","message":"email and password are required"}`, ""},
-		{"pairing code", core.Invalid("invalid_pairing_code", "invalid or expired pairing code"), 400,
+		{"pairing code", core.Invalid("invalid_pairing_code", "httpapi.invalidExpiredPairingCode", "invalid or expired pairing code"), 400,
 			`{"success":false,"error":"invalid or expired pairing code","code":"invalid_pairing_code","message":"invalid or expired pairing code"}`, ""},
-		{"unauthorized", core.Unauthorized("invalid_credentials", "invalid e-mail or password"), 401,
+		{"unauthorized", core.Unauthorized("invalid_credentials", "httpapi.invalidMailPassword", "invalid e-mail or password"), 401,
 			`{"success":false,"error":"invalid e-mail or password","code":"invalid_credentials","message":"invalid e-mail or password"}`, ""},
-		{"forbidden default code", core.Forbidden("", "not yours"), 403,
+		{"forbidden default code", core.Forbidden("", "httpapi.notYours", "not yours"), 403,
 			`{"success":false,"error":"not yours","code":"forbidden","message":"not yours"}`, ""},
-		{"not found", core.NotFound("user_not_found", "user not found"), 404,
+		{"not found", core.NotFound("user_not_found", "httpapi.userNotFound", "user not found"), 404,
 			`{"success":false,"error":"user not found","code":"user_not_found","message":"user not found"}`, ""},
-		{"conflict", core.Conflict("email_already_registered", "e-mail already registered"), 409,
+		{"conflict", core.Conflict("email_already_registered", "httpapi.mailAlreadyRegistered", "e-mail already registered"), 409,
 			`{"success":false,"error":"e-mail already registered","code":"email_already_registered","message":"e-mail already registered"}`, ""},
-		{"too large", core.TooLarge("payload_too_large", "request body too large"), 413,
+		{"too large", core.TooLarge("payload_too_large", "httpapi.requestBodyTooLarge", "request body too large"), 413,
 			`{"success":false,"error":"request body too large","code":"payload_too_large","message":"request body too large"}`, ""},
-		{"unsupported", core.Unsupported("unsupported_media_type", "send JSON"), 415,
+		{"unsupported", core.Unsupported("unsupported_media_type", "httpapi.sendJSON", "send JSON"), 415,
 			`{"success":false,"error":"send JSON","code":"unsupported_media_type","message":"send JSON"}`, ""},
-		{"rate limited rounds Retry-After up", core.RateLimited("too_many_attempts", "slow down", 1500*time.Millisecond), 429,
+		{"rate limited rounds Retry-After up", core.RateLimited("too_many_attempts", "httpapi.slowDown", "slow down", 1500*time.Millisecond), 429,
 			`{"success":false,"error":"slow down","code":"too_many_attempts","message":"slow down"}`, "2"},
-		{"unavailable hides the cause", core.Unavailable("unavailable", "db down").Wrap(errors.New("dial tcp: refused")), 503,
+		{"unavailable hides the cause", core.Unavailable("unavailable", "httpapi.dbDown", "db down").Wrap(errors.New("dial tcp: refused")), 503,
 			`{"success":false,"error":"service unavailable","code":"unavailable","message":"service unavailable"}`, ""},
 		{"busy keeps its code and message and sends Retry-After", busy(errors.New("no slot within 2s")), 503,
 			`{"success":false,"error":"the server is busy; try again in a moment","code":"busy","message":"the server is busy; try again in a moment"}`, "1"},
@@ -85,7 +85,7 @@ func TestErrorBodiesAreGolden(t *testing.T) {
 // busy is the 503 the password hasher and the image decoder send when no
 // slot comes free in time.
 func busy(cause error) error {
-	e := core.Unavailable("busy", "the server is busy; try again in a moment").Wrap(cause)
+	e := core.Unavailable("busy", "httpapi.serverBusyTryAgainMoment", "the server is busy; try again in a moment").Wrap(cause)
 	e.RetryAfter = 900 * time.Millisecond
 	return e
 }

@@ -150,17 +150,17 @@ func rangeMessage(c *fiber.Ctx, n int, exact bool, rep events.RangeReport) strin
 	from, to := rep.From.String(), rep.To.String() // as the dateRange fields write them
 	switch {
 	case exact && n == 0:
-		return say(c, "no events exactly from %s to %s", from, to)
+		return say(c, "httpapi.noEventsExactly", "no events exactly from %s to %s", from, to)
 	case exact && n == 1:
-		return say(c, "1 event exactly from %s to %s", from, to)
+		return say(c, "httpapi.oneEventExactly", "1 event exactly from %s to %s", from, to)
 	case exact:
-		return say(c, "%d events exactly from %s to %s", n, from, to)
+		return say(c, "httpapi.eventsExactly", "%d events exactly from %s to %s", n, from, to)
 	case n == 0:
-		return say(c, "no events overlapping %s to %s", from, to)
+		return say(c, "httpapi.noEventsOverlapping", "no events overlapping %s to %s", from, to)
 	case n == 1:
-		return say(c, "1 event overlapping %s to %s", from, to)
+		return say(c, "httpapi.oneEventOverlapping", "1 event overlapping %s to %s", from, to)
 	}
-	return say(c, "%d events overlapping %s to %s", n, from, to)
+	return say(c, "httpapi.eventsOverlapping", "%d events overlapping %s to %s", n, from, to)
 }
 
 func toRangeItems(fs []events.Found) []rangeItemJSON {
@@ -224,13 +224,13 @@ func notifyField(raw json.RawMessage) (*string, error) {
 	var s string
 	if raw[0] == '"' {
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, core.Invalid("invalid_request", "field notify must be a string")
+			return nil, core.Invalid("invalid_request", "httpapi.fieldNotifyString", "field notify must be a string")
 		}
 		return &s, nil
 	}
 	n, err := strconv.ParseUint(string(raw), 10, 32)
 	if err != nil {
-		return nil, core.Invalid("invalid_request", "field notify must be a string of minutes (or a whole number)")
+		return nil, core.Invalid("invalid_request", "httpapi.fieldNotifyStringMinutesWhole", "field notify must be a string of minutes (or a whole number)")
 	}
 	s = strconv.FormatUint(n, 10)
 	return &s, nil

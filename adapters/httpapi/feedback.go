@@ -57,7 +57,7 @@ func (h *feedbackHandler) submit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(feedbackSubmitReply{Success: true, FeedbackID: f.ID, Message: say(c, "Thank you for your feedback")})
+	return c.JSON(feedbackSubmitReply{Success: true, FeedbackID: f.ID, Message: say(c, "httpapi.thankFeedback", "Thank you for your feedback")})
 }
 
 func (h *feedbackHandler) list(c *fiber.Ctx) error {

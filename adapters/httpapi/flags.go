@@ -174,7 +174,7 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 		setNextCursor(c, next)
 		return c.JSON(flagListReply{Success: true, Flags: out})
 	default:
-		return core.Invalid("invalid_request", "unknown action %q: use list or all, or flag=<key> without action", action)
+		return core.Invalid("invalid_request", "httpapi.unknownActionUseListAll", "unknown action %q: use list or all, or flag=<key> without action", action)
 	}
 }
 
@@ -182,21 +182,21 @@ func (h *flagsHandler) get(c *fiber.Ctx) error {
 func reasonMessage(c *fiber.Ctx, r flags.Reason) string {
 	switch r {
 	case flags.ReasonUnknown:
-		return say(c, "feature flag not found")
+		return say(c, "flags.featureFlagNotFound", "feature flag not found")
 	case flags.ReasonDisabled:
-		return say(c, "feature is disabled")
+		return say(c, "httpapi.featureDisabled", "feature is disabled")
 	case flags.ReasonDenied:
-		return say(c, "feature is disabled for this user")
+		return say(c, "httpapi.featureDisabledUser", "feature is disabled for this user")
 	case flags.ReasonAllowed:
-		return say(c, "feature is enabled for this user")
+		return say(c, "httpapi.featureEnabledUser", "feature is enabled for this user")
 	case flags.ReasonPlatform:
-		return say(c, "feature is not available on this platform")
+		return say(c, "httpapi.featureNotAvailablePlatform", "feature is not available on this platform")
 	case flags.ReasonPremium:
-		return say(c, "feature is for premium users")
+		return say(c, "httpapi.featurePremiumUsers", "feature is for premium users")
 	case flags.ReasonRolledOut:
-		return say(c, "feature is enabled")
+		return say(c, "httpapi.featureEnabled", "feature is enabled")
 	}
-	return say(c, "feature is not yet enabled for this user")
+	return say(c, "httpapi.featureNotYetEnabledUser", "feature is not yet enabled for this user")
 }
 
 // adminOnly is requireAdmin for the one branch (action=all) of a route that
@@ -207,7 +207,7 @@ func adminOnly(c *fiber.Ctx) error {
 		return err
 	}
 	if !p.Admin {
-		return core.Forbidden("forbidden", "administrators only")
+		return core.Forbidden("forbidden", "admin.administratorsOnly", "administrators only")
 	}
 	return nil
 }
@@ -268,15 +268,15 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: say(c, "feature flag created")})
+		return c.JSON(flagCreatedReply{Success: true, Created: true, FlagID: f.ID, Message: say(c, "httpapi.featureFlagCreated", "feature flag created")})
 	case "toggle":
 		f, err := h.audited.Toggle(ctx, key, in.IsEnabled)
 		if err != nil {
 			return err
 		}
-		msg := say(c, "feature flag disabled")
+		msg := say(c, "httpapi.featureFlagDisabled", "feature flag disabled")
 		if f.IsEnabled {
-			msg = say(c, "feature flag enabled")
+			msg = say(c, "httpapi.featureFlagEnabled", "feature flag enabled")
 		}
 		return c.JSON(flagToggledReply{Success: true, FlagKey: f.Key, IsEnabled: f.IsEnabled, Message: msg})
 	case "update":
@@ -284,12 +284,12 @@ func (h *flagsHandler) post(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: say(c, "feature flag updated")})
+		return c.JSON(flagUpdatedReply{Success: true, Updated: true, Flag: toFlagJSON(f), Message: say(c, "httpapi.featureFlagUpdated", "feature flag updated")})
 	case "delete":
 		if err := h.audited.Delete(ctx, key); err != nil {
 			return err
 		}
-		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: say(c, "feature flag deleted")})
+		return c.JSON(flagDeletedReply{Success: true, Deleted: true, FlagKey: key, Message: say(c, "httpapi.featureFlagDeleted", "feature flag deleted")})
 	default:
 		return checkAction(action, "create", "toggle", "update", "delete")
 	}

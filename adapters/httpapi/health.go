@@ -59,7 +59,7 @@ func cutByBreaker(c *fiber.Ctx, err error) error {
 // Retry-After.
 func databaseDown(c *fiber.Ctx, cause error) error {
 	c.Set(fiber.HeaderRetryAfter, breakerRetryAfter)
-	e := core.Unavailable("unavailable", "the database is unavailable")
+	e := core.Unavailable("unavailable", "httpapi.databaseUnavailable", "the database is unavailable")
 	if cause != nil {
 		return e.Wrap(cause)
 	}
@@ -91,10 +91,10 @@ func (h *healthHandler) live(c *fiber.Ctx) error {
 // database answers.
 func (h *healthHandler) ready(c *fiber.Ctx) error {
 	if h.drain.Draining() {
-		return core.Unavailable("unavailable", "the server is stopping")
+		return core.Unavailable("unavailable", "httpapi.serverStopping", "the server is stopping")
 	}
 	if h.breaker.Open() {
-		return core.Unavailable("unavailable", "the database is unavailable")
+		return core.Unavailable("unavailable", "httpapi.databaseUnavailable", "the database is unavailable")
 	}
 	if err := h.db.Ping(c.UserContext()); err != nil {
 		return err
@@ -107,7 +107,7 @@ func (h *healthHandler) ready(c *fiber.Ctx) error {
 	}
 	if full, max := h.streams.Full(); full { // degraded, not out: every other route still answers
 		return c.JSON(fiber.Map{"status": "degraded", "code": "too_many_streams",
-			"message": say(c, "this process holds all the live streams it may (%d); new ones are refused", max)})
+			"message": say(c, "httpapi.processHoldsAllLiveStreams", "this process holds all the live streams it may (%d); new ones are refused", max)})
 	}
 	return c.JSON(fiber.Map{"status": "ready"})
 }

@@ -54,7 +54,7 @@ func (g *Idempotency) Guard(c *fiber.Ctx) error {
 		return c.Next()
 	case 1:
 	default: // which one the client meant is anyone's guess
-		return core.Invalid("invalid_request", "send one Idempotency-Key header")
+		return core.Invalid("invalid_request", "httpapi.sendOneIdempotencyKeyHeader", "send one Idempotency-Key header")
 	}
 	key := string(keys[0])
 	p, err := principal(c)

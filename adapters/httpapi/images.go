@@ -91,10 +91,10 @@ type uploadedFileJS struct {
 
 func (h *imagesHandler) upload(c *fiber.Ctx) error {
 	if !isMultipart(c) {
-		return core.Unsupported("unsupported_media_type", "send the images as multipart/form-data, each in a part named file")
+		return core.Unsupported("unsupported_media_type", "httpapi.sendImagesMultipartFormData", "send the images as multipart/form-data, each in a part named file")
 	}
 	if c.Get(fiber.HeaderContentEncoding) != "" { // no unbounded decompression
-		return core.Unsupported("unsupported_media_type", "send the images uncompressed: no Content-Encoding")
+		return core.Unsupported("unsupported_media_type", "httpapi.sendImagesUncompressedNoContent", "send the images uncompressed: no Content-Encoding")
 	}
 	files, err := readUpload(requestBody(c), string(c.Request().Header.MultipartFormBoundary()), h.cfg.UploadLimit)
 	defer files.close()
@@ -104,7 +104,7 @@ func (h *imagesHandler) upload(c *fiber.Ctx) error {
 	case err != nil && errors.As(err, new(*core.Error)):
 		return err
 	case err != nil:
-		return core.Invalid("invalid_request", "malformed multipart body")
+		return core.Invalid("invalid_request", "httpapi.malformedMultipartBody", "malformed multipart body")
 	}
 	up, err := h.svc.Upload(c.UserContext(), c.Params("userId"), files.files)
 	if err != nil {
@@ -193,7 +193,7 @@ func (h *imagesHandler) updateGroup(c *fiber.Ctx) error {
 		return err
 	}
 	if in.Images == nil {
-		return core.Invalid("invalid_request", "images is required: [{_id, url, key}]")
+		return core.Invalid("invalid_request", "httpapi.imagesRequiredIdUrlKey", "images is required: [{_id, url, key}]")
 	}
 	us := make([]images.Update, len(*in.Images))
 	for i, x := range *in.Images {
@@ -258,7 +258,7 @@ func thumbWidth(q string) (int, error) {
 	}
 	w, err := strconv.Atoi(q)
 	if err != nil || w <= 0 || strconv.Itoa(w) != q {
-		return 0, core.Invalid("invalid_request", "w must be one of 160, 320, 640, 1280")
+		return 0, core.Invalid("invalid_request", "images.wOne160320640", "w must be one of 160, 320, 640, 1280")
 	}
 	return w, nil
 }

@@ -49,14 +49,22 @@ func requestLocale(c *fiber.Ctx) string {
 	return "en"
 }
 
-// say is a message of an answer in the caller's language: format is the
-// English text and its catalog key, args fill it as fmt.Sprintf does
-// (English, before language ran).
-func say(c *fiber.Ctx, format string, args ...any) string {
-	if _, ok := c.Locals(localReader).(*reader); !ok && len(args) > 0 {
-		return fmt.Sprintf(format, args...)
+// say is a message of an answer in the caller's language: id is its
+// catalog key, format the English text, args fill it as fmt.Sprintf does.
+func say(c *fiber.Ctx, id, format string, args ...any) string {
+	r, ok := c.Locals(localReader).(*reader)
+	if !ok || r.locale == "en" {
+		return english(format, args)
 	}
-	return sayText(c, core.Msg(format, args...))
+	return r.langs.Translate(r.locale, core.Message{Key: id, Args: args, English: format})
+}
+
+// english is format filled with args, as written when there are none.
+func english(format string, args []any) string {
+	if len(args) == 0 {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 // sayText is a message of the catalogs in the caller's language (its key
@@ -69,20 +77,12 @@ func sayText(c *fiber.Ctx, m core.Message) string {
 	return r.langs.Translate(r.locale, m)
 }
 
-// sayError is an error's message in the caller's language: e's own when it
-// reached the body as written, else the generic text renderError put there
-// (a 5xx hides its cause). English is written as it is.
-func sayError(c *fiber.Ctx, e *core.Error, rendered string) string {
+// sayError is an error's message in the caller's language. English is
+// written as it is, and so is a message no catalog holds (no ID).
+func sayError(c *fiber.Ctx, e *core.Error) string {
 	r, ok := c.Locals(localReader).(*reader)
-	if !ok || r.locale == "en" {
-		return rendered
+	if !ok || r.locale == "en" || e.ID == "" {
+		return e.Message
 	}
-	if rendered != e.Message {
-		return r.langs.Translate(r.locale, core.Msg(rendered))
-	}
-	key := e.Format
-	if key == "" {
-		key = e.Message
-	}
-	return r.langs.Translate(r.locale, core.Msg(key, e.Args...))
+	return r.langs.Translate(r.locale, core.Message{Key: e.ID, Args: e.Args, English: e.Format})
 }

@@ -143,7 +143,7 @@ func (h *memoriesHandler) remove(c *fiber.Ctx) error {
 	if err := h.svc.Delete(c.UserContext(), c.Params("userId"), id); err != nil {
 		return err
 	}
-	return c.JSON(memoryDeletedReply{Message: say(c, "memory deleted"), DeletedID: id})
+	return c.JSON(memoryDeletedReply{Message: say(c, "httpapi.memoryDeleted", "memory deleted"), DeletedID: id})
 }
 
 func (h *memoriesHandler) count(c *fiber.Ctx) error {

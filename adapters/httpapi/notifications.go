@@ -167,7 +167,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		if k == notifications.ReminderTimeKey {
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-				return core.Invalid("invalid_request", "field %s must be a string", k)
+				return core.Invalid("invalid_request", "httpapi.fieldString", "field %s must be a string", k)
 			}
 			t, err := notifications.ParseReminderTime(v)
 			if err != nil {
@@ -186,7 +186,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 		case "false":
 			patch[key] = false
 		default:
-			return core.Invalid("invalid_request", "field %s must be a boolean", k)
+			return core.Invalid("invalid_request", "httpapi.fieldBoolean", "field %s must be a boolean", k)
 		}
 	}
 	changes.Switches = patch
@@ -194,7 +194,7 @@ func (h *notificationsHandler) updateSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s), Message: say(c, "notification settings updated")})
+	return c.JSON(settingsReply{Success: true, Settings: toSettingsJSON(s), Message: say(c, "httpapi.notificationSettingsUpdated", "notification settings updated")})
 }
 
 func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
@@ -225,13 +225,13 @@ func (h *notificationsHandler) sendTest(c *fiber.Ctx) error {
 func testMessage(c *fiber.Ctx, r notifications.Result) string {
 	switch {
 	case r.Paused:
-		return say(c, "notification saved; not pushed: all notifications are paused")
+		return say(c, "httpapi.notificationSavedNotPushedAll", "notification saved; not pushed: all notifications are paused")
 	case !r.OptedIn:
-		return say(c, "notification saved; not pushed: %s is off", string(r.Setting))
+		return say(c, "httpapi.notificationSavedNotPushedOff", "notification saved; not pushed: %s is off", string(r.Setting))
 	case r.Total == 0:
-		return say(c, "notification saved; no device is registered")
+		return say(c, "httpapi.notificationSavedNoDeviceRegistered", "notification saved; no device is registered")
 	}
-	return say(c, "notification saved; pushed to %d of %d devices", r.Sent, r.Total)
+	return say(c, "httpapi.notificationSavedPushedDevices", "notification saved; pushed to %d of %d devices", r.Sent, r.Total)
 }
 
 func (h *notificationsHandler) list(c *fiber.Ctx) error {
@@ -245,7 +245,7 @@ func (h *notificationsHandler) list(c *fiber.Ctx) error {
 	case "true":
 		unreadOnly = true
 	default:
-		return core.Invalid("invalid_request", "unreadOnly must be true or false")
+		return core.Invalid("invalid_request", "httpapi.unreadOnlyTrueFalse", "unreadOnly must be true or false")
 	}
 	ns, next, err := h.svc.List(c.UserContext(), c.Params("userId"), unreadOnly, page)
 	if err != nil {
@@ -276,24 +276,24 @@ func (h *notificationsHandler) markRead(c *fiber.Ctx) error {
 	markAll := in.MarkAll != nil && *in.MarkAll
 	switch {
 	case markAll && in.NotificationID != nil:
-		return core.Invalid("invalid_request", "send either notificationId or markAll: true, not both")
+		return core.Invalid("invalid_request", "httpapi.sendEitherNotificationIdMarkAllTrue", "send either notificationId or markAll: true, not both")
 	case markAll:
 		n, err := h.svc.MarkAllRead(ctx, userID)
 		if err != nil {
 			return err
 		}
-		msg := say(c, "%d notifications marked as read", n)
+		msg := say(c, "httpapi.notificationsMarkedRead", "%d notifications marked as read", n)
 		if n == 1 {
-			msg = say(c, "1 notification marked as read")
+			msg = say(c, "httpapi.oneNotificationMarkedRead", "1 notification marked as read")
 		}
 		return c.JSON(fiber.Map{"success": true, "message": msg, "count": n})
 	case in.NotificationID != nil:
 		if err := h.svc.MarkRead(ctx, userID, *in.NotificationID); err != nil {
 			return err
 		}
-		return c.JSON(fiber.Map{"success": true, "message": say(c, "notification marked as read")})
+		return c.JSON(fiber.Map{"success": true, "message": say(c, "httpapi.notificationMarkedRead", "notification marked as read")})
 	}
-	return core.Invalid("invalid_request", "send notificationId, or markAll: true")
+	return core.Invalid("invalid_request", "httpapi.sendNotificationIdMarkAllTrue", "send notificationId, or markAll: true")
 }
 
 func (h *notificationsHandler) registerDevice(c *fiber.Ctx) error {

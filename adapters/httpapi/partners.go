@@ -202,18 +202,18 @@ func (h *partnersHandler) pairing(c *fiber.Ctx) error {
 		return c.JSON(pairingCodeReply{Code: code.Code, ExpiresAt: core.Millis(code.ExpiresAt)})
 	case "submit-code":
 		if in.TargetCode == nil {
-			return core.Invalid("invalid_request", "targetCode is required")
+			return core.Required("targetCode")
 		}
 		out, err := h.svc.SubmitCode(ctx, userID, *in.TargetCode, web.ClientIP(c))
 		if err != nil {
 			return err
 		}
 		if out.Connected {
-			return c.JSON(pairingConnectedReply{State: string(partners.StateConnected), Message: say(c, "you are now connected"),
+			return c.JSON(pairingConnectedReply{State: string(partners.StateConnected), Message: say(c, "httpapi.nowConnected", "you are now connected"),
 				PartnerID: out.PartnerID, MyCode: orNull(out.MyCode)})
 		}
 		return c.JSON(pairingPendingReply{Status: string(partners.StatePending),
-			Message: say(c, "request sent; waiting for your partner to enter your code"), PartnerID: out.PartnerID})
+			Message: say(c, "httpapi.requestSentWaitingPartnerEnter", "request sent; waiting for your partner to enter your code"), PartnerID: out.PartnerID})
 	}
 	return checkAction(in.Action, "generate-code", "submit-code")
 }

@@ -82,7 +82,7 @@ func answer(c *fiber.Ctx) ([]byte, error) {
 	}
 	var typ string
 	if t, sent := raw["type"]; sent && (json.Unmarshal(t, &typ) != nil || typ != "public-key") {
-		return nil, core.Invalid("invalid_request", "field %s must be %s", "type", `"public-key"`)
+		return nil, core.Invalid("invalid_request", "httpapi.field", "field %s must be %s", "type", `"public-key"`)
 	}
 	return c.Request().Body(), nil
 }
@@ -106,7 +106,7 @@ func (h *passkeysHandler) registerVerify(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "passkey": toPasskeyJSON(k), "message": say(c, "passkey registered")})
+	return c.JSON(fiber.Map{"success": true, "passkey": toPasskeyJSON(k), "message": say(c, "httpapi.passkeyRegistered", "passkey registered")})
 }
 
 func (h *passkeysHandler) signInOptions(c *fiber.Ctx) error {
@@ -128,7 +128,7 @@ func (h *passkeysHandler) signIn(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(authReply{Success: true, Code: "signin_success", UserID: userID, Token: token, Message: say(c, "signed in")})
+	return c.JSON(authReply{Success: true, Code: "signin_success", UserID: userID, Token: token, Message: say(c, "httpapi.signed", "signed in")})
 }
 
 func (h *passkeysHandler) list(c *fiber.Ctx) error {

@@ -98,7 +98,7 @@ func (h *premiumHandler) get(c *fiber.Ctx) error {
 			return err
 		}
 		if !a.Known {
-			return c.JSON(checkReply{Message: say(c, "unknown feature")})
+			return c.JSON(checkReply{Message: say(c, "httpapi.unknownFeature", "unknown feature")})
 		}
 		return c.JSON(checkReply{HasAccess: a.HasAccess})
 	default:
@@ -118,11 +118,11 @@ func toStatusReply(c *fiber.Ctx, st premium.Status) premiumStatusReply {
 func statusMessage(c *fiber.Ctx, src premium.Source) string {
 	switch src {
 	case premium.SourceDirect:
-		return say(c, "premium through your own subscription")
+		return say(c, "httpapi.premiumThroughOwnSubscription", "premium through your own subscription")
 	case premium.SourcePartner:
-		return say(c, "premium shared by your partner")
+		return say(c, "httpapi.premiumSharedPartner", "premium shared by your partner")
 	}
-	return say(c, "no active premium")
+	return say(c, "httpapi.noActivePremium", "no active premium")
 }
 
 func toSubscriptionJSON(st premium.Status) *subscriptionJSON {
@@ -268,7 +268,7 @@ func millisField(name string, raw json.RawMessage) (*time.Time, error) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || n < 0 || n > core.MaxMillis {
-		return nil, core.Invalid("invalid_request", "%s must be a whole number of milliseconds since the epoch", name)
+		return nil, core.Invalid("invalid_request", "httpapi.wholeNumberMillisecondsSinceEpoch", "%s must be a whole number of milliseconds since the epoch", name)
 	}
 	t := core.FromMillis(n)
 	return &t, nil

@@ -156,7 +156,7 @@ func (h *questionsHandler) history(c *fiber.Ctx) error {
 	if s := c.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > questions.MaxHistory {
-			return core.Invalid("invalid_request", "limit must be a whole number from 1 to 100")
+			return core.Invalid("invalid_request", "httpapi.limitWholeNumber1100", "limit must be a whole number from 1 to 100")
 		}
 		page.Limit = n
 	}
@@ -195,17 +195,17 @@ func (in questionRequest) post() (questions.Post, error) {
 	switch in.Action {
 	case "answer":
 		if set(in.ReplyTo, in.MessageID, in.Reaction) {
-			return nil, core.Invalid("invalid_request", "an answer takes text only")
+			return nil, core.Invalid("invalid_request", "httpapi.answerTakesTextOnly", "an answer takes text only")
 		}
 		return questions.Answer{Text: in.Text}, nil
 	case "reply":
 		if set(in.MessageID, in.Reaction) {
-			return nil, core.Invalid("invalid_request", "a reply takes text and, optionally, replyTo")
+			return nil, core.Invalid("invalid_request", "httpapi.replyTakesTextOptionallyReplyTo", "a reply takes text and, optionally, replyTo")
 		}
 		return questions.Reply{Text: in.Text, ReplyTo: in.ReplyTo}, nil
 	case "react":
 		if set(in.Text, in.ReplyTo) {
-			return nil, core.Invalid("invalid_request", "a reaction takes messageId and reaction")
+			return nil, core.Invalid("invalid_request", "httpapi.reactionTakesMessageIdReaction", "a reaction takes messageId and reaction")
 		}
 		return questions.React{MessageID: in.MessageID, Reaction: in.Reaction}, nil
 	}

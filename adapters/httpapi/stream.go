@@ -26,7 +26,7 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	p, _ := core.PrincipalFrom(c.UserContext()) // requireSelf let only a caller through
 	lastID := c.Get("Last-Event-ID")
 	if len(lastID) > 64 {
-		return core.Invalid("invalid_request", "Last-Event-ID is at most 64 characters")
+		return core.Invalid("invalid_request", "httpapi.lastEventIDMost64", "Last-Event-ID is at most 64 characters")
 	}
 	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), lastID)
 	if err != nil {

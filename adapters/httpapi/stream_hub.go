@@ -432,7 +432,7 @@ func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || h.total >= h.cfg.Max {
-		e := core.Unavailable("unavailable", "too many open streams; retry later")
+		e := core.Unavailable("unavailable", "httpapi.tooManyOpenStreamsRetry", "too many open streams; retry later")
 		e.RetryAfter = streamRetryAfter
 		return nil, nil, false, e
 	}

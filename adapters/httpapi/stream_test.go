@@ -48,11 +48,11 @@ func (s *sessionStore) Session(_ context.Context, hash string) (accounts.Session
 	defer s.mu.Unlock()
 	s.reads++
 	if s.down {
-		return accounts.Session{}, core.Unavailable("unavailable", "database down")
+		return accounts.Session{}, core.Unavailable("unavailable", "httpapi.databaseDown", "database down")
 	}
 	exp, ok := s.live[hash]
 	if !ok {
-		return accounts.Session{}, core.NotFound("not_found", "no such token")
+		return accounts.Session{}, core.NotFound("not_found", "httpapi.noSuchToken", "no such token")
 	}
 	return accounts.Session{UserID: "ann", ExpiresAt: exp}, nil
 }

@@ -145,7 +145,7 @@ func (h *versionsHandler) checkGet(c *fiber.Ctx) error {
 		return err
 	}
 	if strings.TrimSpace(c.Query("version")) == "" {
-		return core.Invalid("invalid_request", "version is required") // the query's name, not the body's
+		return core.Required("version") // the query's name, not the body's
 	}
 	r, err := h.svc.Check(c.UserContext(), versions.Client{Platform: c.Query("platform"),
 		CurrentVersion: c.Query("version"), BuildNumber: n, UserID: c.Query("userId")})
@@ -164,7 +164,7 @@ func buildNumber(field string, raw json.RawMessage) (*int, error) {
 	}
 	n, err := strconv.Atoi(string(raw))
 	if err != nil || len(raw) > 9 || strings.Trim(string(raw), "0123456789") != "" {
-		return nil, core.Invalid("invalid_version", "%s must be a whole number from 0 to 999999999", field)
+		return nil, core.Invalid("invalid_version", "httpapi.wholeNumber0999999999", "%s must be a whole number from 0 to 999999999", field)
 	}
 	return &n, nil
 }

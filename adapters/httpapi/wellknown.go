@@ -47,7 +47,7 @@ type appleLinks struct {
 
 func (h *wellKnownHandler) apple(c *fiber.Ctx) error {
 	if len(h.wk.AppleAppIDs) == 0 {
-		return core.NotFound("not_found", "no apps are configured (TANDEM_APPLE_APP_IDS)")
+		return core.NotFound("not_found", "httpapi.noAppsConfiguredTANDEMAPPLE", "no apps are configured (TANDEM_APPLE_APP_IDS)")
 	}
 	var a appleAssociation
 	a.AppLinks.Details = []appleLinks{{AppIDs: h.wk.AppleAppIDs, Components: []map[string]string{{"/": "*"}}}}
@@ -69,7 +69,7 @@ type assetTarget struct {
 
 func (h *wellKnownHandler) android(c *fiber.Ctx) error {
 	if len(h.wk.AndroidApps) == 0 {
-		return core.NotFound("not_found", "no apps are configured (TANDEM_ANDROID_APPS)")
+		return core.NotFound("not_found", "httpapi.noAppsConfiguredTANDEMANDROID", "no apps are configured (TANDEM_ANDROID_APPS)")
 	}
 	out := make([]assetLink, len(h.wk.AndroidApps))
 	for i, app := range h.wk.AndroidApps {

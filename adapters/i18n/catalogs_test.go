@@ -100,7 +100,7 @@ func TestCatalogsAreComplete(t *testing.T) {
 			}
 			sameKeys(t, "errors", slices.Collect(maps.Keys(errs)), slices.Collect(maps.Keys(f.Errors)))
 			for key, text := range f.Errors {
-				if a, b := argSet(key), argSet(text); !maps.Equal(a, b) {
+				if a, b := argSet(errs[key].format), argSet(text); !maps.Equal(a, b) {
 					t.Errorf("errors %q: %q uses %v, the English %v", key, text, keys(b), keys(a))
 				}
 			}

@@ -26,8 +26,8 @@ var files embed.FS
 
 // File is one language's catalog as written: the texts keyed by name
 // (Messages, in every language, English included), and the translations of
-// texts whose English lives in the code: error messages keyed by their
-// English format, daily questions and advice by their id.
+// texts whose English lives in the code: error messages, daily questions and
+// advice, each by its stable id.
 type File struct {
 	Name      string                     `json:"name"`
 	Messages  map[string]json.RawMessage `json:"messages"`
@@ -187,10 +187,14 @@ func (c *Catalogs) Translate(locale string, m core.Message) string {
 	}
 	args := c.args(t, m.Args)
 	if t == language.English && !c.keys[t][m.Key] {
-		if len(args) == 0 {
-			return m.Key
+		english := m.English
+		if english == "" {
+			english = m.Key
 		}
-		return fmt.Sprintf(m.Key, args...)
+		if len(args) == 0 {
+			return english
+		}
+		return fmt.Sprintf(english, args...)
 	}
 	return c.printers[t].Sprintf(m.Key, args...)
 }

@@ -100,19 +100,23 @@ func TestMatching(t *testing.T) {
 	}
 }
 
-// TestFallbacks: a key no catalog holds is its own English; a source text
+// TestFallbacks: a key no catalog holds is its English (the key itself
+// when the message has none); a source text
 // (the banks' English) answers in English where no translation exists;
 // an error format is written with its arguments in the reader's numbers.
 func TestFallbacks(t *testing.T) {
 	t.Parallel()
+	asMessage := func(e *core.Error) core.Message { return core.Message{Key: e.ID, Args: e.Args, English: e.Format} }
+	required, tooLong := asMessage(core.Required("title")), asMessage(core.TooLong("title", 2000))
 	cases := []struct {
 		locale string
 		m      core.Message
 		want   string
 	}{
-		{"en", core.Msg("title must be at most %d characters", 2000), "title must be at most 2000 characters"},
-		{"de", core.Msg("title is required"), "title ist erforderlich"},
-		{"it", core.Msg("title is required"), "title is required"},
+		{"en", tooLong, "title must be at most 2000 characters"},
+		{"de", required, "title ist erforderlich"},
+		{"it", required, "title is required"},
+		{"de", core.Message{Key: "nobody.knowsThis", Args: []any{3}, English: "%d new things"}, "3 new things"},
 		{"en", core.Msg("question.q1"), "What made you smile today?"},
 		{"de", core.Msg("question.q1"), "What made you smile today?"},
 		{"en", core.Msg("no such text %q", "x"), `no such text "x"`},

@@ -7,36 +7,41 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// errorConstructors are core's error constructors; each takes its format
-// (RateLimited: its constant message) as the second argument.
-var errorConstructors = map[string]bool{
-	"Invalid": true, "NotFound": true, "Conflict": true, "Forbidden": true, "Unauthorized": true,
-	"Unavailable": true, "TooLarge": true, "Unsupported": true, "InsufficientStorage": true,
-	"Unprocessable": true, "RateLimited": true,
+// errorConstructors are core's error constructors and the index of each
+// one's English format; its stable id is the argument before it.
+var errorConstructors = map[string]int{
+	"Invalid": 2, "NotFound": 2, "Conflict": 2, "Forbidden": 2, "Unauthorized": 2,
+	"Unavailable": 2, "TooLarge": 2, "Unsupported": 2, "InsufficientStorage": 2,
+	"Unprocessable": 2, "RateLimited": 2, "InvalidRequest": 1,
 }
 
 // sourceDirs are the repository's directories whose texts reach a user.
 var sourceDirs = []string{"core", "modules", "adapters", "bootstrap"}
 
-// sourceFormats is every constant format the code writes a message from,
-// each with the place ("path:line", the path relative to the repository) of
-// its first use. It reads the non-test Go files of sourceDirs and looks at
+// sourceText is a message the code writes: its English format and the
+// place ("path:line", the path relative to the repository) of its first use.
+type sourceText struct{ format, place string }
+
+// sourceFormats is every message the code writes, by its stable id (the
+// argument before the format, or an Error literal's ID). It reads the non-test Go files of sourceDirs and looks at
 // the calls of core's error constructors, of each package's own printf
 // wrappers (a function, not a method, whose parameters hold format string
-// followed by args ...any, such as httpapi's say or a module's invalid), and
-// at the Format of core.Error literals. A format must be a string literal,
+// followed by args ...any, such as httpapi's say, its id the parameter
+// before), and at the ID and Format of core.Error literals. An id and a
+// format must each be a string literal,
 // a concatenation of them, or a package-level string constant of the
 // package: any other is reported, naming its place. A wrapper forwarding its
 // format (format or x.format, with args...) is a pass-through: the formats
 // are collected where they are written; so is a failure's f.format passed
 // on with its f.args... (adapters/purchases/appstore).
-func sourceFormats(t *testing.T) map[string]string {
+func sourceFormats(t *testing.T) map[string]sourceText {
 	t.Helper()
 	root := repoRoot(t)
 	module := modulePath(t, root)
@@ -64,7 +69,7 @@ func sourceFormats(t *testing.T) map[string]string {
 	}
 	sort.Strings(dirs)
 
-	formats := map[string]string{}
+	formats := map[string]sourceText{}
 	fset := token.NewFileSet()
 	for _, dir := range dirs {
 		files := pkgs[dir]
@@ -82,12 +87,17 @@ func sourceFormats(t *testing.T) map[string]string {
 		p := &sourcePackage{t: t, fset: fset, root: root, consts: map[string]ast.Expr{},
 			wrappers: map[string]int{}, formats: formats}
 		if isCore {
-			for name := range errorConstructors {
-				p.wrappers[name] = 1
+			for name, i := range errorConstructors {
+				p.wrappers[name] = i
 			}
 		}
 		for _, f := range parsed {
 			p.declare(f)
+		}
+		if isCore {
+			for name, i := range errorConstructors {
+				p.wrappers[name] = i // RateLimited's format is msg
+			}
 		}
 		for _, f := range parsed {
 			p.coreName = ""
@@ -119,7 +129,7 @@ type sourcePackage struct {
 	root      string
 	consts    map[string]ast.Expr // package-level constants: name -> value
 	wrappers  map[string]int      // printf wrappers: name -> index of format
-	formats   map[string]string
+	formats   map[string]sourceText
 	coreName  string // the file's name of package core ("" if not imported)
 	errorType string // "Error" in package core itself
 	// forwarding is the parameters of the message function being read
@@ -186,22 +196,28 @@ func (p *sourcePackage) visit(n ast.Node) bool {
 	switch n := n.(type) {
 	case *ast.CallExpr:
 		i, ok := p.formatIndex(n)
-		if !ok || i >= len(n.Args) {
+		if !ok || i >= len(n.Args) || i == 0 {
 			return true
 		}
 		arg := n.Args[i]
 		if p.forwarded(arg) || n.Ellipsis.IsValid() && isSelector(arg, "format") {
 			return true
 		}
-		p.collect(arg, "call")
+		p.collect(n.Args[i-1], arg, "call")
 	case *ast.CompositeLit:
 		if !p.isErrorType(n.Type) {
 			return true
 		}
+		var id, format ast.Expr
 		for _, el := range n.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok && isIdent(kv.Key, "Format") && !p.forwarded(kv.Value) {
-				p.collect(kv.Value, "core.Error literal")
+				format = kv.Value
+			} else if ok && isIdent(kv.Key, "ID") && !p.forwarded(kv.Value) {
+				id = kv.Value
 			}
+		}
+		if format != nil {
+			p.collect(id, format, "core.Error literal")
 		}
 	}
 	return true
@@ -215,8 +231,9 @@ func (p *sourcePackage) formatIndex(call *ast.CallExpr) (int, bool) {
 		i, ok := p.wrappers[fn.Name]
 		return i, ok
 	case *ast.SelectorExpr:
-		if p.coreName != "" && isIdent(fn.X, p.coreName) && errorConstructors[fn.Sel.Name] {
-			return 1, true
+		if p.coreName != "" && isIdent(fn.X, p.coreName) {
+			i, ok := errorConstructors[fn.Sel.Name]
+			return i, ok
 		}
 	}
 	return 0, false
@@ -235,21 +252,39 @@ func (p *sourcePackage) isErrorType(e ast.Expr) bool {
 	return false
 }
 
-// collect records the constant format arg, or reports it.
-func (p *sourcePackage) collect(arg ast.Expr, what string) {
-	pos := p.fset.Position(arg.Pos())
+// textID is a stable id: dotted lower camel case words, such as
+// "events.endBeforeStart".
+var textID = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*(\.[a-z][a-zA-Z0-9]*)+$`)
+
+// collect records the constant id and format, or reports them.
+func (p *sourcePackage) collect(idArg, formatArg ast.Expr, what string) {
+	pos := p.fset.Position(formatArg.Pos())
 	path, err := filepath.Rel(p.root, pos.Filename)
 	if err != nil {
 		path = pos.Filename
 	}
 	place := filepath.ToSlash(path) + ":" + strconv.Itoa(pos.Line)
-	s, ok := p.constant(arg, map[string]bool{})
+	s, ok := p.constant(formatArg, map[string]bool{})
 	if !ok {
 		p.t.Errorf("%s: the format of this %s is not a constant string (a literal, a concatenation of literals or a package-level constant)", place, what)
 		return
 	}
-	if _, seen := p.formats[s]; !seen {
-		p.formats[s] = place
+	if idArg != nil && p.forwarded(idArg) {
+		return
+	}
+	id, ok := "", false
+	if idArg != nil {
+		id, ok = p.constant(idArg, map[string]bool{})
+	}
+	if !ok || !textID.MatchString(id) {
+		p.t.Errorf("%s: the %s of %q has no stable id (a constant such as \"events.endBeforeStart\")", place, what, s)
+		return
+	}
+	if prev, seen := p.formats[id]; seen && prev.format != s {
+		p.t.Errorf("%s: id %s is also %q (%s): one id, one text", place, id, prev.format, prev.place)
+		return
+	} else if !seen {
+		p.formats[id] = sourceText{format: s, place: place}
 	}
 }
 
@@ -370,12 +405,16 @@ func modulePath(t *testing.T, root string) string {
 }
 
 func TestSourceFormatsAreConstant(t *testing.T) {
-	formats := sourceFormats(t)
-	if len(formats) <= 200 {
-		t.Errorf("found %d formats, want more than 200: is the reader missing calls?", len(formats))
+	texts := sourceFormats(t)
+	if len(texts) <= 200 {
+		t.Errorf("found %d texts, want more than 200: is the reader missing calls?", len(texts))
+	}
+	formats := map[string]bool{}
+	for _, x := range texts {
+		formats[x.format] = true
 	}
 	for _, want := range []string{
-		"title is required",                        // modules/events, through core.Invalid
+		"%s is required", // core.Required
 		"%s must be a date in the form YYYY-MM-DD", // a format with an argument
 		"logged in",                        // httpapi's say
 		"method not allowed on this route", // a core.Error literal
@@ -383,7 +422,7 @@ func TestSourceFormatsAreConstant(t *testing.T) {
 		"bundle id %q is not this app's",   // appstore's fail wrapper
 		"%s must not contain control characters (tab and newline included)", // core's own constructors
 	} {
-		if _, ok := formats[want]; !ok {
+		if !formats[want] {
 			t.Errorf("format %q not found", want)
 		}
 	}

@@ -142,7 +142,7 @@ func (p *Processor) Original(ctx context.Context, r io.Reader, format images.For
 // has, so a file stored before this processor still gives upright thumbnails.
 func (p *Processor) Thumbnail(ctx context.Context, r io.Reader, format images.Format, width int) (images.Processed, error) {
 	if width <= 0 {
-		return images.Processed{}, core.Invalid("invalid_request", "a thumbnail is at least 1 pixel wide")
+		return images.Processed{}, core.Invalid("invalid_request", "imaging.thumbnailLeast1PixelWide", "a thumbnail is at least 1 pixel wide")
 	}
 	data, cfg, err := p.load(r, format, nil) // not borrowed: it may be the answer
 	if err != nil {
@@ -266,7 +266,7 @@ func (p *Processor) gaveUp(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	e := core.Unavailable("busy", "too many images are being processed at once; try again in a moment").
+	e := core.Unavailable("busy", "imaging.tooManyImagesBeingProcessed", "too many images are being processed at once; try again in a moment").
 		Wrap(fmt.Errorf("imaging: no decoding budget free within %v", p.wait))
 	e.RetryAfter = busyRetry
 	return e
@@ -293,10 +293,10 @@ func decode(data []byte, f images.Format) (image.Image, error) {
 }
 
 func errUnsupported(cause error) error {
-	return core.Unsupported("unsupported_media_type", "the image does not decode as JPEG, PNG or WEBP").Wrap(cause)
+	return core.Unsupported("unsupported_media_type", "imaging.imageDoesNotDecodeJPEG", "the image does not decode as JPEG, PNG or WEBP").Wrap(cause)
 }
 
 func (p *Processor) errTooLarge() error {
 	mp := strconv.FormatFloat(float64(p.maxPixels)/1e6, 'f', -1, 64)
-	return core.TooLarge("payload_too_large", "images may have at most %s megapixels", mp)
+	return core.TooLarge("payload_too_large", "imaging.imagesMayHaveMostMegapixels", "images may have at most %s megapixels", mp)
 }

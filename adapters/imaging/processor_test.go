@@ -373,7 +373,7 @@ func TestRefusedAsUnsupported(t *testing.T) {
 
 func TestReaderErrorKept(t *testing.T) {
 	t.Parallel()
-	limit := core.TooLarge("payload_too_large", "each image must be at most 10 bytes")
+	limit := core.TooLarge("payload_too_large", "imaging.eachImageMost10Bytes", "each image must be at most 10 bytes")
 	_, err := imaging.New(imaging.Config{}).Original(t.Context(), failingReader{limit}, images.JPEG)
 	if !errors.Is(err, limit) {
 		t.Fatalf("got %v, want the reader's own error", err)

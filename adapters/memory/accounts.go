@@ -50,13 +50,15 @@ func NewAccountRepo() *AccountRepo {
 		grants: map[identityKey]string{}, revocations: map[string]accounts.Revocation{}}
 }
 
-func errAccountNotFound() error { return core.NotFound("not_found", "account not found") }
+func errAccountNotFound() error {
+	return core.NotFound("not_found", "memory.accountNotFound", "account not found")
+}
 
 func (r *AccountRepo) Create(_ context.Context, a accounts.Account) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, taken := r.byEmail[a.Email]; taken {
-		return core.Conflict("conflict", "e-mail taken")
+		return core.Conflict("conflict", "memory.mailTaken", "e-mail taken")
 	}
 	r.byID[a.ID] = a
 	r.byEmail[a.Email] = a.ID
@@ -282,7 +284,7 @@ func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpo
 	defer r.mu.RUnlock()
 	c, ok := r.codes[codeKey{userID, p}]
 	if !ok {
-		return accounts.Code{}, core.NotFound("not_found", "no code")
+		return accounts.Code{}, core.NotFound("not_found", "memory.noCode", "no code")
 	}
 	return c, nil
 }
@@ -296,7 +298,7 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 	c, ok := r.codes[k]
 	a, found := r.byID[userID]
 	if !ok || !found {
-		return accounts.Removed{}, core.NotFound("not_found", "no code")
+		return accounts.Removed{}, core.NotFound("not_found", "memory.noCode", "no code")
 	}
 	u, err := decide(c, a)
 	if err != nil {
@@ -388,7 +390,7 @@ func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Ses
 	defer r.mu.RUnlock()
 	t, ok := r.tokens[tokenHash]
 	if !ok {
-		return accounts.Session{}, core.NotFound("not_found", "no token")
+		return accounts.Session{}, core.NotFound("not_found", "memory.noToken", "no token")
 	}
 	a := r.byID[t.UserID]
 	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, Verified: a.Verified,
@@ -428,7 +430,7 @@ func (r *AccountRepo) DeleteSession(_ context.Context, userID, sessionID string)
 			return h, nil
 		}
 	}
-	return "", core.NotFound("not_found", "no session")
+	return "", core.NotFound("not_found", "memory.noSession", "no session")
 }
 
 func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {

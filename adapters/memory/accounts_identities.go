@@ -38,7 +38,7 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 	grant := u.RefreshToken
 	if u.Create {
 		if _, taken := r.byEmail[a.Email]; taken {
-			return accounts.SignInUpdate{}, core.Conflict("conflict", "e-mail taken")
+			return accounts.SignInUpdate{}, core.Conflict("conflict", "memory.mailTaken", "e-mail taken")
 		}
 		r.byID[a.ID] = a
 		r.byEmail[a.Email] = a.ID
@@ -62,7 +62,7 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 	if u.Link != nil {
 		k = identityKey{u.Link.Provider, u.Link.Subject}
 		if _, taken := r.identities[k]; taken {
-			return accounts.SignInUpdate{}, core.Conflict("conflict", "identity taken")
+			return accounts.SignInUpdate{}, core.Conflict("conflict", "memory.identityTaken", "identity taken")
 		}
 		r.identities[k] = *u.Link
 	}
@@ -98,7 +98,7 @@ func (r *AccountRepo) SpendIDToken(_ context.Context, tokenHash string, expires 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, used := r.idTokens[tokenHash]; used {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	r.idTokens[tokenHash] = expires
 	return nil

@@ -28,7 +28,7 @@ func (r *AuditRepo) Append(_ context.Context, e admin.Entry) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, taken := r.byID[e.ID]; taken {
-		return core.Conflict("conflict", "audit entry exists")
+		return core.Conflict("conflict", "memory.auditEntryExists", "audit entry exists")
 	}
 	r.byID[e.ID] = e
 	return nil
@@ -39,7 +39,7 @@ func (r *AuditRepo) Complete(_ context.Context, id string, outcome admin.Outcome
 	defer r.mu.Unlock()
 	e, ok := r.byID[id]
 	if !ok {
-		return core.NotFound("not_found", "audit entry not found")
+		return core.NotFound("not_found", "memory.auditEntryNotFound", "audit entry not found")
 	}
 	e.Outcome, e.After = outcome, after
 	r.byID[id] = e

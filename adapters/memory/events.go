@@ -58,13 +58,13 @@ func cloneEvent(e events.Event) events.Event {
 	return e
 }
 
-func errNoEvent() error { return core.NotFound("not_found", "no such event") }
+func errNoEvent() error { return core.NotFound("not_found", "memory.noSuchEvent", "no such event") }
 
 func (r *EventRepo) Create(_ context.Context, e events.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[e.ID]; ok {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	r.byID[e.ID] = cloneEvent(e)
 	r.index(r.byID[e.ID])

@@ -25,7 +25,7 @@ func (r *FeedbackRepo) Create(_ context.Context, f feedback.Feedback) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, taken := r.byID[f.ID]; taken {
-		return core.Conflict("conflict", "feedback exists")
+		return core.Conflict("conflict", "memory.feedbackExists", "feedback exists")
 	}
 	r.byID[f.ID] = f
 	return nil
@@ -56,7 +56,7 @@ func (r *FeedbackRepo) Get(_ context.Context, id string) (feedback.Feedback, err
 	defer r.mu.RUnlock()
 	f, ok := r.byID[id]
 	if !ok {
-		return feedback.Feedback{}, core.NotFound("not_found", "feedback not found")
+		return feedback.Feedback{}, core.NotFound("not_found", "memory.feedbackNotFound", "feedback not found")
 	}
 	return f, nil
 }
@@ -66,7 +66,7 @@ func (r *FeedbackRepo) MarkHandled(_ context.Context, id, by string, at time.Tim
 	defer r.mu.Unlock()
 	f, ok := r.byID[id]
 	if !ok {
-		return feedback.Feedback{}, core.NotFound("not_found", "feedback not found")
+		return feedback.Feedback{}, core.NotFound("not_found", "memory.feedbackNotFound", "feedback not found")
 	}
 	if !f.Handled() {
 		f.HandledAt, f.HandledBy = core.FromMillis(core.Millis(at)), by // stored to the millisecond, as SQL does

@@ -29,17 +29,17 @@ func cloneFlag(f flags.Flag) flags.Flag {
 	return f
 }
 
-func errNoFlag() error { return core.NotFound("not_found", "no such flag") }
+func errNoFlag() error { return core.NotFound("not_found", "memory.noSuchFlag", "no such flag") }
 
 func (r *FlagRepo) Create(_ context.Context, f flags.Flag, room core.Room) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byKey[f.Key]; ok {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	for _, g := range r.byKey {
 		if g.ID == f.ID {
-			return core.Conflict("conflict", "already exists")
+			return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 		}
 	}
 	if err := room.Allows(int64(len(r.byKey))); err != nil {

@@ -46,7 +46,7 @@ func (r *IdempotencyRepo) Finish(_ context.Context, rec idempotency.Record) erro
 	defer r.mu.Unlock()
 	k := idemKey{rec.UserID, rec.KeyHash}
 	if old, ok := r.keys[k]; !ok || old.ClaimID != rec.ClaimID || old.State == idempotency.Done {
-		return core.NotFound("not_found", "not found")
+		return core.NotFound("not_found", "memory.notFound", "not found")
 	}
 	r.keys[k] = cloneRecord(rec)
 	return nil

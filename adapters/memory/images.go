@@ -26,7 +26,9 @@ func NewImageRepo() *ImageRepo {
 	return &ImageRepo{byID: map[string]images.Image{}, byKey: map[string]string{}}
 }
 
-func errImageConflict() error { return core.Conflict("conflict", "image id or key already stored") }
+func errImageConflict() error {
+	return core.Conflict("conflict", "memory.imageIdKeyAlreadyStored", "image id or key already stored")
+}
 
 // Create sums and inserts under the write lock, so concurrent uploads never
 // pass max.
@@ -77,7 +79,7 @@ func (r *ImageRepo) Get(_ context.Context, userID, id string) (images.Image, err
 	defer r.mu.RUnlock()
 	img, ok := r.byID[id]
 	if !ok || img.UserID != userID {
-		return images.Image{}, core.NotFound("not_found", "no such image")
+		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
 	}
 	return img, nil
 }
@@ -87,7 +89,7 @@ func (r *ImageRepo) ByKey(_ context.Context, key string) (images.Image, error) {
 	defer r.mu.RUnlock()
 	id, ok := r.byKey[key]
 	if !ok {
-		return images.Image{}, core.NotFound("not_found", "no such image")
+		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
 	}
 	return r.byID[id], nil
 }
@@ -185,7 +187,7 @@ func (r *ImageRepo) Delete(_ context.Context, userID, id string) (images.Image, 
 	defer r.mu.Unlock()
 	img, ok := r.byID[id]
 	if !ok || img.UserID != userID {
-		return images.Image{}, core.NotFound("not_found", "no such image")
+		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
 	}
 	delete(r.byID, id)
 	delete(r.byKey, img.Key)
@@ -197,7 +199,7 @@ func (r *ImageRepo) DeleteGroup(_ context.Context, userID, groupID string) ([]im
 	defer r.mu.Unlock()
 	imgs := r.group(userID, groupID)
 	if len(imgs) == 0 {
-		return nil, core.NotFound("not_found", "no such group")
+		return nil, core.NotFound("not_found", "memory.noSuchGroup", "no such group")
 	}
 	for _, img := range imgs {
 		delete(r.byID, img.ID)

@@ -25,7 +25,7 @@ func cloneMemory(m memories.Memory) memories.Memory {
 	return m
 }
 
-func errNoMemory() error { return core.NotFound("not_found", "no such memory") }
+func errNoMemory() error { return core.NotFound("not_found", "memory.noSuchMemory", "no such memory") }
 
 // Create counts and inserts under the write lock, so concurrent creates never
 // pass max.
@@ -33,7 +33,7 @@ func (r *MemoryRepo) Create(_ context.Context, m memories.Memory, room core.Room
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[m.ID]; ok {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	if err := room.Allows(int64(r.countOf(m.UserID))); err != nil {
 		return err

@@ -24,7 +24,7 @@ func (r *MessageRepo) Add(_ context.Context, m messages.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[m.ID]; ok {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	r.byID[m.ID] = m
 	return nil

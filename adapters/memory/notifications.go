@@ -49,7 +49,7 @@ func (r *NotificationRepo) Settings(_ context.Context, userID string) (notificat
 	defer r.mu.RUnlock()
 	s, ok := r.settings[userID]
 	if !ok {
-		return notifications.Settings{}, core.NotFound("not_found", "no settings")
+		return notifications.Settings{}, core.NotFound("not_found", "memory.noSettings", "no settings")
 	}
 	return s, nil
 }
@@ -73,7 +73,7 @@ func (r *NotificationRepo) AddNotification(_ context.Context, n notifications.No
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, taken := r.owner[n.ID]; taken {
-		return core.Conflict("conflict", "notification exists")
+		return core.Conflict("conflict", "memory.notificationExists", "notification exists")
 	}
 	r.owner[n.ID] = n.UserID
 	r.inbox[n.UserID] = append(r.inbox[n.UserID], n)
@@ -104,7 +104,7 @@ func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activi
 func (r *NotificationRepo) storeEntryLocked(was *notifications.Notification, e notifications.Notification) error {
 	if was == nil || was.ID != e.ID {
 		if _, taken := r.owner[e.ID]; taken {
-			return core.Conflict("conflict", "notification exists")
+			return core.Conflict("conflict", "memory.notificationExists", "notification exists")
 		}
 		r.owner[e.ID] = e.UserID
 		r.inbox[e.UserID] = append(r.inbox[e.UserID], e)
@@ -184,7 +184,7 @@ func (r *NotificationRepo) MarkRead(_ context.Context, userID, id string) error 
 			return nil
 		}
 	}
-	return core.NotFound("not_found", "no such notification")
+	return core.NotFound("not_found", "memory.noSuchNotification", "no such notification")
 }
 
 func (r *NotificationRepo) MarkAllRead(_ context.Context, userID string) (int, error) {
@@ -211,7 +211,7 @@ func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Dev
 	st.Mine = r.devicesLocked(d.UserID)
 	change := decide(st)
 	if old, taken := r.devices[change.Save.ID]; taken && old.Token != change.Save.Token {
-		return notifications.Device{}, core.Conflict("conflict", "device exists")
+		return notifications.Device{}, core.Conflict("conflict", "memory.deviceExists", "device exists")
 	}
 	for _, id := range change.Forget {
 		r.deleteDeviceLocked(id)
@@ -249,7 +249,7 @@ func (r *NotificationRepo) RemoveDevice(_ context.Context, userID, id string) er
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if d, ok := r.devices[id]; !ok || d.UserID != userID {
-		return core.NotFound("not_found", "no such device")
+		return core.NotFound("not_found", "memory.noSuchDevice", "no such device")
 	}
 	r.deleteDeviceLocked(id)
 	return nil

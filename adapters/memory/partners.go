@@ -34,7 +34,9 @@ func NewPartnerRepo() *PartnerRepo {
 		requests: map[string]partners.Request{}}
 }
 
-func errPairedConflict() error { return core.Conflict("already_paired", "already paired") }
+func errPairedConflict() error {
+	return core.Conflict("already_paired", "memory.alreadyPaired", "already paired")
+}
 
 func (r *PartnerRepo) Snapshot(_ context.Context, userID string) (partners.Snapshot, error) {
 	r.mu.RLock()
@@ -71,7 +73,7 @@ func (r *PartnerRepo) PartnershipOf(_ context.Context, userID string) (partners.
 	defer r.mu.RUnlock()
 	p, ok := r.partnershipLocked(userID)
 	if !ok {
-		return partners.Partnership{}, core.NotFound("not_found", "not paired")
+		return partners.Partnership{}, core.NotFound("not_found", "memory.notPaired", "not paired")
 	}
 	return p, nil
 }
@@ -89,7 +91,7 @@ func (r *PartnerRepo) PutConnection(_ context.Context, c partners.Connection) er
 	defer r.mu.Unlock()
 	key := partners.ConnectionKey(c.Code)
 	if owner, taken := r.connByKey[key]; taken && owner != c.UserID {
-		return core.Conflict("conflict", "connection code taken")
+		return core.Conflict("conflict", "memory.connectionCodeTaken", "connection code taken")
 	}
 	if old, ok := r.connections[c.UserID]; ok {
 		delete(r.connByKey, partners.ConnectionKey(old.Code))
@@ -104,7 +106,7 @@ func (r *PartnerRepo) ConnectionOf(_ context.Context, userID string) (partners.C
 	defer r.mu.RUnlock()
 	c, ok := r.connections[userID]
 	if !ok {
-		return partners.Connection{}, core.NotFound("not_found", "no connection")
+		return partners.Connection{}, core.NotFound("not_found", "memory.noConnection", "no connection")
 	}
 	return c, nil
 }
@@ -130,7 +132,7 @@ func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners
 	defer r.mu.RUnlock()
 	owner, ok := r.connByKey[partners.ConnectionKey(code)]
 	if !ok {
-		return partners.Connection{}, core.NotFound("not_found", "no connection")
+		return partners.Connection{}, core.NotFound("not_found", "memory.noConnection", "no connection")
 	}
 	return r.connections[owner], nil
 }
@@ -188,7 +190,7 @@ func (r *PartnerRepo) PutPairingCode(_ context.Context, c partners.PairingCode) 
 		return errPairedConflict()
 	}
 	if owner, taken := r.codeOwner[c.Code]; taken && owner != c.UserID {
-		return core.Conflict("conflict", "pairing code taken")
+		return core.Conflict("conflict", "memory.pairingCodeTaken", "pairing code taken")
 	}
 	if old, ok := r.codes[c.UserID]; ok {
 		delete(r.codeOwner, old.Code)
@@ -203,7 +205,7 @@ func (r *PartnerRepo) PairingCodeByCode(_ context.Context, code string) (partner
 	defer r.mu.RUnlock()
 	owner, ok := r.codeOwner[code]
 	if !ok {
-		return partners.PairingCode{}, core.NotFound("not_found", "no pairing code")
+		return partners.PairingCode{}, core.NotFound("not_found", "memory.noPairingCode", "no pairing code")
 	}
 	return r.codes[owner], nil
 }
@@ -253,7 +255,7 @@ func (r *PartnerRepo) End(_ context.Context, userID string) (partners.Partnershi
 	defer r.mu.Unlock()
 	p, ok := r.endLocked(userID)
 	if !ok {
-		return partners.Partnership{}, core.NotFound("not_found", "not paired")
+		return partners.Partnership{}, core.NotFound("not_found", "memory.notPaired", "not paired")
 	}
 	return p, nil
 }

@@ -121,7 +121,7 @@ func (r *PasskeyRepo) CreateChallenge(_ context.Context, c passkeys.Challenge) e
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.challenges[c.ID]; ok {
-		return core.Conflict("conflict", "already exists")
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
 	}
 	c.Session = bytes.Clone(c.Session)
 	r.challenges[c.ID] = c

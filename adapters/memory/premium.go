@@ -29,7 +29,9 @@ func cloneSubscription(s premium.Subscription) premium.Subscription {
 	return s
 }
 
-func errNoSubscription() error { return core.NotFound("not_found", "no subscription") }
+func errNoSubscription() error {
+	return core.NotFound("not_found", "memory.noSubscription", "no subscription")
+}
 
 func (r *PremiumRepo) Get(_ context.Context, userID string) (premium.Subscription, error) {
 	r.mu.RLock()

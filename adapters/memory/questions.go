@@ -51,7 +51,7 @@ func (r *QuestionRepo) Open(_ context.Context, partnershipID string, day core.Da
 	}
 	d.PartnershipID, d.Date = partnershipID, day
 	if _, taken := r.dailies[d.ID]; taken {
-		return questions.Daily{}, core.Conflict("conflict", "daily question exists")
+		return questions.Daily{}, core.Conflict("conflict", "memory.dailyQuestionExists", "daily question exists")
 	}
 	r.dailies[d.ID] = d
 	r.byDate[questionDateKey(partnershipID, day)] = d.ID
@@ -63,7 +63,7 @@ func (r *QuestionRepo) Find(_ context.Context, partnershipID string, day core.Da
 	defer r.mu.RUnlock()
 	id, ok := r.byDate[questionDateKey(partnershipID, day)]
 	if !ok {
-		return questions.Daily{}, core.NotFound("not_found", "no question for that date")
+		return questions.Daily{}, core.NotFound("not_found", "memory.noQuestionThatDate", "no question for that date")
 	}
 	return r.dailies[id], nil
 }
@@ -125,12 +125,12 @@ func (r *QuestionRepo) AddMessage(_ context.Context, m questions.Message) error 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, taken := r.messages[m.ID]; taken {
-		return core.Conflict("conflict", "message exists")
+		return core.Conflict("conflict", "memory.messageExists", "message exists")
 	}
 	if m.Kind == questions.KindAnswer {
 		for _, o := range r.messages {
 			if o.DailyID == m.DailyID && o.UserID == m.UserID && o.Kind == questions.KindAnswer {
-				return core.Conflict("conflict", "already answered")
+				return core.Conflict("conflict", "memory.alreadyAnswered", "already answered")
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func (r *QuestionRepo) React(_ context.Context, m questions.Message) (questions.
 		}
 	}
 	if _, taken := r.messages[m.ID]; taken {
-		return questions.Message{}, core.Conflict("conflict", "message exists")
+		return questions.Message{}, core.Conflict("conflict", "memory.messageExists", "message exists")
 	}
 	r.messages[m.ID] = m
 	return m, nil

@@ -42,7 +42,7 @@ func (r *RelationshipRepo) Start(_ context.Context, rel relationship.Relationshi
 	defer r.mu.Unlock()
 	for _, o := range r.byID {
 		if o.ID == rel.ID || (o.Active && o.PartnershipID == rel.PartnershipID) {
-			return core.Conflict("conflict", "already active")
+			return core.Conflict("conflict", "memory.alreadyActive", "already active")
 		}
 	}
 	rel.Active, rel.EndDate = true, core.Date{}
@@ -75,7 +75,7 @@ func (r *RelationshipRepo) Latest(_ context.Context, partnershipID string) (rela
 		}
 	}
 	if len(found) == 0 {
-		return relationship.Relationship{}, core.NotFound("not_found", "no relationship")
+		return relationship.Relationship{}, core.NotFound("not_found", "memory.noRelationship", "no relationship")
 	}
 	slices.SortFunc(found, newerRelationship)
 	return found[0], nil
@@ -86,7 +86,7 @@ func (r *RelationshipRepo) End(_ context.Context, id string, on core.Date, at ti
 	defer r.mu.Unlock()
 	o, ok := r.byID[id]
 	if !ok || !o.Active {
-		return relationship.Relationship{}, core.NotFound("not_found", "no active relationship")
+		return relationship.Relationship{}, core.NotFound("not_found", "memory.noActiveRelationship", "no active relationship")
 	}
 	o.Active, o.EndDate, o.UpdatedAt = false, on, at
 	r.byID[id] = o

@@ -26,7 +26,7 @@ func (r *VersionRepo) Get(_ context.Context, platform versions.Platform) (versio
 	defer r.mu.RUnlock()
 	p, ok := r.byPlatform[platform]
 	if !ok {
-		return versions.Policy{}, core.NotFound("not_found", "no version policy")
+		return versions.Policy{}, core.NotFound("not_found", "memory.noVersionPolicy", "no version policy")
 	}
 	return p, nil
 }

@@ -127,7 +127,7 @@ func (h *Hasher) acquire() error {
 	case h.slots <- struct{}{}:
 		return nil
 	case <-t.C:
-		e := core.Unavailable("busy", "too many password checks at once; try again in a moment").
+		e := core.Unavailable("busy", "password.tooManyPasswordChecksOnce", "too many password checks at once; try again in a moment").
 			Wrap(fmt.Errorf("password: no hashing slot free within %v", h.wait))
 		e.RetryAfter = busyRetry
 		return e

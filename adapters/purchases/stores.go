@@ -59,9 +59,9 @@ func (s *Stores) Read(ctx context.Context, n premium.Notification) (premium.Stor
 func errNoStore(p premium.Proof) error {
 	switch {
 	case p.SignedTransaction != "":
-		return core.Invalid("invalid_purchase", "App Store purchases are not accepted here")
+		return core.Invalid("invalid_purchase", "purchases.appStorePurchasesNotAccepted", "App Store purchases are not accepted here")
 	case p.PurchaseToken != "":
-		return core.Invalid("invalid_purchase", "Google Play purchases are not accepted here")
+		return core.Invalid("invalid_purchase", "purchases.googlePlayPurchasesNotAccepted", "Google Play purchases are not accepted here")
 	}
-	return core.Invalid("invalid_purchase", "send the store's proof: signedTransactionInfo (App Store) or purchaseToken and productId (Google Play)")
+	return core.Invalid("invalid_purchase", "purchases.sendStoreProofSignedTransactionInfoApp", "send the store's proof: signedTransactionInfo (App Store) or purchaseToken and productId (Google Play)")
 }

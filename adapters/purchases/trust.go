@@ -36,5 +36,5 @@ func (Trust) Read(_ context.Context, n premium.Notification) (premium.StoreEvent
 }
 
 func errNoWebhook(s premium.Store) error {
-	return core.NotFound("not_found", "no %s verifier is configured (TANDEM_PURCHASES)", string(s))
+	return core.NotFound("not_found", "purchases.noVerifierConfiguredTANDEMPURCHASES", "no %s verifier is configured (TANDEM_PURCHASES)", string(s))
 }

@@ -25,10 +25,10 @@ var tokenRules = map[string]func(token string) error{
 // CheckProvider takes expo and fcm.
 func (Providers) CheckProvider(name string) error {
 	if name == "" {
-		return core.Invalid("invalid_request", "provider is required: expo or fcm")
+		return core.Invalid("invalid_request", "push.providerRequiredExpoFcm", "provider is required: expo or fcm")
 	}
 	if _, ok := tokenRules[name]; !ok {
-		return core.Invalid("invalid_request", "provider must be expo or fcm")
+		return core.Invalid("invalid_request", "push.providerExpoFcm", "provider must be expo or fcm")
 	}
 	return nil
 }

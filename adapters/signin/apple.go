@@ -101,7 +101,7 @@ func (a *Apple) ClientSecret(client string) (string, error) {
 // errAppleDown is a call Apple did not answer, or answered 5xx or 429: 503
 // with Retry-After, the sign-in may be sent again.
 func errAppleDown(cause error) error {
-	e := core.Unavailable("unavailable", "Apple cannot be reached to finish signing in; try again in a moment")
+	e := core.Unavailable("unavailable", "signin.appleCannotReachedFinishSigning", "Apple cannot be reached to finish signing in; try again in a moment")
 	e.RetryAfter = RetryAfter
 	return e.Wrap(cause)
 }

@@ -92,7 +92,7 @@ type claims struct {
 }
 
 func errInvalid() *core.Error {
-	return core.Unauthorized("invalid_token", "the ID token is not valid")
+	return core.Unauthorized("invalid_token", "signin.iDTokenNotValid", "the ID token is not valid")
 }
 
 // Verify checks token as provider's ID token for one of its clients, bound
@@ -140,7 +140,7 @@ func (v *Verifier) parse(ctx context.Context, p provider, token string) (claims,
 		return p.keys.Key(ctx, kid)
 	})
 	if errors.Is(err, errKeysUnavailable) {
-		e := core.Unavailable("unavailable", "the sign-in provider's keys cannot be fetched; try again")
+		e := core.Unavailable("unavailable", "signin.signProviderKeysCannotFetched", "the sign-in provider's keys cannot be fetched; try again")
 		e.RetryAfter = RetryAfter
 		return c, e.Wrap(err)
 	}

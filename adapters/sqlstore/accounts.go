@@ -65,7 +65,7 @@ func (r *AccountRepo) Get(ctx context.Context, id string) (accounts.Account, err
 func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
 	a, err := r.getBy(ctx, sq.Eq{"email": email})
 	if err == nil && a.Email != email {
-		return accounts.Account{}, core.NotFound("not_found", "account not found")
+		return accounts.Account{}, core.NotFound("not_found", "memory.accountNotFound", "account not found")
 	}
 	return a, err
 }

@@ -66,7 +66,7 @@ func (b *Breaker) Open() bool { return b.open.Load() }
 
 // ErrOpened is the cause of a request context the breaker cancelled: the
 // request answers 503 unavailable (httpapi's failFast), not 500.
-var ErrOpened = core.Unavailable("unavailable", "the database stopped answering: breaker opened")
+var ErrOpened = core.Unavailable("unavailable", "sqlstore.databaseStoppedAnsweringBreakerOpened", "the database stopped answering: breaker opened")
 
 // tripwire is a context the breaker cancels when it opens; each request's
 // guard is cancelled with it. A new one is laid when the breaker closes.

@@ -24,13 +24,13 @@ func mapErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, sql.ErrNoRows):
-		return core.NotFound("not_found", "not found").Wrap(err)
+		return core.NotFound("not_found", "memory.notFound", "not found").Wrap(err)
 	case isDuplicate(err):
-		return core.Conflict("conflict", "already exists").Wrap(err)
+		return core.Conflict("conflict", "memory.alreadyExists", "already exists").Wrap(err)
 	case isFull(err): // before isConnection: a syscall.Errno, ENOSPC too, passes for a net.Error
 		return errDiskFull().Wrap(err)
 	case isConnection(err):
-		return core.Unavailable("unavailable", "the database is unavailable").Wrap(err)
+		return core.Unavailable("unavailable", "httpapi.databaseUnavailable", "the database is unavailable").Wrap(err)
 	}
 	return core.Internal(err)
 }
@@ -38,7 +38,7 @@ func mapErr(err error) error {
 // errDiskFull is the 507 of a write the database had no room for: nothing
 // of it is kept, and it may succeed once space is freed.
 func errDiskFull() *core.Error {
-	return core.InsufficientStorage("insufficient_storage", "no room left to store this; try again later")
+	return core.InsufficientStorage("insufficient_storage", "sqlstore.noRoomLeftStoreTry", "no room left to store this; try again later")
 }
 
 // isFull reports an error that means the database's disk (or table space)

@@ -122,7 +122,7 @@ func TestGroupCommitKeepsEachTransactionWhole(t *testing.T) {
 				{ctx: ctx, fn: insertKeys(d, ctx, "c")}}
 		},
 		want: []string{"a", "c"},
-		errs: []error{nil, core.Conflict("conflict", ""), nil},
+		errs: []error{nil, core.Conflict("conflict", "sqlstore.message", ""), nil},
 	}, {
 		name: "a member returning an error leaves nothing",
 		members: func(d *DB, ctx context.Context) []*member {

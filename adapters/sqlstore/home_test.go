@@ -77,5 +77,5 @@ func must(t *testing.T, err error) {
 type unreadable struct{ messages.Repository }
 
 func (unreadable) List(context.Context, string, core.Page) ([]messages.Message, string, error) {
-	return nil, "", core.Unavailable("down", "unreadable")
+	return nil, "", core.Unavailable("down", "sqlstore.unreadable", "unreadable")
 }

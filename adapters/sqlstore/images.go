@@ -248,7 +248,7 @@ func (r *ImageRepo) DeleteGroup(ctx context.Context, userID, groupID string) ([]
 			return err
 		}
 		if len(imgs) == 0 {
-			return core.NotFound("not_found", "no such group")
+			return core.NotFound("not_found", "memory.noSuchGroup", "no such group")
 		}
 		out = imgs
 		return r.db.exec(ctx, tx, r.db.sb.Delete("images").Where(where))

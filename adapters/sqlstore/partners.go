@@ -83,7 +83,9 @@ func (r requestRow) request() partners.Request {
 	return partners.Request{From: r.From, To: r.To, CreatedAt: core.FromMillis(r.CreatedAt)}
 }
 
-func errPairedConflict() error { return core.Conflict("already_paired", "already paired") }
+func errPairedConflict() error {
+	return core.Conflict("already_paired", "memory.alreadyPaired", "already paired")
+}
 
 // Snapshot reads without a transaction: on SQLite a transaction would take
 // the write lock, and a status read tolerates a change between statements.

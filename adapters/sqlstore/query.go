@@ -26,7 +26,7 @@ func (d *DB) exec(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) error
 func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) error {
 	n, err := d.execN(ctx, e, b)
 	if err == nil && n == 0 {
-		return core.NotFound("not_found", "not found")
+		return core.NotFound("not_found", "memory.notFound", "not found")
 	}
 	return err
 }

@@ -171,7 +171,7 @@ func (r *QuestionRepo) Conversation(ctx context.Context, partnershipID string, d
 		return questions.Daily{}, nil, err
 	}
 	if len(rows) == 0 {
-		return questions.Daily{}, nil, core.NotFound("not_found", "no question for that date")
+		return questions.Daily{}, nil, core.NotFound("not_found", "memory.noQuestionThatDate", "no question for that date")
 	}
 	d, out := rows[0].daily(), []questions.Message{}
 	for _, row := range rows {

@@ -51,7 +51,7 @@ func (d *DB) marking(ctx context.Context, p *idempotency.Pending, fn func(tx *sq
 			Set("expires_at", p.KeepUntil.UnixMilli()).
 			Where(sq.Eq{"user_id": p.UserID, "key_hash": p.KeyHash, "claim_id": p.ClaimID, "state": string(idempotency.Running)}))
 		if isNotFound(err) {
-			return core.Unavailable("unavailable", "this request's Idempotency-Key was released meanwhile; retry")
+			return core.Unavailable("unavailable", "sqlstore.requestIdempotencyKeyWasReleased", "this request's Idempotency-Key was released meanwhile; retry")
 		}
 		return err
 	}

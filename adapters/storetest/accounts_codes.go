@@ -108,7 +108,7 @@ func (ac accountSuite) concurrentTries(t *testing.T) {
 func (ac accountSuite) refusedUpdate(t *testing.T) {
 	r := ac.repo(t, 1)
 	ac.putCode(t, r, ac.code("u1", accounts.PurposeVerify, "vc", now.Add(time.Hour)))
-	refused := core.Invalid("no", "no")
+	refused := core.Invalid("no", "storetest.no", "no")
 	var seen accounts.Code
 	var seenAcc accounts.Account
 	_, err := r.UpdateCode(ctx, "u1", accounts.PurposeVerify, func(got accounts.Code, a accounts.Account) (accounts.CodeUpdate, error) {

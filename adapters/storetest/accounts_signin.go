@@ -146,7 +146,7 @@ func (ac accountSuite) unlink(t *testing.T) {
 		must(t, err)
 	}
 	var seen []accounts.Identity
-	refuse := core.Conflict("no", "no")
+	refuse := core.Conflict("no", "storetest.no", "no")
 	apple := accounts.WayIn{Provider: accounts.ProviderApple}
 	err := r.RemoveWayIn(ctx, "u1", apple, func(a accounts.Account, ids []accounts.Identity, _ []string) error {
 		seen = ids

@@ -215,7 +215,7 @@ func (g grantSuite) takeOver(t *testing.T) {
 
 func (g grantSuite) refused(t *testing.T) {
 	r := g.store(t)
-	refuse := core.Conflict("no", "no")
+	refuse := core.Conflict("no", "storetest.no", "no")
 	_, err := r.SignIn(ctx, accounts.ProviderApple, "s-1", "", func(accounts.SignInState) (accounts.SignInUpdate, error) {
 		return accounts.SignInUpdate{RefreshToken: "g1"}, refuse
 	})

@@ -242,7 +242,7 @@ func (ps partnerSuite) pairLoads(t *testing.T) {
 	ps.mustSubmit(t, r, ps.req("u2", "u3", now), ps.ship("y", "u3", "u2"), false)
 	must(t, link(r, ps.ship("p9", "u1", "u4"), "code1")) // u4 paired: only u4 of the two below
 	var got partners.Pairing
-	refused := core.Invalid("no", "no")
+	refused := core.Invalid("no", "storetest.no", "no")
 	err := r.Pair(ctx, [2]string{"u4", "u2"}, func(st partners.Pairing) (partners.PairingChange, error) {
 		got = st
 		q := ps.req("u2", "u4", now)

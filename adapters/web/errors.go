@@ -62,23 +62,23 @@ func RetryAfter(d time.Duration) string {
 func fromFiber(fe *fiber.Error) *core.Error {
 	switch fe.Code {
 	case fiber.StatusNotFound:
-		return core.NotFound("not_found", "no such route")
+		return core.NotFound("not_found", "web.noSuchRoute", "no such route")
 	case fiber.StatusMethodNotAllowed:
-		return &core.Error{Kind: core.KindInvalid, Code: "method_not_allowed", Message: "method not allowed on this route", Format: "method not allowed on this route"}
+		return &core.Error{Kind: core.KindInvalid, Code: "method_not_allowed", Message: "method not allowed on this route", ID: "web.methodNotAllowedRoute", Format: "method not allowed on this route"}
 	case fiber.StatusRequestEntityTooLarge:
-		return core.TooLarge("payload_too_large", "request body too large")
+		return core.TooLarge("payload_too_large", "web.requestBodyTooLarge", "request body too large")
 	case fiber.StatusUnsupportedMediaType:
-		return core.Unsupported("unsupported_media_type", "unsupported content type")
+		return core.Unsupported("unsupported_media_type", "web.unsupportedContentType", "unsupported content type")
 	case fiber.StatusRequestTimeout:
-		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out", Format: "request timed out"}
+		return &core.Error{Kind: core.KindInvalid, Code: "request_timeout", Message: "request timed out", ID: "web.requestTimedOut", Format: "request timed out"}
 	}
 	if fe.Code == fiber.StatusRequestHeaderFieldsTooLarge {
-		return core.Invalid("invalid_request", "request headers too large")
+		return core.Invalid("invalid_request", "web.requestHeadersTooLarge", "request headers too large")
 	}
 	if fe.Code >= 400 && fe.Code < 500 {
 		// Never fe.Message: for a request fasthttp cannot parse it quotes the
 		// raw request bytes back.
-		return core.Invalid("invalid_request", "malformed request")
+		return core.Invalid("invalid_request", "web.malformedRequest", "malformed request")
 	}
 	return core.Internal(fe)
 }

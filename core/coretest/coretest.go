@@ -221,7 +221,7 @@ func (z *Zones) Locale(_ context.Context, userID string) (string, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.unknown[userID] {
-		return "", core.NotFound("user_not_found", "user not found")
+		return "", core.NotFound("user_not_found", "accounts.userNotFound", "user not found")
 	}
 	if l, ok := z.locales[userID]; ok {
 		return l, nil
@@ -246,7 +246,7 @@ func (z *Zones) Location(_ context.Context, userID string) (*time.Location, erro
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.unknown[userID] {
-		return nil, core.NotFound("user_not_found", "user not found")
+		return nil, core.NotFound("user_not_found", "accounts.userNotFound", "user not found")
 	}
 	if loc, ok := z.m[userID]; ok {
 		return loc, nil

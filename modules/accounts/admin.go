@@ -43,7 +43,7 @@ const MaxSearchPage = 100
 func (s *Service) Search(ctx context.Context, query string, page core.Page) ([]Account, string, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
-		return nil, "", core.Invalid("invalid_request", "q is required")
+		return nil, "", core.Required("q")
 	}
 	if len(q) > 4*MaxEmail { // before folding: bound the work
 		return nil, "", errSearchTooLong()
@@ -78,7 +78,7 @@ func (s *Service) Search(ctx context.Context, query string, page core.Page) ([]A
 }
 
 func errSearchTooLong() error {
-	return core.Invalid("invalid_request", "q must be at most %d bytes, as an e-mail is", MaxEmail)
+	return core.Invalid("invalid_request", "accounts.qMostBytesMail", "q must be at most %d bytes, as an e-mail is", MaxEmail)
 }
 
 // Emails maps the ids of a page's users to their e-mails, in one read:
@@ -94,7 +94,7 @@ func (s *Service) Emails(ctx context.Context, ids []string) (map[string]string, 
 		}
 	}
 	if len(want) > core.MaxPageLimit {
-		return nil, core.Invalid("invalid_request", "too many users at once")
+		return nil, core.Invalid("invalid_request", "accounts.tooManyUsersOnce", "too many users at once")
 	}
 	out := make(map[string]string, len(want))
 	if len(want) == 0 {

@@ -68,7 +68,7 @@ type Sealer interface {
 // the ID token beside it: 401, as any fault of the token is, and nothing
 // is created. The app starts Sign in with Apple again.
 func ErrAuthorizationCode() error {
-	return core.Unauthorized("invalid_token", "the authorization code is not valid; sign in with Apple again")
+	return core.Unauthorized("invalid_token", "accounts.authorizationCodeNotValidSign", "the authorization code is not valid; sign in with Apple again")
 }
 
 // sealedGrant is the plain text a stored grant seals: the client it was

@@ -38,7 +38,7 @@ func (f *fakeGrants) Exchange(_ context.Context, provider, client, code string) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if code == "down" {
-		e := core.Unavailable("unavailable", "Apple cannot be reached to finish signing in; try again in a moment")
+		e := core.Unavailable("unavailable", "accounts.appleCannotReachedFinishSigning", "Apple cannot be reached to finish signing in; try again in a moment")
 		e.RetryAfter = 10 * time.Second
 		return accounts.Grant{}, e
 	}
@@ -56,7 +56,7 @@ func (f *fakeGrants) Revoke(_ context.Context, _, client, token string) error {
 	defer f.mu.Unlock()
 	switch {
 	case f.down:
-		return core.Unavailable("unavailable", "down")
+		return core.Unavailable("unavailable", "accounts.down", "down")
 	case f.gone:
 		return fmt.Errorf("%w: invalid_grant", accounts.ErrGrantGone)
 	}

@@ -140,7 +140,7 @@ func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 			return decideLinked(c, st, now)
 		}
 		if c.Email == "" {
-			return SignInUpdate{}, core.Invalid("email_required", "the ID token carries no e-mail; the first sign-in needs one")
+			return SignInUpdate{}, core.Invalid("email_required", "accounts.iDTokenCarriesNoMail", "the ID token carries no e-mail; the first sign-in needs one")
 		}
 		if !c.EmailVerified {
 			return SignInUpdate{}, errClaimNotVerified()
@@ -188,7 +188,7 @@ func takeOver(a Account, link *Identity, now time.Time) SignInUpdate {
 
 func errClaimNotVerified() error {
 	return core.Forbidden("email_not_verified",
-		"the provider has not verified this e-mail: sign up with it, or verify it with the provider first")
+		"accounts.providerHasNotVerifiedMail", "the provider has not verified this e-mail: sign up with it, or verify it with the provider first")
 }
 
 // SignInMethods lists how the account signs in: "password" when it has
@@ -231,7 +231,7 @@ func (s *Service) passkeyCount(ctx context.Context, userID string) (int, error) 
 var errIdentityOrphan = errors.New("accounts: identity without its account")
 
 func errNotLinked() error {
-	return core.NotFound("not_found", "this sign-in method is not linked to the account")
+	return core.NotFound("not_found", "accounts.signMethodNotLinkedAccount", "this sign-in method is not linked to the account")
 }
 
 // SignIn signs in with a provider's ID token (see DecideSignIn): a new
@@ -242,7 +242,7 @@ func errNotLinked() error {
 // (redeem), and its grant is written with the sign-in or dropped with it.
 func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userID, token string, created bool, err error) {
 	if s.idTokens == nil {
-		return "", "", false, core.Unauthorized("invalid_token", "the ID token is not valid")
+		return "", "", false, core.Unauthorized("invalid_token", "signin.iDTokenNotValid", "the ID token is not valid")
 	}
 	if err := s.limiter.Hit(ctx, ruleSignIns, cl.IP, "rate_limited"); err != nil {
 		return "", "", false, err
@@ -312,7 +312,7 @@ func (s *Service) spendIDToken(ctx context.Context, c IdentityClaim) error {
 	}
 	err := s.repo.SpendIDToken(ctx, c.TokenHash, c.ExpiresAt)
 	if core.IsKind(err, core.KindConflict) {
-		return core.Unauthorized("invalid_token", "the ID token is not valid")
+		return core.Unauthorized("invalid_token", "signin.iDTokenNotValid", "the ID token is not valid")
 	}
 	return err
 }

@@ -142,11 +142,11 @@ var fakeTokenSeq atomic.Int64
 
 func (f fakeIDTokens) Verify(_ context.Context, provider, token, _ string) (accounts.IdentityClaim, error) {
 	if token == "down" {
-		return accounts.IdentityClaim{}, core.Unavailable("unavailable", "keys unavailable")
+		return accounts.IdentityClaim{}, core.Unavailable("unavailable", "accounts.keysUnavailable", "keys unavailable")
 	}
 	c, ok := f[provider+"/"+token]
 	if !ok {
-		return accounts.IdentityClaim{}, core.Unauthorized("invalid_token", "the ID token is not valid")
+		return accounts.IdentityClaim{}, core.Unauthorized("invalid_token", "signin.iDTokenNotValid", "the ID token is not valid")
 	}
 	if c.TokenHash == "" {
 		c.TokenHash = fmt.Sprintf("%s/%s#%d", provider, token, fakeTokenSeq.Add(1))

@@ -171,21 +171,21 @@ var (
 func NormalizeEmail(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", core.Invalid("invalid_request", "email is required")
+		return "", core.Required("email")
 	}
 	if len(s) > 4*MaxEmail { // before folding: bound the work
-		return "", core.Invalid("invalid_request", "email is too long")
+		return "", core.Invalid("invalid_request", "accounts.emailTooLong", "email is too long")
 	}
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) >= 0 {
-		return "", core.Invalid("invalid_request", "email must not contain invisible characters")
+		return "", core.Invalid("invalid_request", "accounts.emailNotContainInvisibleCharacters", "email must not contain invisible characters")
 	}
 	e := FoldEmail(s)
 	if len(e) > MaxEmail {
-		return "", core.Invalid("invalid_request", "email is too long")
+		return "", core.Invalid("invalid_request", "accounts.emailTooLong", "email is too long")
 	}
 	a, err := mail.ParseAddress(e)
 	if err != nil || a.Address != e || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
-		return "", core.Invalid("invalid_request", "email is not a valid address")
+		return "", core.Invalid("invalid_request", "accounts.emailNotValidAddress", "email is not a valid address")
 	}
 	// ParseAddress takes UTF-8 (RFC 6532), bidirectional overrides included,
 	// which would disguise the address wherever it is shown.
@@ -230,7 +230,7 @@ func SearchPage(as []Account, page core.Page) ([]Account, string) {
 func ValidatePassword(field, p string) error {
 	n := utf8.RuneCountInString(p)
 	if n < MinPassword || n > MaxPassword {
-		return core.Invalid("invalid_request", "%s must be 8 to 128 characters", field)
+		return core.Invalid("invalid_request", "accounts.passwordLength", "%s must be 8 to 128 characters", field)
 	}
 	return nil
 }
@@ -245,10 +245,10 @@ func ValidateTimezone(tz string) error {
 		return nil
 	}
 	if len(tz) > MaxTimezone || !zoneName(tz) || tz == "Local" || tz == "localtime" {
-		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
+		return core.Invalid("invalid_request", "accounts.timezoneIANANameSuchEurope", "timezone must be an IANA name such as Europe/Paris")
 	}
 	if _, err := time.LoadLocation(tz); err != nil {
-		return core.Invalid("invalid_request", "timezone must be an IANA name such as Europe/Paris")
+		return core.Invalid("invalid_request", "accounts.timezoneIANANameSuchEurope", "timezone must be an IANA name such as Europe/Paris")
 	}
 	return nil
 }

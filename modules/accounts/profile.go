@@ -64,7 +64,7 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 func checkName(field, s string, max int) (string, error) {
 	name := strings.TrimSpace(s)
 	if len([]rune(name)) > max {
-		return "", core.Invalid("invalid_request", "%s must be at most %d characters", field, max)
+		return "", core.TooLong(field, max)
 	}
 	if err := core.CheckText(field, name, false); err != nil {
 		return "", err
@@ -155,7 +155,7 @@ func accountKey(userID string) string { return "accounts.account:" + userID }
 
 func (s *Service) account(ctx context.Context, userID string) (Account, error) {
 	if strings.TrimSpace(userID) == "" {
-		return Account{}, core.Invalid("invalid_request", "userId is required")
+		return Account{}, core.Required("userId")
 	}
 	a, err := core.Memo(ctx, accountKey(userID), func() (Account, error) { return s.repo.Get(ctx, userID) })
 	if core.IsKind(err, core.KindNotFound) {

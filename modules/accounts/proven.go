@@ -16,7 +16,7 @@ func (s *Service) StartSession(ctx context.Context, userID string, cl Client) (s
 		return "", err
 	}
 	if !a.Verified {
-		return "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
+		return "", core.Forbidden("email_not_verified", "accounts.verifyMailBeforeLogging", "verify your e-mail before logging in")
 	}
 	return s.newSession(ctx, a.ID, cl)
 }

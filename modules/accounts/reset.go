@@ -121,7 +121,7 @@ func (s *Service) checkCurrentPassword(ctx context.Context, a Account, current s
 		return nil
 	}
 	if current == "" {
-		return core.Invalid("invalid_request", "currentPassword is required")
+		return core.Required("currentPassword")
 	}
 	if err := s.reserveLogin(ctx, apiLogins, a.Email, cl.IP); err != nil {
 		return err
@@ -131,7 +131,7 @@ func (s *Service) checkCurrentPassword(ctx context.Context, a Account, current s
 		return err
 	}
 	if !ok {
-		return core.Forbidden("invalid_credentials", "the current password is wrong")
+		return core.Forbidden("invalid_credentials", "accounts.currentPasswordWrong", "the current password is wrong")
 	}
 	return s.releaseLogin(ctx, apiLogins, a.Email, cl.IP)
 }
@@ -142,7 +142,7 @@ func (s *Service) checkCurrentPassword(ctx context.Context, a Account, current s
 func (s *Service) checkResetProof(ctx context.Context, userID string, proof ResetProof, clientIP string) (Code, error) {
 	code, token := strings.TrimSpace(proof.Code), strings.TrimSpace(proof.ResetToken)
 	if code == "" && token == "" {
-		return Code{}, core.Invalid("invalid_code", "send the verified code or the resetToken with the new password")
+		return Code{}, core.Invalid("invalid_code", "accounts.sendVerifiedCodeResetTokenNew", "send the verified code or the resetToken with the new password")
 	}
 	c, err := s.takeTry(ctx, userID, PurposeReset, clientIP)
 	if core.IsKind(err, core.KindNotFound) || (err == nil && c.VerifiedAt.IsZero()) {

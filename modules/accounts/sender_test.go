@@ -49,7 +49,7 @@ func TestRetryAt(t *testing.T) {
 func TestSenderRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	down := core.Unavailable("mail_unavailable", "could not send the e-mail")
+	down := core.Unavailable("mail_unavailable", "accounts.couldNotSendMail", "could not send the e-mail")
 
 	t.Run("sign-up answers while the relay is down; the code arrives once it recovers", func(t *testing.T) {
 		f := newFixture(t)
@@ -164,7 +164,7 @@ func TestSenderRules(t *testing.T) {
 
 	t.Run("a mail the mailer refuses for good is dropped at once and the pass goes on", func(t *testing.T) {
 		f := newFixture(t)
-		f.mail.failWith(core.Invalid("invalid_request", "mail recipient is not a valid address"))
+		f.mail.failWith(core.Invalid("invalid_request", "accounts.mailRecipientNotValidAddress", "mail recipient is not a valid address"))
 		f.svc.SignUp(ctx, "a@x.io", "password1", cl)
 		f.svc.SignUp(ctx, "b@x.io", "password1", cl)
 		f.sender.SendDue(ctx)

@@ -134,13 +134,17 @@ func hasherErr(err error) error {
 }
 
 func errEmailTaken() error {
-	return core.Conflict("email_already_registered", "this e-mail is already registered")
+	return core.Conflict("email_already_registered", "accounts.mailAlreadyRegistered", "this e-mail is already registered")
 }
-func errInvalidCode() error { return core.Invalid("invalid_code", "invalid or expired code") }
+func errInvalidCode() error {
+	return core.Invalid("invalid_code", "accounts.invalidExpiredCode", "invalid or expired code")
+}
 func errResetNotProven() error {
-	return core.Invalid("invalid_code", "verify a reset code first")
+	return core.Invalid("invalid_code", "accounts.verifyResetCode", "verify a reset code first")
 }
-func errUserNotFound() error { return core.NotFound("user_not_found", "user not found") }
+func errUserNotFound() error {
+	return core.NotFound("user_not_found", "accounts.userNotFound", "user not found")
+}
 func errUnauthorized() error {
-	return core.Unauthorized("unauthorized", "missing, invalid or expired token")
+	return core.Unauthorized("unauthorized", "accounts.missingInvalidExpiredToken", "missing, invalid or expired token")
 }

@@ -36,7 +36,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 		return core.Principal{}, "", err
 	}
 	if !s.IsAdmin(a) {
-		return core.Principal{}, "", core.Forbidden("forbidden", "administrators only")
+		return core.Principal{}, "", core.Forbidden("forbidden", "admin.administratorsOnly", "administrators only")
 	}
 	plain, t := s.token(a.ID, cl)
 	plain, t.ExpiresAt = ConsolePrefix+plain, t.CreatedAt.Add(ConsoleTTL)
@@ -56,7 +56,7 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 // same work as a wrong one.
 func (s *Service) checkLogin(ctx context.Context, email, password string, cl Client, rules loginRules) (Account, error) {
 	if strings.TrimSpace(email) == "" || password == "" {
-		return Account{}, core.Invalid("invalid_request", "email and password are required")
+		return Account{}, core.Invalid("invalid_request", "accounts.emailPasswordRequired", "email and password are required")
 	}
 	email = FoldEmail(email)
 	if err := s.reserveLogin(ctx, rules, email, cl.IP); err != nil {
@@ -75,13 +75,13 @@ func (s *Service) checkLogin(ctx context.Context, email, password string, cl Cli
 		return Account{}, verr
 	}
 	if err != nil || a.PasswordHash == "" || !ok {
-		return Account{}, core.Unauthorized("invalid_credentials", "invalid e-mail or password")
+		return Account{}, core.Unauthorized("invalid_credentials", "accounts.invalidMailPassword", "invalid e-mail or password")
 	}
 	if err := s.releaseLogin(ctx, rules, email, cl.IP); err != nil {
 		return Account{}, err
 	}
 	if !a.Verified {
-		return Account{}, core.Forbidden("email_not_verified", "verify your e-mail before logging in")
+		return Account{}, core.Forbidden("email_not_verified", "accounts.verifyMailBeforeLogging", "verify your e-mail before logging in")
 	}
 	return a, nil
 }
@@ -189,7 +189,7 @@ func (s *Service) Sessions(ctx context.Context, userID string) ([]Token, error) 
 func (s *Service) DeleteSession(ctx context.Context, userID, sessionID string) error {
 	h, err := s.repo.DeleteSession(ctx, userID, sessionID)
 	if core.IsKind(err, core.KindNotFound) {
-		return core.NotFound("not_found", "session not found")
+		return core.NotFound("not_found", "accounts.sessionNotFound", "session not found")
 	}
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func (s *Service) takeTry(ctx context.Context, userID string, p Purpose, clientI
 	}
 	if err := s.limiter.Hit(ctx, ruleCodeTriesIP, codeTryKey(c, clientIP), "too_many_attempts"); err != nil {
 		if e := core.As(err); e.Kind == core.KindRateLimited {
-			return Code{}, core.RateLimited(e.Code, msgTooManyTries, e.RetryAfter)
+			return Code{}, core.RateLimited(e.Code, "accounts.tooManyWrongCodesRequest", msgTooManyTries, e.RetryAfter)
 		}
 		return Code{}, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) giveTryBack(ctx context.Context, c Code, clientIP string) erro
 func codeTryKey(c Code, clientIP string) string { return clip(c.Hash, 16) + "\x00" + clientIP }
 
 func errTooManyTries(c Code, now time.Time) error {
-	return core.RateLimited("too_many_attempts", msgTooManyTries, c.ExpiresAt.Sub(now))
+	return core.RateLimited("too_many_attempts", "accounts.tooManyWrongCodesRequest", msgTooManyTries, c.ExpiresAt.Sub(now))
 }
 
 const msgTooManyTries = "too many wrong codes; request a new one"

@@ -64,13 +64,15 @@ func DecideRemoveWay(w WayIn) WayDecision {
 			left++
 		}
 		if left == 0 {
-			return core.Conflict("last_signin_method", "this is the account's last way to sign in; add another first")
+			return core.Conflict("last_signin_method", "accounts.accountLastWaySignAdd", "this is the account's last way to sign in; add another first")
 		}
 		return nil
 	}
 }
 
-func errPasskeyNotFound() error { return core.NotFound("passkey_not_found", "no such passkey") }
+func errPasskeyNotFound() error {
+	return core.NotFound("passkey_not_found", "accounts.noSuchPasskey", "no such passkey")
+}
 
 // EndReason says which proof (or panic button) ended the ways in: the
 // mail tells the owner.

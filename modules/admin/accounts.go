@@ -86,10 +86,10 @@ func (a *AuditedAccounts) Delete(ctx context.Context, userID, confirm string) (A
 		return Account{}, err
 	}
 	if acc.Admin {
-		return Account{}, core.Forbidden("forbidden", "an administrator's account is not deleted from the console: remove the grant first")
+		return Account{}, core.Forbidden("forbidden", "admin.administratorAccountNotDeletedConsole", "an administrator's account is not deleted from the console: remove the grant first")
 	}
 	if !strings.EqualFold(strings.TrimSpace(confirm), acc.Email) {
-		return Account{}, core.Invalid("invalid_request", "type the account's e-mail to confirm the deletion")
+		return Account{}, core.Invalid("invalid_request", "admin.typeAccountMailConfirmDeletion", "type the account's e-mail to confirm the deletion")
 	}
 	before := map[string]any{"id": acc.ID, "email": acc.Email, "verified": acc.Verified, "createdAt": core.Millis(acc.CreatedAt)}
 	err = a.log.Apply(ctx, Change{Action: "account.delete", Target: "user:" + userID, Before: before},

@@ -29,21 +29,21 @@ func newPeople() *people {
 func (p *people) Account(_ context.Context, userID string) (admin.Account, error) {
 	a, ok := p.byID[userID]
 	if !ok {
-		return admin.Account{}, core.NotFound("user_not_found", "user not found")
+		return admin.Account{}, core.NotFound("user_not_found", "admin.userNotFound", "user not found")
 	}
 	return a, nil
 }
 
 func (p *people) AccountByEmail(_ context.Context, email string) (admin.Account, error) {
 	if !strings.Contains(email, "@") {
-		return admin.Account{}, core.Invalid("invalid_request", "not an e-mail")
+		return admin.Account{}, core.Invalid("invalid_request", "admin.notMail", "not an e-mail")
 	}
 	for _, a := range p.byID {
 		if strings.EqualFold(a.Email, strings.TrimSpace(email)) {
 			return a, nil
 		}
 	}
-	return admin.Account{}, core.NotFound("user_not_found", "user not found")
+	return admin.Account{}, core.NotFound("user_not_found", "admin.userNotFound", "user not found")
 }
 
 func (p *people) Sessions(context.Context, string) ([]admin.Session, error) {
@@ -183,17 +183,17 @@ func TestSignedInWithoutItsEntryEndsTheSession(t *testing.T) {
 
 func TestSignInRefusedRecordsTheReason(t *testing.T) {
 	t.Parallel()
-	busy := core.Unavailable("busy", "too many password checks")
+	busy := core.Unavailable("busy", "admin.tooManyPasswordChecks", "too many password checks")
 	busy.RetryAfter = time.Second
 	cases := []struct {
 		refusal error
 		want    string // "": not recorded
 	}{
-		{core.Unauthorized("invalid_credentials", "x"), "wrong_credentials"},
-		{core.Forbidden("forbidden", "x"), "not_administrator"},
-		{core.RateLimited("too_many_attempts", "x", time.Minute), "rate_limited"},
-		{core.Invalid("invalid_request", "x"), "incomplete"},
-		{core.Conflict("conflict", "x"), "refused"},
+		{core.Unauthorized("invalid_credentials", "admin.x", "x"), "wrong_credentials"},
+		{core.Forbidden("forbidden", "admin.x", "x"), "not_administrator"},
+		{core.RateLimited("too_many_attempts", "admin.x", "x", time.Minute), "rate_limited"},
+		{core.Invalid("invalid_request", "admin.x", "x"), "incomplete"},
+		{core.Conflict("conflict", "admin.x", "x"), "refused"},
 		{busy, ""},
 	}
 	for _, tc := range cases {

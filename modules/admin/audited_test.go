@@ -41,11 +41,11 @@ func newThings(ts ...thing) *things {
 func (s *things) Get(_ context.Context, key string) (thing, error) {
 	switch t, ok := s.m[key]; {
 	case key == "down":
-		return thing{}, core.Unavailable("unavailable", "down")
+		return thing{}, core.Unavailable("unavailable", "admin.down", "down")
 	case strings.HasPrefix(key, "bad"):
-		return thing{}, core.Invalid("invalid_request", "bad key")
+		return thing{}, core.Invalid("invalid_request", "admin.badKey", "bad key")
 	case !ok:
-		return thing{}, core.NotFound("not_found", "no such thing")
+		return thing{}, core.NotFound("not_found", "admin.noSuchThing", "no such thing")
 	default:
 		return t, nil
 	}
@@ -62,7 +62,7 @@ func (s *things) put(key string, n int) (thing, error) {
 
 func (s *things) Create(_ context.Context, d thing) (thing, error) {
 	if _, ok := s.m[d.Key]; ok {
-		return thing{}, core.Conflict("conflict", "exists")
+		return thing{}, core.Conflict("conflict", "admin.exists", "exists")
 	}
 	s.m[d.Key] = d
 	s.writes = append(s.writes, d.Key)
@@ -72,7 +72,7 @@ func (s *things) Create(_ context.Context, d thing) (thing, error) {
 func (s *things) Toggle(_ context.Context, key string, on *bool) (thing, error) {
 	if on == nil {
 		s.writes = append(s.writes, key)
-		return thing{}, core.Invalid("invalid_request", "isEnabled is required")
+		return thing{}, core.Invalid("invalid_request", "admin.isEnabledRequired", "isEnabled is required")
 	}
 	return s.put(key, map[bool]int{false: 0, true: 1}[*on])
 }
@@ -93,7 +93,7 @@ func (s *things) Policy(ctx context.Context, platform string) (thing, error) {
 
 func (s *things) SetPolicy(_ context.Context, platform string, d thing) (thing, error) {
 	if strings.HasPrefix(platform, "bad") {
-		return thing{}, core.Invalid("invalid_request", "bad platform")
+		return thing{}, core.Invalid("invalid_request", "admin.badPlatform", "bad platform")
 	}
 	s.writes = append(s.writes, platform)
 	s.m[platform] = thing{Key: platform, N: d.N}

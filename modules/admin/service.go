@@ -29,7 +29,7 @@ func NewService(log AuditLog, stats Stats, clock core.Clock, ids core.IDs) *Serv
 func (s *Service) Apply(ctx context.Context, c Change, apply func(ctx context.Context) (after any, err error)) error {
 	p, ok := core.PrincipalFrom(ctx)
 	if !ok || !p.Admin {
-		return core.Forbidden("forbidden", "administrators only")
+		return core.Forbidden("forbidden", "admin.administratorsOnly", "administrators only")
 	}
 	before, err := toJSON(c.Before)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 type failingLog struct{ admin.AuditLog }
 
 func (failingLog) Append(context.Context, admin.Entry) error {
-	return core.Unavailable("unavailable", "down")
+	return core.Unavailable("unavailable", "admin.down", "down")
 }
 
 // fixedStats answers the overview and remembers what it was asked.
@@ -47,7 +47,7 @@ func TestApplyRecordsEveryChange(t *testing.T) {
 			apply:       func(context.Context) (any, error) { return state{Rollout: 50}, nil },
 			wantOutcome: admin.OutcomeDone, wantAfter: `{"Rollout":50}`},
 		{name: "a refused change is recorded as failed", ctx: bossCtx, wantRun: true, wantErr: core.KindInvalid,
-			apply:       func(context.Context) (any, error) { return nil, core.Invalid("invalid_request", "no") },
+			apply:       func(context.Context) (any, error) { return nil, core.Invalid("invalid_request", "admin.no", "no") },
 			wantOutcome: admin.OutcomeFailed, wantAfter: "null"},
 		{name: "no entry, no change", ctx: bossCtx, wantErr: core.KindUnavailable,
 			log: func() admin.AuditLog { return failingLog{memory.NewAuditRepo()} }},

@@ -29,7 +29,7 @@ func ParseCursor(s string) (Cursor, error) {
 	}
 	d, err := core.ParseDate(parts[0])
 	if err != nil || parts[1] == "" {
-		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+		return Cursor{}, core.Invalid("invalid_request", "core.cursorNotOneServerHanded", "cursor is not one this server handed out")
 	}
 	return Cursor{StartDate: d, ID: parts[1]}, nil
 }

@@ -31,7 +31,7 @@ type Draft struct {
 // event builds the event d describes, validated.
 func (d Draft) event() (Event, error) {
 	if strings.TrimSpace(d.StartDate) == "" {
-		return Event{}, invalid("startDate is required (YYYY-MM-DD)")
+		return Event{}, core.InvalidRequest("events.startDateRequiredYYYYMMDD", "startDate is required (YYYY-MM-DD)")
 	}
 	end := d.EndDate
 	if end == "" {
@@ -126,7 +126,7 @@ func (p Patch) apply(e Event) (Event, error) {
 func parseDate(field, s string) (core.Date, error) {
 	d, err := core.ParseDate(s)
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
+		return core.Date{}, core.Invalid("invalid_date", "moods.dateFormYYYYMMDD", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	return d, nil
 }
@@ -135,7 +135,7 @@ func parseDate(field, s string) (core.Date, error) {
 // YYYY-MM-DD. Their order is the service's rule (DateRange).
 func ParseRange(startDate, endDate string) (from, to core.Date, err error) {
 	if startDate == "" || endDate == "" {
-		return core.Date{}, core.Date{}, invalid("startDate and endDate are required (YYYY-MM-DD)")
+		return core.Date{}, core.Date{}, core.InvalidRequest("events.startDateEndDateRequiredYYYYMM", "startDate and endDate are required (YYYY-MM-DD)")
 	}
 	if from, err = parseDate("startDate", startDate); err != nil {
 		return core.Date{}, core.Date{}, err

@@ -87,23 +87,23 @@ type Read struct {
 func (e Event) Validate() error {
 	switch {
 	case e.Title == "":
-		return invalid("title is required")
+		return core.Required("title")
 	case utf8.RuneCountInString(e.Title) > MaxTitle:
-		return invalid("title must be at most %d characters", MaxTitle)
+		return core.TooLong("title", MaxTitle)
 	case utf8.RuneCountInString(e.Description) > MaxDescription:
-		return invalid("description must be at most %d characters", MaxDescription)
+		return core.TooLong("description", MaxDescription)
 	case utf8.RuneCountInString(e.Location) > MaxLocation:
-		return invalid("location must be at most %d characters", MaxLocation)
+		return core.TooLong("location", MaxLocation)
 	case e.StartDate.IsZero():
-		return invalid("startDate is required (YYYY-MM-DD)")
+		return core.InvalidRequest("events.startDateRequiredYYYYMMDD", "startDate is required (YYYY-MM-DD)")
 	case e.StartDate.Before(MinDate) || e.EndDate.After(MaxDate) || e.EndDate.Before(MinDate):
-		return core.Invalid("invalid_date", "dates must be between 1000-01-01 and 9999-12-31")
+		return core.Invalid("invalid_date", "events.datesBetween10000101", "dates must be between 1000-01-01 and 9999-12-31")
 	case e.EndDate.Before(e.StartDate):
-		return core.Invalid("invalid_date", "endDate must not be before startDate")
+		return core.Invalid("invalid_date", "events.endDateNotBeforeStartDate", "endDate must not be before startDate")
 	case e.StartDate.DaysUntil(e.EndDate) > MaxSpanDays:
-		return core.Invalid("invalid_date", "an event may last at most %d days: endDate must be at most %d days after startDate", MaxSpanDays, MaxSpanDays)
+		return core.Invalid("invalid_date", "events.eventMayLastMostDays", "an event may last at most %d days: endDate must be at most %d days after startDate", MaxSpanDays, MaxSpanDays)
 	case e.StartDate == e.EndDate && e.StartTime.Set && e.EndTime.Set && e.EndTime.minutes() < e.StartTime.minutes():
-		return core.Invalid("invalid_time", "endTime must not be before startTime on a one-day event")
+		return core.Invalid("invalid_time", "events.endTimeNotBeforeStartTimeOne", "endTime must not be before startTime on a one-day event")
 	}
 	if err := checkText(e); err != nil {
 		return err
@@ -115,7 +115,7 @@ func (e Event) Validate() error {
 		return err
 	}
 	if e.Notify.Set && (e.Notify.Minutes < 0 || e.Notify.Minutes > MaxNotifyMinutes) {
-		return invalid(notifyRule)
+		return core.InvalidRequest("events.notifyNumberMinutesBeforeStart", notifyRule)
 	}
 	_, err := NormalizeParticipants(e.Participants)
 	return err

@@ -78,8 +78,6 @@ func buildReport(from, to core.Date, userID string, found []Event) RangeReport {
 	return r
 }
 
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
+func errNotFound() error {
+	return core.NotFound("event_not_found", "events.eventNotFound", "event not found")
 }
-
-func errNotFound() error { return core.NotFound("event_not_found", "event not found") }

@@ -155,7 +155,7 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event
 		return Event{}, err
 	}
 	if p.empty() {
-		return Event{}, invalid("send at least one event field to change")
+		return Event{}, core.InvalidRequest("events.sendLeastOneEventField", "send at least one event field to change")
 	}
 	now := s.clock.Now()
 	loc, err := s.users.Location(ctx, userID)
@@ -200,7 +200,7 @@ func (s *Service) Delete(ctx context.Context, userID, id string) error {
 // the other overlapping ones; both bounds are inclusive.
 func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Date) (RangeReport, error) {
 	if from.After(to) {
-		return RangeReport{}, invalid("startDate must not be after endDate")
+		return RangeReport{}, core.InvalidRequest("events.startDateNotAfterEndDate", "startDate must not be after endDate")
 	}
 	if err := requireID("userId", userID); err != nil {
 		return RangeReport{}, err
@@ -263,7 +263,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireID(field, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return invalid("%s is required", field)
+		return core.Required(field)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func ParseType(s string) (Type, error) {
 	case TypeDate, TypeMeeting, TypeReminder, TypeTraveling, TypeTask, TypeOther:
 		return t, nil
 	}
-	return "", invalid("eventType must be one of date, meeting, reminder, traveling, task, other")
+	return "", core.InvalidRequest("events.eventTypeOneDateMeetingReminder", "eventType must be one of date, meeting, reminder, traveling, task, other")
 }
 
 // Importance is an event's importance level.
@@ -47,7 +47,7 @@ func ParseImportance(s string) (Importance, error) {
 	case ImportanceLow, ImportanceMedium, ImportanceHigh:
 		return i, nil
 	}
-	return "", invalid("importanceLevel must be one of Low, Medium, High")
+	return "", core.InvalidRequest("events.importanceLevelOneLowMediumHigh", "importanceLevel must be one of Low, Medium, High")
 }
 
 // WallTime is an optional time of day HH:mm; the zero value is "no time".
@@ -67,7 +67,7 @@ func ParseWallTime(field, s string) (WallTime, error) {
 	}
 	t, err := core.ParseTimeOfDay(s)
 	if err != nil {
-		return WallTime{}, core.Invalid("invalid_time", "%s must be a time in the form HH:mm", field)
+		return WallTime{}, core.Invalid("invalid_time", "events.timeFormHHMm", "%s must be a time in the form HH:mm", field)
 	}
 	return WallTime{TimeOfDay: t, Set: true}, nil
 }
@@ -102,11 +102,11 @@ func ParseNotify(s string) (Notify, error) {
 		return Notify{}, nil
 	}
 	if len(s) > MaxNotifyDigits || strings.Trim(s, "0123456789") != "" {
-		return Notify{}, invalid(notifyRule)
+		return Notify{}, core.InvalidRequest("events.notifyNumberMinutesBeforeStart", notifyRule)
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n > MaxNotifyMinutes {
-		return Notify{}, invalid(notifyRule)
+		return Notify{}, core.InvalidRequest("events.notifyNumberMinutesBeforeStart", notifyRule)
 	}
 	return Notify{Minutes: n, Set: true}, nil
 }
@@ -125,13 +125,13 @@ func (n Notify) String() string {
 // as labels). It never returns nil for a valid list.
 func NormalizeParticipants(ids []string) ([]string, error) {
 	if len(ids) > MaxParticipants {
-		return nil, invalid("participants may hold at most %d user ids", MaxParticipants)
+		return nil, core.InvalidRequest("events.participantsMayHoldMostUser", "participants may hold at most %d user ids", MaxParticipants)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxParticipantID {
-			return nil, invalid("participants must be user ids of 1 to %d characters", MaxParticipantID)
+			return nil, core.InvalidRequest("events.participantsUserIds1Characters", "participants must be user ids of 1 to %d characters", MaxParticipantID)
 		}
 		if err := core.CheckText("participants", id, false); err != nil {
 			return nil, err

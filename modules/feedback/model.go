@@ -42,7 +42,7 @@ func ParseState(s string) (State, error) {
 	case StateOpen, StateHandled:
 		return State(s), nil
 	}
-	return "", core.Invalid("invalid_request", "state must be all, open or handled")
+	return "", core.Invalid("invalid_request", "feedback.stateAllOpenHandled", "state must be all, open or handled")
 }
 
 const MaxMessage = 5000 // characters of one feedback message
@@ -56,10 +56,10 @@ var SubmitRate = core.RateRule{Name: "feedback_user", Limit: 20, Window: time.Ho
 func normalizeMessage(msg string) (string, error) {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
-		return "", core.Invalid("invalid_request", "feedbackMessage is required")
+		return "", core.Required("feedbackMessage")
 	}
 	if utf8.RuneCountInString(msg) > MaxMessage {
-		return "", core.Invalid("invalid_request", "feedbackMessage must be at most 5000 characters")
+		return "", core.TooLong("feedbackMessage", MaxMessage)
 	}
 	return msg, core.CheckText("feedbackMessage", msg, true)
 }

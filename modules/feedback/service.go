@@ -76,7 +76,9 @@ func (s *Service) MarkHandled(ctx context.Context, id, by string) (Feedback, err
 	return f, err
 }
 
-func errNotFound() error { return core.NotFound("not_found", "feedback not found") }
+func errNotFound() error {
+	return core.NotFound("not_found", "memory.feedbackNotFound", "feedback not found")
+}
 
 func nonNil(fs []Feedback, next string, err error) ([]Feedback, string, error) {
 	if err != nil {

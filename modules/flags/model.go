@@ -36,7 +36,7 @@ const CodeTooMany = "too_many_flags"
 func RoomFor(max int) core.Room {
 	return func(held int64) error {
 		if held >= int64(max) {
-			return core.Conflict(CodeTooMany, "too many flags")
+			return core.Conflict(CodeTooMany, "flags.tooManyFlags", "too many flags")
 		}
 		return nil
 	}
@@ -72,13 +72,13 @@ func (f Flag) Validate() error {
 	}
 	switch {
 	case f.Name == "":
-		return invalid("name is required")
+		return core.Required("name")
 	case utf8.RuneCountInString(f.Name) > MaxName:
-		return invalid("name must be at most %d characters", MaxName)
+		return core.TooLong("name", MaxName)
 	case utf8.RuneCountInString(f.Description) > MaxDescription:
-		return invalid("description must be at most %d characters", MaxDescription)
+		return core.TooLong("description", MaxDescription)
 	case utf8.RuneCountInString(f.CreatedBy) > MaxCreatedBy:
-		return invalid("createdBy must be at most %d characters", MaxCreatedBy)
+		return core.TooLong("createdBy", MaxCreatedBy)
 	case f.RolloutPercentage < 0 || f.RolloutPercentage > 100:
 		return errRollout()
 	}
@@ -98,7 +98,7 @@ func (f Flag) Validate() error {
 	}
 	for _, id := range f.EnabledForUserIDs {
 		if slices.Contains(f.DisabledForUserIDs, id) {
-			return invalid("user %q is in both enabledForUserIds and disabledForUserIds", id)
+			return core.InvalidRequest("flags.userBothEnabledForUserIdsDisabledForUserIds", "user %q is in both enabledForUserIds and disabledForUserIds", id)
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func NormalizePlatforms(ps []string) ([]Platform, error) {
 	for _, s := range ps {
 		p, err := core.ParsePlatform(s)
 		if err != nil {
-			return nil, invalid("platforms may hold only ios, android and web")
+			return nil, core.InvalidRequest("flags.platformsMayHoldOnlyIos", "platforms may hold only ios, android and web")
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
@@ -179,13 +179,13 @@ func NormalizePlatforms(ps []string) ([]Platform, error) {
 // a valid list.
 func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 	if len(ids) > MaxListedUsers {
-		return nil, invalid("%s may hold at most %d user ids", field, MaxListedUsers)
+		return nil, core.InvalidRequest("flags.mayHoldMostUserIds", "%s may hold at most %d user ids", field, MaxListedUsers)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxUserID {
-			return nil, invalid("%s must hold user ids of 1 to %d characters", field, MaxUserID)
+			return nil, core.InvalidRequest("flags.holdUserIds1Characters", "%s must hold user ids of 1 to %d characters", field, MaxUserID)
 		}
 		if err := core.CheckText(field, id, false); err != nil {
 			return nil, err
@@ -395,7 +395,7 @@ func (p Patch) apply(f Flag) (Flag, error) {
 // flag builds the flag d describes (without id, creator and times), validated.
 func (d Draft) flag() (Flag, error) {
 	if d.Key == "" {
-		return Flag{}, invalid("key is required")
+		return Flag{}, core.Required("key")
 	}
 	if err := ValidateKey(d.Key); err != nil {
 		return Flag{}, err
@@ -423,7 +423,7 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, err
 	}
 	if validStoredKey(parts[0]) != nil {
-		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+		return Cursor{}, core.Invalid("invalid_request", "core.cursorNotOneServerHanded", "cursor is not one this server handed out")
 	}
 	return Cursor{Key: parts[0]}, nil
 }
@@ -435,24 +435,22 @@ func PageOf(fs []Flag, page core.Page) ([]Flag, string) {
 	return core.CutPage(fs, page, func(f Flag) string { return Cursor{Key: f.Key}.String() })
 }
 
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
-}
-
 func errBadKey() error {
-	return invalid("key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9")
+	return core.InvalidRequest("flags.key164CharactersZ", "key must be 1 to 64 characters of a-z, 0-9, _, . and -, starting with a-z or 0-9")
 }
 
 func errRollout() error {
-	return invalid("rolloutPercentage must be a whole number from 0 to 100")
+	return core.InvalidRequest("flags.rolloutPercentageWholeNumber0100", "rolloutPercentage must be a whole number from 0 to 100")
 }
 
-func errNotFound() error { return core.NotFound("not_found", "feature flag not found") }
+func errNotFound() error {
+	return core.NotFound("not_found", "flags.featureFlagNotFound", "feature flag not found")
+}
 
 func errKeyTaken() error {
-	return core.Conflict("conflict", "a feature flag with this key already exists")
+	return core.Conflict("conflict", "flags.featureFlagKeyAlreadyExists", "a feature flag with this key already exists")
 }
 
 func errTooMany() error {
-	return core.Conflict("conflict", "there are already %d feature flags: delete one first", MaxFlags)
+	return core.Conflict("conflict", "flags.thereAlreadyFeatureFlagsDelete", "there are already %d feature flags: delete one first", MaxFlags)
 }

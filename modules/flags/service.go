@@ -36,7 +36,7 @@ type Decision struct {
 // not premium.
 func (s *Service) Evaluate(ctx context.Context, key, userID, platform string) (Decision, error) {
 	if key == "" {
-		return Decision{}, invalid("flag is required: the key of a feature flag")
+		return Decision{}, core.InvalidRequest("flags.flagRequiredKeyFeatureFlag", "flag is required: the key of a feature flag")
 	}
 	sub, err := s.Subject(ctx, userID, platform)
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Service) Enabled(ctx context.Context, userID, platform string) (Enabled
 //     ask before anyone signs in, but never learns about a stranger.
 func (s *Service) Subject(ctx context.Context, userID, platform string) (Subject, error) {
 	if utf8.RuneCountInString(userID) > MaxUserID {
-		return Subject{}, invalid("userId must be at most %d characters", MaxUserID)
+		return Subject{}, core.TooLong("userId", MaxUserID)
 	}
 	var sub Subject
 	if platform != "" {
@@ -131,7 +131,7 @@ func (s *Service) Subject(ctx context.Context, userID, platform string) (Subject
 	case caller.Admin:
 		sub.UserID = userID
 	default:
-		return Subject{}, core.Forbidden("forbidden", "you may only evaluate feature flags for yourself")
+		return Subject{}, core.Forbidden("forbidden", "flags.mayOnlyEvaluateFeatureFlags", "you may only evaluate feature flags for yourself")
 	}
 	return sub, nil
 }
@@ -200,7 +200,7 @@ func (s *Service) Toggle(ctx context.Context, key string, isEnabled *bool) (Flag
 		return Flag{}, err
 	}
 	if isEnabled == nil {
-		return Flag{}, invalid("isEnabled is required: true or false")
+		return Flag{}, core.InvalidRequest("flags.isEnabledRequiredTrueFalse", "isEnabled is required: true or false")
 	}
 	return s.update(ctx, key, Patch{IsEnabled: isEnabled})
 }
@@ -212,7 +212,7 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (Flag, error)
 		return Flag{}, err
 	}
 	if p.empty() {
-		return Flag{}, invalid("send at least one of name, description, isEnabled, enabledForPremium, " +
+		return Flag{}, core.InvalidRequest("flags.sendLeastOneNameDescription", "send at least one of name, description, isEnabled, enabledForPremium, "+
 			"rolloutPercentage, platforms, enabledForUserIds, disabledForUserIds")
 	}
 	return s.update(ctx, key, p)
@@ -276,7 +276,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireKey(key string) error {
 	if key == "" {
-		return invalid("flagKey is required")
+		return core.Required("flagKey")
 	}
 	return validStoredKey(key) // a flag stored under the older rule stays reachable
 }

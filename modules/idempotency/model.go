@@ -82,27 +82,27 @@ const (
 
 // The refusals of Begin; fresh values, since a core.Error may be wrapped.
 func errInProgress() error {
-	return core.Conflict(CodeInProgress, "a request with this Idempotency-Key is still being processed; retry later")
+	return core.Conflict(CodeInProgress, "idempotency.requestIdempotencyKeyStillBeing", "a request with this Idempotency-Key is still being processed; retry later")
 }
 
 func errKeyReused() error {
-	return core.Unprocessable(CodeKeyReused, "this Idempotency-Key was used for a different request")
+	return core.Unprocessable(CodeKeyReused, "idempotency.idempotencyKeyWasUsedDifferent", "this Idempotency-Key was used for a different request")
 }
 
 // errNotKept: the first request completed, but its answer was too large to
 // keep; it is not run again.
 func errNotKept() error {
-	return core.Conflict(CodeNotKept, "a request with this Idempotency-Key completed, but its answer was not kept")
+	return core.Conflict(CodeNotKept, "idempotency.requestIdempotencyKeyCompletedBut", "a request with this Idempotency-Key completed, but its answer was not kept")
 }
 
 // ValidKey checks a key: 1 to 255 printable ASCII characters.
 func ValidKey(key string) error {
 	if key == "" || len(key) > MaxKeyLength {
-		return core.Invalid("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+		return core.Invalid("invalid_request", "idempotency.idempotencyKey1255Printable", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
 	for i := 0; i < len(key); i++ {
 		if key[i] < 0x20 || key[i] > 0x7e {
-			return core.Invalid("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+			return core.Invalid("invalid_request", "idempotency.idempotencyKey1255Printable", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 		}
 	}
 	return nil

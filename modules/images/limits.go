@@ -10,7 +10,7 @@ const NoLimit = -1
 const CodeLimitReached = "limit_reached"
 
 func errLimit(l StorageLimit) error {
-	return core.Forbidden(CodeLimitReached, "storage limit reached: %s", l.Label)
+	return core.Forbidden(CodeLimitReached, "images.storageLimitReached", "storage limit reached: %s", l.Label)
 }
 
 // Room is the rule of an upload of n bytes by a user whose limit is l: it

@@ -256,11 +256,11 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 	newKeys := make(map[string]bool, len(changes))
 	for _, c := range changes {
 		if targets[c.ID] || newKeys[c.Key] {
-			return RelinkPlan{}, core.Invalid("invalid_request", "an image or a key is given twice")
+			return RelinkPlan{}, core.Invalid("invalid_request", "images.imageKeyGivenTwice", "an image or a key is given twice")
 		}
 		img, ok := byID(c.ID)
 		if !ok || img.UserID != userID || (groupID != "" && img.GroupID != groupID) {
-			return RelinkPlan{}, core.NotFound("not_found", "no such image: %s", c.ID)
+			return RelinkPlan{}, core.NotFound("not_found", "images.noSuchImage", "no such image: %s", c.ID)
 		}
 		targets[c.ID], newKeys[c.Key] = true, true
 		p.Before = append(p.Before, img)
@@ -268,7 +268,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 	for i, c := range changes {
 		holder, ok := byKey(c.Key)
 		if !ok || holder.UserID != userID {
-			return RelinkPlan{}, core.Invalid("invalid_request", "no image of the user holds key %s", c.Key)
+			return RelinkPlan{}, core.Invalid("invalid_request", "images.noImageUserHoldsKey", "no image of the user holds key %s", c.Key)
 		}
 		if !targets[holder.ID] {
 			p.Removed = append(p.Removed, holder)
@@ -314,27 +314,29 @@ type Download struct {
 
 // The module's errors.
 
-func errNoImage() error { return core.NotFound("not_found", "image not found") }
-func errNoGroup() error { return core.NotFound("not_found", "image group not found") }
-func errNoFile() error  { return core.NotFound("not_found", "file not found") }
+func errNoImage() error { return core.NotFound("not_found", "images.imageNotFound", "image not found") }
+func errNoGroup() error {
+	return core.NotFound("not_found", "images.imageGroupNotFound", "image group not found")
+}
+func errNoFile() error { return core.NotFound("not_found", "images.fileNotFound", "file not found") }
 func errNotInGroup(id string) error {
-	return core.NotFound("not_found", "image %s is not in this group", id)
+	return core.NotFound("not_found", "images.imageNotGroup", "image %s is not in this group", id)
 }
 func errFileCount() error {
-	return core.Invalid("invalid_request", "send 1 to 4 images, each in a part named file")
+	return core.Invalid("invalid_request", "images.send14ImagesEach", "send 1 to 4 images, each in a part named file")
 }
 func errWidth() error {
-	return core.Invalid("invalid_request", "w must be one of 160, 320, 640, 1280")
+	return core.Invalid("invalid_request", "images.wOne160320640", "w must be one of 160, 320, 640, 1280")
 }
 func errFormat() error {
-	return core.Unsupported("unsupported_media_type", "images must be JPEG, PNG or WEBP")
+	return core.Unsupported("unsupported_media_type", "images.imagesJPEGPNGWEBP", "images must be JPEG, PNG or WEBP")
 }
 func errKeyNotYours() error {
-	return core.Forbidden("forbidden", "key is not one of your files")
+	return core.Forbidden("forbidden", "images.keyNotOneFiles", "key is not one of your files")
 }
 func errKeyUnknown() error {
-	return core.Invalid("invalid_request", "key is not one of your uploaded images: upload the file first")
+	return core.Invalid("invalid_request", "images.keyNotOneUploadedImages", "key is not one of your uploaded images: upload the file first")
 }
 func errURLMismatch() error {
-	return core.Invalid("invalid_request", "url is not the address of key")
+	return core.Invalid("invalid_request", "images.urlNotAddressKey", "url is not the address of key")
 }

@@ -176,4 +176,6 @@ func CheckBlobPrefix(prefix string) error {
 	return CheckBlobKey(folder)
 }
 
-func errBadBlobKey() error { return core.Invalid("invalid_request", "not a valid file key") }
+func errBadBlobKey() error {
+	return core.Invalid("invalid_request", "disk.notValidFileKey", "not a valid file key")
+}

@@ -24,18 +24,18 @@ func (s *Service) Update(ctx context.Context, userID, imageID string, u Update) 
 // nothing, and returns the whole group as it then stands.
 func (s *Service) UpdateGroup(ctx context.Context, userID, groupID string, us []Update) ([]Image, error) {
 	if len(us) == 0 {
-		return nil, core.Invalid("invalid_request", "images must list at least one {_id, url, key}")
+		return nil, core.Invalid("invalid_request", "images.imagesListLeastOneId", "images must list at least one {_id, url, key}")
 	}
 	if len(us) > MaxGroupUpdate {
-		return nil, core.Invalid("invalid_request", "at most 100 images per update")
+		return nil, core.Invalid("invalid_request", "images.most100ImagesPerUpdate", "at most 100 images per update")
 	}
 	ids := make(map[string]bool, len(us))
 	for _, u := range us {
 		if strings.TrimSpace(u.ID) == "" {
-			return nil, core.Invalid("invalid_request", "every image needs its _id")
+			return nil, core.Invalid("invalid_request", "images.everyImageNeedsId", "every image needs its _id")
 		}
 		if ids[u.ID] {
-			return nil, core.Invalid("invalid_request", "image %s is listed twice", u.ID)
+			return nil, core.Invalid("invalid_request", "images.imageListedTwice", "image %s is listed twice", u.ID)
 		}
 		ids[u.ID] = true
 	}
@@ -56,10 +56,10 @@ func (s *Service) relink(ctx context.Context, userID, groupID string, us []Updat
 	keys := make(map[string]bool, len(us))
 	for i, u := range us {
 		if u.Key == "" || u.URL == "" {
-			return nil, core.Invalid("invalid_request", "url and key are required")
+			return nil, core.Invalid("invalid_request", "images.urlKeyRequired", "url and key are required")
 		}
 		if keys[u.Key] {
-			return nil, core.Invalid("invalid_request", "key %s is given twice", u.Key)
+			return nil, core.Invalid("invalid_request", "images.keyGivenTwice", "key %s is given twice", u.Key)
 		}
 		keys[u.Key] = true
 		if err := s.checkFile(ctx, userID, u); err != nil {

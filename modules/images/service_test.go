@@ -68,7 +68,7 @@ func (f *flakyBlobs) Put(ctx context.Context, key, ct string, r io.Reader, size 
 	if n == f.failPut {
 		// a half-written file is the worst case the service must clean up
 		_ = f.Store.Put(ctx, key, ct, io.LimitReader(r, 3), 3)
-		return core.Unavailable("unavailable", "the file store is unavailable")
+		return core.Unavailable("unavailable", "images.fileStoreUnavailable", "the file store is unavailable")
 	}
 	return f.Store.Put(ctx, key, ct, r, size)
 }
@@ -84,7 +84,7 @@ func (f *flakyBlobs) Delete(ctx context.Context, key string) error {
 type failingCreate struct{ *memory.ImageRepo }
 
 func (failingCreate) Create(context.Context, []images.Image, core.Room) error {
-	return core.Unavailable("unavailable", "the database is unavailable")
+	return core.Unavailable("unavailable", "images.databaseUnavailable", "the database is unavailable")
 }
 
 type fixture struct {

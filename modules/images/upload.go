@@ -22,16 +22,16 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 		return Uploaded{}, errFileCount()
 	}
 	if len(files) > MaxPerUpload {
-		return Uploaded{}, core.Invalid("invalid_request", "at most 4 images per upload")
+		return Uploaded{}, core.Invalid("invalid_request", "images.most4ImagesPerUpload", "at most 4 images per upload")
 	}
 	if !validOwner(userID) {
-		return Uploaded{}, core.Invalid("invalid_request", "invalid user id")
+		return Uploaded{}, core.Invalid("invalid_request", "images.invalidUserId", "invalid user id")
 	}
 	kinds := make([]Format, len(files))
 	for i, f := range files {
 		if f.Size > s.settings.MaxFileBytes {
 			return Uploaded{}, core.TooLarge("payload_too_large",
-				"each image must be at most %d bytes", int(s.settings.MaxFileBytes))
+				"images.eachImageMostBytes", "each image must be at most %d bytes", int(s.settings.MaxFileBytes))
 		}
 		format, err := sniff(f)
 		if err != nil {

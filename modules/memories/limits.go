@@ -27,7 +27,7 @@ func RoomFor(max int) core.Room {
 
 func errLimit(max int) error {
 	if max == 1 {
-		return core.Forbidden(CodeLimitReached, "memory limit reached: %d memory", max)
+		return core.Forbidden(CodeLimitReached, "memories.memoryLimitReachedMemory", "memory limit reached: %d memory", max)
 	}
-	return core.Forbidden(CodeLimitReached, "memory limit reached: %d memories", max)
+	return core.Forbidden(CodeLimitReached, "memories.memoryLimitReachedMemories", "memory limit reached: %d memories", max)
 }

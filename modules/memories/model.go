@@ -96,7 +96,7 @@ type Patch struct {
 // check refuses a patch that changes nothing.
 func (p Patch) check() error {
 	if p.Title == nil && p.Description == nil {
-		return invalid("send title and/or description to change")
+		return core.InvalidRequest("memories.sendTitleDescriptionChange", "send title and/or description to change")
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func (p Patch) apply(m Memory) (Memory, error) {
 		return Memory{}, err
 	}
 	if !p.keeps(m) {
-		return Memory{}, invalid("date and images cannot be changed: send title and/or description")
+		return Memory{}, core.InvalidRequest("memories.dateImagesCannotChangedSend", "date and images cannot be changed: send title and/or description")
 	}
 	if p.Title != nil {
 		m.Title = strings.TrimSpace(*p.Title)
@@ -130,11 +130,11 @@ func (p Patch) apply(m Memory) (Memory, error) {
 func validateText(title, description string) error {
 	switch {
 	case title == "":
-		return invalid("title is required")
+		return core.Required("title")
 	case utf8.RuneCountInString(title) > MaxTitle:
-		return invalid("title must be at most %d characters", MaxTitle)
+		return core.TooLong("title", MaxTitle)
 	case utf8.RuneCountInString(description) > MaxDescription:
-		return invalid("description must be at most %d characters", MaxDescription)
+		return core.TooLong("description", MaxDescription)
 	}
 	if err := core.CheckText("title", title, false); err != nil {
 		return err
@@ -147,14 +147,14 @@ func validateText(title, description string) error {
 // between MinDate and MaxDate a 400 invalid_date.
 func ParseDay(field, s string) (core.Date, error) {
 	if s == "" {
-		return core.Date{}, invalid("%s is required (YYYY-MM-DD)", field)
+		return core.Date{}, core.InvalidRequest("memories.requiredYYYYMMDD", "%s is required (YYYY-MM-DD)", field)
 	}
 	d, err := core.ParseDate(s)
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
+		return core.Date{}, core.Invalid("invalid_date", "moods.dateFormYYYYMMDD", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	if d.Before(MinDate) || d.After(MaxDate) {
-		return core.Date{}, core.Invalid("invalid_date", "%s must be between 1900-01-01 and 9999-12-31", field)
+		return core.Date{}, core.Invalid("invalid_date", "moods.between190001019999", "%s must be between 1900-01-01 and 9999-12-31", field)
 	}
 	return d, nil
 }
@@ -164,7 +164,7 @@ func ParseDay(field, s string) (core.Date, error) {
 // (the local date of a user east of UTC, up to UTC+14, runs ahead of it).
 func CheckDay(d core.Date, now time.Time) error {
 	if d.After(core.Today(now, time.UTC).AddDays(1)) {
-		return core.Invalid("invalid_date", "date must not be in the future")
+		return core.Invalid("invalid_date", "memories.dateNotFuture", "date must not be in the future")
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ const ImagePattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#
 // dropped (keeping the first place). It never returns nil for a valid list.
 func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 	if len(addrs) > MaxImages {
-		return nil, invalid("images may hold at most %d addresses", MaxImages)
+		return nil, core.InvalidRequest("memories.imagesMayHoldMostAddresses", "images may hold at most %d addresses", MaxImages)
 	}
 	out := make([]string, 0, len(addrs))
 	for _, a := range addrs {
@@ -200,15 +200,15 @@ func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 
 func checkImage(addr string, s Settings) error {
 	if addr == "" || len(addr) > MaxImageURL {
-		return invalid("images must be addresses of 1 to %d characters", MaxImageURL)
+		return core.InvalidRequest("memories.imagesAddresses1Characters", "images must be addresses of 1 to %d characters", MaxImageURL)
 	}
 	u, err := url.Parse(addr)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return invalid("images must be http or https addresses")
+		return core.InvalidRequest("memories.imagesHttpHttpsAddresses", "images must be http or https addresses")
 	}
 	key, ok := strings.CutPrefix(addr, s.FilesURL())
 	if !ok || !validKey(key) {
-		return invalid("images must be addresses of uploaded images (%s...)", s.FilesURL())
+		return core.InvalidRequest("memories.imagesAddressesUploadedImages", "images must be addresses of uploaded images (%s...)", s.FilesURL())
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func ParseCursor(s string) (Cursor, error) {
 	d, derr := core.ParseDate(parts[0])
 	ms, ok := core.ParseMillis(parts[1])
 	if derr != nil || !ok || parts[2] == "" {
-		return Cursor{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+		return Cursor{}, core.Invalid("invalid_request", "core.cursorNotOneServerHanded", "cursor is not one this server handed out")
 	}
 	return Cursor{Date: d, CreatedAt: ms, ID: parts[2]}, nil
 }
@@ -295,8 +295,6 @@ func PageOf(ms []Memory, page core.Page) ([]Memory, string) {
 	return core.CutPage(ms, page, func(m Memory) string { return CursorAfter(m).String() })
 }
 
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
+func errNotFound() error {
+	return core.NotFound("not_found", "memories.memoryNotFound", "memory not found")
 }
-
-func errNotFound() error { return core.NotFound("not_found", "memory not found") }

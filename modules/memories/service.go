@@ -132,7 +132,7 @@ func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Me
 // list order and paged like List. start after end is a 400.
 func (s *Service) DateRange(ctx context.Context, userID string, from, to core.Date, page core.Page) ([]Memory, string, error) {
 	if from.After(to) {
-		return nil, "", invalid("startDate must not be after endDate")
+		return nil, "", core.InvalidRequest("events.startDateNotAfterEndDate", "startDate must not be after endDate")
 	}
 	return s.list(ctx, userID, Span{From: from, To: to}, page)
 }
@@ -222,7 +222,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireID(field, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return invalid("%s is required", field)
+		return core.Required(field)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func TestCreateNotifiesTheCurrentPartnerOnly(t *testing.T) {
 func TestAFailedNotificationDoesNotFailTheMemory(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.notes.fail = core.Unavailable("unavailable", "push is down")
+	f.notes.fail = core.Unavailable("unavailable", "memories.pushDown", "push is down")
 	f.partners.Pair("me", "partner")
 	m, err := f.svc.Create(context.Background(), "me", memories.Draft{Title: "Kept", Date: "2025-06-01"})
 	if err != nil {

@@ -65,9 +65,9 @@ func NormalizeBody(body string) (string, error) {
 	body = strings.TrimSpace(body)
 	switch {
 	case body == "":
-		return "", core.Invalid("invalid_request", "body is required")
+		return "", core.Required("body")
 	case utf8.RuneCountInString(body) > MaxBody:
-		return "", core.Invalid("invalid_request", "body must be at most %d characters", MaxBody)
+		return "", core.TooLong("body", MaxBody)
 	}
 	return body, core.CheckText("body", body, true)
 }

@@ -196,7 +196,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireUser(userID string) error {
 	if strings.TrimSpace(userID) == "" {
-		return core.Invalid("invalid_request", "userId is required")
+		return core.Required("userId")
 	}
 	return nil
 }

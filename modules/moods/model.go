@@ -33,14 +33,14 @@ const levelChoices = "great, good, okay, low or awful"
 // the API).
 func ParseLevel(s string) (Level, error) {
 	if s == "" {
-		return "", invalid("mood is required: " + levelChoices)
+		return "", core.InvalidRequest("moods.moodRequiredGreatGoodOkay", "mood is required: "+levelChoices)
 	}
 	for _, l := range Levels {
 		if Level(s) == l {
 			return l, nil
 		}
 	}
-	return "", invalid("mood must be one of " + levelChoices)
+	return "", core.InvalidRequest("moods.moodOneGreatGoodOkay", "mood must be one of "+levelChoices)
 }
 
 // CheckInsPerMinute and CheckInsPerDay are one user's write budget of
@@ -115,7 +115,7 @@ func (d Draft) parse() (Level, string, error) {
 	}
 	note := strings.TrimSpace(d.Note)
 	if utf8.RuneCountInString(note) > MaxNote {
-		return "", "", invalid("note must be at most %d characters", MaxNote)
+		return "", "", core.TooLong("note", MaxNote)
 	}
 	if err := core.CheckText("note", note, true); err != nil {
 		return "", "", err
@@ -152,9 +152,9 @@ func (q Query) Span(today core.Date) (Span, error) {
 	}
 	switch {
 	case s.From.After(s.To):
-		return Span{}, invalid("from must not be after to")
+		return Span{}, core.InvalidRequest("moods.notAfter", "from must not be after to")
 	case s.Days() > MaxSpan:
-		return Span{}, invalid("from and to may cover at most %d days", MaxSpan)
+		return Span{}, core.InvalidRequest("moods.mayCoverMostDays", "from and to may cover at most %d days", MaxSpan)
 	}
 	return s, nil
 }
@@ -164,10 +164,10 @@ func (q Query) Span(today core.Date) (Span, error) {
 func ParseDay(field, s string) (core.Date, error) {
 	d, err := core.ParseDate(strings.TrimSpace(s))
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_date", "%s must be a date in the form YYYY-MM-DD", field)
+		return core.Date{}, core.Invalid("invalid_date", "moods.dateFormYYYYMMDD", "%s must be a date in the form YYYY-MM-DD", field)
 	}
 	if d.Before(MinDate) || d.After(MaxDate) {
-		return core.Date{}, core.Invalid("invalid_date", "%s must be between 1900-01-01 and 9999-12-31", field)
+		return core.Date{}, core.Invalid("invalid_date", "moods.between190001019999", "%s must be between 1900-01-01 and 9999-12-31", field)
 	}
 	return d, nil
 }
@@ -189,8 +189,4 @@ func ListOrder(readerID string) func(a, b Mood) int {
 		}
 		return cmp.Compare(a.UserID, b.UserID)
 	}
-}
-
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
 }

@@ -227,7 +227,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 
 func requireID(userID string) error {
 	if strings.TrimSpace(userID) == "" {
-		return invalid("userId is required")
+		return core.Required("userId")
 	}
 	return nil
 }

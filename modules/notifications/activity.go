@@ -62,7 +62,7 @@ func ParseActivityKind(s string) (ActivityKind, error) {
 			return k, nil
 		}
 	}
-	return "", core.Invalid("invalid_request", "unknown activity %q", s)
+	return "", core.Invalid("invalid_request", "notifications.unknownActivity", "unknown activity %q", s)
 }
 
 // Text is the text of the entry that counts n activities of k: the

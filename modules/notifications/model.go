@@ -39,10 +39,10 @@ const (
 func ParseCategory(s string) (Category, error) {
 	c := Category(s)
 	if s == "" {
-		return "", core.Invalid("invalid_request", "category is required")
+		return "", core.Required("category")
 	}
 	if _, ok := categorySettings[c]; !ok {
-		return "", core.Invalid("invalid_request", "unknown category %q"+
+		return "", core.Invalid("invalid_request", "notifications.unknownCategoryUseMoodMoodUpdates", "unknown category %q"+
 			": use mood, moodUpdates, habits, habitsReminder, events, eventsNotification, games, gamesNotification, questions, dailyReminders, notes, partnerActivity or systemUpdates", s)
 	}
 	return c, nil
@@ -76,13 +76,13 @@ const (
 func validateContent(title, message string) error {
 	switch {
 	case strings.TrimSpace(title) == "":
-		return core.Invalid("invalid_request", "title is required")
+		return core.Required("title")
 	case utf8.RuneCountInString(title) > MaxTitle:
-		return core.Invalid("invalid_request", "title must be at most 200 characters")
+		return core.TooLong("title", MaxTitle)
 	case strings.TrimSpace(message) == "":
-		return core.Invalid("invalid_request", "message is required")
+		return core.Required("message")
 	case utf8.RuneCountInString(message) > MaxMessage:
-		return core.Invalid("invalid_request", "message must be at most 2000 characters")
+		return core.TooLong("message", MaxMessage)
 	}
 	if err := core.CheckText("title", title, false); err != nil {
 		return err
@@ -121,6 +121,10 @@ func (r Result) Action() Action {
 	return ActionSavedOnly
 }
 
-func errNotificationNotFound() error { return core.NotFound("not_found", "notification not found") }
+func errNotificationNotFound() error {
+	return core.NotFound("not_found", "notifications.notificationNotFound", "notification not found")
+}
 
-func errDeviceNotFound() error { return core.NotFound("not_found", "device not found") }
+func errDeviceNotFound() error {
+	return core.NotFound("not_found", "notifications.deviceNotFound", "device not found")
+}

@@ -21,14 +21,14 @@ const TokenPattern = `^[!-~]+$`
 // adapter's (Providers.CheckToken).
 func ValidateToken(token string) error {
 	if token == "" {
-		return core.Invalid("invalid_request", "token is required")
+		return core.Required("token")
 	}
 	if len(token) > MaxToken {
-		return core.Invalid("invalid_request", "token must be at most 1024 characters")
+		return core.TooLong("token", MaxToken)
 	}
 	for i := 0; i < len(token); i++ {
 		if token[i] <= ' ' || token[i] > '~' {
-			return core.Invalid("invalid_request", "token must be printable ASCII without spaces")
+			return core.Invalid("invalid_request", "notifications.tokenPrintableASCIIWithoutSpaces", "token must be printable ASCII without spaces")
 		}
 	}
 	return nil

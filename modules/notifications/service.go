@@ -90,7 +90,7 @@ func (s *Service) Settings(ctx context.Context, userID string) (Settings, error)
 // user's daily reminder.
 func (s *Service) UpdateSettings(ctx context.Context, userID string, c Changes) (Settings, error) {
 	if len(c.Switches) == 0 && c.ReminderTime == nil {
-		return Settings{}, core.Invalid("invalid_request", "send at least one of the eight setting keys or "+ReminderTimeKey)
+		return Settings{}, core.Invalid("invalid_request", "notifications.sendLeastOneEightSetting", "send at least one of the eight setting keys or "+ReminderTimeKey)
 	}
 	for k := range c.Switches {
 		if _, err := ParseSetting(string(k)); err != nil {
@@ -209,7 +209,7 @@ func (s *Service) deliver(ctx context.Context, n Notification, settings Settings
 // modules call it through a port of their own.
 func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error) {
 	if a.UserID == "" || a.From == "" {
-		return Result{}, core.Invalid("invalid_request", "an activity needs its user and its actor")
+		return Result{}, core.Invalid("invalid_request", "notifications.activityNeedsUserActor", "an activity needs its user and its actor")
 	}
 	if _, err := ParseActivityKind(string(a.Kind)); err != nil {
 		return Result{}, err
@@ -322,7 +322,7 @@ func RememberUnread(ctx context.Context, userID string, n int) {
 // unknown id or another user's.
 func (s *Service) MarkRead(ctx context.Context, userID, notificationID string) error {
 	if strings.TrimSpace(notificationID) == "" {
-		return core.Invalid("invalid_request", "notificationId is required")
+		return core.Required("notificationId")
 	}
 	err := s.repo.MarkRead(ctx, userID, notificationID)
 	if core.IsKind(err, core.KindNotFound) {

@@ -75,7 +75,7 @@ func TestEverySavedNotificationIsAnnouncedToItsRecipientOnly(t *testing.T) {
 func TestAFailedSaveAnnouncesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	down := core.Unavailable("unavailable", "the database is unavailable")
+	down := core.Unavailable("unavailable", "notifications.databaseUnavailable", "the database is unavailable")
 	repo := failingSaves{NotificationRepo: memory.NewNotificationRepo(), err: down}
 	pusher, bus := &fakePusher{}, &coretest.Events{}
 	svc := n.NewService(repo, memory.NewTicketRepo(), memory.NewDailyReminderRepo(), coretest.NewZones(), pusher,

@@ -281,7 +281,7 @@ func TestOnePushForAllDevicesAndDeadOnesRemovedOnce(t *testing.T) {
 	devices := []n.Device{{ID: "d1", UserID: "u1", Token: "a"}, {ID: "d2", UserID: "u1", Token: "b"}, {ID: "d3", UserID: "u1", Token: "c"}}
 
 	gomock.InOrder(
-		repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.Settings{}, core.NotFound("not_found", "none")),
+		repo.EXPECT().Settings(gomock.Any(), "u1").Return(n.Settings{}, core.NotFound("not_found", "notifications.none", "none")),
 		repo.EXPECT().AddNotification(gomock.Any(), n.Notification{ID: "id-1", UserID: "u1", Title: "t", Message: "m",
 			Category: "systemUpdates", CreatedAt: clock.Now()}).Return(nil),
 		repo.EXPECT().Devices(gomock.Any(), "u1").Return(devices, nil),

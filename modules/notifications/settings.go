@@ -36,7 +36,7 @@ func ParseSetting(s string) (Setting, error) {
 			return k, nil
 		}
 	}
-	return "", core.Invalid("invalid_request", "unknown setting %q"+
+	return "", core.Invalid("invalid_request", "notifications.unknownSettingUsePauseAllDailyReminders", "unknown setting %q"+
 		": use pauseAll, dailyReminders, moodUpdates, habitsReminder, eventsNotification, gamesNotification, partnerActivity, systemUpdates or dailyReminderTime", s)
 }
 
@@ -145,7 +145,7 @@ const ReminderTimeKey = "dailyReminderTime"
 func ParseReminderTime(s string) (core.TimeOfDay, error) {
 	t, err := core.ParseTimeOfDay(s)
 	if err != nil {
-		return core.TimeOfDay{}, core.Invalid("invalid_request", ReminderTimeKey+` must be a time "HH:MM" from 00:00 to 23:59`)
+		return core.TimeOfDay{}, core.Invalid("invalid_request", "notifications.dailyReminderTimeTimeHHMM00", ReminderTimeKey+` must be a time "HH:MM" from 00:00 to 23:59`)
 	}
 	return t, nil
 }

@@ -145,7 +145,7 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 		return "", err
 	}
 	if c.UserID == userID {
-		return "", core.Invalid("invalid_request", "you cannot link with your own connection code")
+		return "", core.Invalid("invalid_request", "partners.cannotLinkOwnConnectionCode", "you cannot link with your own connection code")
 	}
 	if err := s.releaseAttempt(ctx, userID, clientIP); err != nil { // another user's code: no failed guess
 		return "", err

@@ -386,28 +386,28 @@ const CategoryPartnerActivity = "partnerActivity"
 // The module's errors; codes are the API's (docs/api.md).
 
 func errAlreadyPaired() error {
-	return core.Conflict("already_paired", "you are already paired")
+	return core.Conflict("already_paired", "partners.alreadyPaired", "you are already paired")
 }
 func errPartnerPaired() error {
-	return core.Conflict("already_paired", "that user is already paired")
+	return core.Conflict("already_paired", "partners.thatUserAlreadyPaired", "that user is already paired")
 }
-func errNotPaired() error { return core.Conflict("not_paired", "not paired") }
+func errNotPaired() error { return core.Conflict("not_paired", "memory.notPaired", "not paired") }
 func errInvalidPairingCode() error {
-	return core.Invalid("invalid_pairing_code", "invalid or expired pairing code")
+	return core.Invalid("invalid_pairing_code", "partners.invalidExpiredPairingCode", "invalid or expired pairing code")
 }
 func errBadConnectionCode() error {
 	return core.Invalid("invalid_request",
-		"connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
+		"partners.connectionCode864CharactersZ", "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
 }
 func errWeakConnectionCode(why string) error {
-	return core.Invalid("invalid_request", "connectionCode is too easy to guess: %s", why)
+	return core.Invalid("invalid_request", "partners.connectionCodeTooEasyGuess", "connectionCode is too easy to guess: %s", why)
 }
 func errBadLinkCode() error {
-	return core.Invalid("invalid_request", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
+	return core.Invalid("invalid_request", "partners.connectionCode464CharactersZ", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")
 }
 func errConnectionTaken() error {
-	return core.Conflict("conflict", "connection code already taken")
+	return core.Conflict("conflict", "partners.connectionCodeAlreadyTaken", "connection code already taken")
 }
 func errConnectionNotFound() error {
-	return core.NotFound("not_found", "connection code not found")
+	return core.NotFound("not_found", "partners.connectionCodeNotFound", "connection code not found")
 }

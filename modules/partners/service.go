@@ -167,7 +167,7 @@ func partnershipKey(userID string) string { return "partners.partnership:" + use
 // it does nothing.
 func Remember(ctx context.Context, userID string, p Partnership, ok bool) {
 	if !ok {
-		core.Remember(ctx, partnershipKey(userID), Partnership{}, core.NotFound("not_found", "not paired"))
+		core.Remember(ctx, partnershipKey(userID), Partnership{}, core.NotFound("not_found", "memory.notPaired", "not paired"))
 		return
 	}
 	core.Remember(ctx, partnershipKey(userID), p, nil)
@@ -349,7 +349,7 @@ func (s *Service) requireUnpaired(ctx context.Context, userID string, paired fun
 
 func requireUser(userID string) error {
 	if strings.TrimSpace(userID) == "" {
-		return core.Invalid("invalid_request", "userId is required")
+		return core.Required("userId")
 	}
 	return nil
 }
@@ -358,7 +358,11 @@ func isAlreadyPaired(err error) bool {
 	return core.IsKind(err, core.KindConflict) && core.As(err).Code == "already_paired"
 }
 
-func errNoConnection() error { return core.NotFound("not_found", "no partner connection") }
+func errNoConnection() error {
+	return core.NotFound("not_found", "partners.noPartnerConnection", "no partner connection")
+}
 
 // errPairedMeanwhile: a concurrent request paired one of the two first.
-func errPairedMeanwhile() error { return core.Conflict("already_paired", "already paired") }
+func errPairedMeanwhile() error {
+	return core.Conflict("already_paired", "memory.alreadyPaired", "already paired")
+}

@@ -204,7 +204,7 @@ type takenOnce struct {
 func (r *takenOnce) PutPairingCode(ctx context.Context, c partners.PairingCode) error {
 	r.calls++
 	if r.calls == 1 || r.always {
-		return core.Conflict("conflict", "pairing code taken")
+		return core.Conflict("conflict", "partners.pairingCodeTaken", "pairing code taken")
 	}
 	return r.PartnerRepo.PutPairingCode(ctx, c)
 }
@@ -271,7 +271,7 @@ func TestLinkNotifiesTheOwner(t *testing.T) {
 	}
 
 	f = newFixture(t)
-	f.notes.fail = core.Unavailable("unavailable", "push is down")
+	f.notes.fail = core.Unavailable("unavailable", "partners.pushDown", "push is down")
 	f.link(t, "a", "b")
 	if f.partner(t, "a") != "b" {
 		t.Fatal("a failed notification undid the link")

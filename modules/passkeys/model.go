@@ -111,28 +111,34 @@ func errChallenge(p Purpose) error {
 	if p == PurposeSignIn {
 		return errCredentials()
 	}
-	return core.Invalid("invalid_challenge", "the challenge is unknown, used or expired: ask for new options")
+	return core.Invalid("invalid_challenge", "passkeys.challengeUnknownUsedExpiredAsk", "the challenge is unknown, used or expired: ask for new options")
 }
 
 func errCredentials() error {
-	return core.Unauthorized("invalid_credentials", "the passkey could not be verified")
+	return core.Unauthorized("invalid_credentials", "passkeys.passkeyCouldNotVerified", "the passkey could not be verified")
 }
 
 // NotFound is the error of a passkey the user does not hold (repositories
 // and the service).
-func NotFound() error { return core.NotFound("passkey_not_found", "no such passkey") }
+func NotFound() error {
+	return core.NotFound("passkey_not_found", "accounts.noSuchPasskey", "no such passkey")
+}
 
 // Exists is the error of a credential id already registered.
-func Exists() error { return core.Conflict("passkey_exists", "this passkey is already registered") }
+func Exists() error {
+	return core.Conflict("passkey_exists", "passkeys.passkeyAlreadyRegistered", "this passkey is already registered")
+}
 
 // TooMany is the error of a registration past MaxPasskeys.
 func TooMany() error {
-	return core.Conflict("too_many_passkeys", "a user may hold at most 20 passkeys: delete one first")
+	return core.Conflict("too_many_passkeys", "passkeys.userMayHoldMost20", "a user may hold at most 20 passkeys: delete one first")
 }
 
 // NoChallenge is a repository's error for a challenge it does not hold.
-func NoChallenge() error { return core.NotFound("challenge_not_found", "no such challenge") }
+func NoChallenge() error {
+	return core.NotFound("challenge_not_found", "passkeys.noSuchChallenge", "no such challenge")
+}
 
 func errDisabled() error {
-	return core.NotFound("passkeys_disabled", "passkeys are not enabled on this server")
+	return core.NotFound("passkeys_disabled", "passkeys.passkeysNotEnabledServer", "passkeys are not enabled on this server")
 }

@@ -72,7 +72,7 @@ func (s *Service) Register(ctx context.Context, userID string, signedInAt time.T
 	}
 	a, err := s.cer.ParseRegistration(body)
 	if err != nil {
-		return Passkey{}, core.Invalid("invalid_registration", "the passkey answer could not be read").Wrap(err)
+		return Passkey{}, core.Invalid("invalid_registration", "passkeys.passkeyAnswerCouldNotRead", "the passkey answer could not be read").Wrap(err)
 	}
 	c, err := s.take(ctx, a, PurposeRegister, userID)
 	if err != nil {
@@ -88,7 +88,7 @@ func (s *Service) Register(ctx context.Context, userID string, signedInAt time.T
 	}
 	p, err := s.cer.FinishRegistration(h, existing, c.Session, a)
 	if err != nil {
-		return Passkey{}, core.Invalid("invalid_registration", "the passkey could not be verified").Wrap(err)
+		return Passkey{}, core.Invalid("invalid_registration", "passkeys.passkeyCouldNotVerified", "the passkey could not be verified").Wrap(err)
 	}
 	p.ID, p.UserID, p.CreatedAt, p.LastUsedAt = s.ids.New(), userID, s.clock.Now(), time.Time{}
 	if err := s.repo.Create(ctx, p, MaxPasskeys); err != nil {
@@ -123,7 +123,7 @@ func (s *Service) SignIn(ctx context.Context, body []byte, cl Client) (string, s
 	}
 	a, err := s.cer.ParseSignIn(body) // an answer of the wrong shape is no attempt: nothing was checked
 	if err != nil {
-		return "", "", core.Invalid("invalid_request", "the passkey answer could not be read").Wrap(err)
+		return "", "", core.Invalid("invalid_request", "passkeys.passkeyAnswerCouldNotRead", "the passkey answer could not be read").Wrap(err)
 	}
 	if err := s.limiter.Hit(ctx, ruleFailedSignIns, cl.IP, "rate_limited"); err != nil {
 		return "", "", err

@@ -71,7 +71,7 @@ type accountsFake struct{}
 
 func (accountsFake) Holder(_ context.Context, userID string) (passkeys.Holder, error) {
 	if userID != "u1" && userID != "u2" {
-		return passkeys.Holder{}, core.NotFound("user_not_found", "user not found")
+		return passkeys.Holder{}, core.NotFound("user_not_found", "passkeys.userNotFound", "user not found")
 	}
 	return passkeys.Holder{UserID: userID, Name: userID + "@example.com", DisplayName: userID}, nil
 }
@@ -83,7 +83,7 @@ func (accountsFake) PasskeyAdded(context.Context, string) error { return nil }
 
 func (accountsFake) StartSession(_ context.Context, userID string, _ passkeys.Client) (string, error) {
 	if userID == "u2" {
-		return "", core.Forbidden("email_not_verified", "verify your e-mail before logging in")
+		return "", core.Forbidden("email_not_verified", "passkeys.verifyMailBeforeLogging", "verify your e-mail before logging in")
 	}
 	return "token-of-" + userID, nil
 }

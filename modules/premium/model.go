@@ -122,10 +122,10 @@ func (p Proof) Empty() bool { return p.SignedTransaction == "" && p.PurchaseToke
 // Validate bounds the proof before any verifier reads it.
 func (p Proof) Validate() error {
 	if len(p.SignedTransaction) > MaxProof || len(p.PurchaseToken) > MaxProof || len(p.ProductID) > MaxProductID {
-		return core.Invalid("invalid_purchase", "signedTransactionInfo, purchaseToken or productId is too long")
+		return core.Invalid("invalid_purchase", "premium.signedTransactionInfoPurchaseTokenProductIdTooLong", "signedTransactionInfo, purchaseToken or productId is too long")
 	}
 	if p.SignedTransaction != "" && p.PurchaseToken != "" {
-		return core.Invalid("invalid_purchase", "send signedTransactionInfo or purchaseToken, not both")
+		return core.Invalid("invalid_purchase", "premium.sendSignedTransactionInfoPurchaseTokenNotBoth", "send signedTransactionInfo or purchaseToken, not both")
 	}
 	return nil
 }
@@ -178,22 +178,22 @@ type Notification struct {
 // Validate checks the fields every stored subscription must satisfy.
 func (p Purchase) Validate() error {
 	if p.Plan == "" {
-		return core.Invalid("invalid_request", "plan is required")
+		return core.Required("plan")
 	}
 	if utf8.RuneCountInString(p.Plan) > MaxPlan {
-		return core.Invalid("invalid_request", "plan must be at most 64 characters")
+		return core.TooLong("plan", MaxPlan)
 	}
 	if err := core.CheckText("plan", p.Plan, false); err != nil {
 		return err
 	}
 	if p.StartDate.IsZero() || p.EndDate.IsZero() {
-		return core.Invalid("invalid_request", "startDate and endDate are required")
+		return core.Invalid("invalid_request", "premium.startDateEndDateRequired", "startDate and endDate are required")
 	}
 	if !p.EndDate.After(p.StartDate) {
-		return core.Invalid("invalid_request", "endDate must be after startDate")
+		return core.Invalid("invalid_request", "premium.endDateAfterStartDate", "endDate must be after startDate")
 	}
 	if len(p.BillingID) > MaxBillingID {
-		return core.Invalid("invalid_request", "billingId must be at most 255 characters")
+		return core.TooLong("billingId", MaxBillingID)
 	}
 	if err := core.CheckText("billingId", p.BillingID, false); err != nil {
 		return err
@@ -278,14 +278,14 @@ func NormalizeMeta(raw json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if trimmed[0] != '{' {
-		return nil, core.Invalid("invalid_request", "meta must be a JSON object")
+		return nil, core.Invalid("invalid_request", "premium.metaJSONObject", "meta must be a JSON object")
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, trimmed); err != nil {
-		return nil, core.Invalid("invalid_request", "meta must be a JSON object")
+		return nil, core.Invalid("invalid_request", "premium.metaJSONObject", "meta must be a JSON object")
 	}
 	if buf.Len() > MaxMeta {
-		return nil, core.Invalid("invalid_request", "meta must be at most 4 KB of JSON")
+		return nil, core.Invalid("invalid_request", "premium.metaMost4KBJSON", "meta must be at most 4 KB of JSON")
 	}
 	return json.RawMessage(buf.Bytes()), nil
 }

@@ -90,7 +90,7 @@ func (s *Service) Limits(ctx context.Context, userID string) (bool, Limits, erro
 func (s *Service) Check(ctx context.Context, userID, feature string) (Access, error) {
 	feature = strings.TrimSpace(feature)
 	if feature == "" {
-		return Access{}, core.Invalid("invalid_request", "feature is required")
+		return Access{}, core.Required("feature")
 	}
 	st, err := s.Status(ctx, userID)
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 		return err
 	}
 	if p.State == StateRevoked {
-		return core.Invalid("invalid_purchase", "this purchase was refunded or revoked")
+		return core.Invalid("invalid_purchase", "premium.purchaseWasRefundedRevoked", "this purchase was refunded or revoked")
 	}
 	now := s.clock.Now()
 	sub := Subscription{UserID: userID, IsActive: true, LastRenewed: now, Meta: meta, CreatedAt: now, UpdatedAt: now}
@@ -130,7 +130,7 @@ func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 // as a renewal (lastRenewed = now).
 func (s *Service) Update(ctx context.Context, userID string, p Patch) error {
 	if p.empty() {
-		return core.Invalid("invalid_request", "send at least one of plan, startDate, endDate, billingId, platform, meta")
+		return core.Invalid("invalid_request", "premium.sendLeastOnePlanStartDate", "send at least one of plan, startDate, endDate, billingId, platform, meta")
 	}
 	current, found, err := s.find(ctx, userID)
 	if err != nil {
@@ -221,7 +221,7 @@ func (s *Service) verifyPatch(ctx context.Context, current, want Subscription, p
 	if current.Store != StoreNone && p.Proof.Empty() {
 		if p.Plan != nil || p.StartDate != nil || p.EndDate != nil || p.BillingID != nil || p.Platform != nil {
 			return Purchase{}, core.Invalid("invalid_purchase",
-				"this subscription comes from the store: send its newer signedTransactionInfo or purchaseToken")
+				"premium.subscriptionComesStoreSendNewer", "this subscription comes from the store: send its newer signedTransactionInfo or purchaseToken")
 		}
 		return current.purchase(), nil // meta only
 	}
@@ -316,10 +316,12 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	return s.repo.Delete(ctx, userID)
 }
 
-func errNoPremium() error { return core.NotFound("not_found", "no premium subscription") }
+func errNoPremium() error {
+	return core.NotFound("not_found", "premium.noPremiumSubscription", "no premium subscription")
+}
 
 // ErrPurchaseInUse is a store purchase that another account holds: a receipt
 // is not shared among couples.
 func ErrPurchaseInUse() *core.Error {
-	return core.Conflict("purchase_in_use", "this purchase belongs to another account")
+	return core.Conflict("purchase_in_use", "premium.purchaseBelongsAnotherAccount", "this purchase belongs to another account")
 }

@@ -385,7 +385,7 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 		t.Fatalf("stored %v, want the store's %v", got.EndDate, storeEnd)
 	}
 
-	refused := core.Invalid("invalid_purchase", "the store refused the purchase")
+	refused := core.Invalid("invalid_purchase", "premium.storeRefusedPurchase", "the store refused the purchase")
 	verifier.EXPECT().Verify(gomock.Any(), gomock.Any()).Return(premium.Purchase{}, refused).Times(2)
 	coretest.WantErr(t, svc.Subscribe(ctx, "u2", claimed), core.KindInvalid, "invalid_purchase")
 	if _, err := repo.Get(ctx, "u2"); !core.IsKind(err, core.KindNotFound) {
@@ -401,7 +401,7 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 	if err := svc.Cancel(ctx, "u1"); err != nil {
 		t.Fatal(err)
 	}
-	unavailable := core.Unavailable("unavailable", "the store cannot be reached")
+	unavailable := core.Unavailable("unavailable", "premium.storeCannotReached", "the store cannot be reached")
 	verifier.EXPECT().Verify(gomock.Any(), gomock.Any()).Return(premium.Purchase{}, unavailable)
 	if err := svc.Subscribe(ctx, "u4", claimed); !errors.Is(err, unavailable) {
 		t.Fatalf("got %v", err)

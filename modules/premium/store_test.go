@@ -22,11 +22,11 @@ type fakeStore struct {
 
 func (f *fakeStore) Verify(_ context.Context, p premium.Purchase) (premium.Purchase, error) {
 	if p.Proof.Empty() {
-		return premium.Purchase{}, core.Invalid("invalid_purchase", "send the store's proof")
+		return premium.Purchase{}, core.Invalid("invalid_purchase", "premium.sendStoreProof", "send the store's proof")
 	}
 	v, ok := f.byProof[p.Proof.SignedTransaction+p.Proof.PurchaseToken]
 	if !ok {
-		return premium.Purchase{}, core.Invalid("invalid_purchase", "signature does not verify")
+		return premium.Purchase{}, core.Invalid("invalid_purchase", "premium.signatureDoesNotVerify", "signature does not verify")
 	}
 	return v, nil
 }
@@ -34,7 +34,7 @@ func (f *fakeStore) Verify(_ context.Context, p premium.Purchase) (premium.Purch
 func (f *fakeStore) Read(_ context.Context, n premium.Notification) (premium.StoreEvent, error) {
 	ev, ok := f.events[string(n.Body)]
 	if !ok {
-		return premium.StoreEvent{}, core.Invalid("invalid_notification", "signature does not verify")
+		return premium.StoreEvent{}, core.Invalid("invalid_notification", "premium.signatureDoesNotVerify", "signature does not verify")
 	}
 	return ev, nil
 }

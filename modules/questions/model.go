@@ -149,33 +149,33 @@ func validatePost(p Post) (Post, error) {
 	case React:
 		p.MessageID, p.Reaction = strings.TrimSpace(p.MessageID), strings.TrimSpace(p.Reaction)
 		if p.MessageID == "" {
-			return nil, invalid("messageId is required")
+			return nil, core.Required("messageId")
 		}
 		return p, validateReaction(p.Reaction)
 	}
-	return nil, invalid("post an answer, a reply or a reaction")
+	return nil, core.InvalidRequest("questions.postAnswerReplyReaction", "post an answer, a reply or a reaction")
 }
 
 func validateText(s string) error {
 	if s == "" {
-		return invalid("text is required")
+		return core.Required("text")
 	}
 	if utf8.RuneCountInString(s) > MaxText {
-		return invalid("text must be at most 2000 characters")
+		return core.TooLong("text", MaxText)
 	}
 	return core.CheckText("text", s, true)
 }
 
 func validateReaction(s string) error {
 	if s == "" {
-		return invalid("reaction is required")
+		return core.Required("reaction")
 	}
 	if utf8.RuneCountInString(s) > MaxReaction {
-		return invalid("reaction must be at most 16 characters")
+		return core.TooLong("reaction", MaxReaction)
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) {
-			return invalid("reaction must not hold control characters")
+			return core.InvalidRequest("questions.reactionNotHoldControlCharacters", "reaction must not hold control characters")
 		}
 	}
 	return core.CheckText("reaction", s, false)
@@ -271,19 +271,15 @@ func target(id string, msgs []Message) error {
 			continue
 		}
 		if m.Kind == KindReaction {
-			return invalid("you can reply and react to answers and replies only")
+			return core.InvalidRequest("questions.canReplyReactAnswersReplies", "you can reply and react to answers and replies only")
 		}
 		return nil
 	}
-	return core.NotFound("not_found", "no such message in today's conversation")
-}
-
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
+	return core.NotFound("not_found", "questions.noSuchMessageTodayConversation", "no such message in today's conversation")
 }
 
 func errNotPaired() error {
-	return core.Conflict("not_paired", "the daily question is for couples: pair with your partner first")
+	return core.Conflict("not_paired", "questions.dailyQuestionCouplesPairPartner", "the daily question is for couples: pair with your partner first")
 }
 
 // HistoryCursor is the cursor after a history page whose last date is d.
@@ -297,7 +293,7 @@ func ParseHistoryCursor(s string) (core.Date, error) {
 	}
 	d, err := core.ParseDate(parts[0])
 	if err != nil {
-		return core.Date{}, core.Invalid("invalid_request", "cursor is not one this server handed out")
+		return core.Date{}, core.Invalid("invalid_request", "core.cursorNotOneServerHanded", "cursor is not one this server handed out")
 	}
 	return d, nil
 }

@@ -227,7 +227,7 @@ func (s *Service) History(ctx context.Context, userID string, page core.Page) ([
 	case page.Limit == 0:
 		page.Limit = DefaultHistory
 	case page.Limit < 0 || page.Limit > MaxHistory:
-		return nil, "", invalid("limit must be a whole number from 1 to 100")
+		return nil, "", core.InvalidRequest("httpapi.limitWholeNumber1100", "limit must be a whole number from 1 to 100")
 	}
 	c, err := s.couple(ctx, userID)
 	if err != nil {
@@ -388,9 +388,9 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 }
 
 func errAnsweredAlready() error {
-	return core.Conflict("conflict", "you have already answered today's question")
+	return core.Conflict("conflict", "questions.haveAlreadyAnsweredTodayQuestion", "you have already answered today's question")
 }
 
 func errAnswerFirst() error {
-	return core.Conflict("conflict", "answer today's question first")
+	return core.Conflict("conflict", "questions.answerTodayQuestion", "answer today's question first")
 }

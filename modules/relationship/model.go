@@ -50,13 +50,17 @@ func members(a, b string) [2]string {
 }
 
 func errNotPaired() error {
-	return core.Conflict("not_paired", "you need a partner for this")
+	return core.Conflict("not_paired", "relationship.needPartner", "you need a partner for this")
 }
 
-func errNoRelationship() error { return core.NotFound("not_found", "no relationship") }
+func errNoRelationship() error {
+	return core.NotFound("not_found", "memory.noRelationship", "no relationship")
+}
 
-func errNoActive() error { return core.NotFound("not_found", "no active relationship") }
+func errNoActive() error {
+	return core.NotFound("not_found", "memory.noActiveRelationship", "no active relationship")
+}
 
 func errFuture() error {
-	return core.Invalid("invalid_date", "date must not be in the future")
+	return core.Invalid("invalid_date", "memories.dateNotFuture", "date must not be in the future")
 }

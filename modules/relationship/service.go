@@ -58,7 +58,7 @@ func (s *Service) Get(ctx context.Context, userID string) (Duration, error) {
 // (LiveChanged) and the other one is notified (ActivityRelationshipStarted).
 func (s *Service) Start(ctx context.Context, userID, date string) (Duration, error) {
 	if strings.TrimSpace(date) == "" {
-		return Duration{}, core.Invalid("invalid_request", "date is required (YYYY-MM-DD)")
+		return Duration{}, core.Invalid("invalid_request", "relationship.dateRequiredYYYYMMDD", "date is required (YYYY-MM-DD)")
 	}
 	start, err := core.ParseDate(date)
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *Service) Start(ctx context.Context, userID, date string) (Duration, err
 		StartDate: start, Active: true, CreatedAt: now, UpdatedAt: now}
 	err = s.repo.Start(ctx, r)
 	if core.IsKind(err, core.KindConflict) {
-		return Duration{}, core.Conflict("conflict", "a relationship is already active; end it first")
+		return Duration{}, core.Conflict("conflict", "relationship.relationshipAlreadyActiveEnd", "a relationship is already active; end it first")
 	}
 	if err != nil {
 		return Duration{}, err
@@ -126,7 +126,7 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 	case on.After(today):
 		return Duration{}, errFuture()
 	case on.Before(r.StartDate):
-		return Duration{}, core.Invalid("invalid_date", "the end date must not be before the start date %s", r.StartDate)
+		return Duration{}, core.Invalid("invalid_date", "relationship.endDateNotBeforeStart", "the end date must not be before the start date %s", r.StartDate)
 	}
 	ended, err := s.repo.End(ctx, r.ID, on, s.clock.Now())
 	if core.IsKind(err, core.KindNotFound) {
@@ -241,7 +241,7 @@ func latestKey(partnershipID string) string { return "relationship.latest:" + pa
 // a memo it does nothing.
 func Remember(ctx context.Context, partnershipID string, r Relationship, ok bool) {
 	if !ok {
-		core.Remember(ctx, latestKey(partnershipID), Relationship{}, core.NotFound("not_found", "no relationship"))
+		core.Remember(ctx, latestKey(partnershipID), Relationship{}, core.NotFound("not_found", "memory.noRelationship", "no relationship"))
 		return
 	}
 	core.Remember(ctx, latestKey(partnershipID), r, nil)

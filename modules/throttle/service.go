@@ -53,5 +53,5 @@ func (l *Limiter) refuse(code string, windowEnd time.Time) error {
 	if wait < time.Second {
 		wait = time.Second
 	}
-	return core.RateLimited(code, "too many requests, try again later", wait)
+	return core.RateLimited(code, "throttle.tooManyRequestsTryAgain", "too many requests, try again later", wait)
 }

@@ -46,20 +46,20 @@ func (p Policy) Validate() error {
 		return err
 	}
 	if p.MinRequired.Compare(p.Recommended) > 0 || p.Recommended.Compare(p.Latest) > 0 {
-		return invalid("versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")
+		return core.InvalidRequest("versions.versionsSatisfyMinRequiredVersionRecommendedVersionLatestVersion", "versions must satisfy minRequiredVersion ≤ recommendedVersion ≤ latestVersion")
 	}
 	if err := validateDownloadURL(p.DownloadURL); err != nil {
 		return err
 	}
 	switch {
 	case strings.TrimSpace(p.UpdateMessage) == "":
-		return invalid("updateMessage is required")
+		return core.Required("updateMessage")
 	case utf8.RuneCountInString(p.UpdateMessage) > MaxUpdateMessage:
-		return invalid("updateMessage must be at most %d characters", MaxUpdateMessage)
+		return core.TooLong("updateMessage", MaxUpdateMessage)
 	case utf8.RuneCountInString(p.ReleaseNotes) > MaxReleaseNotes:
-		return invalid("releaseNotes must be at most %d characters", MaxReleaseNotes)
+		return core.TooLong("releaseNotes", MaxReleaseNotes)
 	case !p.DeprecationDate.IsZero() && (p.DeprecationDate.Unix() < 0 || p.DeprecationDate.Year() > 9999):
-		return invalid("deprecationDate must be milliseconds between 1970 and 9999")
+		return core.InvalidRequest("versions.deprecationDateMillisecondsBetween19709999", "deprecationDate must be milliseconds between 1970 and 9999")
 	}
 	if err := core.CheckText("updateMessage", p.UpdateMessage, true); err != nil {
 		return err
@@ -75,12 +75,12 @@ const DownloadURLPattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]://[^
 // validateDownloadURL accepts an absolute https URL with a host.
 func validateDownloadURL(s string) error {
 	if s == "" {
-		return invalid("downloadUrl is required")
+		return core.Required("downloadUrl")
 	}
 	u, err := url.Parse(s)
 	if len(s) > MaxDownloadURL || err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil ||
 		strings.ContainsAny(s, " \t\r\n") {
-		return invalid("downloadUrl must be an https URL of at most 2048 characters")
+		return core.InvalidRequest("versions.downloadUrlHttpsURLMost2048", "downloadUrl must be an https URL of at most 2048 characters")
 	}
 	return nil
 }
@@ -128,11 +128,11 @@ func (d PolicyDraft) policy(platform Platform) (Policy, error) {
 // parseVersion reads a required version field; field names it in the error.
 func parseVersion(field, s string) (core.Version, error) {
 	if strings.TrimSpace(s) == "" {
-		return core.Version{}, invalid("%s is required", field)
+		return core.Version{}, core.Required(field)
 	}
 	v, err := core.ParseVersion(s)
 	if err != nil {
-		return core.Version{}, core.Invalid("invalid_version", "%s %q is not a version MAJOR.MINOR.PATCH", field, s)
+		return core.Version{}, core.Invalid("invalid_version", "versions.notVersionMAJORMINORPATCH", "%s %q is not a version MAJOR.MINOR.PATCH", field, s)
 	}
 	return v, nil
 }
@@ -159,7 +159,7 @@ type Client struct {
 // version parses the client's version and build.
 func (c Client) version() (core.Version, error) {
 	if strings.TrimSpace(c.CurrentVersion) == "" {
-		return core.Version{}, invalid("currentVersion is required")
+		return core.Version{}, core.Required("currentVersion")
 	}
 	v, err := core.ParseVersion(c.CurrentVersion)
 	if err != nil {
@@ -169,9 +169,9 @@ func (c Client) version() (core.Version, error) {
 		n := *c.BuildNumber
 		switch {
 		case n < 0 || n > MaxBuildNumber:
-			return core.Version{}, core.Invalid("invalid_version", "the build number must be a whole number from 0 to 999999999")
+			return core.Version{}, core.Invalid("invalid_version", "versions.buildNumberWholeNumber0", "the build number must be a whole number from 0 to 999999999")
 		case v.Build != 0 && v.Build != n:
-			return core.Version{}, core.Invalid("invalid_version", "the build in the version and the build number disagree")
+			return core.Version{}, core.Invalid("invalid_version", "versions.buildVersionBuildNumberDisagree", "the build in the version and the build number disagree")
 		}
 		v.Build = n
 	}
@@ -181,12 +181,12 @@ func (c Client) version() (core.Version, error) {
 // validate checks the optional fields, which the check does not use.
 func (c Client) validate() error {
 	if utf8.RuneCountInString(c.UserID) > MaxUserID {
-		return invalid("userId must be at most %d characters", MaxUserID)
+		return core.TooLong("userId", MaxUserID)
 	}
 	if d := c.DeviceInfo; d != nil {
 		for _, f := range []string{d.OS, d.OSVersion, d.DeviceModel, d.AppVersion} {
 			if utf8.RuneCountInString(f) > MaxDeviceField {
-				return invalid("each deviceInfo field must be at most %d characters", MaxDeviceField)
+				return core.InvalidRequest("versions.eachDeviceInfoFieldMostCharacters", "each deviceInfo field must be at most %d characters", MaxDeviceField)
 			}
 		}
 	}
@@ -260,10 +260,6 @@ func below(v, target core.Version) bool {
 	return v.Compare(target) < 0
 }
 
-func invalid(format string, args ...any) error {
-	return core.Invalid("invalid_request", format, args...)
-}
-
 func errNoPolicy(p Platform) error {
-	return core.NotFound("not_found", "no version policy for %s", string(p))
+	return core.NotFound("not_found", "versions.noVersionPolicy", "no version policy for %s", string(p))
 }

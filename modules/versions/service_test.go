@@ -171,14 +171,14 @@ func TestCheckRefusesBadInput(t *testing.T) {
 // and writes nothing (policyReads refuses writes).
 func TestCheckIsOneRead(t *testing.T) {
 	t.Parallel()
-	repo := &policyReads{err: core.NotFound("not_found", "none")}
+	repo := &policyReads{err: core.NotFound("not_found", "versions.none", "none")}
 	r, err := versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
 		versions.Client{Platform: "android", CurrentVersion: "1.0.0", UserID: "u1"})
 	if err != nil || !r.CanContinue() || repo.reads != 1 || repo.platform != core.PlatformAndroid {
 		t.Fatalf("%+v %v, %d reads of %q", r, err, repo.reads, repo.platform)
 	}
 
-	repo = &policyReads{err: core.Unavailable("unavailable", "the database is unavailable")}
+	repo = &policyReads{err: core.Unavailable("unavailable", "versions.databaseUnavailable", "the database is unavailable")}
 	_, err = versions.NewService(repo, coretest.NewClock(time.Time{})).Check(context.Background(),
 		versions.Client{Platform: "ios", CurrentVersion: "1.0.0"})
 	coretest.WantErr(t, err, core.KindUnavailable, "unavailable") // a failing store is not "no policy"

@@ -79,7 +79,7 @@ func (s *Store) path(key string) (string, error) {
 	}
 	p := filepath.Join(s.dir, filepath.FromSlash(key))
 	if !strings.HasPrefix(p, s.dir+string(filepath.Separator)) { // belt and braces
-		return "", core.Invalid("invalid_request", "not a valid file key")
+		return "", core.Invalid("invalid_request", "disk.notValidFileKey", "not a valid file key")
 	}
 	return p, nil
 }
@@ -128,7 +128,7 @@ func (s *Store) Put(_ context.Context, key, _ string, r io.Reader, size int64) (
 // understand; the temporary file is removed by Put's deferred clean-up.
 func full(err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return core.InsufficientStorage("insufficient_storage", "no room left to store the file; try again later").Wrap(err)
+		return core.InsufficientStorage("insufficient_storage", "disk.noRoomLeftStoreFile", "no room left to store the file; try again later").Wrap(err)
 	}
 	return err
 }
@@ -140,7 +140,7 @@ func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, images.BlobI
 	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, images.BlobInfo{}, core.NotFound("not_found", "no such file")
+		return nil, images.BlobInfo{}, core.NotFound("not_found", "s3.noSuchFile", "no such file")
 	}
 	if err != nil {
 		return nil, images.BlobInfo{}, fmt.Errorf("disk blobs: %w", err)
@@ -148,7 +148,7 @@ func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, images.BlobI
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, images.BlobInfo{}, core.NotFound("not_found", "no such file")
+		return nil, images.BlobInfo{}, core.NotFound("not_found", "s3.noSuchFile", "no such file")
 	}
 	return f, images.BlobInfo{Size: st.Size(), ContentType: contentType(key)}, nil
 }

@@ -58,7 +58,7 @@ func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, images.BlobI
 	b, ok := s.blobs[key]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, images.BlobInfo{}, core.NotFound("not_found", "no such file")
+		return nil, images.BlobInfo{}, core.NotFound("not_found", "s3.noSuchFile", "no such file")
 	}
 	return io.NopCloser(bytes.NewReader(bytes.Clone(b.data))),
 		images.BlobInfo{Size: int64(len(b.data)), ContentType: b.contentType}, nil

@@ -158,13 +158,13 @@ func mapErr(err error) error {
 	}
 	switch minio.ToErrorResponse(err).Code {
 	case "NoSuchKey":
-		return core.NotFound("not_found", "no such file").Wrap(err)
+		return core.NotFound("not_found", "s3.noSuchFile", "no such file").Wrap(err)
 	case "SlowDown", "ServiceUnavailable", "InternalError":
-		return core.Unavailable("unavailable", "the file store is unavailable").Wrap(err)
+		return core.Unavailable("unavailable", "s3.fileStoreUnavailable", "the file store is unavailable").Wrap(err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
-		return core.Unavailable("unavailable", "the file store is unavailable").Wrap(err)
+		return core.Unavailable("unavailable", "s3.fileStoreUnavailable", "the file store is unavailable").Wrap(err)
 	}
 	return core.Internal(fmt.Errorf("s3 blobs: %w", err))
 }

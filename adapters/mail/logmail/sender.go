@@ -31,7 +31,7 @@ func New(log *zap.Logger, from string) *Sender {
 // fails where production would.
 func (s *Sender) Send(_ context.Context, m accounts.Mail) error {
 	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
-		return core.Invalid("invalid_request", "mail recipient and subject must not contain line breaks")
+		return core.Invalid("invalid_request", "smtp.mailRecipientSubjectNotContain", "mail recipient and subject must not contain line breaks")
 	}
 	s.log.Info("mail",
 		zap.String("from", s.from),

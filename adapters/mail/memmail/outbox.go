@@ -70,10 +70,10 @@ func (o *Outbox) settle() {
 // Subject, and a cancelled context gives core.KindUnavailable.
 func (o *Outbox) Send(ctx context.Context, m accounts.Mail) error {
 	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
-		return core.Invalid("invalid_request", "mail recipient and subject must not contain line breaks")
+		return core.Invalid("invalid_request", "smtp.mailRecipientSubjectNotContain", "mail recipient and subject must not contain line breaks")
 	}
 	if err := ctx.Err(); err != nil {
-		return core.Unavailable("mail_unavailable", "could not send the e-mail").Wrap(err)
+		return core.Unavailable("mail_unavailable", "smtp.couldNotSendMail", "could not send the e-mail").Wrap(err)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

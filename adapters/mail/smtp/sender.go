@@ -82,11 +82,11 @@ func New(cfg Config) *Sender {
 // refuses the message gives core.KindUnavailable, code mail_unavailable.
 func (s *Sender) Send(ctx context.Context, m accounts.Mail) error {
 	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
-		return core.Invalid("invalid_request", "mail recipient and subject must not contain line breaks")
+		return core.Invalid("invalid_request", "smtp.mailRecipientSubjectNotContain", "mail recipient and subject must not contain line breaks")
 	}
 	to, err := mail.ParseAddress(m.To)
 	if err != nil {
-		return core.Invalid("invalid_request", "mail recipient is not a valid address")
+		return core.Invalid("invalid_request", "smtp.mailRecipientNotValidAddress", "mail recipient is not a valid address")
 	}
 	from, err := parseFrom(s.cfg.From)
 	if err != nil {
@@ -101,7 +101,7 @@ func (s *Sender) Send(ctx context.Context, m accounts.Mail) error {
 		return core.Internal(err)
 	}
 	if err := s.deliver(ctx, host, from.Address, to.Address, msg); err != nil {
-		return core.Unavailable("mail_unavailable", "could not send the e-mail").Wrap(err)
+		return core.Unavailable("mail_unavailable", "smtp.couldNotSendMail", "could not send the e-mail").Wrap(err)
 	}
 	return nil
 }

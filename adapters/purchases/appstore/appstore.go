@@ -90,7 +90,7 @@ func New(cfg Config) (*Verifier, error) {
 // appAccountToken names another user than p.UserID.
 func (v *Verifier) Verify(_ context.Context, p premium.Purchase) (premium.Purchase, error) {
 	if p.Proof.SignedTransaction == "" {
-		return premium.Purchase{}, core.Invalid(codePurchase, "signedTransactionInfo is required")
+		return premium.Purchase{}, core.Invalid(codePurchase, "appstore.signedTransactionInfoRequired", "signedTransactionInfo is required")
 	}
 	t, err := v.transaction(p.Proof.SignedTransaction)
 	if err != nil {
@@ -116,7 +116,7 @@ func (v *Verifier) transaction(jws string) (Transaction, error) {
 	}
 	var t Transaction
 	if err := json.Unmarshal(payload, &t); err != nil {
-		return Transaction{}, failWrap(err, "the payload is not a transaction")
+		return Transaction{}, failWrap(err, "appstore.payloadNotTransaction", "the payload is not a transaction")
 	}
 	return t, nil
 }
@@ -128,7 +128,7 @@ func (v *Verifier) purchase(t Transaction) (premium.Purchase, error) {
 		return premium.Purchase{}, err
 	}
 	if t.OriginalTransactionID == "" || t.ProductID == "" || t.PurchaseDate <= 0 {
-		return premium.Purchase{}, fail("originalTransactionId, productId and purchaseDate are required")
+		return premium.Purchase{}, fail("appstore.originalTransactionIdProductIdPurchaseDateRequired", "originalTransactionId, productId and purchaseDate are required")
 	}
 	end, err := endDate(t)
 	if err != nil {
@@ -154,13 +154,13 @@ func (v *Verifier) purchase(t Transaction) (premium.Purchase, error) {
 // checkApp refuses data about another app or from the other environment.
 func (v *Verifier) checkApp(bundleID, env, what string) error {
 	if bundleID != v.bundleID {
-		return fail("bundle id %q is not this app's", bundleID)
+		return fail("appstore.bundleIdNotApp", "bundle id %q is not this app's", bundleID)
 	}
 	if env == "" {
-		return fail("the %s names no environment", what)
+		return fail("appstore.namesNoEnvironment", "the %s names no environment", what)
 	}
 	if env != v.env {
-		return fail("a %s %s in %s", env, what, v.env)
+		return fail("appstore.message", "a %s %s in %s", env, what, v.env)
 	}
 	return nil
 }
@@ -169,15 +169,15 @@ func endDate(t Transaction) (time.Time, error) {
 	switch t.Type {
 	case TypeAutoRenewable, TypeNonRenewing:
 		if t.ExpiresDate <= 0 {
-			return time.Time{}, fail("a subscription without expiresDate")
+			return time.Time{}, fail("appstore.subscriptionWithoutExpiresDate", "a subscription without expiresDate")
 		}
 		return millis(t.ExpiresDate), nil
 	case TypeNonConsumable:
 		return Lifetime, nil
 	case TypeConsumable:
-		return time.Time{}, fail("a consumable is not a subscription")
+		return time.Time{}, fail("appstore.consumableNotSubscription", "a consumable is not a subscription")
 	}
-	return time.Time{}, fail("unknown transaction type %q", t.Type)
+	return time.Time{}, fail("appstore.unknownTransactionType", "unknown transaction type %q", t.Type)
 }
 
 func (v *Verifier) plan(productID string) (string, error) {
@@ -186,7 +186,7 @@ func (v *Verifier) plan(productID string) (string, error) {
 	}
 	plan, ok := v.plans[productID]
 	if !ok {
-		return "", fail("unknown product %q", productID)
+		return "", fail("appstore.unknownProduct", "unknown product %q", productID)
 	}
 	return plan, nil
 }
@@ -197,6 +197,7 @@ func millis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 // into core.Invalid with their own code, the cause kept for the logs. format
 // is a constant (the catalog key of the message's translations), args fill it.
 type failure struct {
+	id     string
 	format string
 	args   []any
 	cause  error
@@ -210,11 +211,11 @@ func (f *failure) Error() string {
 }
 func (f *failure) Unwrap() error { return f.cause }
 
-func fail(format string, args ...any) error {
-	return &failure{format: format, args: args}
+func fail(id, format string, args ...any) error {
+	return &failure{id: id, format: format, args: args}
 }
-func failWrap(cause error, format string, args ...any) error {
-	return &failure{format: format, args: args, cause: cause}
+func failWrap(cause error, id, format string, args ...any) error {
+	return &failure{id: id, format: format, args: args, cause: cause}
 }
 
 // within names the signed item a failure is about (signedTransactionInfo
@@ -222,6 +223,7 @@ func failWrap(cause error, format string, args ...any) error {
 func within(item string, err error) error {
 	var f *failure
 	if errors.As(err, &f) {
+		// No catalog holds the prefixed text: it is answered in English.
 		return &failure{format: "%s: " + f.format, args: append([]any{item}, f.args...), cause: f.cause}
 	}
 	return err
@@ -230,7 +232,7 @@ func within(item string, err error) error {
 func refuse(code string, err error) error {
 	var f *failure
 	if errors.As(err, &f) {
-		e := core.Invalid(code, f.format, f.args...)
+		e := core.Invalid(code, f.id, f.format, f.args...)
 		if f.cause != nil {
 			e = e.Wrap(f.cause)
 		}

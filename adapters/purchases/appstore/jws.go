@@ -43,7 +43,7 @@ type header struct {
 // signed stays verifiable after its leaf expires.
 func verifyJWS(token string, roots *x509.CertPool) ([]byte, error) {
 	if len(token) > MaxJWS {
-		return nil, fail("the signed data is larger than 64 KB")
+		return nil, fail("appstore.signedDataLargerThan64", "the signed data is larger than 64 KB")
 	}
 	h, payload, sig, err := split(token)
 	if err != nil {
@@ -71,14 +71,14 @@ func verifyJWS(token string, roots *x509.CertPool) ([]byte, error) {
 func split(token string) (header, payload, sig []byte, err error) {
 	parts := strings.SplitN(token, ".", 4)
 	if len(parts) != 3 {
-		return nil, nil, nil, fail("not a compact JWS")
+		return nil, nil, nil, fail("appstore.notCompactJWS", "not a compact JWS")
 	}
 	dec := base64.RawURLEncoding.Strict()
 	header, err1 := dec.DecodeString(parts[0])
 	payload, err2 := dec.DecodeString(parts[1])
 	sig, err3 := dec.DecodeString(parts[2])
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return nil, nil, nil, failWrap(err, "the JWS is not base64url")
+		return nil, nil, nil, failWrap(err, "appstore.jWSNotBase64url", "the JWS is not base64url")
 	}
 	return header, payload, sig, nil
 }
@@ -88,22 +88,22 @@ func split(token string) (header, payload, sig []byte, err error) {
 func parseHeader(raw []byte) ([]*x509.Certificate, error) {
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, failWrap(err, "the JWS header does not parse")
+		return nil, failWrap(err, "appstore.jWSHeaderDoesNotParse", "the JWS header does not parse")
 	}
 	if h.Alg != "ES256" {
-		return nil, fail("alg must be ES256")
+		return nil, fail("appstore.algES256", "alg must be ES256")
 	}
 	if len(h.X5c) < 2 || len(h.X5c) > maxChain {
-		return nil, fail("x5c must hold the leaf, intermediate and root certificates")
+		return nil, fail("appstore.x5cHoldLeafIntermediateRoot", "x5c must hold the leaf, intermediate and root certificates")
 	}
 	chain := make([]*x509.Certificate, len(h.X5c))
 	for i, b64 := range h.X5c {
 		der, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil {
-			return nil, failWrap(err, "x5c holds a certificate that does not parse")
+			return nil, failWrap(err, "appstore.x5cHoldsCertificateThatDoes", "x5c holds a certificate that does not parse")
 		}
 		if chain[i], err = x509.ParseCertificate(der); err != nil {
-			return nil, failWrap(err, "x5c holds a certificate that does not parse")
+			return nil, failWrap(err, "appstore.x5cHoldsCertificateThatDoes", "x5c holds a certificate that does not parse")
 		}
 	}
 	return chain, nil
@@ -114,15 +114,15 @@ func parseHeader(raw []byte) ([]*x509.Certificate, error) {
 func checkSignature(leaf *x509.Certificate, signingInput string, sig []byte) error {
 	key, ok := leaf.PublicKey.(*ecdsa.PublicKey)
 	if !ok || key.Curve != elliptic.P256() {
-		return fail("the signing certificate has no P-256 key")
+		return fail("appstore.signingCertificateHasNoP", "the signing certificate has no P-256 key")
 	}
 	if len(sig) != 64 {
-		return fail("signature does not verify")
+		return fail("appstore.signatureDoesNotVerify", "signature does not verify")
 	}
 	digest := sha256.Sum256([]byte(signingInput))
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
 	if !ecdsa.Verify(key, digest[:], r, s) {
-		return fail("signature does not verify")
+		return fail("appstore.signatureDoesNotVerify", "signature does not verify")
 	}
 	return nil
 }
@@ -134,10 +134,10 @@ func signedDate(payload []byte) (time.Time, error) {
 		SignedDate int64 `json:"signedDate"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return time.Time{}, failWrap(err, "the payload is not a JSON object")
+		return time.Time{}, failWrap(err, "appstore.payloadNotJSONObject", "the payload is not a JSON object")
 	}
 	if p.SignedDate <= 0 {
-		return time.Time{}, fail("signedDate is missing")
+		return time.Time{}, fail("appstore.signedDateMissing", "signedDate is missing")
 	}
 	return time.UnixMilli(p.SignedDate), nil
 }
@@ -147,10 +147,10 @@ func signedDate(payload []byte) (time.Time, error) {
 func checkChain(chain []*x509.Certificate, roots *x509.CertPool, at time.Time) error {
 	leaf, inter := chain[0], chain[1]
 	if !hasExtension(leaf, oidLeaf) {
-		return fail("the signing certificate is not Apple's StoreKit certificate")
+		return fail("appstore.signingCertificateNotAppleStoreKit", "the signing certificate is not Apple's StoreKit certificate")
 	}
 	if !hasExtension(inter, oidIntermediate) {
-		return fail("the intermediate certificate is not Apple's")
+		return fail("appstore.intermediateCertificateNotApple", "the intermediate certificate is not Apple's")
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(inter)
@@ -164,19 +164,19 @@ func checkChain(chain []*x509.Certificate, roots *x509.CertPool, at time.Time) e
 			return nil
 		}
 	}
-	return fail("certificate chain does not lead to the Apple root")
+	return fail("appstore.certificateChainDoesNotLead", "certificate chain does not lead to the Apple root")
 }
 
 func chainFailure(err error) error {
 	var invalid x509.CertificateInvalidError
 	if errors.As(err, &invalid) && invalid.Reason == x509.Expired {
-		return failWrap(err, "a certificate was not valid at signedDate")
+		return failWrap(err, "appstore.certificateWasNotValidSignedDate", "a certificate was not valid at signedDate")
 	}
 	var unknown x509.UnknownAuthorityError
 	if errors.As(err, &unknown) {
-		return failWrap(err, "certificate chain does not lead to the Apple root")
+		return failWrap(err, "appstore.certificateChainDoesNotLead", "certificate chain does not lead to the Apple root")
 	}
-	return failWrap(err, "certificate chain does not verify")
+	return failWrap(err, "appstore.certificateChainDoesNotVerify", "certificate chain does not verify")
 }
 
 func hasExtension(c *x509.Certificate, oid asn1.ObjectIdentifier) bool {

@@ -56,10 +56,10 @@ func (v *Verifier) notificationPayload(body []byte) (NotificationPayload, error)
 		SignedPayload string `json:"signedPayload"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
-		return NotificationPayload{}, failWrap(err, "the body is not {\"signedPayload\": ...}")
+		return NotificationPayload{}, failWrap(err, "appstore.bodyNotSignedPayload", "the body is not {\"signedPayload\": ...}")
 	}
 	if b.SignedPayload == "" {
-		return NotificationPayload{}, fail("signedPayload is required")
+		return NotificationPayload{}, fail("appstore.signedPayloadRequired", "signedPayload is required")
 	}
 	raw, err := verifyJWS(b.SignedPayload, v.roots)
 	if err != nil {
@@ -67,10 +67,10 @@ func (v *Verifier) notificationPayload(body []byte) (NotificationPayload, error)
 	}
 	var n NotificationPayload
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return NotificationPayload{}, failWrap(err, "the payload is not a notification")
+		return NotificationPayload{}, failWrap(err, "appstore.payloadNotNotification", "the payload is not a notification")
 	}
 	if n.NotificationUUID == "" || n.NotificationType == "" {
-		return NotificationPayload{}, fail("notificationUUID and notificationType are required")
+		return NotificationPayload{}, fail("appstore.notificationUUIDNotificationTypeRequired", "notificationUUID and notificationType are required")
 	}
 	if n.Data != nil {
 		err = v.checkApp(n.Data.BundleID, n.Data.Environment, "notification")
@@ -95,7 +95,7 @@ func (v *Verifier) signedItems(d *NotificationData) (Transaction, RenewalInfo, e
 		return Transaction{}, RenewalInfo{}, within("signedRenewalInfo", err)
 	}
 	if r.OriginalTransactionID != "" && r.OriginalTransactionID != t.OriginalTransactionID {
-		return Transaction{}, RenewalInfo{}, fail("signedRenewalInfo is about another subscription")
+		return Transaction{}, RenewalInfo{}, fail("appstore.signedRenewalInfoAboutAnotherSubscription", "signedRenewalInfo is about another subscription")
 	}
 	return t, r, nil
 }
@@ -107,7 +107,7 @@ func (v *Verifier) renewal(jws string) (RenewalInfo, error) {
 	}
 	var r RenewalInfo
 	if err := json.Unmarshal(payload, &r); err != nil {
-		return RenewalInfo{}, failWrap(err, "the payload is not renewal info")
+		return RenewalInfo{}, failWrap(err, "appstore.payloadNotRenewalInfo", "the payload is not renewal info")
 	}
 	return r, nil
 }

@@ -41,9 +41,9 @@ func (e *apiError) unknown() bool {
 func storeErr(err error, code string) *core.Error {
 	var ae *apiError
 	if errors.As(err, &ae) && ae.unknown() {
-		return core.Invalid(code, "Google Play does not know this purchase").Wrap(err)
+		return core.Invalid(code, "play.googlePlayDoesNotKnow", "Google Play does not know this purchase").Wrap(err)
 	}
-	return core.Unavailable("unavailable", "Google Play cannot be reached").Wrap(err)
+	return core.Unavailable("unavailable", "play.googlePlayCannotReached", "Google Play cannot be reached").Wrap(err)
 }
 
 // subscription reads a purchase token's subscription (subscriptionsv2.get).

@@ -55,26 +55,26 @@ type pushBody struct {
 func (v *Verifier) decode(body []byte) (message, error) {
 	var push pushBody
 	if err := json.Unmarshal(body, &push); err != nil {
-		return message{}, badNotification("the body is not a Pub/Sub push").Wrap(err)
+		return message{}, badNotification("play.bodyNotPubSubPush", "the body is not a Pub/Sub push").Wrap(err)
 	}
 	id := push.Message.MessageID
 	if id == "" || len(id) > maxMessageID || core.CheckText("messageId", id, false) != nil {
-		return message{}, badNotification("message.messageId is missing or malformed")
+		return message{}, badNotification("play.messageMessageIdMissingMalformed", "message.messageId is missing or malformed")
 	}
 	data, err := base64.StdEncoding.DecodeString(push.Message.Data)
 	if err != nil {
-		return message{}, badNotification("message.data is not base64").Wrap(err)
+		return message{}, badNotification("play.messageDataNotBase64", "message.data is not base64").Wrap(err)
 	}
 	var dn DeveloperNotification
 	if err := json.Unmarshal(data, &dn); err != nil {
-		return message{}, badNotification("message.data is not a developer notification").Wrap(err)
+		return message{}, badNotification("play.messageDataNotDeveloperNotification", "message.data is not a developer notification").Wrap(err)
 	}
 	if dn.PackageName != v.pkg {
-		return message{}, badNotification("the notification is for another app")
+		return message{}, badNotification("play.notificationAnotherApp", "the notification is for another app")
 	}
 	ms, err := strconv.ParseInt(dn.EventTimeMillis, 10, 64)
 	if err != nil || ms <= 0 {
-		return message{}, badNotification("eventTimeMillis is malformed")
+		return message{}, badNotification("play.eventTimeMillisMalformed", "eventTimeMillis is malformed")
 	}
 	return message{id: id, n: dn, at: core.FromMillis(ms)}, nil
 }
@@ -98,7 +98,7 @@ func (v *Verifier) event(ctx context.Context, m message) (premium.StoreEvent, er
 
 func (v *Verifier) subscriptionEvent(ctx context.Context, sn SubscriptionNotification) (premium.StoreEvent, error) {
 	if !validToken(sn.PurchaseToken) || sn.SubscriptionID == "" {
-		return premium.StoreEvent{}, badNotification("purchaseToken and subscriptionId are required")
+		return premium.StoreEvent{}, badNotification("play.purchaseTokenSubscriptionIdRequired", "purchaseToken and subscriptionId are required")
 	}
 	p, err := v.read(ctx, sn.PurchaseToken, sn.SubscriptionID, "invalid_notification")
 	if err != nil {
@@ -124,7 +124,7 @@ func (v *Verifier) voidedEvent(ctx context.Context, vn VoidedPurchaseNotificatio
 		return ev, nil
 	}
 	if !validToken(vn.PurchaseToken) {
-		return premium.StoreEvent{}, badNotification("purchaseToken is required")
+		return premium.StoreEvent{}, badNotification("play.purchaseTokenRequired", "purchaseToken is required")
 	}
 	s, err := v.subscription(ctx, vn.PurchaseToken)
 	var ae *apiError
@@ -155,6 +155,6 @@ func (v *Verifier) voidedEvent(ctx context.Context, vn VoidedPurchaseNotificatio
 // bounds the app's.
 func validToken(t string) bool { return t != "" && len(t) <= premium.MaxProof }
 
-func badNotification(format string, args ...any) *core.Error {
-	return core.Invalid("invalid_notification", format, args...)
+func badNotification(id, format string, args ...any) *core.Error {
+	return core.Invalid("invalid_notification", id, format, args...)
 }

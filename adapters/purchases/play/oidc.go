@@ -47,7 +47,7 @@ func (v *Verifier) authenticate(ctx context.Context, n premium.Notification) err
 }
 
 func unauthorized(cause error) *core.Error {
-	return core.Unauthorized("unauthorized", "the push is not authenticated").Wrap(cause)
+	return core.Unauthorized("unauthorized", "play.pushNotAuthenticated", "the push is not authenticated").Wrap(cause)
 }
 
 // sameSecret compares digests so that the time taken says nothing about
@@ -185,7 +185,7 @@ func (k *keySet) key(ctx context.Context, kid string, now time.Time) (*rsa.Publi
 	case key != nil:
 		return key, nil
 	case k.err != nil:
-		return nil, core.Unavailable("unavailable", "Google's signing keys cannot be fetched").Wrap(k.err)
+		return nil, core.Unavailable("unavailable", "play.googleSigningKeysCannotFetched", "Google's signing keys cannot be fetched").Wrap(k.err)
 	}
 	return nil, fmt.Errorf("unknown key id %q", kid)
 }

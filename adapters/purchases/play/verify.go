@@ -16,7 +16,7 @@ import (
 func (v *Verifier) Verify(ctx context.Context, p premium.Purchase) (premium.Purchase, error) {
 	token, product := p.Proof.PurchaseToken, p.Proof.ProductID
 	if token == "" || product == "" {
-		return premium.Purchase{}, core.Invalid("invalid_purchase", "purchaseToken and productId are required")
+		return premium.Purchase{}, core.Invalid("invalid_purchase", "play.purchaseTokenProductIdRequired", "purchaseToken and productId are required")
 	}
 	return v.read(ctx, token, product, "invalid_purchase")
 }
@@ -41,7 +41,7 @@ func (v *Verifier) read(ctx context.Context, token, productID, code string) (pre
 		// note it in, and storing an unacknowledged purchase would grant
 		// premium that Play is about to refund.
 		if err := v.acknowledge(ctx, p.ProductID, token); err != nil {
-			return premium.Purchase{}, core.Unavailable("unavailable", "Google Play cannot be reached").Wrap(err)
+			return premium.Purchase{}, core.Unavailable("unavailable", "play.googlePlayCannotReached", "Google Play cannot be reached").Wrap(err)
 		}
 	}
 	return p, nil
@@ -53,20 +53,20 @@ func (v *Verifier) read(ctx context.Context, token, productID, code string) (pre
 func (v *Verifier) toPurchase(s SubscriptionPurchaseV2, token, productID, code string) (premium.Purchase, error) {
 	item, ok := lineItem(s, productID)
 	if !ok {
-		return premium.Purchase{}, core.Invalid(code, "the purchase is not for this product")
+		return premium.Purchase{}, core.Invalid(code, "play.purchaseNotProduct", "the purchase is not for this product")
 	}
 	plan, ok := v.plan(item.ProductID)
 	if !ok {
-		return premium.Purchase{}, core.Invalid(code, "this product is not sold here")
+		return premium.Purchase{}, core.Invalid(code, "play.productNotSoldHere", "this product is not sold here")
 	}
 	state, ok := states[s.SubscriptionState]
 	if !ok {
-		return premium.Purchase{}, core.Invalid(code, "the subscription is in no known state")
+		return premium.Purchase{}, core.Invalid(code, "play.subscriptionNoKnownState", "the subscription is in no known state")
 	}
 	start, err1 := parseTime(s.StartTime)
 	end, err2 := parseTime(item.ExpiryTime)
 	if err := errors.Join(err1, err2); err != nil {
-		return premium.Purchase{}, core.Invalid(code, "Google Play's answer has malformed times").Wrap(err)
+		return premium.Purchase{}, core.Invalid(code, "play.googlePlayAnswerHasMalformed", "Google Play's answer has malformed times").Wrap(err)
 	}
 	return premium.Purchase{Plan: plan, StartDate: start, EndDate: end, BillingID: s.LatestOrderID,
 		Platform: core.PlatformAndroid, Store: premium.StorePlay, StoreRef: ref(token),

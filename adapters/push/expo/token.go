@@ -21,5 +21,5 @@ func CheckToken(token string) error {
 			return nil
 		}
 	}
-	return core.Invalid("invalid_request", "an expo token looks like ExponentPushToken[...]")
+	return core.Invalid("invalid_request", "expo.expoTokenLooksLikeExponentPushToken", "an expo token looks like ExponentPushToken[...]")
 }
