@@ -180,3 +180,52 @@ func TestNotificationsNameNoPushVendor(t *testing.T) {
 		}
 	}
 }
+
+// TestAProfileFieldIsFiveFiles keeps docs/recipes.md's first recipe true:
+// the nickname (read and written by the API, stored in SQLite and MySQL,
+// shown by the console and in the export) is named by these production
+// files only. Its length message is core.TooLong's, in every language;
+// the console lists accounts.Profile's Fields; one migration serves both
+// databases (migrations/common); its limit is accounts.Rules'.
+func TestAProfileFieldIsFiveFiles(t *testing.T) {
+	want := []string{
+		"adapters/httpapi/accounts.go",           // the API's shapes
+		"adapters/httpapi/openapi/accounts.json", // the document
+		"adapters/sqlstore/accounts.go",          // the column, both databases
+		"migrations/common/00043_account_nicknames.sql",
+		"modules/accounts/profile.go", // the field, its limit and rule
+	}
+	var got []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, "../"))
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || name == "node_modules" ||
+				rel == "tests" || rel == "docs" || rel == "clients" || rel == "bench" || rel == "adapters/storetest") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(bytes.ToLower(src), []byte("nickname")) {
+			got = append(got, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the production files naming the nickname:\n%s\nwant (docs/recipes.md):\n%s",
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

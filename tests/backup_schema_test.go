@@ -5,7 +5,6 @@ package tests
 
 import (
 	"context"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -58,7 +57,7 @@ func TestRestoreRefusesASnapshotOfANewerSchema(t *testing.T) {
 // (versions may skip a number that another branch takes).
 func previousSchema(t *testing.T) int64 {
 	t.Helper()
-	names, err := fs.Glob(migrations.FS, "sqlite/*.sql")
+	names, err := migrations.Names("sqlite")
 	if err != nil || len(names) < 2 {
 		t.Fatalf("migrations %v %v", names, err)
 	}

@@ -25,107 +25,37 @@ import (
 	"tandem/modules/versions"
 )
 
-// docLimits are the module limits an OpenAPI part may name instead of
-// stating a number: "maxLength": "events.MaxTitle" becomes events.MaxTitle
-// when the parts are merged, so the document cannot drift from the rule it
-// describes. tests/limits_test.go checks each limit against the document and
-// the database columns that keep such values.
-var docLimits = map[string]int{
-	"core.MaxPageLimit": core.MaxPageLimit,
-	"core.MaxMillis":    core.MaxMillis,
-	"core.MaxLocale":    core.MaxLocale,
-
-	"accounts.MaxEmail":       accounts.MaxEmail,
-	"accounts.MaxPassword":    accounts.MaxPassword,
-	"accounts.MaxDisplayName": accounts.MaxDisplayName,
-	"accounts.MaxNickname":    accounts.MaxNickname,
-	"accounts.MaxTimezone":    accounts.MaxTimezone,
-
-	"events.MaxTitle":         events.MaxTitle,
-	"events.MaxDescription":   events.MaxDescription,
-	"events.MaxLocation":      events.MaxLocation,
-	"events.MaxParticipants":  events.MaxParticipants,
-	"events.MaxParticipantID": events.MaxParticipantID,
-	"events.MaxNotifyMinutes": events.MaxNotifyMinutes,
-	"events.MaxNotifyDigits":  events.MaxNotifyDigits,
-
-	"flags.MaxKey":         flags.MaxKey,
-	"flags.MaxName":        flags.MaxName,
-	"flags.MaxDescription": flags.MaxDescription,
-	"flags.MaxCreatedBy":   flags.MaxCreatedBy,
-	"flags.MaxUserID":      flags.MaxUserID,
-	"flags.MaxListedUsers": flags.MaxListedUsers,
-
-	"feedback.MaxMessage": feedback.MaxMessage,
-
-	"idempotency.MaxKeyLength": idempotency.MaxKeyLength,
-
-	"images.MaxPerUpload":   images.MaxPerUpload,
-	"images.MaxGroupUpdate": images.MaxGroupUpdate,
-
-	"memories.MaxTitle":       memories.MaxTitle,
-	"memories.MaxDescription": memories.MaxDescription,
-	"memories.MaxImages":      memories.MaxImages,
-	"memories.MaxImageURL":    memories.MaxImageURL,
-
-	"messages.MaxBody": messages.MaxBody,
-
-	"moods.MaxNote": moods.MaxNote,
-
-	"notifications.MaxTitle":   notifications.MaxTitle,
-	"notifications.MaxMessage": notifications.MaxMessage,
-	"notifications.MaxToken":   notifications.MaxToken,
-
-	"premium.MaxPlan":      premium.MaxPlan,
-	"premium.MaxBillingID": premium.MaxBillingID,
-	"premium.MaxProductID": premium.MaxProductID,
-	"premium.MaxProof":     premium.MaxProof,
-
-	"questions.MaxText":     questions.MaxText,
-	"questions.MaxReaction": questions.MaxReaction,
-	"questions.MaxHistory":  questions.MaxHistory,
-
-	"relationship.MaxMilestones": relationship.MaxMilestones,
-
-	"versions.MaxUpdateMessage": versions.MaxUpdateMessage,
-	"versions.MaxReleaseNotes":  versions.MaxReleaseNotes,
-	"versions.MaxDownloadURL":   versions.MaxDownloadURL,
-	"versions.MaxUserID":        versions.MaxUserID,
-	"versions.MaxDeviceField":   versions.MaxDeviceField,
-	"versions.MaxBuildNumber":   versions.MaxBuildNumber,
+// documentRules are the rules the OpenAPI parts may name instead of
+// stating them, by package: "maxLength": "events.MaxTitle" becomes
+// events.MaxTitle and "pattern": "events.DatePattern" its pattern when the
+// parts are merged, so the document cannot drift from the rule it
+// describes. Each package keeps its rules beside its constants (core.Rules);
+// tests/limits_test.go checks each limit against the document and the
+// database columns that keep such values.
+var documentRules = map[string]core.Rules{
+	"core": core.CoreRules, "accounts": accounts.Rules, "events": events.Rules, "feedback": feedback.Rules,
+	"flags": flags.Rules, "idempotency": idempotency.Rules, "images": images.Rules, "memories": memories.Rules,
+	"messages": messages.Rules, "moods": moods.Rules, "notifications": notifications.Rules,
+	"partners": partners.Rules, "premium": premium.Rules, "questions": questions.Rules,
+	"relationship": relationship.Rules, "versions": versions.Rules,
+	"expo": expo.Rules, // the provider's token form is its adapter's
 }
 
-// docPatterns are the module rules an OpenAPI part may name as its
-// "pattern" (ECMA-262): each is exactly its rule, or the closest outer
-// bound where the part's prose says so, tested beside the rule.
-var docPatterns = map[string]string{
-	"core.TrimmedLinePattern":         core.TrimmedLinePattern,
-	"core.TrimmedLineRequiredPattern": core.TrimmedLineRequiredPattern,
-	"core.TrimmedTextPattern":         core.TrimmedTextPattern,
-	"core.TrimmedTextRequiredPattern": core.TrimmedTextRequiredPattern,
-	"core.NotBlankPattern":            core.NotBlankPattern,
-	"core.VersionPattern":             core.VersionPattern,
-	"core.LocalePattern":              core.LocalePattern,
-	"core.CursorPattern":              core.CursorPattern,
-
-	"accounts.TimezonePattern":    accounts.TimezonePattern,
-	"events.DatePattern":          events.DatePattern,
-	"events.WallTimePattern":      events.WallTimePattern,
-	"events.NotifyPattern":        events.NotifyPattern,
-	"flags.KeyPattern":            flags.KeyPattern,
-	"flags.StoredKeyPattern":      flags.StoredKeyPattern,
-	"images.KeyPattern":           images.KeyPattern,
-	"images.URLPattern":           images.URLPattern,
-	"memories.DatePattern":        memories.DatePattern,
-	"memories.ImagePattern":       memories.ImagePattern,
-	"moods.DatePattern":           moods.DatePattern,
-	"partners.PairingCodePattern": partners.PairingCodePattern,
-	"notifications.TokenPattern":  notifications.TokenPattern,
-	"expo.TokenPattern":           expo.TokenPattern, // the provider's form is its adapter's
-	"versions.DownloadURLPattern": versions.DownloadURLPattern,
+// docLimit is the limit "pkg.Name" names, if any.
+func docLimit(name string) (int, bool) {
+	pkg, n, _ := strings.Cut(name, ".")
+	v, ok := documentRules[pkg].Limits[n]
+	return v, ok
 }
 
-// patternName is the shape of a docPatterns name, which no pattern of the
+// docPattern is the pattern "pkg.NamePattern" names, if any.
+func docPattern(name string) (string, bool) {
+	pkg, n, _ := strings.Cut(name, ".")
+	v, ok := documentRules[pkg].Patterns[n]
+	return v, ok
+}
+
+// patternName is the shape of a pattern's name, which no pattern of the
 // document has.
 var patternName = regexp.MustCompile(`^[a-z]+\.[A-Z][A-Za-z]*Pattern$`)
 
@@ -145,17 +75,17 @@ func resolveLimits(v any, where string) error {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			if name, ok := x[k].(string); ok && k == "pattern" {
-				if p, named := docPatterns[name]; named {
+				if p, named := docPattern(name); named {
 					x[k] = p
 				} else if patternName.MatchString(name) {
-					return fmt.Errorf("%s/%s: %q is no pattern of adapters/httpapi/limits.go (docPatterns)", where, k, name)
+					return fmt.Errorf("%s/%s: %q is no pattern of a package's Rules (adapters/httpapi/limits.go)", where, k, name)
 				}
 				continue
 			}
 			if name, ok := x[k].(string); ok && limitKeywords[k] {
-				n, known := docLimits[name]
+				n, known := docLimit(name)
 				if !known {
-					return fmt.Errorf("%s/%s: %q is no limit of adapters/httpapi/limits.go (docLimits)", where, k, name)
+					return fmt.Errorf("%s/%s: %q is no limit of a package's Rules (adapters/httpapi/limits.go)", where, k, name)
 				}
 				x[k] = n
 				continue

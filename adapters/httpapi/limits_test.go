@@ -49,7 +49,7 @@ func TestOpenAPIPartsNameTheirLimits(t *testing.T) {
 	}
 }
 
-// TestOpenAPIPartsNameTheirPatterns: a pattern holding a docPatterns name
+// TestOpenAPIPartsNameTheirPatterns: a pattern holding a package's pattern name
 // becomes the module's pattern, a regular expression stays as written, and
 // a name that is no pattern fails the merge with the part and the place.
 func TestOpenAPIPartsNameTheirPatterns(t *testing.T) {

@@ -41,7 +41,8 @@ type accountRow struct {
 
 func (r accountRow) account() accounts.Account {
 	return accounts.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Verified: r.Verified,
-		Admin: r.IsAdmin, DisplayName: r.DisplayName, Nickname: r.Nickname, Timezone: r.Timezone, Locale: r.Locale,
+		Admin: r.IsAdmin, Profile: accounts.Profile{DisplayName: r.DisplayName, Nickname: r.Nickname, Timezone: r.Timezone,
+			Locale: r.Locale},
 		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 

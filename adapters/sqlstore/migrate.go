@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
@@ -52,7 +51,7 @@ func provider(db *DB) (*goose.Provider, error) {
 	if db.Dialect == SQLite {
 		dialect = goose.DialectSQLite3
 	}
-	sub, err := fs.Sub(migrations.FS, string(db.Dialect))
+	sub, err := migrations.For(string(db.Dialect))
 	if err != nil {
 		return nil, err
 	}

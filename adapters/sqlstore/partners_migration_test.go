@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"io/fs"
 	"testing"
 	"time"
 
@@ -66,7 +65,7 @@ func gooseProvider(t *testing.T, db *sqlstore.DB) *goose.Provider {
 	if db.Dialect == sqlstore.SQLite {
 		dialect = goose.DialectSQLite3
 	}
-	sub, err := fs.Sub(migrations.FS, string(db.Dialect))
+	sub, err := migrations.For(string(db.Dialect))
 	if err != nil {
 		t.Fatal(err)
 	}

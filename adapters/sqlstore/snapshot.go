@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -165,19 +164,19 @@ func SchemaVersion(ctx context.Context, db *DB) (int64, error) {
 // (goose reads a version from the digits before a file name's "_"): a
 // database at a higher version was written by a newer Tandem.
 func LatestVersion(d Dialect) (int64, error) {
-	entries, err := fs.ReadDir(migrations.FS, string(d))
+	names, err := migrations.Names(string(d))
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: migrations of %s: %w", d, err)
 	}
 	var latest int64
-	for _, e := range entries {
-		digits, _, ok := strings.Cut(e.Name(), "_")
-		if !ok || !strings.HasSuffix(e.Name(), ".sql") {
+	for _, name := range names {
+		digits, _, ok := strings.Cut(name, "_")
+		if !ok || !strings.HasSuffix(name, ".sql") {
 			continue
 		}
 		v, err := strconv.ParseInt(digits, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("sqlstore: migration %s: %w", e.Name(), err)
+			return 0, fmt.Errorf("sqlstore: migration %s: %w", name, err)
 		}
 		latest = max(latest, v)
 	}

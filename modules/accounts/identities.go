@@ -154,7 +154,7 @@ func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 			}
 			return takeOver(a, link, now), nil
 		}
-		a := Account{ID: newID, Email: c.Email, Verified: true, DisplayName: c.Name, Locale: c.Locale,
+		a := Account{ID: newID, Email: c.Email, Verified: true, Profile: Profile{DisplayName: c.Name, Locale: c.Locale},
 			CreatedAt: now, UpdatedAt: now}
 		link.UserID = a.ID
 		return SignInUpdate{Account: a, Create: true, Link: link}, nil

@@ -58,7 +58,7 @@ func TestDecideSignIn(t *testing.T) {
 			accounts.SignInState{Identity: &linkedPending, Linked: &pending},
 			accounts.SignInUpdate{Account: takenOver, Link: &linkedPending, TakeOver: true}, ""},
 		{"a free verified e-mail: a new verified account without a password", claim("n@x.io", true), accounts.SignInState{},
-			accounts.SignInUpdate{Account: accounts.Account{ID: "new", Email: "n@x.io", Verified: true, DisplayName: "Ann", CreatedAt: now, UpdatedAt: now},
+			accounts.SignInUpdate{Account: accounts.Account{ID: "new", Email: "n@x.io", Verified: true, Profile: accounts.Profile{DisplayName: "Ann"}, CreatedAt: now, UpdatedAt: now},
 				Create: true, Link: link("new", "n@x.io")}, ""},
 		{"no e-mail at all on a first sign-in", claim("", true), accounts.SignInState{}, accounts.SignInUpdate{}, "email_required"},
 		{"an identity whose account is gone", claim("", true), accounts.SignInState{Identity: &linked}, accounts.SignInUpdate{}, "internal_error"},

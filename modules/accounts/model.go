@@ -29,13 +29,7 @@ type Account struct {
 	PasswordHash string
 	Verified     bool
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
-	DisplayName  string
-	Nickname     string // "" for none
-	Timezone     string // IANA name, "" for UTC
-	// Locale is the BCP 47 tag the person reads in ("" for an account made
-	// before there was one: English). It may name a language Tandem does not
-	// speak; texts then take the closest one (core.Translator).
-	Locale    string
+	Profile
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -126,8 +120,6 @@ const (
 	MinPassword      = 8
 	MaxPassword      = 128
 	MaxEmail         = 254
-	MaxDisplayName   = 100
-	MaxNickname      = 40
 	MaxTimezone      = 64 // bytes of an IANA zone name
 	tokenBytes       = 32
 	codeDigits       = 6

@@ -9,6 +9,35 @@ import (
 	"tandem/core"
 )
 
+// Profile is what a person says about themselves: read and changed by the
+// profile routes, stored with the account, shown by the console. A new
+// field is its line here, its rule in Patch, and its Field.
+type Profile struct {
+	DisplayName string
+	Nickname    string // "" for none
+	Timezone    string // IANA name, "" for UTC
+	// Locale is the BCP 47 tag the person reads in ("" for an account made
+	// before there was one: English). It may name a language Tandem does not
+	// speak; texts then take the closest one (core.Translator).
+	Locale string
+}
+
+// The profile's limits, in characters.
+const (
+	MaxDisplayName = 100
+	MaxNickname    = 40
+)
+
+// ProfileField is one field of a profile as an operator reads it: its API
+// name and its value ("" for none).
+type ProfileField struct{ Name, Value string }
+
+// Fields are the profile's fields, in the API's order.
+func (p Profile) Fields() []ProfileField {
+	return []ProfileField{{"displayName", p.DisplayName}, {"nickname", p.Nickname}, {"timezone", p.Timezone},
+		{"locale", p.Locale}}
+}
+
 // Profile returns the caller's account.
 func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
 	return s.account(ctx, userID)
@@ -28,26 +57,8 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		return Account{}, err
 	}
 	before := a.Timezone
-	if p.DisplayName != nil {
-		if a.DisplayName, err = checkName("displayName", *p.DisplayName, MaxDisplayName); err != nil {
-			return Account{}, err
-		}
-	}
-	if p.Nickname != nil {
-		if a.Nickname, err = checkName("nickname", *p.Nickname, MaxNickname); err != nil {
-			return Account{}, err
-		}
-	}
-	if p.Timezone != nil {
-		if err := ValidateTimezone(*p.Timezone); err != nil {
-			return Account{}, err
-		}
-		a.Timezone = *p.Timezone
-	}
-	if p.Locale != nil {
-		if a.Locale, err = core.ParseLocale(*p.Locale); err != nil {
-			return Account{}, err
-		}
+	if a.Profile, err = p.apply(a.Profile); err != nil {
+		return Account{}, err
 	}
 	a.UpdatedAt = s.clock.Now()
 	if err := s.repo.UpdateProfile(ctx, a); err != nil {
@@ -57,6 +68,33 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		s.bus.Publish(ctx, core.TimezoneChanged{UserID: userID, Timezone: a.Timezone})
 	}
 	return a, nil
+}
+
+// apply is to with p's changes, each checked by its field's rule.
+func (p ProfilePatch) apply(to Profile) (Profile, error) {
+	var err error
+	if p.DisplayName != nil {
+		if to.DisplayName, err = checkName("displayName", *p.DisplayName, MaxDisplayName); err != nil {
+			return Profile{}, err
+		}
+	}
+	if p.Nickname != nil {
+		if to.Nickname, err = checkName("nickname", *p.Nickname, MaxNickname); err != nil {
+			return Profile{}, err
+		}
+	}
+	if p.Timezone != nil {
+		if err := ValidateTimezone(*p.Timezone); err != nil {
+			return Profile{}, err
+		}
+		to.Timezone = *p.Timezone
+	}
+	if p.Locale != nil {
+		if to.Locale, err = core.ParseLocale(*p.Locale); err != nil {
+			return Profile{}, err
+		}
+	}
+	return to, nil
 }
 
 // checkName is the rule of the profile's names (displayName, nickname):
@@ -162,4 +200,19 @@ func (s *Service) account(ctx context.Context, userID string) (Account, error) {
 		return Account{}, errUserNotFound()
 	}
 	return a, err
+}
+
+// Rules are the limits and patterns the API document names ("accounts.MaxEmail"):
+// it states them by reading these, so a rule is written once, here.
+var Rules = core.Rules{
+	Limits: map[string]int{
+		"MaxEmail":       MaxEmail,
+		"MaxPassword":    MaxPassword,
+		"MaxDisplayName": MaxDisplayName,
+		"MaxNickname":    MaxNickname,
+		"MaxTimezone":    MaxTimezone,
+	},
+	Patterns: map[string]string{
+		"TimezonePattern": TimezonePattern,
+	},
 }

@@ -39,7 +39,7 @@ func (s *Service) SignUp(ctx context.Context, email, password string, cl Client)
 		return "", err
 	}
 	now := s.clock.Now()
-	a := Account{ID: s.ids.New(), Email: email, PasswordHash: hash, Locale: cl.Locale, CreatedAt: now, UpdatedAt: now}
+	a := Account{ID: s.ids.New(), Email: email, PasswordHash: hash, Profile: Profile{Locale: cl.Locale}, CreatedAt: now, UpdatedAt: now}
 	err = s.repo.Create(ctx, a)
 	if core.IsKind(err, core.KindConflict) {
 		return "", errEmailTaken() // a concurrent sign-up won the e-mail

@@ -23,3 +23,6 @@ func CheckToken(token string) error {
 	}
 	return core.Invalid("invalid_request", "expo.expoTokenLooksLikeExponentPushToken", "an expo token looks like ExponentPushToken[...]")
 }
+
+// Rules are the expo rules the API document names ("expo.TokenPattern").
+var Rules = core.Rules{Patterns: map[string]string{"TokenPattern": TokenPattern}}

@@ -1,0 +1,11 @@
+package messages
+
+import "tandem/core"
+
+// Rules are the limits and patterns the API document names ("messages.MaxBody"):
+// it states them by reading these, so a rule is written once, here.
+var Rules = core.Rules{
+	Limits: map[string]int{
+		"MaxBody": MaxBody,
+	},
+}
