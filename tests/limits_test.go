@@ -282,7 +282,7 @@ func docQuery(method, path, param, keyword string) string {
 func TestOpenAPILimitsMatchModulesAndColumns(t *testing.T) {
 	parallel(t)
 	var doc any
-	if err := json.Unmarshal(httpapi.OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(httpapi.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 

@@ -24,7 +24,7 @@ import (
 // in the served document.
 func TestOpenAPIDocumentIsReadyForGeneratorsAndReaders(t *testing.T) {
 	parallel(t)
-	problems, err := documentProblems(httpapi.OpenAPI)
+	problems, err := documentProblems(httpapi.OpenAPI())
 	if err != nil {
 		t.Fatal(err)
 	}

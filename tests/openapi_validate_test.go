@@ -25,7 +25,7 @@ import (
 )
 
 // Every response a test receives through the harness (harness.send) is
-// checked against the OpenAPI document (httpapi.OpenAPI: what /openapi.json
+// checked against the OpenAPI document (httpapi.OpenAPI(): what /openapi.json
 // serves, before servers is added), loaded and routed with kin-openapi and
 // its schemas compiled once with santhosh-tekuri/jsonschema: the status
 // must be documented for the operation, a JSON body must match its schema and
@@ -75,7 +75,7 @@ type contractRoute struct {
 
 var loadContract = sync.OnceValues(func() (*apiContract, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(httpapi.OpenAPI)
+	doc, err := loader.LoadFromData(httpapi.OpenAPI())
 	if err != nil {
 		return nil, fmt.Errorf("load openapi.json: %w", err)
 	}
@@ -272,7 +272,7 @@ type bodySchemas struct {
 const contractURL = "https://tandem.test/openapi.json"
 
 func newBodySchemas() (*bodySchemas, error) {
-	return compileDocument(httpapi.OpenAPI)
+	return compileDocument(httpapi.OpenAPI())
 }
 
 // compileDocument readies the schemas of an OpenAPI document for check.

@@ -10,6 +10,8 @@ import (
 	"tandem/modules/accounts"
 )
 
+var _ = documentRulesOf("accounts", accounts.Rules)
+
 type accountsHandler struct {
 	svc     *accounts.Service
 	limiter core.Limiter

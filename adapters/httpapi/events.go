@@ -12,6 +12,8 @@ import (
 	"tandem/modules/events"
 )
 
+var _ = documentRulesOf("events", events.Rules)
+
 type eventsHandler struct {
 	svc  *events.Service
 	idem *Idempotency

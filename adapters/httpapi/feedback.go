@@ -9,6 +9,8 @@ import (
 	"tandem/modules/feedback"
 )
 
+var _ = documentRulesOf("feedback", feedback.Rules)
+
 type feedbackHandler struct {
 	svc  *feedback.Service
 	idem *Idempotency

@@ -8,6 +8,8 @@ import (
 	"tandem/modules/flags"
 )
 
+var _ = documentRulesOf("flags", flags.Rules)
+
 // flagsHandler serves the flags API. Its writes are the admin module's
 // audited ones, as the console's are: the same state, the same record.
 type flagsHandler struct {

@@ -17,6 +17,8 @@ import (
 	"tandem/modules/idempotency"
 )
 
+var _ = documentRulesOf("idempotency", idempotency.Rules)
+
 // Header names of the Idempotency-Key contract (IETF httpapi draft).
 const (
 	HeaderIdempotencyKey = "Idempotency-Key"

@@ -12,6 +12,8 @@ import (
 	"tandem/modules/images"
 )
 
+var _ = documentRulesOf("images", images.Rules)
+
 type imagesHandler struct {
 	svc     *images.Service
 	limiter core.Limiter

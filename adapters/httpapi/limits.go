@@ -8,38 +8,29 @@ import (
 
 	"tandem/adapters/push/expo"
 	"tandem/core"
-	"tandem/modules/accounts"
-	"tandem/modules/events"
-	"tandem/modules/feedback"
-	"tandem/modules/flags"
-	"tandem/modules/idempotency"
-	"tandem/modules/images"
-	"tandem/modules/memories"
-	"tandem/modules/messages"
-	"tandem/modules/moods"
-	"tandem/modules/notifications"
-	"tandem/modules/partners"
-	"tandem/modules/premium"
-	"tandem/modules/questions"
-	"tandem/modules/relationship"
-	"tandem/modules/versions"
 )
 
 // documentRules are the rules the OpenAPI parts may name instead of
 // stating them, by package: "maxLength": "events.MaxTitle" becomes
 // events.MaxTitle and "pattern": "events.DatePattern" its pattern when the
 // parts are merged, so the document cannot drift from the rule it
-// describes. Each package keeps its rules beside its constants (core.Rules);
-// tests/limits_test.go checks each limit against the document and the
-// database columns that keep such values.
-var documentRules = map[string]core.Rules{
-	"core": core.CoreRules, "accounts": accounts.Rules, "events": events.Rules, "feedback": feedback.Rules,
-	"flags": flags.Rules, "idempotency": idempotency.Rules, "images": images.Rules, "memories": memories.Rules,
-	"messages": messages.Rules, "moods": moods.Rules, "notifications": notifications.Rules,
-	"partners": partners.Rules, "premium": premium.Rules, "questions": questions.Rules,
-	"relationship": relationship.Rules, "versions": versions.Rules,
-	"expo": expo.Rules, // the provider's token form is its adapter's
+// describes. Each package keeps its rules beside its constants (core.Rules)
+// and its handler file names them (documentRulesOf), so no list here names
+// every module; tests/limits_test.go checks each limit against the
+// document and the database columns that keep such values.
+var documentRules = map[string]core.Rules{}
+
+// documentRulesOf lets the document name pkg's rules. A handler file
+// calls it once, in a package-level var, as it does exportSection.
+func documentRulesOf(pkg string, r core.Rules) bool {
+	documentRules[pkg] = r
+	return true
 }
+
+var (
+	_ = documentRulesOf("core", core.CoreRules)
+	_ = documentRulesOf("expo", expo.Rules) // the provider's token form is its adapter's
+)
 
 // docLimit is the limit "pkg.Name" names, if any.
 func docLimit(name string) (int, bool) {

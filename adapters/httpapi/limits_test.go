@@ -90,7 +90,7 @@ func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	pattern := doc.Components.Headers[web.HeaderRequestID].Schema.Pattern
@@ -103,7 +103,7 @@ func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 // characters and spaces; the document's text shows them as JSON escapes,
 // and they decode to the patterns themselves.
 func TestOpenAPIEscapesInvisibleCharacters(t *testing.T) {
-	for _, doc := range [][]byte{OpenAPI, mustDocument(t)} {
+	for _, doc := range [][]byte{OpenAPI(), mustDocument(t)} {
 		for i, r := range string(doc) {
 			if r == 0x7f || r >= 0x80 && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r)) {
 				t.Fatalf("a raw %U at byte %d of the document", r, i)

@@ -7,6 +7,8 @@ import (
 	"tandem/modules/memories"
 )
 
+var _ = documentRulesOf("memories", memories.Rules)
+
 type memoriesHandler struct {
 	svc  *memories.Service
 	idem *Idempotency

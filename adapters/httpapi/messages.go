@@ -7,6 +7,8 @@ import (
 	"tandem/modules/messages"
 )
 
+var _ = documentRulesOf("messages", messages.Rules)
+
 type messagesHandler struct {
 	svc  *messages.Service
 	cfg  Config

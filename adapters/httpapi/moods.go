@@ -7,6 +7,8 @@ import (
 	"tandem/modules/moods"
 )
 
+var _ = documentRulesOf("moods", moods.Rules)
+
 type moodsHandler struct {
 	svc  *moods.Service
 	idem *Idempotency

@@ -10,6 +10,8 @@ import (
 	"tandem/modules/notifications"
 )
 
+var _ = documentRulesOf("notifications", notifications.Rules)
+
 type notificationsHandler struct {
 	svc     *notifications.Service
 	limiter core.Limiter

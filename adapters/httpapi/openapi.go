@@ -24,16 +24,15 @@ import (
 //go:embed openapi/*.json
 var openapiFS embed.FS
 
-// OpenAPI is the merged OpenAPI 3.1 document.
-var OpenAPI = mustMergeOpenAPI()
-
-func mustMergeOpenAPI() []byte {
+// OpenAPI is the merged OpenAPI 3.1 document, merged on first use: after
+// every handler file named its module's rules (documentRulesOf).
+var OpenAPI = sync.OnceValue(func() []byte {
 	doc, err := mergeOpenAPI(openapiFS)
 	if err != nil {
 		panic(err)
 	}
 	return doc
-}
+})
 
 func mergeOpenAPI(fsys fs.FS) ([]byte, error) {
 	names, err := fs.Glob(fsys, "openapi/*.json")
@@ -142,7 +141,7 @@ var documents sync.Map
 
 func buildDocument(publicURL string) ([]byte, error) {
 	var doc map[string]any
-	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
 		return nil, err
 	}
 	doc["servers"] = []map[string]string{{"url": publicURL, "description": "this deployment (TANDEM_PUBLIC_URL)"}}

@@ -8,6 +8,8 @@ import (
 	"tandem/modules/partners"
 )
 
+var _ = documentRulesOf("partners", partners.Rules)
+
 type partnersHandler struct {
 	svc  *partners.Service
 	cfg  Config

@@ -12,6 +12,8 @@ import (
 	"tandem/modules/premium"
 )
 
+var _ = documentRulesOf("premium", premium.Rules)
+
 type premiumHandler struct {
 	svc  *premium.Service
 	idem *Idempotency

@@ -10,6 +10,8 @@ import (
 	"tandem/modules/questions"
 )
 
+var _ = documentRulesOf("questions", questions.Rules)
+
 type questionsHandler struct {
 	svc  *questions.Service
 	idem *Idempotency

@@ -10,6 +10,8 @@ import (
 	"tandem/modules/relationship"
 )
 
+var _ = documentRulesOf("relationship", relationship.Rules)
+
 type relationshipHandler struct {
 	svc  *relationship.Service
 	idem *Idempotency

@@ -13,6 +13,8 @@ import (
 	"tandem/modules/versions"
 )
 
+var _ = documentRulesOf("versions", versions.Rules)
+
 // versionsHandler serves the version checks and policies. A policy is set
 // through the admin module's audited write, as the console's and the
 // command line's are.
