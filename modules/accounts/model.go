@@ -29,6 +29,9 @@ type Account struct {
 	PasswordHash string
 	Verified     bool
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
+	// Blocked: an administrator blocked the account (the console); it gets
+	// no session by any way in until unblocked (DecideSession).
+	Blocked bool
 	DisplayName  string
 	Nickname     string // "" for none
 	Timezone     string // IANA name, "" for UTC
@@ -80,6 +83,7 @@ type Session struct {
 	Email    string
 	Admin    bool
 	Verified bool // the account's e-mail is proven: administrator rights need it
+	Blocked  bool // the account is blocked: the token opens nothing
 	// SignedInAt is when the token was made, by a sign-in or a proof: adding
 	// a way in needs one within ReauthWindow.
 	SignedInAt time.Time
