@@ -31,10 +31,10 @@ type Account struct {
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
 	// Blocked: an administrator blocked the account (the console); it gets
 	// no session by any way in until unblocked (DecideSession).
-	Blocked bool
-	DisplayName  string
-	Nickname     string // "" for none
-	Timezone     string // IANA name, "" for UTC
+	Blocked     bool
+	DisplayName string
+	Nickname    string // "" for none
+	Timezone    string // IANA name, "" for UTC
 	// Locale is the BCP 47 tag the person reads in ("" for an account made
 	// before there was one: English). It may name a language Tandem does not
 	// speak; texts then take the closest one (core.Translator).
