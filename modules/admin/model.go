@@ -51,6 +51,10 @@ type Account struct {
 	Verified  bool
 	Granted   bool // the stored grant (tandem admin grant)
 	Admin     bool // an administrator: granted, or listed in TANDEM_ADMIN_EMAILS
+	// Configured: the address is listed in TANDEM_ADMIN_EMAILS, a grant
+	// only the configuration gives and takes.
+	Configured bool
+	Blocked    bool
 	CreatedAt time.Time
 }
 
