@@ -53,6 +53,7 @@ func Options(cfg Config) fx.Option {
 		consoleConfig,
 		consoleProbes(cfg),
 		consoleSecret(cfg),
+		consolePages(cfg),
 		purchaseVerifier(cfg.Purchases),
 		idTokens(cfg.SignIn, cfg.EncryptionKeys),
 		productionWarnings(cfg),

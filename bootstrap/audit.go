@@ -47,7 +47,7 @@ func (a adminAccounts) view(acc accounts.Account, err error) (adminmod.Account, 
 		return adminmod.Account{}, err
 	}
 	return adminmod.Account{ID: acc.ID, Email: acc.Email, Verified: acc.Verified, Granted: acc.Admin, Admin: a.svc.IsAdmin(acc),
-		CreatedAt: acc.CreatedAt}, nil
+		Configured: a.svc.IsConfiguredAdmin(acc), Blocked: acc.Blocked, CreatedAt: acc.CreatedAt}, nil
 }
 
 func (a adminAccounts) Sessions(ctx context.Context, userID string) ([]adminmod.Session, error) {
@@ -76,4 +76,20 @@ func (a adminAccounts) SetAdmin(ctx context.Context, email string, admin bool) e
 
 func (a adminAccounts) Logout(ctx context.Context, userID, token string) error {
 	return a.svc.Logout(ctx, userID, token, false)
+}
+
+func (a adminAccounts) SetBlocked(ctx context.Context, userID string, blocked bool) error {
+	return a.svc.SetBlocked(ctx, userID, blocked)
+}
+
+func (a adminAccounts) EndSessions(ctx context.Context, userID string) error {
+	return a.svc.EndSessions(ctx, userID)
+}
+
+func (a adminAccounts) MarkVerified(ctx context.Context, userID string) error {
+	return a.svc.MarkVerified(ctx, userID)
+}
+
+func (a adminAccounts) StartReset(ctx context.Context, userID string) error {
+	return a.svc.StartReset(ctx, userID)
 }

@@ -50,6 +50,32 @@ func consoleProbes(cfg Config) fx.Option {
 	)
 }
 
+// consolePages supplies what the console's Settings and Backups pages
+// show of cfg: the effective settings as `tandem config` prints them
+// (secrets masked before they leave bootstrap), and what `tandem backup`
+// does with this deployment.
+func consolePages(cfg Config) fx.Option {
+	return fx.Supply(effectiveSettings(cfg), consoleBackups(cfg))
+}
+
+// consoleBackups says what `tandem backup` (backup.go) copies here and
+// what it refuses, in its own words.
+func consoleBackups(cfg Config) console.Backups {
+	b := console.Backups{Database: string(cfg.DB.Kind), Blobs: cfg.Blobs.Kind, Doc: backupsDoc}
+	switch {
+	case cfg.DB.Kind == DBMemory || cfg.Blobs.Kind == "memory":
+		b.Refused = "tandem backup refuses this deployment: TANDEM_DB and TANDEM_BLOBS must name a database and a store " +
+			"outside this process (memory keeps nothing another process can read)"
+	case cfg.DB.Kind == DBMySQL:
+		b.DatabaseNote = "The database is not in the backup: Tandem does not back up MySQL. Dump it first with " +
+			"mysqldump --single-transaction (or your own tool); tandem backup then copies the blob store and writes the manifest."
+	default:
+		b.DatabaseNote = "The SQLite database is snapshotted while the service runs (VACUUM INTO), then the blob store's files " +
+			"are copied and the manifest written last."
+	}
+	return b
+}
+
 // consoleSecretName is the console secret's row in the settings table.
 const consoleSecretName = "console_secret"
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"tandem/adapters/console"
 )
 
 // Variables are every setting Tandem reads, by name. docs/configuration.md
@@ -120,6 +122,25 @@ func masked(name, value string) string {
 // printConfig writes the effective settings: every variable with the value
 // it has (set, or the default the loader took), secrets masked.
 func printConfig(cfg Config, stdout io.Writer) error {
+	s := effectiveSettings(cfg)
+	for _, l := range s.Lines {
+		if _, err := fmt.Fprintf(stdout, "%s=%s\n", l.Name, l.Value); err != nil {
+			return err
+		}
+	}
+	for _, line := range s.Unknown {
+		if _, err := fmt.Fprintf(stdout, "# %s\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// effectiveSettings are the settings `tandem config` prints and the
+// console's Settings page shows: every variable in order with the value
+// taken, secrets masked here, and the lines about unknown variables.
+func effectiveSettings(cfg Config) console.Settings {
+	out := console.Settings{Lines: make([]console.Setting, 0, len(Variables)), Unknown: slices.Clone(cfg.unknown)}
 	for _, name := range Variables {
 		v, ok := cfg.effective[name]
 		if !ok {
@@ -127,14 +148,7 @@ func printConfig(cfg Config, stdout io.Writer) error {
 		} else {
 			v = masked(name, v)
 		}
-		if _, err := fmt.Fprintf(stdout, "%s=%s\n", name, v); err != nil {
-			return err
-		}
+		out.Lines = append(out.Lines, console.Setting{Name: name, Value: v})
 	}
-	for _, line := range cfg.unknown {
-		if _, err := fmt.Fprintf(stdout, "# %s\n", line); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out
 }

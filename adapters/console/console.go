@@ -91,6 +91,10 @@ type Deps struct {
 	Probes   []Probe `group:"probes"`
 	// Traffic is this process's record of the last minutes (the Traffic page).
 	Traffic *web.Traffic `optional:"true"`
+	// Settings and Backups are what the Settings and Backups pages show,
+	// made by bootstrap from the configuration.
+	Settings Settings `optional:"true"`
+	Backups  Backups  `optional:"true"`
 
 	AuditedFlags    *web.AuditedFlags
 	AuditedPolicies *web.AuditedPolicies
@@ -166,7 +170,13 @@ var funcs = template.FuncMap{
 	"when": when,
 	"join": func(ss []string) string { return strings.Join(ss, "\n") },
 	"has":  func(ps []core.Platform, p core.Platform) bool { return slices.Contains(ps, p) },
+	"action": func(userID, path, label, class, csrf string) actionButton {
+		return actionButton{UserID: userID, Path: path, Label: label, Class: class, CSRF: csrf}
+	},
 }
+
+// actionButton is what the user page's "action" template draws.
+type actionButton struct{ UserID, Path, Label, Class, CSRF string }
 
 func (h *handler) Register(r fiber.Router) {
 	g := r.Group("/admin", h.renderErrors) // headers runs for the whole app (the "headers" group)

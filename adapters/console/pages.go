@@ -10,10 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
-	"tandem/modules/accounts"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
-	"tandem/modules/premium"
 	"tandem/modules/versions"
 )
 
@@ -36,13 +34,12 @@ func (h *handler) registerPages(r fiber.Router) {
 	r.Post("/versions/:platform", h.setPolicy)
 	r.Get("/feedback", h.feedbackPage)
 	r.Post("/feedback/:id/handled", h.markHandled)
-	r.Get("/users", h.usersPage)
-	r.Get("/users/:id", h.userPage)
-	r.Post("/users/:id/sessions/:sid/revoke", h.revokeSession)
-	r.Get("/users/:id/delete", h.confirmDelete)
-	r.Post("/users/:id/delete", h.deleteUser)
+	r.Post("/flags/:key/delete", h.deleteFlag)
+	h.registerUsers(r)
 	r.Get("/audit", h.auditPage)
 	r.Get("/traffic", h.trafficPage)
+	r.Get("/backups", h.backupsPage)
+	r.Get("/settings", h.settingsPage)
 }
 
 // consolePage is the page asked for: the console's size, from ?cursor=.
@@ -86,7 +83,8 @@ func (h *handler) flagsPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.render(c, "flags", fiber.Map{"Title": "Feature flags", "Flags": fs, "Next": next, "Platforms": consolePlatforms})
+	return h.render(c, "flags", fiber.Map{"Title": "Feature flags", "Flags": fs, "Next": next, "Platforms": consolePlatforms,
+		"Deleted": c.Query("deleted")})
 }
 
 func (h *handler) flagPage(c *fiber.Ctx) error {
@@ -292,117 +290,6 @@ func (h *handler) people(ctx context.Context, ids ...string) (func(id string) *p
 		}
 		return &person{ID: id, Email: emails[id]}
 	}, nil
-}
-
-// userRow is one account in the users page's search results.
-type userRow struct {
-	accounts.Account
-	Admin bool
-}
-
-// usersPage finds accounts: ?q= is an account id or the start of an
-// e-mail (accounts.Service.Search), ?cursor= the next page. A query the
-// search refuses is shown with the form, as a 400.
-func (h *handler) usersPage(c *fiber.Ctx) error {
-	q := strings.TrimSpace(c.Query("q"))
-	data := fiber.Map{"Title": "Users", "Q": q, "Deleted": c.Query("deleted")}
-	if q == "" {
-		return h.render(c, "users", data)
-	}
-	as, next, err := h.Accounts.Search(c.UserContext(), q, consolePage(c))
-	if core.IsKind(err, core.KindInvalid) {
-		c.Status(fiber.StatusBadRequest)
-		data["Error"] = core.As(err).Message
-		return h.render(c, "users", data)
-	}
-	if err != nil {
-		return err
-	}
-	rows := make([]userRow, len(as))
-	for i, a := range as {
-		rows[i] = userRow{Account: a, Admin: h.Accounts.IsAdmin(a)}
-	}
-	data["Searched"], data["Users"], data["Next"] = true, rows, next
-	return h.render(c, "users", data)
-}
-
-// userView is what the user page shows of one account.
-type userView struct {
-	Account accounts.Account
-	Admin   bool
-	Partner *person
-	Premium premium.Status
-	// PremiumPartner is the partner whose subscription the account shares.
-	PremiumPartner *person
-	Sessions       []accounts.Token
-	// SignInMethods: password, the linked providers, passkey.
-	SignInMethods []string
-}
-
-// userPage shows one account: a 404 page when there is none.
-func (h *handler) userPage(c *fiber.Ctx) error {
-	v, err := h.lookup(c.UserContext(), c.Params("id"))
-	if err != nil {
-		return err
-	}
-	return h.render(c, "user", fiber.Map{"Title": v.Account.Email, "User": v, "Revoked": c.Query("revoked")})
-}
-
-// lookup composes the account, its partner, premium and sessions: a read
-// across modules, composed here as the API's profile reads are.
-func (h *handler) lookup(ctx context.Context, userID string) (userView, error) {
-	a, err := h.Accounts.Profile(ctx, userID)
-	if err != nil {
-		return userView{}, err
-	}
-	v := userView{Account: a, Admin: h.Accounts.IsAdmin(a)}
-	partnerID, _, err := h.Partners.PartnerOf(ctx, a.ID)
-	if err != nil {
-		return userView{}, err
-	}
-	if v.Premium, err = h.Premium.Status(ctx, a.ID); err != nil {
-		return userView{}, err
-	}
-	name, err := h.people(ctx, partnerID, v.Premium.PartnerID)
-	if err != nil {
-		return userView{}, err
-	}
-	v.Partner, v.PremiumPartner = name(partnerID), name(v.Premium.PartnerID)
-	if v.Sessions, err = h.Accounts.Sessions(ctx, a.ID); err != nil {
-		return userView{}, err
-	}
-	if v.SignInMethods, err = h.Accounts.SignInMethods(ctx, a); err != nil {
-		return userView{}, err
-	}
-	return v, nil
-}
-
-func (h *handler) revokeSession(c *fiber.Ctx) error {
-	sid := c.Params("sid")
-	a, err := h.AuditedAccounts.RevokeSession(c.UserContext(), c.Params("id"), sid)
-	if err != nil {
-		return err
-	}
-	return back(c, "/admin/users/"+url.PathEscape(a.ID), url.Values{"revoked": {sid}})
-}
-
-func (h *handler) confirmDelete(c *fiber.Ctx) error {
-	a, err := h.Accounts.Profile(c.UserContext(), c.Params("id"))
-	if err != nil {
-		return err
-	}
-	return h.render(c, "delete", fiber.Map{"Title": "Delete account", "Account": a})
-}
-
-// deleteUser deletes the account through the API's deletion (every
-// module's data, then the account) once the administrator has typed its
-// e-mail again; an administrator's account is refused.
-func (h *handler) deleteUser(c *fiber.Ctx) error {
-	a, err := h.AuditedAccounts.Delete(c.UserContext(), c.Params("id"), formValue(c, "confirm"))
-	if err != nil {
-		return err
-	}
-	return back(c, "/admin/users", url.Values{"deleted": {a.Email}})
 }
 
 func (h *handler) auditPage(c *fiber.Ctx) error {

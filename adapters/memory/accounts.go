@@ -140,7 +140,7 @@ func (r *AccountRepo) update(id string, fn func(a *accounts.Account)) error {
 // sign-in fields), so a new profile field needs nothing here.
 func (r *AccountRepo) UpdateProfile(_ context.Context, a accounts.Account) error {
 	return r.update(a.ID, func(s *accounts.Account) {
-		a.Email, a.PasswordHash, a.Verified, a.Admin, a.CreatedAt = s.Email, s.PasswordHash, s.Verified, s.Admin, s.CreatedAt
+		a.Email, a.PasswordHash, a.Verified, a.Admin, a.Blocked, a.CreatedAt = s.Email, s.PasswordHash, s.Verified, s.Admin, s.Blocked, s.CreatedAt
 		*s = a
 	})
 }
@@ -394,7 +394,7 @@ func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Ses
 	}
 	a := r.byID[t.UserID]
 	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, Verified: a.Verified,
-		SignedInAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
+		Blocked: a.Blocked, SignedInAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
 		LastUsedAt: t.LastUsedAt}, nil
 }
 

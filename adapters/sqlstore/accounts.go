@@ -23,7 +23,7 @@ type AccountRepo struct{ db *DB }
 func NewAccountRepo(db *DB) *AccountRepo { return &AccountRepo{db: db} }
 
 var accountColumns = []string{"id", "email", "password_hash", "verified", "is_admin", "display_name",
-	"nickname", "timezone", "locale", "created_at", "updated_at"}
+	"nickname", "timezone", "locale", "blocked", "created_at", "updated_at"}
 
 type accountRow struct {
 	ID           string `db:"id"`
@@ -35,6 +35,7 @@ type accountRow struct {
 	Nickname     string `db:"nickname"`
 	Timezone     string `db:"timezone"`
 	Locale       string `db:"locale"`
+	Blocked      bool   `db:"blocked"`
 	CreatedAt    int64  `db:"created_at"`
 	UpdatedAt    int64  `db:"updated_at"`
 }
@@ -43,7 +44,7 @@ func (r accountRow) account() accounts.Account {
 	return accounts.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Verified: r.Verified,
 		Admin: r.IsAdmin, Profile: accounts.Profile{DisplayName: r.DisplayName, Nickname: r.Nickname, Timezone: r.Timezone,
 			Locale: r.Locale},
-		CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
+		Blocked: r.Blocked, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt)}
 }
 
 func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
@@ -53,7 +54,7 @@ func (r *AccountRepo) Create(ctx context.Context, a accounts.Account) error {
 func (r *AccountRepo) insertAccount(ctx context.Context, e sqlx.ExecerContext, a accounts.Account) error {
 	return r.db.exec(ctx, e, r.db.sb.Insert("accounts").Columns(accountColumns...).
 		Values(a.ID, a.Email, a.PasswordHash, a.Verified, a.Admin, a.DisplayName, a.Nickname, a.Timezone, a.Locale,
-			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
+			a.Blocked, a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli()))
 }
 
 func (r *AccountRepo) Get(ctx context.Context, id string) (accounts.Account, error) {
@@ -405,6 +406,7 @@ type sessionRow struct {
 	Email      string `db:"email"`
 	IsAdmin    bool   `db:"is_admin"`
 	Verified   bool   `db:"verified"`
+	Blocked    bool   `db:"blocked"`
 	CreatedAt  int64  `db:"created_at"`
 	ExpiresAt  int64  `db:"expires_at"`
 	LastUsedAt int64  `db:"last_used_at"`
@@ -412,10 +414,10 @@ type sessionRow struct {
 
 func (r *AccountRepo) Session(ctx context.Context, tokenHash string) (accounts.Session, error) {
 	var row sessionRow
-	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "a.verified", "t.created_at", "t.expires_at", "t.last_used_at").
+	err := r.db.get(ctx, r.db, &row, r.db.sb.Select("t.user_id", "a.email", "a.is_admin", "a.verified", "a.blocked", "t.created_at", "t.expires_at", "t.last_used_at").
 		From("auth_tokens t").Join("accounts a ON a.id = t.user_id").Where(sq.Eq{"t.token_hash": tokenHash}))
 	return accounts.Session{UserID: row.UserID, Email: row.Email, Admin: row.IsAdmin, Verified: row.Verified,
-		SignedInAt: core.FromMillis(row.CreatedAt), ExpiresAt: core.FromMillis(row.ExpiresAt), LastUsedAt: core.FromMillis(row.LastUsedAt)}, err
+		Blocked: row.Blocked, SignedInAt: core.FromMillis(row.CreatedAt), ExpiresAt: core.FromMillis(row.ExpiresAt), LastUsedAt: core.FromMillis(row.LastUsedAt)}, err
 }
 
 func (r *AccountRepo) TouchToken(ctx context.Context, tokenHash string, at time.Time) error {

@@ -35,6 +35,7 @@ func AccountRepository(t *testing.T, newRepo func(t *testing.T) accounts.Reposit
 	t.Run("unlink: the decision sees every identity; delete account takes them", ac.unlink)
 	t.Run("the first verification ends every earlier session and identity", ac.verifyUnlinks)
 	t.Run("an ID token is spent once until its expiry, then purged", ac.spendIDToken)
+	t.Run("administrators' changes", func(t *testing.T) { AccountBlocks(t, newRepo) })
 }
 
 // accountSuite holds AccountRepository's helpers and subtests.

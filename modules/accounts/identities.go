@@ -133,8 +133,21 @@ type SignInDecision func(SignInState) (SignInUpdate, error)
 //   - a new subject whose e-mail the provider did not verify is refused
 //     (403 email_not_verified), one with none too (400 email_required): it
 //     is never matched to, made into or held for an address, so it never
-//     carries an administrator's address nor blocks the address's owner.
+//     carries an administrator's address nor blocks the address's owner;
+//   - a blocked account is signed in to by none of these (403
+//     account_blocked, DecideSession), and nothing is written.
 func DecideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
+	decide := decideSignIn(c, newID, now)
+	return func(st SignInState) (SignInUpdate, error) {
+		u, err := decide(st)
+		if err != nil {
+			return SignInUpdate{}, err
+		}
+		return u, DecideSession(u.Account)
+	}
+}
+
+func decideSignIn(c IdentityClaim, newID string, now time.Time) SignInDecision {
 	return func(st SignInState) (SignInUpdate, error) {
 		if st.Identity != nil {
 			return decideLinked(c, st, now)

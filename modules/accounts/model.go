@@ -29,6 +29,9 @@ type Account struct {
 	PasswordHash string
 	Verified     bool
 	Admin        bool // the stored grant; TANDEM_ADMIN_EMAILS adds more
+	// Blocked: an administrator blocked the account (the console); it gets
+	// no session by any way in until unblocked (DecideSession).
+	Blocked bool
 	Profile
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -74,6 +77,7 @@ type Session struct {
 	Email    string
 	Admin    bool
 	Verified bool // the account's e-mail is proven: administrator rights need it
+	Blocked  bool // the account is blocked: the token opens nothing
 	// SignedInAt is when the token was made, by a sign-in or a proof: adding
 	// a way in needs one within ReauthWindow.
 	SignedInAt time.Time

@@ -37,7 +37,22 @@ type AccountStore interface {
 	// wildcards included. A cursor not made by SearchCursor is
 	// core.KindInvalid.
 	Search(ctx context.Context, prefix string, page core.Page) ([]Account, string, error)
+	// List lists every account newest first (created_at, then id), from
+	// the page's core.TimeCursor; a cursor it did not hand out is
+	// core.KindInvalid.
+	List(ctx context.Context, page core.Page) ([]Account, string, error)
 	UpdateProfile(ctx context.Context, a Account) error
+	// SetBlocked blocks or unblocks the account; a block revokes every
+	// token of it in the same transaction and returns their hashes.
+	// core.KindNotFound when there is no account.
+	SetBlocked(ctx context.Context, userID string, blocked bool) ([]string, error)
+	// DeleteTokens revokes every token of the user and returns their hashes.
+	DeleteTokens(ctx context.Context, userID string) ([]string, error)
+	// MarkVerified verifies the account's e-mail without a code (an
+	// administrator vouches for it) and ends its earlier ways in, as a
+	// first verification does, in one transaction. core.KindNotFound when
+	// there is no account.
+	MarkVerified(ctx context.Context, userID string) (Removed, error)
 	// SetAdmin grants or revokes the stored administrator flag by e-mail.
 	SetAdmin(ctx context.Context, email string, admin bool) error
 	// Delete removes the account, its codes, tokens, identities and unsent mail,

@@ -59,6 +59,9 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 	if err != nil {
 		return "", err
 	}
+	if err := DecideSession(a); err != nil { // the reset signs in: a blocked account's does not
+		return "", err
+	}
 	c, err := s.checkResetProof(ctx, userID, proof, cl.IP)
 	if err != nil {
 		return "", err

@@ -83,7 +83,7 @@ func (s *Service) checkLogin(ctx context.Context, email, password string, cl Cli
 	if !a.Verified {
 		return Account{}, core.Forbidden("email_not_verified", "accounts.verifyMailBeforeLogging", "verify your e-mail before logging in")
 	}
-	return a, nil
+	return a, DecideSession(a)
 }
 
 func (s *Service) reserveLogin(ctx context.Context, r loginRules, email, clientIP string) error {
@@ -134,7 +134,7 @@ func (s *Service) authenticate(ctx context.Context, token string) (core.Principa
 		}
 	}
 	now := s.clock.Now()
-	if !now.Before(sess.ExpiresAt) {
+	if !now.Before(sess.ExpiresAt) || sess.Blocked { // a block revokes; this holds a token that raced it
 		return core.Principal{}, errUnauthorized()
 	}
 	if !ok {

@@ -88,6 +88,9 @@ func (s *Service) VerifyEmail(ctx context.Context, userID, code string, cl Clien
 	if a.Verified {
 		return Verification{}, errInvalidCode()
 	}
+	if err := DecideSession(a); err != nil {
+		return Verification{}, err
+	}
 	c, err := s.checkCode(ctx, userID, PurposeVerify, code, cl.IP)
 	if err != nil {
 		return Verification{}, err

@@ -71,6 +71,33 @@ func (p *people) Logout(_ context.Context, userID, token string) error {
 	return nil
 }
 
+func (p *people) SetBlocked(_ context.Context, userID string, blocked bool) error {
+	if blocked {
+		p.writes = append(p.writes, "block "+userID)
+	} else {
+		p.writes = append(p.writes, "unblock "+userID)
+	}
+	return nil
+}
+
+func (p *people) EndSessions(_ context.Context, userID string) error {
+	p.writes = append(p.writes, "end sessions "+userID)
+	return nil
+}
+
+func (p *people) MarkVerified(_ context.Context, userID string) error {
+	p.writes = append(p.writes, "verify "+userID)
+	if p.byID[userID].Verified {
+		return core.Conflict("already_verified", "admin.mailAlreadyVerified", "the e-mail is already verified")
+	}
+	return nil
+}
+
+func (p *people) StartReset(_ context.Context, userID string) error {
+	p.writes = append(p.writes, "reset "+userID)
+	return nil
+}
+
 func TestAuditedAccountsRecordEveryChange(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

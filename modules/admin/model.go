@@ -46,12 +46,16 @@ type Change struct {
 
 // Account is what an administrator's change reads of an account.
 type Account struct {
-	ID        string
-	Email     string
-	Verified  bool
-	Granted   bool // the stored grant (tandem admin grant)
-	Admin     bool // an administrator: granted, or listed in TANDEM_ADMIN_EMAILS
-	CreatedAt time.Time
+	ID       string
+	Email    string
+	Verified bool
+	Granted  bool // the stored grant (tandem admin grant)
+	Admin    bool // an administrator: granted, or listed in TANDEM_ADMIN_EMAILS
+	// Configured: the address is listed in TANDEM_ADMIN_EMAILS, a grant
+	// only the configuration gives and takes.
+	Configured bool
+	Blocked    bool
+	CreatedAt  time.Time
 }
 
 // Session is one of a user's sessions; its token is never read.

@@ -74,4 +74,15 @@ type Accounts interface {
 	SetAdmin(ctx context.Context, email string, admin bool) error
 	// Logout ends the one session of token.
 	Logout(ctx context.Context, userID, token string) error
+	// SetBlocked blocks (every session ended, no sign-in) or unblocks the
+	// account: core.KindNotFound when there is none.
+	SetBlocked(ctx context.Context, userID string, blocked bool) error
+	// EndSessions ends every session of the user.
+	EndSessions(ctx context.Context, userID string) error
+	// MarkVerified verifies the account's e-mail without a code:
+	// core.KindConflict when it is verified already.
+	MarkVerified(ctx context.Context, userID string) error
+	// StartReset mails the account a password reset code, as the API's
+	// reset request does.
+	StartReset(ctx context.Context, userID string) error
 }
