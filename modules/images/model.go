@@ -20,18 +20,18 @@ import (
 // Image is one stored image. Each blob key belongs to exactly one image, so
 // deleting the image deletes its file.
 type Image struct {
-	ID        string
-	UserID    string
-	GroupID   string // shared by the images of one upload (a single image has its own)
-	Seq       int    // position in its upload, from 0: a group reads in upload order
-	Key       string // blob key, see NewKey
+	ID      string
+	UserID  string
+	GroupID string // shared by the images of one upload (a single image has its own)
+	Seq     int    // position in its upload, from 0: a group reads in upload order
+	Key     string // blob key, see NewKey
 	// URL is {TANDEM_PUBLIC_URL}/files/{Key}. It is not stored (the key
 	// is): the service sets it on every image it hands out, from the
 	// deployment's TANDEM_PUBLIC_URL, so a restore under another address
 	// serves every image from there. Repositories ignore it.
 	URL       string
-	Size      int64  // bytes of the file at Key: a user's sizes add up to their stored bytes
-	Width     int    // pixels, upright; 0 for an image stored before they were recorded
+	Size      int64 // bytes of the file at Key: a user's sizes add up to their stored bytes
+	Width     int   // pixels, upright; 0 for an image stored before they were recorded
 	Height    int
 	BlurHash  string // a placeholder to draw while the file loads; "" when not recorded
 	CreatedAt time.Time
