@@ -26,6 +26,7 @@ import (
 const (
 	manifestName   = "manifest.json"
 	snapshotName   = "database.sqlite"
+	dumpName       = "database.sql" // a MySQL dump given with --dump
 	snapshotMode   = 0o600
 	blobsDirName   = "blobs"
 	manifestFormat = 1
@@ -40,8 +41,10 @@ type manifest struct {
 	Format        int       `json:"format"`
 	CreatedAt     time.Time `json:"createdAt"`
 	TandemVersion string    `json:"tandemVersion,omitempty"`
-	// Database is the SQLite snapshot; nil when the database is not in the
-	// backup (MySQL: see DatabaseNote).
+	// Database is the SQLite snapshot, or the MySQL dump given to backup
+	// with --dump (dialect mysql: file, size and SHA-256 only); nil when
+	// the database is not in the backup (MySQL without --dump: see
+	// DatabaseNote).
 	Database     *manifestDB   `json:"database"`
 	DatabaseNote string        `json:"databaseNote,omitempty"`
 	Blobs        manifestBlobs `json:"blobs"`
@@ -52,8 +55,8 @@ type manifestDB struct {
 	File          string           `json:"file"`
 	Size          int64            `json:"size"`
 	SHA256        string           `json:"sha256"`
-	SchemaVersion int64            `json:"schemaVersion"`
-	Tables        map[string]int64 `json:"tables"`
+	SchemaVersion int64            `json:"schemaVersion,omitempty"` // SQLite
+	Tables        map[string]int64 `json:"tables,omitempty"`        // SQLite
 }
 
 type manifestBlobs struct {
@@ -79,19 +82,30 @@ const blobsNote = "copied after the database snapshot: every image row of the sn
 
 // backup writes a snapshot of the deployment that cfg names into dir: the
 // SQLite database (VACUUM INTO, while the service runs), then the blob
-// store's files, then the manifest. On MySQL the database part is refused
-// (the operator's dump covers it) and the files are still copied.
+// store's files, then the manifest. On MySQL the operator dumps the
+// database first and names the dump with --dump FILE: it is copied into
+// the backup and recorded (size, SHA-256) for restore to check; without
+// --dump the database part is refused (the operator keeps the dump) and the
+// files are still copied.
 func backup(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return errors.New("usage: tandem backup DIR")
+	dir, dump, err := backupArgs(args)
+	if err != nil {
+		return err
 	}
-	dir := args[0]
 	if cfg.DB.Kind == DBMemory || cfg.Blobs.Kind == "memory" {
 		return errors.New("backup: TANDEM_DB and TANDEM_BLOBS must name a database and a store outside this process (memory keeps nothing another process can read)")
 	}
 	if cfg.DB.Kind == DBSQLite {
+		if dump != "" {
+			return errors.New("backup: --dump names a MySQL dump, and TANDEM_DB is SQLite: the backup snapshots the database itself")
+		}
 		if _, err := os.Stat(cfg.DB.DSN); err != nil {
 			return fmt.Errorf("backup: TANDEM_DB: %w", err)
+		}
+	}
+	if dump != "" {
+		if info, err := os.Stat(dump); err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
+			return fmt.Errorf("backup: --dump %s: not a MySQL dump file (%v)", dump, describeDump(info, err))
 		}
 	}
 	if err := emptyDir(dir); err != nil {
@@ -100,8 +114,8 @@ func backup(ctx context.Context, cfg Config, args []string, stdout io.Writer) er
 	m := manifest{Format: manifestFormat, CreatedAt: time.Now().UTC(), TandemVersion: tandemVersion()}
 
 	var imageKeys []string
-	switch cfg.DB.Kind {
-	case DBSQLite:
+	switch {
+	case cfg.DB.Kind == DBSQLite:
 		db, keys, err := backupSQLite(ctx, cfg.DB.DSN, dir)
 		if err != nil {
 			return err
@@ -109,11 +123,16 @@ func backup(ctx context.Context, cfg Config, args []string, stdout io.Writer) er
 		m.Database, imageKeys = db, keys
 		fmt.Fprintf(stdout, "database: SQLite snapshot at schema version %d, %d rows in %d tables\n",
 			db.SchemaVersion, sumRows(db.Tables), len(db.Tables))
-	case DBMySQL:
+	case dump != "":
+		if m.Database, err = copyDump(dump, dir, stdout); err != nil {
+			return err
+		}
+	default:
 		m.DatabaseNote = "not in this backup: Tandem does not back up MySQL; dump it with " +
-			"mysqldump --single-transaction (or your own tool) before running tandem backup, see " + backupsDoc
+			"mysqldump --single-transaction (or your own tool) before running tandem backup, and name the dump with --dump FILE, see " + backupsDoc
 		fmt.Fprintln(stdout, "database: refused: TANDEM_DB is MySQL; back it up with mysqldump --single-transaction "+
-			"or your own tool, before this command, as "+backupsDoc+" shows; the blob store is copied anyway")
+			"or your own tool, before this command, and name the dump with --dump FILE to keep it in the backup, as "+backupsDoc+
+			" shows; the blob store is copied anyway")
 	}
 
 	store, err := openBlobs(cfg.Blobs)

@@ -23,7 +23,11 @@ import (
 // schema is not newer than this binary's migrations, that both targets are
 // empty and that every file matches the manifest's checksum. Then the files
 // go in first and the database last (a service started in between sees no
-// image without its file), and migrations run up.
+// image without its file), and migrations run up. A backup made on MySQL
+// holds the operator's dump (backup --dump): restore checks its size and
+// SHA-256 with the rest, puts the files back and leaves the loading of the
+// verified dump to the operator (the MySQL client, then tandem migrate);
+// it neither reads nor writes the MySQL database.
 func restore(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return errors.New("usage: tandem restore DIR")
@@ -36,16 +40,20 @@ func restore(ctx context.Context, cfg Config, args []string, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
+	snapshot := m.Database != nil && m.Database.Dialect == string(sqlstore.SQLite)
+	dump := m.Database != nil && m.Database.Dialect == string(sqlstore.MySQL)
 	switch {
 	case m.Database == nil && cfg.DB.Kind == DBSQLite:
 		return fmt.Errorf("restore: %s holds no database (it was made on MySQL): load the database from your dump into MySQL "+
 			"and restore the files with TANDEM_DB naming that database, see %s", dir, backupsDoc)
-	case m.Database != nil && m.Database.Dialect != string(sqlstore.SQLite):
+	case m.Database != nil && !snapshot && !dump:
 		return fmt.Errorf("restore: unknown database kind %q in the manifest", m.Database.Dialect)
-	case m.Database != nil && cfg.DB.Kind == DBMySQL:
+	case snapshot && cfg.DB.Kind == DBMySQL:
 		return fmt.Errorf("restore: the backup's database is a SQLite snapshot and TANDEM_DB is MySQL: restore it into TANDEM_DB=sqlite:PATH")
+	case dump && cfg.DB.Kind == DBSQLite:
+		return fmt.Errorf("restore: the backup's database is a MySQL dump (%s) and TANDEM_DB is SQLite: restore it with TANDEM_DB naming an empty MySQL database", dumpName)
 	}
-	if m.Database != nil {
+	if snapshot {
 		latest, err := sqlstore.LatestVersion(sqlstore.SQLite)
 		if err != nil {
 			return err
@@ -70,6 +78,9 @@ func restore(ctx context.Context, cfg Config, args []string, stdout io.Writer) e
 	}
 	fmt.Fprintf(stdout, "verified: %d files (%d bytes)%s against %s\n", m.Blobs.Count, m.Blobs.Bytes,
 		map[bool]string{true: " and the database", false: ""}[m.Database != nil], manifestName)
+	if dump {
+		fmt.Fprintf(stdout, "verified: %s, %d bytes, SHA-256 %s, as the manifest says\n", dumpName, m.Database.Size, m.Database.SHA256)
+	}
 
 	for _, f := range m.Blobs.Files {
 		if err := putBlob(ctx, store, dir, f); err != nil {
@@ -82,6 +93,12 @@ func restore(ctx context.Context, cfg Config, args []string, stdout io.Writer) e
 	}
 	if m.Database == nil {
 		fmt.Fprintf(stdout, "database: not in this backup: load your MySQL dump, then run tandem migrate (%s)\n", backupsDoc)
+		return nil
+	}
+	if dump {
+		fmt.Fprintf(stdout, "database: now load the verified dump into the empty MySQL database of TANDEM_DB "+
+			"(mysql --default-character-set=utf8mb4 DATABASE < %s), then run tandem migrate (%s)\n",
+			filepath.Join(dir, dumpName), backupsDoc)
 		return nil
 	}
 	return restoreSQLite(ctx, cfg.DB.DSN, filepath.Join(dir, snapshotName), m.Database.SchemaVersion, stdout)
@@ -156,7 +173,14 @@ func verify(ctx context.Context, dir string, m manifest) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("restore: %s does not match its manifest: %s; nothing was restored", dir, fmt.Sprintf(format, args...))
 	}
-	if db := m.Database; db != nil {
+	if db := m.Database; db != nil && db.Dialect == string(sqlstore.MySQL) {
+		if db.File != dumpName {
+			return bad("the database file is %q, not %s", db.File, dumpName)
+		}
+		if err := checkFile(filepath.Join(dir, dumpName), db.Size, db.SHA256); err != nil {
+			return bad("%s (the MySQL dump): %v: do not load it", dumpName, err)
+		}
+	} else if db != nil {
 		if db.File != snapshotName {
 			return bad("the database file is %q, not %s", db.File, snapshotName)
 		}

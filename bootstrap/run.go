@@ -27,7 +27,8 @@ import (
 var commands = []struct{ name, args, help string }{
 	{"serve", "", "run the HTTP service (the default command); migrations run at start, one process at a time"},
 	{"migrate", "", "bring the database of TANDEM_DB up to date and exit"},
-	{"backup", "DIR", "snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR"},
+	{"backup", "DIR [--dump FILE]", "snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR;\n" +
+		"  on MySQL, --dump FILE keeps the dump made just before in the backup, its checksum in the manifest"},
 	{"restore", "DIR", "verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS"},
 	{"admin", "grant|revoke EMAIL", "make an account an administrator, or stop it being one\n" +
 		"  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy"},

@@ -51,6 +51,7 @@ func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, room core.Roo
 		return err
 	}
 	for _, img := range imgs {
+		img.URL = "" // not stored, as in SQL: the service renders it from the key
 		r.byID[img.ID] = img
 		r.byKey[img.Key] = img.ID
 	}

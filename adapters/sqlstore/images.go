@@ -19,7 +19,9 @@ type ImageRepo struct{ db *DB }
 
 func NewImageRepo(db *DB) *ImageRepo { return &ImageRepo{db: db} }
 
-var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "size", "created_at", "updated_at",
+// imageColumns: an image's address is not stored (images.Image.URL), only
+// its key: the service renders it from TANDEM_PUBLIC_URL when read.
+var imageColumns = []string{"id", "user_id", "group_id", "seq", "blob_key", "size", "created_at", "updated_at",
 	"width", "height", "blurhash"}
 
 type imageRow struct {
@@ -28,7 +30,6 @@ type imageRow struct {
 	GroupID   string `db:"group_id"`
 	Seq       int    `db:"seq"`
 	BlobKey   string `db:"blob_key"`
-	URL       string `db:"url"`
 	Size      int64  `db:"size"`
 	CreatedAt int64  `db:"created_at"`
 	UpdatedAt int64  `db:"updated_at"`
@@ -38,7 +39,7 @@ type imageRow struct {
 }
 
 func (r imageRow) image() images.Image {
-	return images.Image{ID: r.ID, UserID: r.UserID, GroupID: r.GroupID, Seq: r.Seq, Key: r.BlobKey, URL: r.URL,
+	return images.Image{ID: r.ID, UserID: r.UserID, GroupID: r.GroupID, Seq: r.Seq, Key: r.BlobKey,
 		Size: r.Size, CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt),
 		Width: r.Width, Height: r.Height, BlurHash: r.BlurHash}
 }
@@ -75,7 +76,7 @@ func (r *ImageRepo) Create(ctx context.Context, imgs []images.Image, room core.R
 	}
 	b := r.db.sb.Insert("images").Columns(imageColumns...)
 	for _, img := range imgs {
-		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.URL, img.Size,
+		b = b.Values(img.ID, img.UserID, img.GroupID, img.Seq, img.Key, img.Size,
 			img.CreatedAt.UnixMilli(), img.UpdatedAt.UnixMilli(), img.Width, img.Height, img.BlurHash)
 	}
 	if room == nil {
@@ -211,7 +212,7 @@ func (r *ImageRepo) Relink(ctx context.Context, userID, groupID string, changes 
 			}
 		}
 		for _, img := range plan.Changed {
-			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", img.Key).Set("url", img.URL).
+			if err := r.db.execOne(ctx, tx, r.db.sb.Update("images").Set("blob_key", img.Key).
 				Set("size", img.Size).Set("updated_at", img.UpdatedAt.UnixMilli()).
 				Set("width", img.Width).Set("height", img.Height).Set("blurhash", img.BlurHash).Where(sq.Eq{"id": img.ID})); err != nil {
 				return err

@@ -114,7 +114,7 @@ var (
 	messageCols      = []string{"id", "scope", "author_id", "body", "created_at"}
 	memoryCols       = []string{"id", "user_id", "title", "description", "memory_date", "images", "created_at", "updated_at"}
 	ownerCols        = []string{"user_id"}
-	imageCols        = []string{"id", "user_id", "group_id", "seq", "blob_key", "url", "created_at", "updated_at", "size", "width", "height"}
+	imageCols        = []string{"id", "user_id", "group_id", "seq", "blob_key", "created_at", "updated_at", "size", "width", "height"}
 	notificationCols = []string{"id", "user_id", "title", "message", "category", "is_read", "created_at"}
 	moodCols         = []string{"id", "user_id", "mood_date", "mood", "note", "partnership_id", "created_at", "updated_at"}
 	dailyCols        = []string{"id", "partnership_id", "day", "question_id", "body", "category", "created_at"}
@@ -248,7 +248,7 @@ func spreadCouple(ctx context.Context, b *bulk, hash string, i int, s spread, no
 		for k := range ni {
 			key := fmt.Sprintf("%s/crowd-%d", u, k)
 			if err := add("images", imageCols, fmt.Sprintf("img-%s-%d", u, k), u, fmt.Sprintf("g-%s", u), k, key,
-				"http://localhost:8080/files/"+key, ms-int64(k), ms-int64(k), 250_000, 1280, 960); err != nil {
+				ms-int64(k), ms-int64(k), 250_000, 1280, 960); err != nil {
 				return err
 			}
 		}

@@ -20,14 +20,18 @@ import (
 // Image is one stored image. Each blob key belongs to exactly one image, so
 // deleting the image deletes its file.
 type Image struct {
-	ID        string
-	UserID    string
-	GroupID   string // shared by the images of one upload (a single image has its own)
-	Seq       int    // position in its upload, from 0: a group reads in upload order
-	Key       string // blob key, see NewKey
-	URL       string // {TANDEM_PUBLIC_URL}/files/{Key}, fixed when uploaded
-	Size      int64  // bytes of the file at Key: a user's sizes add up to their stored bytes
-	Width     int    // pixels, upright; 0 for an image stored before they were recorded
+	ID      string
+	UserID  string
+	GroupID string // shared by the images of one upload (a single image has its own)
+	Seq     int    // position in its upload, from 0: a group reads in upload order
+	Key     string // blob key, see NewKey
+	// URL is {TANDEM_PUBLIC_URL}/files/{Key}. It is not stored (the key
+	// is): the service sets it on every image it hands out, from the
+	// deployment's TANDEM_PUBLIC_URL, so a restore under another address
+	// serves every image from there. Repositories ignore it.
+	URL       string
+	Size      int64 // bytes of the file at Key: a user's sizes add up to their stored bytes
+	Width     int   // pixels, upright; 0 for an image stored before they were recorded
 	Height    int
 	BlurHash  string // a placeholder to draw while the file loads; "" when not recorded
 	CreatedAt time.Time
@@ -98,8 +102,17 @@ type Settings struct {
 	SweepGrace   time.Duration // TANDEM_SWEEP_GRACE: how long a file may lack its row before the sweep removes it
 }
 
-// URLOf is the address handed out for key; it never changes.
+// URLOf is the address handed out for key: TANDEM_PUBLIC_URL/files/key,
+// rendered when read (a key's address moves with the deployment).
 func (s Settings) URLOf(key string) string { return s.PublicURL + "/files/" + key }
+
+// addressed returns imgs with their URL set (Image.URL is never stored).
+func (s Settings) addressed(imgs ...Image) []Image {
+	for i := range imgs {
+		imgs[i].URL = s.URLOf(imgs[i].Key)
+	}
+	return imgs
+}
 
 // NewKey draws a fresh blob key u/<userID>/<32 hex>.<ext> from crypto/rand.
 // It carries the owner, so a user's files share one prefix (purge, audits).
@@ -274,7 +287,7 @@ func PlanRelink(userID, groupID string, changes []Change, at time.Time,
 			p.Removed = append(p.Removed, holder)
 		}
 		next := p.Before[i]
-		next.Key, next.URL, next.Size, next.UpdatedAt = c.Key, holder.URL, holder.Size, at
+		next.Key, next.URL, next.Size, next.UpdatedAt = c.Key, "", holder.Size, at
 		next.Width, next.Height, next.BlurHash = holder.Width, holder.Height, holder.BlurHash
 		p.Changed = append(p.Changed, next)
 	}

@@ -11,7 +11,9 @@ import (
 
 //go:generate go run go.uber.org/mock/mockgen@v0.6.0 -typed -destination=mock_ports_test.go -package=images_test . Repository,Blobs,Presigner,Reporter
 
-// Repository stores image records. Every method is one transaction. A blob
+// Repository stores image records. Every method is one transaction. An
+// image's URL is not stored: images read back have an empty URL (the
+// service renders it from the key). A blob
 // key belongs to at most one image (the storage enforces it), so the file of
 // a deleted image can always be deleted with it.
 type Repository interface {
@@ -41,8 +43,8 @@ type Repository interface {
 	// empty slice when there are none.
 	Group(ctx context.Context, userID, groupID string) ([]Image, error)
 	// Relink points each changed image at its change's key, all or nothing,
-	// and sets its URL to that of the image which held the key and its
-	// UpdatedAt to at. An image that held one of the keys and is not itself
+	// takes the size, dimensions and BlurHash of the image which held the
+	// key, and sets its UpdatedAt to at. An image that held one of the keys and is not itself
 	// changed is removed: its file now belongs to the changed image. It
 	// returns the changed images (in the order of changes) and the keys no
 	// image holds any more, whose files may be deleted. When groupID is not

@@ -81,7 +81,7 @@ func (s *Service) relink(ctx context.Context, userID, groupID string, us []Updat
 	for _, key := range freed {
 		s.deleteBlob(ctx, key)
 	}
-	return changed, nil
+	return s.settings.addressed(changed...), nil
 }
 
 // checkFile answers 403 for a key of another user and 400 for one that is no
@@ -104,7 +104,7 @@ func (s *Service) checkFile(ctx context.Context, userID string, u Update) error 
 	if holder.UserID != userID {
 		return errKeyNotYours()
 	}
-	if u.URL != holder.URL {
+	if u.URL != s.settings.URLOf(holder.Key) {
 		return errURLMismatch()
 	}
 	return nil

@@ -34,7 +34,10 @@ func (s *Service) Get(ctx context.Context, userID, imageID string) (Image, error
 	if core.IsKind(err, core.KindNotFound) {
 		return Image{}, errNoImage()
 	}
-	return img, err
+	if err != nil {
+		return Image{}, err
+	}
+	return s.settings.addressed(img)[0], nil
 }
 
 // List returns one page of the user's images, newest first, and the cursor
@@ -63,7 +66,7 @@ func (s *Service) List(ctx context.Context, userID string, page core.Page) ([]Im
 		last := imgs[n-1]
 		next = Position{CreatedAt: last.CreatedAt, ID: last.ID}.String()
 	}
-	return imgs, next, nil
+	return s.settings.addressed(imgs...), next, nil
 }
 
 // Group returns the user's images of the group, in upload order.
@@ -75,7 +78,7 @@ func (s *Service) Group(ctx context.Context, userID, groupID string) ([]Image, e
 	if len(imgs) == 0 {
 		return nil, errNoGroup()
 	}
-	return imgs, nil
+	return s.settings.addressed(imgs...), nil
 }
 
 // Delete removes the user's image and its file.
@@ -88,7 +91,7 @@ func (s *Service) Delete(ctx context.Context, userID, imageID string) (Image, er
 		return Image{}, err
 	}
 	s.deleteBlob(ctx, img.Key)
-	return img, nil
+	return s.settings.addressed(img)[0], nil
 }
 
 // DeleteGroup removes the user's images of the group and their files.
@@ -103,7 +106,7 @@ func (s *Service) DeleteGroup(ctx context.Context, userID, groupID string) ([]Im
 	for _, img := range imgs {
 		s.deleteBlob(ctx, img.Key)
 	}
-	return imgs, nil
+	return s.settings.addressed(imgs...), nil
 }
 
 // deleteBlob deletes a file no image holds any more, and its thumbnails; a
@@ -130,7 +133,11 @@ func (s *Service) Section() string { return "images" }
 
 // ExportUser returns the user's image records, newest first.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
-	return s.repo.List(ctx, userID, nil, 0)
+	imgs, err := s.repo.List(ctx, userID, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.settings.addressed(imgs...), nil
 }
 
 // PurgeUser deletes the user's records, then every file under the user's

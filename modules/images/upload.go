@@ -52,8 +52,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	imgs := make([]Image, len(files))
 	for i, p := range processed {
 		key := NewKey(userID, p.Format)
-		imgs[i] = Image{ID: s.ids.New(), UserID: userID, GroupID: groupID, Seq: i, Key: key,
-			URL: s.settings.URLOf(key), Size: int64(len(p.Data)), Width: p.Width, Height: p.Height, BlurHash: p.BlurHash,
+		imgs[i] = Image{ID: s.ids.New(), UserID: userID, GroupID: groupID, Seq: i, Key: key, Size: int64(len(p.Data)), Width: p.Width, Height: p.Height, BlurHash: p.BlurHash,
 			CreatedAt: now, UpdatedAt: now}
 	}
 	for i, p := range processed {
@@ -66,7 +65,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 		s.discard(ctx, imgs)
 		return Uploaded{}, err
 	}
-	return Uploaded{GroupID: groupID, Images: imgs}, nil
+	return Uploaded{GroupID: groupID, Images: s.settings.addressed(imgs...)}, nil
 }
 
 // checkRoom refuses an upload of total bytes that would pass the user's

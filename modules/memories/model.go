@@ -73,6 +73,35 @@ type Settings struct {
 // FilesURL is the prefix every image address starts with.
 func (s Settings) FilesURL() string { return s.PublicURL + "/files/" }
 
+// stored is how images are kept: each address under FilesURL as its key,
+// so that it moves with the deployment (a restore under another
+// TANDEM_PUBLIC_URL serves it from there). Anything else (an address kept
+// from before keys, that named no uploaded file) is kept as it is.
+func (s Settings) stored(m Memory) Memory {
+	m.Images = slices.Clone(m.Images)
+	for i, a := range m.Images {
+		if key, ok := strings.CutPrefix(a, s.FilesURL()); ok {
+			m.Images[i] = key
+		}
+	}
+	return m
+}
+
+// addressed reverses stored: a key (it holds no "://") becomes its address
+// under this deployment's FilesURL; an address stays as it is.
+func (s Settings) addressed(m Memory) Memory {
+	m.Images = slices.Clone(m.Images)
+	if m.Images == nil {
+		m.Images = []string{}
+	}
+	for i, a := range m.Images {
+		if !strings.Contains(a, "://") {
+			m.Images[i] = s.FilesURL() + a
+		}
+	}
+	return m
+}
+
 // Draft is a create request as sent; Create parses and checks it. title and
 // date are required; description defaults to "" and images to none.
 type Draft struct {

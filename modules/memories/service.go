@@ -80,7 +80,7 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 	}
 	now := s.clock.Now()
 	m.ID, m.UserID, m.CreatedAt, m.UpdatedAt = s.ids.New(), userID, now, now
-	if err := s.repo.Create(ctx, m, RoomFor(limit)); err != nil {
+	if err := s.repo.Create(ctx, s.settings.stored(m), RoomFor(limit)); err != nil {
 		return Memory{}, err
 	}
 	s.announce(ctx, LiveCreated, userID, m)
@@ -119,7 +119,7 @@ func (s *Service) Get(ctx context.Context, userID, id string) (Memory, error) {
 	if err != nil {
 		return Memory{}, notFound(err)
 	}
-	return m, nil
+	return s.settings.addressed(m), nil
 }
 
 // List returns the user's memories, newest date first, and the cursor of the
@@ -150,10 +150,11 @@ func (s *Service) list(ctx context.Context, userID string, span Span, page core.
 	if err != nil {
 		return nil, "", err
 	}
-	if ms == nil {
-		ms = []Memory{}
+	out := make([]Memory, len(ms))
+	for i, m := range ms {
+		out[i] = s.settings.addressed(m)
 	}
-	return ms, next, nil
+	return out, next, nil
 }
 
 // Count counts the user's memories of date.
@@ -176,17 +177,18 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Memor
 	}
 	now := s.clock.Now()
 	m, err := s.repo.Update(ctx, userID, id, func(m *Memory) error {
-		next, err := p.apply(*m)
+		next, err := p.apply(s.settings.addressed(*m)) // the patch carries addresses
 		if err != nil {
 			return err
 		}
 		next.UpdatedAt = now
-		*m = next
+		*m = s.settings.stored(next)
 		return nil
 	})
 	if err != nil {
 		return Memory{}, notFound(err)
 	}
+	m = s.settings.addressed(m)
 	s.announce(ctx, LiveUpdated, userID, m)
 	return m, nil
 }
@@ -211,7 +213,7 @@ func (s *Service) Section() string { return "memories" }
 // it reads them page by page.
 func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 	list := func(p core.Page) ([]Memory, string, error) { return s.repo.List(ctx, userID, AllDates, p) }
-	return core.EveryPage(list, func(m Memory) Memory { return m })
+	return core.EveryPage(list, s.settings.addressed)
 }
 
 // PurgeUser deletes every memory of the user. The image files they point to

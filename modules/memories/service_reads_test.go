@@ -5,6 +5,7 @@ package memories_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"tandem/core"
@@ -149,4 +150,66 @@ func TestCountIsPerDate(t *testing.T) {
 	}
 	_, err := f.svc.Count(ctx, "", date(t, "2025-03-01"))
 	coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
+}
+
+// TestImageAddressesMoveWithThePublicURL: a memory keeps its images'
+// keys, so the same records read by a service under another
+// TANDEM_PUBLIC_URL (a restore on another host) name that host, on every
+// read (get, list, date range, update and its live event, export). An
+// address kept from before keys that names no uploaded file stays as it is.
+func TestImageAddressesMoveWithThePublicURL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	m, err := f.svc.Create(ctx, "u1", memories.Draft{Title: "Trip", Date: "2025-06-01", Images: []string{img("u/u1/a.jpg"), img("u/u1/b.png")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := m
+	kept.ID, kept.Images = "kept", []string{"https://old.example/files/not-a-key.gif"}
+	if err := f.repo.Create(ctx, kept, nil); err != nil {
+		t.Fatal(err)
+	}
+	moved := memories.Settings{PublicURL: "https://new.example"}
+	f.svc = memories.NewService(f.repo, f.partners, f.notes, &maxMemories{}, moved, f.bus, limiter(f.clock), f.clock, &coretest.SeqIDs{})
+	want := []string{"https://new.example/files/u/u1/a.jpg", "https://new.example/files/u/u1/b.png"}
+	check := func(what string, got memories.Memory) {
+		t.Helper()
+		if w := map[string][]string{m.ID: want, "kept": kept.Images}[got.ID]; !slices.Equal(got.Images, w) {
+			t.Fatalf("%s: %s has %q, want %q", what, got.ID, got.Images, w)
+		}
+	}
+	got, err := f.svc.Get(ctx, "u1", m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("get", got)
+	list, _, err := f.svc.List(ctx, "u1", core.Page{})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	for _, x := range list {
+		check("list", x)
+	}
+	span, _, err := f.svc.DateRange(ctx, "u1", date(t, "2025-06-01"), date(t, "2025-06-01"), core.Page{})
+	if err != nil || len(span) != 2 {
+		t.Fatalf("date range %+v %v", span, err)
+	}
+	check("date range", span[0])
+	title := "Renamed"
+	// An app sends the record back as it read it: the new addresses.
+	updated, err := f.svc.Update(ctx, "u1", m.ID, memories.Patch{Title: &title, Images: &want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("update", updated)
+	live := f.bus.Live()
+	check("the update's live event", live[len(live)-1].For["u1"].(memories.Memory))
+	export, err := f.svc.ExportUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range export.([]memories.Memory) {
+		check("export", x)
+	}
 }

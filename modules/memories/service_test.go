@@ -156,11 +156,20 @@ func TestCreateRules(t *testing.T) {
 				t.Fatalf("created %+v", m)
 			}
 			tc.check(t, m)
-			got, err := f.repo.Get(ctx, "u1", m.ID)
+			got, err := f.svc.Get(ctx, "u1", m.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, got)
+			kept, err := f.repo.Get(ctx, "u1", m.ID) // keys, not addresses: they move with the deployment
+			if err != nil || len(kept.Images) != len(m.Images) {
+				t.Fatalf("stored %+v %v", kept, err)
+			}
+			for i, key := range kept.Images {
+				if settings.FilesURL()+key != m.Images[i] {
+					t.Fatalf("stored %q for %q, want its key", key, m.Images[i])
+				}
+			}
 		})
 	}
 	f := newFixture(t)
@@ -219,7 +228,7 @@ func TestUpdateRules(t *testing.T) {
 				id = tc.id
 			}
 			m, err := f.svc.Update(ctx, user, id, tc.patch)
-			got, gerr := f.repo.Get(ctx, "me", seed.ID)
+			got, gerr := f.svc.Get(ctx, "me", seed.ID)
 			if gerr != nil {
 				t.Fatal(gerr)
 			}

@@ -1969,7 +1969,7 @@ export interface components {
             height: number;
             /** @description u/<userId>/<32 hex characters>.<jpg|png|webp>: 128 random bits, so it cannot be guessed, and the owner's id. Keep it to PUT or to tell files apart. */
             key: string;
-            /** @description {TANDEM_PUBLIC_URL}/files/{key}; it never changes for a key, whichever blob store is behind it */
+            /** @description {TANDEM_PUBLIC_URL}/files/{key}, rendered when read from the deployment's TANDEM_PUBLIC_URL (only the key is stored): the same for a key whichever blob store is behind it, and under a new TANDEM_PUBLIC_URL (a restore on another host) the new address */
             url: string;
             /** @description the owner */
             userId: string;
