@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 K=deploy/kubernetes
 NET=tandem-kube
 SECRET=tandem-secrets
-VOLUMES=(tandem-mariadb tandem-seaweedfs)
+VOLUMES=(tandem-mariadb tandem-seaweedfs tandem-nats tandem-tmp) # the claims, the ConfigMap's and the emptyDir (podman makes named volumes of both)
 WORK=$(mktemp -d)
 START=$(date +%s)
 step() { echo "kube-walk: [$(($(date +%s) - START))s] $*"; }
@@ -26,12 +26,12 @@ if [ -z "${CONTAINERS_CONF:-}" ] && [ ! -e /etc/containers/containers.conf ] && 
 fi
 # podman without systemd complains on every start that it cannot schedule
 # the health checks (docs/deploy.md): the probes are asked here instead.
-pm() { podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
+pm() { podman "$@" 2> >(grep -vE 'unable to get systemd connection|failed to connect to syslog' >&2); }
 
 teardown() {
   pm kube down "$K/tandem.yaml" >/dev/null 2>&1 || true
   pm kube down "$K/datastores.yaml" >/dev/null 2>&1 || true
-  pm volume rm -f "${VOLUMES[@]}" tandem-nats >/dev/null 2>&1 || true
+  pm volume rm -f "${VOLUMES[@]}" >/dev/null 2>&1 || true
   pm secret rm "$SECRET" >/dev/null 2>&1 || true
   pm network rm -f "$NET" >/dev/null 2>&1 || true
 }
@@ -248,6 +248,11 @@ ctype=$(curl -fsS --connect-to "seaweedfs:8333:$S3:8333" -o "$WORK/back.png" -w 
   fail "the photo read back from the bucket is not the PNG stored ($ctype)"
 step "a photo uploaded through one replica is read back through the other, from the bucket"
 
-pm kube down "$K/tandem.yaml" >/dev/null
+# Both replicas mount the one volume podman makes of the emptyDir: the first
+# pod's removal cannot remove it (the second's does), which podman reports.
+pm kube down "$K/tandem.yaml" >/dev/null 2>&1
 pm kube down "$K/datastores.yaml" >/dev/null
+for p in "${PODS[@]}" mariadb nats seaweedfs; do
+  ! pm pod exists "$p" || fail "the pod $p is still there after podman kube down"
+done
 step "ok: taken down with podman kube down"
