@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test build image image-smoke migrate bench bench-http bench-decode-memory bench-scale bench-soak explain-scale fmt lint lint-api generate faults fuzz client client-check client-test goclients
+.PHONY: run test build image image-smoke kube-walk migrate bench bench-http bench-decode-memory bench-scale bench-soak explain-scale fmt lint lint-api generate faults fuzz client client-check client-test goclients
 
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
@@ -32,6 +32,9 @@ image: ## the container image IMAGE (FROM scratch: static binary, CA bundle, tzd
 
 image-smoke: ## build IMAGE and walk it: sign-up, verification, a time zone, an upload (scripts/image-smoke.sh)
 	IMAGE=$(IMAGE) GO=$(GO) bash scripts/image-smoke.sh
+
+kube-walk: ## play deploy/kubernetes with podman kube play (MariaDB, NATS, SeaweedFS beside two replicas) and walk a couple through it (scripts/kube-walk.sh)
+	GO=$(GO) bash scripts/kube-walk.sh
 
 migrate:
 	$(GO) run ./cmd/tandem migrate

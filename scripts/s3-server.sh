@@ -6,6 +6,7 @@
 # as TANDEM_TEST_S3_URL: http://KEY:SECRET@127.0.0.1:PORT.
 #   scripts/s3-server.sh start   build if needed, start (or reuse), print the URL
 #   scripts/s3-server.sh stop
+#   scripts/s3-server.sh path    build if needed, print the binary's path (scripts/kube-walk.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,5 +68,6 @@ stop() {
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+  path) build && echo "$WEED" ;;
+  *) echo "usage: $0 start|stop|path" >&2; exit 2 ;;
 esac
