@@ -70,7 +70,14 @@ func wantsHelp(args []string) bool {
 }
 
 // Run executes one command line. Errors are returned for main to print as one line.
+// Warnings (a TANDEM_* variable Tandem does not read) go to stderr first.
 func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
+	return run(ctx, args, lookupEnv, os.Environ(), stdout, os.Stderr)
+}
+
+// run is Run with the environment's list (for the unknown variables) and
+// stderr given.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), environ []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -88,7 +95,7 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return printVersion(stdout)
 	}
 	cfg, err := Load(lookupEnv)
-	cfg.unknown = unknownVariables(environ())
+	cfg.unknown = unknownVariables(environ)
 	switch {
 	case err != nil && len(cfg.unknown) > 0:
 		return fmt.Errorf("%w\n%s", err, strings.Join(cfg.unknown, "\n"))
@@ -100,6 +107,32 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return fmt.Errorf("%s\nproduction refuses settings it does not know (a typo would leave one at its default): "+
 			"remove them, or set TANDEM_ENV=development to run with a warning", strings.Join(cfg.unknown, "\n"))
 	}
+	// Before anything else (the logger, the database, the listener), as
+	// plain lines: a misspelt variable leaves its setting at the default,
+	// and what fails next (a busy default port) would not say so.
+	for _, line := range cfg.unknown {
+		fmt.Fprintln(stderr, "tandem: warning: "+line)
+	}
+	if err := command(ctx, cmd, cfg, args, lookupEnv, stdout); err != nil {
+		return withSuspects(err, cfg.unknown)
+	}
+	return nil
+}
+
+// withSuspects adds to a failed command's error a line naming the unknown
+// variables: "address already in use" after TANDEM_ADRR=:9000 is the
+// default :8080 being busy, and the operator should be told so where the
+// failure is printed.
+func withSuspects(err error, unknown []string) error {
+	if len(unknown) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nthe environment has TANDEM_* variables Tandem does not read, so the settings they were meant for "+
+		"took their defaults and may be the cause:\n%s", err, strings.Join(unknown, "\n"))
+}
+
+// command runs cmd on a loaded configuration.
+func command(ctx context.Context, cmd string, cfg Config, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logMemoryLimit(TuneGC(lookupEnv)))
