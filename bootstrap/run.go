@@ -269,6 +269,21 @@ func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) err
 const plainHTTPWarning = "TANDEM_PUBLIC_URL is http:// in production: the console's session cookies are sent " +
 	"without Secure, in the clear; serve behind https and give its https:// URL"
 
+// pushLogWarning is logged at every start in production when TANDEM_PUSH
+// names no provider that delivers (unset: log).
+const pushLogWarning = "TANDEM_PUSH delivers to no device in production (unset, it is log): pushes are only " +
+	"written to the log; set expo and/or fcm?project=...&credentials=FILE"
+
+// pushesDelivered reports whether some provider of TANDEM_PUSH reaches devices.
+func pushesDelivered(providers []PushConfig) bool {
+	for _, p := range providers {
+		if p.Kind != "log" && p.Kind != "memory" {
+			return true
+		}
+	}
+	return false
+}
+
 // productionWarnings logs, at each start, what production should not run
 // with but may (a TLS-terminating proxy in front that is not yet in the URL).
 func productionWarnings(cfg Config) fx.Option {
@@ -276,6 +291,9 @@ func productionWarnings(cfg Config) fx.Option {
 		// as the console decides Secure: anything but https
 		for _, line := range cfg.unknown {
 			lc.Append(fx.StartHook(func() { log.Warn("unknown setting ignored: " + line) }))
+		}
+		if !cfg.Development && !pushesDelivered(cfg.Push) {
+			lc.Append(fx.StartHook(func() { log.Warn(pushLogWarning, zap.String("variable", "TANDEM_PUSH")) }))
 		}
 		if !cfg.Development && !console.IsHTTPS(cfg.HTTP.PublicURL) {
 			lc.Append(fx.StartHook(func() {
