@@ -5,6 +5,9 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -82,5 +85,63 @@ func TestHealthcheckCommand(t *testing.T) {
 	srv.Close()
 	if _, err := run(); err == nil {
 		t.Fatal("nothing listening, yet healthy")
+	}
+}
+
+// make build stamps the version and the commit, so that `tandem version`
+// names the commit where the go command has no VCS data to stamp
+// (-buildvcs=false here, as go run, a tarball or a container build).
+func TestMakeBuildStampsTheCommit(t *testing.T) {
+	t.Parallel()
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD (the tests run in a checkout): %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "tandem")
+	build := exec.Command("make", "-s", "-C", "..", "build", "BIN="+bin)
+	build.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(out), "\n")
+	commit := strings.TrimPrefix(lines[1], "commit ")
+	if strings.TrimSuffix(commit, "+dirty") != strings.TrimSpace(string(head)) || lines[0] == "tandem dev" {
+		t.Fatalf("make build's binary says %q, want the version and commit %s", out, head)
+	}
+}
+
+// Commit, when the build stamped it, is the revision printed.
+func TestVersionPrintsTheStampedCommit(t *testing.T) {
+	saved := Commit
+	t.Cleanup(func() { Commit = saved })
+	Commit = "0123abc+dirty"
+	if b := Build(); b.Revision != "0123abc+dirty" {
+		t.Fatalf("revision %q", b.Revision)
+	}
+}
+
+// Every command is in the lists people read: docs/operations.md's table
+// and the README's command list.
+func TestEveryCommandIsDocumented(t *testing.T) {
+	t.Parallel()
+	ops, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(string(ops), "`tandem "+c.name) {
+			t.Errorf("docs/operations.md's command table has no row for tandem %s", c.name)
+		}
+		if !strings.Contains(string(readme), "tandem "+c.name) {
+			t.Errorf("README.md does not name tandem %s", c.name)
+		}
 	}
 }

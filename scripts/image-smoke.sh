@@ -36,6 +36,9 @@ curl -fs "$BASE/readyz" >/dev/null || fail "not ready on $BASE"
 version=$("$engine" exec "$NAME" /tandem version | head -1)
 label=$("$engine" image inspect "$IMAGE" --format '{{ index .Labels "org.opencontainers.image.version" }}')
 [ "$version" = "tandem $label" ] || fail "version '$version' does not match the label '$label'"
+commit=$("$engine" exec "$NAME" /tandem version | sed -n 2p)
+revision=$("$engine" image inspect "$IMAGE" --format '{{ index .Labels "org.opencontainers.image.revision" }}')
+[ "$commit" = "commit $revision" ] && [ "$revision" != unknown ] || fail "'$commit' does not name the commit of the label '$revision'"
 user=$("$engine" image inspect "$IMAGE" --format '{{ .Config.User }}')
 [ "$user" = "65532:65532" ] || fail "runs as '$user'"
 
