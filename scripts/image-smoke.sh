@@ -52,7 +52,7 @@ id=$(post POST /api/auth/signup/email "" "{\"email\":\"$email\",\"password\":\"a
 [ -n "$id" ] && [ "$id" != null ] || fail "sign-up"
 code=""
 for _ in $(seq 1 40); do
-  code=$("$engine" logs "$NAME" 2>&1 | grep "\"to\":\"$email\"" | grep -o 'verification code is [0-9]\{6\}' | tail -1 | grep -o '[0-9]\{6\}' || true)
+  code=$("$engine" logs "$NAME" 2>&1 | jq -rR --arg to "$email" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
   [ -n "$code" ] && break
   sleep 0.25
 done
