@@ -29,7 +29,7 @@ var commands = []struct{ name, args, help string }{
 	{"migrate", "", "bring the database of TANDEM_DB up to date and exit"},
 	{"backup", "DIR", "snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR"},
 	{"restore", "DIR", "verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS"},
-	{"admin", "grant|revoke EMAIL", "make an account an administrator, or stop it being one\n" +
+	{"admin", "create|grant|revoke EMAIL", "create an administrator with a password (asked, or stdin's first line; the address verified), or grant or revoke an account's rights\n" +
 		"  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy"},
 	{"openapi", "", "print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)"},
 	{"config", "", "print the effective settings, every TANDEM_* variable with the value taken (set or default), secrets masked"},
@@ -72,12 +72,24 @@ func wantsHelp(args []string) bool {
 // Run executes one command line. Errors are returned for main to print as one line.
 // Warnings (a TANDEM_* variable Tandem does not read) go to stderr first.
 func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
-	return run(ctx, args, lookupEnv, os.Environ(), stdout, os.Stderr)
+	return RunStdio(ctx, args, lookupEnv, Stdio{In: os.Stdin, Out: stdout, Err: os.Stderr})
 }
 
-// run is Run with the environment's list (for the unknown variables) and
-// stderr given.
-func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), environ []string, stdout, stderr io.Writer) error {
+// Stdio are a command's standard streams (admin create reads its password
+// from In).
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// RunStdio is Run with every stream given.
+func RunStdio(ctx context.Context, args []string, lookupEnv func(string) (string, bool), std Stdio) error {
+	return run(ctx, args, lookupEnv, os.Environ(), std)
+}
+
+// run is RunStdio with the environment's list (for the unknown variables) given.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), environ []string, std Stdio) error {
+	stdout, stderr := std.Out, std.Err
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -113,7 +125,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	for _, line := range cfg.unknown {
 		fmt.Fprintln(stderr, "tandem: warning: "+line)
 	}
-	if err := command(ctx, cmd, cfg, args, lookupEnv, stdout); err != nil {
+	if err := command(ctx, cmd, cfg, args, lookupEnv, std); err != nil {
 		return withSuspects(err, cfg.unknown)
 	}
 	return nil
@@ -132,7 +144,8 @@ func withSuspects(err error, unknown []string) error {
 }
 
 // command runs cmd on a loaded configuration.
-func command(ctx context.Context, cmd string, cfg Config, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
+func command(ctx context.Context, cmd string, cfg Config, args []string, lookupEnv func(string) (string, bool), std Stdio) error {
+	stdout := std.Out
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logMemoryLimit(TuneGC(lookupEnv)))
@@ -143,7 +156,7 @@ func command(ctx context.Context, cmd string, cfg Config, args []string, lookupE
 	case "restore":
 		return restore(ctx, cfg, args[1:], stdout)
 	case "admin":
-		return admin(ctx, cfg, args[1:], stdout)
+		return admin(ctx, cfg, args[1:], std)
 	case "openapi":
 		return printOpenAPI(cfg, stdout)
 	}
@@ -244,12 +257,16 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 
 // admin runs an administrator command on the configured database, without
 // serving: the graph is built (constructors run), never started.
-func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
+func admin(ctx context.Context, cfg Config, args []string, std Stdio) error {
+	stdout := std.Out
 	if len(args) > 0 && args[0] == "version-policy" {
 		return versionPolicy(ctx, cfg, args[1:], stdout)
 	}
+	if len(args) == 2 && args[0] == "create" {
+		return adminCreate(ctx, cfg, args[1], std.In, stdout, std.Err)
+	}
 	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
-		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
+		return fmt.Errorf("usage: tandem admin create|grant|revoke EMAIL")
 	}
 	var audited *adminmod.AuditedAccounts
 	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&audited))

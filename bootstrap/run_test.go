@@ -121,7 +121,7 @@ func TestMisspeltVariableIsWarnedFirstAndNamedWhenStartFails(t *testing.T) {
 		"TANDEM_ENV": "development", "TANDEM_METRICS_ADDR": "", "TANDEM_LOG_LEVEL": "fatal", "TANDEM_ADDR": busy.Addr().String()}
 	environ := []string{"TANDEM_ADRR=127.0.0.1:0", "TANDEM_ADDR=" + vars["TANDEM_ADDR"], "HOME=/root"}
 	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), []string{"serve"}, env(vars), environ, &stdout, &stderr)
+	err = run(context.Background(), []string{"serve"}, env(vars), environ, Stdio{Out: &stdout, Err: &stderr})
 	if err == nil {
 		t.Fatal("started on a busy port")
 	}
@@ -135,7 +135,7 @@ func TestMisspeltVariableIsWarnedFirstAndNamedWhenStartFails(t *testing.T) {
 
 	// without the typo, the failure is the cause alone and nothing is warned
 	stderr.Reset()
-	err = run(context.Background(), []string{"serve"}, env(vars), environ[1:], &stdout, &stderr)
+	err = run(context.Background(), []string{"serve"}, env(vars), environ[1:], Stdio{Out: &stdout, Err: &stderr})
 	if err == nil || strings.Contains(err.Error(), "TANDEM_ADRR") || stderr.Len() != 0 {
 		t.Fatalf("without the typo: %v, stderr %q", err, stderr.String())
 	}
