@@ -5,9 +5,16 @@ GO ?= go
 # DEV_API_KEY is make run's service key (X-API-Key), for the routes that need one.
 DEV_API_KEY ?= tandem-dev-key
 
+# VERSION (git describe) and COMMIT (the commit, +dirty when files changed)
+# are stamped into every binary make builds: `tandem version` prints them,
+# where go run or a build without VCS data would say "dev" and "unknown".
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c+dirty; })
+LDFLAGS = -X tandem/bootstrap.Version=$(VERSION) -X tandem/bootstrap.Commit=$(COMMIT)
+
 run: ## start the service on the embedded default (SQLite, disk blobs, log mail and push), with a development service key
 	@addr=$${TANDEM_ADDR:-:8080}; echo "tandem: http://localhost:$${addr##*:} (API docs at /docs); service key (X-API-Key): $${TANDEM_API_KEYS:-$(DEV_API_KEY)}"
-	TANDEM_ENV=development TANDEM_API_KEYS=$${TANDEM_API_KEYS:-$(DEV_API_KEY)} $(GO) run ./cmd/tandem serve
+	TANDEM_ENV=development TANDEM_API_KEYS=$${TANDEM_API_KEYS:-$(DEV_API_KEY)} $(GO) run -ldflags "$(LDFLAGS)" ./cmd/tandem serve
 
 # GORACE: a race build otherwise sleeps a second at exit, per test binary.
 RACE = -race
@@ -20,18 +27,18 @@ test: ## vet, then every test with the race detector
 faults: ## the fault tests, long: a 15 s database cut (MySQL: set TANDEM_TEST_MYSQL_DSN), hangs, latency, drains, NATS outages
 	TANDEM_TEST_FAULT_CUT=15s $(GO) test $(RACE) -count=1 -timeout 20m -v -run 'TestFault|TestDrain|TestReadyzIs503|TestAConnectionThatNeverSpoke|TestStopDrains|TestStreamSurvivesANATSOutage' ./tests/
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BIN ?= bin/tandem
 
-build: ## the binary, bin/tandem, stamped with VERSION (git describe)
-	$(GO) build -ldflags "-X tandem/bootstrap.Version=$(VERSION)" -o bin/tandem ./cmd/tandem
+build: ## the binary, BIN (bin/tandem), stamped with VERSION (git describe) and COMMIT
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tandem
 
 IMAGE ?= tandem:dev
 
 image: ## the container image IMAGE (FROM scratch: static binary, CA bundle, tzdata inside) with podman or docker
-	IMAGE=$(IMAGE) GO=$(GO) bash scripts/image.sh
+	IMAGE=$(IMAGE) GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/image.sh
 
 image-smoke: ## build IMAGE and walk it: sign-up, verification, a time zone, an upload (scripts/image-smoke.sh)
-	IMAGE=$(IMAGE) GO=$(GO) bash scripts/image-smoke.sh
+	IMAGE=$(IMAGE) GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/image-smoke.sh
 
 kube-walk: ## play deploy/kubernetes with podman kube play (MariaDB, NATS, SeaweedFS beside two replicas) and walk a couple through it (scripts/kube-walk.sh)
 	GO=$(GO) bash scripts/kube-walk.sh

@@ -61,7 +61,7 @@ email="burst-$$@example.com"
 id=$(post /api/auth/signup/email "{\"email\":\"$email\",\"password\":\"a burst test password\"}" | jq -r .userId)
 code=""
 for _ in $(seq 1 40); do
-  code=$(grep "\"to\":\"$email\"" "$work/log" | grep -o 'verification code is [0-9]\{6\}' | tail -1 | grep -o '[0-9]\{6\}' || true)
+  code=$(jq -rR --arg to "$email" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' "$work/log" | tail -1)
   [ -n "$code" ] && break
   sleep 0.25
 done

@@ -12,9 +12,15 @@ import (
 )
 
 // Version is the release, set at build time:
-// go build -ldflags "-X tandem/bootstrap.Version=v1.4.0" (make build and
-// make image do it from git describe). A plain go build says "dev".
+// go build -ldflags "-X tandem/bootstrap.Version=v1.4.0" (make build,
+// make run and make image do it from git describe). A plain go build says "dev".
 var Version = "dev"
+
+// Commit is the git commit, set at build time beside Version
+// (-X tandem/bootstrap.Commit=...; "+dirty" when built from changed files):
+// go run, and a build outside a checkout or with -buildvcs=false, have no
+// VCS data of their own. Empty: the go command's stamp, if any.
+var Commit = ""
 
 // BuildInfo is what `tandem version` prints and the image labels carry.
 type BuildInfo struct {
@@ -27,6 +33,10 @@ type BuildInfo struct {
 // version of this binary.
 func Build() BuildInfo {
 	b := BuildInfo{Version: Version, Revision: "unknown", Go: runtime.Version()}
+	if Commit != "" {
+		b.Revision = Commit
+		return b
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b

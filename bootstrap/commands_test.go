@@ -5,6 +5,9 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -82,5 +85,61 @@ func TestHealthcheckCommand(t *testing.T) {
 	srv.Close()
 	if _, err := run(); err == nil {
 		t.Fatal("nothing listening, yet healthy")
+	}
+}
+
+// make build (and make run) stamp the version and the commit, so that
+// `tandem version` names the commit where the go command has no VCS data
+// to stamp (go run, a tarball, a container build). Read from make's plan
+// (make -n) rather than a build of the whole binary in the suite; the
+// stamped binary itself is checked by make image-smoke (commit = label) and
+// TestVersionPrintsTheStampedCommit.
+func TestMakeBuildStampsTheCommit(t *testing.T) {
+	t.Parallel()
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD (the tests run in a checkout): %v", err)
+	}
+	for _, target := range []string{"build", "run"} {
+		plan, err := exec.Command("make", "-s", "-n", "-C", "..", target).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, plan)
+		}
+		stamp := regexp.MustCompile(`-X tandem/bootstrap\.Version=(\S+) -X tandem/bootstrap\.Commit=([0-9a-f]+)(\+dirty)?\b`).FindSubmatch(plan)
+		if stamp == nil || string(stamp[2]) != strings.TrimSpace(string(head)) || string(stamp[1]) == "dev" {
+			t.Fatalf("make %s does not stamp the version and commit %s:\n%s", target, head, plan)
+		}
+	}
+}
+
+// Commit, when the build stamped it, is the revision printed.
+func TestVersionPrintsTheStampedCommit(t *testing.T) {
+	saved := Commit
+	t.Cleanup(func() { Commit = saved })
+	Commit = "0123abc+dirty"
+	if b := Build(); b.Revision != "0123abc+dirty" {
+		t.Fatalf("revision %q", b.Revision)
+	}
+}
+
+// Every command is in the lists people read: docs/operations.md's table
+// and the README's command list.
+func TestEveryCommandIsDocumented(t *testing.T) {
+	t.Parallel()
+	ops, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(string(ops), "`tandem "+c.name) {
+			t.Errorf("docs/operations.md's command table has no row for tandem %s", c.name)
+		}
+		if !strings.Contains(string(readme), "tandem "+c.name) {
+			t.Errorf("README.md does not name tandem %s", c.name)
+		}
 	}
 }

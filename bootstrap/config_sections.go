@@ -216,6 +216,7 @@ func (l *loader) push() []PushConfig {
 	}
 	if len(out) == 0 {
 		out = []PushConfig{{Kind: "log"}}
+		l.took(name, "log") // what `tandem config` shows: the default taken, not ""
 	}
 	return out
 }

@@ -107,3 +107,34 @@ func TestNATSWithoutASecretWarnsInDevelopment(t *testing.T) {
 		})
 	}
 }
+
+// TestPushToTheLogWarnsInProduction: production with TANDEM_PUSH unset
+// (log) or naming no provider that delivers is one warning at start
+// naming TANDEM_PUSH; `tandem config` shows the default taken, log.
+func TestPushToTheLogWarnsInProduction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want int
+	}{
+		{"production, unset", map[string]string{"TANDEM_PUSH": ""}, 1},
+		{"production, log", map[string]string{"TANDEM_PUSH": "log"}, 1},
+		{"production, expo", map[string]string{"TANDEM_PUSH": "expo"}, 0},
+		{"production, expo and log", map[string]string{"TANDEM_PUSH": "expo,log"}, 0},
+		{"development, unset", map[string]string{"TANDEM_PUSH": "", "TANDEM_ENV": "development"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := startLogs(t, tc.vars)
+			if got := logs.FilterMessageSnippet("delivers to no device").FilterField(zap.String("variable", "TANDEM_PUSH")).Len(); got != tc.want {
+				t.Fatalf("%d warnings, want %d: %v", got, tc.want, logs.All())
+			}
+		})
+	}
+	var out strings.Builder
+	if err := Run(context.Background(), []string{"config"}, env(map[string]string{"TANDEM_DB": "memory"}), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\nTANDEM_PUSH=log\n") {
+		t.Fatalf("tandem config does not show the push default:\n%s", out.String())
+	}
+}

@@ -30,7 +30,7 @@ var commands = []struct{ name, args, help string }{
 	{"backup", "DIR [--dump FILE]", "snapshot the running deployment (SQLite database, blob files, manifest) into a new or empty DIR;\n" +
 		"  on MySQL, --dump FILE keeps the dump made just before in the backup, its checksum in the manifest"},
 	{"restore", "DIR", "verify the backup in DIR and restore it into the empty TANDEM_DB and TANDEM_BLOBS"},
-	{"admin", "grant|revoke EMAIL", "make an account an administrator, or stop it being one\n" +
+	{"admin", "create|grant|revoke EMAIL", "create an administrator with a password (asked, or stdin's first line; the address verified), or grant or revoke an account's rights\n" +
 		"  admin version-policy get|set PLATFORM [flags]  show or set a platform's app update policy"},
 	{"openapi", "", "print the OpenAPI document served at /openapi.json (servers from TANDEM_PUBLIC_URL)"},
 	{"config", "", "print the effective settings, every TANDEM_* variable with the value taken (set or default), secrets masked"},
@@ -71,7 +71,26 @@ func wantsHelp(args []string) bool {
 }
 
 // Run executes one command line. Errors are returned for main to print as one line.
+// Warnings (a TANDEM_* variable Tandem does not read) go to stderr first.
 func Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout io.Writer) error {
+	return RunStdio(ctx, args, lookupEnv, Stdio{In: os.Stdin, Out: stdout, Err: os.Stderr})
+}
+
+// Stdio are a command's standard streams (admin create reads its password
+// from In).
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// RunStdio is Run with every stream given.
+func RunStdio(ctx context.Context, args []string, lookupEnv func(string) (string, bool), std Stdio) error {
+	return run(ctx, args, lookupEnv, os.Environ(), std)
+}
+
+// run is RunStdio with the environment's list (for the unknown variables) given.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), environ []string, std Stdio) error {
+	stdout, stderr := std.Out, std.Err
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -89,7 +108,7 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return printVersion(stdout)
 	}
 	cfg, err := Load(lookupEnv)
-	cfg.unknown = unknownVariables(environ())
+	cfg.unknown = unknownVariables(environ)
 	switch {
 	case err != nil && len(cfg.unknown) > 0:
 		return fmt.Errorf("%w\n%s", err, strings.Join(cfg.unknown, "\n"))
@@ -101,6 +120,33 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return fmt.Errorf("%s\nproduction refuses settings it does not know (a typo would leave one at its default): "+
 			"remove them, or set TANDEM_ENV=development to run with a warning", strings.Join(cfg.unknown, "\n"))
 	}
+	// Before anything else (the logger, the database, the listener), as
+	// plain lines: a misspelt variable leaves its setting at the default,
+	// and what fails next (a busy default port) would not say so.
+	for _, line := range cfg.unknown {
+		fmt.Fprintln(stderr, "tandem: warning: "+line)
+	}
+	if err := command(ctx, cmd, cfg, args, lookupEnv, std); err != nil {
+		return withSuspects(err, cfg.unknown)
+	}
+	return nil
+}
+
+// withSuspects adds to a failed command's error a line naming the unknown
+// variables: "address already in use" after TANDEM_ADRR=:9000 is the
+// default :8080 being busy, and the operator should be told so where the
+// failure is printed.
+func withSuspects(err error, unknown []string) error {
+	if len(unknown) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nthe environment has TANDEM_* variables Tandem does not read, so the settings they were meant for "+
+		"took their defaults and may be the cause:\n%s", err, strings.Join(unknown, "\n"))
+}
+
+// command runs cmd on a loaded configuration.
+func command(ctx context.Context, cmd string, cfg Config, args []string, lookupEnv func(string) (string, bool), std Stdio) error {
+	stdout := std.Out
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logMemoryLimit(TuneGC(lookupEnv)))
@@ -111,7 +157,7 @@ func Run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	case "restore":
 		return restore(ctx, cfg, args[1:], stdout)
 	case "admin":
-		return admin(ctx, cfg, args[1:], stdout)
+		return admin(ctx, cfg, args[1:], std)
 	case "openapi":
 		return printOpenAPI(cfg, stdout)
 	}
@@ -212,12 +258,16 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 
 // admin runs an administrator command on the configured database, without
 // serving: the graph is built (constructors run), never started.
-func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) error {
+func admin(ctx context.Context, cfg Config, args []string, std Stdio) error {
+	stdout := std.Out
 	if len(args) > 0 && args[0] == "version-policy" {
 		return versionPolicy(ctx, cfg, args[1:], stdout)
 	}
+	if len(args) == 2 && args[0] == "create" {
+		return adminCreate(ctx, cfg, args[1], std.In, stdout, std.Err)
+	}
 	if len(args) != 2 || (args[0] != "grant" && args[0] != "revoke") {
-		return fmt.Errorf("usage: tandem admin grant|revoke EMAIL")
+		return fmt.Errorf("usage: tandem admin create|grant|revoke EMAIL")
 	}
 	var audited *adminmod.AuditedAccounts
 	app := fx.New(Options(cfg), fx.NopLogger, fx.Populate(&audited))
@@ -237,6 +287,21 @@ func admin(ctx context.Context, cfg Config, args []string, stdout io.Writer) err
 const plainHTTPWarning = "TANDEM_PUBLIC_URL is http:// in production: the console's session cookies are sent " +
 	"without Secure, in the clear; serve behind https and give its https:// URL"
 
+// pushLogWarning is logged at every start in production when TANDEM_PUSH
+// names no provider that delivers (unset: log).
+const pushLogWarning = "TANDEM_PUSH delivers to no device in production (unset, it is log): pushes are only " +
+	"written to the log; set expo and/or fcm?project=...&credentials=FILE"
+
+// pushesDelivered reports whether some provider of TANDEM_PUSH reaches devices.
+func pushesDelivered(providers []PushConfig) bool {
+	for _, p := range providers {
+		if p.Kind != "log" && p.Kind != "memory" {
+			return true
+		}
+	}
+	return false
+}
+
 // productionWarnings logs, at each start, what production should not run
 // with but may (a TLS-terminating proxy in front that is not yet in the URL).
 func productionWarnings(cfg Config) fx.Option {
@@ -244,6 +309,9 @@ func productionWarnings(cfg Config) fx.Option {
 		// as the console decides Secure: anything but https
 		for _, line := range cfg.unknown {
 			lc.Append(fx.StartHook(func() { log.Warn("unknown setting ignored: " + line) }))
+		}
+		if !cfg.Development && !pushesDelivered(cfg.Push) {
+			lc.Append(fx.StartHook(func() { log.Warn(pushLogWarning, zap.String("variable", "TANDEM_PUSH")) }))
 		}
 		if !cfg.Development && !console.IsHTTPS(cfg.HTTP.PublicURL) {
 			lc.Append(fx.StartHook(func() {

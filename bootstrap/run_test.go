@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +104,39 @@ func TestOpenAPICommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(doc.OpenAPI, "3.1") || len(doc.Servers) != 1 || doc.Servers[0]["url"] != "https://api.tandem.test" {
 		t.Fatalf("openapi %q, servers %v", doc.OpenAPI, doc.Servers)
+	}
+}
+
+// A misspelt variable (TANDEM_ADRR) is a plain stderr line before anything
+// starts, and when the start then fails (the port it meant to leave is
+// busy) the failure names it beside the cause.
+func TestMisspeltVariableIsWarnedFirstAndNamedWhenStartFails(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	vars := map[string]string{"TANDEM_DB": "memory", "TANDEM_MAIL": "memory", "TANDEM_BLOBS": "memory", "TANDEM_PUSH": "memory",
+		"TANDEM_ENV": "development", "TANDEM_METRICS_ADDR": "", "TANDEM_LOG_LEVEL": "fatal", "TANDEM_ADDR": busy.Addr().String()}
+	environ := []string{"TANDEM_ADRR=127.0.0.1:0", "TANDEM_ADDR=" + vars["TANDEM_ADDR"], "HOME=/root"}
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"serve"}, env(vars), environ, Stdio{Out: &stdout, Err: &stderr})
+	if err == nil {
+		t.Fatal("started on a busy port")
+	}
+	if want := "tandem: warning: TANDEM_ADRR: not a Tandem setting; did you mean TANDEM_ADDR?\n"; stderr.String() != want {
+		t.Fatalf("stderr %q, want %q", stderr.String(), want)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if !strings.Contains(lines[0], "address already in use") || lines[len(lines)-1] != "TANDEM_ADRR: not a Tandem setting; did you mean TANDEM_ADDR?" {
+		t.Fatalf("the failure does not name the suspect:\n%s", err)
+	}
+
+	// without the typo, the failure is the cause alone and nothing is warned
+	stderr.Reset()
+	err = run(context.Background(), []string{"serve"}, env(vars), environ[1:], Stdio{Out: &stdout, Err: &stderr})
+	if err == nil || strings.Contains(err.Error(), "TANDEM_ADRR") || stderr.Len() != 0 {
+		t.Fatalf("without the typo: %v, stderr %q", err, stderr.String())
 	}
 }

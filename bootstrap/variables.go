@@ -2,8 +2,6 @@ package bootstrap
 
 import (
 	"fmt"
-	"os"
-
 	"io"
 	"regexp"
 	"slices"
@@ -35,9 +33,6 @@ var Variables = []string{
 // secretVariables are printed masked whole by `tandem config`; the others
 // have only the password of a URL or DSN masked.
 var secretVariables = []string{"TANDEM_API_KEYS", "TANDEM_BUS_SECRET", "TANDEM_CONSOLE_SECRET", "TANDEM_ENCRYPTION_KEY"}
-
-// environ is the process's environment (unknownVariables reads it).
-var environ = os.Environ
 
 // testPrefix names the test suite's own variables, which the service never reads.
 const testPrefix = "TANDEM_TEST_"

@@ -36,6 +36,9 @@ curl -fs "$BASE/readyz" >/dev/null || fail "not ready on $BASE"
 version=$("$engine" exec "$NAME" /tandem version | head -1)
 label=$("$engine" image inspect "$IMAGE" --format '{{ index .Labels "org.opencontainers.image.version" }}')
 [ "$version" = "tandem $label" ] || fail "version '$version' does not match the label '$label'"
+commit=$("$engine" exec "$NAME" /tandem version | sed -n 2p)
+revision=$("$engine" image inspect "$IMAGE" --format '{{ index .Labels "org.opencontainers.image.revision" }}')
+[ "$commit" = "commit $revision" ] && [ "$revision" != unknown ] || fail "'$commit' does not name the commit of the label '$revision'"
 user=$("$engine" image inspect "$IMAGE" --format '{{ .Config.User }}')
 [ "$user" = "65532:65532" ] || fail "runs as '$user'"
 
@@ -49,7 +52,7 @@ id=$(post POST /api/auth/signup/email "" "{\"email\":\"$email\",\"password\":\"a
 [ -n "$id" ] && [ "$id" != null ] || fail "sign-up"
 code=""
 for _ in $(seq 1 40); do
-  code=$("$engine" logs "$NAME" 2>&1 | grep "\"to\":\"$email\"" | grep -o 'verification code is [0-9]\{6\}' | tail -1 | grep -o '[0-9]\{6\}' || true)
+  code=$("$engine" logs "$NAME" 2>&1 | jq -rR --arg to "$email" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
   [ -n "$code" ] && break
   sleep 0.25
 done

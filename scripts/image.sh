@@ -22,11 +22,14 @@ if [ "$engine" = podman ] && [ -z "${CONTAINERS_CONF:-}" ] && [ ! -e /etc/contai
   export CONTAINERS_CONF="$PWD/deploy/containers.conf"
 fi
 
-version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
-revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+# The same stamps as make build (make image passes them): `tandem version`
+# in the image names the release and the commit, "+dirty" when built from
+# changed files.
+version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+revision=${COMMIT:-$(c=$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo "$c" || echo "$c+dirty"; } || echo unknown)}
 ctx=bin/image
 rm -rf "$ctx" && mkdir -p "$ctx/dirs/data" "$ctx/dirs/tmp"
-CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w -X tandem/bootstrap.Version=$version" -o "$ctx/tandem" ./cmd/tandem
+CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w -X tandem/bootstrap.Version=$version -X tandem/bootstrap.Commit=$revision" -o "$ctx/tandem" ./cmd/tandem
 ca=""
 for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
   [ -r "$f" ] && ca=$f && break

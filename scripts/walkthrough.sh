@@ -53,10 +53,10 @@ call() {
   [ -n "${5:-}" ] && body=(-H 'Content-Type: application/json' -d "$5")
   curl -fsS -X "$2" "http://127.0.0.1:${PORTS[$(($1 - 1))]}$3" "${auth[@]}" "${body[@]}"
 }
-code_for() { # the newest code mailed to $1, from every process's log
+code_for() { # the newest code mailed to $1, from every process's log (the log mailer's "code" field)
   local c=""
   for _ in $(seq 1 40); do
-    c=$(cat "$WORK"/p*.log | grep "\"to\":\"$1\"" | grep -o 'code is [0-9]\{6\}' | tail -1 | grep -o '[0-9]\{6\}' || true)
+    c=$(cat "$WORK"/p*.log | jq -rR --arg to "$1" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
     [ -n "$c" ] && { echo "$c"; return; }
     sleep 0.25
   done

@@ -184,3 +184,10 @@ func cookieKeyedMAC(cookie, label string) string {
 	m.Write([]byte("tandem console " + label))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
+
+// mustSignInWith signs in with the password given and expects the overview.
+func (c *console) mustSignInWith(email, password string) {
+	c.t.Helper()
+	expectRedirect(c.t, c.signIn(email, password), "/admin")
+	expectPage(c.t, c.get("/admin"), 200, "Overview")
+}

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,5 +84,34 @@ func TestOpenAPIServersComeFromThePublicURL(t *testing.T) {
 	}
 	if len(doc.Servers) != 1 || doc.Servers[0].URL != "https://api.tandem.test" {
 		t.Fatalf("servers: %+v", doc.Servers)
+	}
+}
+
+// makeTestFigure is a duration said of `make test` in one sentence.
+var makeTestFigure = regexp.MustCompile("`make test`[^.|]{0,40}?\\b(takes?|took|under|about|in)\\b[^.|(]{0,20}?\\b[0-9]+ ?(s|min|minutes|seconds)\\b")
+
+// TestMakeTestFiguresLiveInBENCHMARKS: how long `make test` takes is said
+// in BENCHMARKS.md only ("The test loop, now", which the README links), so
+// that no copy elsewhere goes stale as the README's "under 6 minutes" did.
+func TestMakeTestFiguresLiveInBENCHMARKS(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(files, "../README.md", "../RELIABILITY.md", "../SECURITY.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		if m := makeTestFigure.FindString(text); m != "" {
+			t.Errorf("%s says how long make test takes (%q): keep the figure in BENCHMARKS.md and link it", f, m)
+		}
+	}
+	readme, _ := os.ReadFile("../README.md")
+	bench, _ := os.ReadFile("../BENCHMARKS.md")
+	if !strings.Contains(string(readme), "BENCHMARKS.md#the-test-loop-now") || !strings.Contains(string(bench), "\n## The test loop, now\n") {
+		t.Error("the README does not link BENCHMARKS.md's \"The test loop, now\", or the section is gone")
 	}
 }

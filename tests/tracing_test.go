@@ -277,7 +277,7 @@ func TestTraceIDsInRequestLogs(t *testing.T) {
 
 	plainCore, plainLogs := observer.New(zap.InfoLevel)
 	plain := newHarness(t, profile{name: "memory"}, withFx(fx.Decorate(func() *zap.Logger { return zap.New(plainCore) })))
-	expect(t, plain.do(req{Method: "GET", Path: "/healthz", Headers: map[string]string{"traceparent": "00-" + traceID + "-b7ad6b7169203331-01"}}), 200, "")
+	expect(t, plain.do(req{Method: "GET", Path: "/api/users/user/" + ann.ID, Headers: map[string]string{"traceparent": "00-" + traceID + "-b7ad6b7169203331-01"}}), 401, "")
 	for deadline := time.Now().Add(2 * time.Second); plainLogs.FilterMessage("request").Len() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no access log line without tracing")
@@ -288,6 +288,62 @@ func TestTraceIDsInRequestLogs(t *testing.T) {
 			t.Fatalf("an untraced app logged a trace id: %v", e.ContextMap())
 		}
 	}
+}
+
+// The health probes (/healthz, /readyz), asked every few seconds by load
+// balancers and orchestrators, make no span and no access log line at the
+// default level; at debug level they are logged. Another request of the
+// same app is traced and logged, so the filter is the probes' alone.
+func TestProbesAreNotLoggedNorTraced(t *testing.T) {
+	parallel(t)
+	tr, got := traced(t)
+	infoCore, infoLogs := observer.New(zap.InfoLevel)
+	h := newHarness(t, profile{name: "memory"}, tr, withFx(fx.Decorate(func() *zap.Logger { return zap.New(infoCore) })))
+	for _, path := range []string{"/healthz", "/readyz", "/READYZ", "/healthz/"} {
+		expect(t, h.do(req{Method: "GET", Path: path, Headers: map[string]string{"X-Request-Id": "probe"}}), 200, "")
+	}
+	expect(t, h.do(req{Method: "GET", Path: "/openapi.json", Headers: map[string]string{"X-Request-Id": "other"}}), 200, "")
+	got.waitFor(t, "of the other request", func(s tracetest.SpanStub) bool { return s.Name == "GET /openapi.json" })
+	for deadline := time.Now().Add(2 * time.Second); len(requestLines(infoLogs, "other")) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no access log line for the other request")
+		}
+	}
+	var server []string // the jobs make spans of their own
+	for _, s := range got.all() {
+		if s.SpanKind == trace.SpanKindServer {
+			server = append(server, s.Name)
+		}
+	}
+	if !slices.Equal(server, []string{"GET /openapi.json"}) {
+		t.Fatalf("server spans %v, want the other request's only", server)
+	}
+	if probes := requestLines(infoLogs, "probe"); len(probes) != 0 {
+		t.Fatalf("probes logged at info level: %v", probes[0].ContextMap())
+	}
+
+	debugCore, debugLogs := observer.New(zap.DebugLevel)
+	d := newHarness(t, profile{name: "memory"}, withFx(fx.Decorate(func() *zap.Logger { return zap.New(debugCore) })))
+	expect(t, d.do(req{Method: "GET", Path: "/readyz", Headers: map[string]string{"X-Request-Id": "probe"}}), 200, "")
+	for deadline := time.Now().Add(2 * time.Second); len(requestLines(debugLogs, "probe")) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no debug log line for a probe at TANDEM_LOG_LEVEL=debug")
+		}
+	}
+	if e := requestLines(debugLogs, "probe")[0]; e.Level != zap.DebugLevel {
+		t.Fatalf("a probe logged at %s", e.Level)
+	}
+}
+
+// requestLines are the access log lines of the requests with that X-Request-Id.
+func requestLines(logs *observer.ObservedLogs, requestID string) []observer.LoggedEntry {
+	var out []observer.LoggedEntry
+	for _, e := range logs.FilterMessage("request").AllUntimed() {
+		if e.ContextMap()["request_id"] == requestID {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // otlpReceiver is a local OTLP/HTTP endpoint: it keeps every export.

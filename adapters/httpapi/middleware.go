@@ -31,8 +31,20 @@ func isAPI(path string) bool {
 	return len(path) >= len("/api/") && strings.EqualFold(path[:len("/api/")], "/api/") || strings.EqualFold(path, "/api")
 }
 
+// isProbe matches the health probes, /healthz and /readyz: a load balancer
+// or an orchestrator asks them every few seconds, so their lines would
+// drown the log and their spans the traces. They are logged at debug level
+// only (TANDEM_LOG_LEVEL=debug shows them), never traced; the request
+// metrics still count them.
+// Matched as Fiber routes: case-insensitively, a trailing slash allowed.
+func isProbe(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	return strings.EqualFold(path, "/healthz") || strings.EqualFold(path, "/readyz")
+}
+
 // accessLog renders a failed chain through the error handler itself, so the
-// logged status is the one sent, then writes one line per request.
+// logged status is the one sent, then writes one line per request (probes
+// at debug level: isProbe).
 func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -45,7 +57,11 @@ func accessLog(log *zap.Logger, m *Metrics) fiber.Handler {
 		m.observe(c, status, time.Since(start))
 		// Checked first: below the level, or sampled out under load, the
 		// line's fields are never built.
-		ce := log.Check(zap.InfoLevel, "request")
+		level := zap.InfoLevel
+		if isProbe(c.Path()) {
+			level = zap.DebugLevel
+		}
+		ce := log.Check(level, "request")
 		if ce == nil {
 			return nil
 		}

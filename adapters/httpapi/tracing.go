@@ -17,10 +17,14 @@ import (
 // routing has picked it ("GET /api/users/user/:userId"), never the raw path;
 // it holds the method, the route, the status and the caller's hashed user
 // id: no path, address, query or body, nothing personal. Handlers' work
-// (SQL, bus, outbound calls) joins it through c.UserContext().
+// (SQL, bus, outbound calls) joins it through c.UserContext(). The health
+// probes are not traced (isProbe).
 func traceRequests(t *telemetry.Tracing) fiber.Handler {
 	tracer := t.Tracer("tandem/http")
 	return func(c *fiber.Ctx) error {
+		if isProbe(c.Path()) {
+			return c.Next()
+		}
 		ctx := telemetry.Propagator.Extract(c.UserContext(), requestHeaders{&c.Request().Header})
 		method := c.Method()
 		ctx, span := tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer),

@@ -32,6 +32,9 @@ func (s *Service) Login(ctx context.Context, email, password string, cl Client) 
 // other, but only the console takes it, and the console takes no app token.
 func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Client) (core.Principal, string, error) {
 	a, err := s.checkLogin(ctx, email, password, cl, consoleLogins)
+	if core.IsKind(err, core.KindUnauthorized) {
+		return core.Principal{}, "", s.explainNoPassword(ctx, email, err)
+	}
 	if err != nil {
 		return core.Principal{}, "", err
 	}
@@ -47,6 +50,31 @@ func (s *Service) LoginAdmin(ctx context.Context, email, password string, cl Cli
 	}
 	s.cache.Forget(revoked...)
 	return core.Principal{UserID: a.ID, Email: a.Email, Admin: true, ExpiresAt: t.ExpiresAt, SignedInAt: t.CreatedAt}, plain, nil
+}
+
+// explainNoPassword turns a refused console sign-in of a configured
+// administrator (TANDEM_ADMIN_EMAILS) whose verified account has no
+// password into the reason and the way out: such an administrator's
+// sign-up password is dropped at verification (VerifyEmail), and "invalid
+// e-mail or password" alone sent them hunting for a typo. Anyone else,
+// and a configured administrator who has a password, keeps the generic
+// refusal (err), so the console tells no stranger whether an address has
+// an account or a password. What the longer message tells is little and
+// already public: that an address the operator configured has a verified
+// account (a sign-up with it already answers email_already_registered),
+// and that it has no password to guess; a reset still needs the mailbox.
+// The attempt was counted like any other before this runs.
+func (s *Service) explainNoPassword(ctx context.Context, email string, err error) error {
+	email = FoldEmail(email)
+	if !s.isConfiguredAdmin(email) {
+		return err
+	}
+	a, gerr := s.repo.GetByEmail(ctx, email)
+	if gerr != nil || !a.Verified || a.PasswordHash != "" {
+		return err
+	}
+	return core.Unauthorized("invalid_credentials", "accounts.administratorHasNoPasswordYet", "this administrator has no password yet (an administrator's sign-up "+
+		"password is not kept): set one on the server with tandem admin create EMAIL, or with a password reset in the app")
 }
 
 // checkLogin checks a login's e-mail and password, each attempt reserved

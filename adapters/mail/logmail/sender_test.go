@@ -37,6 +37,7 @@ func TestSendLogsTheMail(t *testing.T) {
 		"to":      "zoe@example.com",
 		"subject": "Your Tandem code",
 		"text":    "Your code is 482913.",
+		"code":    "482913",
 	}
 	got := e.ContextMap()
 	if len(got) != len(want) {
@@ -84,5 +85,29 @@ func TestSendCodeIsReadableInJSONLog(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `"text":"Your code is 004211."`) {
 		t.Errorf("log line %q does not show the code", buf.String())
+	}
+}
+
+// The code is a field of its own in every language, and only when the text
+// holds exactly one: a number of another length, or two codes, give none.
+func TestSendLogsTheCodeWhateverTheLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, code string }{
+		{"Welcome to Tandem! Your verification code is 004213.\n\nIt expires in 15 minutes.", "004213"},
+		{"Tandem へようこそ！認証コードは 918273 です。", "918273"},
+		{"Ваш код: 551234.", "551234"},
+		{"Code:123456", "123456"},
+		{"Your password was changed on 2026-11-29.", ""},
+		{"1234567 is not a code", ""},
+		{"two codes: 111111 and 222222", ""},
+	} {
+		obs, logs := observer.New(zapcore.DebugLevel)
+		if err := logmail.New(zap.New(obs), "t@x").Send(context.Background(), accounts.Mail{To: "a@x.io", Subject: "s", Text: tc.text}); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := logs.AllUntimed()[0].ContextMap()["code"]
+		if (tc.code == "" && ok) || (tc.code != "" && got != tc.code) {
+			t.Errorf("%q: code %v, want %q", tc.text, got, tc.code)
+		}
 	}
 }
