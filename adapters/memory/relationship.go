@@ -100,7 +100,8 @@ func (r *RelationshipRepo) ListByUser(_ context.Context, userID string) ([]relat
 func (r *RelationshipRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, id := range r.byID.deleteWhere(func(_ string, o relationship.Relationship) bool { return slices.Contains(o.Members[:], userID) }) {
+	gone := r.byID.deleteWhere(func(_ string, o relationship.Relationship) bool { return slices.Contains(o.Members[:], userID) })
+	for _, id := range gone {
 		delete(r.checks, id)
 		r.claims.deleteWhere(func(k milestoneClaim, _ time.Time) bool { return k.relationshipID == id })
 	}
