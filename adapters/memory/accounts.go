@@ -1,8 +1,8 @@
 package memory
 
 import (
+	"cmp"
 	"context"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,67 +22,77 @@ type codeKey struct {
 	purpose accounts.Purpose
 }
 
-// AccountRepo keeps accounts, codes, tokens and the mail outbox in maps
+// AccountRepo keeps accounts, codes, tokens and the mail outbox in tables
 // under one mutex, so each method is atomic like its SQL transaction.
 type AccountRepo struct {
-	mu      sync.RWMutex
-	byID    map[string]accounts.Account
-	byEmail map[string]string
-	codes   map[codeKey]accounts.Code
-	tokens  map[string]accounts.Token
-	mails   map[string]accounts.OutboxMail
+	mu       sync.RWMutex
+	accounts table[string, accounts.Account] // unique: Email
+	codes    table[codeKey, accounts.Code]
+	tokens   table[string, accounts.Token] // by Hash
+	mails    queue[accounts.OutboxMail]
 	// identities by (provider, subject): see accounts_identities.go.
-	identities map[identityKey]accounts.Identity
+	identities table[identityKey, accounts.Identity]
 	// passkeys are ways in too (accounts_ways.go); nil: none.
 	passkeys *PasskeyRepo
 	// idTokens are the ID tokens that signed in, until their expiry.
-	idTokens map[string]time.Time
+	idTokens table[string, time.Time]
 	// grants are the identities' sealed grants, revocations the queue of
 	// removed identities' (accounts_revocations.go).
 	grants      map[identityKey]string
-	revocations map[string]accounts.Revocation
+	revocations queue[accounts.Revocation]
 }
 
 func NewAccountRepo() *AccountRepo {
-	return &AccountRepo{byID: map[string]accounts.Account{}, byEmail: map[string]string{},
-		codes: map[codeKey]accounts.Code{}, tokens: map[string]accounts.Token{}, mails: map[string]accounts.OutboxMail{},
-		identities: map[identityKey]accounts.Identity{}, idTokens: map[string]time.Time{},
-		grants: map[identityKey]string{}, revocations: map[string]accounts.Revocation{}}
-}
-
-func errAccountNotFound() error {
-	return core.NotFound("not_found", "memory.accountNotFound", "account not found")
+	return &AccountRepo{
+		accounts: newTable[string, accounts.Account](conflict("memory.mailTaken", "e-mail taken"),
+			notFound("memory.accountNotFound", "account not found")).
+			indexed(func(a accounts.Account) string { return a.Email }),
+		codes:  newTable[codeKey, accounts.Code](nil, notFound("memory.noCode", "no code")),
+		tokens: newTable[string, accounts.Token](nil, notFound("memory.noToken", "no token")),
+		mails: queue[accounts.OutboxMail]{table: newTable[string, accounts.OutboxMail](nil, nil),
+			lease: func(m *accounts.OutboxMail) lease {
+				return lease{id: m.ID, attempts: &m.Attempts, next: &m.NextAttemptAt, until: &m.ClaimedUntil, claim: &m.Claim}
+			},
+			live: func(m accounts.OutboxMail, now time.Time) bool { return m.NotAfter.After(now) }},
+		identities: newTable[identityKey, accounts.Identity](conflict("memory.identityTaken", "identity taken"), nil),
+		idTokens:   newTable[string, time.Time](conflict("memory.alreadyExists", "already exists"), nil),
+		grants:     map[identityKey]string{},
+		revocations: queue[accounts.Revocation]{table: newTable[string, accounts.Revocation](nil, nil),
+			lease: func(rv *accounts.Revocation) lease {
+				return lease{id: rv.ID, attempts: &rv.Attempts, next: &rv.NextAttemptAt, until: &rv.ClaimedUntil, claim: &rv.Claim}
+			}},
+	}
 }
 
 func (r *AccountRepo) Create(_ context.Context, a accounts.Account) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, taken := r.byEmail[a.Email]; taken {
-		return core.Conflict("conflict", "memory.mailTaken", "e-mail taken")
+	return r.createLocked(a)
+}
+
+// createLocked refuses a taken e-mail (the ids are the service's own).
+func (r *AccountRepo) createLocked(a accounts.Account) error {
+	if _, taken := r.accounts.lookup(a.Email); taken {
+		return r.accounts.conflict()
 	}
-	r.byID[a.ID] = a
-	r.byEmail[a.Email] = a.ID
+	r.accounts.put(a.ID, a)
 	return nil
 }
 
 func (r *AccountRepo) Get(_ context.Context, id string) (accounts.Account, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	a, ok := r.byID[id]
-	if !ok {
-		return accounts.Account{}, errAccountNotFound()
-	}
-	return a, nil
+	return r.accounts.find(id)
 }
 
-func (r *AccountRepo) GetByEmail(ctx context.Context, email string) (accounts.Account, error) {
+func (r *AccountRepo) GetByEmail(_ context.Context, email string) (accounts.Account, error) {
 	r.mu.RLock()
-	id, ok := r.byEmail[email]
-	r.mu.RUnlock()
+	defer r.mu.RUnlock()
+	a, ok := r.accounts.lookup(email)
 	if !ok {
-		return accounts.Account{}, errAccountNotFound()
+		return accounts.Account{}, r.accounts.notFound()
 	}
-	return r.Get(ctx, id)
+	return a, nil
 }
 
 func (r *AccountRepo) GetMany(_ context.Context, ids []string) ([]accounts.Account, error) {
@@ -90,7 +100,7 @@ func (r *AccountRepo) GetMany(_ context.Context, ids []string) ([]accounts.Accou
 	defer r.mu.RUnlock()
 	out := []accounts.Account{}
 	for _, id := range ids {
-		if a, ok := r.byID[id]; ok {
+		if a, ok := r.accounts.get(id); ok {
 			out = append(out, a)
 		}
 	}
@@ -108,32 +118,18 @@ func (r *AccountRepo) Search(_ context.Context, prefix string, page core.Page) (
 		after = c.Email
 	}
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	var emails []string
-	for e := range r.byEmail {
-		if strings.HasPrefix(e, prefix) && e > after {
-			emails = append(emails, e)
-		}
-	}
-	slices.Sort(emails)
-	out := make([]accounts.Account, 0, min(len(emails), page.Size()+1))
-	for _, e := range emails[:min(len(emails), page.Size()+1)] {
-		out = append(out, r.byID[r.byEmail[e]])
-	}
-	out, next := accounts.SearchPage(out, page)
+	out := r.accounts.scan(func(a accounts.Account) bool { return strings.HasPrefix(a.Email, prefix) && a.Email > after },
+		func(a, b accounts.Account) int { return strings.Compare(a.Email, b.Email) })
+	r.mu.RUnlock()
+	out, next := accounts.SearchPage(out[:min(len(out), page.Size()+1)], page)
 	return out, next, nil
 }
 
 func (r *AccountRepo) update(id string, fn func(a *accounts.Account)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[id]
-	if !ok {
-		return errAccountNotFound()
-	}
-	fn(&a)
-	r.byID[id] = a
-	return nil
+	_, err := r.accounts.update(id, func(a *accounts.Account) error { fn(a); return nil })
+	return err
 }
 
 // UpdateProfile stores a but for what the profile never changes (the
@@ -145,117 +141,69 @@ func (r *AccountRepo) UpdateProfile(_ context.Context, a accounts.Account) error
 	})
 }
 
-func (r *AccountRepo) SetAdmin(_ context.Context, email string, admin bool) error {
-	r.mu.RLock()
-	id, ok := r.byEmail[email]
-	r.mu.RUnlock()
-	if !ok {
-		return errAccountNotFound()
+func (r *AccountRepo) SetAdmin(ctx context.Context, email string, admin bool) error {
+	a, err := r.GetByEmail(ctx, email)
+	if err != nil {
+		return err
 	}
-	return r.update(id, func(a *accounts.Account) { a.Admin = admin })
+	return r.update(a.ID, func(a *accounts.Account) { a.Admin = admin })
 }
 
 func (r *AccountRepo) Delete(_ context.Context, id string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[id]
-	if !ok {
-		return nil, errAccountNotFound()
+	if _, ok := r.accounts.delete(id); !ok {
+		return nil, r.accounts.notFound()
 	}
-	delete(r.byID, id)
-	delete(r.byEmail, a.Email)
-	delete(r.codes, codeKey{id, accounts.PurposeVerify})
-	delete(r.codes, codeKey{id, accounts.PurposeReset})
-	for k, ident := range r.identities {
-		if ident.UserID == id {
-			r.retireGrantLocked(ident, identityKey{})
-			delete(r.identities, k)
-		}
+	r.codes.delete(codeKey{id, accounts.PurposeVerify})
+	r.codes.delete(codeKey{id, accounts.PurposeReset})
+	for _, ident := range r.identities.scan(func(i accounts.Identity) bool { return i.UserID == id }, nil) {
+		r.retireGrantLocked(ident, identityKey{})
+		r.identities.delete(identityKey{ident.Provider, ident.Subject})
 	}
-	for mid, m := range r.mails {
-		if m.UserID == id {
-			delete(r.mails, mid)
-		}
-	}
+	r.mails.deleteWhere(func(_ string, m accounts.OutboxMail) bool { return m.UserID == id })
 	return r.revokeLocked(id), nil
 }
 
 func (r *AccountRepo) revokeLocked(userID string) []string {
-	var hashes []string
-	for h, t := range r.tokens {
-		if t.UserID == userID {
-			hashes = append(hashes, h)
-			delete(r.tokens, h)
-		}
-	}
-	return hashes
+	return r.tokens.deleteWhere(func(_ string, t accounts.Token) bool { return t.UserID == userID })
 }
 
 func (r *AccountRepo) PutCode(_ context.Context, c accounts.Code, m accounts.OutboxMail) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, old := range r.mails {
-		if old.UserID == c.UserID && old.Kind == c.Purpose {
-			delete(r.mails, id)
-		}
-	}
-	r.codes[codeKey{c.UserID, c.Purpose}] = c
+	r.mails.deleteWhere(func(_ string, old accounts.OutboxMail) bool {
+		return old.UserID == c.UserID && old.Kind == c.Purpose
+	})
+	r.codes.put(codeKey{c.UserID, c.Purpose}, c)
 	m.Claim, m.ClaimedUntil = "", time.Time{}
-	r.mails[m.ID] = m
+	r.mails.put(m.ID, m)
 	return nil
-}
-
-// mailDue reports whether m may be claimed at now, as the SQL WHERE does.
-func mailDue(m accounts.OutboxMail, now time.Time) bool {
-	return !m.NextAttemptAt.After(now) && m.ClaimedUntil.Before(now) && m.NotAfter.After(now)
 }
 
 func (r *AccountRepo) DueMail(_ context.Context, now time.Time, limit int) ([]accounts.OutboxMail, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var out []accounts.OutboxMail
-	for _, m := range r.mails {
-		if mailDue(m, now) {
-			out = append(out, m)
-		}
-	}
-	slices.SortFunc(out, func(a, b accounts.OutboxMail) int {
-		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out[:min(limit, len(out))], nil
+	return r.mails.due(now, limit), nil
 }
 
 func (r *AccountRepo) ClaimMail(_ context.Context, id, claim string, now, until time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, ok := r.mails[id]
-	if !ok || !mailDue(m, now) {
-		return false, nil
-	}
-	m.Claim, m.ClaimedUntil = claim, until
-	r.mails[id] = m
-	return true, nil
+	return r.mails.claim(id, claim, now, until), nil
 }
 
 func (r *AccountRepo) RetryMail(_ context.Context, id, claim string, attempts int, next time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if m, ok := r.mails[id]; ok && claim != "" && m.Claim == claim {
-		m.Attempts, m.NextAttemptAt, m.Claim, m.ClaimedUntil = attempts, next, "", time.Time{}
-		r.mails[id] = m
-	}
+	r.mails.retry(id, claim, attempts, next)
 	return nil
 }
 
 func (r *AccountRepo) ForgetMail(_ context.Context, id, claim string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if m, ok := r.mails[id]; ok && claim != "" && m.Claim == claim {
-		delete(r.mails, id)
-	}
+	r.mails.forget(id, claim)
 	return nil
 }
 
@@ -263,30 +211,27 @@ func (r *AccountRepo) DropExpiredMail(_ context.Context, now time.Time, limit in
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []accounts.OutboxMail
-	for id, m := range r.mails {
-		if len(out) < limit && !m.NotAfter.After(now) && m.ClaimedUntil.Before(now) {
-			delete(r.mails, id)
-			m.To, m.Text = "", ""
-			out = append(out, m)
+	r.mails.deleteWhere(func(_ string, m accounts.OutboxMail) bool {
+		if len(out) >= limit || m.NotAfter.After(now) || !m.ClaimedUntil.Before(now) {
+			return false
 		}
-	}
+		m.To, m.Text = "", ""
+		out = append(out, m)
+		return true
+	})
 	return out, nil
 }
 
 func (r *AccountRepo) PendingMail(context.Context) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.mails), nil
+	return r.mails.len(), nil
 }
 
 func (r *AccountRepo) GetCode(_ context.Context, userID string, p accounts.Purpose) (accounts.Code, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	c, ok := r.codes[codeKey{userID, p}]
-	if !ok {
-		return accounts.Code{}, core.NotFound("not_found", "memory.noCode", "no code")
-	}
-	return c, nil
+	return r.codes.find(codeKey{userID, p})
 }
 
 // UpdateCode holds the mutex for the whole decision, as the SQL
@@ -295,10 +240,10 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := codeKey{userID, p}
-	c, ok := r.codes[k]
-	a, found := r.byID[userID]
+	c, ok := r.codes.get(k)
+	a, found := r.accounts.get(userID)
 	if !ok || !found {
-		return accounts.Removed{}, core.NotFound("not_found", "memory.noCode", "no code")
+		return accounts.Removed{}, r.codes.notFound()
 	}
 	u, err := decide(c, a)
 	if err != nil {
@@ -306,18 +251,18 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 	}
 	switch {
 	case u.Consume:
-		delete(r.codes, k)
+		r.codes.delete(k)
 	case u.Code != nil:
-		r.codes[k] = *u.Code
+		r.codes.put(k, *u.Code)
 	}
 	if u.Verify {
 		a.Verified = true
-		r.byID[userID] = a
+		r.accounts.put(userID, a)
 	}
 	var removed accounts.Removed
 	if u.PasswordHash != "" {
 		a.PasswordHash, a.UpdatedAt = u.PasswordHash, u.At
-		r.byID[userID] = a
+		r.accounts.put(userID, a)
 		removed.Sessions = r.revokeLocked(userID)
 	}
 	if u.EndWaysIn {
@@ -325,7 +270,7 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 		removed.Add(ended)
 	}
 	if u.Token != nil {
-		r.tokens[u.Token.Hash] = *u.Token
+		r.tokens.put(u.Token.Hash, *u.Token)
 	}
 	return removed, nil
 }
@@ -333,9 +278,9 @@ func (r *AccountRepo) UpdateCode(_ context.Context, userID string, p accounts.Pu
 func (r *AccountRepo) ClearPendingPassword(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if a, ok := r.byID[userID]; ok && !a.Verified {
+	if a, ok := r.accounts.get(userID); ok && !a.Verified {
 		a.PasswordHash = ""
-		r.byID[userID] = a
+		r.accounts.put(userID, a)
 	}
 	return nil
 }
@@ -343,56 +288,47 @@ func (r *AccountRepo) ClearPendingPassword(_ context.Context, userID string) err
 func (r *AccountRepo) SetPassword(_ context.Context, userID, hash string, now time.Time, t accounts.Token) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[userID]
-	if !ok {
-		return nil, errAccountNotFound()
+	a, err := r.accounts.update(userID, func(a *accounts.Account) error {
+		a.PasswordHash, a.UpdatedAt = hash, now
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	a.PasswordHash, a.UpdatedAt = hash, now
-	r.byID[a.ID] = a
 	revoked := r.revokeLocked(a.ID)
-	r.tokens[t.Hash] = t
+	r.tokens.put(t.Hash, t)
 	return revoked, nil
 }
 
 func (r *AccountRepo) CreateToken(_ context.Context, t accounts.Token, decide func([]accounts.Token) []string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byID[t.UserID]; !ok {
-		return nil, errAccountNotFound()
+	if !r.accounts.has(t.UserID) {
+		return nil, r.accounts.notFound()
 	}
 	revoked := decide(r.tokensLocked(t.UserID))
-	r.tokens[t.Hash] = t
+	r.tokens.put(t.Hash, t)
 	for _, h := range revoked {
-		delete(r.tokens, h)
+		r.tokens.delete(h)
 	}
 	return revoked, nil
 }
 
 // tokensLocked lists the user's tokens newest first, as the SQL index does.
 func (r *AccountRepo) tokensLocked(userID string) []accounts.Token {
-	var out []accounts.Token
-	for _, t := range r.tokens {
-		if t.UserID == userID {
-			out = append(out, t)
-		}
-	}
-	slices.SortFunc(out, func(a, b accounts.Token) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
+	return r.tokens.scan(func(t accounts.Token) bool { return t.UserID == userID }, func(a, b accounts.Token) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
 	})
-	return out
 }
 
 func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Session, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	t, ok := r.tokens[tokenHash]
-	if !ok {
-		return accounts.Session{}, core.NotFound("not_found", "memory.noToken", "no token")
+	t, err := r.tokens.find(tokenHash)
+	if err != nil {
+		return accounts.Session{}, err
 	}
-	a := r.byID[t.UserID]
+	a, _ := r.accounts.get(t.UserID)
 	return accounts.Session{UserID: t.UserID, Email: a.Email, Admin: a.Admin, Verified: a.Verified,
 		Blocked: a.Blocked, SignedInAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
 		LastUsedAt: t.LastUsedAt}, nil
@@ -401,9 +337,9 @@ func (r *AccountRepo) Session(_ context.Context, tokenHash string) (accounts.Ses
 func (r *AccountRepo) TouchToken(_ context.Context, tokenHash string, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if t, ok := r.tokens[tokenHash]; ok {
+	if t, ok := r.tokens.get(tokenHash); ok {
 		t.LastUsedAt = at
-		r.tokens[tokenHash] = t
+		r.tokens.put(tokenHash, t)
 	}
 	return nil
 }
@@ -411,7 +347,7 @@ func (r *AccountRepo) TouchToken(_ context.Context, tokenHash string, at time.Ti
 func (r *AccountRepo) DeleteToken(_ context.Context, tokenHash string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.tokens, tokenHash)
+	r.tokens.delete(tokenHash)
 	return nil
 }
 
@@ -424,43 +360,25 @@ func (r *AccountRepo) Tokens(_ context.Context, userID string) ([]accounts.Token
 func (r *AccountRepo) DeleteSession(_ context.Context, userID, sessionID string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for h, t := range r.tokens {
-		if t.ID == sessionID && t.UserID == userID {
-			delete(r.tokens, h)
-			return h, nil
-		}
+	h, _, ok := r.tokens.pick(func(t accounts.Token) bool { return t.ID == sessionID && t.UserID == userID })
+	if !ok {
+		return "", core.NotFound("not_found", "memory.noSession", "no session")
 	}
-	return "", core.NotFound("not_found", "memory.noSession", "no session")
+	r.tokens.delete(h)
+	return h, nil
 }
 
 func (r *AccountRepo) Purge(_ context.Context, now time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for h, t := range r.tokens {
-		if t.ExpiresAt.Before(now) {
-			delete(r.tokens, h)
-			n++
-		}
-	}
-	for k, c := range r.codes {
-		if c.ExpiresAt.Before(now) && c.ProofExpiresAt.Before(now) {
-			delete(r.codes, k)
-			n++
-		}
-	}
-	for id, m := range r.mails {
-		if m.NotAfter.Before(now) && m.ClaimedUntil.Before(now) {
-			delete(r.mails, id)
-			n++
-		}
-	}
-	for h, exp := range r.idTokens {
-		if exp.Before(now) {
-			delete(r.idTokens, h)
-			n++
-		}
-	}
+	n := len(r.tokens.deleteWhere(func(_ string, t accounts.Token) bool { return t.ExpiresAt.Before(now) }))
+	n += len(r.codes.deleteWhere(func(_ codeKey, c accounts.Code) bool {
+		return c.ExpiresAt.Before(now) && c.ProofExpiresAt.Before(now)
+	}))
+	n += len(r.mails.deleteWhere(func(_ string, m accounts.OutboxMail) bool {
+		return m.NotAfter.Before(now) && m.ClaimedUntil.Before(now)
+	}))
+	n += len(r.idTokens.deleteWhere(func(_ string, exp time.Time) bool { return exp.Before(now) }))
 	return n, nil
 }
 
@@ -470,7 +388,7 @@ func (r *AccountRepo) OldestMail(context.Context) (time.Time, bool, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var oldest time.Time
-	for _, m := range r.mails {
+	for _, m := range r.mails.rows {
 		if oldest.IsZero() || m.CreatedAt.Before(oldest) {
 			oldest = m.CreatedAt
 		}

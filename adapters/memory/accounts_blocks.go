@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"slices"
 
 	"tandem/core"
 	"tandem/modules/accounts"
@@ -32,14 +31,8 @@ func (r *AccountRepo) List(_ context.Context, page core.Page) ([]accounts.Accoun
 		after = &accounts.Account{ID: c.ID, CreatedAt: core.FromMillis(c.At)}
 	}
 	r.mu.RLock()
-	var out []accounts.Account
-	for _, a := range r.byID {
-		if after == nil || newerAccount(*after, a) < 0 {
-			out = append(out, a)
-		}
-	}
+	out := r.accounts.scan(func(a accounts.Account) bool { return after == nil || newerAccount(*after, a) < 0 }, newerAccount)
 	r.mu.RUnlock()
-	slices.SortFunc(out, newerAccount)
 	out, next := core.CutPage(out, page, func(a accounts.Account) string {
 		return core.TimeCursor{At: core.Millis(a.CreatedAt), ID: a.ID}.String()
 	})
@@ -52,12 +45,9 @@ func (r *AccountRepo) List(_ context.Context, page core.Page) ([]accounts.Accoun
 func (r *AccountRepo) SetBlocked(_ context.Context, userID string, blocked bool) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[userID]
-	if !ok {
-		return nil, errAccountNotFound()
+	if _, err := r.accounts.update(userID, func(a *accounts.Account) error { a.Blocked = blocked; return nil }); err != nil {
+		return nil, err
 	}
-	a.Blocked = blocked
-	r.byID[userID] = a
 	if !blocked {
 		return nil, nil
 	}
@@ -73,12 +63,9 @@ func (r *AccountRepo) DeleteTokens(_ context.Context, userID string) ([]string, 
 func (r *AccountRepo) MarkVerified(_ context.Context, userID string) (accounts.Removed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[userID]
-	if !ok {
-		return accounts.Removed{}, errAccountNotFound()
+	if _, err := r.accounts.update(userID, func(a *accounts.Account) error { a.Verified = true; return nil }); err != nil {
+		return accounts.Removed{}, err
 	}
-	a.Verified = true
-	r.byID[userID] = a
 	out, _ := r.endWaysInLocked(userID, identityKey{})
 	return out, nil
 }

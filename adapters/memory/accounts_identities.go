@@ -1,12 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
-	"slices"
 	"strings"
 	"time"
 
-	"tandem/core"
 	"tandem/modules/accounts"
 )
 
@@ -18,17 +17,14 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var st accounts.SignInState
-	if id, ok := r.identities[identityKey{provider, subject}]; ok {
+	if id, ok := r.identities.get(identityKey{provider, subject}); ok {
 		st.Identity = &id
-		if a, ok := r.byID[id.UserID]; ok {
+		if a, ok := r.accounts.get(id.UserID); ok {
 			st.Linked = &a
 		}
 	}
-	if email != "" {
-		if uid, ok := r.byEmail[email]; ok {
-			a := r.byID[uid]
-			st.ByEmail = &a
-		}
+	if a, ok := r.accounts.lookup(email); ok && email != "" {
+		st.ByEmail = &a
 	}
 	u, err := decide(st)
 	if err != nil {
@@ -37,17 +33,15 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 	a := u.Account
 	grant := u.RefreshToken
 	if u.Create {
-		if _, taken := r.byEmail[a.Email]; taken {
-			return accounts.SignInUpdate{}, core.Conflict("conflict", "memory.mailTaken", "e-mail taken")
+		if err := r.createLocked(a); err != nil {
+			return accounts.SignInUpdate{}, err
 		}
-		r.byID[a.ID] = a
-		r.byEmail[a.Email] = a.ID
 	}
 	if u.TakeOver {
-		s := r.byID[a.ID]
+		s, _ := r.accounts.get(a.ID)
 		s.Verified, s.PasswordHash, s.UpdatedAt = true, "", a.UpdatedAt
-		r.byID[a.ID] = s
-		delete(r.codes, codeKey{a.ID, accounts.PurposeVerify})
+		r.accounts.put(a.ID, s)
+		r.codes.delete(codeKey{a.ID, accounts.PurposeVerify})
 		keep := identityKey{}
 		if st.Identity != nil {
 			keep = identityKey{provider, subject}
@@ -61,31 +55,20 @@ func (r *AccountRepo) SignIn(_ context.Context, provider, subject, email string,
 	k := identityKey{provider, subject}
 	if u.Link != nil {
 		k = identityKey{u.Link.Provider, u.Link.Subject}
-		if _, taken := r.identities[k]; taken {
-			return accounts.SignInUpdate{}, core.Conflict("conflict", "memory.identityTaken", "identity taken")
+		if err := r.identities.insert(k, *u.Link); err != nil {
+			return accounts.SignInUpdate{}, err
 		}
-		r.identities[k] = *u.Link
 	}
-	if _, ok := r.identities[k]; ok && grant != "" {
+	if r.identities.has(k) && grant != "" {
 		r.grants[k] = grant
 	}
 	return u, nil
 }
 
 func (r *AccountRepo) identitiesLocked(userID string) []accounts.Identity {
-	out := []accounts.Identity{}
-	for _, id := range r.identities {
-		if id.UserID == userID {
-			out = append(out, id)
-		}
-	}
-	slices.SortFunc(out, func(a, b accounts.Identity) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Provider, b.Provider)
+	return r.identities.scan(func(id accounts.Identity) bool { return id.UserID == userID }, func(a, b accounts.Identity) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.Provider, b.Provider))
 	})
-	return out
 }
 
 func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.Identity, error) {
@@ -97,9 +80,5 @@ func (r *AccountRepo) Identities(_ context.Context, userID string) ([]accounts.I
 func (r *AccountRepo) SpendIDToken(_ context.Context, tokenHash string, expires time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, used := r.idTokens[tokenHash]; used {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
-	}
-	r.idTokens[tokenHash] = expires
-	return nil
+	return r.idTokens.insert(tokenHash, expires)
 }

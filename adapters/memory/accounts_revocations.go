@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"tandem/modules/accounts"
@@ -26,8 +24,8 @@ func (r *AccountRepo) retireGrantLocked(id accounts.Identity, keep identityKey) 
 		return g
 	}
 	rv := accounts.RevocationOf(id.Provider, id.Subject, id.UserID, g)
-	if _, waiting := r.revocations[rv.ID]; !waiting {
-		r.revocations[rv.ID] = rv
+	if !r.revocations.has(rv.ID) {
+		r.revocations.put(rv.ID, rv)
 	}
 	return ""
 }
@@ -35,68 +33,41 @@ func (r *AccountRepo) retireGrantLocked(id accounts.Identity, keep identityKey) 
 func (r *AccountRepo) QueueRevocation(_ context.Context, rv accounts.Revocation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, waiting := r.revocations[rv.ID]; !waiting {
+	if !r.revocations.has(rv.ID) {
 		rv.Claim, rv.ClaimedUntil = "", time.Time{}
-		r.revocations[rv.ID] = rv
+		r.revocations.put(rv.ID, rv)
 	}
 	return nil
-}
-
-func revocationDue(rv accounts.Revocation, now time.Time) bool {
-	return !rv.NextAttemptAt.After(now) && rv.ClaimedUntil.Before(now)
 }
 
 func (r *AccountRepo) DueRevocations(_ context.Context, now time.Time, limit int) ([]accounts.Revocation, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var out []accounts.Revocation
-	for _, rv := range r.revocations {
-		if revocationDue(rv, now) {
-			out = append(out, rv)
-		}
-	}
-	slices.SortFunc(out, func(a, b accounts.Revocation) int {
-		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out[:min(limit, len(out))], nil
+	return r.revocations.due(now, limit), nil
 }
 
 func (r *AccountRepo) ClaimRevocation(_ context.Context, id, claim string, now, until time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rv, ok := r.revocations[id]
-	if !ok || !revocationDue(rv, now) {
-		return false, nil
-	}
-	rv.Claim, rv.ClaimedUntil = claim, until
-	r.revocations[id] = rv
-	return true, nil
+	return r.revocations.claim(id, claim, now, until), nil
 }
 
 func (r *AccountRepo) RetryRevocation(_ context.Context, id, claim string, attempts int, next time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rv, ok := r.revocations[id]; ok && claim != "" && rv.Claim == claim {
-		rv.Attempts, rv.NextAttemptAt, rv.Claim, rv.ClaimedUntil = attempts, next, "", time.Time{}
-		r.revocations[id] = rv
-	}
+	r.revocations.retry(id, claim, attempts, next)
 	return nil
 }
 
 func (r *AccountRepo) ForgetRevocation(_ context.Context, id, claim string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rv, ok := r.revocations[id]; ok && claim != "" && rv.Claim == claim {
-		delete(r.revocations, id)
-	}
+	r.revocations.forget(id, claim)
 	return nil
 }
 
 func (r *AccountRepo) PendingRevocations(context.Context) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.revocations), nil
+	return r.revocations.len(), nil
 }

@@ -21,8 +21,8 @@ func NewAccountRepoWith(p *PasskeyRepo) *AccountRepo {
 func (r *AccountRepo) EndWaysIn(_ context.Context, userID string) (accounts.Removed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byID[userID]; !ok {
-		return accounts.Removed{}, errAccountNotFound()
+	if !r.accounts.has(userID) {
+		return accounts.Removed{}, r.accounts.notFound()
 	}
 	out, _ := r.endWaysInLocked(userID, identityKey{})
 	return out, nil
@@ -37,7 +37,7 @@ func (r *AccountRepo) endWaysInLocked(userID string, keep identityKey) (accounts
 		if g := r.retireGrantLocked(id, keep); g != "" {
 			kept = g
 		}
-		delete(r.identities, identityKey{id.Provider, id.Subject})
+		r.identities.delete(identityKey{id.Provider, id.Subject})
 		out.Providers = append(out.Providers, id.Provider)
 	}
 	if r.passkeys != nil {
@@ -49,9 +49,9 @@ func (r *AccountRepo) endWaysInLocked(userID string, keep identityKey) (accounts
 func (r *AccountRepo) RemoveWayIn(_ context.Context, userID string, w accounts.WayIn, decide accounts.WayDecision) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.byID[userID]
-	if !ok {
-		return errAccountNotFound()
+	a, err := r.accounts.find(userID)
+	if err != nil {
+		return err
 	}
 	ids := r.identitiesLocked(userID)
 	var keys []string
@@ -68,7 +68,7 @@ func (r *AccountRepo) RemoveWayIn(_ context.Context, userID string, w accounts.W
 	for _, id := range ids {
 		if id.Provider == w.Provider {
 			r.retireGrantLocked(id, identityKey{})
-			delete(r.identities, identityKey{id.Provider, id.Subject})
+			r.identities.delete(identityKey{id.Provider, id.Subject})
 		}
 	}
 	return nil
@@ -77,7 +77,7 @@ func (r *AccountRepo) RemoveWayIn(_ context.Context, userID string, w accounts.W
 func (r *AccountRepo) QueueMail(_ context.Context, m accounts.OutboxMail) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.mails[m.ID] = m
+	r.mails.put(m.ID, m)
 	return nil
 }
 
@@ -86,7 +86,7 @@ func (r *PasskeyRepo) idsOf(userID string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
-	for id, p := range r.byID {
+	for id, p := range r.byID.rows {
 		if p.UserID == userID {
 			out = append(out, id)
 		}
@@ -97,7 +97,7 @@ func (r *PasskeyRepo) idsOf(userID string) []string {
 func (r *PasskeyRepo) drop(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.byID, id)
+	r.byID.delete(id)
 }
 
 // dropUser removes the user's passkeys and begun ceremonies, and counts

@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -18,32 +17,29 @@ var (
 
 // AuditRepo keeps audit entries by id under one mutex.
 type AuditRepo struct {
-	mu   sync.RWMutex
-	byID map[string]admin.Entry
+	mu      sync.RWMutex
+	entries table[string, admin.Entry]
 }
 
-func NewAuditRepo() *AuditRepo { return &AuditRepo{byID: map[string]admin.Entry{}} }
+func NewAuditRepo() *AuditRepo {
+	return &AuditRepo{entries: newTable[string, admin.Entry](conflict("memory.auditEntryExists", "audit entry exists"),
+		notFound("memory.auditEntryNotFound", "audit entry not found"))}
+}
 
 func (r *AuditRepo) Append(_ context.Context, e admin.Entry) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, taken := r.byID[e.ID]; taken {
-		return core.Conflict("conflict", "memory.auditEntryExists", "audit entry exists")
-	}
-	r.byID[e.ID] = e
-	return nil
+	return r.entries.insert(e.ID, e)
 }
 
 func (r *AuditRepo) Complete(_ context.Context, id string, outcome admin.Outcome, after string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.byID[id]
-	if !ok {
-		return core.NotFound("not_found", "memory.auditEntryNotFound", "audit entry not found")
-	}
-	e.Outcome, e.After = outcome, after
-	r.byID[id] = e
-	return nil
+	_, err := r.entries.update(id, func(e *admin.Entry) error {
+		e.Outcome, e.After = outcome, after
+		return nil
+	})
+	return err
 }
 
 // newerEntry orders like the SQL query: at, then id, descending.
@@ -64,14 +60,8 @@ func (r *AuditRepo) List(_ context.Context, page core.Page) ([]admin.Entry, stri
 		after = &admin.Entry{ID: c.ID, At: core.FromMillis(c.At)}
 	}
 	r.mu.RLock()
-	var out []admin.Entry
-	for _, e := range r.byID {
-		if after == nil || newerEntry(*after, e) < 0 {
-			out = append(out, e)
-		}
-	}
+	out := r.entries.scan(func(e admin.Entry) bool { return after == nil || newerEntry(*after, e) < 0 }, newerEntry)
 	r.mu.RUnlock()
-	slices.SortFunc(out, newerEntry)
 	out, next := core.CutPage(out, page, func(e admin.Entry) string {
 		return core.TimeCursor{At: core.Millis(e.At), ID: e.ID}.String()
 	})
@@ -93,20 +83,20 @@ func NewStatsRepo(a *AccountRepo, p *PartnerRepo, pr *PremiumRepo, i *ImageRepo)
 func (r *StatsRepo) Overview(_ context.Context, now, since time.Time) (admin.Overview, error) {
 	var o admin.Overview
 	r.accounts.mu.RLock()
-	o.Users = len(r.accounts.byID)
+	o.Users = r.accounts.accounts.len()
 	r.accounts.mu.RUnlock()
 	r.partners.mu.RLock()
-	o.Couples = len(r.partners.partnerships)
+	o.Couples = r.partners.partnerships.len()
 	r.partners.mu.RUnlock()
 	r.premium.mu.RLock()
-	for _, s := range r.premium.byUser {
+	for _, s := range r.premium.subs.rows {
 		if s.Grants(now) {
 			o.ActivePremium++
 		}
 	}
 	r.premium.mu.RUnlock()
 	r.images.mu.RLock()
-	for _, img := range r.images.byID {
+	for _, img := range r.images.images.rows {
 		if !img.CreatedAt.Before(since) {
 			o.UploadsToday++
 		}

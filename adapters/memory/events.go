@@ -12,13 +12,13 @@ import (
 
 var _ events.Repository = (*EventRepo)(nil)
 
-// EventRepo keeps events in a map, and each user's in list order (byUser,
+// EventRepo keeps events in a table, and each user's in list order (byUser,
 // the index a list or a date range reads a slice of, as SQL reads
-// idx_events_user_start). It copies on the way in and out so callers can
-// never alias stored state (Participants included).
+// idx_events_user_start). Its table copies on the way in and out so
+// callers can never alias stored state (Participants included).
 type EventRepo struct {
 	mu     sync.RWMutex
-	byID   map[string]events.Event
+	byID   table[string, events.Event]
 	byUser map[string][]eventKey // in events.ListOrder
 }
 
@@ -36,7 +36,9 @@ func (k eventKey) compare(o eventKey) int {
 }
 
 func NewEventRepo() *EventRepo {
-	return &EventRepo{byID: map[string]events.Event{}, byUser: map[string][]eventKey{}}
+	return &EventRepo{byID: newTable[string, events.Event](conflict("memory.alreadyExists", "already exists"),
+		notFound("memory.noSuchEvent", "no such event")).cloned(cloneEvent),
+		byUser: map[string][]eventKey{}}
 }
 
 // index places e in its user's list; unindex takes it out.
@@ -58,27 +60,20 @@ func cloneEvent(e events.Event) events.Event {
 	return e
 }
 
-func errNoEvent() error { return core.NotFound("not_found", "memory.noSuchEvent", "no such event") }
-
 func (r *EventRepo) Create(_ context.Context, e events.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byID[e.ID]; ok {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
+	if err := r.byID.insert(e.ID, e); err != nil {
+		return err
 	}
-	r.byID[e.ID] = cloneEvent(e)
-	r.index(r.byID[e.ID])
+	r.index(e)
 	return nil
 }
 
 func (r *EventRepo) Get(_ context.Context, id string) (events.Event, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	e, ok := r.byID[id]
-	if !ok {
-		return events.Event{}, errNoEvent()
-	}
-	return cloneEvent(e), nil
+	return r.byID.find(id)
 }
 
 func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]events.Event, string, error) {
@@ -103,7 +98,8 @@ func (r *EventRepo) List(_ context.Context, userID string, page core.Page) ([]ev
 	}
 	all := make([]events.Event, 0, min(len(list)-from, page.Size()+1))
 	for _, k := range list[from:min(len(list), from+page.Size()+1)] {
-		all = append(all, cloneEvent(r.byID[k.id]))
+		e, _ := r.byID.get(k.id)
+		all = append(all, e)
 	}
 	r.mu.RUnlock()
 	evs, next := events.PageOf(all, page)
@@ -141,8 +137,8 @@ func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []ev
 	defer r.mu.RUnlock()
 	out := []events.Event{}
 	for _, k := range r.byUser[userID] {
-		if e := r.byID[k.id]; keep(e) {
-			out = append(out, cloneEvent(e))
+		if e, _ := r.byID.get(k.id); keep(e) {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -151,29 +147,31 @@ func (r *EventRepo) userEvents(userID string, keep func(events.Event) bool) []ev
 func (r *EventRepo) Update(_ context.Context, id string, fn func(e *events.Event) error) (events.Event, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old, ok := r.byID[id]
-	if !ok {
-		return events.Event{}, errNoEvent()
-	}
-	e := cloneEvent(old)
-	if err := fn(&e); err != nil {
+	old, err := r.byID.find(id)
+	if err != nil {
 		return events.Event{}, err
 	}
-	e.ID, e.UserID, e.CreatedAt = old.ID, old.UserID, old.CreatedAt
+	e, err := r.byID.update(id, func(e *events.Event) error {
+		err := fn(e)
+		e.ID, e.UserID, e.CreatedAt = old.ID, old.UserID, old.CreatedAt
+		return err
+	})
+	if err != nil {
+		return events.Event{}, err
+	}
 	r.unindex(old)
-	r.byID[id] = cloneEvent(e)
-	r.index(r.byID[id])
+	r.index(e)
 	return e, nil
 }
 
 func (r *EventRepo) Delete(_ context.Context, userID, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.byID[id]
-	if !ok || e.UserID != userID {
-		return errNoEvent()
+	e, err := r.byID.findIf(id, func(e events.Event) bool { return e.UserID == userID })
+	if err != nil {
+		return err
 	}
-	delete(r.byID, id)
+	r.byID.delete(id)
 	r.unindex(e)
 	return nil
 }
@@ -182,7 +180,7 @@ func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, k := range r.byUser[userID] {
-		delete(r.byID, k.id)
+		r.byID.delete(k.id)
 	}
 	delete(r.byUser, userID)
 	return nil
@@ -191,29 +189,19 @@ func (r *EventRepo) DeleteByUser(_ context.Context, userID string) error {
 func (r *EventRepo) DueReminders(_ context.Context, now time.Time, limit int) ([]events.Event, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var due []events.Event
-	for _, e := range r.byID {
-		if !e.RemindAt.IsZero() && !e.RemindAt.After(now) {
-			due = append(due, cloneEvent(e))
-		}
-	}
-	slices.SortFunc(due, func(a, b events.Event) int { return a.RemindAt.Compare(b.RemindAt) })
-	if len(due) > limit {
-		due = due[:limit]
-	}
-	return due, nil
+	due := r.byID.scan(func(e events.Event) bool { return !e.RemindAt.IsZero() && !e.RemindAt.After(now) },
+		func(a, b events.Event) int { return a.RemindAt.Compare(b.RemindAt) })
+	return due[:min(limit, len(due))], nil
 }
 
 func (r *EventRepo) ClaimReminder(_ context.Context, id string, at time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.byID[id]
+	e, ok := r.byID.get(id)
 	if !ok || e.RemindAt.IsZero() || !e.RemindAt.Equal(at) {
 		return false, nil
 	}
-	e.RemindAt = time.Time{}
-	r.unindex(e)
-	r.byID[id] = e
-	r.index(e)
+	e.RemindAt = time.Time{} // not in the list order: the index stands
+	r.byID.put(id, e)
 	return true, nil
 }

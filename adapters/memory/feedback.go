@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -16,19 +15,18 @@ var _ feedback.Repository = (*FeedbackRepo)(nil)
 // FeedbackRepo keeps feedback by id under one mutex.
 type FeedbackRepo struct {
 	mu   sync.RWMutex
-	byID map[string]feedback.Feedback
+	rows table[string, feedback.Feedback]
 }
 
-func NewFeedbackRepo() *FeedbackRepo { return &FeedbackRepo{byID: map[string]feedback.Feedback{}} }
+func NewFeedbackRepo() *FeedbackRepo {
+	return &FeedbackRepo{rows: newTable[string, feedback.Feedback](conflict("memory.feedbackExists", "feedback exists"),
+		notFound("memory.feedbackNotFound", "feedback not found"))}
+}
 
 func (r *FeedbackRepo) Create(_ context.Context, f feedback.Feedback) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, taken := r.byID[f.ID]; taken {
-		return core.Conflict("conflict", "memory.feedbackExists", "feedback exists")
-	}
-	r.byID[f.ID] = f
-	return nil
+	return r.rows.insert(f.ID, f)
 }
 
 func (r *FeedbackRepo) ListByUser(_ context.Context, userID string, page core.Page) ([]feedback.Feedback, string, error) {
@@ -54,25 +52,18 @@ func (r *FeedbackRepo) ListByState(_ context.Context, handled bool, page core.Pa
 func (r *FeedbackRepo) Get(_ context.Context, id string) (feedback.Feedback, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f, ok := r.byID[id]
-	if !ok {
-		return feedback.Feedback{}, core.NotFound("not_found", "memory.feedbackNotFound", "feedback not found")
-	}
-	return f, nil
+	return r.rows.find(id)
 }
 
 func (r *FeedbackRepo) MarkHandled(_ context.Context, id, by string, at time.Time) (feedback.Feedback, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	f, ok := r.byID[id]
-	if !ok {
-		return feedback.Feedback{}, core.NotFound("not_found", "memory.feedbackNotFound", "feedback not found")
-	}
-	if !f.Handled() {
-		f.HandledAt, f.HandledBy = core.FromMillis(core.Millis(at)), by // stored to the millisecond, as SQL does
-		r.byID[id] = f
-	}
-	return f, nil
+	return r.rows.update(id, func(f *feedback.Feedback) error {
+		if !f.Handled() {
+			f.HandledAt, f.HandledBy = core.FromMillis(core.Millis(at)), by // stored to the millisecond, as SQL does
+		}
+		return nil
+	})
 }
 
 func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) ([]feedback.Feedback, string, error) {
@@ -85,14 +76,10 @@ func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) (
 		after = &feedback.Feedback{ID: c.ID, CreatedAt: core.FromMillis(c.At)}
 	}
 	r.mu.RLock()
-	var out []feedback.Feedback
-	for _, f := range r.byID {
-		if keep(f) && (after == nil || newerFeedback(*after, f) < 0) {
-			out = append(out, f)
-		}
-	}
+	out := r.rows.scan(func(f feedback.Feedback) bool {
+		return keep(f) && (after == nil || newerFeedback(*after, f) < 0)
+	}, newerFeedback)
 	r.mu.RUnlock()
-	slices.SortFunc(out, newerFeedback)
 	out, next := core.CutPage(out, page, func(x feedback.Feedback) string {
 		return core.TimeCursor{At: core.Millis(x.CreatedAt), ID: x.ID}.String()
 	})
@@ -102,10 +89,6 @@ func (r *FeedbackRepo) list(page core.Page, keep func(feedback.Feedback) bool) (
 func (r *FeedbackRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, f := range r.byID {
-		if f.UserID == userID {
-			delete(r.byID, id)
-		}
-	}
+	r.rows.deleteWhere(func(_ string, f feedback.Feedback) bool { return f.UserID == userID })
 	return nil
 }

@@ -17,10 +17,13 @@ var _ flags.Repository = (*FlagRepo)(nil)
 // alias stored lists.
 type FlagRepo struct {
 	mu    sync.RWMutex
-	byKey map[string]flags.Flag
+	byKey table[string, flags.Flag]
 }
 
-func NewFlagRepo() *FlagRepo { return &FlagRepo{byKey: map[string]flags.Flag{}} }
+func NewFlagRepo() *FlagRepo {
+	return &FlagRepo{byKey: newTable[string, flags.Flag](conflict("memory.alreadyExists", "already exists"),
+		notFound("memory.noSuchFlag", "no such flag")).cloned(cloneFlag)}
+}
 
 func cloneFlag(f flags.Flag) flags.Flag {
 	f.EnabledForUserIDs = slices.Clone(f.EnabledForUserIDs)
@@ -29,34 +32,24 @@ func cloneFlag(f flags.Flag) flags.Flag {
 	return f
 }
 
-func errNoFlag() error { return core.NotFound("not_found", "memory.noSuchFlag", "no such flag") }
+func byFlagKey(a, b flags.Flag) int { return strings.Compare(a.Key, b.Key) }
 
 func (r *FlagRepo) Create(_ context.Context, f flags.Flag, room core.Room) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byKey[f.Key]; ok {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
+	if _, _, taken := r.byKey.pick(func(g flags.Flag) bool { return g.ID == f.ID }); taken || r.byKey.has(f.Key) {
+		return r.byKey.conflict()
 	}
-	for _, g := range r.byKey {
-		if g.ID == f.ID {
-			return core.Conflict("conflict", "memory.alreadyExists", "already exists")
-		}
-	}
-	if err := room.Allows(int64(len(r.byKey))); err != nil {
+	if err := room.Allows(int64(r.byKey.len())); err != nil {
 		return err
 	}
-	r.byKey[f.Key] = cloneFlag(f)
-	return nil
+	return r.byKey.insert(f.Key, f)
 }
 
 func (r *FlagRepo) Get(_ context.Context, key string) (flags.Flag, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f, ok := r.byKey[key]
-	if !ok {
-		return flags.Flag{}, errNoFlag()
-	}
-	return cloneFlag(f), nil
+	return r.byKey.find(key)
 }
 
 func (r *FlagRepo) List(_ context.Context, page core.Page) ([]flags.Flag, string, error) {
@@ -69,61 +62,38 @@ func (r *FlagRepo) List(_ context.Context, page core.Page) ([]flags.Flag, string
 		after = c.Key
 	}
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := []flags.Flag{}
-	for _, f := range r.sortedLocked() {
-		if f.Key > after {
-			out = append(out, cloneFlag(f))
-		}
-		if len(out) > page.Size() {
-			break
-		}
-	}
-	fs, next := flags.PageOf(out, page)
+	out := r.byKey.scan(func(f flags.Flag) bool { return f.Key > after }, byFlagKey)
+	r.mu.RUnlock()
+	fs, next := flags.PageOf(out[:min(len(out), page.Size()+1)], page)
 	return fs, next, nil
-}
-
-func (r *FlagRepo) sortedLocked() []flags.Flag {
-	all := make([]flags.Flag, 0, len(r.byKey))
-	for _, f := range r.byKey {
-		all = append(all, f)
-	}
-	slices.SortFunc(all, func(a, b flags.Flag) int { return strings.Compare(a.Key, b.Key) })
-	return all
 }
 
 func (r *FlagRepo) Update(_ context.Context, key string, fn func(f *flags.Flag) error) (flags.Flag, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old, ok := r.byKey[key]
-	if !ok {
-		return flags.Flag{}, errNoFlag()
-	}
-	f := cloneFlag(old)
-	if err := fn(&f); err != nil {
-		return flags.Flag{}, err
-	}
-	f.ID, f.Key, f.CreatedBy, f.CreatedAt = old.ID, old.Key, old.CreatedBy, old.CreatedAt
-	r.byKey[key] = cloneFlag(f)
-	return f, nil
+	return r.byKey.update(key, func(f *flags.Flag) error {
+		old := *f
+		err := fn(f)
+		f.ID, f.Key, f.CreatedBy, f.CreatedAt = old.ID, old.Key, old.CreatedBy, old.CreatedAt
+		return err
+	})
 }
 
 func (r *FlagRepo) Delete(_ context.Context, key string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byKey[key]; !ok {
-		return errNoFlag()
+	if _, ok := r.byKey.delete(key); !ok {
+		return r.byKey.notFound()
 	}
-	delete(r.byKey, key)
 	return nil
 }
 
 func (r *FlagRepo) RuleFor(_ context.Context, key, userID string) (flags.Rule, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f, ok := r.byKey[key]
-	if !ok {
-		return flags.Rule{}, errNoFlag()
+	f, err := r.byKey.find(key)
+	if err != nil {
+		return flags.Rule{}, err
 	}
 	return ruleOf(f, userID), nil
 }
@@ -131,7 +101,7 @@ func (r *FlagRepo) RuleFor(_ context.Context, key, userID string) (flags.Rule, e
 func (r *FlagRepo) RulesFor(_ context.Context, userID string) ([]flags.Rule, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	all := r.sortedLocked()
+	all := r.byKey.scan(nil, byFlagKey)
 	if len(all) > flags.MaxFlags {
 		all = all[:flags.MaxFlags]
 	}
@@ -142,7 +112,7 @@ func (r *FlagRepo) RulesFor(_ context.Context, userID string) ([]flags.Rule, err
 	return out, nil
 }
 
-// ruleOf is f without its lists, with where userID is listed in it.
+// ruleOf is f (a copy) without its lists, with where userID is listed in it.
 func ruleOf(f flags.Flag, userID string) flags.Rule {
 	l := flags.Unlisted
 	switch {
@@ -152,7 +122,6 @@ func ruleOf(f flags.Flag, userID string) flags.Rule {
 	case slices.Contains(f.EnabledForUserIDs, userID):
 		l = flags.ListedEnabled
 	}
-	f = cloneFlag(f)
 	f.EnabledForUserIDs, f.DisabledForUserIDs = nil, nil
 	return flags.Rule{Flag: f, Listing: l}
 }
@@ -161,13 +130,12 @@ func (r *FlagRepo) Unlist(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	drop := func(id string) bool { return id == userID }
-	for k, f := range r.byKey {
-		if slices.Contains(f.EnabledForUserIDs, userID) || slices.Contains(f.DisabledForUserIDs, userID) {
-			f = cloneFlag(f)
-			f.EnabledForUserIDs = slices.DeleteFunc(f.EnabledForUserIDs, drop)
-			f.DisabledForUserIDs = slices.DeleteFunc(f.DisabledForUserIDs, drop)
-			r.byKey[k] = f
-		}
+	for _, f := range r.byKey.scan(func(f flags.Flag) bool {
+		return slices.Contains(f.EnabledForUserIDs, userID) || slices.Contains(f.DisabledForUserIDs, userID)
+	}, nil) {
+		f.EnabledForUserIDs = slices.DeleteFunc(f.EnabledForUserIDs, drop)
+		f.DisabledForUserIDs = slices.DeleteFunc(f.DisabledForUserIDs, drop)
+		r.byKey.put(f.Key, f)
 	}
 	return nil
 }

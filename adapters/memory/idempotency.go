@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"tandem/core"
 	"tandem/modules/idempotency"
 )
 
@@ -13,14 +12,14 @@ var _ idempotency.Repository = (*IdempotencyRepo)(nil)
 
 type idemKey struct{ user, hash string }
 
-// IdempotencyRepo keeps the keys in a map; answers are copied in and out.
+// IdempotencyRepo keeps the keys in a table; answers are copied in and out.
 type IdempotencyRepo struct {
 	mu   sync.Mutex
-	keys map[idemKey]idempotency.Record
+	keys table[idemKey, idempotency.Record]
 }
 
 func NewIdempotencyRepo() *IdempotencyRepo {
-	return &IdempotencyRepo{keys: map[idemKey]idempotency.Record{}}
+	return &IdempotencyRepo{keys: newTable[idemKey, idempotency.Record](nil, notFound("memory.notFound", "not found")).cloned(cloneRecord)}
 }
 
 func cloneRecord(r idempotency.Record) idempotency.Record {
@@ -34,10 +33,10 @@ func (r *IdempotencyRepo) Claim(_ context.Context, rec idempotency.Record, now t
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := idemKey{rec.UserID, rec.KeyHash}
-	if old, ok := r.keys[k]; ok && old.ExpiresAt.After(now) {
-		return cloneRecord(old), false, nil
+	if old, ok := r.keys.get(k); ok && old.ExpiresAt.After(now) {
+		return old, false, nil
 	}
-	r.keys[k] = cloneRecord(rec)
+	r.keys.put(k, rec)
 	return idempotency.Record{}, true, nil
 }
 
@@ -45,20 +44,27 @@ func (r *IdempotencyRepo) Finish(_ context.Context, rec idempotency.Record) erro
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := idemKey{rec.UserID, rec.KeyHash}
-	if old, ok := r.keys[k]; !ok || old.ClaimID != rec.ClaimID || old.State == idempotency.Done {
-		return core.NotFound("not_found", "memory.notFound", "not found")
+	if _, err := r.keys.findIf(k, func(old idempotency.Record) bool {
+		return old.ClaimID == rec.ClaimID && old.State != idempotency.Done
+	}); err != nil {
+		return err
 	}
-	r.keys[k] = cloneRecord(rec)
+	r.keys.put(k, rec)
 	return nil
+}
+
+// running is the record of claimID while it runs.
+func running(claimID string) func(idempotency.Record) bool {
+	return func(old idempotency.Record) bool { return old.ClaimID == claimID && old.State == idempotency.Running }
 }
 
 func (r *IdempotencyRepo) Renew(_ context.Context, userID, keyHash, claimID string, expires time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := idemKey{userID, keyHash}
-	if old, ok := r.keys[k]; ok && old.ClaimID == claimID && old.State == idempotency.Running {
+	if old, err := r.keys.findIf(k, running(claimID)); err == nil {
 		old.ExpiresAt = expires
-		r.keys[k] = old
+		r.keys.put(k, old)
 	}
 	return nil
 }
@@ -67,8 +73,8 @@ func (r *IdempotencyRepo) Release(_ context.Context, userID, keyHash, claimID st
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := idemKey{userID, keyHash}
-	if old, ok := r.keys[k]; ok && old.ClaimID == claimID && old.State == idempotency.Running {
-		delete(r.keys, k)
+	if _, err := r.keys.findIf(k, running(claimID)); err == nil {
+		r.keys.delete(k)
 	}
 	return nil
 }
@@ -76,23 +82,12 @@ func (r *IdempotencyRepo) Release(_ context.Context, userID, keyHash, claimID st
 func (r *IdempotencyRepo) DeleteUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k := range r.keys {
-		if k.user == userID {
-			delete(r.keys, k)
-		}
-	}
+	r.keys.deleteWhere(func(k idemKey, _ idempotency.Record) bool { return k.user == userID })
 	return nil
 }
 
 func (r *IdempotencyRepo) Purge(_ context.Context, before time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for k, v := range r.keys {
-		if v.ExpiresAt.Before(before) {
-			delete(r.keys, k)
-			n++
-		}
-	}
-	return n, nil
+	return len(r.keys.deleteWhere(func(_ idemKey, v idempotency.Record) bool { return v.ExpiresAt.Before(before) })), nil
 }

@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -13,21 +12,22 @@ import (
 
 var _ images.Repository = (*ImageRepo)(nil)
 
-// ImageRepo keeps images by id with a key index; the mutex makes every
-// method as atomic as the SQL transaction, and "one image per key" as strict
-// as the unique index.
+// ImageRepo keeps images by id with a unique key index; the mutex makes
+// every method as atomic as the SQL transaction, and "one image per key" as
+// strict as the unique index.
 type ImageRepo struct {
-	mu    sync.RWMutex
-	byID  map[string]images.Image
-	byKey map[string]string // blob key -> image id
+	mu     sync.RWMutex
+	images table[string, images.Image] // unique: Key
 }
 
 func NewImageRepo() *ImageRepo {
-	return &ImageRepo{byID: map[string]images.Image{}, byKey: map[string]string{}}
+	return &ImageRepo{images: newTable[string, images.Image](conflict("memory.imageIdKeyAlreadyStored", "image id or key already stored"),
+		notFound("memory.noSuchImage", "no such image")).
+		indexed(func(img images.Image) string { return img.Key })}
 }
 
-func errImageConflict() error {
-	return core.Conflict("conflict", "memory.imageIdKeyAlreadyStored", "image id or key already stored")
+func imageOf(userID string) func(images.Image) bool {
+	return func(img images.Image) bool { return img.UserID == userID }
 }
 
 // Create sums and inserts under the write lock, so concurrent uploads never
@@ -40,10 +40,9 @@ func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, room core.Roo
 	defer r.mu.Unlock()
 	ids, keys := map[string]bool{}, map[string]bool{}
 	for _, img := range imgs {
-		_, idTaken := r.byID[img.ID]
-		_, keyTaken := r.byKey[img.Key]
-		if idTaken || keyTaken || ids[img.ID] || keys[img.Key] {
-			return errImageConflict()
+		_, keyTaken := r.images.lookup(img.Key)
+		if r.images.has(img.ID) || keyTaken || ids[img.ID] || keys[img.Key] {
+			return r.images.conflict()
 		}
 		ids[img.ID], keys[img.Key] = true, true
 	}
@@ -52,8 +51,7 @@ func (r *ImageRepo) Create(_ context.Context, imgs []images.Image, room core.Roo
 	}
 	for _, img := range imgs {
 		img.URL = "" // not stored, as in SQL: the service renders it from the key
-		r.byID[img.ID] = img
-		r.byKey[img.Key] = img.ID
+		r.images.put(img.ID, img)
 	}
 	return nil
 }
@@ -67,7 +65,7 @@ func (r *ImageRepo) StoredBytes(_ context.Context, userID string) (int64, error)
 // storedBytes sums the sizes of the user's images; the caller holds the lock.
 func (r *ImageRepo) storedBytes(userID string) int64 {
 	var n int64
-	for _, img := range r.byID {
+	for _, img := range r.images.rows {
 		if img.UserID == userID {
 			n += img.Size
 		}
@@ -78,21 +76,17 @@ func (r *ImageRepo) storedBytes(userID string) int64 {
 func (r *ImageRepo) Get(_ context.Context, userID, id string) (images.Image, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	img, ok := r.byID[id]
-	if !ok || img.UserID != userID {
-		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
-	}
-	return img, nil
+	return r.images.findIf(id, imageOf(userID))
 }
 
 func (r *ImageRepo) ByKey(_ context.Context, key string) (images.Image, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	id, ok := r.byKey[key]
+	img, ok := r.images.lookup(key)
 	if !ok {
-		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
+		return images.Image{}, r.images.notFound()
 	}
-	return r.byID[id], nil
+	return img, nil
 }
 
 func (r *ImageRepo) Held(_ context.Context, keys []string) (map[string]bool, error) {
@@ -100,7 +94,7 @@ func (r *ImageRepo) Held(_ context.Context, keys []string) (map[string]bool, err
 	defer r.mu.RUnlock()
 	held := map[string]bool{}
 	for _, k := range keys {
-		if _, ok := r.byKey[k]; ok {
+		if _, ok := r.images.lookup(k); ok {
 			held[k] = true
 		}
 	}
@@ -118,17 +112,10 @@ func newerImage(a, b images.Image) int {
 func (r *ImageRepo) List(_ context.Context, userID string, after *images.Position, n int) ([]images.Image, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := []images.Image{}
-	for _, img := range r.byID {
-		if img.UserID != userID {
-			continue
-		}
-		if after != nil && newerImage(img, images.Image{CreatedAt: after.CreatedAt, ID: after.ID}) <= 0 {
-			continue // at or before the position in newest-first order
-		}
-		out = append(out, img)
-	}
-	slices.SortFunc(out, newerImage)
+	out := r.images.scan(func(img images.Image) bool {
+		// after the position in newest-first order
+		return img.UserID == userID && (after == nil || newerImage(img, images.Image{CreatedAt: after.CreatedAt, ID: after.ID}) > 0)
+	}, newerImage)
 	if n > 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -136,19 +123,8 @@ func (r *ImageRepo) List(_ context.Context, userID string, after *images.Positio
 }
 
 func (r *ImageRepo) group(userID, groupID string) []images.Image {
-	out := []images.Image{}
-	for _, img := range r.byID {
-		if img.UserID == userID && img.GroupID == groupID {
-			out = append(out, img)
-		}
-	}
-	slices.SortFunc(out, func(a, b images.Image) int {
-		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return out
+	return r.images.scan(func(img images.Image) bool { return img.UserID == userID && img.GroupID == groupID },
+		func(a, b images.Image) int { return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.ID, b.ID)) })
 }
 
 func (r *ImageRepo) Group(_ context.Context, userID, groupID string) ([]images.Image, error) {
@@ -160,25 +136,15 @@ func (r *ImageRepo) Group(_ context.Context, userID, groupID string) ([]images.I
 func (r *ImageRepo) Relink(_ context.Context, userID, groupID string, changes []images.Change, at time.Time) ([]images.Image, []string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	plan, err := images.PlanRelink(userID, groupID, changes, at,
-		func(id string) (images.Image, bool) { img, ok := r.byID[id]; return img, ok },
-		func(key string) (images.Image, bool) {
-			id, ok := r.byKey[key]
-			return r.byID[id], ok
-		})
+	plan, err := images.PlanRelink(userID, groupID, changes, at, r.images.get, r.images.lookup)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, img := range plan.Removed {
-		delete(r.byID, img.ID)
-		delete(r.byKey, img.Key)
-	}
-	for _, img := range plan.Before {
-		delete(r.byKey, img.Key)
+		r.images.delete(img.ID)
 	}
 	for _, img := range plan.Changed {
-		r.byID[img.ID] = img
-		r.byKey[img.Key] = img.ID
+		r.images.put(img.ID, img)
 	}
 	return plan.Changed, plan.Freed, nil
 }
@@ -186,12 +152,11 @@ func (r *ImageRepo) Relink(_ context.Context, userID, groupID string, changes []
 func (r *ImageRepo) Delete(_ context.Context, userID, id string) (images.Image, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	img, ok := r.byID[id]
-	if !ok || img.UserID != userID {
-		return images.Image{}, core.NotFound("not_found", "memory.noSuchImage", "no such image")
+	img, err := r.images.findIf(id, imageOf(userID))
+	if err != nil {
+		return images.Image{}, err
 	}
-	delete(r.byID, id)
-	delete(r.byKey, img.Key)
+	r.images.delete(id)
 	return img, nil
 }
 
@@ -203,8 +168,7 @@ func (r *ImageRepo) DeleteGroup(_ context.Context, userID, groupID string) ([]im
 		return nil, core.NotFound("not_found", "memory.noSuchGroup", "no such group")
 	}
 	for _, img := range imgs {
-		delete(r.byID, img.ID)
-		delete(r.byKey, img.Key)
+		r.images.delete(img.ID)
 	}
 	return imgs, nil
 }
@@ -212,11 +176,6 @@ func (r *ImageRepo) DeleteGroup(_ context.Context, userID, groupID string) ([]im
 func (r *ImageRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, img := range r.byID {
-		if img.UserID == userID {
-			delete(r.byID, id)
-			delete(r.byKey, img.Key)
-		}
-	}
+	r.images.deleteWhere(func(_ string, img images.Image) bool { return img.UserID == userID })
 	return nil
 }

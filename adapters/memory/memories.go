@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"tandem/core"
@@ -11,56 +10,46 @@ import (
 
 var _ memories.Repository = (*MemoryRepo)(nil)
 
-// MemoryRepo keeps memories in a map. It copies on the way in and out so
+// MemoryRepo keeps memories in a table. It copies on the way in and out so
 // callers can never alias stored state (Images included).
 type MemoryRepo struct {
 	mu   sync.RWMutex
-	byID map[string]memories.Memory
+	rows table[string, memories.Memory]
 }
 
-func NewMemoryRepo() *MemoryRepo { return &MemoryRepo{byID: map[string]memories.Memory{}} }
+func NewMemoryRepo() *MemoryRepo {
+	return &MemoryRepo{rows: newTable[string, memories.Memory](conflict("memory.alreadyExists", "already exists"),
+		notFound("memory.noSuchMemory", "no such memory")).cloned(cloneMemory)}
+}
 
 func cloneMemory(m memories.Memory) memories.Memory {
 	m.Images = append([]string{}, m.Images...)
 	return m
 }
 
-func errNoMemory() error { return core.NotFound("not_found", "memory.noSuchMemory", "no such memory") }
-
 // Create counts and inserts under the write lock, so concurrent creates never
 // pass max.
 func (r *MemoryRepo) Create(_ context.Context, m memories.Memory, room core.Room) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byID[m.ID]; ok {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
+	if r.rows.has(m.ID) {
+		return r.rows.conflict()
 	}
-	if err := room.Allows(int64(r.countOf(m.UserID))); err != nil {
+	if err := room.Allows(int64(r.rows.count(memoryOf(m.UserID)))); err != nil {
 		return err
 	}
-	r.byID[m.ID] = cloneMemory(m)
-	return nil
+	return r.rows.insert(m.ID, m)
 }
 
-// countOf counts the user's memories; the caller holds the lock.
-func (r *MemoryRepo) countOf(userID string) int {
-	n := 0
-	for _, m := range r.byID {
-		if m.UserID == userID {
-			n++
-		}
-	}
-	return n
+// memoryOf says whether a memory is userID's.
+func memoryOf(userID string) func(memories.Memory) bool {
+	return func(m memories.Memory) bool { return m.UserID == userID }
 }
 
 func (r *MemoryRepo) Get(_ context.Context, userID, id string) (memories.Memory, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	m, ok := r.byID[id]
-	if !ok || m.UserID != userID {
-		return memories.Memory{}, errNoMemory()
-	}
-	return cloneMemory(m), nil
+	return r.rows.findIf(id, memoryOf(userID))
 }
 
 func (r *MemoryRepo) List(_ context.Context, userID string, span memories.Span, page core.Page) ([]memories.Memory, string, error) {
@@ -90,50 +79,36 @@ func (r *MemoryRepo) Count(_ context.Context, userID string, date core.Date) (in
 func (r *MemoryRepo) userMemories(userID string, keep func(memories.Memory) bool) []memories.Memory {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := []memories.Memory{}
-	for _, m := range r.byID {
-		if m.UserID == userID && keep(m) {
-			out = append(out, cloneMemory(m))
-		}
-	}
-	slices.SortFunc(out, memories.ListOrder)
-	return out
+	return r.rows.scan(func(m memories.Memory) bool { return m.UserID == userID && keep(m) }, memories.ListOrder)
 }
 
 func (r *MemoryRepo) Update(_ context.Context, userID, id string, fn func(m *memories.Memory) error) (memories.Memory, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old, ok := r.byID[id]
-	if !ok || old.UserID != userID {
-		return memories.Memory{}, errNoMemory()
-	}
-	m := cloneMemory(old)
-	if err := fn(&m); err != nil {
+	if _, err := r.rows.findIf(id, memoryOf(userID)); err != nil {
 		return memories.Memory{}, err
 	}
-	m.ID, m.UserID, m.CreatedAt = old.ID, old.UserID, old.CreatedAt
-	r.byID[id] = cloneMemory(m)
-	return m, nil
+	return r.rows.update(id, func(m *memories.Memory) error {
+		old := *m
+		err := fn(m)
+		m.ID, m.UserID, m.CreatedAt = old.ID, old.UserID, old.CreatedAt
+		return err
+	})
 }
 
 func (r *MemoryRepo) Delete(_ context.Context, userID, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, ok := r.byID[id]
-	if !ok || m.UserID != userID {
-		return errNoMemory()
+	if _, err := r.rows.findIf(id, memoryOf(userID)); err != nil {
+		return err
 	}
-	delete(r.byID, id)
+	r.rows.delete(id)
 	return nil
 }
 
 func (r *MemoryRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, m := range r.byID {
-		if m.UserID == userID {
-			delete(r.byID, id)
-		}
-	}
+	r.rows.deleteWhere(func(_ string, m memories.Memory) bool { return m.UserID == userID })
 	return nil
 }

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"tandem/core"
@@ -15,19 +14,17 @@ var _ messages.Repository = (*MessageRepo)(nil)
 // never alias).
 type MessageRepo struct {
 	mu   sync.RWMutex
-	byID map[string]messages.Message
+	rows table[string, messages.Message]
 }
 
-func NewMessageRepo() *MessageRepo { return &MessageRepo{byID: map[string]messages.Message{}} }
+func NewMessageRepo() *MessageRepo {
+	return &MessageRepo{rows: newTable[string, messages.Message](conflict("memory.alreadyExists", "already exists"), nil)}
+}
 
 func (r *MessageRepo) Add(_ context.Context, m messages.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byID[m.ID]; ok {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
-	}
-	r.byID[m.ID] = m
-	return nil
+	return r.rows.insert(m.ID, m)
 }
 
 func (r *MessageRepo) List(_ context.Context, scope string, page core.Page) ([]messages.Message, string, error) {
@@ -49,14 +46,8 @@ func (r *MessageRepo) page(page core.Page, keep func(messages.Message) bool) ([]
 		after = &c
 	}
 	r.mu.RLock()
-	all := []messages.Message{}
-	for _, m := range r.byID {
-		if keep(m) && (after == nil || after.After(m)) {
-			all = append(all, m)
-		}
-	}
+	all := r.rows.scan(func(m messages.Message) bool { return keep(m) && (after == nil || after.After(m)) }, messages.ListOrder)
 	r.mu.RUnlock()
-	slices.SortFunc(all, messages.ListOrder)
 	if len(all) > page.Size()+1 {
 		all = all[:page.Size()+1]
 	}
@@ -68,10 +59,6 @@ func (r *MessageRepo) DeleteUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	solo := messages.SoloScope(userID)
-	for id, m := range r.byID {
-		if m.AuthorID == userID || m.Scope == solo {
-			delete(r.byID, id)
-		}
-	}
+	r.rows.deleteWhere(func(_ string, m messages.Message) bool { return m.AuthorID == userID || m.Scope == solo })
 	return nil
 }

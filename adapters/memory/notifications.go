@@ -18,12 +18,11 @@ var _ notifications.Repository = (*NotificationRepo)(nil)
 // the role of the unique token index.
 type NotificationRepo struct {
 	mu       sync.RWMutex
-	settings map[string]notifications.Settings       // by user id
+	settings table[string, notifications.Settings]   // by user id
 	inbox    map[string][]notifications.Notification // by user id, in insertion order
 	owner    map[string]string                       // notification id -> user id
-	devices  map[string]notifications.Device         // by id
-	byToken  map[string]string                       // token -> device id
-	activity map[activityKey]activityState
+	devices  table[string, notifications.Device]     // by id; unique: Token
+	activity table[activityKey, activityState]
 }
 
 // activityKey and activityState are a row of notification_activity.
@@ -39,25 +38,24 @@ type activityState struct {
 }
 
 func NewNotificationRepo() *NotificationRepo {
-	return &NotificationRepo{settings: map[string]notifications.Settings{},
-		inbox: map[string][]notifications.Notification{}, owner: map[string]string{}, devices: map[string]notifications.Device{},
-		byToken: map[string]string{}, activity: map[activityKey]activityState{}}
+	return &NotificationRepo{settings: newTable[string, notifications.Settings](nil, notFound("memory.noSettings", "no settings")),
+		inbox: map[string][]notifications.Notification{}, owner: map[string]string{},
+		devices: newTable[string, notifications.Device](conflict("memory.deviceExists", "device exists"),
+			notFound("memory.noSuchDevice", "no such device")).
+			indexed(func(d notifications.Device) string { return d.Token }),
+		activity: newTable[activityKey, activityState](nil, nil)}
 }
 
 func (r *NotificationRepo) Settings(_ context.Context, userID string) (notifications.Settings, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	s, ok := r.settings[userID]
-	if !ok {
-		return notifications.Settings{}, core.NotFound("not_found", "memory.noSettings", "no settings")
-	}
-	return s, nil
+	return r.settings.find(userID)
 }
 
 func (r *NotificationRepo) UpdateSettings(_ context.Context, userID string, fn func(s *notifications.Settings) error) (notifications.Settings, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.settings[userID]
+	s, ok := r.settings.get(userID)
 	if !ok {
 		s = notifications.DefaultSettings(userID)
 	}
@@ -65,7 +63,7 @@ func (r *NotificationRepo) UpdateSettings(_ context.Context, userID string, fn f
 		return notifications.Settings{}, err
 	}
 	s.UserID = userID
-	r.settings[userID] = s
+	r.settings.put(userID, s)
 	return s, nil
 }
 
@@ -84,7 +82,7 @@ func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activi
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := activityKey{userID: a.UserID, from: a.From, kind: a.Kind}
-	st := r.activity[key]
+	st, _ := r.activity.get(key)
 	var c notifications.Collected
 	if entry := r.unreadLocked(a.UserID, st.notificationID); entry != nil {
 		c = notifications.Collected{Entry: new(*entry), Count: st.count, PushedAt: st.pushedAt}
@@ -95,7 +93,7 @@ func (r *NotificationRepo) AddActivity(_ context.Context, a notifications.Activi
 	if err := r.storeEntryLocked(c.Entry, *next.Entry); err != nil {
 		return notifications.Collected{}, err
 	}
-	r.activity[key] = activityState{notificationID: next.Entry.ID, count: next.Count, pushedAt: next.PushedAt}
+	r.activity.put(key, activityState{notificationID: next.Entry.ID, count: next.Count, pushedAt: next.PushedAt})
 	return next, nil
 }
 
@@ -204,39 +202,23 @@ func (r *NotificationRepo) RegisterDevice(_ context.Context, d notifications.Dev
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var st notifications.DeviceState
-	if id, known := r.byToken[d.Token]; known {
-		holder := r.devices[id]
+	if holder, known := r.devices.lookup(d.Token); known {
 		st.Holder = &holder
 	}
 	st.Mine = r.devicesLocked(d.UserID)
 	change := decide(st)
-	if old, taken := r.devices[change.Save.ID]; taken && old.Token != change.Save.Token {
-		return notifications.Device{}, core.Conflict("conflict", "memory.deviceExists", "device exists")
+	if old, taken := r.devices.get(change.Save.ID); taken && old.Token != change.Save.Token {
+		return notifications.Device{}, r.devices.conflict()
 	}
 	for _, id := range change.Forget {
-		r.deleteDeviceLocked(id)
+		r.devices.delete(id)
 	}
-	r.devices[change.Save.ID] = change.Save
-	r.byToken[change.Save.Token] = change.Save.ID
+	r.devices.put(change.Save.ID, change.Save)
 	return change.Save, nil
 }
 
 func (r *NotificationRepo) devicesLocked(userID string) []notifications.Device {
-	var out []notifications.Device
-	for _, d := range r.devices {
-		if d.UserID == userID {
-			out = append(out, d)
-		}
-	}
-	slices.SortFunc(out, notifications.NewerDevice)
-	return out
-}
-
-func (r *NotificationRepo) deleteDeviceLocked(id string) {
-	if d, ok := r.devices[id]; ok {
-		delete(r.byToken, d.Token)
-		delete(r.devices, id)
-	}
+	return r.devices.scan(func(d notifications.Device) bool { return d.UserID == userID }, notifications.NewerDevice)
 }
 
 func (r *NotificationRepo) Devices(_ context.Context, userID string) ([]notifications.Device, error) {
@@ -248,10 +230,10 @@ func (r *NotificationRepo) Devices(_ context.Context, userID string) ([]notifica
 func (r *NotificationRepo) RemoveDevice(_ context.Context, userID, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if d, ok := r.devices[id]; !ok || d.UserID != userID {
-		return core.NotFound("not_found", "memory.noSuchDevice", "no such device")
+	if _, err := r.devices.findIf(id, func(d notifications.Device) bool { return d.UserID == userID }); err != nil {
+		return err
 	}
-	r.deleteDeviceLocked(id)
+	r.devices.delete(id)
 	return nil
 }
 
@@ -259,7 +241,7 @@ func (r *NotificationRepo) RemoveDevices(_ context.Context, ids []string) error 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, id := range ids {
-		r.deleteDeviceLocked(id)
+		r.devices.delete(id)
 	}
 	return nil
 }
@@ -267,19 +249,13 @@ func (r *NotificationRepo) RemoveDevices(_ context.Context, ids []string) error 
 func (r *NotificationRepo) DeleteUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.settings, userID)
+	r.settings.delete(userID)
 	for _, n := range r.inbox[userID] {
 		delete(r.owner, n.ID)
 	}
 	delete(r.inbox, userID)
-	for _, d := range r.devicesLocked(userID) {
-		r.deleteDeviceLocked(d.ID)
-	}
-	for k := range r.activity {
-		if k.userID == userID || k.from == userID {
-			delete(r.activity, k)
-		}
-	}
+	r.devices.deleteWhere(func(_ string, d notifications.Device) bool { return d.UserID == userID })
+	r.activity.deleteWhere(func(k activityKey, _ activityState) bool { return k.userID == userID || k.from == userID })
 	return nil
 }
 
@@ -290,11 +266,11 @@ var _ notifications.TicketRepository = (*TicketRepo)(nil)
 type TicketRepo struct {
 	mu      sync.Mutex
 	tickets map[string]notifications.Ticket
-	checked map[string]time.Time
+	checked schedule[string]
 }
 
 func NewTicketRepo() *TicketRepo {
-	return &TicketRepo{tickets: map[string]notifications.Ticket{}, checked: map[string]time.Time{}}
+	return &TicketRepo{tickets: map[string]notifications.Ticket{}, checked: schedule[string]{}}
 }
 
 func (r *TicketRepo) AddTickets(_ context.Context, ts []notifications.Ticket) error {
@@ -308,25 +284,14 @@ func (r *TicketRepo) AddTickets(_ context.Context, ts []notifications.Ticket) er
 	return nil
 }
 
+// ClaimTickets claims the longest waiting first, as the SQL query does.
 func (r *TicketRepo) ClaimTickets(_ context.Context, due, now time.Time, limit int) ([]notifications.Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []notifications.Ticket
-	for id, t := range r.tickets {
-		if !r.checked[id].After(due) {
-			out = append(out, t)
-		}
-	}
-	// like the SQL query: the longest waiting first, then by id
-	slices.SortFunc(out, func(a, b notifications.Ticket) int {
-		if c := r.checked[a.ID].Compare(r.checked[b.ID]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	out = out[:min(limit, len(out))]
-	for _, t := range out {
-		r.checked[t.ID] = now
+	for _, id := range r.checked.due(due, limit) {
+		out = append(out, r.tickets[id])
+		r.checked[id] = now
 	}
 	return out, nil
 }
@@ -344,11 +309,11 @@ func (r *TicketRepo) DeleteTickets(_ context.Context, ids []string) error {
 var _ notifications.DailyReminderRepository = (*DailyReminderRepo)(nil)
 
 // DailyReminderRepo keeps each user's next reminder instant and the claimed
-// (user, date) pairs in maps under one mutex.
+// (user, date) pairs under one mutex.
 type DailyReminderRepo struct {
 	mu     sync.Mutex
-	next   map[string]time.Time // by user id
-	claims map[reminderDay]time.Time
+	next   schedule[string] // by user id
+	claims table[reminderDay, time.Time]
 }
 
 type reminderDay struct {
@@ -357,7 +322,7 @@ type reminderDay struct {
 }
 
 func NewDailyReminderRepo() *DailyReminderRepo {
-	return &DailyReminderRepo{next: map[string]time.Time{}, claims: map[reminderDay]time.Time{}}
+	return &DailyReminderRepo{next: schedule[string]{}, claims: newTable[reminderDay, time.Time](nil, nil)}
 }
 
 func (r *DailyReminderRepo) ScheduleReminder(_ context.Context, userID string, at time.Time) error {
@@ -371,72 +336,45 @@ func (r *DailyReminderRepo) DueReminders(_ context.Context, now time.Time, limit
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []notifications.DueReminder
-	for u, at := range r.next {
-		if !at.After(now) {
-			out = append(out, notifications.DueReminder{UserID: u, At: at})
-		}
+	for _, u := range r.next.due(now, limit) {
+		out = append(out, notifications.DueReminder{UserID: u, At: r.next[u]})
 	}
-	slices.SortFunc(out, func(a, b notifications.DueReminder) int {
-		if c := a.At.Compare(b.At); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.UserID, b.UserID)
-	})
-	return out[:min(limit, len(out))], nil
+	return out, nil
 }
 
 func (r *DailyReminderRepo) MoveReminder(_ context.Context, userID string, from, to time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if at, ok := r.next[userID]; !ok || !at.Equal(from) {
-		return false, nil
-	}
-	r.next[userID] = to
-	return true, nil
+	return r.next.move(userID, from, to), nil
 }
 
 func (r *DailyReminderRepo) ClearReminder(_ context.Context, userID string, at time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.next[userID]; !ok || !old.Equal(at) {
-		return false, nil
-	}
-	delete(r.next, userID)
-	return true, nil
+	return r.next.clear(userID, at), nil
 }
 
 func (r *DailyReminderRepo) ClaimReminderDay(_ context.Context, userID string, day core.Date, at time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := reminderDay{userID, day}
-	if _, taken := r.claims[k]; taken {
+	if r.claims.has(k) {
 		return false, nil
 	}
-	r.claims[k] = at
+	r.claims.put(k, at)
 	return true, nil
 }
 
 func (r *DailyReminderRepo) PurgeReminderDays(_ context.Context, before core.Date) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for k := range r.claims {
-		if k.day.Before(before) {
-			delete(r.claims, k)
-			n++
-		}
-	}
-	return n, nil
+	return len(r.claims.deleteWhere(func(k reminderDay, _ time.Time) bool { return k.day.Before(before) })), nil
 }
 
 func (r *DailyReminderRepo) DeleteUserReminders(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.next, userID)
-	for k := range r.claims {
-		if k.userID == userID {
-			delete(r.claims, k)
-		}
-	}
+	r.claims.deleteWhere(func(k reminderDay, _ time.Time) bool { return k.userID == userID })
 	return nil
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -14,24 +15,26 @@ import (
 var _ partners.Repository = (*PartnerRepo)(nil)
 
 // PartnerRepo keeps partnerships, connection codes, pairing codes and
-// requests in maps under one mutex, so each method is atomic like its SQL
+// requests in tables under one mutex, so each method is atomic like its SQL
 // transaction. members plays the role of the member primary key.
 type PartnerRepo struct {
 	mu           sync.RWMutex
-	partnerships map[string]partners.Partnership // by id
-	members      map[string]string               // user id -> partnership id
-	connections  map[string]partners.Connection  // by user id
-	connByKey    map[string]string               // partners.ConnectionKey(code) -> user id
-	codes        map[string]partners.PairingCode // by user id
-	codeOwner    map[string]string               // code -> user id
-	requests     map[string]partners.Request     // by From
+	partnerships table[string, partners.Partnership] // by id
+	members      map[string]string                   // user id -> partnership id
+	connections  table[string, partners.Connection]  // by user id; unique: partners.ConnectionKey(code)
+	codes        table[string, partners.PairingCode] // by user id; unique: code
+	requests     table[string, partners.Request]     // by From
 }
 
 func NewPartnerRepo() *PartnerRepo {
-	return &PartnerRepo{partnerships: map[string]partners.Partnership{}, members: map[string]string{},
-		connections: map[string]partners.Connection{}, connByKey: map[string]string{},
-		codes: map[string]partners.PairingCode{}, codeOwner: map[string]string{},
-		requests: map[string]partners.Request{}}
+	return &PartnerRepo{partnerships: newTable[string, partners.Partnership](nil, notFound("memory.notPaired", "not paired")), members: map[string]string{},
+		connections: newTable[string, partners.Connection](conflict("memory.connectionCodeTaken", "connection code taken"),
+			notFound("memory.noConnection", "no connection")).
+			indexed(func(c partners.Connection) string { return partners.ConnectionKey(c.Code) }),
+		codes: newTable[string, partners.PairingCode](conflict("memory.pairingCodeTaken", "pairing code taken"),
+			notFound("memory.noPairingCode", "no pairing code")).
+			indexed(func(c partners.PairingCode) string { return c.Code }),
+		requests: newTable[string, partners.Request](nil, nil)}
 }
 
 func errPairedConflict() error {
@@ -45,25 +48,17 @@ func (r *PartnerRepo) Snapshot(_ context.Context, userID string) (partners.Snaps
 	if p, ok := r.partnershipLocked(userID); ok {
 		s.Partnership = &p
 	}
-	if c, ok := r.connections[userID]; ok {
+	if c, ok := r.connections.get(userID); ok {
 		s.Connection = &c
 	}
-	if c, ok := r.codes[userID]; ok {
+	if c, ok := r.codes.get(userID); ok {
 		s.PairingCode = &c
 	}
-	if q, ok := r.requests[userID]; ok {
+	if q, ok := r.requests.get(userID); ok {
 		s.Outgoing = &q
 	}
-	for _, q := range r.requests {
-		if q.To == userID {
-			s.Incoming = append(s.Incoming, q)
-		}
-	}
-	slices.SortFunc(s.Incoming, func(a, b partners.Request) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.From, b.From)
+	s.Incoming = r.requests.scan(func(q partners.Request) bool { return q.To == userID }, func(a, b partners.Request) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.From, b.From))
 	})
 	return s, nil
 }
@@ -73,7 +68,7 @@ func (r *PartnerRepo) PartnershipOf(_ context.Context, userID string) (partners.
 	defer r.mu.RUnlock()
 	p, ok := r.partnershipLocked(userID)
 	if !ok {
-		return partners.Partnership{}, core.NotFound("not_found", "memory.notPaired", "not paired")
+		return partners.Partnership{}, r.partnerships.notFound()
 	}
 	return p, nil
 }
@@ -83,46 +78,33 @@ func (r *PartnerRepo) partnershipLocked(userID string) (partners.Partnership, bo
 	if !ok {
 		return partners.Partnership{}, false
 	}
-	return r.partnerships[id], true
+	p, _ := r.partnerships.get(id)
+	return p, true
 }
 
 func (r *PartnerRepo) PutConnection(_ context.Context, c partners.Connection) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := partners.ConnectionKey(c.Code)
-	if owner, taken := r.connByKey[key]; taken && owner != c.UserID {
-		return core.Conflict("conflict", "memory.connectionCodeTaken", "connection code taken")
+	if r.connections.taken(partners.ConnectionKey(c.Code), c.UserID) {
+		return r.connections.conflict()
 	}
-	if old, ok := r.connections[c.UserID]; ok {
-		delete(r.connByKey, partners.ConnectionKey(old.Code))
-	}
-	r.connections[c.UserID] = c
-	r.connByKey[key] = c.UserID
+	r.connections.put(c.UserID, c)
 	return nil
 }
 
 func (r *PartnerRepo) ConnectionOf(_ context.Context, userID string) (partners.Connection, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	c, ok := r.connections[userID]
-	if !ok {
-		return partners.Connection{}, core.NotFound("not_found", "memory.noConnection", "no connection")
-	}
-	return c, nil
+	return r.connections.find(userID)
 }
 
 func (r *PartnerRepo) PurgeExpiredConnections(_ context.Context, now time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for u, c := range r.connections {
-		if _, paired := r.members[u]; !paired && !c.ExpiresAt.After(now) {
-			delete(r.connByKey, partners.ConnectionKey(c.Code))
-			delete(r.connections, u)
-			n++
-		}
-	}
-	return n, nil
+	return len(r.connections.deleteWhere(func(u string, c partners.Connection) bool {
+		_, paired := r.members[u]
+		return !paired && !c.ExpiresAt.After(now)
+	})), nil
 }
 
 // ConnectionByCode finds the code by its key alone: the memory store holds no
@@ -130,11 +112,11 @@ func (r *PartnerRepo) PurgeExpiredConnections(_ context.Context, now time.Time) 
 func (r *PartnerRepo) ConnectionByCode(_ context.Context, code string) (partners.Connection, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	owner, ok := r.connByKey[partners.ConnectionKey(code)]
+	c, ok := r.connections.lookup(partners.ConnectionKey(code))
 	if !ok {
-		return partners.Connection{}, core.NotFound("not_found", "memory.noConnection", "no connection")
+		return partners.Connection{}, r.connections.notFound()
 	}
-	return r.connections[owner], nil
+	return c, nil
 }
 
 // createLocked inserts the partnership and its members, refusing a second
@@ -145,7 +127,7 @@ func (r *PartnerRepo) createLocked(p partners.Partnership) error {
 			return errPairedConflict()
 		}
 	}
-	r.partnerships[p.ID] = p
+	r.partnerships.put(p.ID, p)
 	for _, u := range p.Users() {
 		r.members[u] = p.ID
 	}
@@ -157,28 +139,19 @@ func (r *PartnerRepo) createLocked(p partners.Partnership) error {
 // or to them.
 func (r *PartnerRepo) clearPairingLocked(users ...string) {
 	for _, u := range users {
-		if c, ok := r.codes[u]; ok {
-			delete(r.codeOwner, c.Code)
-			delete(r.codes, u)
-		}
+		r.codes.delete(u)
 	}
-	for from, q := range r.requests {
-		if slices.Contains(users, q.From) || slices.Contains(users, q.To) {
-			delete(r.requests, from)
-		}
-	}
+	r.requests.deleteWhere(func(_ string, q partners.Request) bool {
+		return slices.Contains(users, q.From) || slices.Contains(users, q.To)
+	})
 }
 
 func (r *PartnerRepo) ClearPairing(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearPairingLocked(userID)
-	if _, paired := r.members[userID]; paired {
-		return nil
-	}
-	if c, ok := r.connections[userID]; ok {
-		delete(r.connByKey, partners.ConnectionKey(c.Code))
-		delete(r.connections, userID)
+	if _, paired := r.members[userID]; !paired {
+		r.connections.delete(userID)
 	}
 	return nil
 }
@@ -189,25 +162,21 @@ func (r *PartnerRepo) PutPairingCode(_ context.Context, c partners.PairingCode) 
 	if _, paired := r.members[c.UserID]; paired {
 		return errPairedConflict()
 	}
-	if owner, taken := r.codeOwner[c.Code]; taken && owner != c.UserID {
-		return core.Conflict("conflict", "memory.pairingCodeTaken", "pairing code taken")
+	if r.codes.taken(c.Code, c.UserID) {
+		return r.codes.conflict()
 	}
-	if old, ok := r.codes[c.UserID]; ok {
-		delete(r.codeOwner, old.Code)
-	}
-	r.codes[c.UserID] = c
-	r.codeOwner[c.Code] = c.UserID
+	r.codes.put(c.UserID, c)
 	return nil
 }
 
 func (r *PartnerRepo) PairingCodeByCode(_ context.Context, code string) (partners.PairingCode, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	owner, ok := r.codeOwner[code]
+	c, ok := r.codes.lookup(code)
 	if !ok {
-		return partners.PairingCode{}, core.NotFound("not_found", "memory.noPairingCode", "no pairing code")
+		return partners.PairingCode{}, r.codes.notFound()
 	}
-	return r.codes[owner], nil
+	return c, nil
 }
 
 // Pair holds the mutex for the whole decision, as the SQL transaction
@@ -226,7 +195,7 @@ func (r *PartnerRepo) Pair(_ context.Context, users [2]string, decide func(partn
 		if _, paired := r.members[q.From]; paired {
 			return errPairedConflict()
 		}
-		r.requests[q.From] = *q
+		r.requests.put(q.From, *q)
 	}
 	return nil
 }
@@ -237,13 +206,13 @@ func (r *PartnerRepo) pairingLocked(users [2]string) partners.Pairing {
 		if _, paired := r.members[u]; paired {
 			st.Paired = append(st.Paired, u)
 		}
-		if c, ok := r.codes[u]; ok {
+		if c, ok := r.codes.get(u); ok {
 			st.Codes = append(st.Codes, c)
 		}
-		if c, ok := r.connections[u]; ok {
+		if c, ok := r.connections.get(u); ok {
 			st.Connections = append(st.Connections, c)
 		}
-		if q, ok := r.requests[u]; ok {
+		if q, ok := r.requests.get(u); ok {
 			st.Requests = append(st.Requests, q)
 		}
 	}
@@ -255,7 +224,7 @@ func (r *PartnerRepo) End(_ context.Context, userID string) (partners.Partnershi
 	defer r.mu.Unlock()
 	p, ok := r.endLocked(userID)
 	if !ok {
-		return partners.Partnership{}, core.NotFound("not_found", "memory.notPaired", "not paired")
+		return partners.Partnership{}, r.partnerships.notFound()
 	}
 	return p, nil
 }
@@ -265,7 +234,7 @@ func (r *PartnerRepo) endLocked(userID string) (partners.Partnership, bool) {
 	if !ok {
 		return partners.Partnership{}, false
 	}
-	delete(r.partnerships, p.ID)
+	r.partnerships.delete(p.ID)
 	for _, u := range p.Users() {
 		delete(r.members, u)
 	}
@@ -278,9 +247,6 @@ func (r *PartnerRepo) Purge(_ context.Context, userID string) (partners.Partners
 	defer r.mu.Unlock()
 	p, ended := r.endLocked(userID)
 	r.clearPairingLocked(userID)
-	if c, ok := r.connections[userID]; ok {
-		delete(r.connByKey, partners.ConnectionKey(c.Code))
-		delete(r.connections, userID)
-	}
+	r.connections.delete(userID)
 	return p, ended, nil
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"slices"
 	"sync"
 	"time"
 
-	"tandem/core"
 	"tandem/modules/passkeys"
 )
 
@@ -18,12 +16,19 @@ var _ passkeys.Repository = (*PasskeyRepo)(nil)
 // each take and use one step.
 type PasskeyRepo struct {
 	mu         sync.Mutex
-	byID       map[string]passkeys.Passkey
-	challenges map[string]passkeys.Challenge
+	byID       table[string, passkeys.Passkey]
+	challenges table[string, passkeys.Challenge]
 }
 
 func NewPasskeyRepo() *PasskeyRepo {
-	return &PasskeyRepo{byID: map[string]passkeys.Passkey{}, challenges: map[string]passkeys.Challenge{}}
+	return &PasskeyRepo{byID: newTable[string, passkeys.Passkey](nil, passkeys.NotFound).cloned(clonePasskey),
+		challenges: newTable[string, passkeys.Challenge](conflict("memory.alreadyExists", "already exists"),
+			passkeys.NoChallenge).cloned(cloneChallenge)}
+}
+
+func cloneChallenge(c passkeys.Challenge) passkeys.Challenge {
+	c.Session = bytes.Clone(c.Session)
+	return c
 }
 
 func clonePasskey(p passkeys.Passkey) passkeys.Passkey {
@@ -31,47 +36,36 @@ func clonePasskey(p passkeys.Passkey) passkeys.Passkey {
 	return p
 }
 
+func passkeyOf(userID string) func(passkeys.Passkey) bool {
+	return func(p passkeys.Passkey) bool { return p.UserID == userID }
+}
+
 func (r *PasskeyRepo) Create(_ context.Context, p passkeys.Passkey, max int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for _, o := range r.byID {
-		if bytes.Equal(o.CredentialID, p.CredentialID) || o.ID == p.ID {
-			return passkeys.Exists()
-		}
-		if o.UserID == p.UserID {
-			n++
-		}
+	if _, _, taken := r.byID.pick(func(o passkeys.Passkey) bool { return bytes.Equal(o.CredentialID, p.CredentialID) }); taken || r.byID.has(p.ID) {
+		return passkeys.Exists()
 	}
-	if n >= max {
+	if r.byID.count(passkeyOf(p.UserID)) >= max {
 		return passkeys.TooMany()
 	}
-	r.byID[p.ID] = clonePasskey(p)
+	r.byID.put(p.ID, p)
 	return nil
 }
 
 func (r *PasskeyRepo) List(_ context.Context, userID string) ([]passkeys.Passkey, error) {
 	r.mu.Lock()
-	out := []passkeys.Passkey{}
-	for _, p := range r.byID {
-		if p.UserID == userID {
-			out = append(out, clonePasskey(p))
-		}
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b passkeys.Passkey) int {
+	defer r.mu.Unlock()
+	return r.byID.scan(passkeyOf(userID), func(a, b passkeys.Passkey) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	}), nil
 }
 
 func (r *PasskeyRepo) ByCredential(_ context.Context, credentialID []byte) (passkeys.Passkey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, p := range r.byID {
-		if bytes.Equal(p.CredentialID, credentialID) {
-			return clonePasskey(p), nil
-		}
+	if _, p, ok := r.byID.pick(func(p passkeys.Passkey) bool { return bytes.Equal(p.CredentialID, credentialID) }); ok {
+		return p, nil
 	}
 	return passkeys.Passkey{}, passkeys.NotFound()
 }
@@ -79,66 +73,52 @@ func (r *PasskeyRepo) ByCredential(_ context.Context, credentialID []byte) (pass
 func (r *PasskeyRepo) RecordUse(_ context.Context, id string, decide passkeys.UseDecision) (passkeys.Passkey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p, ok := r.byID[id]
-	if !ok {
-		return passkeys.Passkey{}, passkeys.NotFound()
-	}
-	p, err := decide(clonePasskey(p))
+	p, err := r.byID.find(id)
 	if err != nil {
 		return passkeys.Passkey{}, err
 	}
-	r.byID[id] = clonePasskey(p)
+	p, err = decide(p)
+	if err != nil {
+		return passkeys.Passkey{}, err
+	}
+	r.byID.put(id, p)
 	return p, nil
 }
 
 func (r *PasskeyRepo) Delete(_ context.Context, userID, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if p, ok := r.byID[id]; !ok || p.UserID != userID {
-		return passkeys.NotFound()
+	if _, err := r.byID.findIf(id, passkeyOf(userID)); err != nil {
+		return err
 	}
-	delete(r.byID, id)
+	r.byID.delete(id)
 	return nil
 }
 
 func (r *PasskeyRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, p := range r.byID {
-		if p.UserID == userID {
-			delete(r.byID, id)
-		}
-	}
-	for id, c := range r.challenges {
-		if c.UserID == userID {
-			delete(r.challenges, id)
-		}
-	}
+	r.byID.deleteWhere(func(_ string, p passkeys.Passkey) bool { return p.UserID == userID })
+	r.challenges.deleteWhere(func(_ string, c passkeys.Challenge) bool { return c.UserID == userID })
 	return nil
 }
 
 func (r *PasskeyRepo) CreateChallenge(_ context.Context, c passkeys.Challenge) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.challenges[c.ID]; ok {
-		return core.Conflict("conflict", "memory.alreadyExists", "already exists")
-	}
-	c.Session = bytes.Clone(c.Session)
-	r.challenges[c.ID] = c
-	return nil
+	return r.challenges.insert(c.ID, c)
 }
 
 func (r *PasskeyRepo) TakeChallenge(_ context.Context, id string, decide passkeys.ChallengeDecision) (passkeys.Challenge, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, ok := r.challenges[id]
-	if !ok {
-		return passkeys.Challenge{}, passkeys.NoChallenge()
+	c, err := r.challenges.find(id)
+	if err != nil {
+		return passkeys.Challenge{}, err
 	}
-	c.Session = bytes.Clone(c.Session)
 	spend, err := decide(c)
 	if spend {
-		delete(r.challenges, id)
+		r.challenges.delete(id)
 	}
 	if err != nil {
 		return passkeys.Challenge{}, err
@@ -149,10 +129,6 @@ func (r *PasskeyRepo) TakeChallenge(_ context.Context, id string, decide passkey
 func (r *PasskeyRepo) PurgeChallenges(_ context.Context, now time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, c := range r.challenges {
-		if !now.Before(c.ExpiresAt) {
-			delete(r.challenges, id)
-		}
-	}
+	r.challenges.deleteWhere(func(_ string, c passkeys.Challenge) bool { return !now.Before(c.ExpiresAt) })
 	return nil
 }

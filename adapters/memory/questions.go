@@ -12,19 +12,21 @@ import (
 
 var _ questions.Repository = (*QuestionRepo)(nil)
 
-// QuestionRepo keeps daily questions and their messages in maps under one
-// mutex, so each method is atomic like its SQL transaction; byDate plays the
-// unique (partnership, date) index.
+// QuestionRepo keeps daily questions and their messages in tables under one
+// mutex, so each method is atomic like its SQL transaction; the dailies'
+// unique index plays the unique (partnership, date) one.
 type QuestionRepo struct {
 	mu       sync.RWMutex
-	dailies  map[string]questions.Daily   // by id
-	byDate   map[string]string            // partnership id + date -> daily id
-	messages map[string]questions.Message // by id
+	dailies  table[string, questions.Daily] // by id; unique: questionDateKey
+	messages table[string, questions.Message]
 }
 
 func NewQuestionRepo() *QuestionRepo {
-	return &QuestionRepo{dailies: map[string]questions.Daily{}, byDate: map[string]string{},
-		messages: map[string]questions.Message{}}
+	return &QuestionRepo{
+		dailies: newTable[string, questions.Daily](conflict("memory.dailyQuestionExists", "daily question exists"),
+			notFound("memory.noQuestionThatDate", "no question for that date")).
+			indexed(func(d questions.Daily) string { return questionDateKey(d.PartnershipID, d.Date) }),
+		messages: newTable[string, questions.Message](conflict("memory.messageExists", "message exists"), nil)}
 }
 
 func questionDateKey(partnershipID string, day core.Date) string {
@@ -34,38 +36,31 @@ func questionDateKey(partnershipID string, day core.Date) string {
 func (r *QuestionRepo) Open(_ context.Context, partnershipID string, day core.Date, pick func(nearby []questions.Daily) (questions.Daily, error)) (questions.Daily, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if id, ok := r.byDate[questionDateKey(partnershipID, day)]; ok {
-		return r.dailies[id], nil
+	if d, ok := r.dailies.lookup(questionDateKey(partnershipID, day)); ok {
+		return d, nil
 	}
 	from, to := questions.NearbyFrom(day), questions.NearbyTo(day)
-	var nearby []questions.Daily
-	for _, d := range r.dailies {
-		if d.PartnershipID == partnershipID && !d.Date.Before(from) && !d.Date.After(to) {
-			nearby = append(nearby, d)
-		}
-	}
-	slices.SortFunc(nearby, func(a, b questions.Daily) int { return a.Date.Time().Compare(b.Date.Time()) })
-	d, err := pick(nearby)
+	d, err := pick(r.dailies.scan(func(d questions.Daily) bool {
+		return d.PartnershipID == partnershipID && !d.Date.Before(from) && !d.Date.After(to)
+	}, func(a, b questions.Daily) int { return a.Date.Time().Compare(b.Date.Time()) }))
 	if err != nil {
 		return questions.Daily{}, err
 	}
 	d.PartnershipID, d.Date = partnershipID, day
-	if _, taken := r.dailies[d.ID]; taken {
-		return questions.Daily{}, core.Conflict("conflict", "memory.dailyQuestionExists", "daily question exists")
+	if err := r.dailies.insert(d.ID, d); err != nil {
+		return questions.Daily{}, err
 	}
-	r.dailies[d.ID] = d
-	r.byDate[questionDateKey(partnershipID, day)] = d.ID
 	return d, nil
 }
 
 func (r *QuestionRepo) Find(_ context.Context, partnershipID string, day core.Date) (questions.Daily, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	id, ok := r.byDate[questionDateKey(partnershipID, day)]
+	d, ok := r.dailies.lookup(questionDateKey(partnershipID, day))
 	if !ok {
-		return questions.Daily{}, core.NotFound("not_found", "memory.noQuestionThatDate", "no question for that date")
+		return questions.Daily{}, r.dailies.notFound()
 	}
-	return r.dailies[id], nil
+	return d, nil
 }
 
 func (r *QuestionRepo) Conversation(ctx context.Context, partnershipID string, day core.Date) (questions.Daily, []questions.Message, error) {
@@ -88,14 +83,9 @@ func (r *QuestionRepo) History(_ context.Context, partnershipID string, until co
 		}
 	}
 	r.mu.RLock()
-	var out []questions.Daily
-	for _, d := range r.dailies {
-		if d.PartnershipID == partnershipID && !d.Date.After(until) {
-			out = append(out, d)
-		}
-	}
+	out := r.dailies.scan(func(d questions.Daily) bool { return d.PartnershipID == partnershipID && !d.Date.After(until) },
+		func(a, b questions.Daily) int { return b.Date.Time().Compare(a.Date.Time()) })
 	r.mu.RUnlock()
-	slices.SortFunc(out, func(a, b questions.Daily) int { return b.Date.Time().Compare(a.Date.Time()) })
 	out, next := core.CutPage(out, page, func(d questions.Daily) string { return questions.HistoryCursor(d.Date) })
 	return out, next, nil
 }
@@ -111,47 +101,36 @@ func olderMessage(a, b questions.Message) int {
 func (r *QuestionRepo) Messages(_ context.Context, dailyIDs []string) ([]questions.Message, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := []questions.Message{}
-	for _, m := range r.messages {
-		if slices.Contains(dailyIDs, m.DailyID) {
-			out = append(out, m)
-		}
-	}
-	slices.SortFunc(out, olderMessage)
-	return out, nil
+	return r.messages.scan(func(m questions.Message) bool { return slices.Contains(dailyIDs, m.DailyID) }, olderMessage), nil
 }
 
 func (r *QuestionRepo) AddMessage(_ context.Context, m questions.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, taken := r.messages[m.ID]; taken {
-		return core.Conflict("conflict", "memory.messageExists", "message exists")
+	if r.messages.has(m.ID) {
+		return r.messages.conflict()
 	}
-	if m.Kind == questions.KindAnswer {
-		for _, o := range r.messages {
-			if o.DailyID == m.DailyID && o.UserID == m.UserID && o.Kind == questions.KindAnswer {
-				return core.Conflict("conflict", "memory.alreadyAnswered", "already answered")
-			}
-		}
+	if _, _, answered := r.messages.pick(func(o questions.Message) bool {
+		return m.Kind == questions.KindAnswer && o.DailyID == m.DailyID && o.UserID == m.UserID && o.Kind == questions.KindAnswer
+	}); answered {
+		return core.Conflict("conflict", "memory.alreadyAnswered", "already answered")
 	}
-	r.messages[m.ID] = m
-	return nil
+	return r.messages.insert(m.ID, m)
 }
 
 func (r *QuestionRepo) React(_ context.Context, m questions.Message) (questions.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, o := range r.messages {
-		if o.Kind == questions.KindReaction && o.UserID == m.UserID && o.MessageID == m.MessageID {
-			o.Reaction, o.CreatedAt = m.Reaction, m.CreatedAt
-			r.messages[id] = o
-			return o, nil
-		}
+	if id, o, ok := r.messages.pick(func(o questions.Message) bool {
+		return o.Kind == questions.KindReaction && o.UserID == m.UserID && o.MessageID == m.MessageID
+	}); ok {
+		o.Reaction, o.CreatedAt = m.Reaction, m.CreatedAt
+		r.messages.put(id, o)
+		return o, nil
 	}
-	if _, taken := r.messages[m.ID]; taken {
-		return questions.Message{}, core.Conflict("conflict", "memory.messageExists", "message exists")
+	if err := r.messages.insert(m.ID, m); err != nil {
+		return questions.Message{}, err
 	}
-	r.messages[m.ID] = m
 	return m, nil
 }
 
@@ -159,15 +138,15 @@ func (r *QuestionRepo) AnsweredByBoth(_ context.Context, partnershipID string) (
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	answers := map[string]int{} // daily id -> answers (one per user: AddMessage enforces it)
-	for _, m := range r.messages {
-		if m.Kind == questions.KindAnswer && r.dailies[m.DailyID].PartnershipID == partnershipID {
+	for _, m := range r.messages.rows {
+		if m.Kind == questions.KindAnswer && r.dailies.rows[m.DailyID].PartnershipID == partnershipID {
 			answers[m.DailyID]++
 		}
 	}
 	out := []core.Date{}
 	for id, n := range answers {
 		if n >= 2 {
-			out = append(out, r.dailies[id].Date)
+			out = append(out, r.dailies.rows[id].Date)
 		}
 	}
 	slices.SortFunc(out, func(a, b core.Date) int { return a.Time().Compare(b.Time()) })
@@ -177,16 +156,10 @@ func (r *QuestionRepo) AnsweredByBoth(_ context.Context, partnershipID string) (
 func (r *QuestionRepo) MessagesByUser(_ context.Context, userID string) ([]questions.Entry, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var mine []questions.Message
-	for _, m := range r.messages {
-		if m.UserID == userID {
-			mine = append(mine, m)
-		}
-	}
-	slices.SortFunc(mine, olderMessage)
+	mine := r.messages.scan(func(m questions.Message) bool { return m.UserID == userID }, olderMessage)
 	out := make([]questions.Entry, len(mine))
 	for i, m := range mine {
-		out[i] = questions.Entry{Daily: r.dailies[m.DailyID], Message: m}
+		out[i] = questions.Entry{Daily: r.dailies.rows[m.DailyID], Message: m}
 	}
 	return out, nil
 }
@@ -194,17 +167,9 @@ func (r *QuestionRepo) MessagesByUser(_ context.Context, userID string) ([]quest
 func (r *QuestionRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	gone := map[string]bool{}
-	for id, m := range r.messages {
-		if m.UserID == userID {
-			gone[id] = true
-			delete(r.messages, id)
-		}
-	}
-	for id, m := range r.messages {
-		if m.Kind == questions.KindReaction && gone[m.MessageID] {
-			delete(r.messages, id)
-		}
-	}
+	gone := r.messages.deleteWhere(func(_ string, m questions.Message) bool { return m.UserID == userID })
+	r.messages.deleteWhere(func(_ string, m questions.Message) bool {
+		return m.Kind == questions.KindReaction && slices.Contains(gone, m.MessageID)
+	})
 	return nil
 }

@@ -22,9 +22,9 @@ var (
 // as atomic as its primary key.
 type RelationshipRepo struct {
 	mu     sync.RWMutex
-	byID   map[string]relationship.Relationship
-	checks map[string]time.Time // by relationship id, active ones only
-	claims map[milestoneClaim]time.Time
+	byID   table[string, relationship.Relationship]
+	checks schedule[string] // by relationship id, active ones only
+	claims table[milestoneClaim, time.Time]
 }
 
 type milestoneClaim struct {
@@ -33,20 +33,20 @@ type milestoneClaim struct {
 }
 
 func NewRelationshipRepo() *RelationshipRepo {
-	return &RelationshipRepo{byID: map[string]relationship.Relationship{}, checks: map[string]time.Time{},
-		claims: map[milestoneClaim]time.Time{}}
+	return &RelationshipRepo{byID: newTable[string, relationship.Relationship](nil, nil), checks: schedule[string]{},
+		claims: newTable[milestoneClaim, time.Time](nil, nil)}
 }
 
 func (r *RelationshipRepo) Start(_ context.Context, rel relationship.Relationship) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, o := range r.byID {
-		if o.ID == rel.ID || (o.Active && o.PartnershipID == rel.PartnershipID) {
-			return core.Conflict("conflict", "memory.alreadyActive", "already active")
-		}
+	if _, _, taken := r.byID.pick(func(o relationship.Relationship) bool {
+		return o.ID == rel.ID || (o.Active && o.PartnershipID == rel.PartnershipID)
+	}); taken {
+		return core.Conflict("conflict", "memory.alreadyActive", "already active")
 	}
 	rel.Active, rel.EndDate = true, core.Date{}
-	r.byID[rel.ID] = rel
+	r.byID.put(rel.ID, rel)
 	r.checks[rel.ID] = rel.CreatedAt
 	return nil
 }
@@ -68,28 +68,22 @@ func newerRelationship(a, b relationship.Relationship) int {
 func (r *RelationshipRepo) Latest(_ context.Context, partnershipID string) (relationship.Relationship, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var found []relationship.Relationship
-	for _, o := range r.byID {
-		if o.PartnershipID == partnershipID {
-			found = append(found, o)
-		}
-	}
+	found := r.byID.scan(func(o relationship.Relationship) bool { return o.PartnershipID == partnershipID }, newerRelationship)
 	if len(found) == 0 {
 		return relationship.Relationship{}, core.NotFound("not_found", "memory.noRelationship", "no relationship")
 	}
-	slices.SortFunc(found, newerRelationship)
 	return found[0], nil
 }
 
 func (r *RelationshipRepo) End(_ context.Context, id string, on core.Date, at time.Time) (relationship.Relationship, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	o, ok := r.byID[id]
+	o, ok := r.byID.get(id)
 	if !ok || !o.Active {
 		return relationship.Relationship{}, core.NotFound("not_found", "memory.noActiveRelationship", "no active relationship")
 	}
 	o.Active, o.EndDate, o.UpdatedAt = false, on, at
-	r.byID[id] = o
+	r.byID.put(id, o)
 	delete(r.checks, id)
 	return o, nil
 }
@@ -97,34 +91,19 @@ func (r *RelationshipRepo) End(_ context.Context, id string, on core.Date, at ti
 func (r *RelationshipRepo) ListByUser(_ context.Context, userID string) ([]relationship.Relationship, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := []relationship.Relationship{}
-	for _, o := range r.byID {
-		if o.Members[0] == userID || o.Members[1] == userID {
-			out = append(out, o)
-		}
-	}
-	slices.SortFunc(out, func(a, b relationship.Relationship) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.ID, a.ID)
-	})
-	return out, nil
+	return r.byID.scan(func(o relationship.Relationship) bool { return slices.Contains(o.Members[:], userID) },
+		func(a, b relationship.Relationship) int {
+			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+		}), nil
 }
 
 func (r *RelationshipRepo) DeleteByUser(_ context.Context, userID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, o := range r.byID {
-		if o.Members[0] == userID || o.Members[1] == userID {
-			delete(r.byID, id)
-			delete(r.checks, id)
-			for k := range r.claims {
-				if k.relationshipID == id {
-					delete(r.claims, k)
-				}
-			}
-		}
+	gone := r.byID.deleteWhere(func(_ string, o relationship.Relationship) bool { return slices.Contains(o.Members[:], userID) })
+	for _, id := range gone {
+		delete(r.checks, id)
+		r.claims.deleteWhere(func(k milestoneClaim, _ time.Time) bool { return k.relationshipID == id })
 	}
 	return nil
 }
@@ -133,28 +112,17 @@ func (r *RelationshipRepo) DueMilestones(_ context.Context, now time.Time, limit
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []relationship.MilestoneCheck
-	for id, at := range r.checks {
-		if !at.After(now) {
-			out = append(out, relationship.MilestoneCheck{Relationship: r.byID[id], At: at})
-		}
+	for _, id := range r.checks.due(now, limit) {
+		o, _ := r.byID.get(id)
+		out = append(out, relationship.MilestoneCheck{Relationship: o, At: r.checks[id]})
 	}
-	slices.SortFunc(out, func(a, b relationship.MilestoneCheck) int {
-		if c := a.At.Compare(b.At); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Relationship.ID, b.Relationship.ID)
-	})
-	return out[:min(limit, len(out))], nil
+	return out, nil
 }
 
 func (r *RelationshipRepo) MoveMilestones(_ context.Context, relationshipID string, from, to time.Time) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if at, ok := r.checks[relationshipID]; !ok || !at.Equal(from) {
-		return false, nil
-	}
-	r.checks[relationshipID] = to
-	return true, nil
+	return r.checks.move(relationshipID, from, to), nil
 }
 
 func (r *RelationshipRepo) RecheckMilestones(_ context.Context, relationshipID string, at time.Time) error {
@@ -170,9 +138,9 @@ func (r *RelationshipRepo) ClaimMilestone(_ context.Context, userID, relationshi
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := milestoneClaim{relationshipID: relationshipID, userID: userID, day: day}
-	if _, ok := r.claims[k]; ok {
+	if r.claims.has(k) {
 		return false, nil
 	}
-	r.claims[k] = at
+	r.claims.put(k, at)
 	return true, nil
 }

@@ -22,40 +22,43 @@ type counter struct {
 	expires time.Time
 }
 
-// ThrottleRepo keeps counters in a map.
+// ThrottleRepo keeps counters in a table.
 type ThrottleRepo struct {
 	mu       sync.Mutex
-	counters map[counterKey]counter
+	counters table[counterKey, counter]
 }
 
-func NewThrottleRepo() *ThrottleRepo { return &ThrottleRepo{counters: map[counterKey]counter{}} }
+func NewThrottleRepo() *ThrottleRepo {
+	return &ThrottleRepo{counters: newTable[counterKey, counter](nil, nil)}
+}
 
 func (r *ThrottleRepo) Add(_ context.Context, key string, window, expires time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := counterKey{key, window.UnixMilli()}
-	c := r.counters[k]
+	c, _ := r.counters.get(k)
 	c.hits++
 	if c.expires.IsZero() {
 		c.expires = expires
 	}
-	r.counters[k] = c
+	r.counters.put(k, c)
 	return c.hits, nil
 }
 
 func (r *ThrottleRepo) Count(_ context.Context, key string, window time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.counters[counterKey{key, window.UnixMilli()}].hits, nil
+	c, _ := r.counters.get(counterKey{key, window.UnixMilli()})
+	return c.hits, nil
 }
 
 func (r *ThrottleRepo) Sub(_ context.Context, key string, window time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := counterKey{key, window.UnixMilli()}
-	if c, ok := r.counters[k]; ok && c.hits > 0 {
+	if c, ok := r.counters.get(k); ok && c.hits > 0 {
 		c.hits--
-		r.counters[k] = c
+		r.counters.put(k, c)
 	}
 	return nil
 }
@@ -63,23 +66,12 @@ func (r *ThrottleRepo) Sub(_ context.Context, key string, window time.Time) erro
 func (r *ThrottleRepo) Clear(_ context.Context, key string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k := range r.counters {
-		if k.key == key {
-			delete(r.counters, k)
-		}
-	}
+	r.counters.deleteWhere(func(k counterKey, _ counter) bool { return k.key == key })
 	return nil
 }
 
 func (r *ThrottleRepo) Purge(_ context.Context, before time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for k, c := range r.counters {
-		if c.expires.Before(before) {
-			delete(r.counters, k)
-			n++
-		}
-	}
-	return n, nil
+	return len(r.counters.deleteWhere(func(_ counterKey, c counter) bool { return c.expires.Before(before) })), nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"tandem/core"
 	"tandem/modules/versions"
 )
 
@@ -14,26 +13,22 @@ var _ versions.Repository = (*VersionRepo)(nil)
 // pointers, so storing and returning copies needs no cloning.
 type VersionRepo struct {
 	mu         sync.RWMutex
-	byPlatform map[versions.Platform]versions.Policy
+	byPlatform table[versions.Platform, versions.Policy]
 }
 
 func NewVersionRepo() *VersionRepo {
-	return &VersionRepo{byPlatform: map[versions.Platform]versions.Policy{}}
+	return &VersionRepo{byPlatform: newTable[versions.Platform, versions.Policy](nil, notFound("memory.noVersionPolicy", "no version policy"))}
 }
 
 func (r *VersionRepo) Get(_ context.Context, platform versions.Platform) (versions.Policy, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	p, ok := r.byPlatform[platform]
-	if !ok {
-		return versions.Policy{}, core.NotFound("not_found", "memory.noVersionPolicy", "no version policy")
-	}
-	return p, nil
+	return r.byPlatform.find(platform)
 }
 
 func (r *VersionRepo) Put(_ context.Context, p versions.Policy) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byPlatform[p.Platform] = p
+	r.byPlatform.put(p.Platform, p)
 	return nil
 }
