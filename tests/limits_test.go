@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,294 +15,260 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
 	"tandem/adapters/sqlstore/sqltest"
-	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
 	"tandem/modules/events"
-	"tandem/modules/feedback"
-	"tandem/modules/flags"
-	"tandem/modules/idempotency"
-	"tandem/modules/images"
 	"tandem/modules/memories"
-	"tandem/modules/messages"
-	"tandem/modules/moods"
-	"tandem/modules/notifications"
-	"tandem/modules/partners"
-	"tandem/modules/premium"
-	"tandem/modules/questions"
-	"tandem/modules/relationship"
-	"tandem/modules/versions"
 )
 
-// apiLimit is one limit of the API, stated once as a module constant: the
-// document states it at every place in doc, and every column in cols keeps
-// one whole value of it.
-type apiLimit struct {
-	name  string // the module constant
-	value int
-	doc   []string // pointers into /openapi.json: a maxLength, maxItems or maximum, or a pattern ending in {m,n}
+// A limit of the API is a module constant, in its package's Rules; the
+// OpenAPI parts name it ("maxLength": "events.MaxTitle") wherever it
+// applies, and adapters/httpapi/limits.go writes its value there when it
+// merges them. The test below reads the parts as written, so where each
+// limit applies is derived, never listed; what no document says is which
+// database columns keep a limit's values, and that is limitColumns.
+
+// keptIn names the columns that keep one whole value of a limit.
+type keptIn struct {
 	cols  []string // table.column
 	bytes bool     // the module counts bytes (len), not characters
 	// json, for an array kept as one JSON text in cols: the most bytes one
 	// item takes there, quotes left out.
 	json int
+	// value, for a limit no part names (it bounds what the server writes):
+	// its constant. A limit the parts name takes its value from its Rules.
+	value int
 }
 
 // jsonBytesPerChar is the most one character of a free text takes in JSON:
 // encoding/json writes <, >, &, U+2028 and U+2029 as \uXXXX.
 const jsonBytesPerChar = 6
 
-// apiLimits lists every limit the document states. Parts of the document
-// name the constant (adapters/httpapi/limits.go resolves the name); the
-// accounts, partners, flags and stream parts still state the number, so for
-// them this table is the only link.
-var apiLimits = []apiLimit{
-	{name: "core.MaxPageLimit", value: core.MaxPageLimit, doc: []string{
-		docQuery("get", "/api/admin/feedback", "limit", "maximum"),
-		docQuery("get", "/api/feature-flags", "limit", "maximum"),
-		docQuery("get", "/api/messages/list", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/events", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/feedback", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/images", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/memories", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/memories/date-range", "limit", "maximum"),
-		docQuery("get", "/api/users/user/{userId}/notifications", "limit", "maximum"),
-	}},
+// limitColumns are the columns that keep each limit's values, by the
+// limit's name; a limit kept in no column has no row.
+var limitColumns = map[string]keptIn{
+	// an administrator's e-mail: who handled feedback, who changed what
+	"accounts.MaxEmail":       {bytes: true, cols: []string{"accounts.email", "mail_outbox.recipient", "feedback.handled_by", "audit_log.actor"}},
+	"accounts.MaxDisplayName": {cols: []string{"accounts.display_name"}},
+	"accounts.MaxNickname":    {cols: []string{"accounts.nickname"}},
+	"accounts.MaxTimezone":    {bytes: true, cols: []string{"accounts.timezone"}},
+	"core.MaxLocale":          {bytes: true, cols: []string{"accounts.locale"}},
+	"accounts.MaxUserAgent":   {value: accounts.MaxUserAgent, bytes: true, cols: []string{"auth_tokens.user_agent"}}, // a header, clipped
 
-	{name: "accounts.MaxEmail", value: accounts.MaxEmail, bytes: true,
-		doc: []string{docBody("post", "/api/auth/signup/email", "oneOf/0/properties/email/maxLength"),
-			docSchema("PasswordResetRequest", "email/maxLength")},
-		// an administrator's e-mail: who handled feedback, who changed what
-		cols: []string{"accounts.email", "mail_outbox.recipient", "feedback.handled_by", "audit_log.actor"}},
-	{name: "accounts.MaxPassword", value: accounts.MaxPassword, doc: []string{ // kept as an argon2id hash
-		docBody("post", "/api/auth/signup/email", "oneOf/0/properties/password/maxLength"),
-		docSchema("PasswordResetWithCode", "newPassword/maxLength"),
-		docSchema("PasswordResetWithToken", "newPassword/maxLength"),
-		docBody("post", "/api/users/user/{userId}/password", "properties/newPassword/maxLength"),
-	}},
-	{name: "accounts.MaxDisplayName", value: accounts.MaxDisplayName, cols: []string{"accounts.display_name"}, doc: []string{
-		docSchema("Profile", "displayName/maxLength"),
-		docBody("patch", "/api/users/user/{userId}", "properties/displayName/maxLength"),
-	}},
-	{name: "accounts.MaxNickname", value: accounts.MaxNickname, cols: []string{"accounts.nickname"}, doc: []string{
-		docSchema("Profile", "nickname/maxLength"),
-		docBody("patch", "/api/users/user/{userId}", "properties/nickname/maxLength"),
-	}},
-	{name: "accounts.MaxTimezone", value: accounts.MaxTimezone, bytes: true, cols: []string{"accounts.timezone"},
-		doc: []string{docBody("patch", "/api/users/user/{userId}", "properties/timezone/maxLength")}},
-	{name: "core.MaxLocale", value: core.MaxLocale, bytes: true, cols: []string{"accounts.locale"}, doc: []string{
-		docSchema("Profile", "locale/maxLength"),
-		docBody("patch", "/api/users/user/{userId}", "properties/locale/maxLength"),
-	}},
-	{name: "accounts.MaxUserAgent", value: accounts.MaxUserAgent, bytes: true, cols: []string{"auth_tokens.user_agent"}}, // a header, clipped
+	"admin.MaxField": {value: admin.MaxField, bytes: true, cols: []string{"audit_log.action", "audit_log.target"}}, // clipped
+	"admin.MaxState": {value: admin.MaxState, bytes: true, cols: []string{"audit_log.before_state", "audit_log.after_state"}},
 
-	{name: "admin.MaxField", value: admin.MaxField, bytes: true, cols: []string{"audit_log.action", "audit_log.target"}}, // clipped
-	{name: "admin.MaxState", value: admin.MaxState, bytes: true, cols: []string{"audit_log.before_state", "audit_log.after_state"}},
+	"events.MaxTitle":        {cols: []string{"events.title"}},
+	"events.MaxDescription":  {cols: []string{"events.description"}},
+	"events.MaxLocation":     {cols: []string{"events.location"}},
+	"events.MaxParticipants": {json: events.MaxParticipantID * jsonBytesPerChar, cols: []string{"events.participants"}},
 
-	{name: "events.MaxTitle", value: events.MaxTitle, cols: []string{"events.title"}, doc: []string{
-		docSchema("CalendarEvent", "title/maxLength"), docSchema("CalendarEventWrite", "title/maxLength"),
-	}},
-	{name: "events.MaxDescription", value: events.MaxDescription, cols: []string{"events.description"}, doc: []string{
-		docSchema("CalendarEvent", "description/maxLength"), docSchema("CalendarEventWrite", "description/maxLength"),
-	}},
-	{name: "events.MaxLocation", value: events.MaxLocation, cols: []string{"events.location"}, doc: []string{
-		docSchema("CalendarEvent", "location/maxLength"), docSchema("CalendarEventWrite", "location/maxLength"),
-	}},
-	{name: "events.MaxParticipants", value: events.MaxParticipants,
-		cols: []string{"events.participants"}, json: events.MaxParticipantID * jsonBytesPerChar, doc: []string{
-			docSchema("CalendarEvent", "participants/maxItems"), docSchema("CalendarEventWrite", "participants/maxItems"),
-		}},
-	{name: "events.MaxParticipantID", value: events.MaxParticipantID, doc: []string{ // kept in events.participants (above)
-		docSchema("CalendarEvent", "participants/items/maxLength"), docSchema("CalendarEventWrite", "participants/items/maxLength"),
-	}},
+	"feedback.MaxMessage": {cols: []string{"feedback.message"}},
 
-	{name: "events.MaxNotifyDigits", value: events.MaxNotifyDigits, doc: []string{ // kept as minutes
-		docSchema("CalendarEventWrite", "notify/oneOf/0/maxLength")}},
-	{name: "events.MaxNotifyMinutes", value: events.MaxNotifyMinutes, doc: []string{docSchema("CalendarEventWrite", "notify/oneOf/1/maximum")}},
+	"flags.MaxKey":         {bytes: true, cols: []string{"feature_flags.flag_key", "feature_flag_users.flag_key"}},
+	"flags.MaxName":        {cols: []string{"feature_flags.name"}},
+	"flags.MaxDescription": {cols: []string{"feature_flags.description"}},
+	"flags.MaxCreatedBy":   {cols: []string{"feature_flags.created_by"}},
+	"flags.MaxUserID":      {cols: []string{"feature_flag_users.user_id"}}, // a row per listed user
 
-	{name: "feedback.MaxMessage", value: feedback.MaxMessage, cols: []string{"feedback.message"},
-		doc: []string{docBody("post", "/api/users/user/{userId}/feedback", "properties/feedbackMessage/maxLength")}},
-
-	{name: "flags.MaxKey", value: flags.MaxKey, bytes: true, cols: []string{"feature_flags.flag_key", "feature_flag_users.flag_key"}, doc: []string{
-		docSchema("FeatureFlag", "key/pattern"), docSchema("FeatureFlagWrite", "key/maxLength"),
-		docSchema("FeatureFlagWrite", "flagKey/pattern"),
-	}},
-	{name: "flags.MaxName", value: flags.MaxName, cols: []string{"feature_flags.name"},
-		doc: []string{docSchema("FeatureFlagWrite", "name/maxLength")}},
-	{name: "flags.MaxDescription", value: flags.MaxDescription, cols: []string{"feature_flags.description"},
-		doc: []string{docSchema("FeatureFlagWrite", "description/maxLength")}},
-	{name: "flags.MaxCreatedBy", value: flags.MaxCreatedBy, cols: []string{"feature_flags.created_by"},
-		doc: []string{docSchema("FeatureFlagWrite", "createdBy/maxLength")}},
-	{name: "flags.MaxUserID", value: flags.MaxUserID, cols: []string{"feature_flag_users.user_id"}, doc: []string{
-		docSchema("FeatureFlagWrite", "enabledForUserIds/items/maxLength"),
-		docSchema("FeatureFlagWrite", "disabledForUserIds/items/maxLength"),
-		docQuery("get", "/api/feature-flags", "userId", "maxLength"),
-	}},
-	{name: "flags.MaxListedUsers", value: flags.MaxListedUsers, doc: []string{ // a row per listed user
-		docSchema("FeatureFlagWrite", "enabledForUserIds/maxItems"), docSchema("FeatureFlagWrite", "disabledForUserIds/maxItems"),
-	}},
-
-	{name: "core.MaxMillis", value: core.MaxMillis, doc: []string{ // kept as a time
-		docSchema("PremiumWrite", "startDate/maximum"), docSchema("PremiumWrite", "endDate/maximum"),
-		docSchema("VersionPolicyWrite", "deprecationDate/maximum"),
-	}},
-
-	{name: "idempotency.MaxKeyLength", value: idempotency.MaxKeyLength, // kept as its SHA-256
-		doc: []string{"/components/parameters/IdempotencyKey/schema/maxLength"}},
-
-	{name: "images.MaxPerUpload", value: images.MaxPerUpload, doc: []string{
-		docPath("post", "/api/users/user/{userId}/images") + "/requestBody/content/multipart~1form-data/schema/properties/file/maxItems",
-	}},
-	{name: "images.MaxGroupUpdate", value: images.MaxGroupUpdate,
-		doc: []string{docBody("put", "/api/users/user/{userId}/images/group/{groupId}", "properties/images/maxItems")}},
-
-	{name: "memories.MaxTitle", value: memories.MaxTitle, cols: []string{"memories.title"}, doc: []string{
-		docSchema("Memory", "title/maxLength"),
-		docBody("post", "/api/users/user/{userId}/memories", "properties/title/maxLength"),
-		docBody("put", "/api/users/user/{userId}/memories/{memoryId}", "properties/title/maxLength"),
-	}},
-	{name: "memories.MaxDescription", value: memories.MaxDescription, cols: []string{"memories.description"}, doc: []string{
-		docSchema("Memory", "description/maxLength"),
-		docBody("post", "/api/users/user/{userId}/memories", "properties/description/maxLength"),
-		docBody("put", "/api/users/user/{userId}/memories/{memoryId}", "properties/description/maxLength"),
-	}},
+	"memories.MaxTitle":       {cols: []string{"memories.title"}},
+	"memories.MaxDescription": {cols: []string{"memories.description"}},
 	// Image addresses are ASCII addresses of the files route, which JSON
 	// writes as they are.
-	{name: "memories.MaxImages", value: memories.MaxImages, cols: []string{"memories.images"}, json: memories.MaxImageURL, doc: []string{
-		docSchema("Memory", "images/maxItems"),
-		docBody("post", "/api/users/user/{userId}/memories", "properties/images/maxItems"),
-	}},
-	{name: "memories.MaxImageURL", value: memories.MaxImageURL, bytes: true, doc: []string{ // kept in memories.images (above)
-		docSchema("Memory", "images/items/maxLength"),
-		docBody("post", "/api/users/user/{userId}/memories", "properties/images/items/maxLength"),
-	}},
+	"memories.MaxImages": {json: memories.MaxImageURL, cols: []string{"memories.images"}},
 
-	{name: "messages.MaxBody", value: messages.MaxBody, cols: []string{"messages.body"}, doc: []string{
-		docSchema("Message", "body/maxLength"), docBody("post", "/api/messages/send", "properties/body/maxLength"),
-	}},
+	"messages.MaxBody": {cols: []string{"messages.body"}},
+	"moods.MaxNote":    {cols: []string{"moods.note"}},
 
-	{name: "moods.MaxNote", value: moods.MaxNote, cols: []string{"moods.note"}, doc: []string{
-		docSchema("Mood", "note/maxLength"), docBody("post", "/api/users/user/{userId}/moods", "properties/note/maxLength"),
-	}},
+	"notifications.MaxTitle":   {cols: []string{"notifications.title"}},
+	"notifications.MaxMessage": {cols: []string{"notifications.message"}},
+	"notifications.MaxToken":   {bytes: true, cols: []string{"notification_devices.token"}},
 
-	{name: "notifications.MaxTitle", value: notifications.MaxTitle, cols: []string{"notifications.title"},
-		doc: []string{docBody("post", "/api/users/user/{userId}/send-test-notification", "properties/title/maxLength")}},
-	{name: "notifications.MaxMessage", value: notifications.MaxMessage, cols: []string{"notifications.message"},
-		doc: []string{docBody("post", "/api/users/user/{userId}/send-test-notification", "properties/message/maxLength")}},
-	{name: "notifications.MaxToken", value: notifications.MaxToken, bytes: true, cols: []string{"notification_devices.token"},
-		doc: []string{docSchema("DeviceRegistrationExpo", "token/maxLength"),
-			docSchema("DeviceRegistrationFCM", "token/maxLength")}},
+	"partners.MaxConnectionCode": {bytes: true, cols: []string{"partner_connections.code", "partner_connections.code_key"}},
+	"partners.PairingCodeLength": {bytes: true, cols: []string{"pairing_codes.code"}},
 
-	{name: "partners.MaxConnectionCode", value: partners.MaxConnectionCode, bytes: true,
-		cols: []string{"partner_connections.code", "partner_connections.code_key"}, doc: []string{
-			docSchema("ConnectionRequest", "connectionCode/pattern"), docSchema("CreateConnectionRequest", "connectionCode/pattern"),
-		}},
-	{name: "partners.PairingCodeLength", value: partners.PairingCodeLength, bytes: true, cols: []string{"pairing_codes.code"}},
+	"premium.MaxPlan":      {cols: []string{"premium_subscriptions.plan"}},
+	"premium.MaxBillingID": {bytes: true, cols: []string{"premium_subscriptions.billing_id"}},
+	"premium.MaxProductID": {bytes: true, cols: []string{"premium_subscriptions.product_id"}},
 
-	{name: "premium.MaxPlan", value: premium.MaxPlan, cols: []string{"premium_subscriptions.plan"}, doc: []string{
-		docSchema("PremiumSubscription", "plan/maxLength"), docSchema("PremiumWrite", "plan/maxLength"),
-	}},
-	{name: "premium.MaxBillingID", value: premium.MaxBillingID, bytes: true, cols: []string{"premium_subscriptions.billing_id"},
-		doc: []string{docSchema("PremiumWrite", "billingId/maxLength")}},
-	{name: "premium.MaxProductID", value: premium.MaxProductID, bytes: true, cols: []string{"premium_subscriptions.product_id"},
-		doc: []string{docSchema("PremiumWrite", "productId/maxLength")}},
-	{name: "premium.MaxProof", value: premium.MaxProof, bytes: true, doc: []string{ // read, never kept
-		docSchema("PremiumWrite", "signedTransactionInfo/maxLength"), docSchema("PremiumWrite", "purchaseToken/maxLength"),
-	}},
+	"questions.MaxText":     {cols: []string{"question_messages.body"}},
+	"questions.MaxReaction": {cols: []string{"question_messages.reaction"}},
 
-	{name: "questions.MaxText", value: questions.MaxText, cols: []string{"question_messages.body"}, doc: []string{
-		docSchema("DailyQuestionAnswerAction", "text/maxLength"),
-		docSchema("DailyQuestionReplyAction", "text/maxLength"),
-	}},
-	{name: "questions.MaxReaction", value: questions.MaxReaction, cols: []string{"question_messages.reaction"},
-		doc: []string{docSchema("DailyQuestionReactAction", "reaction/maxLength")}},
-	{name: "questions.MaxHistory", value: questions.MaxHistory,
-		doc: []string{docQuery("get", "/api/users/user/{userId}/daily-question/history", "limit", "maximum")}},
-
-	{name: "relationship.MaxMilestones", value: relationship.MaxMilestones,
-		doc: []string{docQuery("get", "/api/user/{userId}/relationship/milestones", "limit", "maximum")}},
-
-	{name: "versions.MaxUpdateMessage", value: versions.MaxUpdateMessage, cols: []string{"version_policies.update_message"},
-		doc: []string{docSchema("VersionPolicyWrite", "updateMessage/maxLength")}},
-	{name: "versions.MaxReleaseNotes", value: versions.MaxReleaseNotes, cols: []string{"version_policies.release_notes"},
-		doc: []string{docSchema("VersionPolicyWrite", "releaseNotes/maxLength")}},
-	{name: "versions.MaxDownloadURL", value: versions.MaxDownloadURL, bytes: true, cols: []string{"version_policies.download_url"},
-		doc: []string{docSchema("VersionPolicyWrite", "downloadUrl/maxLength")}},
-	{name: "versions.MaxUserID", value: versions.MaxUserID, doc: []string{ // checked, then dropped
-		docBody("post", "/api/version-check", "properties/userId/maxLength"),
-		docQuery("get", "/api/version-check", "userId", "maxLength"),
-	}},
-	{name: "versions.MaxDeviceField", value: versions.MaxDeviceField, doc: []string{ // checked, then dropped
-		docBody("post", "/api/version-check", "properties/deviceInfo/properties/os/maxLength"),
-		docBody("post", "/api/version-check", "properties/deviceInfo/properties/osVersion/maxLength"),
-		docBody("post", "/api/version-check", "properties/deviceInfo/properties/deviceModel/maxLength"),
-		docBody("post", "/api/version-check", "properties/deviceInfo/properties/appVersion/maxLength"),
-	}},
-	{name: "versions.MaxBuildNumber", value: versions.MaxBuildNumber, doc: []string{
-		docBody("post", "/api/version-check", "properties/currentBuildNumber/maximum"),
-		docQuery("get", "/api/version-check", "buildNumber", "maximum"),
-	}},
+	"versions.MaxUpdateMessage": {cols: []string{"version_policies.update_message"}},
+	"versions.MaxReleaseNotes":  {cols: []string{"version_policies.release_notes"}},
+	"versions.MaxDownloadURL":   {bytes: true, cols: []string{"version_policies.download_url"}},
 }
 
-// statedElsewhere are the limits of the document no module constant states.
-var statedElsewhere = map[string]string{
-	docQuery("get", "/api/users/user/{userId}/stream", "Last-Event-ID", "maxLength"): "a literal 64 in adapters/httpapi/stream.go",
-	"/components/headers/X-Request-Id/schema/pattern":                                "httpapi's maxRequestIDLen, checked in adapters/httpapi/limits_test.go",
-	docSchema("FeatureFlag", "rolloutPercentage/maximum"):                            "a percentage",
-	docSchema("VersionPolicyWrite", "minRequiredVersion/pattern"):                    "a version number's 9 digits (core.ParseVersion), kept as a number",
-	docSchema("VersionPolicyWrite", "recommendedVersion/pattern"):                    "a version number's 9 digits (core.ParseVersion), kept as a number",
-	docSchema("VersionPolicyWrite", "latestVersion/pattern"):                         "a version number's 9 digits (core.ParseVersion), kept as a number",
-	docQuery("get", "/api/version-check", "version", "pattern"):                      "a version number's 9 digits (core.ParseVersion), never kept",
-	docBody("post", "/api/version-check", "properties/currentVersion/pattern"):       "a version number's 9 digits (core.ParseVersion), never kept",
-	docSchema("FeatureFlagWrite", "rolloutPercentage/maximum"):                       "a percentage",
+// docLimitKeywords are the schema keywords that bound a value.
+var docLimitKeywords = map[string]bool{
+	"maxLength": true, "minLength": true, "maxItems": true, "minItems": true,
+	"maximum": true, "minimum": true, "exclusiveMaximum": true, "exclusiveMinimum": true,
+	"maxProperties": true, "minProperties": true,
 }
 
-func docSchema(schema, rest string) string {
-	return "/components/schemas/" + schema + "/properties/" + rest
+// bareLimits are the numbers a part may write as they are, by keyword and
+// value, with why: facts of counting, no package's rule. Any other number
+// at a limit keyword is a rule stated again, and must be named instead.
+var bareLimits = map[string]string{
+	"minLength 1":     "not empty",
+	"minItems 1":      "not empty",
+	"minProperties 1": "not empty",
+	"maxProperties 0": "an empty object",
+	"minimum 0":       "not negative",
+	"minimum 1":       "at least one (a page's size, a position, a count)",
 }
 
-func docPath(method, path string) string {
-	return "/paths/" + strings.ReplaceAll(path, "/", "~1") + "/" + method
+// countedPatterns are the patterns a part may write with a count ({n} or
+// {m,n}) rather than name a package's pattern, by part and place, with why.
+var countedPatterns = map[string]string{
+	"feedback.json#/components/schemas/Feedback/properties/createdAt/pattern": "dd/mm/yyyy: a date's digits, of the answer only",
 }
 
-func docBody(method, path, rest string) string {
-	return docPath(method, path) + "/requestBody/content/application~1json/schema/" + rest
+// patternCount finds a count in a regular expression.
+var patternCount = regexp.MustCompile(`\{\d+(,\d*)?\}`)
+
+// namedRule is one place where a part names a rule.
+type namedRule struct {
+	part, at, keyword, name string
 }
 
-// docQuery points into the parameter of the operation with that name (a
-// pointer segment the test resolves by name, not by position).
-func docQuery(method, path, param, keyword string) string {
-	return docPath(method, path) + "/parameters/" + param + "/schema/" + keyword
+// partRules walks the parts as written: the places that name a limit or a
+// pattern, and an error for every number or counted pattern that states a
+// rule instead of naming it.
+func partRules(t *testing.T) (limits, patterns []namedRule) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "adapters", "httpapi", "openapi", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no parts of the document (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var part any
+		if err := json.Unmarshal(b, &part); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		name := filepath.Base(f)
+		walkPart(part, "", func(at, k string, v any) {
+			where := name + "#" + at + "/" + k
+			switch s, isName := v.(string); {
+			case k == "pattern" && isName:
+				if _, named := httpapi.DocumentPattern(s); named {
+					patterns = append(patterns, namedRule{name, at + "/" + k, k, s})
+				} else if patternCount.MatchString(s) && countedPatterns[where] == "" {
+					t.Errorf("%s: %q counts characters itself: name its package's pattern (a Rules' Patterns), built from the limit's constant", where, s)
+				}
+			case !docLimitKeywords[k]:
+			case isName:
+				limits = append(limits, namedRule{name, at + "/" + k, k, s})
+			default:
+				if n, ok := v.(float64); !ok || bareLimits[k+" "+strconv.FormatFloat(n, 'f', -1, 64)] == "" {
+					t.Errorf("%s: %v states a limit: name its module constant (\"%s\": \"module.MaxX\", in the module's Rules)", where, v, k)
+				}
+			}
+		})
+	}
+	return limits, patterns
 }
 
-// TestOpenAPILimitsMatchModulesAndColumns: every limit the document states
-// is the module constant at every place it applies, and every column that
-// keeps such a value is wide enough for the largest one, in characters of
-// utf8mb4 (MySQL, from information_schema after every migration; SQLite
-// has no sizes, so there each column must merely exist).
+// walkPart calls f with every key and value of every object in v, and the
+// JSON pointer of that object.
+func walkPart(v any, at string, f func(at, k string, v any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if _, isObject := x[k].(map[string]any); !isObject { // else a property named so
+				f(at, k, x[k])
+			}
+			walkPart(x[k], at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), f)
+		}
+	case []any:
+		for i, c := range x {
+			walkPart(c, at+"/"+strconv.Itoa(i), f)
+		}
+	}
+}
+
+// docAt is the value at pointer p of the decoded document.
+func docAt(doc any, p string) (any, bool) {
+	v := doc
+	for _, tok := range strings.Split(p, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+		if v == nil {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// TestOpenAPILimitsMatchModulesAndColumns: the parts state no limit as a
+// number, only by its name; the merged document holds each named limit's
+// constant (and each named pattern) at every place a part names it; and
+// every column that keeps such a value is wide enough for the largest one,
+// in characters of utf8mb4 (MySQL, from information_schema after every
+// migration; SQLite has no sizes, so there each column must merely exist).
 func TestOpenAPILimitsMatchModulesAndColumns(t *testing.T) {
 	parallel(t)
 	var doc any
 	if err := json.Unmarshal(httpapi.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
-
-	stated := map[string]bool{}
-	for _, l := range apiLimits {
-		for _, p := range l.doc {
-			stated[p] = true
-			got, err := docLimit(doc, p)
-			if err != nil {
-				t.Errorf("%s = %d: %v", l.name, l.value, err)
-			} else if got != l.value {
-				t.Errorf("%s = %d, but the document states %d at %s", l.name, l.value, got, p)
-			}
+	limits, patterns := partRules(t)
+	if len(limits) < 50 || len(patterns) < 50 {
+		t.Fatalf("the parts name %d limits and %d patterns: the walk lost them", len(limits), len(patterns))
+	}
+	named := map[string]bool{}
+	for _, l := range limits {
+		named[l.name] = true
+		want, ok := httpapi.DocumentLimit(l.name)
+		if !ok {
+			t.Errorf("%s#%s: %q is no limit of a package's Rules", l.part, l.at, l.name)
+			continue
+		}
+		if got, _ := docAt(doc, l.at); got != float64(want) {
+			t.Errorf("%s = %d, but the document states %v at %s (named in %s)", l.name, want, got, l.at, l.part)
 		}
 	}
-	for _, p := range docLimits(doc, "") {
-		if !stated[p] && statedElsewhere[p] == "" {
-			t.Errorf("the document states a limit at %s that no row of apiLimits names: add its module constant and columns", p)
+	for _, p := range patterns {
+		want, _ := httpapi.DocumentPattern(p.name)
+		if got, _ := docAt(doc, p.at); got != want {
+			t.Errorf("%s is %q, but the document states %q at %s (named in %s)", p.name, want, got, p.at, p.part)
 		}
+	}
+
+	values := map[string]int{}
+	for name, k := range limitColumns {
+		v, inRules := httpapi.DocumentLimit(name)
+		switch {
+		case inRules && k.value != 0:
+			t.Errorf("limitColumns[%s] states a value, but its package's Rules hold it (%d): leave it out", name, v)
+		case !inRules && k.value == 0:
+			t.Errorf("limitColumns[%s]: no package's Rules hold it: add it there, or state its constant as value", name)
+		case !inRules && named[name]:
+			t.Errorf("limitColumns[%s]: the parts name it, yet no Rules hold it", name)
+		case !inRules:
+			v = k.value
+		}
+		values[name] = v
 	}
 
 	for _, d := range sqltest.Dialects(t) {
@@ -312,16 +279,16 @@ func TestOpenAPILimitsMatchModulesAndColumns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, l := range apiLimits {
-				for _, name := range l.cols {
-					c, ok := cols[name]
+			for name, k := range limitColumns {
+				for _, col := range k.cols {
+					c, ok := cols[col]
 					if !ok {
-						t.Errorf("%s: no column %s after the migrations", l.name, name)
+						t.Errorf("%s: no column %s after the migrations", name, col)
 						continue
 					}
 					if d == sqlstore.MySQL {
-						if msg := c.refuses(l); msg != "" {
-							t.Errorf("%s = %d, but %s %s: widen it in a new migration (migrations/mysql)", l.name, l.value, name, msg)
+						if msg := c.refuses(values[name], k); msg != "" {
+							t.Errorf("%s = %d, but %s %s: widen it in a new migration (migrations/mysql)", name, values[name], col, msg)
 						}
 					}
 				}
@@ -339,24 +306,25 @@ type column struct {
 	maxlen   int64 // the most bytes one character of its charset takes
 }
 
-// refuses says why c cannot keep the largest value of l, or "".
-func (c column) refuses(l apiLimit) string {
+// refuses says why c cannot keep the largest value of a limit of value
+// kept as k says, or "".
+func (c column) refuses(value int, k keptIn) string {
 	text := strings.HasSuffix(c.dataType, "text")
 	if c.dataType != "varchar" && c.dataType != "char" && !text {
 		return "is " + c.dataType + ", not text"
 	}
-	if l.json == 0 && !l.bytes {
+	if k.json == 0 && !k.bytes {
 		switch {
 		case c.charset != "utf8mb4":
 			return "is " + c.charset + ", which cannot keep every character"
-		case !text && c.chars < int64(l.value), text && c.octets < int64(l.value)*c.maxlen:
+		case !text && c.chars < int64(value), text && c.octets < int64(value)*c.maxlen:
 			return fmt.Sprintf("is %s keeping %d characters (%d bytes)", c.dataType, min(c.chars, c.octets/c.maxlen), c.octets)
 		}
 		return ""
 	}
-	need := int64(l.value)
-	if l.json > 0 {
-		need = int64(l.value)*int64(l.json+3) + 1 // [ "item", ... ]
+	need := int64(value)
+	if k.json > 0 {
+		need = int64(value)*int64(k.json+3) + 1 // [ "item", ... ]
 	}
 	if !text && c.chars < need || text && c.octets < need {
 		return fmt.Sprintf("is %s keeping %d bytes, and its largest value takes %d", c.dataType, min(c.chars, c.octets), need)
@@ -403,78 +371,3 @@ func columnsOf(ctx context.Context, db *sqlstore.DB) (map[string]column, error) 
 	}
 	return out, rows.Err()
 }
-
-// patternBound is the upper bound of a pattern's last {m,n}.
-var patternBound = regexp.MustCompile(`\{\d+,(\d+)\}[^{]*$`)
-
-// docLimit reads the limit at pointer p: a number, or a pattern's bound.
-// An array element may be named by its "name" (parameters).
-func docLimit(doc any, p string) (int, error) {
-	v := doc
-	for _, tok := range strings.Split(p, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[tok]
-		case []any:
-			v = nil
-			if i, err := strconv.Atoi(tok); err == nil && i < len(x) {
-				v = x[i]
-			}
-			for _, e := range x {
-				if m, ok := e.(map[string]any); ok && m["name"] == tok {
-					v = e
-				}
-			}
-		default:
-			v = nil
-		}
-		if v == nil {
-			return 0, fmt.Errorf("the document has no %s (no %q)", p, tok)
-		}
-	}
-	switch x := v.(type) {
-	case float64:
-		return int(x), nil
-	case string:
-		if m := patternBound.FindStringSubmatch(x); m != nil {
-			return strconv.Atoi(m[1])
-		}
-	}
-	return 0, fmt.Errorf("%s is %v, no limit", p, v)
-}
-
-// docLimits lists the pointers of every limit in doc: maxLength, maxItems
-// and maximum, and patterns with a {m,n}; a named parameter is pointed to
-// by its name.
-func docLimits(v any, at string) []string {
-	var out []string
-	switch x := v.(type) {
-	case map[string]any:
-		for k, c := range x {
-			p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			switch s, isString := c.(string); {
-			case (k == "maxLength" || k == "maxItems" || k == "maximum") && !isMap(c):
-				out = append(out, p)
-			case k == "pattern" && isString && patternBound.MatchString(s):
-				out = append(out, p)
-			default:
-				out = append(out, docLimits(c, p)...)
-			}
-		}
-	case []any:
-		for i, c := range x {
-			tok := strconv.Itoa(i)
-			if m, ok := c.(map[string]any); ok {
-				if name, ok := m["name"].(string); ok {
-					tok = name
-				}
-			}
-			out = append(out, docLimits(c, at+"/"+tok)...)
-		}
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-func isMap(v any) bool { _, ok := v.(map[string]any); return ok }

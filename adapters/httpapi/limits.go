@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tandem/adapters/push/expo"
+	"tandem/adapters/web"
 	"tandem/core"
 )
 
@@ -16,8 +17,9 @@ import (
 // parts are merged, so the document cannot drift from the rule it
 // describes. Each package keeps its rules beside its constants (core.Rules)
 // and its handler file names them (documentRulesOf), so no list here names
-// every module; tests/limits_test.go checks each limit against the
-// document and the database columns that keep such values.
+// every module; tests/limits_test.go finds every place a part names a
+// limit, checks the merged document there and the database columns that
+// keep such values, and refuses a limit a part states as a number.
 var documentRules = map[string]core.Rules{}
 
 // documentRulesOf lets the document name pkg's rules. A handler file
@@ -30,6 +32,7 @@ func documentRulesOf(pkg string, r core.Rules) bool {
 var (
 	_ = documentRulesOf("core", core.CoreRules)
 	_ = documentRulesOf("expo", expo.Rules) // the provider's token form is its adapter's
+	_ = documentRulesOf("web", web.Rules)   // the request id's form is the shared web layer's
 )
 
 // docLimit is the limit "pkg.Name" names, if any.
@@ -38,6 +41,13 @@ func docLimit(name string) (int, bool) {
 	v, ok := documentRules[pkg].Limits[n]
 	return v, ok
 }
+
+// DocumentLimit is the limit "pkg.Name" names in the document's parts, if
+// any: tests/limits_test.go checks the merged document against it.
+func DocumentLimit(name string) (int, bool) { return docLimit(name) }
+
+// DocumentPattern is the pattern "pkg.NamePattern" names, if any.
+func DocumentPattern(name string) (string, bool) { return docPattern(name) }
 
 // docPattern is the pattern "pkg.NamePattern" names, if any.
 func docPattern(name string) (string, bool) {

@@ -81,7 +81,7 @@ func TestOpenAPIPartsNameTheirPatterns(t *testing.T) {
 }
 
 // TestOpenAPIRequestIDPatternIsItsLimit: the document states MaxRequestIDLen
-// in a pattern, which cannot name it.
+// as the count of the pattern it names (web.RequestIDPattern).
 func TestOpenAPIRequestIDPatternIsItsLimit(t *testing.T) {
 	var doc struct {
 		Components struct {

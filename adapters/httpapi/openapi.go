@@ -16,7 +16,7 @@ import (
 // openapiFS holds the API document in parts: 00-base.json (info, security,
 // shared schemas) and one file per module with its paths and schemas, so each
 // module documents itself beside its handler. A limit is written as the name
-// of its module constant ("maxLength": "events.MaxTitle", see docLimits) and
+// of its module constant ("maxLength": "events.MaxTitle", see limits.go) and
 // becomes the number when the parts are merged. Tests in tests/ fail when the
 // merged document and the router disagree, and when a limit of the document,
 // its module constant and its database column disagree.

@@ -16,6 +16,12 @@ import (
 	"tandem/modules/accounts"
 )
 
+// maxLastEventID bounds the Last-Event-ID a client sends back, with room
+// for any id the hub hands out.
+const maxLastEventID = 64
+
+var _ = documentRulesOf("httpapi", core.Rules{Limits: map[string]int{"MaxLastEventID": maxLastEventID}})
+
 func (h *Streams) Register(r fiber.Router) {
 	r.Get("/api/users/user/:userId/stream", requireSelf, h.open)
 }
@@ -25,8 +31,8 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
 	p, _ := core.PrincipalFrom(c.UserContext()) // requireSelf let only a caller through
 	lastID := c.Get("Last-Event-ID")
-	if len(lastID) > 64 {
-		return core.Invalid("invalid_request", "httpapi.lastEventIDMost64", "Last-Event-ID is at most 64 characters")
+	if len(lastID) > maxLastEventID {
+		return core.Invalid("invalid_request", "httpapi.lastEventIDTooLong", "Last-Event-ID is at most %d characters", maxLastEventID)
 	}
 	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), lastID)
 	if err != nil {

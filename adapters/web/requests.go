@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 	"go.opentelemetry.io/otel/trace"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"tandem/adapters/telemetry"
+	"tandem/core"
 )
 
 // HeaderRequestID carries a request's id, in and out.
@@ -20,6 +22,12 @@ const localRequestID = "requestID"
 // MaxRequestIDLen bounds a client's X-Request-Id: ids travel into every log
 // line and back out in a header.
 const MaxRequestIDLen = 64
+
+// RequestIDPattern is validRequestID's rule as the API document states it.
+var RequestIDPattern = `^[A-Za-z0-9._-]{1,` + strconv.Itoa(MaxRequestIDLen) + `}$`
+
+// Rules are the patterns the API document names ("web.RequestIDPattern").
+var Rules = core.Rules{Patterns: map[string]string{"RequestIDPattern": RequestIDPattern}}
 
 // RequestID keeps a client's X-Request-Id (for tracing through a proxy) when
 // it is 1–64 of [A-Za-z0-9._-], else makes one, and echoes it on the response.

@@ -207,6 +207,7 @@ func (s *Service) account(ctx context.Context, userID string) (Account, error) {
 var Rules = core.Rules{
 	Limits: map[string]int{
 		"MaxEmail":       MaxEmail,
+		"MinPassword":    MinPassword,
 		"MaxPassword":    MaxPassword,
 		"MaxDisplayName": MaxDisplayName,
 		"MaxNickname":    MaxNickname,

@@ -24,6 +24,9 @@ const (
 	MaxCreatedBy   = 255  // characters
 	MaxUserID      = 64   // characters of one listed (or queried) user id
 	MaxListedUsers = 1000 // ids in each of enabledForUserIds and disabledForUserIds
+	// MaxRollout is a rollout of everyone: rolloutPercentage runs from 0 to
+	// it, and a user's Bucket is below it.
+	MaxRollout = 100
 	// MaxFlags bounds how many flags exist, so that evaluating every flag
 	// for a user (action=list) and listing them all stay bounded reads.
 	MaxFlags = core.MaxListItems
@@ -79,7 +82,7 @@ func (f Flag) Validate() error {
 		return core.TooLong("description", MaxDescription)
 	case utf8.RuneCountInString(f.CreatedBy) > MaxCreatedBy:
 		return core.TooLong("createdBy", MaxCreatedBy)
-	case f.RolloutPercentage < 0 || f.RolloutPercentage > 100:
+	case f.RolloutPercentage < 0 || f.RolloutPercentage > MaxRollout:
 		return errRollout()
 	}
 	if err := checkText(f); err != nil {
@@ -117,11 +120,10 @@ func checkText(f Flag) error {
 }
 
 // KeyPattern is ValidateKey's rule as the API document states it (with
-// maxLength MaxKey); StoredKeyPattern is validStoredKey's.
-const (
-	KeyPattern       = `^[a-z0-9][a-z0-9_.-]*$`
-	StoredKeyPattern = `^[a-z0-9_.-]{1,64}$`
-)
+// maxLength MaxKey); StoredKeyPattern is validStoredKey's, its bound MaxKey.
+const KeyPattern = `^[a-z0-9][a-z0-9_.-]*$`
+
+var StoredKeyPattern = `^[a-z0-9_.-]{1,` + strconv.Itoa(MaxKey) + `}$`
 
 // ValidateKey accepts a new flag's key: 1 to 64 characters of a-z, 0-9, _,
 // . and -, the first a-z or 0-9. The first character rule keeps "." and
@@ -199,7 +201,7 @@ func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 // ParseRollout accepts a whole number from 0 to 100 (JSON sends numbers as
 // float64; 50.0 is 50, 12.5 is refused).
 func ParseRollout(x float64) (int, error) {
-	if math.IsNaN(x) || x != math.Trunc(x) || x < 0 || x > 100 {
+	if math.IsNaN(x) || x != math.Trunc(x) || x < 0 || x > MaxRollout {
 		return 0, errRollout()
 	}
 	return int(x), nil
@@ -211,7 +213,7 @@ func ParseRollout(x float64) (int, error) {
 // the rollout at p percent when Bucket < p: raising p never drops anyone.
 func Bucket(flagKey, userID string) int {
 	sum := sha256.Sum256([]byte(flagKey + ":" + userID))
-	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
+	return int(binary.BigEndian.Uint64(sum[:8]) % MaxRollout)
 }
 
 // Listing is where a user stands in a flag's user lists.
@@ -282,7 +284,7 @@ func Evaluate(r *Rule, s Subject, isPremium func() (bool, error)) (bool, Reason,
 			return false, ReasonPremium, nil
 		}
 	}
-	in := r.Flag.RolloutPercentage >= 100 || (s.UserID != "" && Bucket(r.Flag.Key, s.UserID) < r.Flag.RolloutPercentage)
+	in := r.Flag.RolloutPercentage >= MaxRollout || (s.UserID != "" && Bucket(r.Flag.Key, s.UserID) < r.Flag.RolloutPercentage)
 	if in {
 		return true, ReasonRolledOut, nil
 	}
@@ -400,7 +402,7 @@ func (d Draft) flag() (Flag, error) {
 	if err := ValidateKey(d.Key); err != nil {
 		return Flag{}, err
 	}
-	rollout := 100.0
+	rollout := float64(MaxRollout)
 	if d.RolloutPercentage != nil {
 		rollout = *d.RolloutPercentage
 	}

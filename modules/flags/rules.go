@@ -12,6 +12,7 @@ var Rules = core.Rules{
 		"MaxCreatedBy":   MaxCreatedBy,
 		"MaxUserID":      MaxUserID,
 		"MaxListedUsers": MaxListedUsers,
+		"MaxRollout":     MaxRollout,
 	},
 	Patterns: map[string]string{
 		"KeyPattern":       KeyPattern,

@@ -6,6 +6,7 @@ package partners
 import (
 	"crypto/rand"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -289,9 +290,9 @@ func connectionCodeShape(code string, minLen int) bool {
 func ConnectionKey(code string) string { return strings.ToLower(code) }
 
 // PairingCodePattern is NormalizePairingCode's rule as the API document
-// states it: six characters of PairingCodeAlphabet, its letters in either
-// case, spaces around them trimmed.
-const PairingCodePattern = `^[` + core.SpaceClass + `]*[A-HJ-NP-Za-hj-np-z2-9]{6}[` + core.SpaceClass + `]*$`
+// states it: PairingCodeLength characters of PairingCodeAlphabet, its
+// letters in either case, spaces around them trimmed.
+var PairingCodePattern = `^[` + core.SpaceClass + `]*[A-HJ-NP-Za-hj-np-z2-9]{` + strconv.Itoa(PairingCodeLength) + `}[` + core.SpaceClass + `]*$`
 
 // NormalizePairingCode trims and upper-cases what a person typed; ok is false
 // when the result cannot be a pairing code. Only ASCII letters change case:

@@ -43,11 +43,14 @@ const (
 	DefaultMilestones = 5
 	// MaxMilestones bounds one list.
 	MaxMilestones = 50
+	// FirstMilestoneDays is the first day count celebrated: no milestone
+	// counts fewer days (the first anniversary counts 365).
+	FirstMilestoneDays = 100
 )
 
 // dayMilestones are the day counts celebrated before the every-1000 rule
 // takes over.
-var dayMilestones = [...]int{100, 200, 365, 500, 1000}
+var dayMilestones = [...]int{FirstMilestoneDays, 200, 365, 500, 1000}
 
 // nextDayMilestone is the first celebrated day count at or after n.
 func nextDayMilestone(n int) int {

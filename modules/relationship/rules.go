@@ -6,6 +6,7 @@ import "tandem/core"
 // it states them by reading these, so a rule is written once, here.
 var Rules = core.Rules{
 	Limits: map[string]int{
-		"MaxMilestones": MaxMilestones,
+		"MaxMilestones":      MaxMilestones,
+		"FirstMilestoneDays": FirstMilestoneDays,
 	},
 }
