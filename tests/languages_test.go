@@ -34,6 +34,7 @@ var languageCases = []struct {
 	{"pt-BR", "pt-BR", ""},
 	{"ja-JP", "ja", ""},
 	{"ru-RU,ru;q=0.9", "ru", ""},
+	{"it-IT,it;q=0.9,en;q=0.5", "it", "Nuovo messaggio"},
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.
@@ -126,7 +127,7 @@ func isBankText(locale, s string) bool {
 
 // TestLocaleOnTheProfile: a malformed tag is a 400 that changes nothing; a
 // well-formed one Tandem does not speak is kept as written (canonical case)
-// and read in the closest language (pt-PT: Brazilian Portuguese; Italian:
+// and read in the closest language (pt-PT: Brazilian Portuguese; Finnish:
 // English); without Accept-Language a sign-up is English; the export shows
 // the locale.
 func TestLocaleOnTheProfile(t *testing.T) {
@@ -152,7 +153,7 @@ func TestLocaleOnTheProfile(t *testing.T) {
 		if got := h.get(profile, me.Token).JSON(t)["locale"]; got != "en" {
 			t.Fatalf("a refused locale was stored: %v", got)
 		}
-		for in, kept := range map[string]string{"pt_pt": "pt-PT", "DE-at": "de-AT", "zh-hant-tw": "zh-Hant-TW", "it": "it"} {
+		for in, kept := range map[string]string{"pt_pt": "pt-PT", "DE-at": "de-AT", "zh-hant-tw": "zh-Hant-TW", "fi": "fi"} {
 			r := h.do(req{Method: "PATCH", Path: profile, Token: me.Token, Body: map[string]any{"locale": in}})
 			expect(t, r, 200, "")
 			if r.JSON(t)["locale"] != kept || h.get(profile, me.Token).JSON(t)["locale"] != kept {
@@ -160,7 +161,7 @@ func TestLocaleOnTheProfile(t *testing.T) {
 			}
 		}
 		h.pair(me, partner)
-		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"it", "en"}, {"de-AT", "de"}} {
+		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"fi", "en"}, {"it-CH", "it"}, {"de-AT", "de"}} {
 			locale, reads := lr[0], lr[1]
 			expect(t, h.do(req{Method: "PATCH", Path: profile, Token: me.Token, Body: map[string]any{"locale": locale}}), 200, "")
 			h.sendMessage(partner, "hi")

@@ -35,6 +35,9 @@ func TestPluralForms(t *testing.T) {
 		"ru": {"Твоя половинка отправила тебе 0 сообщений.", "Твоя половинка отправила тебе 1 сообщение.",
 			"Твоя половинка отправила тебе 2 сообщения.", "Твоя половинка отправила тебе 5 сообщений.",
 			"Твоя половинка отправила тебе 21 сообщение."},
+		"it": {"La tua metà ti ha inviato 0 messaggi.", "La tua metà ti ha inviato un messaggio.",
+			"La tua metà ti ha inviato 2 messaggi.", "La tua metà ti ha inviato 5 messaggi.",
+			"La tua metà ti ha inviato 21 messaggi."},
 	}
 	for locale, texts := range want {
 		for i, n := range []int{0, 1, 2, 5, 21} {
@@ -66,7 +69,8 @@ func TestNumbersAndDates(t *testing.T) {
 	}
 	for locale, date := range map[string]string{"en": "14 February 2026", "de": "14. Februar 2026",
 		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
-		"ja": "2026年2月14日", "ru": "14 февраля 2026 г."} {
+		"ja": "2026年2月14日", "ru": "14 февраля 2026 г.",
+		"it": "14 febbraio 2026"} {
 		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !strings.Contains(got, date) {
 			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
 		}
@@ -83,14 +87,15 @@ func TestMatching(t *testing.T) {
 	t.Parallel()
 	for header, want := range map[string]string{
 		"": "en", "de": "de", "de-CH": "de", "de-AT,en;q=0.5": "de", "pt-PT": "pt-BR", "pt": "pt-BR",
-		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "zh-CN": "en", "uk": "en", "nl,fr;q=0.8": "fr",
+		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "zh-CN": "en", "uk": "en", "fi,fr;q=0.8": "fr",
+		"it-IT": "it", "it-CH,de;q=0.8": "it",
 		"en-GB,de;q=0.9": "en", "*": "en", "!!": "en", "x;q=abc": "en",
 	} {
 		if got := catalogs.Match(header); got != want {
 			t.Errorf("Match(%q) = %q, want %q", header, got, want)
 		}
 	}
-	for locale, want := range map[string]string{"pt-PT": "pt-BR", "de-CH": "de", "it": "en", "": "en", "zz-Bogus": "en"} {
+	for locale, want := range map[string]string{"pt-PT": "pt-BR", "de-CH": "de", "it": "it", "it-CH": "it", "fi": "en", "": "en", "zz-Bogus": "en"} {
 		if got := catalogs.Supported(locale); got != want {
 			t.Errorf("Supported(%q) = %q, want %q", locale, got, want)
 		}
@@ -115,7 +120,7 @@ func TestFallbacks(t *testing.T) {
 	}{
 		{"en", tooLong, "title must be at most 2000 characters"},
 		{"de", required, "title ist erforderlich"},
-		{"it", required, "title is required"},
+		{"fi", required, "title is required"},
 		{"de", core.Message{Key: "nobody.knowsThis", Args: []any{3}, English: "%d new things"}, "3 new things"},
 		{"en", core.Msg("question.q1"), "What made you smile today?"},
 		{"de", core.Msg("question.q1"), "What made you smile today?"},
