@@ -36,6 +36,7 @@ var languageCases = []struct {
 	{"ru-RU,ru;q=0.9", "ru", ""},
 	{"it-IT,it;q=0.9,en;q=0.5", "it", "Nuovo messaggio"},
 	{"nl-BE,nl;q=0.9,fr;q=0.5", "nl", "Nieuw bericht"},
+	{"pl", "pl", "Nowa wiadomość"},
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.
