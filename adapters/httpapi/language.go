@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"fmt"
-
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
@@ -59,13 +57,9 @@ func say(c *fiber.Ctx, id, format string, args ...any) string {
 	return r.langs.Translate(r.locale, core.Message{Key: id, Args: args, English: format})
 }
 
-// english is format filled with args, as written when there are none.
-func english(format string, args []any) string {
-	if len(args) == 0 {
-		return format
-	}
-	return fmt.Sprintf(format, args...)
-}
+// english is format filled with args (core.Format: its plural choices
+// resolved), as written when there are none.
+func english(format string, args []any) string { return core.Format(format, args...) }
 
 // sayText is a message of the catalogs in the caller's language (its key
 // as written, before language ran).

@@ -26,12 +26,14 @@ var files embed.FS
 
 // File is one language's catalog as written: the texts keyed by name
 // (Messages, in every language, English included), and the translations of
-// texts whose English lives in the code: error messages, daily questions and
-// advice, each by its stable id.
+// texts whose English lives in the code: error messages and the API's
+// answers (Errors: a plain text, or plural forms as in Messages where the
+// English counts something), daily questions and advice, each by its
+// stable id.
 type File struct {
 	Name      string                     `json:"name"`
 	Messages  map[string]json.RawMessage `json:"messages"`
-	Errors    map[string]string          `json:"errors"`
+	Errors    map[string]json.RawMessage `json:"errors"`
 	Questions map[string]string          `json:"questions"`
 	Advice    map[string]string          `json:"advice"`
 }
@@ -191,10 +193,7 @@ func (c *Catalogs) Translate(locale string, m core.Message) string {
 		if english == "" {
 			english = m.Key
 		}
-		if len(args) == 0 {
-			return english
-		}
-		return fmt.Sprintf(english, args...)
+		return core.Format(english, args...)
 	}
 	return c.printers[t].Sprintf(m.Key, args...)
 }

@@ -418,8 +418,8 @@ func TestSourceFormatsAreConstant(t *testing.T) {
 		"%s must be a date in the form YYYY-MM-DD", // a format with an argument
 		"logged in",                        // httpapi's say
 		"method not allowed on this route", // a core.Error literal
-		"%d events overlapping %s to %s",   // say with arguments
-		"bundle id %q is not this app's",   // appstore's fail wrapper
+		"{1|%[1]d event|%[1]d events} overlapping %s to %s",                 // say with arguments and a plural
+		"bundle id %q is not this app's",                                    // appstore's fail wrapper
 		"%s must not contain control characters (tab and newline included)", // core's own constructors
 	} {
 		if !formats[want] {
