@@ -37,6 +37,7 @@ var languageCases = []struct {
 	{"it-IT,it;q=0.9,en;q=0.5", "it", "Nuovo messaggio"},
 	{"nl-BE,nl;q=0.9,fr;q=0.5", "nl", "Nieuw bericht"},
 	{"pl", "pl", "Nowa wiadomość"},
+	{"tr-TR,tr;q=0.9,en;q=0.5", "tr", "Yeni mesaj"},
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.

@@ -44,6 +44,9 @@ func TestPluralForms(t *testing.T) {
 		"pl": {"Twoja druga połówka wysłała ci 0 wiadomości.", "Twoja druga połówka wysłała ci wiadomość.",
 			"Twoja druga połówka wysłała ci 2 wiadomości.", "Twoja druga połówka wysłała ci 5 wiadomości.",
 			"Twoja druga połówka wysłała ci 21 wiadomości."},
+		"tr": {"Sevgilin sana 0 mesaj gönderdi.", "Sevgilin sana bir mesaj gönderdi.",
+			"Sevgilin sana 2 mesaj gönderdi.", "Sevgilin sana 5 mesaj gönderdi.",
+			"Sevgilin sana 21 mesaj gönderdi."},
 	}
 	for locale, texts := range want {
 		for i, n := range []int{0, 1, 2, 5, 21} {
@@ -76,7 +79,8 @@ func TestNumbersAndDates(t *testing.T) {
 	for locale, date := range map[string]string{"en": "14 February 2026", "de": "14. Februar 2026",
 		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
 		"ja": "2026年2月14日", "ru": "14 февраля 2026 г.",
-		"it": "14 febbraio 2026", "nl": "14 februari 2026", "pl": "14 lutego 2026"} {
+		"it": "14 febbraio 2026", "nl": "14 februari 2026", "pl": "14 lutego 2026",
+		"tr": "14 Şubat 2026"} {
 		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !strings.Contains(got, date) {
 			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
 		}
@@ -96,6 +100,7 @@ func TestMatching(t *testing.T) {
 		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "zh-CN": "en", "uk": "en", "fi,fr;q=0.8": "fr",
 		"it-IT": "it", "it-CH,de;q=0.8": "it", "nl-BE": "nl", "nl-NL,en;q=0.5": "nl", "nl,fr;q=0.8": "nl",
 		"pl": "pl", "pl-PL,en;q=0.8": "pl", "fy": "nl", "cs": "en", "sk": "en",
+		"tr": "tr", "tr-TR": "tr", "tr-CY,en;q=0.5": "tr",
 		"en-GB,de;q=0.9": "en", "*": "en", "!!": "en", "x;q=abc": "en",
 	} {
 		if got := catalogs.Match(header); got != want {
