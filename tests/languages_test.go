@@ -38,6 +38,7 @@ var languageCases = []struct {
 	{"nl-BE,nl;q=0.9,fr;q=0.5", "nl", "Nieuw bericht"},
 	{"pl", "pl", "Nowa wiadomość"},
 	{"tr-TR,tr;q=0.9,en;q=0.5", "tr", "Yeni mesaj"},
+	{"ko-KR,ko;q=0.9", "ko", "새 메시지"},
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.

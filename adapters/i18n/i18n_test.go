@@ -47,6 +47,8 @@ func TestPluralForms(t *testing.T) {
 		"tr": {"Sevgilin sana 0 mesaj gönderdi.", "Sevgilin sana bir mesaj gönderdi.",
 			"Sevgilin sana 2 mesaj gönderdi.", "Sevgilin sana 5 mesaj gönderdi.",
 			"Sevgilin sana 21 mesaj gönderdi."},
+		"ko": {"연인이 메시지를 0개 보냈어요.", "연인이 메시지를 1개 보냈어요.", "연인이 메시지를 2개 보냈어요.",
+			"연인이 메시지를 5개 보냈어요.", "연인이 메시지를 21개 보냈어요."},
 	}
 	for locale, texts := range want {
 		for i, n := range []int{0, 1, 2, 5, 21} {
@@ -80,7 +82,7 @@ func TestNumbersAndDates(t *testing.T) {
 		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
 		"ja": "2026年2月14日", "ru": "14 февраля 2026 г.",
 		"it": "14 febbraio 2026", "nl": "14 februari 2026", "pl": "14 lutego 2026",
-		"tr": "14 Şubat 2026"} {
+		"tr": "14 Şubat 2026", "ko": "2026년 2월 14일"} {
 		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !strings.Contains(got, date) {
 			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
 		}
@@ -101,6 +103,7 @@ func TestMatching(t *testing.T) {
 		"it-IT": "it", "it-CH,de;q=0.8": "it", "nl-BE": "nl", "nl-NL,en;q=0.5": "nl", "nl,fr;q=0.8": "nl",
 		"pl": "pl", "pl-PL,en;q=0.8": "pl", "fy": "nl", "cs": "en", "sk": "en",
 		"tr": "tr", "tr-TR": "tr", "tr-CY,en;q=0.5": "tr",
+		"ko": "ko", "ko-KR": "ko", "ko-KR,en;q=0.5": "ko",
 		"en-GB,de;q=0.9": "en", "*": "en", "!!": "en", "x;q=abc": "en",
 	} {
 		if got := catalogs.Match(header); got != want {
