@@ -39,6 +39,7 @@ var languageCases = []struct {
 	{"pl", "pl", "Nowa wiadomość"},
 	{"tr-TR,tr;q=0.9,en;q=0.5", "tr", "Yeni mesaj"},
 	{"ko-KR,ko;q=0.9", "ko", "새 메시지"},
+	{"zh-CN,zh;q=0.9,en;q=0.5", "zh-Hans", "新消息"},
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.
@@ -132,7 +133,7 @@ func isBankText(locale, s string) bool {
 // TestLocaleOnTheProfile: a malformed tag is a 400 that changes nothing; a
 // well-formed one Tandem does not speak is kept as written (canonical case)
 // and read in the closest language (pt-PT: Brazilian Portuguese; Finnish:
-// English); without Accept-Language a sign-up is English; the export shows
+// English; Traditional Chinese: English, never Simplified); without Accept-Language a sign-up is English; the export shows
 // the locale.
 func TestLocaleOnTheProfile(t *testing.T) {
 	parallel(t)
@@ -165,7 +166,7 @@ func TestLocaleOnTheProfile(t *testing.T) {
 			}
 		}
 		h.pair(me, partner)
-		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"fi", "en"}, {"it-CH", "it"}, {"de-AT", "de"}} {
+		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"fi", "en"}, {"it-CH", "it"}, {"zh-TW", "en"}, {"zh-SG", "zh-Hans"}, {"de-AT", "de"}} {
 			locale, reads := lr[0], lr[1]
 			expect(t, h.do(req{Method: "PATCH", Path: profile, Token: me.Token, Body: map[string]any{"locale": locale}}), 200, "")
 			h.sendMessage(partner, "hi")

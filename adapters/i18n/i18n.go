@@ -152,13 +152,44 @@ func (c *Catalogs) Match(acceptLanguage string) string {
 }
 
 // best is the index of the supported tag closest to prefs (0, English,
-// when none is).
+// when none is). A preference written in a script that no catalog of its
+// language uses is passed over: x/text takes Traditional Chinese (zh-TW,
+// zh-HK, zh-MO, zh-Hant) for Simplified with low confidence, but the two
+// are different written standards, and iOS and Android do not show an app's
+// Simplified texts to a Traditional reader either; such a reader gets the
+// next language they list (zh-CN among them: Simplified), else English.
 func (c *Catalogs) best(prefs ...language.Tag) int {
-	_, i, conf := c.matcher.Match(prefs...)
+	kept := prefs[:0:0]
+	for _, p := range prefs {
+		if !c.otherScript(p) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return 0
+	}
+	_, i, conf := c.matcher.Match(kept...)
 	if conf == language.No {
 		return 0
 	}
 	return i
+}
+
+// otherScript: p's language has catalogs, none in p's (likely) script.
+func (c *Catalogs) otherScript(p language.Tag) bool {
+	base, _ := p.Base()
+	script, _ := p.Script()
+	hasLanguage := false
+	for _, t := range c.tags {
+		if b, _ := t.Base(); b != base {
+			continue
+		}
+		if s, _ := t.Script(); s == script {
+			return false
+		}
+		hasLanguage = true
+	}
+	return hasLanguage
 }
 
 // Supported is the supported locale that serves locale ("pt-PT" → "pt-BR",

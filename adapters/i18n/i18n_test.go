@@ -49,6 +49,8 @@ func TestPluralForms(t *testing.T) {
 			"Sevgilin sana 21 mesaj gönderdi."},
 		"ko": {"연인이 메시지를 0개 보냈어요.", "연인이 메시지를 1개 보냈어요.", "연인이 메시지를 2개 보냈어요.",
 			"연인이 메시지를 5개 보냈어요.", "연인이 메시지를 21개 보냈어요."},
+		"zh-Hans": {"你的另一半给你发了 0 条消息。", "你的另一半给你发了 1 条消息。", "你的另一半给你发了 2 条消息。",
+			"你的另一半给你发了 5 条消息。", "你的另一半给你发了 21 条消息。"},
 	}
 	for locale, texts := range want {
 		for i, n := range []int{0, 1, 2, 5, 21} {
@@ -82,7 +84,7 @@ func TestNumbersAndDates(t *testing.T) {
 		"fr": "14 février 2026", "es": "14 de febrero de 2026", "pt-BR": "14 de fevereiro de 2026",
 		"ja": "2026年2月14日", "ru": "14 февраля 2026 г.",
 		"it": "14 febbraio 2026", "nl": "14 februari 2026", "pl": "14 lutego 2026",
-		"tr": "14 Şubat 2026", "ko": "2026년 2월 14일"} {
+		"tr": "14 Şubat 2026", "ko": "2026년 2월 14일", "zh-Hans": "2026年2月14日"} {
 		if got := catalogs.Translate(locale, core.Msg("milestone.days.body", 100, valentine)); !strings.Contains(got, date) {
 			t.Errorf("%s: %q does not write the date as %q", locale, got, date)
 		}
@@ -99,18 +101,23 @@ func TestMatching(t *testing.T) {
 	t.Parallel()
 	for header, want := range map[string]string{
 		"": "en", "de": "de", "de-CH": "de", "de-AT,en;q=0.5": "de", "pt-PT": "pt-BR", "pt": "pt-BR",
-		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "zh-CN": "en", "uk": "en", "fi,fr;q=0.8": "fr",
+		"fr-CA": "fr", "es-419": "es", "ja-JP": "ja", "uk": "en", "fi,fr;q=0.8": "fr",
 		"it-IT": "it", "it-CH,de;q=0.8": "it", "nl-BE": "nl", "nl-NL,en;q=0.5": "nl", "nl,fr;q=0.8": "nl",
 		"pl": "pl", "pl-PL,en;q=0.8": "pl", "fy": "nl", "cs": "en", "sk": "en",
 		"tr": "tr", "tr-TR": "tr", "tr-CY,en;q=0.5": "tr",
 		"ko": "ko", "ko-KR": "ko", "ko-KR,en;q=0.5": "ko",
+		"zh-CN": "zh-Hans", "zh-SG": "zh-Hans", "zh-Hans": "zh-Hans", "zh": "zh-Hans", "zh-Hans-HK": "zh-Hans",
+		// Traditional Chinese is not sent Simplified: the reader's next language, else English
+		"zh-TW": "en", "zh-HK": "en", "zh-MO": "en", "zh-Hant": "en", "zh-TW,ja;q=0.5": "ja",
+		"zh-TW,zh-CN;q=0.5": "zh-Hans", "zh-HK,zh-Hans;q=0.8,en;q=0.5": "zh-Hans",
 		"en-GB,de;q=0.9": "en", "*": "en", "!!": "en", "x;q=abc": "en",
 	} {
 		if got := catalogs.Match(header); got != want {
 			t.Errorf("Match(%q) = %q, want %q", header, got, want)
 		}
 	}
-	for locale, want := range map[string]string{"pt-PT": "pt-BR", "de-CH": "de", "it": "it", "it-CH": "it", "fi": "en", "": "en", "zz-Bogus": "en"} {
+	for locale, want := range map[string]string{"pt-PT": "pt-BR", "de-CH": "de", "it": "it", "it-CH": "it", "fi": "en",
+		"tr-TR": "tr", "ko-KR": "ko", "zh-CN": "zh-Hans", "zh-SG": "zh-Hans", "zh-TW": "en", "zh-Hant-HK": "en", "": "en", "zz-Bogus": "en"} {
 		if got := catalogs.Supported(locale); got != want {
 			t.Errorf("Supported(%q) = %q, want %q", locale, got, want)
 		}
