@@ -119,3 +119,81 @@ func englishRun(text, english string) string {
 	}
 	return ""
 }
+
+// TestErrorsStartAsTheEnglishDoes: one convention for error messages in
+// every language, the English one: a message starts in lower case (German
+// nouns, names and API words keep their capital: "Feld", "Google", "JSON").
+func TestErrorsStartAsTheEnglishDoes(t *testing.T) {
+	all, err := ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sourceFormats(t)
+	for tag, f := range all {
+		for key, raw := range f.Errors {
+			en, ok := src[key]
+			if !ok || en.format == "" || !unicode.IsLower([]rune(en.format)[0]) {
+				continue
+			}
+			x := mustText(t, key, raw)
+			texts := []string{x.Plain}
+			if x.Plural != nil {
+				texts = texts[:0]
+				for _, s := range x.Plural.Forms {
+					texts = append(texts, s)
+				}
+			}
+			for _, s := range texts {
+				if w := firstWord(s); capitalised(w) && !strings.Contains(en.format, w) && !(tag == language.German && !germanNonNouns[w]) &&
+					!(unicode.Is(unicode.Latin, []rune(w)[0]) && !latin(s)) { // a Latin name in Japanese or Russian: "Expo", "Bundle ID"
+					t.Errorf("%s %s: %q starts with a capital, the English %q does not", tag, key, s, en.format)
+				}
+			}
+		}
+	}
+}
+
+// latin: every letter of s is Latin.
+func latin(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return strings.TrimRight(f[0], ",:;")
+	}
+	return ""
+}
+
+// capitalised: w starts with a capital and is no API word or acronym (no
+// other capital, no Latin letters in a word of another script).
+func capitalised(w string) bool {
+	rs := []rune(w)
+	if len(rs) == 0 || !unicode.IsUpper(rs[0]) {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if unicode.IsUpper(r) || r == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// germanNonNouns are German words that start a sentence without being
+// nouns: articles, pronouns, verbs, adjectives and adverbs.
+var germanNonNouns = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("Der Die Das Sende Keine Kein Ein Zu Du Eine Unbekannte Dieser Diese Bereits Nicht " +
+		"Ungültiger Bestätige Angemeldet Fehlerhafter Fehlerhafte Höchstens Dieses Dies Nur Gib Unbekanntes " +
+		"Unbekannter Interner Melde Abgemeldet Überall Fehlerhaftes Ihr Danke Verwende Jedes Ungültige Existiert " +
+		"Pro Beantworte Dafür Es Nein Dein Deine Bitte Jede Jeder Alle") {
+		germanNonNouns[w] = true
+	}
+}
