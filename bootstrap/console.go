@@ -140,7 +140,7 @@ func mailReady(m MailConfig, o accounts.Outbox) func(context.Context) error {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "tcp", m.Host)
 			if err != nil {
-				return core.Unavailable("unavailable", "bootstrap.sMTPRelayDoesNotAnswer", "the SMTP relay does not answer (%d mails waiting)", n)
+				return core.Unavailable("unavailable", "bootstrap.sMTPRelayDoesNotAnswer", "the SMTP relay does not answer ({1|%[1]d mail|%[1]d mails} waiting)", n)
 			}
 			c.Close()
 		}

@@ -78,11 +78,12 @@ func (e *Error) Unwrap() error { return e.cause }
 func (e *Error) Wrap(err error) *Error { e.cause = err; return e }
 
 // newErr writes the message from a constant English format and its
-// arguments, as fmt.Sprintf does; id is the catalog key of its translations.
+// arguments, as Format does (plural choices, then fmt.Sprintf); id is the
+// catalog key of its translations.
 func newErr(k Kind, code, id, format string, args ...any) *Error {
-	e := &Error{Kind: k, Code: code, Message: format, ID: id, Format: format}
+	e := &Error{Kind: k, Code: code, Message: Format(format), ID: id, Format: format}
 	if len(args) > 0 {
-		e.Message, e.Args = fmt.Sprintf(format, args...), args
+		e.Message, e.Args = Format(format, args...), args
 	}
 	return e
 }
@@ -135,7 +136,7 @@ func Required(field string) *Error {
 
 // TooLong is the 400 of a text longer than its limit, in characters.
 func TooLong(field string, max int) *Error {
-	return InvalidRequest("field.tooLong", "%s must be at most %d characters", field, max)
+	return InvalidRequest("field.tooLong", "%s must be at most {2|%[2]d character|%[2]d characters}", field, max)
 }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.

@@ -10,7 +10,9 @@ import (
 // Message is a text a person reads, named by a catalog key and its
 // arguments, so that each reader sees it in their own language: a module
 // says what to tell, a Translator says it in the reader's locale. Args are
-// int, string or Date; an int is also the count that picks a plural form.
+// int, string, Date or TimeOfDay (a Translator writes the last two in the
+// reader's form: "1er mars", "a la 1:30"); an int is also the count that
+// picks a plural form.
 type Message struct {
 	Key  string
 	Args []any
@@ -30,8 +32,8 @@ type Translator interface {
 	Translate(locale string, m Message) string
 }
 
-// MarshalArgs is m's arguments as stored: a JSON array of numbers, strings
-// and {"date": "YYYY-MM-DD"} objects ("" for none).
+// MarshalArgs is m's arguments as stored: a JSON array of numbers, strings,
+// {"date": "YYYY-MM-DD"} and {"time": "HH:mm"} objects ("" for none).
 func (m Message) MarshalArgs() (string, error) {
 	if len(m.Args) == 0 {
 		return "", nil
@@ -43,8 +45,10 @@ func (m Message) MarshalArgs() (string, error) {
 			out[i] = v
 		case Date:
 			out[i] = map[string]string{"date": v.String()}
+		case TimeOfDay:
+			out[i] = map[string]string{"time": v.String()}
 		default:
-			return "", fmt.Errorf("message %s: argument %d is a %T, not an int, string or Date", m.Key, i+1, a)
+			return "", fmt.Errorf("message %s: argument %d is a %T, not an int, string, Date or TimeOfDay", m.Key, i+1, a)
 		}
 	}
 	b, err := json.Marshal(out)
@@ -80,11 +84,14 @@ func unmarshalArg(r json.RawMessage) (any, error) {
 	if json.Unmarshal(r, &s) == nil {
 		return s, nil
 	}
-	var d struct{ Date string }
-	if err := json.Unmarshal(r, &d); err != nil || d.Date == "" {
-		return nil, fmt.Errorf("argument %s is no int, string or date", r)
+	var d struct{ Date, Time string }
+	switch err := json.Unmarshal(r, &d); {
+	case err == nil && d.Date != "":
+		return ParseDate(d.Date)
+	case err == nil && d.Time != "":
+		return ParseTimeOfDay(d.Time)
 	}
-	return ParseDate(d.Date)
+	return nil, fmt.Errorf("argument %s is no int, string, date or time", r)
 }
 
 // MaxLocale bounds a locale tag (BCP 47 allows long tags; a profile needs

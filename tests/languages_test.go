@@ -3,6 +3,7 @@ package tests
 import (
 	"strings"
 	"testing"
+	"unicode"
 
 	"tandem/adapters/i18n"
 	"tandem/adapters/push/mempush"
@@ -21,19 +22,39 @@ import (
 // texts renders what the scenarios expect, from the same catalogs.
 var texts = i18n.MustLoad(bootstrap.Sources())
 
-var languageCases = []struct {
-	header, locale string
+// languageCase is a device's Accept-Language, the tag its sign-up stores
+// (the device's own, spoken or not) and the catalog its texts are read in.
+type languageCase struct {
+	header, stored, locale string
 	// newMessage is the title of a message's notification, written out
 	// for German so a broken catalog cannot agree with itself.
 	newMessage string
-}{
-	{"en-US,en;q=0.9", "en", "New message"},
-	{"de-DE,de;q=0.9,en;q=0.5", "de", "Neue Nachricht"},
-	{"fr-FR", "fr", ""},
-	{"es-ES,es;q=0.9", "es", ""},
-	{"pt-BR", "pt-BR", ""},
-	{"ja-JP", "ja", ""},
-	{"ru-RU,ru;q=0.9", "ru", ""},
+}
+
+// languageCases are every catalog present (a new catalog file is a new
+// case), read by a device that names it, then devices that name a region
+// or a language without a catalog: the tag is stored as sent, the closest
+// catalog chosen at read time.
+func languageCases() []languageCase {
+	var out []languageCase
+	for _, l := range texts.Languages() {
+		out = append(out, languageCase{header: l, stored: l, locale: l})
+	}
+	return append(out,
+		languageCase{"en-US,en;q=0.9", "en-US", "en", "New message"},
+		languageCase{"de-DE,de;q=0.9,en;q=0.5", "de-DE", "de", "Neue Nachricht"},
+		languageCase{"pt-PT", "pt-PT", "pt-BR", ""},
+		languageCase{"es-MX,es;q=0.9", "es-MX", "es-419", ""},
+		languageCase{"it-IT,it;q=0.9,en;q=0.8", "it-IT", texts.Supported("it"), ""},
+		languageCase{"hy-AM,en;q=0.5", "hy-AM", "en", ""}, // Armenian: not read in Russian
+		languageCase{"nl-BE,nl;q=0.9,fr;q=0.5", "nl-BE", "nl", "Nieuw bericht"},
+		languageCase{"pl", "pl", "pl", "Nowa wiadomość"},
+		languageCase{"tr-TR,tr;q=0.9,en;q=0.5", "tr-TR", "tr", "Yeni mesaj"},
+		languageCase{"az-AZ,en;q=0.5", "az-AZ", "tr", ""}, // Azerbaijani: read in Turkish
+		languageCase{"ko-KR,ko;q=0.9", "ko-KR", "ko", "새 메시지"},
+		languageCase{"zh-CN,zh;q=0.9,en;q=0.5", "zh-CN", "zh-Hans", "新消息"},
+		languageCase{"zh-TW,zh;q=0.9,en;q=0.5", "zh-TW", "en", ""}, // Traditional: not read in Simplified
+	)
 }
 
 // signUpIn signs up and verifies email with the Accept-Language header.
@@ -52,8 +73,8 @@ func (h *harness) signUpIn(email, acceptLanguage string) user {
 
 func TestEveryTextInTheReadersLanguage(t *testing.T) {
 	parallel(t)
-	for _, lc := range languageCases {
-		t.Run(lc.locale, func(t *testing.T) {
+	for _, lc := range languageCases() {
+		t.Run(lc.header, func(t *testing.T) {
 			eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
 				me, partner := h.signUpIn("me@x.io", lc.header), h.signUpIn("partner@x.io", lc.header)
 
@@ -63,7 +84,7 @@ func TestEveryTextInTheReadersLanguage(t *testing.T) {
 					t.Fatalf("mail subject %q, want %q", mail.Subject, want)
 				}
 				expect(t, h.get("/api/users/user/"+me.ID, me.Token), 200, `{"success":true,"userId":"`+me.ID+
-					`","email":"me@x.io","displayName":"","timezone":"","locale":"`+lc.locale+`","createdAt":`+ms(h.Clock.Now())+
+					`","email":"me@x.io","displayName":"","timezone":"","locale":"`+lc.stored+`","createdAt":`+ms(h.Clock.Now())+
 					`,"signInMethods":["password"]}`)
 
 				// the partner's message: the inbox and the push
@@ -101,6 +122,37 @@ func TestEveryTextInTheReadersLanguage(t *testing.T) {
 				if lc.locale != "en" && strings.Contains(wantMsg, "must be") {
 					t.Fatalf("%s error message is English: %q", lc.locale, wantMsg)
 				}
+				if got := bad.Header.Get("Content-Language"); got != lc.locale {
+					t.Fatalf("Content-Language %q, want %q", got, lc.locale)
+				}
+				if !strings.Contains(bad.Header.Get("Vary"), "Accept-Language") {
+					t.Fatalf("Vary %q names no Accept-Language", bad.Header.Get("Vary"))
+				}
+
+				// what the code fills in at run time is in the caller's
+				// language too: a JSON type, a connection code's weakness
+				for _, r := range []struct {
+					req         req
+					id, english string
+					args        []any
+				}{
+					{req{Method: "PATCH", Path: "/api/users/user/" + me.ID, Token: me.Token, Body: map[string]any{"displayName": 7}},
+						"httpapi.fieldString", "field %s must be a string", []any{"displayName"}},
+					{req{Method: "POST", Path: "/api/partnerConnections/create", Token: me.Token,
+						Body: map[string]any{"userId": me.ID, "connectionCode": "password"}, Headers: map[string]string{"X-API-Key": testAPIKey}},
+						"partners.weakCode.password", "connectionCode is too easy to guess: it contains a common password", nil},
+				} {
+					if r.req.Headers == nil {
+						r.req.Headers = map[string]string{}
+					}
+					r.req.Headers["Accept-Language"] = lc.header
+					got := h.do(r.req)
+					want := texts.Translate(lc.locale, core.Message{Key: r.id, Args: r.args, English: r.english})
+					expect(t, got, 400, `{"success":false,"error":`+jsonStr(core.Format(r.english, r.args...))+`,"code":"invalid_request","message":`+jsonStr(want)+`}`)
+					if run := englishRun(want, r.english); lc.locale != "en" && run != "" {
+						t.Fatalf("%s: %q holds the English %q", lc.locale, want, run)
+					}
+				}
 
 				// a change of locale rewrites what is stored: English now
 				expect(t, h.do(req{Method: "PATCH", Path: "/api/users/user/" + me.ID, Token: me.Token,
@@ -112,6 +164,23 @@ func TestEveryTextInTheReadersLanguage(t *testing.T) {
 			})
 		})
 	}
+}
+
+// englishRun is the first run of two or more words of english that text
+// holds ("" when none): an English fragment inside a translation.
+func englishRun(text, english string) string {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
+	}
+	tw, ew := words(text), words(english)
+	for i := 0; i+1 < len(tw); i++ {
+		for j := 0; j+1 < len(ew); j++ {
+			if tw[i] == ew[j] && tw[i+1] == ew[j+1] {
+				return tw[i] + " " + tw[i+1]
+			}
+		}
+	}
+	return ""
 }
 
 // isBankText: s is the text of a bank question in locale.
@@ -126,9 +195,9 @@ func isBankText(locale, s string) bool {
 
 // TestLocaleOnTheProfile: a malformed tag is a 400 that changes nothing; a
 // well-formed one Tandem does not speak is kept as written (canonical case)
-// and read in the closest language (pt-PT: Brazilian Portuguese; Italian:
-// English); without Accept-Language a sign-up is English; the export shows
-// the locale.
+// and read in the closest language (pt-PT: Brazilian Portuguese; Finnish:
+// English; Traditional Chinese: English, never Simplified); without
+// Accept-Language a sign-up is English; the export shows the locale.
 func TestLocaleOnTheProfile(t *testing.T) {
 	parallel(t)
 	eachProfileWithPushes(t, func(t *testing.T, h *harness, pushes *mempush.Outbox) {
@@ -152,7 +221,7 @@ func TestLocaleOnTheProfile(t *testing.T) {
 		if got := h.get(profile, me.Token).JSON(t)["locale"]; got != "en" {
 			t.Fatalf("a refused locale was stored: %v", got)
 		}
-		for in, kept := range map[string]string{"pt_pt": "pt-PT", "DE-at": "de-AT", "zh-hant-tw": "zh-Hant-TW", "it": "it"} {
+		for in, kept := range map[string]string{"pt_pt": "pt-PT", "DE-at": "de-AT", "zh-hant-tw": "zh-Hant-TW", "fi": "fi"} {
 			r := h.do(req{Method: "PATCH", Path: profile, Token: me.Token, Body: map[string]any{"locale": in}})
 			expect(t, r, 200, "")
 			if r.JSON(t)["locale"] != kept || h.get(profile, me.Token).JSON(t)["locale"] != kept {
@@ -160,7 +229,7 @@ func TestLocaleOnTheProfile(t *testing.T) {
 			}
 		}
 		h.pair(me, partner)
-		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"it", "en"}, {"de-AT", "de"}} {
+		for _, lr := range [][2]string{{"pt-PT", "pt-BR"}, {"fi", "en"}, {"it-CH", "it"}, {"zh-TW", "en"}, {"zh-SG", "zh-Hans"}, {"de-AT", "de"}} {
 			locale, reads := lr[0], lr[1]
 			expect(t, h.do(req{Method: "PATCH", Path: profile, Token: me.Token, Body: map[string]any{"locale": locale}}), 200, "")
 			h.sendMessage(partner, "hi")

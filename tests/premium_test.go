@@ -95,14 +95,14 @@ func TestPremiumErrors(t *testing.T) {
 		}
 		runScenarios(t, h, afterEach(unchanged, signedIn(u, []scenario{
 			{name: "GET without action", req: GET(premiumPath(u)), status: 400,
-				want: errInvalid("action is required: status, subscription, details, limits or check")},
+				want: errInvalid("action is required: status, subscription, details, limits, check")},
 			{name: "GET unknown action", req: GET(premiumPath(u) + "?action=buy"), status: 400,
-				want: errInvalid(`unknown action \"buy\": use status, subscription, details, limits or check`)},
+				want: errInvalid(`unknown action \"buy\": use status, subscription, details, limits, check`)},
 			{name: "check without feature", req: GET(premiumPath(u) + "?action=check"), status: 400, want: errInvalid("feature is required")},
 			{name: "POST without action", req: post(map[string]any{"plan": "9.99"}), status: 400,
-				want: errInvalid("action is required: create, subscribe, update, cancel or deactivate")},
+				want: errInvalid("action is required: create, subscribe, update, cancel, deactivate")},
 			{name: "POST unknown action", req: post(map[string]any{"action": "renew"}), status: 400,
-				want: errInvalid(`unknown action \"renew\": use create, subscribe, update, cancel or deactivate`)},
+				want: errInvalid(`unknown action \"renew\": use create, subscribe, update, cancel, deactivate`)},
 			{name: "update without premium", req: post(map[string]any{"action": "update", "plan": "1"}), status: 404, want: noPremium},
 			{name: "cancel without premium", req: post(map[string]any{"action": "cancel"}), status: 404, want: noPremium},
 			{name: "deactivate without premium", req: post(map[string]any{"action": "deactivate"}), status: 404, want: noPremium},

@@ -89,8 +89,8 @@ func TestRelationshipErrors(t *testing.T) {
 				want: errBody("invalid_date", "the end date must not be before the start date 2025-01-10")},
 			{name: "date not a string", req: post(a, map[string]any{"action": "end", "date": 20250101}), status: 400,
 				want: errInvalid("field date must be a string")},
-			{name: "missing action", req: post(a, map[string]any{"date": "2025-01-01"}), status: 400, want: errInvalid("action is required: start or end")},
-			{name: "unknown action", req: post(a, map[string]any{"action": "pause"}), status: 400, want: errInvalid(`unknown action \"pause\": use start or end`)},
+			{name: "missing action", req: post(a, map[string]any{"date": "2025-01-01"}), status: 400, want: errInvalid("action is required: start, end")},
+			{name: "unknown action", req: post(a, map[string]any{"action": "pause"}), status: 400, want: errInvalid(`unknown action \"pause\": use start, end`)},
 			{name: "someone else's path", req: GET(relationshipPath(b)).by(a), status: 403, want: errNotYours},
 			{name: "no token", req: GET(relationshipPath(a)), status: 401, want: errNoToken},
 		}))

@@ -269,12 +269,12 @@ func TestSecurityPairingWeakCodesAreRefused(t *testing.T) {
 	eachProfile(t, func(t *testing.T, h *harness) {
 		owner, stranger := h.newUser("owner@x.io"), h.newUser("stranger@x.io")
 		for code, why := range map[string]string{
-			"password":   "it is a common password",
-			"PassWord":   "it is a common password", // compared ignoring case, so judged so
-			"qwertyuiop": "it is a common password",
-			"aaaaaaaa":   "it is a repeated character or group",
-			"12345678":   "it is a common password",
-			"abcdefgh":   "it is a sequence of letters or digits",
+			"password":   "it contains a common password",
+			"PassWord":   "it contains a common password", // compared ignoring case, so judged so
+			"qwertyuiop": "it contains a common password",
+			"aaaaaaaa":   "it contains a repeated character or group",
+			"12345678":   "it contains a common password",
+			"abcdefgh":   "it contains a sequence of letters or digits",
 		} {
 			expect(t, h.connCreate(owner, code), 400, errInvalid("connectionCode is too easy to guess: "+why))
 			expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
@@ -305,12 +305,12 @@ func TestSecurityPairingLovePhraseCodesAreRefused(t *testing.T) {
 			expect(t, h.connCreate(owner, code), 400, errInvalid(why))
 			expect(t, h.connection(owner), 404, errBody("not_found", "no partner connection"))
 		}
-		// In German the frame is translated; the reason is the code's own.
+		// In German the whole sentence is German, the reason included.
 		r := h.do(req{Method: "POST", Path: "/api/partnerConnections/create", Token: owner.Token,
 			Body:    map[string]any{"userId": owner.ID, "connectionCode": "ich-liebe-dich-2024"},
 			Headers: map[string]string{"X-API-Key": testAPIKey, "Accept-Language": "de"}})
 		expect(t, r, 400, `{"success":false,"error":"`+why+`","code":"invalid_request",`+
-			`"message":"connectionCode ist zu leicht zu erraten: it is made of common love phrases"}`)
+			`"message":"connectionCode ist zu leicht zu erraten: er besteht aus gängigen Liebesfloskeln"}`)
 		// Twelve refusals cost none of the 10 code attempts an hour.
 		expect(t, h.connCreate(owner, "iloveyou-q7Rk2mWx"), 200, `{"status":"success","data":{"connectionId":"<string>",
 			"connectionCode":"iloveyou-q7Rk2mWx","expiresAt":`+ms(h.Clock.Now().Add(7*24*time.Hour))+`}}`)

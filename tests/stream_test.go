@@ -277,7 +277,7 @@ func TestStreamGuards(t *testing.T) {
 			{name: "another user's stream", req: GET(streamPath(ann)).by(bob), status: 403,
 				want: errBody("forbidden", "you may only act on your own account")},
 			{name: "an overlong Last-Event-ID", req: GET(streamPath(ann)).by(ann).with("Last-Event-ID", strings.Repeat("x", 65)),
-				status: 400, want: errInvalid("Last-Event-ID is at most 64 characters")},
+				status: 400, want: errInvalid("Last-Event-ID must be at most 64 characters")},
 			{name: "a POST", req: POST(streamPath(ann), map[string]any{}).by(ann), status: 405, want: errNotAllowed},
 		})
 		expect(t, h.post("/api/auth/logout", ann.Token, map[string]any{}), 200, "")

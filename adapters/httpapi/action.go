@@ -15,10 +15,7 @@ func checkAction(action string, known ...string) error {
 	if slices.Contains(known, action) {
 		return nil
 	}
-	list := strings.Join(known, ", ")
-	if n := len(known); n > 1 {
-		list = strings.Join(known[:n-1], ", ") + " or " + known[n-1]
-	}
+	list := strings.Join(known, ", ") // no "or": the list fills a sentence in any language
 	if action == "" {
 		return core.Invalid("invalid_request", "httpapi.actionRequired", "action is required: %s", list)
 	}

@@ -15,9 +15,9 @@ func TestCheckAction(t *testing.T) {
 		{"create", []string{"create"}, ""},
 		{"", []string{"create"}, "action is required: create"},
 		{"update", []string{"create"}, `unknown action "update": use create`},
-		{"", []string{"start", "end"}, "action is required: start or end"},
-		{"Start", []string{"start", "end"}, `unknown action "Start": use start or end`},
-		{"renew", []string{"create", "subscribe", "update"}, `unknown action "renew": use create, subscribe or update`},
+		{"", []string{"start", "end"}, "action is required: start, end"},
+		{"Start", []string{"start", "end"}, `unknown action "Start": use start, end`},
+		{"renew", []string{"create", "subscribe", "update"}, `unknown action "renew": use create, subscribe, update`},
 	}
 	for _, tc := range cases {
 		err := checkAction(tc.action, tc.known...)

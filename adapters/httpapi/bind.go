@@ -62,23 +62,25 @@ func decodeError(err error) error {
 		if typ.Field == "" {
 			return core.Invalid("invalid_request", "httpapi.requestBodyJSONObject", "request body must be a JSON object")
 		}
-		return core.Invalid("invalid_request", "httpapi.field", "field %s must be %s", typ.Field, jsonType(typ.Type.Kind().String()))
+		return wrongType(typ.Field, typ.Type.Kind().String())
 	}
 	return core.Invalid("invalid_request", "httpapi.malformedJSON", "malformed JSON")
 }
 
-func jsonType(goKind string) string {
+// wrongType is the 400 of a field of another JSON type than its Go kind
+// wants: one whole sentence per type, so that each translates as a whole.
+func wrongType(field, goKind string) error {
 	switch goKind {
 	case "string":
-		return "a string"
+		return core.Invalid("invalid_request", "httpapi.fieldString", "field %s must be a string", field)
 	case "bool":
-		return "a boolean"
+		return core.Invalid("invalid_request", "httpapi.fieldBoolean", "field %s must be a boolean", field)
 	case "slice", "array":
-		return "an array"
+		return core.Invalid("invalid_request", "httpapi.fieldArray", "field %s must be an array", field)
 	case "map", "struct", "ptr":
-		return "an object"
+		return core.Invalid("invalid_request", "httpapi.fieldObject", "field %s must be an object", field)
 	}
-	return "a number"
+	return core.Invalid("invalid_request", "httpapi.fieldNumber", "field %s must be a number", field)
 }
 
 // jsonContentType accepts no type, or application/json with at most a
@@ -136,7 +138,7 @@ func checkJSONShape(body []byte) error {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) == maxJSONDepth {
-				return core.Invalid("invalid_request", "httpapi.requestBodyNestsDeeperThan", "request body nests deeper than %d levels", maxJSONDepth)
+				return core.Invalid("invalid_request", "httpapi.requestBodyNestsDeeperThan", "request body nests deeper than {1|%[1]d level|%[1]d levels}", maxJSONDepth)
 			}
 			stack = append(stack, level{object: tok == json.Delim('{'), keys: map[string]bool{}, key: true})
 		case json.Delim(']'):

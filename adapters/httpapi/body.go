@@ -86,7 +86,7 @@ func settleBody(jsonLimit, uploadLimit int) fiber.Handler {
 		if ambiguous {
 			c.Locals(localAmbiguous, true)
 		}
-		if problem := headerProblem(c.Request().Header.RawHeaders()); problem != "" {
+		if problem := headerProblem(c.Request().Header.RawHeaders()); problem != nil {
 			c.Locals(localBadHeader, problem)
 			ambiguous = true // parsers in front may have read these headers otherwise: close
 		}
@@ -169,8 +169,8 @@ func limitBody(jsonLimit, uploadLimit int) fiber.Handler {
 		if c.Locals(localAmbiguous) != nil {
 			return core.Invalid("invalid_request", "httpapi.malformedRequestSendOneContent", "malformed request: send one Content-Length, or Transfer-Encoding: chunked alone")
 		}
-		if problem, ok := c.Locals(localBadHeader).(string); ok {
-			return core.Invalid("invalid_request", "httpapi.malformedRequestHeaders", "malformed request headers: %s", problem)
+		if problem, ok := c.Locals(localBadHeader).(error); ok {
+			return problem
 		}
 		if c.Request().Header.ContentLength() > limit {
 			return tooLarge(limit)
@@ -221,7 +221,7 @@ func bodyOver(c *fiber.Ctx) bool {
 }
 
 func tooLarge(limit int) error {
-	return core.TooLarge("payload_too_large", "httpapi.requestBodyLargerThanBytes", "request body larger than %d bytes", limit)
+	return core.TooLarge("payload_too_large", "httpapi.requestBodyLargerThanBytes", "request body larger than {1|%[1]d byte|%[1]d bytes}", limit)
 }
 
 // hasBody: a declared length above 0, or chunked (-1).
@@ -273,9 +273,9 @@ func ambiguousFraming(c *fiber.Ctx) bool {
 // characters are only cleaned where a value is kept, as a session's
 // User-Agent is), a folded line (obs-fold), a name that is not a token,
 // and a second Host, Content-Type or Authorization, of which fasthttp keeps
-// one while a proxy may have judged the request by the other. "" when there
-// is none.
-func headerProblem(raw []byte) string {
+// one while a proxy may have judged the request by the other, as the 400
+// that names it; nil when there is none.
+func headerProblem(raw []byte) error {
 	counts := map[string]int{}
 	for _, line := range bytes.Split(raw, []byte("\n")) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
@@ -283,31 +283,36 @@ func headerProblem(raw []byte) string {
 			continue
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			return "a folded header line (obs-fold)"
+			return badHeaders("httpapi.headersFolded", "malformed request headers: a folded header line (obs-fold)")
 		}
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok || len(name) == 0 {
-			return "a header line without a name"
+			return badHeaders("httpapi.headersNoName", "malformed request headers: a header line without a name")
 		}
 		for _, b := range name {
 			if !isTokenChar(b) {
-				return "a header name with a character outside the token set"
+				return badHeaders("httpapi.headersNameNotToken", "malformed request headers: a header name with a character outside the token set")
 			}
 		}
 		if bytes.IndexByte(value, '\r') >= 0 {
-			return "a bare CR in a header value"
+			return badHeaders("httpapi.headersBareCR", "malformed request headers: a bare CR in a header value")
 		}
 		if bytes.IndexByte(value, 0) >= 0 {
-			return "a NUL in a header value"
+			return badHeaders("httpapi.headersNUL", "malformed request headers: a NUL in a header value")
 		}
 		switch n := strings.ToLower(string(name)); n {
 		case "host", "content-type", "authorization":
 			if counts[n]++; counts[n] > 1 {
-				return "more than one " + string(name) + " header"
+				return badHeaders("httpapi.headersRepeated", "malformed request headers: more than one %s header", string(name))
 			}
 		}
 	}
-	return ""
+	return nil
+}
+
+// badHeaders is headerProblem's 400, a whole sentence per problem.
+func badHeaders(id, format string, args ...any) error {
+	return core.Invalid("invalid_request", id, format, args...)
 }
 
 // isTokenChar is RFC 9110's tchar.

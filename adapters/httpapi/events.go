@@ -153,16 +153,12 @@ func rangeMessage(c *fiber.Ctx, n int, exact bool, rep events.RangeReport) strin
 	switch {
 	case exact && n == 0:
 		return say(c, "httpapi.noEventsExactly", "no events exactly from %s to %s", from, to)
-	case exact && n == 1:
-		return say(c, "httpapi.oneEventExactly", "1 event exactly from %s to %s", from, to)
 	case exact:
-		return say(c, "httpapi.eventsExactly", "%d events exactly from %s to %s", n, from, to)
+		return say(c, "httpapi.eventsExactly", "{1|%[1]d event|%[1]d events} exactly from %s to %s", n, from, to)
 	case n == 0:
 		return say(c, "httpapi.noEventsOverlapping", "no events overlapping %s to %s", from, to)
-	case n == 1:
-		return say(c, "httpapi.oneEventOverlapping", "1 event overlapping %s to %s", from, to)
 	}
-	return say(c, "httpapi.eventsOverlapping", "%d events overlapping %s to %s", n, from, to)
+	return say(c, "httpapi.eventsOverlapping", "{1|%[1]d event|%[1]d events} overlapping %s to %s", n, from, to)
 }
 
 func toRangeItems(fs []events.Found) []rangeItemJSON {

@@ -233,7 +233,7 @@ func testMessage(c *fiber.Ctx, r notifications.Result) string {
 	case r.Total == 0:
 		return say(c, "httpapi.notificationSavedNoDeviceRegistered", "notification saved; no device is registered")
 	}
-	return say(c, "httpapi.notificationSavedPushedDevices", "notification saved; pushed to %d of %d devices", r.Sent, r.Total)
+	return say(c, "httpapi.notificationSavedPushedDevices", "notification saved; pushed to %d of {2|%[2]d device|%[2]d devices}", r.Sent, r.Total)
 }
 
 func (h *notificationsHandler) list(c *fiber.Ctx) error {
@@ -284,10 +284,7 @@ func (h *notificationsHandler) markRead(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		msg := say(c, "httpapi.notificationsMarkedRead", "%d notifications marked as read", n)
-		if n == 1 {
-			msg = say(c, "httpapi.oneNotificationMarkedRead", "1 notification marked as read")
-		}
+		msg := say(c, "httpapi.notificationsMarkedRead", "{1|%[1]d notification|%[1]d notifications} marked as read", n)
 		return c.JSON(fiber.Map{"success": true, "message": msg, "count": n})
 	case in.NotificationID != nil:
 		if err := h.svc.MarkRead(ctx, userID, *in.NotificationID); err != nil {

@@ -82,7 +82,7 @@ func answer(c *fiber.Ctx) ([]byte, error) {
 	}
 	var typ string
 	if t, sent := raw["type"]; sent && (json.Unmarshal(t, &typ) != nil || typ != "public-key") {
-		return nil, core.Invalid("invalid_request", "httpapi.field", "field %s must be %s", "type", `"public-key"`)
+		return nil, core.Invalid("invalid_request", "httpapi.passkeyType", `field type must be "public-key"`)
 	}
 	return c.Request().Body(), nil
 }

@@ -23,8 +23,8 @@ func TestQuestionRequestMapsTheActionToOnePost(t *testing.T) {
 		{"answer with a reaction", questionRequest{Action: "answer", Text: "x", Reaction: "👍"}, nil, "an answer takes text only"},
 		{"reply with a messageId", questionRequest{Action: "reply", Text: "x", MessageID: "id-2"}, nil, "a reply takes text and, optionally, replyTo"},
 		{"react with text", questionRequest{Action: "react", MessageID: "id-2", Reaction: "👍", Text: "x"}, nil, "a reaction takes messageId and reaction"},
-		{"no action", questionRequest{Text: "x"}, nil, "action is required: answer, reply or react"},
-		{"unknown action", questionRequest{Action: "delete"}, nil, `unknown action "delete": use answer, reply or react`},
+		{"no action", questionRequest{Text: "x"}, nil, "action is required: answer, reply, react"},
+		{"unknown action", questionRequest{Action: "delete"}, nil, `unknown action "delete": use answer, reply, react`},
 	}
 	for _, tc := range cases {
 		got, err := tc.in.post()

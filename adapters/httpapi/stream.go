@@ -32,7 +32,7 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	p, _ := core.PrincipalFrom(c.UserContext()) // requireSelf let only a caller through
 	lastID := c.Get("Last-Event-ID")
 	if len(lastID) > maxLastEventID {
-		return core.Invalid("invalid_request", "httpapi.lastEventIDTooLong", "Last-Event-ID is at most %d characters", maxLastEventID)
+		return core.TooLong("Last-Event-ID", maxLastEventID)
 	}
 	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), lastID)
 	if err != nil {

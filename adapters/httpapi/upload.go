@@ -26,7 +26,7 @@ const (
 )
 
 var errPartHead = core.Invalid("invalid_request",
-	"httpapi.eachMultipartPartHeadersMost", "each multipart part's headers must be at most %d bytes", maxPartHead)
+	"httpapi.eachMultipartPartHeadersMost", "each multipart part's headers must be at most {1|%[1]d byte|%[1]d bytes}", maxPartHead)
 
 // headMeter bounds what the multipart reader reads while it looks for the
 // next part (budget >= 0); the part's content is bounded elsewhere (-1).
@@ -87,7 +87,7 @@ func readUpload(body io.Reader, boundary string, fileLimit int) (*upload, error)
 		if p.FileName() == "" {
 			if fields++; fields > maxFields {
 				return up, core.Invalid("invalid_request",
-					"httpapi.sendMostFormFieldsBesides", "send at most %d form fields besides the files", maxFields)
+					"httpapi.sendMostFormFieldsBesides", "send at most {1|%[1]d form field|%[1]d form fields} besides the files", maxFields)
 			}
 			if _, err := io.Copy(io.Discard, p); err != nil {
 				return up, err

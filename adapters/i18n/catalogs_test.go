@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 
+	"tandem/core"
 	"tandem/modules/advice"
 	"tandem/modules/questions"
 )
@@ -60,12 +61,13 @@ func forms(t language.Tag) (map[string]bool, bool) {
 			oneIsOne = false
 		}
 	}
-	return out, oneIsOne
+	return out, oneIsOne && out["one"] // Japanese has no "one": each count is "other"
 }
 
-// freeArgs may use any of their arguments: a long date takes the month's
-// name or its number, as the language writes it.
-var freeArgs = map[string]bool{"date.long": true}
+// freeArgs may use any of their first n arguments: a long date takes the
+// month's name or its number, a time its "HH:mm" or its hour and minutes,
+// as the language writes them.
+var freeArgs = map[string]int{"date.long": 4, "time.at": 3}
 
 // TestCatalogsAreComplete: every catalog names every text English names,
 // with the same arguments, in the plural forms its language has; and
@@ -99,9 +101,9 @@ func TestCatalogsAreComplete(t *testing.T) {
 				return // English errors, questions and advice are the code's own
 			}
 			sameKeys(t, "errors", slices.Collect(maps.Keys(errs)), slices.Collect(maps.Keys(f.Errors)))
-			for key, text := range f.Errors {
-				if a, b := argSet(errs[key].format), argSet(text); !maps.Equal(a, b) {
-					t.Errorf("errors %q: %q uses %v, the English %v", key, text, keys(b), keys(a))
+			for key, raw := range f.Errors {
+				if src, ok := errs[key]; ok {
+					checkText(t, tag, "errors "+key, englishText(src.format), mustText(t, key, raw))
 				}
 			}
 			sameKeys(t, "questions", slices.Collect(maps.Keys(qs)), slices.Collect(maps.Keys(f.Questions)))
@@ -115,6 +117,15 @@ func TestCatalogsAreComplete(t *testing.T) {
 	}
 }
 
+// englishText is an English format of the code as a catalog text: its
+// plural choices ({N|one|other}) make it a plural of two forms.
+func englishText(format string) Text {
+	if arg, one, other, ok := core.EnglishPlural(format); ok {
+		return Text{Plural: &Plural{Arg: arg, Forms: map[string]string{"one": one, "other": other}}}
+	}
+	return Text{Plain: format}
+}
+
 func mustText(t *testing.T, key string, raw []byte) Text {
 	t.Helper()
 	x, err := ParseText(raw)
@@ -126,8 +137,11 @@ func mustText(t *testing.T, key string, raw []byte) Text {
 
 // checkText compares a translation with the English: a plain text for a
 // plain text, the language's plural forms for a plural, each with the
-// English arguments (a "one" that is 1 alone may write the count as a
-// word).
+// English arguments (a "one" that is 1 alone, or an exact "=1", may write
+// the count as a word). Where the English says one thing without its count
+// ("a message"), a language whose "one" is not the number 1 alone (French
+// and Portuguese 0 and 1, Russian 21, Japanese every count) has an exact
+// "=1" form, as ICU's rule wants: "un message", not "1 message".
 func checkText(t *testing.T, tag language.Tag, key string, en, x Text) {
 	t.Helper()
 	want := argSet(en.Plain)
@@ -139,7 +153,7 @@ func checkText(t *testing.T, tag language.Tag, key string, en, x Text) {
 		return
 	}
 	if x.Plural == nil {
-		if got := argSet(x.Plain); !maps.Equal(got, want) && !(freeArgs[key] && subset(got, 4)) {
+		if got := argSet(x.Plain); !maps.Equal(got, want) && !(freeArgs[key] > 0 && subset(got, freeArgs[key])) {
 			t.Errorf("%s: %q uses %v, the English %v", key, x.Plain, keys(got), keys(want))
 		}
 		return
@@ -148,17 +162,17 @@ func checkText(t *testing.T, tag language.Tag, key string, en, x Text) {
 		t.Errorf("%s: the count is argument %d, in English %d", key, x.Plural.Arg, en.Plural.Arg)
 	}
 	need, oneIsOne := forms(tag)
+	count := itoa(x.Plural.Arg) + "d"
 	for form, text := range x.Plural.Forms {
 		got, wantHere := argSet(text), maps.Clone(want)
-		if form == "one" && oneIsOne { // "a message": the count may be a word
-			count := itoa(x.Plural.Arg) + "d"
+		if form == "=1" || form == "one" && oneIsOne { // "a message": the count may be a word
 			delete(got, count)
 			delete(wantHere, count)
 		}
-		if !maps.Equal(got, wantHere) {
+		if !maps.Equal(got, wantHere) && !(freeArgs[key] > 0 && subset(got, freeArgs[key])) {
 			t.Errorf("%s (%s): %q uses %v, the English %v", key, form, text, keys(got), keys(want))
 		}
-		if !need[form] && !(form == "other" && tag == language.English) {
+		if !need[form] && !(form == "other" && tag == language.English) && !strings.HasPrefix(form, "=") {
 			t.Errorf("%s: %s has no form %q", key, tag, form)
 		}
 	}
@@ -167,6 +181,60 @@ func checkText(t *testing.T, tag language.Tag, key string, en, x Text) {
 			t.Errorf("%s: the form %q is missing", key, form)
 		}
 	}
+	if _, exact := x.Plural.Forms["=1"]; !exact && !oneIsOne && wordForOne(en) {
+		t.Errorf("%s: English says one without its count (%q); %s's \"one\" is not 1 alone: add an \"=1\" form",
+			key, en.Plural.Forms["one"], tag)
+	}
+}
+
+// wordForOne: the English plural writes its count in "other" and not in
+// "one" ("a message", "%d messages").
+func wordForOne(en Text) bool {
+	if en.Plural == nil {
+		return false
+	}
+	count := itoa(en.Plural.Arg) + "d"
+	return argSet(en.Plural.Forms["other"])[count] && !argSet(en.Plural.Forms["one"])[count]
+}
+
+// notCounts are English texts whose number counts nothing a noun agrees
+// with: an ordinal ("Day 100"), a label ("Sessions signed out: 3"), a bound
+// ("from 1 to 50"), a number in brackets.
+var notCounts = map[string]bool{
+	"milestone.days.body": true, "milestone.anniversary.body": true,
+	"mail.secured.sessions": true, "mail.secured.passkeys": true,
+	"relationship.limitWholeNumber1": true, "httpapi.processHoldsAllLiveStreams": true,
+}
+
+// TestCountsHavePluralForms: every English text with a count (a %d verb)
+// is a plural, in the code ({N|one|other}) or in en.json; the catalogs
+// follow it (TestCatalogsAreComplete: plural in one catalog only).
+func TestCountsHavePluralForms(t *testing.T) {
+	all, err := ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	english := map[string]Text{}
+	for key, raw := range all[language.English].Messages {
+		english[key] = mustText(t, key, raw)
+	}
+	for key, src := range sourceFormats(t) {
+		english[key] = englishText(src.format)
+	}
+	for key, x := range english {
+		if x.Plural == nil && !notCounts[key] && hasCount(argSet(x.Plain)) {
+			t.Errorf("%s: %q counts something in one form only: write its plural forms", key, x.Plain)
+		}
+	}
+}
+
+func hasCount(args map[string]bool) bool {
+	for a := range args {
+		if strings.HasSuffix(a, "d") {
+			return true
+		}
+	}
+	return false
 }
 
 // subset: every argument is one of the first n.

@@ -15,13 +15,13 @@ import (
 // tries them (exact counts, "=0", come first).
 var Categories = []string{"zero", "one", "two", "few", "many", "other"}
 
-// Text is one entry of "messages": a plain text, or a Plural.
+// Text is one entry of "messages" or "errors": a plain text, or a Plural.
 type Text struct {
 	Plain  string
 	Plural *Plural
 }
 
-// ParseText reads one entry of "messages".
+// ParseText reads one entry of "messages" or "errors".
 func ParseText(raw json.RawMessage) (Text, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -104,19 +104,21 @@ func (f File) keys() map[string]bool {
 
 // addTo puts f's texts into b under tag.
 func (f File) addTo(b *catalog.Builder, tag language.Tag) error {
-	for key, raw := range f.Messages {
-		t, err := ParseText(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		if err := b.Set(tag, key, t.message()); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
+	for _, texts := range []map[string]json.RawMessage{f.Messages, f.Errors} {
+		for key, raw := range texts {
+			t, err := ParseText(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			if err := b.Set(tag, key, t.message()); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
 		}
 	}
 	for _, group := range []struct {
 		prefix string
 		texts  map[string]string
-	}{{"", f.Errors}, {QuestionKey, f.Questions}, {AdviceKey, f.Advice}} {
+	}{{QuestionKey, f.Questions}, {AdviceKey, f.Advice}} {
 		for key, text := range group.texts {
 			if err := b.SetString(tag, group.prefix+key, text); err != nil {
 				return fmt.Errorf("%s: %w", key, err)

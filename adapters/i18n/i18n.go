@@ -26,12 +26,14 @@ var files embed.FS
 
 // File is one language's catalog as written: the texts keyed by name
 // (Messages, in every language, English included), and the translations of
-// texts whose English lives in the code: error messages, daily questions and
-// advice, each by its stable id.
+// texts whose English lives in the code: error messages and the API's
+// answers (Errors: a plain text, or plural forms as in Messages where the
+// English counts something), daily questions and advice, each by its
+// stable id.
 type File struct {
 	Name      string                     `json:"name"`
 	Messages  map[string]json.RawMessage `json:"messages"`
-	Errors    map[string]string          `json:"errors"`
+	Errors    map[string]json.RawMessage `json:"errors"`
 	Questions map[string]string          `json:"questions"`
 	Advice    map[string]string          `json:"advice"`
 }
@@ -140,7 +142,7 @@ func (c *Catalogs) Languages() []string {
 
 // Match is the supported locale closest to an Accept-Language header's
 // preferences, "en" when none is close (a different language is never
-// taken for a close one).
+// taken for a close one; see Neighbours).
 func (c *Catalogs) Match(acceptLanguage string) string {
 	prefs, _, err := language.ParseAcceptLanguage(acceptLanguage)
 	if err != nil || len(prefs) == 0 {
@@ -149,14 +151,116 @@ func (c *Catalogs) Match(acceptLanguage string) string {
 	return c.tags[c.best(prefs...)].String()
 }
 
+// Preferred is the device's own language: the first tag of an
+// Accept-Language header ("it-IT" from "it-IT,it;q=0.9,en;q=0.8"), as
+// written in canonical form, whether a catalog speaks it or not; "" when
+// the header names none ("*", malformed).
+func (c *Catalogs) Preferred(acceptLanguage string) string {
+	prefs, _, err := language.ParseAcceptLanguage(acceptLanguage)
+	if err != nil {
+		return ""
+	}
+	for _, p := range prefs {
+		if b, _ := p.Base(); p != language.Und && b.String() != "mul" { // "*" is "mul"
+			return p.String()
+		}
+	}
+	return ""
+}
+
 // best is the index of the supported tag closest to prefs (0, English,
 // when none is).
 func (c *Catalogs) best(prefs ...language.Tag) int {
+	prefs = c.neighbours(prefs)
+	if len(prefs) == 0 {
+		return 0
+	}
 	_, i, conf := c.matcher.Match(prefs...)
 	if conf == language.No {
 		return 0
 	}
 	return i
+}
+
+// Neighbours decide what a language Tandem has no catalog for is read in,
+// where x/text's matcher alone would choose otherwise or not at all: the
+// language every speaker also reads (an official language beside theirs),
+// "" for English. A neighbour without a catalog (yet) is English too.
+//   - Russian for Belarusian, Kazakh, Kyrgyz, Tajik, Tatar and Bashkir:
+//     Russian is an official (or constitutional inter-ethnic) language
+//     there, read by nearly every speaker.
+//   - Not Russian for Armenian, Georgian, Uzbek, Mongolian and Ukrainian:
+//     Russian is no official language there and, for many, not the
+//     language they would choose; Azerbaijani is read in Turkish, its close
+//     Oghuz relative (mutually intelligible), else English.
+//   - Spanish (Spain's) for Galician, Basque, Catalan, Asturian and
+//     Aragonese; French for Breton, Occitan and Corsican; German for
+//     Luxembourgish, Romansh and Swiss German: co-official or the
+//     language of school for every speaker.
+//   - Dutch for Frisian (every Frisian speaker is Dutch); not Dutch for
+//     Afrikaans, whose readers read English far more than Dutch.
+//   - Traditional Chinese (zh-Hant, Taiwan, Hong Kong, Macau) is not read
+//     in Simplified Chinese: English until a zh-Hant catalog exists.
+var Neighbours = map[string]string{
+	"be": "ru", "kk": "ru", "ky": "ru", "tg": "ru", "tt": "ru", "ba": "ru",
+	"hy": "", "ka": "", "uz": "", "mn": "", "uk": "", "az": "tr",
+	"gl": "es-ES", "eu": "es-ES", "ca": "es-ES", "ast": "es-ES", "an": "es-ES",
+	"br": "fr", "oc": "fr", "co": "fr",
+	"lb": "de", "rm": "de", "gsw": "de",
+	"fy": "nl", "af": "",
+}
+
+// neighbours rewrites prefs by Neighbours: a language Tandem does not
+// speak is replaced by its neighbour, or left out when that is English or
+// has no catalog; Traditional Chinese is left out unless a catalog writes it.
+func (c *Catalogs) neighbours(prefs []language.Tag) []language.Tag {
+	out := make([]language.Tag, 0, len(prefs))
+	traditional := false // a bare "zh" after "zh-TW" ("zh-TW,zh;q=0.9", as browsers send) is Traditional too
+	for _, p := range prefs {
+		base, _ := p.Base()
+		if c.speaks(base.String()) {
+			if base.String() == "zh" && !c.speaksTag("zh-Hant") {
+				script, _ := p.Script()
+				if script.String() == "Hant" {
+					traditional = true
+					continue
+				}
+				if traditional && p == language.Chinese {
+					continue
+				}
+			}
+			out = append(out, p)
+			continue
+		}
+		n, ok := Neighbours[base.String()]
+		switch {
+		case !ok:
+			out = append(out, p)
+		case n != "" && c.speaks(strings.SplitN(n, "-", 2)[0]):
+			out = append(out, language.MustParse(n))
+		}
+	}
+	return out
+}
+
+// speaks: a catalog writes the base language.
+func (c *Catalogs) speaks(base string) bool {
+	for _, t := range c.tags {
+		if b, _ := t.Base(); b.String() == base {
+			return true
+		}
+	}
+	return false
+}
+
+// speaksTag: a catalog writes exactly tag (script included).
+func (c *Catalogs) speaksTag(tag string) bool {
+	for _, t := range c.tags {
+		if t.String() == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // Supported is the supported locale that serves locale ("pt-PT" → "pt-BR",
@@ -191,36 +295,43 @@ func (c *Catalogs) Translate(locale string, m core.Message) string {
 		if english == "" {
 			english = m.Key
 		}
-		if len(args) == 0 {
-			return english
-		}
-		return fmt.Sprintf(english, args...)
+		return core.Format(english, args...)
 	}
 	return c.printers[t].Sprintf(m.Key, args...)
 }
 
-// args formats the dates of args in t's long form; the rest stay as they are.
+// args formats the dates of args in t's long form and the times with their
+// preposition ("at 19:00"); the rest stay as they are.
 func (c *Catalogs) args(t language.Tag, args []any) []any {
 	out := args
 	for i, a := range args {
-		d, ok := a.(core.Date)
-		if !ok {
+		var s string
+		switch v := a.(type) {
+		case core.Date:
+			s = c.date(t, v)
+		case core.TimeOfDay:
+			s = c.printers[t].Sprintf("time.at", v.String(), v.Hour, fmt.Sprintf("%02d", v.Minute))
+		default:
 			continue
 		}
 		if &out[0] == &args[0] {
 			out = append([]any(nil), args...)
 		}
-		out[i] = c.date(t, d)
+		out[i] = s
 	}
 	return out
 }
 
-// date is d in t's long form ("14 February 2026", "14. Februar 2026").
+// date is d in t's long form ("14 February 2026", "14. Februar 2026",
+// "1er mars 2026"): date.long of the day (date.day: its number, or the
+// word a language writes for the first), the month's name, the year and
+// the month's number.
 func (c *Catalogs) date(t language.Tag, d core.Date) string {
 	if d.Month < 1 || d.Month > 12 {
 		return d.String()
 	}
-	return c.printers[t].Sprintf("date.long", strconv.Itoa(d.Day), c.months[t][d.Month-1], strconv.Itoa(d.Year),
+	p := c.printers[t]
+	return p.Sprintf("date.long", p.Sprintf("date.day", d.Day), c.months[t][d.Month-1], strconv.Itoa(d.Year),
 		strconv.Itoa(int(d.Month)))
 }
 

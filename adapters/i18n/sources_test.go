@@ -70,6 +70,7 @@ func sourceFormats(t *testing.T) map[string]sourceText {
 	sort.Strings(dirs)
 
 	formats := map[string]sourceText{}
+	var phrases []string
 	fset := token.NewFileSet()
 	for _, dir := range dirs {
 		files := pkgs[dir]
@@ -91,6 +92,7 @@ func sourceFormats(t *testing.T) map[string]sourceText {
 				p.wrappers[name] = i
 			}
 		}
+		p.funcs, p.phrases = map[string]*ast.FuncDecl{}, &phrases
 		for _, f := range parsed {
 			p.declare(f)
 		}
@@ -109,7 +111,10 @@ func sourceFormats(t *testing.T) map[string]sourceText {
 				p.errorType = "Error"
 			}
 			for _, d := range f.Decls {
-				p.forwarding = nil
+				p.forwarding, p.fn = nil, nil
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					p.fn = fd
+				}
 				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
 					if _, ok := p.wrappers[fd.Name.Name]; ok {
 						p.forwarding = paramNames(fd.Type)
@@ -119,6 +124,7 @@ func sourceFormats(t *testing.T) map[string]sourceText {
 			}
 		}
 	}
+	sourcePhrases = phrases
 	return formats
 }
 
@@ -135,6 +141,9 @@ type sourcePackage struct {
 	// forwarding is the parameters of the message function being read
 	// (nil in any other): it passes them on, its callers write them.
 	forwarding map[string]bool
+	fn         *ast.FuncDecl            // the function being read
+	funcs      map[string]*ast.FuncDecl // the package's functions
+	phrases    *[]string                // English phrases that fill a message (english_sources_test.go)
 }
 
 // declare records f's package-level constants and printf wrappers.
@@ -158,6 +167,7 @@ func (p *sourcePackage) declare(f *ast.File) {
 			if d.Recv != nil {
 				continue
 			}
+			p.funcs[d.Name.Name] = d
 			if i, ok := formatParam(d.Type); ok {
 				p.wrappers[d.Name.Name] = i
 			}
@@ -204,6 +214,7 @@ func (p *sourcePackage) visit(n ast.Node) bool {
 			return true
 		}
 		p.collect(n.Args[i-1], arg, "call")
+		p.checkFills(n.Args[i+1:])
 	case *ast.CompositeLit:
 		if !p.isErrorType(n.Type) {
 			return true
@@ -418,8 +429,8 @@ func TestSourceFormatsAreConstant(t *testing.T) {
 		"%s must be a date in the form YYYY-MM-DD", // a format with an argument
 		"logged in",                        // httpapi's say
 		"method not allowed on this route", // a core.Error literal
-		"%d events overlapping %s to %s",   // say with arguments
-		"bundle id %q is not this app's",   // appstore's fail wrapper
+		"{1|%[1]d event|%[1]d events} overlapping %s to %s",                 // say with arguments and a plural
+		"bundle id %q is not this app's",                                    // appstore's fail wrapper
 		"%s must not contain control characters (tab and newline included)", // core's own constructors
 	} {
 		if !formats[want] {

@@ -78,7 +78,7 @@ func (s *Service) Search(ctx context.Context, query string, page core.Page) ([]A
 }
 
 func errSearchTooLong() error {
-	return core.Invalid("invalid_request", "accounts.qMostBytesMail", "q must be at most %d bytes, as an e-mail is", MaxEmail)
+	return core.Invalid("invalid_request", "accounts.qMostBytesMail", "q must be at most {1|%[1]d byte|%[1]d bytes}, as an e-mail is", MaxEmail)
 }
 
 // Emails maps the ids of a page's users to their e-mails, in one read:

@@ -101,7 +101,7 @@ func (e Event) Validate() error {
 	case e.EndDate.Before(e.StartDate):
 		return core.Invalid("invalid_date", "events.endDateNotBeforeStartDate", "endDate must not be before startDate")
 	case e.StartDate.DaysUntil(e.EndDate) > MaxSpanDays:
-		return core.Invalid("invalid_date", "events.eventMayLastMostDays", "an event may last at most %d days: endDate must be at most %d days after startDate", MaxSpanDays, MaxSpanDays)
+		return core.Invalid("invalid_date", "events.eventMayLastMostDays", "an event may last at most {1|%[1]d day|%[1]d days}: endDate must be at most {1|%[2]d day|%[2]d days} after startDate", MaxSpanDays, MaxSpanDays)
 	case e.StartDate == e.EndDate && e.StartTime.Set && e.EndTime.Set && e.EndTime.minutes() < e.StartTime.minutes():
 		return core.Invalid("invalid_time", "events.endTimeNotBeforeStartTimeOne", "endTime must not be before startTime on a one-day event")
 	}

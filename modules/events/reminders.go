@@ -64,14 +64,15 @@ func (r *Reminders) SendDue(ctx context.Context) (int, error) {
 // ReminderText is e's reminder in the catalogs: its title, then "starts
 // on <date> [at <time>]" and how soon, in the largest whole unit of its
 // lead time ("event.reminder.<now|minutes|hours|days>[.at]"; the
-// arguments: the title, the date, the count of units, the time).
+// arguments: the title, the date, the count of units, the time, which the
+// catalogs write with its preposition: "at 19:00", "a la 1:30").
 func ReminderText(e Event) core.Message {
 	unit, n := LeadUnit(e.Notify.Minutes)
 	key := "event.reminder." + unit
 	if e.StartTime.Set {
 		key += ".at"
 	}
-	return core.Msg(key, e.Title, e.StartDate, n, e.StartTime.String())
+	return core.Msg(key, e.Title, e.StartDate, n, e.StartTime.TimeOfDay)
 }
 
 // LeadUnit is a lead time of minutes in its largest whole unit: "now" for

@@ -125,13 +125,13 @@ func (n Notify) String() string {
 // as labels). It never returns nil for a valid list.
 func NormalizeParticipants(ids []string) ([]string, error) {
 	if len(ids) > MaxParticipants {
-		return nil, core.InvalidRequest("events.participantsMayHoldMostUser", "participants may hold at most %d user ids", MaxParticipants)
+		return nil, core.InvalidRequest("events.participantsMayHoldMostUser", "participants may hold at most {1|%[1]d user id|%[1]d user ids}", MaxParticipants)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxParticipantID {
-			return nil, core.InvalidRequest("events.participantsUserIds1Characters", "participants must be user ids of 1 to %d characters", MaxParticipantID)
+			return nil, core.InvalidRequest("events.participantsUserIds1Characters", "participants must be user ids of 1 to {1|%[1]d character|%[1]d characters}", MaxParticipantID)
 		}
 		if err := core.CheckText("participants", id, false); err != nil {
 			return nil, err

@@ -181,13 +181,13 @@ func NormalizePlatforms(ps []string) ([]Platform, error) {
 // a valid list.
 func NormalizeUserIDs(field string, ids []string) ([]string, error) {
 	if len(ids) > MaxListedUsers {
-		return nil, core.InvalidRequest("flags.mayHoldMostUserIds", "%s may hold at most %d user ids", field, MaxListedUsers)
+		return nil, core.InvalidRequest("flags.mayHoldMostUserIds", "%s may hold at most {2|%[2]d user id|%[2]d user ids}", field, MaxListedUsers)
 	}
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" || utf8.RuneCountInString(id) > MaxUserID {
-			return nil, core.InvalidRequest("flags.holdUserIds1Characters", "%s must hold user ids of 1 to %d characters", field, MaxUserID)
+			return nil, core.InvalidRequest("flags.holdUserIds1Characters", "%s must hold user ids of 1 to {2|%[2]d character|%[2]d characters}", field, MaxUserID)
 		}
 		if err := core.CheckText(field, id, false); err != nil {
 			return nil, err
@@ -454,5 +454,5 @@ func errKeyTaken() error {
 }
 
 func errTooMany() error {
-	return core.Conflict("conflict", "flags.thereAlreadyFeatureFlagsDelete", "there are already %d feature flags: delete one first", MaxFlags)
+	return core.Conflict("conflict", "flags.thereAlreadyFeatureFlagsDelete", "there {1|is already %[1]d feature flag|are already %[1]d feature flags}: delete one first", MaxFlags)
 }

@@ -31,7 +31,7 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 	for i, f := range files {
 		if f.Size > s.settings.MaxFileBytes {
 			return Uploaded{}, core.TooLarge("payload_too_large",
-				"images.eachImageMostBytes", "each image must be at most %d bytes", int(s.settings.MaxFileBytes))
+				"images.eachImageMostBytes", "each image must be at most {1|%[1]d byte|%[1]d bytes}", int(s.settings.MaxFileBytes))
 		}
 		format, err := sniff(f)
 		if err != nil {

@@ -26,8 +26,5 @@ func RoomFor(max int) core.Room {
 }
 
 func errLimit(max int) error {
-	if max == 1 {
-		return core.Forbidden(CodeLimitReached, "memories.memoryLimitReachedMemory", "memory limit reached: %d memory", max)
-	}
-	return core.Forbidden(CodeLimitReached, "memories.memoryLimitReachedMemories", "memory limit reached: %d memories", max)
+	return core.Forbidden(CodeLimitReached, "memories.memoryLimitReached", "memory limit reached: {1|%[1]d memory|%[1]d memories}", max)
 }

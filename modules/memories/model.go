@@ -212,7 +212,7 @@ const ImagePattern = `^[` + core.SpaceClass + `]*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#
 // dropped (keeping the first place). It never returns nil for a valid list.
 func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 	if len(addrs) > MaxImages {
-		return nil, core.InvalidRequest("memories.imagesMayHoldMostAddresses", "images may hold at most %d addresses", MaxImages)
+		return nil, core.InvalidRequest("memories.imagesMayHoldMostAddresses", "images may hold at most {1|%[1]d address|%[1]d addresses}", MaxImages)
 	}
 	out := make([]string, 0, len(addrs))
 	for _, a := range addrs {
@@ -229,7 +229,7 @@ func NormalizeImages(addrs []string, s Settings) ([]string, error) {
 
 func checkImage(addr string, s Settings) error {
 	if addr == "" || len(addr) > MaxImageURL {
-		return core.InvalidRequest("memories.imagesAddresses1Characters", "images must be addresses of 1 to %d characters", MaxImageURL)
+		return core.InvalidRequest("memories.imagesAddresses1Characters", "images must be addresses of 1 to {1|%[1]d character|%[1]d characters}", MaxImageURL)
 	}
 	u, err := url.Parse(addr)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {

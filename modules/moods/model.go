@@ -154,7 +154,7 @@ func (q Query) Span(today core.Date) (Span, error) {
 	case s.From.After(s.To):
 		return Span{}, core.InvalidRequest("moods.notAfter", "from must not be after to")
 	case s.Days() > MaxSpan:
-		return Span{}, core.InvalidRequest("moods.mayCoverMostDays", "from and to may cover at most %d days", MaxSpan)
+		return Span{}, core.InvalidRequest("moods.mayCoverMostDays", "from and to may cover at most {1|%[1]d day|%[1]d days}", MaxSpan)
 	}
 	return s, nil
 }

@@ -208,58 +208,46 @@ func CheckConnectionStrength(code string) error {
 	r := zxcvbn.PasswordStrength(key, appWords)
 	onePattern := len(r.Sequence) == 1 && r.Sequence[0].Pattern != "bruteforce"
 	if r.Guesses < MinConnectionGuesses || onePattern {
-		return errWeakConnectionCode(weakReason(r.Sequence, len(code)))
+		return weakCode(r.Sequence)
 	}
 	if LovePhrase(key) {
-		return errWeakConnectionCode(reasonLovePhrase)
+		return errWeakCode("partners.weakCode.lovePhrase", "connectionCode is too easy to guess: it is made of common love phrases")
 	}
 	return nil
 }
 
-// reasonLovePhrase is the reason given for a code LovePhrase refuses.
-const reasonLovePhrase = "it is made of common love phrases"
-
-// weakReason names the guessable part of a code: the longest pattern
-// zxcvbn matched (a code of random characters only is too short).
-func weakReason(seq []*match.Match, n int) string {
+// weakCode is the 400 that names the guessable part of a code: the longest
+// pattern zxcvbn matched (a code of random characters only is too short).
+// Each reason is a whole sentence, so that it translates as one.
+func weakCode(seq []*match.Match) error {
 	var worst *match.Match
 	for _, m := range seq {
 		if m.Pattern != "bruteforce" && (worst == nil || m.J-m.I > worst.J-worst.I) {
 			worst = m
 		}
 	}
-	if worst == nil {
-		return "it is too short for random characters; use more of them or let the app draw a code"
+	switch {
+	case worst == nil:
+		return errWeakCode("partners.weakCode.tooShort",
+			"connectionCode is too easy to guess: it is too short for random characters; use more of them or let the app draw a code")
+	case worst.Pattern == "dictionary" && worst.Reversed:
+		return errWeakCode("partners.weakCode.reversed", "connectionCode is too easy to guess: it contains a common word, name or password spelled backwards")
+	case worst.Pattern == "dictionary" && worst.DictionaryName == "passwords":
+		return errWeakCode("partners.weakCode.password", "connectionCode is too easy to guess: it contains a common password")
+	case worst.Pattern == "dictionary" && worst.DictionaryName == "user_inputs":
+		return errWeakCode("partners.weakCode.appWord", "connectionCode is too easy to guess: it contains a word everyone tries for this app")
+	case worst.Pattern == "dictionary":
+		return errWeakCode("partners.weakCode.word", "connectionCode is too easy to guess: it contains a common word or name")
+	case worst.Pattern == "spatial":
+		return errWeakCode("partners.weakCode.keyboard", "connectionCode is too easy to guess: it contains a keyboard pattern")
+	case worst.Pattern == "repeat":
+		return errWeakCode("partners.weakCode.repeat", "connectionCode is too easy to guess: it contains a repeated character or group")
+	case worst.Pattern == "sequence":
+		return errWeakCode("partners.weakCode.sequence", "connectionCode is too easy to guess: it contains a sequence of letters or digits")
+	case worst.Pattern == "date" || worst.Pattern == "regex":
+		return errWeakCode("partners.weakCode.date", "connectionCode is too easy to guess: it contains a date or year")
 	}
-	what := "it contains "
-	if worst.I == 0 && worst.J == n-1 {
-		what = "it is "
-	}
-	switch worst.Pattern {
-	case "dictionary":
-		switch {
-		case worst.DictionaryName == "passwords":
-			what += "a common password"
-		case worst.DictionaryName == "user_inputs":
-			what += "a word everyone tries for this app"
-		default:
-			what += "a common word or name"
-		}
-		if worst.Reversed {
-			what += " spelled backwards"
-		}
-	case "spatial":
-		what += "a keyboard pattern"
-	case "repeat":
-		what += "a repeated character or group"
-	case "sequence":
-		what += "a sequence of letters or digits"
-	case "date", "regex":
-		what += "a date or year"
-	default:
-		what += "a pattern that is easy to guess"
-	}
-	return what
+	return errWeakCode("partners.weakCode.pattern", "connectionCode is too easy to guess: it contains a pattern that is easy to guess")
 }
 
 // validateLinkCode admits any code that can be stored, the short ones of the
@@ -400,8 +388,8 @@ func errBadConnectionCode() error {
 	return core.Invalid("invalid_request",
 		"partners.connectionCode864CharactersZ", "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case")
 }
-func errWeakConnectionCode(why string) error {
-	return core.Invalid("invalid_request", "partners.connectionCodeTooEasyGuess", "connectionCode is too easy to guess: %s", why)
+func errWeakCode(id, format string, args ...any) error {
+	return core.Invalid("invalid_request", id, format, args...)
 }
 func errBadLinkCode() error {
 	return core.Invalid("invalid_request", "partners.connectionCode464CharactersZ", "connectionCode must be 4 to 64 characters of A-Z, a-z, 0-9, _ and -")

@@ -54,26 +54,26 @@ func TestConnectionCodeStrength(t *testing.T) {
 		code string
 		why  string // "" when the code is strong enough
 	}{
-		{"password", "it is a common password"},
-		{"PassWord", "it is a common password"}, // compared ignoring case, so judged so
-		{"Passw0rd", "it is a common password"},
-		{"drowssap", "it is a common password spelled backwards"},
-		{"qwertyuiop", "it is a common password"},
-		{"iloveyou2", "it is a common password"},
-		{"monkey12", "it is a common password"},
+		{"password", "it contains a common password"},
+		{"PassWord", "it contains a common password"}, // compared ignoring case, so judged so
+		{"Passw0rd", "it contains a common password"},
+		{"drowssap", "it contains a common word, name or password spelled backwards"},
+		{"qwertyuiop", "it contains a common password"},
+		{"iloveyou2", "it contains a common password"},
+		{"monkey12", "it contains a common password"},
 		{"letmein123", "it contains a common password"},
-		{"aaaaaaaa", "it is a repeated character or group"},
-		{"abcabcabc", "it is a repeated character or group"},
-		{"12345678", "it is a common password"},
-		{"98765432", "it is a sequence of letters or digits"},
-		{"abcdefgh", "it is a sequence of letters or digits"},
-		{"qwerfdsazxcv", "it is a keyboard pattern"}, // 1.75e8 guesses, but a walk from end to end
+		{"aaaaaaaa", "it contains a repeated character or group"},
+		{"abcabcabc", "it contains a repeated character or group"},
+		{"12345678", "it contains a common password"},
+		{"98765432", "it contains a sequence of letters or digits"},
+		{"abcdefgh", "it contains a sequence of letters or digits"},
+		{"qwerfdsazxcv", "it contains a keyboard pattern"}, // 1.75e8 guesses, but a walk from end to end
 		{"zxcvbn-asdf", "it contains a common password"},
-		{"x7kqx7kqx7kqx7kq", "it is a repeated character or group"},
-		{"sunshine", "it is a common password"},
-		{"lighthouse", "it is a common word or name"},
+		{"x7kqx7kqx7kqx7kq", "it contains a repeated character or group"},
+		{"sunshine", "it contains a common password"},
+		{"lighthouse", "it contains a common word or name"},
 		{"tandem-code", "it contains a word everyone tries for this app"},
-		{"1990-12-31", "it is a date or year"},
+		{"1990-12-31", "it contains a date or year"},
 		{"ourcode1", "it contains"},
 		{"q7rk2mw", "it is too short"}, // shape aside, seven random characters are too few
 		{"q7Rk2mWx", ""},

@@ -297,7 +297,7 @@ func TestWeakConnectionCodesAreRefused(t *testing.T) {
 	for _, code := range []string{"password", "PASSWORD", "qwertyuiop", "aaaaaaaa", "12345678", "abcdefgh", "iloveyou"} {
 		_, err := f.create("a", code)
 		coretest.WantErr(t, err, core.KindInvalid, "invalid_request")
-		if msg := core.As(err).Message; !strings.HasPrefix(msg, "connectionCode is too easy to guess: it is ") {
+		if msg := core.As(err).Message; !strings.HasPrefix(msg, "connectionCode is too easy to guess: it contains ") {
 			t.Errorf("%q: %q", code, msg)
 		}
 		if _, err := repo.ConnectionOf(ctx, "a"); !core.IsKind(err, core.KindNotFound) {

@@ -186,7 +186,7 @@ func (c Client) validate() error {
 	if d := c.DeviceInfo; d != nil {
 		for _, f := range []string{d.OS, d.OSVersion, d.DeviceModel, d.AppVersion} {
 			if utf8.RuneCountInString(f) > MaxDeviceField {
-				return core.InvalidRequest("versions.eachDeviceInfoFieldMostCharacters", "each deviceInfo field must be at most %d characters", MaxDeviceField)
+				return core.InvalidRequest("versions.eachDeviceInfoFieldMostCharacters", "each deviceInfo field must be at most {1|%[1]d character|%[1]d characters}", MaxDeviceField)
 			}
 		}
 	}

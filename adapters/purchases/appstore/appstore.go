@@ -124,7 +124,7 @@ func (v *Verifier) transaction(jws string) (Transaction, error) {
 // purchase maps a verified transaction. State is active or revoked only:
 // expiry is decided against the clock by whoever reads EndDate.
 func (v *Verifier) purchase(t Transaction) (premium.Purchase, error) {
-	if err := v.checkApp(t.BundleID, t.Environment, "transaction"); err != nil {
+	if err := v.checkApp(t.BundleID, t.Environment, false); err != nil {
 		return premium.Purchase{}, err
 	}
 	if t.OriginalTransactionID == "" || t.ProductID == "" || t.PurchaseDate <= 0 {
@@ -151,16 +151,22 @@ func (v *Verifier) purchase(t Transaction) (premium.Purchase, error) {
 	return p, nil
 }
 
-// checkApp refuses data about another app or from the other environment.
-func (v *Verifier) checkApp(bundleID, env, what string) error {
-	if bundleID != v.bundleID {
+// checkApp refuses data about another app or from the other environment;
+// notification says what the data is (a transaction otherwise), each
+// refusal a whole sentence so that it translates as one. The environments
+// are Apple's names ("Sandbox", "Production").
+func (v *Verifier) checkApp(bundleID, env string, notification bool) error {
+	switch {
+	case bundleID != v.bundleID:
 		return fail("appstore.bundleIdNotApp", "bundle id %q is not this app's", bundleID)
-	}
-	if env == "" {
-		return fail("appstore.namesNoEnvironment", "the %s names no environment", what)
-	}
-	if env != v.env {
-		return fail("appstore.message", "a %s %s in %s", env, what, v.env)
+	case env == "" && notification:
+		return fail("appstore.notificationNoEnvironment", "the notification names no environment")
+	case env == "":
+		return fail("appstore.transactionNoEnvironment", "the transaction names no environment")
+	case env != v.env && notification:
+		return fail("appstore.notificationOtherEnvironment", "a %s notification in %s", env, v.env)
+	case env != v.env:
+		return fail("appstore.transactionOtherEnvironment", "a %s transaction in %s", env, v.env)
 	}
 	return nil
 }

@@ -73,9 +73,9 @@ func (v *Verifier) notificationPayload(body []byte) (NotificationPayload, error)
 		return NotificationPayload{}, fail("appstore.notificationUUIDNotificationTypeRequired", "notificationUUID and notificationType are required")
 	}
 	if n.Data != nil {
-		err = v.checkApp(n.Data.BundleID, n.Data.Environment, "notification")
+		err = v.checkApp(n.Data.BundleID, n.Data.Environment, true)
 	} else if n.Summary != nil {
-		err = v.checkApp(n.Summary.BundleID, n.Summary.Environment, "notification")
+		err = v.checkApp(n.Summary.BundleID, n.Summary.Environment, true)
 	}
 	return n, err
 }
