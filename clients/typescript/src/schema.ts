@@ -3066,7 +3066,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+         * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
          * @example de-DE,de;q=0.9,en;q=0.5
          */
         AcceptLanguage: string;
@@ -3251,7 +3251,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3307,7 +3307,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3360,7 +3360,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3429,7 +3429,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3488,7 +3488,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3540,7 +3540,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3654,7 +3654,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3725,7 +3725,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3772,7 +3772,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3837,7 +3837,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3885,7 +3885,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3946,7 +3946,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4002,7 +4002,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4075,7 +4075,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4125,7 +4125,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4197,7 +4197,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4252,7 +4252,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4319,7 +4319,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4378,7 +4378,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4426,7 +4426,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4482,7 +4482,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4537,7 +4537,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4588,7 +4588,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4660,7 +4660,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4720,7 +4720,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4773,7 +4773,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4821,7 +4821,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4898,7 +4898,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4942,7 +4942,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5018,7 +5018,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5110,7 +5110,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5189,7 +5189,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5252,7 +5252,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5307,7 +5307,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5365,7 +5365,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5450,7 +5450,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5532,7 +5532,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5632,7 +5632,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5696,7 +5696,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5762,7 +5762,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5810,7 +5810,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6089,7 +6089,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6153,7 +6153,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6219,7 +6219,7 @@ export interface operations {
                 /** @description the ETag of the home the client holds: 304 while it is unchanged */
                 "If-None-Match"?: string;
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6355,7 +6355,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6405,7 +6405,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6522,7 +6522,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6588,7 +6588,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6675,7 +6675,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6730,7 +6730,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6783,7 +6783,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6848,7 +6848,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6909,7 +6909,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6942,7 +6942,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7045,7 +7045,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7112,7 +7112,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7140,7 +7140,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7193,7 +7193,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7261,7 +7261,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7321,7 +7321,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7389,7 +7389,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7459,7 +7459,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7514,7 +7514,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7584,7 +7584,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7670,7 +7670,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7734,7 +7734,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7793,7 +7793,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7838,7 +7838,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7890,7 +7890,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7941,7 +7941,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7987,7 +7987,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8037,7 +8037,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8088,7 +8088,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8162,7 +8162,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8203,7 +8203,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8261,7 +8261,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8347,7 +8347,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8408,7 +8408,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8457,7 +8457,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8514,7 +8514,7 @@ export interface operations {
                 /** @description the id of the last event received; 400 invalid_request beyond 64 characters */
                 "Last-Event-ID"?: string;
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8572,7 +8572,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8619,7 +8619,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8685,7 +8685,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8738,7 +8738,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
