@@ -217,7 +217,7 @@ func TestSignInKeysUnreachableIs503(t *testing.T) {
 		r = h.do(req{Method: "POST", Path: "/api/auth/signin/apple", Headers: map[string]string{"Accept-Language": "de"},
 			Body: map[string]any{"idToken": p.apple.Sign(t, h.appleClaims(p, "apple-1", "a@x.io")), "authorizationCode": code}})
 		expect(t, r, 503, translatedErr("unavailable", "the sign-in provider's keys cannot be fetched; try again",
-			"Die Schlüssel des Anmeldeanbieters können nicht abgerufen werden; versuche es erneut"))
+			"die Schlüssel des Anmeldeanbieters können nicht abgerufen werden; versuche es erneut"))
 		if slices.Contains(p.apple.Exchanged(), code) {
 			t.Fatal("the code was redeemed for a sign-in refused")
 		}

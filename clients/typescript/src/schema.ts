@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Store the caller's connection code, chosen or drawn (creating again replaces the caller's own code)
-         * @description Needs X-API-Key (401 invalid_api_key without or with a wrong one) and the bearer token; userId must be the caller (403). A chosen code of 8 to 64 characters of [A-Za-z0-9_-], else 400 invalid_request with the message "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case"; a code that is easy to guess (see CreateConnectionRequest) 400 invalid_request with a message that says why, e.g. "connectionCode is too easy to guess: it is a common password" (also: a common word or name, a keyboard pattern, a repeated character or group, a sequence of letters or digits, a date or year, a word everyone tries for this app, too short for random characters, made of common love phrases), and nothing is stored; held by another user in any case: 409 conflict (connection code already taken). Every create of a chosen code that passes these checks counts as a failed code attempt, taken or free (either answer tells whether a code exists): beyond the limits, 429 rate_limited with Retry-After before the code is looked at (see CodeAttemptsLimited). Without a code (or with an empty one) the service draws one, which probes nothing and is not counted. The code links for TANDEM_CONNECTION_CODE_TTL (default 7 days; expiresAt); expired codes of unpaired owners are deleted by a periodic purge. A code may be created while paired; the owner may respell their own code.
+         * @description Needs X-API-Key (401 invalid_api_key without or with a wrong one) and the bearer token; userId must be the caller (403). A chosen code of 8 to 64 characters of [A-Za-z0-9_-], else 400 invalid_request with the message "connectionCode must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -, unique ignoring case"; a code that is easy to guess (see CreateConnectionRequest) 400 invalid_request with a message that says why, e.g. "connectionCode is too easy to guess: it contains a common password" (also: a common word or name, a keyboard pattern, a repeated character or group, a sequence of letters or digits, a date or year, a word everyone tries for this app, too short for random characters, made of common love phrases), and nothing is stored; held by another user in any case: 409 conflict (connection code already taken). Every create of a chosen code that passes these checks counts as a failed code attempt, taken or free (either answer tells whether a code exists): beyond the limits, 429 rate_limited with Retry-After before the code is looked at (see CodeAttemptsLimited). Without a code (or with an empty one) the service draws one, which probes nothing and is not counted. The code links for TANDEM_CONNECTION_CODE_TTL (default 7 days; expiresAt); expired codes of unpaired owners are deleted by a periodic purge. A code may be created while paired; the owner may respell their own code.
          */
         post: operations["createPartnerConnection"];
         delete?: never;
@@ -3066,7 +3066,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+         * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
          * @example de-DE,de;q=0.9,en;q=0.5
          */
         AcceptLanguage: string;
@@ -3251,7 +3251,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3307,7 +3307,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3360,7 +3360,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3429,7 +3429,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3488,7 +3488,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3540,7 +3540,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3654,7 +3654,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3725,7 +3725,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3772,7 +3772,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3837,7 +3837,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3886,7 +3886,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -3947,7 +3947,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4003,7 +4003,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4077,7 +4077,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4127,7 +4127,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4199,7 +4199,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4254,7 +4254,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4321,7 +4321,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4380,7 +4380,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4428,7 +4428,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4484,7 +4484,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4539,7 +4539,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4590,7 +4590,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4662,7 +4662,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4722,7 +4722,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4775,7 +4775,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4823,7 +4823,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4900,7 +4900,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -4944,7 +4944,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5020,7 +5020,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5112,7 +5112,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5191,7 +5191,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5254,7 +5254,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5309,7 +5309,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5367,7 +5367,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5452,7 +5452,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5534,7 +5534,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5634,7 +5634,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5698,7 +5698,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5764,7 +5764,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -5812,7 +5812,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6091,7 +6091,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6155,7 +6155,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6221,7 +6221,7 @@ export interface operations {
                 /** @description the ETag of the home the client holds: 304 while it is unchanged */
                 "If-None-Match"?: string;
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6357,7 +6357,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6407,7 +6407,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6524,7 +6524,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6590,7 +6590,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6677,7 +6677,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6732,7 +6732,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6785,7 +6785,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6850,7 +6850,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6911,7 +6911,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -6944,7 +6944,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7047,7 +7047,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7114,7 +7114,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7142,7 +7142,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7195,7 +7195,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7263,7 +7263,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7323,7 +7323,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7391,7 +7391,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7461,7 +7461,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7516,7 +7516,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7586,7 +7586,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7672,7 +7672,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7736,7 +7736,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7795,7 +7795,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7840,7 +7840,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7892,7 +7892,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7943,7 +7943,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -7989,7 +7989,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8039,7 +8039,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8090,7 +8090,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8164,7 +8164,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8205,7 +8205,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8263,7 +8263,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8349,7 +8349,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8410,7 +8410,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8459,7 +8459,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8516,7 +8516,7 @@ export interface operations {
                 /** @description the id of the last event received; 400 invalid_request beyond 64 characters */
                 "Last-Event-ID"?: string;
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8574,7 +8574,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8621,7 +8621,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8687,7 +8687,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -8740,7 +8740,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
                  * @example de-DE,de;q=0.9,en;q=0.5
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
