@@ -46,6 +46,7 @@ func Options(cfg Config) fx.Option {
 		wireAdvice(cfg.DB.Kind),
 		wireFeedback(cfg.DB.Kind),
 		wireMoods(cfg.DB.Kind),
+		wireChanges(cfg.DB.Kind),
 		wirePasskeys(cfg.DB.Kind),
 		relyingParty(cfg.Passkeys),
 		wireIdempotency(cfg.DB.Kind),

@@ -30,10 +30,13 @@ const (
 	// KindUnprocessable: the request is well formed but cannot be applied
 	// as sent (422), such as an Idempotency-Key reused for another request.
 	KindUnprocessable
+	// KindGone: what the request points at is no longer kept (410), such
+	// as a change feed cursor past the retention.
+	KindGone
 )
 
 var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not_found",
-	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage", "unprocessable"}
+	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage", "unprocessable", "gone"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -117,6 +120,11 @@ func InsufficientStorage(code, format string, args ...any) *Error {
 // Unprocessable is a 422.
 func Unprocessable(code, format string, args ...any) *Error {
 	return newErr(KindUnprocessable, code, format, args...)
+}
+
+// Gone is a 410.
+func Gone(code, format string, args ...any) *Error {
+	return newErr(KindGone, code, format, args...)
 }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.

@@ -66,6 +66,7 @@ var apiLimits = []apiLimit{
 		docQuery("get", "/api/users/user/{userId}/memories", "limit", "maximum"),
 		docQuery("get", "/api/users/user/{userId}/memories/date-range", "limit", "maximum"),
 		docQuery("get", "/api/users/user/{userId}/notifications", "limit", "maximum"),
+		docQuery("get", "/api/users/user/{userId}/changes", "limit", "maximum"),
 	}},
 
 	{name: "accounts.MaxEmail", value: accounts.MaxEmail, bytes: true,

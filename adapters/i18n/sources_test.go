@@ -18,7 +18,7 @@ import (
 var errorConstructors = map[string]bool{
 	"Invalid": true, "NotFound": true, "Conflict": true, "Forbidden": true, "Unauthorized": true,
 	"Unavailable": true, "TooLarge": true, "Unsupported": true, "InsufficientStorage": true,
-	"Unprocessable": true, "RateLimited": true,
+	"Unprocessable": true, "RateLimited": true, "Gone": true,
 }
 
 // sourceDirs are the repository's directories whose texts reach a user.

@@ -82,6 +82,23 @@ func (r *Events) Live() []core.Live {
 	return out
 }
 
+// Changes returns the changes of the core.ChangesCommitted events
+// published (those of writes to the memory stores), in order, as
+// "reader kind id op".
+func (r *Events) Changes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if cc, ok := e.(core.ChangesCommitted); ok {
+			for _, c := range cc.Changes {
+				out = append(out, c.UserID+" "+c.Kind+" "+c.ID+" "+string(c.Op))
+			}
+		}
+	}
+	return out
+}
+
 // WantLive fails unless the core.Live events published since the last
 // WantLive (or Reset) are exactly want, in order (records compared
 // deeply); then it forgets them, and keeps the other events.
