@@ -16,9 +16,9 @@ import (
 	"tandem/adapters/signin"
 	"tandem/adapters/telemetry"
 	"tandem/adapters/webauthn"
+	"tandem/modules/changes"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
-	"tandem/modules/changes"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 )

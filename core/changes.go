@@ -69,7 +69,9 @@ type Change struct {
 	ID     string // the record's id (the reader's own id for a per-user singleton)
 	Op     ChangeOp
 	// Record is the module's typed record for a put, as core.Live's For
-	// holds it; the store renders it into Data.
+	// holds it; the store renders it into Data. A func() any is called
+	// after the write ran, in its transaction (the record an update's
+	// callback made).
 	Record any
 	Data   []byte // the rendered JSON of a put; nil for a delete
 	At     time.Time
@@ -142,4 +144,12 @@ func WriteWithChanges(ctx context.Context, bus Publisher, cs []Change, write fun
 // counter spent inside the write's context).
 func WithoutChanges(ctx context.Context) context.Context {
 	return context.WithValue(ctx, pendingChangesKey{}, (*PendingChanges)(nil))
+}
+
+// RecordOf is a change's record, a func() any called.
+func RecordOf(rec any) any {
+	if f, ok := rec.(func() any); ok {
+		return f()
+	}
+	return rec
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -130,5 +131,33 @@ func TestChangesFeedRefusals(t *testing.T) {
 		expect(t, h.get(changesPath(ann)+"?since="+since, ann.Token), 410, expired)
 		fresh := h.cursorOf(ann)
 		expect(t, h.get(changesPath(ann)+"?since="+fresh, ann.Token), 200, `{"success":true,"changes":[],"cursor":"<string>","hasMore":false}`)
+	})
+}
+
+// A memory's create, update and delete reach its owner's feed (collapsed
+// per record to the last), never the partner's: memories are private.
+func TestChangesFeedCarriesTheOwnersMemories(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		since, bobs := h.cursorOf(ann), h.cursorOf(bob)
+		kept := h.createMemory(ann, map[string]any{"title": "Beach", "date": "2025-06-01"})
+		expect(t, h.do(req{Method: "PUT", Path: memoriesPath(ann) + "/" + kept, Token: ann.Token,
+			Body: map[string]any{"title": "Beach day"}}), 200, "")
+		gone := h.createMemory(ann, map[string]any{"title": "Oops", "date": "2025-06-02"})
+		expect(t, h.do(req{Method: "DELETE", Path: memoriesPath(ann) + "/" + gone, Token: ann.Token}), 200, "")
+		got, _ := h.catchUp(ann, since, 100)
+		read := h.get(memoriesPath(ann)+"/"+kept, ann.Token)
+		expect(t, read, 200, "")
+		if len(got) != 2 || got[0].Kind != "memory" || got[0].ID != kept || got[0].Op != "put" ||
+			got[1].ID != gone || got[1].Op != "delete" || got[1].Data != nil {
+			t.Fatalf("ann's feed: %s", jsonStr(got))
+		}
+		if string(got[0].Data) != strings.TrimSpace(string(read.Body)) {
+			t.Fatalf("the put's data %s, the REST read %s", got[0].Data, read.Body)
+		}
+		if theirs, _ := h.catchUp(bob, bobs, 100); len(theirs) != 0 {
+			t.Fatalf("the partner's feed holds ann's private memories: %s", jsonStr(theirs))
+		}
 	})
 }

@@ -33,7 +33,7 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 	for i, c := range cs {
 		c.At, c.Record = now, nil
 		if c.Op == core.ChangePut && c.Data == nil {
-			data, err := r.rec.Render(cs[i].Record)
+			data, err := r.rec.Render(core.RecordOf(cs[i].Record))
 			if err != nil {
 				return core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
 			}

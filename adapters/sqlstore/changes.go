@@ -26,8 +26,8 @@ func NewChangeRepo(db *DB) *ChangeRepo { return &ChangeRepo{db: db} }
 // the first write that carries changes (newLifecycleDB does).
 func (d *DB) RecordChangesWith(r changes.Recording) { d.changes = r }
 
-// renderChanges fills the data and time of p's changes, once, before the
-// transaction (rendering holds no lock).
+// renderChanges fills the data and time of the changes, after the write ran
+// in the transaction (its record may be one the write made).
 func (d *DB) renderChanges(cs []core.Change) error {
 	if d.changes.Render == nil || d.changes.Clock == nil {
 		return core.Internal(fmt.Errorf("changes: the store has no renderer"))
@@ -37,7 +37,7 @@ func (d *DB) renderChanges(cs []core.Change) error {
 		c := &cs[i]
 		c.At = now
 		if c.Op == core.ChangePut && c.Data == nil {
-			data, err := d.changes.Render(c.Record)
+			data, err := d.changes.Render(core.RecordOf(c.Record))
 			if err != nil {
 				return core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
 			}
@@ -54,7 +54,11 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return d.insertChanges(ctx, tx, p.Changes)
+		cs := append([]core.Change(nil), p.Changes...) // a re-run renders afresh
+		if err := d.renderChanges(cs); err != nil {
+			return err
+		}
+		return d.insertChanges(ctx, tx, cs)
 	}
 }
 

@@ -33,9 +33,6 @@ func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	}
 	ch := core.PendingChangesFrom(ctx)
 	if ch != nil {
-		if err := d.renderChanges(ch.Changes); err != nil {
-			return err
-		}
 		fn = d.recording(ctx, ch, fn)
 	}
 	err := d.inTxRetried(ctx, fn)

@@ -1638,7 +1638,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"];
         /** @description What changed for the caller after the cursor asked for. */
         ChangeFeed: {
             /** @description in commit order; several changes of one record may be collapsed to the last; [] without since */
@@ -1650,7 +1650,20 @@ export interface components {
             /** @constant */
             success: true;
         };
-        /** @description kind message: a message of the caller's thread, as an item of GET /api/messages/list. put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        /** @description kind memory: one of the caller's memories, as GET /api/users/user/{userId}/memories/{memoryId} returns it (the owner's only: memories are private). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeMemory: {
+            data?: components["schemas"]["Memory"];
+            /** @description the record's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "memory";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind message: a message of the caller's thread, as an item of GET /api/messages/list (both readers of the thread). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeMessage: {
             data?: components["schemas"]["Message"];
             /** @description the record's id */
