@@ -153,3 +153,21 @@ func RecordOf(rec any) any {
 	}
 	return rec
 }
+
+// PutMade is a put for reader of the record the write makes, whose id is
+// known only after it ran (an upsert that may keep an existing record's
+// id): made is called after the write, in its transaction.
+func PutMade(reader, kind string, made func() (id string, rec any)) Change {
+	return Change{UserID: reader, Kind: kind, Op: ChangePut, Record: made}
+}
+
+// Resolved is c with the record (and, for a PutMade, the id) the write
+// made: a store calls it after the write ran, before rendering.
+func (c Change) Resolved() Change {
+	if f, ok := c.Record.(func() (string, any)); ok {
+		c.ID, c.Record = f()
+		return c
+	}
+	c.Record = RecordOf(c.Record)
+	return c
+}

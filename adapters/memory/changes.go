@@ -31,9 +31,9 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 	out := make([]core.Change, len(cs))
 	now := r.rec.Clock.Now()
 	for i, c := range cs {
-		c.At, c.Record = now, nil
+		c = c.Resolved()
 		if c.Op == core.ChangePut && c.Data == nil {
-			data, err := r.rec.Render(core.RecordOf(cs[i].Record))
+			data, err := r.rec.Render(c.Record)
 			if err != nil {
 				return core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
 			}
@@ -42,6 +42,7 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 		if c.Op != core.ChangePut {
 			c.Data = nil
 		}
+		c.At, c.Record = now, nil
 		out[i] = c
 	}
 	r.mu.Lock()

@@ -34,10 +34,11 @@ func (d *DB) renderChanges(cs []core.Change) error {
 	}
 	now := d.changes.Clock.Now()
 	for i := range cs {
+		cs[i] = cs[i].Resolved()
 		c := &cs[i]
 		c.At = now
 		if c.Op == core.ChangePut && c.Data == nil {
-			data, err := d.changes.Render(core.RecordOf(c.Record))
+			data, err := d.changes.Render(c.Record)
 			if err != nil {
 				return core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
 			}
