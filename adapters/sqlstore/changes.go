@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -65,7 +66,23 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 
 // insertChanges inserts each change, one row per statement, and sets its
 // Seq (a multi-row insert's ids are not all known on every dialect).
+//
+// The feed's read is "ids after the cursor", and on MySQL an AUTO_INCREMENT
+// id is taken at the insert, not at the commit: two writes for one reader
+// could commit out of id order, and a reader reading between the commits
+// would move its cursor past the id still uncommitted and never see it.
+// So each reader's change_heads row is bumped first, in the write's
+// transaction (sorted by user, so two writes never wait on each other in a
+// circle): its row lock serializes the writes with changes for one reader,
+// each taking its ids after the one before it committed. Writes for other
+// readers never wait; a couple's writes wait on each other only for the
+// few inserts at the end of the transaction. (A hold-back window on the
+// read was the other way: it delays every change by the window, and a
+// window is a guess about how long a transaction may stay open.)
 func (d *DB) insertChanges(ctx context.Context, e sqlx.ExecerContext, cs []core.Change) error {
+	if err := d.lockHeads(ctx, e, cs); err != nil {
+		return err
+	}
 	for i := range cs {
 		c := &cs[i]
 		var data any
@@ -89,6 +106,22 @@ func (d *DB) insertChanges(ctx context.Context, e sqlx.ExecerContext, cs []core.
 		}
 		if c.Seq, err = res.LastInsertId(); err != nil {
 			return mapErr(err)
+		}
+	}
+	return nil
+}
+
+// lockHeads bumps the change_heads row of each reader of cs, in user order.
+func (d *DB) lockHeads(ctx context.Context, e sqlx.ExecerContext, cs []core.Change) error {
+	users := make([]string, 0, 2)
+	for _, c := range cs {
+		users = append(users, c.UserID)
+	}
+	slices.Sort(users)
+	for _, u := range slices.Compact(users) {
+		if err := d.exec(ctx, e, d.sb.Insert("change_heads").Columns("user_id", "writes").Values(u, 1).
+			Suffix(d.upsert("user_id", "writes = writes + 1"))); err != nil {
+			return err
 		}
 	}
 	return nil
