@@ -3,8 +3,8 @@ package tests
 import (
 	"encoding/json"
 	"strings"
-	"time"
 	"testing"
+	"time"
 )
 
 // The feed's kinds beyond messages and memories (issue 47): each write
