@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tandem/core"
+	"tandem/modules/accounts"
 	"tandem/modules/changes"
 )
 
@@ -14,11 +15,24 @@ import (
 // (renderLive's mappers): the stores record each put with it, in the
 // transaction of its write (core.WriteWithChanges).
 func RenderChange(rec any) ([]byte, error) {
-	v, err := renderLive(rec)
-	if err != nil {
-		return nil, err
+	v, ok := renderChangeOnly(rec)
+	if !ok {
+		var err error
+		if v, err = renderLive(rec); err != nil {
+			return nil, err
+		}
 	}
 	return json.Marshal(v)
+}
+
+// renderChangeOnly renders the records of the kinds the feed carries and
+// the live stream does not (renderLive renders the others).
+func renderChangeOnly(rec any) (any, bool) {
+	switch r := rec.(type) {
+	case accounts.ProfileRead: // GET /api/users/user/{userId}
+		return profileReply{Success: true, accountJSON: toAccountJSON(r.Account, r.Methods)}, true
+	}
+	return nil, false
 }
 
 type changesHandler struct{ svc *changes.Service }

@@ -68,6 +68,20 @@ func (r *Events) All() []core.Event {
 	return append([]core.Event(nil), r.events...)
 }
 
+// Others returns the events published other than the changes of the
+// feed (core.ChangesCommitted), in order.
+func (r *Events) Others() []core.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []core.Event
+	for _, e := range r.events {
+		if _, ok := e.(core.ChangesCommitted); !ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Live returns the core.Live events published, in order, leaving the
 // others out.
 func (r *Events) Live() []core.Live {

@@ -104,7 +104,7 @@ func TestProfileAndDeletion(t *testing.T) {
 	}
 	_, err = f.svc.Authenticate(ctx, tok)
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
-	if ev := f.bus.All(); len(ev) != 3 || ev[0] != (core.WaysInEnded{UserID: id, At: f.clock.Now(), Unproven: true}) ||
+	if ev := f.bus.Others(); len(ev) != 3 || ev[0] != (core.WaysInEnded{UserID: id, At: f.clock.Now(), Unproven: true}) ||
 		ev[2] != (core.AccountDeleted{UserID: id}) {
 		t.Fatalf("events %v", ev)
 	}
@@ -132,10 +132,15 @@ func TestTimezoneChangeIsPublished(t *testing.T) {
 		{"back to UTC", accounts.ProfilePatch{Timezone: str("")}, []core.Event{core.TimezoneChanged{UserID: id}}},
 	}
 	for _, tc := range cases {
-		before := len(f.bus.All())
-		_, _ = f.svc.UpdateProfile(ctx, id, tc.patch)
-		if got := f.bus.All()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
+		before, changes := len(f.bus.Others()), len(f.bus.Changes())
+		_, err := f.svc.UpdateProfile(ctx, id, tc.patch)
+		if got := f.bus.Others()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Fatalf("%s: events %v, want %v", tc.name, got, tc.want)
+		}
+		// the feed: the owner's profile, with each update that stood
+		if got, want := f.bus.Changes()[changes:], []string{id + " profile " + id + " put"}; err == nil && fmt.Sprint(got) != fmt.Sprint(want) ||
+			err != nil && len(got) != 0 {
+			t.Fatalf("%s (err %v): the feed's changes %v", tc.name, err, got)
 		}
 	}
 }
