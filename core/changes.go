@@ -125,7 +125,8 @@ type ChangesCommitted struct{ Changes []Change }
 func (ChangesCommitted) EventName() string { return "ChangesCommitted" }
 
 // WriteWithChanges runs write with cs pending on its context. On success,
-// changes no transaction recorded are published as ChangesCommitted.
+// changes no transaction recorded are published as ChangesCommitted,
+// resolved (Resolved), without those the write did not make (NoChange).
 func WriteWithChanges(ctx context.Context, bus Publisher, cs []Change, write func(ctx context.Context) error) error {
 	if len(cs) == 0 {
 		return write(ctx)
@@ -134,8 +135,17 @@ func WriteWithChanges(ctx context.Context, bus Publisher, cs []Change, write fun
 	if err := write(context.WithValue(ctx, pendingChangesKey{}, p)); err != nil {
 		return err
 	}
-	if !p.Recorded() && bus != nil {
-		bus.Publish(ctx, ChangesCommitted{Changes: cs})
+	if p.Recorded() || bus == nil {
+		return nil
+	}
+	made := make([]Change, 0, len(cs)) // resolved now the write ran: those it made
+	for _, c := range cs {
+		if c = c.Resolved(); !c.Dropped() {
+			made = append(made, c)
+		}
+	}
+	if len(made) > 0 {
+		bus.Publish(ctx, ChangesCommitted{Changes: made})
 	}
 	return nil
 }
@@ -159,6 +169,28 @@ func RecordOf(rec any) any {
 // id): made is called after the write, in its transaction.
 func PutMade(reader, kind string, made func() (id string, rec any)) Change {
 	return Change{UserID: reader, Kind: kind, Op: ChangePut, Record: made}
+}
+
+// NoChange is the record of a change the write decided not to make (a
+// func() any record of a write that decides in its transaction, as a
+// pairing code submitted that connects, or only waits): the store drops
+// the change.
+type NoChange struct{}
+
+// Dropped says whether a resolved change is one the write did not make.
+func (c Change) Dropped() bool {
+	_, no := c.Record.(NoChange)
+	return no
+}
+
+// SharedData is implemented by every module whose records a partnership
+// lets a partner read: when a partnership ends, each former partner is
+// given the feed's deletes of what they read only through it. Modules
+// contribute one through the "shared" value group.
+type SharedData interface {
+	// LostWith are the deletes, for reader, of the records reader may read
+	// only while partnered with exPartner in partnershipID.
+	LostWith(ctx context.Context, partnershipID, reader, exPartner string) ([]Change, error)
 }
 
 // Resolved is c with the record (and, for a PutMade, the id) the write

@@ -58,3 +58,61 @@ func TestChangesFeedCarriesTheRelationshipToBothPartners(t *testing.T) {
 		}
 	})
 }
+
+// Pairing puts both partners' status and the partnership in both feeds;
+// an unpair puts the status (unpaired), deletes the partnership, and gives
+// each ex-partner the delete of every record they read only through it
+// (the thread's messages, the other's events and moods, the relationship),
+// so that a feed applied in order ends where a REST refetch does.
+func TestChangesFeedPairsAndUnpairs(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob, eve := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("eve@x.io")
+		anns, bobs, eves := h.cursorOf(ann), h.cursorOf(bob), h.cursorOf(eve)
+		h.pair(ann, bob)
+		for _, u := range []struct {
+			user
+			since   string
+			partner user
+		}{{ann, anns, bob}, {bob, bobs, ann}} {
+			got, _ := h.catchUp(u.user, u.since, 100)
+			h.wantFeed(u.user, got[:1], []feedWant{{kind: "pairing", id: u.ID, op: "put", path: pairingPath(u.user)}})
+			if len(got) != 2 || got[1].Kind != "partnership" || got[1].Op != "put" || string(got[1].Data) != `{"partnerId":"`+u.partner.ID+`"}` {
+				t.Fatalf("%s's feed after pairing: %s", u.ID, jsonStr(got))
+			}
+		}
+		partnership := func(u user) string { got, _ := h.catchUp(u, anns, 100); return got[1].ID }(ann)
+
+		// the couple shares a thread, events, moods and a relationship
+		bobs = h.cursorOf(bob)
+		msgs := []string{h.sendMessage(ann, "one"), h.sendMessage(bob, "two")}
+		annsEvent := h.createEvent(ann, map[string]any{"title": "Dinner", "startDate": "2025-07-01"})["id"].(string)
+		bobsEvent := h.createEvent(bob, map[string]any{"title": "Gym", "startDate": "2025-07-02"})["id"].(string)
+		annsMood := h.checkIn(ann, map[string]any{"mood": "low"})["id"].(string)
+		bobsMood := h.checkIn(bob, map[string]any{"mood": "great"})["id"].(string)
+		expect(t, h.post(relationshipPath(ann), ann.Token, map[string]any{"action": "start", "date": "2024-02-14"}), 200, "")
+		_, bobs = h.catchUp(bob, bobs, 100)
+
+		expect(t, h.do(POST("/api/users/user/"+ann.ID+"/pairing/unpair", nil).by(ann)), 200, "")
+		got, _ := h.catchUp(bob, bobs, 100)
+		h.wantFeed(bob, got, []feedWant{
+			{kind: "pairing", id: bob.ID, op: "put", path: pairingPath(bob)},
+			{kind: "partnership", id: partnership, op: "delete"},
+			{kind: "event", id: annsEvent, op: "delete"},                                               // by kind
+			{kind: "message", id: msgs[1], op: "delete"}, {kind: "message", id: msgs[0], op: "delete"}, // the thread's, newest first
+			{kind: "mood", id: annsMood, op: "delete"},
+			{kind: "relationship", id: bob.ID, op: "delete"},
+		})
+		// what bob still reads is his own: no delete of it, and the refetch agrees
+		for _, c := range got {
+			if c.ID == bobsEvent || c.ID == bobsMood {
+				t.Fatalf("bob's own record deleted from his feed: %s", jsonStr(got))
+			}
+		}
+		expect(t, h.keyed("GET", "/api/messages/list", bob, nil), 200, "[]")
+		expect(t, h.get(eventPath(bob, annsEvent), bob.Token), 404, "")
+		expect(t, h.get(eventPath(bob, bobsEvent), bob.Token), 200, "")
+		if got, _ := h.catchUp(eve, eves, 100); len(got) != 0 {
+			t.Fatalf("a stranger's feed: %s", jsonStr(got))
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/changes"
+	"tandem/modules/partners"
 )
 
 // RenderChange renders a change's record as the JSON of its REST read
@@ -31,8 +32,16 @@ func renderChangeOnly(rec any) (any, bool) {
 	switch r := rec.(type) {
 	case accounts.ProfileRead: // GET /api/users/user/{userId}
 		return profileReply{Success: true, accountJSON: toAccountJSON(r.Account, r.Methods)}, true
+	case partners.Partner: // the partnership: the partnerId of GET .../pairing
+		return partnershipJSON{PartnerID: r.PartnerID}, true
 	}
 	return nil, false
+}
+
+// partnershipJSON is a partnership as one member reads it: the other
+// member. Field names are the app's contract: do not rename.
+type partnershipJSON struct {
+	PartnerID string `json:"partnerId"`
 }
 
 type changesHandler struct{ svc *changes.Service }

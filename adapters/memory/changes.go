@@ -28,10 +28,12 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 	if r.rec.Render == nil || r.rec.Clock == nil {
 		return core.Internal(fmt.Errorf("changes: the store has no renderer"))
 	}
-	out := make([]core.Change, len(cs))
+	out := make([]core.Change, 0, len(cs))
 	now := r.rec.Clock.Now()
-	for i, c := range cs {
-		c = c.Resolved()
+	for _, c := range cs {
+		if c = c.Resolved(); c.Dropped() {
+			continue
+		}
 		if c.Op == core.ChangePut && c.Data == nil {
 			data, err := r.rec.Render(c.Record)
 			if err != nil {
@@ -43,7 +45,7 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 			c.Data = nil
 		}
 		c.At, c.Record = now, nil
-		out[i] = c
+		out = append(out, c)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

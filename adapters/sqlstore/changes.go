@@ -28,25 +28,29 @@ func NewChangeRepo(db *DB) *ChangeRepo { return &ChangeRepo{db: db} }
 func (d *DB) RecordChangesWith(r changes.Recording) { d.changes = r }
 
 // renderChanges fills the data and time of the changes, after the write ran
-// in the transaction (its record may be one the write made).
-func (d *DB) renderChanges(cs []core.Change) error {
+// in the transaction (its record may be one the write made), and returns
+// those the write made (not core.NoChange), in place.
+func (d *DB) renderChanges(cs []core.Change) ([]core.Change, error) {
 	if d.changes.Render == nil || d.changes.Clock == nil {
-		return core.Internal(fmt.Errorf("changes: the store has no renderer"))
+		return nil, core.Internal(fmt.Errorf("changes: the store has no renderer"))
 	}
 	now := d.changes.Clock.Now()
-	for i := range cs {
-		cs[i] = cs[i].Resolved()
-		c := &cs[i]
+	kept := cs[:0]
+	for _, c := range cs {
+		if c = c.Resolved(); c.Dropped() {
+			continue
+		}
 		c.At = now
 		if c.Op == core.ChangePut && c.Data == nil {
 			data, err := d.changes.Render(c.Record)
 			if err != nil {
-				return core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
+				return nil, core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
 			}
 			c.Data = data
 		}
+		kept = append(kept, c)
 	}
-	return nil
+	return kept, nil
 }
 
 // recording is fn that also inserts p's changes in fn's transaction: the
@@ -56,8 +60,8 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 		if err := fn(tx); err != nil {
 			return err
 		}
-		cs := append([]core.Change(nil), p.Changes...) // a re-run renders afresh
-		if err := d.renderChanges(cs); err != nil {
+		cs, err := d.renderChanges(append([]core.Change(nil), p.Changes...)) // a re-run renders afresh
+		if err != nil {
 			return err
 		}
 		return d.insertChanges(ctx, tx, cs)
@@ -130,8 +134,8 @@ func (d *DB) lockHeads(ctx context.Context, e sqlx.ExecerContext, cs []core.Chan
 // Append records changes in a transaction of their own (those a write did
 // not: core.ChangesCommitted).
 func (r *ChangeRepo) Append(ctx context.Context, cs []core.Change) error {
-	cs = append([]core.Change(nil), cs...)
-	if err := r.db.renderChanges(cs); err != nil {
+	cs, err := r.db.renderChanges(append([]core.Change(nil), cs...))
+	if err != nil {
 		return err
 	}
 	return r.db.inTx(core.WithoutChanges(ctx), func(tx *sqlx.Tx) error {

@@ -325,3 +325,10 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+// LostWith are the deletes, for reader, of the ex-partner's events, which
+// reader read only while partnered (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, _, reader, exPartner string) ([]core.Change, error) {
+	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, exPartner, p) }
+	return core.EveryPage(list, func(e Event) core.Change { return core.Delete(reader, core.ChangeEvent, e.ID) })
+}

@@ -208,3 +208,12 @@ func requireUser(userID string) error {
 	}
 	return nil
 }
+
+// LostWith are the deletes, for reader, of the messages of the thread of
+// partnershipID: once it ends, neither member reads it (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	list := func(p core.Page) ([]Message, string, error) {
+		return s.repo.List(ctx, ScopeOf(reader, partnershipID), p)
+	}
+	return core.EveryPage(list, func(m Message) core.Change { return core.Delete(reader, core.ChangeMessage, m.ID) })
+}

@@ -243,3 +243,17 @@ func requireID(userID string) error {
 	}
 	return nil
 }
+
+// LostWith are the deletes, for reader, of the ex-partner's moods of the
+// partnership, which reader read only through it (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, exPartner string) ([]core.Change, error) {
+	theirs, err := s.repo.Range(ctx, exPartner, partnershipID, core.Date{Year: 1, Month: 1, Day: 1}, core.Date{Year: 9999, Month: 12, Day: 31})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.Change, len(theirs))
+	for i, m := range theirs {
+		out[i] = core.Delete(reader, core.ChangeMood, m.ID)
+	}
+	return out, nil
+}

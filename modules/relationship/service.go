@@ -312,3 +312,17 @@ func latest(a, b core.Date) core.Date {
 	}
 	return b
 }
+
+// LostWith is the delete, for reader, of the couple's relationship (keyed
+// by the reader's id in the feed): without a partner, GET .../relationship
+// reads none (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	_, err := s.repo.Latest(ctx, partnershipID)
+	if core.IsKind(err, core.KindNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []core.Change{core.Delete(reader, core.ChangeRelationship, reader)}, nil
+}

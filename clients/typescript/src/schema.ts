@@ -1638,7 +1638,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1704,6 +1704,34 @@ export interface components {
             /** @enum {string} */
             op: "put" | "delete";
         };
+        /** @description kind pairing: the caller's pairing status, as GET /api/users/user/{userId}/pairing returns it: put when the caller makes a pairing code, connects (both partners) or unpairs (both ex-partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangePairing: {
+            data?: components["schemas"]["PairingStatus"];
+            /** @description the caller's own user id (one pairing status per user) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairing";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind partnership: the caller's partnership: put to both partners when they connect (data: the partner, as the partnerId of GET /api/users/user/{userId}/pairing), delete to both when it ends (an unpair, or the partner's account deleted). With the delete come the deletes of every record the caller read only through the partnership: the thread's messages, the ex-partner's events and moods, the relationship. put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangePartnership: {
+            data?: {
+                partnerId: string;
+            };
+            /** @description the partnership's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "partnership";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
         /** @description kind profile: the caller's profile, as GET /api/users/user/{userId} returns it (its owner's only: every profile route is the caller's own). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeProfile: {
             data?: components["schemas"]["Profile"];
@@ -1714,6 +1742,19 @@ export interface components {
              * @enum {string}
              */
             kind: "profile";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind relationship: the couple's relationship, as GET /api/user/{userId}/relationship returns it to the caller (days to the caller's today; both partners). A relationship started after an ended one replaces it; the ex-partners of an unpair get its delete. put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeRelationship: {
+            data?: components["schemas"]["RelationshipDuration"];
+            /** @description the caller's own user id (one relationship per couple, as its GET) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "relationship";
             /** @enum {string} */
             op: "put" | "delete";
         };
