@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"tandem/modules/changes"
 )
 
 // The feed's kinds of the account and the couple (issue 47): profile,
@@ -113,6 +116,34 @@ func TestChangesFeedPairsAndUnpairs(t *testing.T) {
 		expect(t, h.get(eventPath(bob, bobsEvent), bob.Token), 200, "")
 		if got, _ := h.catchUp(eve, eves, 100); len(got) != 0 {
 			t.Fatalf("a stranger's feed: %s", jsonStr(got))
+		}
+	})
+}
+
+// Deleting an account deletes its feed, and gives the ex-partner the
+// deletes of what they read only through the partnership, as an unpair.
+func TestChangesFeedOfADeletedAccount(t *testing.T) {
+	eachProfileWith(t, func(t *testing.T, h *harness, feeds changes.Repository) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		msg := h.sendMessage(ann, "one")
+		event := h.createEvent(ann, map[string]any{"title": "Dinner", "startDate": "2025-07-01"})["id"].(string)
+		bobs := h.cursorOf(bob)
+		expect(t, h.do(DELETE("/api/users/user/"+ann.ID).by(ann)), 200, "")
+		got, _ := h.catchUp(bob, bobs, 100)
+		if len(got) != 4 || got[1].Kind != "partnership" || got[1].Op != "delete" ||
+			got[2].Kind != "event" || got[2].ID != event || got[2].Op != "delete" || got[3].ID != msg || got[3].Op != "delete" {
+			t.Fatalf("the ex-partner's feed after the account's deletion: %s", jsonStr(got))
+		}
+		h.wantFeed(bob, got[:1], []feedWant{{kind: "pairing", id: bob.ID, op: "put", path: pairingPath(bob)}})
+		if left, err := feeds.Since(context.Background(), ann.ID, 0, 10); err != nil || len(left) != 0 {
+			t.Fatalf("the deleted account's feed: %+v, %v", left, err)
+		}
+		if h.DB != nil {
+			var heads int
+			if err := h.DB.Get(&heads, h.DB.Rebind("SELECT COUNT(*) FROM change_heads WHERE user_id = ?"), ann.ID); err != nil || heads != 0 {
+				t.Fatalf("the deleted account's feed head: %d rows, %v", heads, err)
+			}
 		}
 	})
 }

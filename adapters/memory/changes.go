@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -100,4 +101,11 @@ func (r *ChangeRepo) Purge(_ context.Context, before time.Time) (int, error) {
 	clear(r.rows[len(kept):])
 	r.rows = kept
 	return n, nil
+}
+
+func (r *ChangeRepo) DeleteUser(_ context.Context, userID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rows = slices.DeleteFunc(r.rows, func(c core.Change) bool { return c.UserID == userID })
+	return nil
 }

@@ -190,3 +190,13 @@ func (r *ChangeRepo) Last(ctx context.Context, userID string) (int64, error) {
 func (r *ChangeRepo) Purge(ctx context.Context, before time.Time) (int, error) {
 	return r.db.purgeInBatches(ctx, "changes", []string{"id"}, sq.Lt{"created_at": before.UnixMilli()})
 }
+
+// DeleteUser deletes the user's range of idx_changes_user and feed head.
+func (r *ChangeRepo) DeleteUser(ctx context.Context, userID string) error {
+	return r.db.inTx(core.WithoutChanges(ctx), func(tx *sqlx.Tx) error {
+		if err := r.db.exec(ctx, tx, r.db.sb.Delete("changes").Where(sq.Eq{"user_id": userID})); err != nil {
+			return err
+		}
+		return r.db.exec(ctx, tx, r.db.sb.Delete("change_heads").Where(sq.Eq{"user_id": userID}))
+	})
+}

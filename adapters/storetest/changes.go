@@ -34,6 +34,8 @@ func ChangeRepository(t *testing.T, newStore func(t *testing.T, rec changes.Reco
 	t.Run("last is the reader's newest position, 0 without changes", s.last)
 	t.Run("a write and its changes commit together; a failed write records none", s.withWrite)
 	t.Run("purge deletes what is older than the bound and nothing else", s.purge)
+	t.Run("a write's changes the write did not make (NoChange) are not recorded", s.dropped)
+	t.Run("deleting a user deletes their changes only, and is idempotent", s.deleteUser)
 }
 
 type changeSuite struct {
@@ -149,5 +151,50 @@ func (s changeSuite) purge(t *testing.T) {
 	must(t, err)
 	if len(got) != 1 || got[0].ID != "new" {
 		t.Fatalf("after the purge: want the new change only, got %+v", got)
+	}
+}
+
+func (s changeSuite) dropped(t *testing.T) {
+	st, _ := s.store(t)
+	bus := core.NewBus(nil, func(l string, _ core.Event, err error) { t.Errorf("listener %s: %v", l, err) })
+	bus.Subscribe(changes.NewService(st.Repo, changes.Settings{}, coretest.NewClock(now)).Listener())
+	made := false // decided by the write, as a submit that connects or only waits
+	cs := []core.Change{
+		core.Put("u1", "pairing", "u1", func() any { return record{"u1", "always"} }),
+		core.Put("u2", "pairing", "u2", func() any {
+			if !made {
+				return core.NoChange{}
+			}
+			return record{"u2", "made"}
+		}),
+	}
+	m := messages.Message{ID: "msg-1", Scope: "solo:u1", AuthorID: "u1", Body: "hi", CreatedAt: now}
+	must(t, core.WriteWithChanges(ctx, bus, cs, func(ctx context.Context) error { return st.Messages.Add(ctx, m) }))
+	u1, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u1) != 1 || string(u1[0].Data) != `{"id":"u1","text":"always"}` || len(u2) != 0 {
+		t.Fatalf("want u1's put only, got %+v and %+v", u1, u2)
+	}
+}
+
+func (s changeSuite) deleteUser(t *testing.T) {
+	st, _ := s.store(t)
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e1"), core.Delete("u2", "event", "e1")}))
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e2")}))
+	must(t, st.Repo.DeleteUser(ctx, "u1"))
+	must(t, st.Repo.DeleteUser(ctx, "u1"))
+	u1, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u1) != 0 || len(u2) != 1 {
+		t.Fatalf("after u1's deletion: u1 %+v, u2 %+v", u1, u2)
+	}
+	// the deleted user's feed starts again from nothing, in order
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e3")}))
+	if u1, err = st.Repo.Since(ctx, "u1", 0, 10); err != nil || len(u1) != 1 || u1[0].ID != "e3" {
+		t.Fatalf("a new change after the deletion: %+v, %v", u1, err)
 	}
 }

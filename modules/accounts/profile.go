@@ -155,7 +155,9 @@ func (s *Service) Export(ctx context.Context, userID string) (Account, map[strin
 		if err != nil {
 			return Account{}, nil, fmt.Errorf("export %s: %w", o.Section(), err)
 		}
-		out[o.Section()] = v
+		if v != nil { // nil: the owner has no section (the change feed)
+			out[o.Section()] = v
+		}
 	}
 	return a, out, nil
 }

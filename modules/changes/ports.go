@@ -20,6 +20,9 @@ type Repository interface {
 	// Purge deletes changes older than before, in bounded batches, and
 	// says how many.
 	Purge(ctx context.Context, before time.Time) (int, error)
+	// DeleteUser deletes userID's changes and feed head (the account's
+	// deletion); it is idempotent.
+	DeleteUser(ctx context.Context, userID string) error
 }
 
 // Recording is what a store needs to record a write's changes: the renderer

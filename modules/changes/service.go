@@ -101,6 +101,19 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 	return s.repo.Purge(ctx, s.clock.Now().Add(-s.retention))
 }
 
+// Section, ExportUser and PurgeUser make the feed a core.UserData owner:
+// an account's deletion deletes its feed. The feed holds copies of what
+// the other sections export, so it exports nothing of its own.
+func (s *Service) Section() string { return "changes" }
+
+// ExportUser exports nothing (nil: no section).
+func (s *Service) ExportUser(context.Context, string) (any, error) { return nil, nil }
+
+// PurgeUser deletes the user's changes and feed head.
+func (s *Service) PurgeUser(ctx context.Context, userID string) error {
+	return s.repo.DeleteUser(ctx, userID)
+}
+
 // Listener records the changes a store without transactions did not
 // (core.ChangesCommitted, after the write committed).
 func (s *Service) Listener() core.Listener {

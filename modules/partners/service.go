@@ -184,6 +184,11 @@ func Remember(ctx context.Context, userID string, p Partnership, ok bool) {
 	core.Remember(ctx, partnershipKey(userID), p, nil)
 }
 
+// EndsSharing: an account's deletion purges this module first
+// (core.EndsSharing), so the partnership's end enumerates the shared
+// records before their owners purge them.
+func (s *Service) EndsSharing() {}
+
 // Section names this module's part of an account export.
 func (s *Service) Section() string { return "partners" }
 
