@@ -20,7 +20,14 @@ import (
 // write and its changes commit together or not at all. A module never sees
 // JSON, and the feed's read is one index range, with nothing to render.
 // A reader who may no longer read a record (an ex-partner) is given its
-// ChangeDelete by the write that took the access away.
+// ChangeDelete by the write that took the access away (SharedData).
+//
+// A write looks up its readers (the current partner) before it runs, not
+// in its transaction: the partnership is another module's, and each
+// store's write would have to re-read it. So a write racing an unpair may
+// still give the ex-partner one put (a message sent while the unpair
+// enumerated the thread), and one racing a pairing may miss the new
+// partner; docs/api.md "Sync" says so, and a full refetch repairs it.
 
 // The feed's kinds of record (the change union of /openapi.json).
 const (
