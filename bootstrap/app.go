@@ -8,6 +8,7 @@ import (
 	"tandem/adapters/httpapi"
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/partners"
 )
 
 // Options is the whole application for cfg: the modules, each with its own
@@ -46,6 +47,7 @@ func Options(cfg Config) fx.Option {
 		wireAdvice(cfg.DB.Kind),
 		wireFeedback(cfg.DB.Kind),
 		wireMoods(cfg.DB.Kind),
+		wireChanges(cfg.DB.Kind),
 		wirePasskeys(cfg.DB.Kind),
 		relyingParty(cfg.Passkeys),
 		wireIdempotency(cfg.DB.Kind),
@@ -78,14 +80,17 @@ func New(cfg Config, extra ...fx.Option) *fx.App {
 
 // connect joins what modules contribute through value groups once the graph
 // is built: event listeners to the bus, user-data owners to account deletion
-// and export. Doing it here, not in constructors, keeps the graph acyclic
-// (a module may both publish events and listen to them).
+// and export, shared-data owners to the end of a partnership (the feed's
+// deletes). Doing it here, not in constructors, keeps the graph acyclic (a
+// module may both publish events and listen to them).
 var connect = fx.Invoke(fx.Annotate(
-	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData) {
+	func(bus *core.Bus, listeners []core.Listener, acc *accounts.Service, owners []core.UserData,
+		pairs *partners.Service, shared []core.SharedData) {
 		bus.Subscribe(listeners...)
 		acc.AddDataOwners(owners...)
+		pairs.AddShared(shared...)
 	},
-	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`),
+	fx.ParamTags(``, `group:"listeners"`, ``, `group:"userdata"`, ``, `group:"shared"`),
 ))
 
 // newBus makes the event bus; listener failures are logged, since the fact

@@ -16,6 +16,7 @@ import (
 	"tandem/adapters/signin"
 	"tandem/adapters/telemetry"
 	"tandem/adapters/webauthn"
+	"tandem/modules/changes"
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
@@ -105,6 +106,10 @@ type Config struct {
 	// (TANDEM_CONNECTION_CODE_TTL); the purge deletes expired codes of
 	// unpaired owners.
 	ConnectionCodeTTL time.Duration
+
+	// ChangesRetention is how long the change feed keeps a change
+	// (TANDEM_CHANGES_RETENTION); an older cursor is 410 cursor_expired.
+	ChangesRetention time.Duration
 
 	// Passkeys (TANDEM_PASSKEYS) is the WebAuthn relying party; nil: off.
 	Passkeys *webauthn.Config
@@ -227,6 +232,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.EncryptionKeys = l.encryptionKeys(c.SignIn)
 	c.ConnectionCodeTTL = l.duration("TANDEM_CONNECTION_CODE_TTL", partners.DefaultConnectionCodeTTL)
+	c.ChangesRetention = l.duration("TANDEM_CHANGES_RETENTION", changes.DefaultRetention)
 	c.WriteBudgets = l.writeBudgets()
 	// Four files per upload plus multipart framing; every other route is
 	// bounded by JSONBodyLimit before parsing.

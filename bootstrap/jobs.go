@@ -12,6 +12,7 @@ import (
 
 	"tandem/adapters/telemetry"
 	"tandem/modules/accounts"
+	"tandem/modules/changes"
 	"tandem/modules/events"
 	"tandem/modules/idempotency"
 	"tandem/modules/images"
@@ -39,7 +40,7 @@ type job struct {
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *telemetry.Tracing, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, revoker *accounts.Revoker, reminders *events.Reminders, daily *notifications.Reminders,
 	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
-	pairs *partners.Service, keys *idempotency.Service) {
+	pairs *partners.Service, keys *idempotency.Service, feed *changes.Service) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
 		{name: "revoke the grants of removed sign-in identities", every: time.Minute, run: revoker.RevokeDue, wake: revoker.Woken()},
@@ -47,6 +48,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *tele
 		{name: "purge expired tokens, codes, reset proofs and mail", every: 10 * time.Minute, run: accts.Purge},
 		{name: "purge expired connection codes", every: 10 * time.Minute, run: pairs.PurgeExpiredConnections},
 		{name: "purge expired idempotency keys", every: 10 * time.Minute, run: keys.Purge},
+		{name: "purge changes past the retention", every: 10 * time.Minute, run: feed.Purge},
 		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
 		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
 		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},

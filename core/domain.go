@@ -59,10 +59,20 @@ type UserData interface {
 	// ExportUser returns the user's data as the module's own typed values:
 	// its records, or a small export type where the export is not one of
 	// them. Never JSON shapes: the adapter renders each section with the
-	// mappers of its API answers.
+	// mappers of its API answers. nil (untyped): the owner has no section
+	// (the change feed, copies of the other sections' records).
 	ExportUser(ctx context.Context, userID string) (any, error)
 	// PurgeUser deletes the user's data; it is idempotent.
 	PurgeUser(ctx context.Context, userID string) error
+}
+
+// EndsSharing is a UserData owner whose purge ends what the user shares
+// with another (the partnership, whose end tells the ex-partner of every
+// record they may no longer read): an account's deletion purges it before
+// every other owner, while those records still exist.
+type EndsSharing interface {
+	UserData
+	EndsSharing()
 }
 
 // Live is something that happened to a couple, for their open apps (the

@@ -30,10 +30,13 @@ const (
 	// KindUnprocessable: the request is well formed but cannot be applied
 	// as sent (422), such as an Idempotency-Key reused for another request.
 	KindUnprocessable
+	// KindGone: what the request points at is no longer kept (410), such
+	// as a change feed cursor past the retention.
+	KindGone
 )
 
 var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not_found",
-	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage", "unprocessable"}
+	"conflict", "too_large", "unsupported", "rate_limited", "unavailable", "insufficient_storage", "unprocessable", "gone"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -137,6 +140,16 @@ func Required(field string) *Error {
 // TooLong is the 400 of a text longer than its limit, in characters.
 func TooLong(field string, max int) *Error {
 	return InvalidRequest("field.tooLong", "%s must be at most {2|%[2]d character|%[2]d characters}", field, max)
+}
+
+// BadLimit is the 400 of a ?limit= that is no whole number from 1 to max.
+func BadLimit(max int) *Error {
+	return InvalidRequest("core.limitRange", "limit must be a whole number from 1 to %d", max)
+}
+
+// Gone is a 410.
+func Gone(code, id, format string, args ...any) *Error {
+	return newErr(KindGone, code, id, format, args...)
 }
 
 // RateLimited is a 429; retryAfter becomes the Retry-After header.

@@ -191,6 +191,7 @@ var boundsFixtures = map[string]boundsFixture{
 	"GET /api/users/user/{userId}/memories/date-range":     {call: mine(nil)},
 	"PUT /api/users/user/{userId}/memories/{memoryId}":     {call: mine(nil)},
 	"GET /api/users/user/{userId}/moods":                   {call: mine(nil)},
+	"GET /api/users/user/{userId}/changes":                 {call: mine(nil)},
 	"POST /api/users/user/{userId}/moods":                  {call: mine(nil)},
 	"PATCH /api/users/user/{userId}/notification-settings": {call: mine(nil)},
 	"PUT /api/users/user/{userId}/notification-settings":   {call: mine(nil)},

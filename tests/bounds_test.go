@@ -58,6 +58,7 @@ var boundRules = []string{"maxLength", "minLength", "maximum", "minimum", "exclu
 // is "* field".
 var notByItself = map[string]string{
 	"* query cursor": "a cursor must be one the server handed out",
+	"* query since":  "a cursor must be one the server handed out",
 	"PATCH /api/users/user/{userId} timezone":                            "the zone must exist in the IANA database",
 	"POST /api/partnerConnections/create connectionCode":                 "the code must be hard to guess (zxcvbn, love phrases)",
 	"POST /api/users/user/{userId}/pairing targetCode":                   "the code must be a live one of another user",

@@ -51,6 +51,10 @@ func (l *liveLog) take(names map[string]string) []string {
 		for id, name := range names {
 			out[i] = strings.ReplaceAll(out[i], id+":", name+":")
 		}
+		// sorted by name: ids made in one millisecond sort at random
+		parts := strings.Split(out[i], " ")
+		slices.Sort(parts[1:])
+		out[i] = strings.Join(parts, " ")
 	}
 	return out
 }

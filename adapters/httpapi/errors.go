@@ -86,4 +86,5 @@ var defaultCode = map[core.Kind]string{
 	core.KindUnsupported:   "unsupported_media_type",
 	core.KindRateLimited:   "rate_limited",
 	core.KindUnprocessable: "unprocessable",
+	core.KindGone:          "gone",
 }

@@ -19,7 +19,7 @@ func parsePage(c *fiber.Ctx) (core.Page, error) {
 	if s := c.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > core.MaxPageLimit {
-			return core.Page{}, core.Invalid("invalid_request", "httpapi.limitWholeNumber1500", "limit must be a whole number from 1 to 500")
+			return core.Page{}, core.BadLimit(core.MaxPageLimit)
 		}
 		p.Limit = n
 	}

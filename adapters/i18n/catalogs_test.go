@@ -203,7 +203,7 @@ func wordForOne(en Text) bool {
 var notCounts = map[string]bool{
 	"milestone.days.body": true, "milestone.anniversary.body": true,
 	"mail.secured.sessions": true, "mail.secured.passkeys": true,
-	"relationship.limitWholeNumber1": true, "httpapi.processHoldsAllLiveStreams": true,
+	"core.limitRange": true, "httpapi.processHoldsAllLiveStreams": true,
 }
 
 // TestCountsHavePluralForms: every English text with a count (a %d verb)

@@ -19,7 +19,7 @@ import (
 var errorConstructors = map[string]int{
 	"Invalid": 2, "NotFound": 2, "Conflict": 2, "Forbidden": 2, "Unauthorized": 2,
 	"Unavailable": 2, "TooLarge": 2, "Unsupported": 2, "InsufficientStorage": 2,
-	"Unprocessable": 2, "RateLimited": 2, "InvalidRequest": 1,
+	"Unprocessable": 2, "RateLimited": 2, "Gone": 2, "InvalidRequest": 1,
 }
 
 // sourceDirs are the repository's directories whose texts reach a user.

@@ -8,6 +8,7 @@ import (
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
 	"tandem/modules/advice"
+	"tandem/modules/changes"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
@@ -133,5 +134,11 @@ func TestStats(t *testing.T) {
 	storetest.Stats(t, func(*testing.T) storetest.StatsStores {
 		a, p, pr, i := memory.NewAccountRepo(), memory.NewPartnerRepo(), memory.NewPremiumRepo(), memory.NewImageRepo()
 		return storetest.StatsStores{Accounts: a, Partners: p, Premium: pr, Images: i, Stats: memory.NewStatsRepo(a, p, pr, i)}
+	})
+}
+
+func TestChangeRepository(t *testing.T) {
+	storetest.ChangeRepository(t, func(_ *testing.T, rec changes.Recording) storetest.ChangeStore {
+		return storetest.ChangeStore{Repo: memory.NewChangeRepo(rec), Messages: memory.NewMessageRepo()}
 	})
 }

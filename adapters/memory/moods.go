@@ -21,7 +21,7 @@ type MoodRepo struct {
 
 func NewMoodRepo() *MoodRepo { return &MoodRepo{byUser: map[string]map[core.Date]moods.Mood{}} }
 
-func (r *MoodRepo) Put(_ context.Context, m moods.Mood) (moods.Mood, error) {
+func (r *MoodRepo) Put(_ context.Context, m moods.Mood, made func(moods.Mood)) (moods.Mood, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	days := r.byUser[m.UserID]
@@ -33,6 +33,9 @@ func (r *MoodRepo) Put(_ context.Context, m moods.Mood) (moods.Mood, error) {
 		m.ID, m.CreatedAt = old.ID, old.CreatedAt
 	}
 	days[m.Date] = m
+	if made != nil {
+		made(m)
+	}
 	return m, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"tandem/core"
+	"tandem/modules/changes"
 )
 
 // Dialect is the SQL flavour of the database.
@@ -68,6 +69,7 @@ type DB struct {
 	group      groupCommit   // SQLite: the transactions waiting for the turn
 	full       fullMark      // the last write refused for want of space (readiness)
 	purge      purgeSizes    // tests: smaller purge batches
+	changes    changes.Recording
 }
 
 // Close releases the prepared statements, then the connections.

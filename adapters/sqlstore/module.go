@@ -5,6 +5,8 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"tandem/modules/changes"
 )
 
 // Module opens the database named by Config, migrates it at start and
@@ -15,12 +17,13 @@ var Module = fx.Module("sql", fx.Provide(newLifecycleDB, NewBreaker))
 
 // newLifecycleDB opens and migrates during construction (so `fx.New` fails fast
 // on a bad database) and closes with the app.
-func newLifecycleDB(lc fx.Lifecycle, cfg Config, log *zap.Logger) (*DB, error) {
+func newLifecycleDB(lc fx.Lifecycle, cfg Config, log *zap.Logger, rec changes.Recording) (*DB, error) {
 	ctx := context.Background()
 	db, err := Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
+	db.RecordChangesWith(rec)
 	if err := Migrate(ctx, db, log); err != nil {
 		db.Close()
 		return nil, err

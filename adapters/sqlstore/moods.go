@@ -42,7 +42,7 @@ func (r moodRow) mood() moods.Mood {
 // upsert holds the row's lock until the commit, so the read sees this put's
 // row (a plain read: its snapshot begins after the upsert, and a locking
 // one would only wait behind the upsert's lock).
-func (r *MoodRepo) Put(ctx context.Context, m moods.Mood) (moods.Mood, error) {
+func (r *MoodRepo) Put(ctx context.Context, m moods.Mood, made func(moods.Mood)) (moods.Mood, error) {
 	var out moods.Mood
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := r.db.exec(ctx, tx, r.db.sb.Insert("moods").Columns(moodColumns...).
@@ -57,6 +57,9 @@ func (r *MoodRepo) Put(ctx context.Context, m moods.Mood) (moods.Mood, error) {
 			return err
 		}
 		out = row.mood()
+		if made != nil {
+			made(out)
+		}
 		return nil
 	})
 	return out, err

@@ -32,9 +32,10 @@ func (d *DB) execOne(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) er
 }
 
 func (d *DB) execN(ctx context.Context, e sqlx.ExecerContext, b sq.Sqlizer) (int64, error) {
-	if _, ok := e.(*DB); ok && (d.writes != nil || idempotency.PendingFrom(ctx) != nil) {
+	if _, ok := e.(*DB); ok && (d.writes != nil || idempotency.PendingFrom(ctx) != nil || core.PendingChangesFrom(ctx) != nil) {
 		// A write of its own on SQLite joins the next group commit (inTx);
-		// one that carries a claimed Idempotency-Key commits with its mark.
+		// one that carries a claimed Idempotency-Key commits with its mark,
+		// one that carries changes with them.
 		var n int64
 		err := d.inTx(ctx, func(tx *sqlx.Tx) (err error) {
 			n, err = d.execN(ctx, tx, b)

@@ -10,6 +10,7 @@ import (
 	"tandem/modules/accounts"
 	"tandem/modules/admin"
 	"tandem/modules/advice"
+	"tandem/modules/changes"
 	"tandem/modules/events"
 	"tandem/modules/feedback"
 	"tandem/modules/flags"
@@ -239,4 +240,14 @@ func TestStats(t *testing.T) {
 func statsStores(db *sqlstore.DB) storetest.StatsStores {
 	return storetest.StatsStores{Accounts: sqlstore.NewAccountRepo(db), Partners: sqlstore.NewPartnerRepo(db),
 		Premium: sqlstore.NewPremiumRepo(db), Images: sqlstore.NewImageRepo(db), Stats: sqlstore.NewStatsRepo(db)}
+}
+
+func TestChangeRepository(t *testing.T) {
+	eachDialect(t, func(t *testing.T, newDB func(*testing.T) *sqlstore.DB) {
+		storetest.ChangeRepository(t, func(t *testing.T, rec changes.Recording) storetest.ChangeStore {
+			db := newDB(t)
+			db.RecordChangesWith(rec)
+			return storetest.ChangeStore{Repo: sqlstore.NewChangeRepo(db), Messages: sqlstore.NewMessageRepo(db)}
+		})
+	})
 }

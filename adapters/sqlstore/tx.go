@@ -24,15 +24,24 @@ const txAttempts = 8
 // rolls it back as a deadlock victim (or, on MariaDB with snapshot isolation,
 // because a row changed under it) it runs again after a short random pause,
 // so fn must only assign what it computes, never accumulate across runs.
+// The changes the write carries (core.WriteWithChanges) are inserted in
+// the same transaction, after fn.
 func (d *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	p := idempotency.PendingFrom(ctx)
 	if p != nil {
 		fn = d.marking(ctx, p, fn)
 	}
+	ch := core.PendingChangesFrom(ctx)
+	if ch != nil {
+		fn = d.recording(ctx, ch, fn)
+	}
 	err := d.inTxRetried(ctx, fn)
 	d.full.note(err)
 	if err == nil && p != nil {
 		p.MarkCommitted()
+	}
+	if err == nil && ch != nil {
+		ch.MarkRecorded()
 	}
 	return err
 }

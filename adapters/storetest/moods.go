@@ -33,7 +33,7 @@ func (moodSuite) mood(id, user, day string, level moods.Level) moods.Mood {
 func (moodSuite) put(t *testing.T, r moods.Repository, ms ...moods.Mood) {
 	t.Helper()
 	for _, m := range ms {
-		if _, err := r.Put(ctx, m); err != nil {
+		if _, err := r.Put(ctx, m, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func (s moodSuite) putAndRead(t *testing.T) {
 	want := moods.Mood{ID: "m1", UserID: "u1", Date: date("2025-06-15"), Level: moods.Awful,
 		Note: strings.Repeat("ü", moods.MaxNote-2) + "\n😔", PartnershipID: "p1",
 		CreatedAt: time.UnixMilli(1749988800123).UTC(), UpdatedAt: time.UnixMilli(1749988800456).UTC()}
-	got, err := r.Put(ctx, want)
+	got, err := r.Put(ctx, want, nil)
 	must(t, err)
 	if got != want {
 		t.Fatalf("put returned %+v", got)
@@ -69,7 +69,7 @@ func (s moodSuite) putAndRead(t *testing.T) {
 		t.Fatalf("read back %+v", all)
 	}
 	empty := moods.Mood{ID: "m2", UserID: "u2", Date: date("2025-06-15"), Level: moods.Okay, CreatedAt: now, UpdatedAt: now}
-	got, err = r.Put(ctx, empty)
+	got, err = r.Put(ctx, empty, nil)
 	must(t, err)
 	if all := s.rangeOf(t, r, "u2", "", "2025-06-15", "2025-06-15"); got != empty || len(all) != 1 || all[0] != empty {
 		t.Fatalf("no note, no partnership: %+v then %+v", got, all)
@@ -84,12 +84,13 @@ func (s moodSuite) putReplaces(t *testing.T) {
 	later := now.Add(3 * time.Hour)
 	again := moods.Mood{ID: "m2", UserID: "u1", Date: date("2025-06-15"), Level: moods.Great, Note: "",
 		PartnershipID: "", CreatedAt: later, UpdatedAt: later}
-	got, err := r.Put(ctx, again)
+	var made moods.Mood // what the put hands over before it commits
+	got, err := r.Put(ctx, again, func(m moods.Mood) { made = m })
 	must(t, err)
 	want := again
 	want.ID, want.CreatedAt = "m1", now
-	if got != want {
-		t.Fatalf("put returned %+v, want %+v", got, want)
+	if got != want || made != want {
+		t.Fatalf("put returned %+v, made %+v, want %+v", got, made, want)
 	}
 	all := s.rangeOf(t, r, "u1", "", "2025-06-01", "2025-06-30")
 	if s.ids(all) != "o1@2025-06-14,m1@2025-06-15" || all[1] != want {
@@ -160,7 +161,7 @@ func (s moodSuite) concurrentPuts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m, err := r.Put(ctx, s.mood(fmt.Sprintf("m%d", i), "u1", "2025-06-15", moods.Levels[i%len(moods.Levels)]))
+			m, err := r.Put(ctx, s.mood(fmt.Sprintf("m%d", i), "u1", "2025-06-15", moods.Levels[i%len(moods.Levels)]), nil)
 			if err != nil {
 				t.Error(err)
 			}

@@ -23,6 +23,7 @@ var kindStatus = map[core.Kind]int{
 	core.KindInsufficientStorage: fiber.StatusInsufficientStorage,
 	core.KindInternal:            fiber.StatusInternalServerError,
 	core.KindUnprocessable:       fiber.StatusUnprocessableEntity,
+	core.KindGone:                fiber.StatusGone,
 }
 
 // StatusOf is the HTTP status of a core kind.

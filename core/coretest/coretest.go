@@ -68,6 +68,20 @@ func (r *Events) All() []core.Event {
 	return append([]core.Event(nil), r.events...)
 }
 
+// Others returns the events published other than the changes of the
+// feed (core.ChangesCommitted), in order.
+func (r *Events) Others() []core.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []core.Event
+	for _, e := range r.events {
+		if _, ok := e.(core.ChangesCommitted); !ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Live returns the core.Live events published, in order, leaving the
 // others out.
 func (r *Events) Live() []core.Live {
@@ -77,6 +91,23 @@ func (r *Events) Live() []core.Live {
 	for _, e := range r.events {
 		if l, ok := e.(core.Live); ok {
 			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Changes returns the changes of the core.ChangesCommitted events
+// published (those of writes to the memory stores), in order, as
+// "reader kind id op".
+func (r *Events) Changes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if cc, ok := e.(core.ChangesCommitted); ok {
+			for _, c := range cc.Changes {
+				out = append(out, c.UserID+" "+c.Kind+" "+c.ID+" "+string(c.Op))
+			}
 		}
 	}
 	return out

@@ -43,6 +43,13 @@ func (s *Service) Profile(ctx context.Context, userID string) (Account, error) {
 	return s.account(ctx, userID)
 }
 
+// ProfileRead is the profile as its owner reads it (GET
+// /api/users/user/{userId}): the account with its sign-in methods.
+type ProfileRead struct {
+	Account Account
+	Methods []string
+}
+
 // ProfilePatch holds the fields a PATCH may change; nil means unchanged.
 type ProfilePatch struct {
 	DisplayName *string
@@ -61,7 +68,14 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		return Account{}, err
 	}
 	a.UpdatedAt = s.clock.Now()
-	if err := s.repo.UpdateProfile(ctx, a); err != nil {
+	methods, err := s.SignInMethods(ctx, a)
+	if err != nil {
+		return Account{}, err
+	}
+	// the feed: the owner's profile (no one else reads it: every profile
+	// route is the caller's own)
+	put := []core.Change{core.Put(userID, core.ChangeProfile, userID, ProfileRead{Account: a, Methods: methods})}
+	if err := core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) error { return s.repo.UpdateProfile(ctx, a) }); err != nil {
 		return Account{}, err
 	}
 	if a.Timezone != before {
@@ -179,7 +193,9 @@ func (s *Service) Export(ctx context.Context, userID string) (Account, map[strin
 		if err != nil {
 			return Account{}, nil, fmt.Errorf("export %s: %w", o.Section(), err)
 		}
-		out[o.Section()] = v
+		if v != nil { // nil: the owner has no section (the change feed)
+			out[o.Section()] = v
+		}
 	}
 	return a, out, nil
 }

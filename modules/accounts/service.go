@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"tandem/core"
 )
@@ -98,7 +99,24 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 
 // AddDataOwners registers the modules whose user data deletion purges and
 // export gathers (bootstrap calls it once, before serving).
-func (s *Service) AddDataOwners(owners ...core.UserData) { s.owners = append(s.owners, owners...) }
+//
+// The owners that end what the user shares (core.EndsSharing: the
+// partnership) purge first: the records the others purge are still there
+// for them to tell the ex-partner they are gone (the feed's deletes).
+func (s *Service) AddDataOwners(owners ...core.UserData) {
+	s.owners = append(s.owners, owners...)
+	slices.SortStableFunc(s.owners, func(a, b core.UserData) int {
+		_, endsA := a.(core.EndsSharing)
+		_, endsB := b.(core.EndsSharing)
+		switch {
+		case endsA && !endsB:
+			return -1
+		case endsB && !endsA:
+			return 1
+		}
+		return 0
+	})
+}
 
 // hash and verifyPassword pass the hasher's own refusals through (503 busy
 // when every hashing slot stays taken); anything else is internal.

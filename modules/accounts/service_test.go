@@ -104,7 +104,7 @@ func TestProfileAndDeletion(t *testing.T) {
 	}
 	_, err = f.svc.Authenticate(ctx, tok)
 	coretest.WantErr(t, err, core.KindUnauthorized, "unauthorized")
-	if ev := f.bus.All(); len(ev) != 3 || ev[0] != (core.WaysInEnded{UserID: id, At: f.clock.Now(), Unproven: true}) ||
+	if ev := f.bus.Others(); len(ev) != 3 || ev[0] != (core.WaysInEnded{UserID: id, At: f.clock.Now(), Unproven: true}) ||
 		ev[2] != (core.AccountDeleted{UserID: id}) {
 		t.Fatalf("events %v", ev)
 	}
@@ -132,10 +132,15 @@ func TestTimezoneChangeIsPublished(t *testing.T) {
 		{"back to UTC", accounts.ProfilePatch{Timezone: str("")}, []core.Event{core.TimezoneChanged{UserID: id}}},
 	}
 	for _, tc := range cases {
-		before := len(f.bus.All())
-		_, _ = f.svc.UpdateProfile(ctx, id, tc.patch)
-		if got := f.bus.All()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
+		before, changes := len(f.bus.Others()), len(f.bus.Changes())
+		_, err := f.svc.UpdateProfile(ctx, id, tc.patch)
+		if got := f.bus.Others()[before:]; fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Fatalf("%s: events %v, want %v", tc.name, got, tc.want)
+		}
+		// the feed: the owner's profile, with each update that stood
+		if got, want := f.bus.Changes()[changes:], []string{id + " profile " + id + " put"}; err == nil && fmt.Sprint(got) != fmt.Sprint(want) ||
+			err != nil && len(got) != 0 {
+			t.Fatalf("%s (err %v): the feed's changes %v", tc.name, err, got)
 		}
 	}
 }
@@ -273,3 +278,44 @@ func (o *outbox) code(t *testing.T, to string) string {
 
 // cl is the client of every request in these tests.
 var cl = accounts.Client{IP: "198.51.100.7", UserAgent: "tandem-test/1.0"}
+
+// orderedOwner notes its name in order when it purges.
+type orderedOwner struct {
+	name  string
+	order *[]string
+}
+
+func (o orderedOwner) Section() string                               { return o.name }
+func (orderedOwner) ExportUser(context.Context, string) (any, error) { return nil, nil }
+func (o orderedOwner) PurgeUser(context.Context, string) error {
+	*o.order = append(*o.order, o.name)
+	return nil
+}
+
+type sharingOwner struct{ orderedOwner }
+
+func (sharingOwner) EndsSharing() {}
+
+// TestTheOwnerThatEndsSharingPurgesFirst: an account's deletion purges the
+// owner that ends the partnership before the others, whatever the order
+// they were registered in, while the shared records still exist (the
+// ex-partner's feed is told of each); an export has no section of an
+// owner that exports nil.
+func TestTheOwnerThatEndsSharingPurgesFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	id, _ := f.verified(t, "a@x.io")
+	var order []string
+	f.svc.AddDataOwners(orderedOwner{"messages", &order}, sharingOwner{orderedOwner{"partners", &order}}, orderedOwner{"events", &order})
+	_, data, err := f.svc.Export(ctx, id)
+	if err != nil || len(data) != 0 {
+		t.Fatalf("export: %v, %v", data, err)
+	}
+	if err := f.svc.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(order) != "[partners messages events]" {
+		t.Fatalf("purged in the order %v", order)
+	}
+}

@@ -63,6 +63,29 @@ func (s *Service) announce(ctx context.Context, typ, ownerID string, record func
 	}
 }
 
+// changesFor are the feed's changes of the owner's event id for its
+// readers: the owner and the current partner, resolved before the write
+// (the feed records them in the write's transaction). record(partner) is
+// the reader's record, as for announce.
+func (s *Service) changesFor(ctx context.Context, ownerID, id string, record func(partner bool) any) ([]core.Change, error) {
+	cs := []core.Change{changeOf(ownerID, id, record(false))}
+	partnerID, paired, err := s.partners.PartnerOf(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	if paired {
+		cs = append(cs, changeOf(partnerID, id, record(true)))
+	}
+	return cs, nil
+}
+
+func changeOf(reader, id string, rec any) core.Change {
+	if _, gone := rec.(core.Deleted); gone {
+		return core.Delete(reader, core.ChangeEvent, id)
+	}
+	return core.Put(reader, core.ChangeEvent, id, rec)
+}
+
 // readOf is the record of e for its readers.
 func readOf(e Event) func(partner bool) any {
 	return func(partner bool) any { return Read{Event: e, Partner: partner} }
@@ -92,7 +115,11 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Event, er
 		return Event{}, err
 	}
 	e.RemindAt = schedule(e, loc, now)
-	if err := s.repo.Create(ctx, e); err != nil {
+	cs, err := s.changesFor(ctx, userID, e.ID, readOf(e))
+	if err != nil {
+		return Event{}, err
+	}
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Create(ctx, e) }); err != nil {
 		return Event{}, err
 	}
 	s.announce(ctx, LiveCreated, userID, readOf(e), ActivityEventAdded)
@@ -162,18 +189,29 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Event
 	if err != nil {
 		return Event{}, err
 	}
-	e, err := s.repo.Update(ctx, id, func(e *Event) error {
-		if e.UserID != userID {
-			return errNotFound()
-		}
-		next, err := p.apply(*e)
-		if err != nil {
-			return err
-		}
-		next.UpdatedAt = now
-		next.RemindAt = schedule(next, loc, now)
-		*e = next
-		return nil
+	var updated Event // what the update made, in the feed with it (rendered in its transaction)
+	cs, err := s.changesFor(ctx, userID, id, func(partner bool) any {
+		return func() any { return Read{Event: updated, Partner: partner} }
+	})
+	if err != nil {
+		return Event{}, err
+	}
+	var e Event
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		e, err = s.repo.Update(ctx, id, func(e *Event) error {
+			if e.UserID != userID {
+				return errNotFound()
+			}
+			next, err := p.apply(*e)
+			if err != nil {
+				return err
+			}
+			next.UpdatedAt = now
+			next.RemindAt = schedule(next, loc, now)
+			*e, updated = next, next
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return Event{}, notFound(err)
@@ -188,7 +226,11 @@ func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if err := requireIDs(userID, id); err != nil {
 		return err
 	}
-	if err := s.repo.Delete(ctx, userID, id); err != nil {
+	cs, err := s.changesFor(ctx, userID, id, func(bool) any { return core.Deleted{ID: id} })
+	if err != nil {
+		return err
+	}
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Delete(ctx, userID, id) }); err != nil {
 		return notFound(err)
 	}
 	s.announce(ctx, LiveDeleted, userID, func(bool) any { return core.Deleted{ID: id} }, "")
@@ -282,4 +324,11 @@ func notFound(err error) error {
 		return errNotFound()
 	}
 	return err
+}
+
+// LostWith are the deletes, for reader, of the ex-partner's events, which
+// reader read only while partnered (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, _, reader, exPartner string) ([]core.Change, error) {
+	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, exPartner, p) }
+	return core.EveryPage(list, func(e Event) core.Change { return core.Delete(reader, core.ChangeEvent, e.ID) })
 }

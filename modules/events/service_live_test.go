@@ -6,6 +6,7 @@ package events_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"tandem/core"
@@ -112,6 +113,19 @@ func TestEventChangesAreAnnouncedToWhoMayReadThem(t *testing.T) {
 				want.For[r] = events.Read{Event: e, Partner: partner}
 			}
 			f.bus.WantLive(t, want)
+			if tc.during == nil { // the feed's readers are those of the live event, resolved before the write
+				var changes []string
+				for _, r := range append([]string{"ann"}, tc.readers...) {
+					op := "put"
+					if tc.live == "event.deleted" {
+						op = "delete"
+					}
+					changes = append(changes, r+" event "+id+" "+op)
+				}
+				if got := f.bus.Changes(); !slices.Equal(got[len(got)-len(changes):], changes) {
+					t.Fatalf("the feed's changes %q, want last %q", got, changes)
+				}
+			}
 			if got := f.notes.Take(); fmt.Sprint(got) != fmt.Sprint(tc.notes) {
 				t.Fatalf("notes %q, want %q", got, tc.notes)
 			}

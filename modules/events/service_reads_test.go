@@ -110,9 +110,10 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	clock := coretest.NewClock(time.Time{})
 	svc := events.NewService(repo, partners, coretest.NewZones(), &coretest.Activities{}, &coretest.Events{},
 		limiter(clock), events.Settings{}, clock, &coretest.SeqIDs{})
-	// Each write asks for the owner's partner once, after it is stored, to
-	// announce it (create, update, delete); the rules never do.
-	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil).Times(3)
+	// Each write asks for the owner's partner twice: before it is stored,
+	// for the readers of its change feed, and after, to announce it (create,
+	// update, delete); the rules never do.
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil).Times(6)
 	mine, err := svc.Create(ctx, "me", events.Draft{Title: "mine", StartDate: "2025-07-01"})
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,10 @@ func (s *Service) Create(ctx context.Context, userID string, d Draft) (Memory, e
 	}
 	now := s.clock.Now()
 	m.ID, m.UserID, m.CreatedAt, m.UpdatedAt = s.ids.New(), userID, now, now
-	if err := s.repo.Create(ctx, s.settings.stored(m), RoomFor(limit)); err != nil {
+	put := []core.Change{core.Put(userID, core.ChangeMemory, m.ID, m)} // the owner's only: memories are private
+	if err := core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) error {
+		return s.repo.Create(ctx, s.settings.stored(m), RoomFor(limit))
+	}); err != nil {
 		return Memory{}, err
 	}
 	s.announce(ctx, LiveCreated, userID, m)
@@ -176,14 +179,20 @@ func (s *Service) Update(ctx context.Context, userID, id string, p Patch) (Memor
 		return Memory{}, err
 	}
 	now := s.clock.Now()
-	m, err := s.repo.Update(ctx, userID, id, func(m *Memory) error {
-		next, err := p.apply(s.settings.addressed(*m)) // the patch carries addresses
-		if err != nil {
-			return err
-		}
-		next.UpdatedAt = now
-		*m = s.settings.stored(next)
-		return nil
+	var updated Memory // what the update made, as read, in the feed with it
+	put := []core.Change{core.Put(userID, core.ChangeMemory, id, func() any { return updated })}
+	var m Memory
+	err := core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) (err error) {
+		m, err = s.repo.Update(ctx, userID, id, func(m *Memory) error {
+			next, err := p.apply(s.settings.addressed(*m)) // the patch carries addresses
+			if err != nil {
+				return err
+			}
+			next.UpdatedAt = now
+			*m, updated = s.settings.stored(next), next
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return Memory{}, notFound(err)
@@ -199,7 +208,8 @@ func (s *Service) Delete(ctx context.Context, userID, id string) error {
 	if err := requireIDs(userID, id); err != nil {
 		return err
 	}
-	if err := s.repo.Delete(ctx, userID, id); err != nil {
+	del := []core.Change{core.Delete(userID, core.ChangeMemory, id)}
+	if err := core.WriteWithChanges(ctx, s.bus, del, func(ctx context.Context) error { return s.repo.Delete(ctx, userID, id) }); err != nil {
 		return notFound(err)
 	}
 	s.announce(ctx, LiveDeleted, userID, core.Deleted{ID: id})

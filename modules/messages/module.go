@@ -7,9 +7,10 @@ import (
 )
 
 // Module provides the message use cases and contributes the service as a
-// user-data owner. Storage is bound by the adapter modules; Partnerships and
+// user-data owner and a shared-data one (the feed's deletes at an unpair). Storage is bound by the adapter modules; Partnerships and
 // Notifier by bootstrap/wire_messages.go, so this package never imports them.
 var Module = fx.Module("messages",
 	fx.Provide(NewService),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+	fx.Provide(fx.Annotate(func(s *Service) core.SharedData { return s }, fx.ResultTags(`group:"shared"`))),
 )

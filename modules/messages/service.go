@@ -53,12 +53,20 @@ func (s *Service) Send(ctx context.Context, userID, body string) (Message, error
 	if err := s.budget.Spend(ctx, s.limiter, userID); err != nil {
 		return Message{}, err
 	}
-	scope, err := s.scope(ctx, userID)
+	partnershipID, partnerID, paired, err := s.partnerships.PartnershipOf(ctx, userID)
 	if err != nil {
 		return Message{}, err
 	}
-	m := Message{ID: s.ids.New(), Scope: scope, AuthorID: userID, Body: body, CreatedAt: s.clock.Now()}
-	if err := s.repo.Add(ctx, m); err != nil {
+	if !paired {
+		partnershipID = ""
+	}
+	m := Message{ID: s.ids.New(), Scope: ScopeOf(userID, partnershipID), AuthorID: userID, Body: body, CreatedAt: s.clock.Now()}
+	readers := map[string]any{userID: m} // the thread's readers, in the feed with the message
+	if paired {
+		readers[partnerID] = m
+	}
+	cs := core.ChangesOf(core.ChangeMessage, m.ID, readers)
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Add(ctx, m) }); err != nil {
 		return Message{}, err
 	}
 	s.announce(ctx, m)
@@ -199,4 +207,13 @@ func requireUser(userID string) error {
 		return core.Required("userId")
 	}
 	return nil
+}
+
+// LostWith are the deletes, for reader, of the messages of the thread of
+// partnershipID: once it ends, neither member reads it (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	list := func(p core.Page) ([]Message, string, error) {
+		return s.repo.List(ctx, ScopeOf(reader, partnershipID), p)
+	}
+	return core.EveryPage(list, func(m Message) core.Change { return core.Delete(reader, core.ChangeMessage, m.ID) })
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,8 +175,11 @@ func TestASentMessageIsAnsweredWhenTheStoreHangsAfterTheCommit(t *testing.T) {
 	if hung.deadline <= 0 || hung.deadline > core.AfterCommitBudget {
 		t.Fatalf("the lookup after the commit had %v, want at most %v", hung.deadline, core.AfterCommitBudget)
 	}
-	if len(f.bus.All()) != 0 {
-		t.Fatalf("announced %v without its readers", f.bus.All())
+	if len(f.bus.Live()) != 0 {
+		t.Fatalf("announced %v without its readers", f.bus.Live())
+	}
+	if got := f.bus.Changes(); len(got) != 2 || !slices.Contains(got, "ann message id-1 put") || !slices.Contains(got, "bob message id-1 put") {
+		t.Fatalf("the feed's changes, recorded with the write: %v", got)
 	}
 	if got := f.thread(t, "bob"); got != "hello" {
 		t.Fatalf("the message did not stand: %q", got)

@@ -7,10 +7,11 @@ import (
 )
 
 // Module provides the mood use cases and contributes the service as a
-// user-data owner. Storage is bound by the adapter modules; Users,
+// user-data owner and a shared-data one (the feed's deletes at an unpair). Storage is bound by the adapter modules; Users,
 // Partnerships and Notifier by bootstrap/wire_moods.go, so this package never
 // imports them.
 var Module = fx.Module("moods",
 	fx.Provide(NewService),
 	fx.Provide(fx.Annotate(func(s *Service) core.UserData { return s }, fx.ResultTags(`group:"userdata"`))),
+	fx.Provide(fx.Annotate(func(s *Service) core.SharedData { return s }, fx.ResultTags(`group:"shared"`))),
 )

@@ -15,8 +15,10 @@ type Repository interface {
 	// m's Level, Note, PartnershipID and UpdatedAt and keeps its own ID and
 	// CreatedAt. Of concurrent puts for one user and date, one mood
 	// remains. It returns the mood as stored. m.ID is a fresh id: a put
-	// never takes an id another mood holds.
-	Put(ctx context.Context, m Mood) (Mood, error)
+	// never takes an id another mood holds. made, unless nil, is called
+	// with the mood as stored before the put commits (in its transaction:
+	// the change feed records it with the put).
+	Put(ctx context.Context, m Mood, made func(Mood)) (Mood, error)
 	// Range returns the user's moods dated from..to (both included), by
 	// date; when partnershipID is not "", only those checked in within
 	// that partnership.

@@ -65,7 +65,7 @@ func (s *Service) CheckIn(ctx context.Context, userID string, d Draft) (Mood, er
 	if err != nil {
 		return Mood{}, err
 	}
-	pid, _, paired, err := s.partners.PartnershipOf(ctx, userID)
+	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, userID)
 	if err != nil {
 		return Mood{}, err
 	}
@@ -75,7 +75,19 @@ func (s *Service) CheckIn(ctx context.Context, userID string, d Draft) (Mood, er
 	now := s.clock.Now()
 	m := Mood{ID: s.ids.New(), UserID: userID, Level: level, Note: note, Date: core.Today(now, loc), PartnershipID: pid,
 		CreatedAt: now, UpdatedAt: now}
-	stored, err := s.repo.Put(ctx, m)
+	// the feed: the owner's and the partner's of the partnership the mood
+	// belongs to (the one resolved above), with the mood the put stored
+	// (today's, whose id an earlier check-in of the day may have given)
+	var stored Mood
+	made := func() (string, any) { return stored.ID, stored }
+	cs := []core.Change{core.PutMade(userID, core.ChangeMood, made)}
+	if pid != "" {
+		cs = append(cs, core.PutMade(partnerID, core.ChangeMood, made))
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		_, err = s.repo.Put(ctx, m, func(made Mood) { stored = made })
+		return err
+	})
 	if err != nil {
 		return Mood{}, err
 	}
@@ -230,4 +242,18 @@ func requireID(userID string) error {
 		return core.Required("userId")
 	}
 	return nil
+}
+
+// LostWith are the deletes, for reader, of the ex-partner's moods of the
+// partnership, which reader read only through it (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, exPartner string) ([]core.Change, error) {
+	theirs, err := s.repo.Range(ctx, exPartner, partnershipID, core.Date{Year: 1, Month: 1, Day: 1}, core.Date{Year: 9999, Month: 12, Day: 31})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.Change, len(theirs))
+	for i, m := range theirs {
+		out[i] = core.Delete(reader, core.ChangeMood, m.ID)
+	}
+	return out, nil
 }

@@ -22,6 +22,7 @@ type Service struct {
 	bus      core.Publisher
 	clock    core.Clock
 	ids      core.IDs
+	shared   []core.SharedData // AddShared
 }
 
 // NewService is a plain constructor, usable without fx.
@@ -51,9 +52,16 @@ func (s *Service) GenerateCode(ctx context.Context, userID string) (PairingCode,
 		return PairingCode{}, err
 	}
 	now := s.clock.Now()
+	before, err := s.Status(ctx, userID)
+	if err != nil {
+		return PairingCode{}, err
+	}
 	for draw := 1; ; draw++ {
 		c := PairingCode{UserID: userID, Code: NewPairingCode(), ExpiresAt: now.Add(PairingCodeTTL), CreatedAt: now}
-		err := s.repo.PutPairingCode(ctx, c)
+		after := before // the feed: the owner's status with the new code
+		after.MyCode = &c
+		put := []core.Change{core.Put(userID, core.ChangePairing, userID, after)}
+		err := core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) error { return s.repo.PutPairingCode(ctx, c) })
 		switch {
 		case err == nil:
 			s.announcePairing(ctx, userID)
@@ -108,10 +116,13 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 	q := Request{From: userID, To: target.UserID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, target.UserID) // a request the submit replaces, or clears on connecting
 	var out SubmitOutcome
-	if err := s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
-		change, outcome, err := DecideSubmit(st, q, code, p, now)
-		out = outcome
-		return change, err
+	cs := connectChanges(p, func() bool { return out.Connected })
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		return s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
+			change, outcome, err := DecideSubmit(st, q, code, p, now)
+			out = outcome
+			return change, err
+		})
 	}); err != nil {
 		return SubmitOutcome{}, err
 	}
@@ -173,6 +184,11 @@ func Remember(ctx context.Context, userID string, p Partnership, ok bool) {
 	core.Remember(ctx, partnershipKey(userID), p, nil)
 }
 
+// EndsSharing: an account's deletion purges this module first
+// (core.EndsSharing), so the partnership's end enumerates the shared
+// records before their owners purge them.
+func (s *Service) EndsSharing() {}
+
 // Section names this module's part of an account export.
 func (s *Service) Section() string { return "partners" }
 
@@ -200,7 +216,21 @@ func (s *Service) ExportUser(ctx context.Context, userID string) (any, error) {
 // connection code, pairing code and requests. It is idempotent.
 func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	waiting := s.counterparts(ctx, userID) // the requests that go with the user
-	p, ended, err := s.repo.Purge(ctx, userID)
+	// the feed: the partner's changes, of the partnership the purge ends
+	var cs []core.Change
+	if was, err := s.repo.PartnershipOf(ctx, userID); err == nil {
+		if cs, err = s.endChanges(ctx, was, was.PartnerOf(userID)); err != nil {
+			return err
+		}
+	} else if !core.IsKind(err, core.KindNotFound) {
+		return err
+	}
+	var p Partnership
+	var ended bool
+	err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		p, ended, err = s.repo.Purge(ctx, userID)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -246,7 +276,22 @@ func (s *Service) end(ctx context.Context, userID string) error {
 	if err := requireUser(userID); err != nil {
 		return err
 	}
-	p, err := s.repo.End(ctx, userID)
+	was, err := s.repo.PartnershipOf(ctx, userID)
+	if core.IsKind(err, core.KindNotFound) {
+		return errNotPaired()
+	}
+	if err != nil {
+		return err
+	}
+	cs, err := s.endChanges(ctx, was, was.UserA, was.UserB)
+	if err != nil {
+		return err
+	}
+	var p Partnership
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		p, err = s.repo.End(ctx, userID)
+		return err
+	})
 	if core.IsKind(err, core.KindNotFound) {
 		return errNotPaired()
 	}

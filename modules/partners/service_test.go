@@ -141,10 +141,10 @@ func (f *fixture) partner(t *testing.T, user string) string {
 	return p
 }
 
-// facts are the domain events published, the live ones left out (see
-// TestPairingIsAnnouncedLive).
+// facts are the domain events published, the live ones and the feed's
+// changes left out (see TestPairingIsAnnouncedLive).
 func facts(bus *coretest.Events) []core.Event {
-	return slices.DeleteFunc(bus.All(), func(e core.Event) bool { _, live := e.(core.Live); return live })
+	return slices.DeleteFunc(bus.Others(), func(e core.Event) bool { _, live := e.(core.Live); return live })
 }
 
 func wantEvents(t *testing.T, bus *coretest.Events, want ...core.Event) {

@@ -136,7 +136,7 @@ type MilestoneCheck struct {
 }
 
 func errMilestoneLimit() error {
-	return core.Invalid("invalid_request", "relationship.limitWholeNumber1", "limit must be a whole number from 1 to %d", MaxMilestones)
+	return core.BadLimit(MaxMilestones)
 }
 
 // Milestones returns the next limit (1 to MaxMilestones) milestones of the

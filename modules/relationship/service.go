@@ -78,7 +78,11 @@ func (s *Service) Start(ctx context.Context, userID, date string) (Duration, err
 	now := s.clock.Now()
 	r := Relationship{ID: s.ids.New(), PartnershipID: partnershipID, Members: members(userID, partnerID),
 		StartDate: start, Active: true, CreatedAt: now, UpdatedAt: now}
-	err = s.repo.Start(ctx, r)
+	cs, err := s.changesFor(ctx, userID, partnerID, r)
+	if err != nil {
+		return Duration{}, err
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Start(ctx, r) })
 	if core.IsKind(err, core.KindConflict) {
 		return Duration{}, core.Conflict("conflict", "relationship.relationshipAlreadyActiveEnd", "a relationship is already active; end it first")
 	}
@@ -105,7 +109,7 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 		}
 		on = d
 	}
-	partnershipID, _, err := s.partnership(ctx, userID)
+	partnershipID, partnerID, err := s.partnership(ctx, userID)
 	if err != nil {
 		return Duration{}, err
 	}
@@ -128,7 +132,17 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 	case on.Before(r.StartDate):
 		return Duration{}, core.Invalid("invalid_date", "relationship.endDateNotBeforeStart", "the end date must not be before the start date %s", r.StartDate)
 	}
-	ended, err := s.repo.End(ctx, r.ID, on, s.clock.Now())
+	now := s.clock.Now()
+	ended := r // what End makes of it (Repository.End), in the feed with it
+	ended.Active, ended.EndDate, ended.UpdatedAt = false, on, now
+	cs, err := s.changesFor(ctx, userID, partnerID, ended)
+	if err != nil {
+		return Duration{}, err
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		ended, err = s.repo.End(ctx, r.ID, on, now)
+		return err
+	})
 	if core.IsKind(err, core.KindNotFound) {
 		return Duration{}, errNoActive() // ended meanwhile by the partner
 	}
@@ -137,6 +151,23 @@ func (s *Service) End(ctx context.Context, userID, date string) (Duration, error
 	}
 	s.announce(ctx, userID, ended)
 	return ended.DurationOn(today), nil
+}
+
+// changesFor are the feed's puts of r for both partners, each with the
+// duration their own GET shows (days to their own today). The record is
+// the couple's one relationship as each reads it, so its id in the feed is
+// the reader's own user id: a relationship started after an ended one
+// replaces it, as GET .../relationship does.
+func (s *Service) changesFor(ctx context.Context, userID, partnerID string, r Relationship) ([]core.Change, error) {
+	cs := make([]core.Change, 0, 2)
+	for _, u := range [2]string{userID, partnerID} {
+		today, err := s.today(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, core.Put(u, core.ChangeRelationship, u, r.DurationOn(today)))
+	}
+	return cs, nil
 }
 
 // announce tells both partners of r, just stored, each with their own
@@ -280,4 +311,18 @@ func latest(a, b core.Date) core.Date {
 		return a
 	}
 	return b
+}
+
+// LostWith is the delete, for reader, of the couple's relationship (keyed
+// by the reader's id in the feed): without a partner, GET .../relationship
+// reads none (core.SharedData).
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	_, err := s.repo.Latest(ctx, partnershipID)
+	if core.IsKind(err, core.KindNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []core.Change{core.Delete(reader, core.ChangeRelationship, reader)}, nil
 }

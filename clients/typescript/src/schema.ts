@@ -545,6 +545,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/user/{userId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description must be the token's user (403 otherwise) */
+                userId: components["parameters"]["userId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The durable change feed: what changed for the caller since a cursor (offline sync)
+         * @description The sync loop (docs/api.md "Sync"): call once without since: the answer is changes [] and the current cursor; refetch the lists over REST once, keep the cursor, and from then on ask only for what changed (since=cursor), applying each change by kind and id: put replaces the record with data, delete removes it. Every write an app should see is recorded in the write's own transaction, one change per reader who may see it, and kept TANDEM_CHANGES_RETENTION (30 days). Changes come in commit order; several changes of one record may be collapsed to the last. hasMore true: ask again at once with the new cursor. 400 invalid_request: limit not a whole number from 1 to 500 ("limit must be a whole number from 1 to 500"), a since the server never made ("cursor is not one this server handed out"). 410 cursor_expired: a cursor older than the retention, or another user's. 401 without a token, 403 for another user's path.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/user/{userId}/daily-question": {
         parameters: {
             query?: never;
@@ -1614,6 +1637,127 @@ export interface components {
             startTime?: string;
             title?: string;
         };
+        /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"];
+        /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeEvent: {
+            data?: components["schemas"]["CalendarEvent"] & {
+                isPartnerEvent: boolean;
+            };
+            /** @description the record's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "event";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description What changed for the caller after the cursor asked for. */
+        ChangeFeed: {
+            /** @description in commit order; several changes of one record may be collapsed to the last; [] without since */
+            changes: components["schemas"]["Change"][];
+            /** @description opaque: ask with it next (since); also a live stream's Last-Event-ID is one */
+            cursor: string;
+            /** @description true: more changes wait already; ask again at once with cursor */
+            hasMore: boolean;
+            /** @constant */
+            success: true;
+        };
+        /** @description kind memory: one of the caller's memories, as GET /api/users/user/{userId}/memories/{memoryId} returns it (the owner's only: memories are private). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeMemory: {
+            data?: components["schemas"]["Memory"];
+            /** @description the record's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "memory";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind message: a message of the caller's thread, as an item of GET /api/messages/list (both readers of the thread). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeMessage: {
+            data?: components["schemas"]["Message"];
+            /** @description the record's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "message";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind mood: a mood check-in of the caller or of the current partner (one per user and day), as an item of GET /api/users/user/{userId}/moods (both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeMood: {
+            data?: components["schemas"]["Mood"];
+            /** @description the record's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "mood";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind pairing: the caller's pairing status, as GET /api/users/user/{userId}/pairing returns it: put when the caller makes a pairing code, connects (both partners) or unpairs (both ex-partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangePairing: {
+            data?: components["schemas"]["PairingStatus"];
+            /** @description the caller's own user id (one pairing status per user) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairing";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind partnership: the caller's partnership: put to both partners when they connect (data: the partner, as the partnerId of GET /api/users/user/{userId}/pairing), delete to both when it ends (an unpair, or the partner's account deleted). With the delete come the deletes of every record the caller read only through the partnership: the thread's messages, the ex-partner's events and moods, the relationship. put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangePartnership: {
+            data?: {
+                partnerId: string;
+            };
+            /** @description the partnership's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "partnership";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind profile: the caller's profile, as GET /api/users/user/{userId} returns it (its owner's only: every profile route is the caller's own). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeProfile: {
+            data?: components["schemas"]["Profile"];
+            /** @description the caller's own user id (one profile per user) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "profile";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind relationship: the couple's relationship, as GET /api/user/{userId}/relationship returns it to the caller (days to the caller's today; both partners). A relationship started after an ended one replaces it; the ex-partners of an unpair get its delete. put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
+        ChangeRelationship: {
+            data?: components["schemas"]["RelationshipDuration"];
+            /** @description the caller's own user id (one relationship per couple, as its GET) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "relationship";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
         /** @description POST /api/partnerConnections/link: the caller is now the partner of the code's owner */
         ConnectionReply: {
             data: {
@@ -1828,10 +1972,10 @@ export interface components {
         /** @description The body of every error: success false, the HTTP status's error text, a machine code and a message for people. */
         Error: {
             /**
-             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, account_blocked, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. Every error body carries a code.
+             * @description The machine code of the error; a client branches on it, never on the message. Every code the service answers is listed: 400 invalid_request (and the narrower invalid_*, email_required), method_not_allowed (405), request_timeout (408); 401 unauthorized, invalid_token, invalid_credentials, invalid_api_key (X-API-Key missing or wrong: not a dead session); 403 forbidden, email_not_verified, reauthentication_required, limit_reached, invalid_credentials; 404 not_found and the *_not_found codes, passkeys_disabled; 409 conflict, already_paired, not_paired, email_already_registered, last_signin_method, purchase_in_use, passkey_exists, too_many_passkeys, idempotency_in_progress, idempotency_answer_not_kept; 413 payload_too_large; 415 unsupported_media_type; 422 idempotency_key_reused; 410 cursor_expired; 429 rate_limited, too_many_attempts; 500 internal_error; 503 unavailable, busy (with Retry-After); 507 insufficient_storage. Every error body carries a code.
              * @enum {string}
              */
-            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_api_key" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "account_blocked" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
+            code?: "invalid_request" | "method_not_allowed" | "request_timeout" | "invalid_date" | "invalid_time" | "invalid_version" | "invalid_code" | "invalid_credentials" | "invalid_token" | "invalid_api_key" | "invalid_pairing_code" | "invalid_notification" | "invalid_purchase" | "invalid_registration" | "invalid_challenge" | "email_required" | "unauthorized" | "forbidden" | "email_not_verified" | "reauthentication_required" | "limit_reached" | "not_found" | "user_not_found" | "event_not_found" | "passkey_not_found" | "passkeys_disabled" | "conflict" | "already_paired" | "not_paired" | "email_already_registered" | "last_signin_method" | "purchase_in_use" | "passkey_exists" | "too_many_passkeys" | "idempotency_in_progress" | "idempotency_answer_not_kept" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "cursor_expired" | "rate_limited" | "too_many_attempts" | "internal_error" | "unavailable" | "busy" | "insufficient_storage";
             error: string;
             message: string;
             /** @constant */
@@ -2785,6 +2929,27 @@ export interface components {
                  *       "code": "forbidden",
                  *       "error": "you may only act on your own account",
                  *       "message": "you may only act on your own account",
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description cursor_expired: the cursor is older than the retention (TANDEM_CHANGES_RETENTION, 30 days) or another user's: changes it would need may be gone. Refetch over REST and start again from the cursor of a call without since. */
+        Gone: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "cursor_expired",
+                 *       "error": "this cursor has expired; refetch and start again from a new cursor",
+                 *       "message": "this cursor has expired; refetch and start again from a new cursor",
                  *       "success": false
                  *     }
                  */
@@ -4935,6 +5100,72 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the cursor of the previous answer; none: changes [] and the current cursor
+                 * @example
+                 */
+                since?: string;
+                /**
+                 * @description at most this many changes (1 to 500, default 100)
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.
+                 * @example de-DE,de;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description must be the token's user (403 otherwise) */
+                userId: components["parameters"]["userId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {success, changes, cursor, hasMore} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "changes": [
+                     *         {
+                     *           "data": {
+                     *             "author": "01a2257a-9a94-746e-902e-b3b2a6790fd1",
+                     *             "body": "Home at 7",
+                     *             "createdAt": 1749988800000,
+                     *             "id": "01a2257a-9a9c-7c0f-9160-c65fe704f386"
+                     *           },
+                     *           "id": "01a2257a-9a9c-7c0f-9160-c65fe704f386",
+                     *           "kind": "message",
+                     *           "op": "put"
+                     *         }
+                     *       ],
+                     *       "cursor": "YzEfMTIfMTc0OTk4ODgwMDAwMB8xZGIwOWJiM2Q2NGY",
+                     *       "hasMore": false,
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeFeed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            410: components["responses"]["Gone"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

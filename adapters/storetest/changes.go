@@ -1,0 +1,200 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"tandem/core"
+	"tandem/core/coretest"
+	"tandem/modules/changes"
+	"tandem/modules/messages"
+)
+
+// ChangeStore is a change feed store with one write of the same store to
+// carry changes: a message added (a second add of one id fails, conflict).
+type ChangeStore struct {
+	Repo     changes.Repository
+	Messages messages.Repository
+}
+
+// ChangeRecording is the recording the contract's stores are made with:
+// records rendered by encoding/json, times from Clock.
+func ChangeRecording(clock core.Clock) changes.Recording {
+	return changes.Recording{Render: func(rec any) ([]byte, error) { return json.Marshal(rec) }, Clock: clock}
+}
+
+// ChangeRepository checks a changes.Repository and the recording of a
+// write's changes in its store: newStore gets the recording to use.
+func ChangeRepository(t *testing.T, newStore func(t *testing.T, rec changes.Recording) ChangeStore) {
+	s := changeSuite{newStore: newStore}
+	t.Run("append and read back in order, per reader, after a position, up to a limit", s.appendAndRead)
+	t.Run("last is the reader's newest position, 0 without changes", s.last)
+	t.Run("a write and its changes commit together; a failed write records none", s.withWrite)
+	t.Run("purge deletes what is older than the bound and nothing else", s.purge)
+	t.Run("a write's changes the write did not make (NoChange) are not recorded", s.dropped)
+	t.Run("deleting a user deletes their changes only, and is idempotent", s.deleteUser)
+}
+
+type changeSuite struct {
+	newStore func(t *testing.T, rec changes.Recording) ChangeStore
+}
+
+func (s changeSuite) store(t *testing.T) (ChangeStore, *coretest.FixedClock) {
+	clock := coretest.NewClock(now)
+	return s.newStore(t, ChangeRecording(clock)), clock
+}
+
+type record struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func (s changeSuite) appendAndRead(t *testing.T) {
+	st, _ := s.store(t)
+	must(t, st.Repo.Append(ctx, []core.Change{
+		core.Put("u1", "memory", "m1", record{"m1", "first"}),
+		core.Put("u2", "memory", "m1", record{"m1", "first"}),
+	}))
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "memory", "m1"), core.Put("u1", "mood", "d1", record{"d1", "ok"})}))
+	got, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	if len(got) != 3 {
+		t.Fatalf("u1's feed: want 3 changes, got %+v", got)
+	}
+	want := []struct{ kind, id, op, data string }{
+		{"memory", "m1", "put", `{"id":"m1","text":"first"}`},
+		{"memory", "m1", "delete", ""},
+		{"mood", "d1", "put", `{"id":"d1","text":"ok"}`},
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.UserID != "u1" || c.Kind != w.kind || c.ID != w.id || string(c.Op) != w.op || string(c.Data) != w.data || !c.At.Equal(now) {
+			t.Fatalf("change %d: want %+v, got %+v (data %s)", i, w, c, c.Data)
+		}
+		if i > 0 && c.Seq <= got[i-1].Seq {
+			t.Fatalf("positions not increasing: %d after %d", c.Seq, got[i-1].Seq)
+		}
+	}
+	after, err := st.Repo.Since(ctx, "u1", got[0].Seq, 1)
+	must(t, err)
+	if len(after) != 1 || after[0].Seq != got[1].Seq {
+		t.Fatalf("after the first, limit 1: want the second, got %+v", after)
+	}
+	none, err := st.Repo.Since(ctx, "u1", got[2].Seq, 10)
+	must(t, err)
+	if len(none) != 0 {
+		t.Fatalf("after the last: want none, got %+v", none)
+	}
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u2) != 1 || u2[0].UserID != "u2" {
+		t.Fatalf("u2 sees only its own change, got %+v", u2)
+	}
+}
+
+func (s changeSuite) last(t *testing.T) {
+	st, _ := s.store(t)
+	n, err := st.Repo.Last(ctx, "u1")
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("no changes: want 0, got %d", n)
+	}
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e1"), core.Delete("u2", "event", "e1")}))
+	got, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	n, err = st.Repo.Last(ctx, "u1")
+	must(t, err)
+	if len(got) != 1 || n != got[0].Seq {
+		t.Fatalf("last: want %+v's position, got %d", got, n)
+	}
+}
+
+// withWrite adds a message carrying its changes, as a service does
+// (core.WriteWithChanges; the memory store records them after the write,
+// through the change log's listener).
+func (s changeSuite) withWrite(t *testing.T) {
+	st, _ := s.store(t)
+	bus := core.NewBus(nil, func(l string, _ core.Event, err error) { t.Errorf("listener %s: %v", l, err) })
+	bus.Subscribe(changes.NewService(st.Repo, changes.Settings{}, coretest.NewClock(now)).Listener())
+	add := func(id string) error {
+		m := messages.Message{ID: id, Scope: "solo:u1", AuthorID: "u1", Body: "hi", CreatedAt: now}
+		cs := []core.Change{core.Put("u1", "message", id, record{id, "hi"}), core.Put("u2", "message", id, record{id, "hi"})}
+		return core.WriteWithChanges(ctx, bus, cs, func(ctx context.Context) error { return st.Messages.Add(ctx, m) })
+	}
+	must(t, add("msg-1"))
+	wantKind(t, add("msg-1"), core.KindConflict) // the write fails: its changes are not recorded
+	for _, u := range []string{"u1", "u2"} {
+		got, err := st.Repo.Since(ctx, u, 0, 10)
+		must(t, err)
+		if len(got) != 1 || got[0].ID != "msg-1" || string(got[0].Data) != `{"id":"msg-1","text":"hi"}` {
+			t.Fatalf("%s: want the one message's put, got %+v", u, got)
+		}
+	}
+}
+
+func (s changeSuite) purge(t *testing.T) {
+	st, clock := s.store(t)
+	for i := range 5 {
+		must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "image", fmt.Sprint("old", i))}))
+	}
+	clock.Advance(time.Hour)
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "image", "new")}))
+	n, err := st.Repo.Purge(ctx, now.Add(time.Minute))
+	must(t, err)
+	if n != 5 {
+		t.Fatalf("purge: want 5 deleted, got %d", n)
+	}
+	got, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != "new" {
+		t.Fatalf("after the purge: want the new change only, got %+v", got)
+	}
+}
+
+func (s changeSuite) dropped(t *testing.T) {
+	st, _ := s.store(t)
+	bus := core.NewBus(nil, func(l string, _ core.Event, err error) { t.Errorf("listener %s: %v", l, err) })
+	bus.Subscribe(changes.NewService(st.Repo, changes.Settings{}, coretest.NewClock(now)).Listener())
+	made := false // decided by the write, as a submit that connects or only waits
+	cs := []core.Change{
+		core.Put("u1", "pairing", "u1", func() any { return record{"u1", "always"} }),
+		core.Put("u2", "pairing", "u2", func() any {
+			if !made {
+				return core.NoChange{}
+			}
+			return record{"u2", "made"}
+		}),
+	}
+	m := messages.Message{ID: "msg-1", Scope: "solo:u1", AuthorID: "u1", Body: "hi", CreatedAt: now}
+	must(t, core.WriteWithChanges(ctx, bus, cs, func(ctx context.Context) error { return st.Messages.Add(ctx, m) }))
+	u1, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u1) != 1 || string(u1[0].Data) != `{"id":"u1","text":"always"}` || len(u2) != 0 {
+		t.Fatalf("want u1's put only, got %+v and %+v", u1, u2)
+	}
+}
+
+func (s changeSuite) deleteUser(t *testing.T) {
+	st, _ := s.store(t)
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e1"), core.Delete("u2", "event", "e1")}))
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e2")}))
+	must(t, st.Repo.DeleteUser(ctx, "u1"))
+	must(t, st.Repo.DeleteUser(ctx, "u1"))
+	u1, err := st.Repo.Since(ctx, "u1", 0, 10)
+	must(t, err)
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u1) != 0 || len(u2) != 1 {
+		t.Fatalf("after u1's deletion: u1 %+v, u2 %+v", u1, u2)
+	}
+	// the deleted user's feed starts again from nothing, in order
+	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e3")}))
+	if u1, err = st.Repo.Since(ctx, "u1", 0, 10); err != nil || len(u1) != 1 || u1[0].ID != "e3" {
+		t.Fatalf("a new change after the deletion: %+v, %v", u1, err)
+	}
+}

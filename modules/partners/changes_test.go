@@ -1,0 +1,61 @@
+package partners_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"tandem/core"
+)
+
+// sharedStub is a module whose records a partnership shares: each reader
+// loses "<reader>'s view of <exPartner>".
+type sharedStub struct{}
+
+func (sharedStub) LostWith(_ context.Context, partnershipID, reader, exPartner string) ([]core.Change, error) {
+	return []core.Change{core.Delete(reader, core.ChangeMessage, partnershipID+":"+exPartner)}, nil
+}
+
+// TestPairingChangesReachTheFeed: a code's owner gets their status; a
+// submit that only waits records nothing; a connect puts both statuses and
+// the partnership for both; an unpair puts both statuses, deletes the
+// partnership and gives each the deletes of the shared records.
+func TestPairingChangesReachTheFeed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.svc.AddShared(sharedStub{})
+	since := func() func() []string {
+		n := len(f.bus.Changes())
+		return func() []string { got := f.bus.Changes()[n:]; slices.Sort(got); return got }
+	}
+	got := since()
+	ca := f.code(t, "a")
+	if want := []string{"a pairing a put"}; !slices.Equal(got(), want) {
+		t.Fatalf("generate: %q, want %q", got(), want)
+	}
+	got = since()
+	f.submit("b", ca)
+	if len(got()) != 0 {
+		t.Fatalf("a submit that waits: %q", got())
+	}
+	cb := f.code(t, "b")
+	got = since()
+	f.submit("a", cb)
+	p, _, _, err := f.svc.PartnershipOf(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a pairing a put", "a partnership " + p + " put", "b pairing b put", "b partnership " + p + " put"}
+	if g := got(); !slices.Equal(g, want) {
+		t.Fatalf("connect: %q, want %q", g, want)
+	}
+	got = since()
+	if err := f.svc.Unpair(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"a message " + p + ":b delete", "a pairing a put", "a partnership " + p + " delete",
+		"b message " + p + ":a delete", "b pairing b put", "b partnership " + p + " delete"}
+	if g := got(); !slices.Equal(g, want) {
+		t.Fatalf("unpair: %q, want %q", g, want)
+	}
+}
