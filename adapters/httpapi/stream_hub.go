@@ -21,6 +21,7 @@ import (
 
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/changes"
 )
 
 // StreamConfig sizes the live partner streams of one process.
@@ -72,6 +73,10 @@ type stream struct {
 	// behind the hub's, no event goes out before a lookup (confirmed).
 	// Only the stream's own writer reads and writes it after attach.
 	checked uint64
+	// after is the Seq of the last change of the user's feed written (or
+	// known to the client): the stream writes the feed from there
+	// (follow). Only the stream's own writer touches it after open.
+	after int64
 }
 
 // resetEvent, on a stream's channel, is written as `event: reset` (no id):
@@ -100,7 +105,9 @@ type Streams struct {
 	// store is read for the rechecks: the database itself, not the token
 	// cache, whose entries may be up to its ttl stale by design, which is
 	// just what a recheck after a bus gap must not trust.
-	store   accounts.Repository
+	store accounts.Repository
+	// feed is the durable change feed the streams follow (stream_feed.go).
+	feed    *changes.Service
 	log     *zap.Logger
 	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
 	gauge   prometheus.Gauge
@@ -122,7 +129,7 @@ type Streams struct {
 
 // NewStreams subscribes to the bus for the app's lifetime.
 func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, store accounts.Repository,
-	log *zap.Logger, m *Metrics) (*Streams, error) {
+	feed *changes.Service, log *zap.Logger, m *Metrics) (*Streams, error) {
 	if cfg.Stream.Recheck <= 0 {
 		return nil, fmt.Errorf("stream: recheck interval %v must be positive", cfg.Stream.Recheck)
 	}
@@ -133,7 +140,7 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 			zap.Int("streams", budget), zap.Int("configured", cfg.Stream.Max), zap.Uint64("file_limit", nofile))
 		cfg.Stream.Max = budget
 	}
-	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, log: log, write: cfg.WriteTimeout,
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, feed: feed, log: log, write: cfg.WriteTimeout,
 		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{}, recheck: make(chan struct{}, 1),
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
