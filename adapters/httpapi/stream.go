@@ -34,10 +34,25 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	if len(lastID) > maxLastEventID {
 		return core.TooLong("Last-Event-ID", maxLastEventID)
 	}
-	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), lastID)
+	feedID := isFeedCursor(lastID) // resumed from the feed, not the replay buffer
+	ringID := lastID
+	if feedID {
+		ringID = ""
+	}
+	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), ringID)
 	if err != nil {
 		return err
 	}
+	cursor := ""
+	if feedID {
+		cursor = lastID
+	}
+	expired, err := h.position(c.UserContext(), s, cursor)
+	if err != nil {
+		h.detach(s)
+		return err
+	}
+	reset = reset || expired
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
 	conn := c.Context().Conn()
@@ -59,6 +74,7 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 	for _, e := range backlog {
 		w.event(e)
 	}
+	h.follow(w, s)
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
 	defer heartbeat.Stop()
 	var expired <-chan time.Time // nil, never ready, for a principal without expiry
@@ -73,9 +89,13 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 		case e := <-s.events:
 			if e.ID == "" { // resetEvent: every event from the bus has an id
 				w.raw("event: reset\ndata: {}\n\n")
+				if h.confirmed(s) {
+					h.follow(w, s) // what the gap may have kept from the bus is in the feed
+				}
 				continue
 			}
 			if h.confirmed(s) {
+				h.follow(w, s) // the write's changes first: they committed before it was published
 				w.event(e)
 			}
 		case <-heartbeat.C:

@@ -1,9 +1,10 @@
 // This file is the live stream's hub: the core.Live listener that
 // publishes each reader's event on the bus, the bus subscription that fans
 // events out to this process's open streams, the replay buffers a resume is
-// served from, the caps, and the token rechecks that end a stream. How an
-// event is encoded on the bus is stream_codec.go's; how a stream is written
-// to its connection is stream.go's.
+// served from, and the caps. How an event is encoded on the bus is
+// stream_codec.go's; how a stream is written to its connection is
+// stream.go's; the token rechecks that end a stream are stream_recheck.go's;
+// how a stream follows the change feed is stream_feed.go's.
 
 package httpapi
 
@@ -21,6 +22,7 @@ import (
 
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/changes"
 )
 
 // StreamConfig sizes the live partner streams of one process.
@@ -72,6 +74,10 @@ type stream struct {
 	// behind the hub's, no event goes out before a lookup (confirmed).
 	// Only the stream's own writer reads and writes it after attach.
 	checked uint64
+	// after is the Seq of the last change of the user's feed written (or
+	// known to the client): the stream writes the feed from there
+	// (follow). Only the stream's own writer touches it after open.
+	after int64
 }
 
 // resetEvent, on a stream's channel, is written as `event: reset` (no id):
@@ -100,7 +106,9 @@ type Streams struct {
 	// store is read for the rechecks: the database itself, not the token
 	// cache, whose entries may be up to its ttl stale by design, which is
 	// just what a recheck after a bus gap must not trust.
-	store   accounts.Repository
+	store accounts.Repository
+	// feed is the durable change feed the streams follow (stream_feed.go).
+	feed    *changes.Service
 	log     *zap.Logger
 	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
 	gauge   prometheus.Gauge
@@ -122,7 +130,7 @@ type Streams struct {
 
 // NewStreams subscribes to the bus for the app's lifetime.
 func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, clock core.Clock, store accounts.Repository,
-	log *zap.Logger, m *Metrics) (*Streams, error) {
+	feed *changes.Service, log *zap.Logger, m *Metrics) (*Streams, error) {
 	if cfg.Stream.Recheck <= 0 {
 		return nil, fmt.Errorf("stream: recheck interval %v must be positive", cfg.Stream.Recheck)
 	}
@@ -133,7 +141,7 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 			zap.Int("streams", budget), zap.Int("configured", cfg.Stream.Max), zap.Uint64("file_limit", nofile))
 		cfg.Stream.Max = budget
 	}
-	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, log: log, write: cfg.WriteTimeout,
+	h := &Streams{cfg: cfg.Stream, bus: bus, ids: ids, clock: clock, store: store, feed: feed, log: log, write: cfg.WriteTimeout,
 		users: map[string]*userStreams{}, byToken: map[string]map[*stream]struct{}{}, recheck: make(chan struct{}, 1),
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
@@ -310,97 +318,6 @@ func (h *Streams) send(s *stream, e liveEvent) {
 	default:
 		h.dropped.Inc()
 		s.end("lagging")
-	}
-}
-
-// rechecks looks every open stream's token up again every Recheck, and at
-// once after a bus gap, one lookup at a time (a single connection of the
-// pool, however many streams are open).
-func (h *Streams) rechecks(ctx context.Context) {
-	t := time.NewTicker(h.cfg.Recheck)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-h.recheck:
-		}
-		h.recheckTokens(ctx)
-	}
-}
-
-// recheckTokens ends the streams of every token no longer in the store
-// (revoked; the bus message may have been lost) or expired by the clock.
-// A store error stops the round: an outage must not end every stream.
-func (h *Streams) recheckTokens(ctx context.Context) {
-	h.mu.Lock()
-	tokens := make([]string, 0, len(h.byToken))
-	for t := range h.byToken {
-		tokens = append(tokens, t)
-	}
-	h.mu.Unlock()
-	for _, t := range tokens {
-		lookup, cancel := context.WithTimeout(ctx, recheckTimeout)
-		sess, err := h.store.Session(lookup, t)
-		cancel()
-		switch {
-		case core.IsKind(err, core.KindNotFound):
-			if h.evict != nil {
-				h.evict(t)
-			}
-			h.endTokens("revoked", t)
-		case err != nil:
-			if ctx.Err() == nil {
-				h.log.Warn("live: stream tokens not rechecked; next round in "+h.cfg.Recheck.String(), zap.Error(err))
-			}
-			return
-		case !h.clock.Now().Before(sess.ExpiresAt):
-			h.endTokens("expired", t)
-		}
-	}
-}
-
-// confirmed says whether s may carry its next event. After a bus gap (an
-// outage, a dropped message) a revocation may have been lost, and NATS
-// hands over what it buffered before the gap is told: so the first event
-// after one waits for the token to be found in the store again. A token
-// gone ends the stream (revoked), one past its expiry too (expired); a
-// store that does not answer is asked again each second, the events
-// waiting meanwhile (a stream too far behind ends lagging, as always).
-func (h *Streams) confirmed(s *stream) bool {
-	epoch := h.epoch.Load()
-	if s.checked == epoch {
-		return true
-	}
-	for {
-		select {
-		case <-s.done:
-			return false
-		default:
-		}
-		lookup, cancel := context.WithTimeout(context.Background(), recheckTimeout)
-		sess, err := h.store.Session(lookup, s.token)
-		cancel()
-		switch {
-		case core.IsKind(err, core.KindNotFound):
-			if h.evict != nil {
-				h.evict(s.token)
-			}
-			h.endTokens("revoked", s.token)
-			return false
-		case err != nil:
-			select {
-			case <-s.done:
-			case <-time.After(time.Second):
-			}
-			continue
-		case !h.clock.Now().Before(sess.ExpiresAt):
-			s.end("expired")
-			return false
-		}
-		s.checked = epoch
-		return true
 	}
 }
 

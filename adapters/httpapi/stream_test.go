@@ -17,6 +17,7 @@ import (
 	"tandem/adapters/bus/localbus"
 	"tandem/core"
 	"tandem/modules/accounts"
+	"tandem/modules/changes"
 )
 
 func newTestStreams(t *testing.T, sc StreamConfig) (*Streams, *localbus.Bus) {
@@ -26,12 +27,23 @@ func newTestStreams(t *testing.T, sc StreamConfig) (*Streams, *localbus.Bus) {
 		sc.Recheck = time.Hour
 	}
 	lc := fxtest.NewLifecycle(t)
-	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, &sessionStore{}, zap.NewNop(), NewMetrics())
+	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, &sessionStore{}, emptyFeed(), zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h, bus
 }
+
+// emptyFeed is a change feed that holds nothing (these tests are about the
+// bus and the replay buffer; tests/stream_feed_test.go follows real feeds).
+func emptyFeed() *changes.Service {
+	return changes.NewService(noChanges{}, changes.Settings{}, core.SystemClock{})
+}
+
+type noChanges struct{ changes.Repository }
+
+func (noChanges) Since(context.Context, string, int64, int) ([]core.Change, error) { return nil, nil }
+func (noChanges) Last(context.Context, string) (int64, error)                      { return 0, nil }
 
 // sessionStore is the accounts repository as the rechecks read it: the
 // tokens it holds, or an outage.
@@ -87,7 +99,7 @@ func startedStreams(t *testing.T, recheck time.Duration, store *sessionStore) (*
 	bus := &gappyBus{Bus: localbus.New()}
 	lc := fxtest.NewLifecycle(t)
 	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: recheck}
-	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, zap.NewNop(), NewMetrics())
+	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, emptyFeed(), zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +292,7 @@ func TestAGapHoldsEventsUntilTheTokenIsCheckedAgain(t *testing.T) {
 	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: time.Hour}
 	bus := &gappyBus{Bus: localbus.New()}
 	// not started: no recheck round reads the store beside confirmed
-	h, err := NewStreams(fxtest.NewLifecycle(t), Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, zap.NewNop(), NewMetrics())
+	h, err := NewStreams(fxtest.NewLifecycle(t), Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, emptyFeed(), zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 export type { components, paths } from "./schema.js";
+export { sync, type Change, type SyncOptions, type Sync } from "./sync.js";
 
 type Schemas = components["schemas"];
 type JSONBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
@@ -370,6 +371,11 @@ export interface StreamOptions {
   userId?: string;
   /** Resume after this event id. */
   lastEventId?: string;
+  /**
+   * The Last-Event-ID of each connection, asked for at each one instead of the last id seen
+   * (the sync helper resumes from the last change it applied, never from another event's id).
+   */
+  resumeFrom?: () => string | undefined;
   /** Reconnect at all (default true). */
   reconnect?: boolean;
   /** First delay between reconnections, doubled up to maxRetryMs (default 1000). */
@@ -455,7 +461,8 @@ export class LiveStream {
     const headers: Record<string, string> = { Accept: "text/event-stream" };
     const auth = this.client.authHeader();
     if (auth) headers["Authorization"] = auth;
-    if (this.lastEventId) headers["Last-Event-ID"] = this.lastEventId;
+    const resume = this.opts.resumeFrom ? this.opts.resumeFrom() : this.lastEventId;
+    if (resume) headers["Last-Event-ID"] = resume;
     const url = `${this.client.baseUrl}/api/users/user/${encodeURIComponent(this.userId)}/stream`;
     const res = await this.fetchImpl(url, { headers, signal: this.abort.signal });
     if (this.stopped) {

@@ -1381,10 +1381,11 @@ export interface paths {
          *     - `partnership.ended`: {partnerId}, to both former partners.
          *     - `notification.created`: a Notification saved to the caller's inbox.
          *     - `relationship.changed`: the reader's RelationshipDuration.
+         *     - `change`: a Change of the durable feed (GET .../changes: {kind, id, op, data}), its `id` the feed cursor after it. Every stream writes its user's feed, in commit order, before the events the bus brings (the feed is read when the stream opens and before each of them): an app that applies the `change` events by kind and id, and resumes with the id of the last one, ends in the same state as a full refetch. The other events' ids are this process's (see Resuming).
          *
          *     Each event decoded as {event, data} (event the `event:` line, data the JSON of the `data:` line) is a LiveEvent (components): a oneOf of one named schema per event type or group, told apart by event (its discriminator); x-events maps each event type to its data's schema, the same the REST read uses.
          *
-         *     Control lines: a comment `: heartbeat` every 25 s (TANDEM_STREAM_HEARTBEAT); `event: reset` (data {}) when Last-Event-ID names an event no longer kept, or mid-stream when the server may have missed events (its bus reconnected after an outage): refetch over REST, then carry on with this stream; `event: end` (data LiveEnd) just before the server closes the stream. Resuming: send the id of the last event seen as the `Last-Event-ID` header (EventSource does it by itself); the events kept are the caller's last 100, for at most 10 minutes, on every process (they all hear every event), and they follow in order before the live ones. Delivery is at most once: what must not be missed is in the REST reads (inbox, messages, ...). The stream's token is looked up again every 30 s (TANDEM_STREAM_RECHECK) and after each bus outage: a revoked one ends the stream even when word of the revocation was lost. At most 8 open streams per user (a ninth ends the oldest, reason replaced); a process holds at most 20,000 (503 unavailable beyond).
+         *     Control lines: a comment `: heartbeat` every 25 s (TANDEM_STREAM_HEARTBEAT); `event: reset` (data {}) when Last-Event-ID names an event no longer kept, or mid-stream when the server may have missed events (its bus reconnected after an outage): refetch over REST, then carry on with this stream; `event: end` (data LiveEnd) just before the server closes the stream. Resuming: send the id of the last event seen as the `Last-Event-ID` header (EventSource does it by itself). A feed cursor (the id of a `change` event, or the cursor of GET .../changes) resumes from the feed on any process after any gap (a restart, a bus outage, days offline): the changes after it, in order, then live; delivery of `change` events is at least once. A cursor past the retention or another user's gets `event: reset` (as GET .../changes answers it 410 cursor_expired), and the stream then follows the feed from its end. Any other id is looked up among the events this process kept: the events kept are the caller's last 100, for at most 10 minutes, on every process (they all hear every event), and they follow in order before the live ones. Delivery of the other events is at most once: what must not be missed is in the REST reads (inbox, messages, ...). The stream's token is looked up again every 30 s (TANDEM_STREAM_RECHECK) and after each bus outage: a revoked one ends the stream even when word of the revocation was lost. At most 8 open streams per user (a ninth ends the oldest, reason replaced); a process holds at most 20,000 (503 unavailable beyond).
          */
         get: operations["openStream"];
         put?: never;
@@ -2145,6 +2146,15 @@ export interface components {
              */
             event: "event.created" | "event.updated";
         };
+        /** @description the SSE event change with its data line decoded: a change of the durable feed (GET .../changes), its id line the feed cursor after it */
+        LiveChangeEvent: {
+            data: components["schemas"]["Change"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "change";
+        };
         /** @description memory.deleted, event.deleted: the id of what was deleted (its REST read now answers 404) */
         LiveDeleted: {
             /** @description the id of what was deleted */
@@ -2168,7 +2178,7 @@ export interface components {
             event: "end";
         };
         /** @description One event of the live stream (GET /api/users/user/{userId}/stream) as a client decodes it: event is the SSE `event:` line, data the JSON of its `data:` line (the `id:` line is the resume token, see Last-Event-ID). The same map as the operation's x-events, as a union a generator can type. */
-        LiveEvent: components["schemas"]["LiveMessageEvent"] | components["schemas"]["LiveQuestionEvent"] | components["schemas"]["LiveMemoryEvent"] | components["schemas"]["LiveMemoryDeletedEvent"] | components["schemas"]["LiveMoodEvent"] | components["schemas"]["LiveCalendarEventEvent"] | components["schemas"]["LiveCalendarEventDeletedEvent"] | components["schemas"]["LivePairingEvent"] | components["schemas"]["LivePartnershipEndedEvent"] | components["schemas"]["LiveNotificationEvent"] | components["schemas"]["LiveRelationshipEvent"] | components["schemas"]["LiveResetEvent"] | components["schemas"]["LiveEndEvent"];
+        LiveEvent: components["schemas"]["LiveMessageEvent"] | components["schemas"]["LiveQuestionEvent"] | components["schemas"]["LiveMemoryEvent"] | components["schemas"]["LiveMemoryDeletedEvent"] | components["schemas"]["LiveMoodEvent"] | components["schemas"]["LiveCalendarEventEvent"] | components["schemas"]["LiveCalendarEventDeletedEvent"] | components["schemas"]["LivePairingEvent"] | components["schemas"]["LivePartnershipEndedEvent"] | components["schemas"]["LiveNotificationEvent"] | components["schemas"]["LiveRelationshipEvent"] | components["schemas"]["LiveChangeEvent"] | components["schemas"]["LiveResetEvent"] | components["schemas"]["LiveEndEvent"];
         /** @description the SSE event memory.deleted with its data line decoded */
         LiveMemoryDeletedEvent: {
             data: components["schemas"]["LiveDeleted"];

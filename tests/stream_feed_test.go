@@ -1,0 +1,154 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The live stream follows the durable change feed (issue 47): every stream
+// writes its user's changes as `change` events whose id is the feed cursor
+// after them, and a Last-Event-ID that is a feed cursor resumes from the
+// feed on any process, after any gap.
+
+// messageChange is a change event's data: the feed's change of a message.
+func messageChange(id, body string, author user, at int64) string {
+	return `{"kind":"message","id":"` + id + `","op":"put","data":` + messageJSON(id, body, author, at) + `}`
+}
+
+// A stream writes each change of its user's feed before the bus event of
+// the same write, with the feed's cursor as its id: a since= of the feed.
+func TestStreamWritesTheFeedWithItsCursors(t *testing.T) {
+	eachProfileAndBus(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		s := h.openStream(bob, "")
+		at := h.Clock.Now().UnixMilli()
+		id := h.sendMessage(ann, "hi")
+		c := s.nextOf(time.Second, "change", "message.sent") // the pairing's events may come late on NATS
+		if c.Type != "change" {
+			t.Fatalf("first event %+v, want the message's change", c)
+		}
+		sameJSON(t, json.RawMessage(c.Data), messageChange(id, "hi", ann, at))
+		s.expectEvent(time.Second, "message.sent", messageJSON(id, "hi", ann, at))
+		if p := h.feed(bob, c.ID, ""); len(p.Changes) != 0 || p.HasMore {
+			t.Fatalf("the feed after the change event's id: %+v", p)
+		}
+		if p := h.feed(bob, h.cursorOf(bob), ""); len(p.Changes) != 0 {
+			t.Fatalf("nothing after the end: %+v", p)
+		}
+	})
+}
+
+// A client offline across a restart of the server (a new app on the same
+// database) resumes with the id of the last change it saw: it gets every
+// change after it, in order, then the live ones; none twice.
+func TestStreamResumesFromTheFeedAfterARestart(t *testing.T) {
+	eachSharedProfile(t, func(t *testing.T, p profile) {
+		first := newHarness(t, p)
+		ann, bob := first.newUser("ann@x.io"), first.newUser("bob@x.io")
+		first.pair(ann, bob)
+		s := first.openStream(bob, "")
+		one := first.sendMessage(ann, "one")
+		seen := s.expectEvent(time.Second, "change", messageChange(one, "one", ann, first.Clock.Now().UnixMilli()-1))
+		s.cancel()
+		at := first.Clock.Now().UnixMilli()
+		two, three := first.sendMessage(ann, "two"), first.sendMessage(bob, "three")
+		if err := first.app.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+
+		again := newHarness(t, p, sharingDB(first))
+		again.Clock.Set(first.Clock.Now().Add(72 * time.Hour)) // three days offline
+		s = again.openStream(bob, seen.ID)
+		for _, want := range []string{messageChange(two, "two", ann, at), messageChange(three, "three", bob, at+1)} {
+			e := s.next(time.Second)
+			if e.Type != "change" {
+				t.Fatalf("resumed with %+v, want %s", e, want)
+			}
+			sameJSON(t, json.RawMessage(e.Data), want)
+		}
+		s.none(100 * time.Millisecond) // each once, and no reset
+		at = again.Clock.Now().UnixMilli()
+		four := again.sendMessage(ann, "four")
+		s.expectEvent(time.Second, "change", messageChange(four, "four", ann, at))
+		s.expectEvent(time.Second, "message.sent", messageJSON(four, "four", ann, at))
+	})
+}
+
+// A gap longer than the process keeps (its last 100 events) is still
+// resumed from the feed, in order; the id of an ordinary event of that age
+// gets a reset.
+func TestStreamResumesFromTheFeedPastTheReplayBuffer(t *testing.T) {
+	eachProfileAndBus(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		s := h.openStream(bob, "")
+		h.sendMessage(ann, "before")
+		change := s.expectEvent(time.Second, "change", "")
+		live := s.expectEvent(time.Second, "message.sent", "")
+		s.cancel()
+		const n = 120 // past DefaultStreamConfig.ReplayMax
+		ids, ats := make([]string, n), make([]int64, n)
+		for i := range n {
+			ats[i] = h.Clock.Now().UnixMilli()
+			ids[i] = h.sendMessage(ann, "m"+strconv.Itoa(i))
+		}
+		time.Sleep(50 * time.Millisecond) // the bus has delivered them to the buffer
+		lost := h.openStream(bob, live.ID)
+		lost.expectEvent(time.Second, "reset", `{}`)
+		lost.cancel()
+
+		again := h.openStream(bob, change.ID)
+		for i := range n {
+			e := again.next(time.Second)
+			if e.Type != "change" {
+				t.Fatalf("event %d: %+v", i, e)
+			}
+			sameJSON(t, json.RawMessage(e.Data), messageChange(ids[i], "m"+strconv.Itoa(i), ann, ats[i]))
+		}
+		again.none(100 * time.Millisecond)
+	}, withUnboundedWrites())
+}
+
+// A cursor the feed does not serve to the caller (another user's, or one
+// past the retention) is a reset, as GET .../changes says 410
+// cursor_expired; the stream then follows the feed from its end.
+func TestStreamResetsForACursorNotTheCallers(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		annCursor := h.cursorOf(ann)
+		h.sendMessage(bob, "not for the thief")
+
+		foreign := h.openStream(bob, annCursor)
+		foreign.expectEvent(time.Second, "reset", `{}`)
+		foreign.none(100 * time.Millisecond) // nothing of the feed before its end
+		at := h.Clock.Now().UnixMilli()
+		id := h.sendMessage(ann, "after")
+		foreign.expectEvent(time.Second, "change", messageChange(id, "after", ann, at))
+		foreign.cancel()
+
+		old := h.cursorOf(bob)
+		h.Clock.Advance(2 * time.Hour)
+		stale := h.openStream(bob, old)
+		stale.expectEvent(time.Second, "reset", `{}`)
+		stale.none(100 * time.Millisecond)
+	}, withEnv("TANDEM_CHANGES_RETENTION", "1h"))
+}
+
+// nextOf is the next event of one of these types within d, others passed
+// over.
+func (s *sse) nextOf(d time.Duration, types ...string) sseEvent {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		e := s.next(time.Until(deadline))
+		if slices.Contains(types, e.Type) {
+			return e
+		}
+	}
+}
