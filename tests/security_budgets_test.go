@@ -44,9 +44,11 @@ var retryAfterSeconds = regexp.MustCompile(`^[1-9][0-9]*$`)
 func TestConcurrentLoginsStayWithinTheHashingBudget(t *testing.T) {
 	// As tandem serve runs (bootstrap.TuneGC): more garbage between collections.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	// 360 MB: alone it holds +175-194 MB; a loaded CI run under -race once
-	// reached +308 MB on MySQL. Without the slots it was +934 MB.
-	const limit = 360 << 20
+	// 480 MB: alone it holds +175-231 MB; loaded CI runs under -race reached
+	// +308 MB (MySQL) and, with fourteen catalogs in every harness, +366 MB
+	// (SQLite): the measure counts garbage, which GOGC=200 lets grow with
+	// the live heap. Without the slots it was +934 MB.
+	const limit = 480 << 20
 	for _, p := range profiles(t) {
 		t.Run(p.name, func(t *testing.T) {
 			// Two slots, the default on two cores: the default follows the
