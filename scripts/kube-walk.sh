@@ -201,10 +201,11 @@ call() {
   [ -n "${5:-}" ] && body=(-H 'Content-Type: application/json' -d "$5")
   curl -fsS -X "$2" "http://${IPS[$1]}:8080$3" -H "X-API-Key: $KEY" "${auth[@]}" "${body[@]}"
 }
-code_for() { # the newest code mailed to $1, from both replicas' logs
+code_for() { # the newest code mailed to $1, from both replicas' logs (the log mailer's "code" field: any language)
   local c=""
   for _ in $(seq 1 40); do
-    c=$(for p in "${PODS[@]}"; do pm logs "$p-tandem" 2>&1; done | grep "\"to\":\"$1\"" | grep -o 'code is [0-9]\{6\}' | tail -1 | grep -o '[0-9]\{6\}' || true)
+    c=$(for p in "${PODS[@]}"; do pm logs "$p-tandem" 2>&1; done |
+      jq -rR --arg to "$1" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
     [ -n "$c" ] && { echo "$c"; return; }
     sleep 0.25
   done
