@@ -10,6 +10,7 @@ import (
 	"tandem/modules/accounts"
 	"tandem/modules/changes"
 	"tandem/modules/partners"
+	"tandem/modules/premium"
 )
 
 // RenderChange renders a change's record as the JSON of its REST read
@@ -34,6 +35,8 @@ func renderChangeOnly(rec any) (any, bool) {
 		return profileReply{Success: true, accountJSON: toAccountJSON(r.Account, r.Methods)}, true
 	case partners.Partner: // the partnership: the partnerId of GET .../pairing
 		return partnershipJSON{PartnerID: r.PartnerID}, true
+	case premium.Status: // GET .../premiums?action=subscription
+		return subscriptionReply{Success: true, IsPremium: r.IsPremium, Subscription: toSubscriptionJSON(r)}, true
 	}
 	return nil, false
 }

@@ -1639,7 +1639,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1730,6 +1730,19 @@ export interface components {
              * @enum {string}
              */
             kind: "partnership";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind premium: the caller's premium, as GET /api/users/user/{userId}/premiums?action=subscription returns it (the status's action=status form carries a message in the caller's language, which the feed cannot know). A write of the caller's own subscription (create, subscribe, update, cancel, deactivate) puts it; so does one of the partner's when the caller's premium is the partner's (shared), and an unpair that ends an inherited premium. A premium that lapses with time (its endDate passed) and a store's notification are not recorded: a refetch of the subscription read tells. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangePremium: {
+            data?: components["schemas"]["PremiumSubscriptionReply"];
+            /** @description the caller's own user id (one premium per user) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "premium";
             /** @enum {string} */
             op: "put" | "delete";
         };
