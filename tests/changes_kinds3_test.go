@@ -62,8 +62,65 @@ func TestChangesFeedCarriesPremiumToTheOwnerAndASharingPartner(t *testing.T) {
 		if got := h.premiumGet(ann, "action=subscription"); !strings.Contains(string(got.Body), `"isPremium":false`) {
 			t.Fatalf("ann's premium after the unpair: %s", got.Body)
 		}
-		if got, _ := h.catchUp(eve, eves, 100); len(got) != 0 {
+		if got, _ := h.catchUpAll(eve, eves, 100); len(got) != 0 {
 			t.Fatalf("a stranger's feed: %s", jsonStr(got))
+		}
+	})
+}
+
+// Each write of an inbox entry puts it to its owner, as the list shows it
+// (in the owner's language): a notification saved, an activity entry
+// counted again, one marked read, and each one a mark-all marks; no one
+// else's feed holds it.
+func TestChangesFeedCarriesTheOwnersNotifications(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob, eve := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("eve@x.io")
+		h.pair(ann, bob)
+		expect(t, h.do(req{Method: "PATCH", Path: profilePath(ann), Token: ann.Token, Body: map[string]any{"locale": "de"}}), 200, "")
+		anns, bobs, eves := h.cursorOf(ann), h.cursorOf(bob), h.cursorOf(eve)
+		list := notifPath(ann, "/notifications")
+		put := func(id string) feedWant {
+			return feedWant{kind: "notification", id: id, op: "put", path: list, list: "notifications"}
+		}
+		step := func(want ...feedWant) []feedChange {
+			t.Helper()
+			var got []feedChange
+			got, anns = h.catchUpAll(ann, anns, 100)
+			got = ofKind(got, "notification")
+			h.wantFeed(ann, got, want)
+			return got
+		}
+		newest := func() string {
+			return h.get(list, ann.Token).JSON(t)["notifications"].([]any)[0].(map[string]any)["id"].(string)
+		}
+
+		expect(t, h.post(notifPath(ann, "/send-test-notification"), ann.Token, map[string]any{"title": "Hi", "message": "there", "category": "systemUpdates"}), 200, "")
+		test := newest()
+		step(put(test))
+		h.sendMessage(bob, "one")
+		chat := newest()
+		got := step(put(chat))
+		if !strings.Contains(string(got[0].Data), "Nachricht") {
+			t.Fatalf("the entry is not in ann's language: %s", got[0].Data)
+		}
+		h.sendMessage(bob, "two") // the same entry, counted once more
+		step(put(chat))
+		expect(t, h.do(req{Method: "PATCH", Path: list, Token: ann.Token, Body: map[string]any{"notificationId": test}}), 200, "")
+		step(put(test))
+		expect(t, h.do(req{Method: "PATCH", Path: list, Token: ann.Token, Body: map[string]any{"notificationId": "nope"}}), 404, "")
+		h.createEvent(bob, map[string]any{"title": "Dinner", "startDate": "2025-07-01"})
+		event := newest()
+		step(put(event))
+		expect(t, h.do(req{Method: "PATCH", Path: list, Token: ann.Token, Body: map[string]any{"markAll": true}}), 200, "")
+		step(put(event), put(chat)) // the unread ones, newest first; the test one was read already
+		expect(t, h.do(req{Method: "PATCH", Path: list, Token: ann.Token, Body: map[string]any{"markAll": true}}), 200, "")
+		step() // nothing was unread
+
+		if theirs, _ := h.catchUpAll(bob, bobs, 100); len(ofKind(theirs, "notification")) != 0 {
+			t.Fatalf("the partner's feed holds ann's notifications: %s", jsonStr(theirs))
+		}
+		if theirs, _ := h.catchUpAll(eve, eves, 100); len(theirs) != 0 {
+			t.Fatalf("a stranger's feed: %s", jsonStr(theirs))
 		}
 	})
 }

@@ -1639,7 +1639,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1702,6 +1702,19 @@ export interface components {
              * @enum {string}
              */
             kind: "mood";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind notification: an entry of the caller's inbox, as GET /api/users/user/{userId}/notifications lists it (its item of notifications), written in the caller's language at the write; its owner's only (only the recipient reads an inbox). A notification saved, an activity entry counted once more, one marked read and each one a mark-all-read marks (one put per notification) put it. put: data is exactly the item that REST read lists to the caller now. */
+        ChangeNotification: {
+            data?: components["schemas"]["Notification"];
+            /** @description the notification's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "notification";
             /** @enum {string} */
             op: "put" | "delete";
         };
