@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tandem/adapters/blob/memblob"
 )
 
 // The feed's kinds premium, notification, image and question (issue 47).
@@ -121,6 +123,61 @@ func TestChangesFeedCarriesTheOwnersNotifications(t *testing.T) {
 		}
 		if theirs, _ := h.catchUpAll(eve, eves, 100); len(theirs) != 0 {
 			t.Fatalf("a stranger's feed: %s", jsonStr(theirs))
+		}
+	})
+}
+
+// Each image write reaches its owner's feed only, as the image's GET
+// returns it: an upload puts each image, an update puts the changed image
+// and deletes the upload's image whose file it took, a group update the
+// same for each, a delete (one, or a group's) deletes.
+func TestChangesFeedCarriesTheOwnersImages(t *testing.T) {
+	eachImageProfile(t, func(t *testing.T, h *harness, _ *memblob.Store) {
+		ann, bob, eve := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("eve@x.io")
+		h.pair(ann, bob)
+		anns, bobs, eves := h.cursorOf(ann), h.cursorOf(bob), h.cursorOf(eve)
+		png := pngFile(t)
+		put := func(id string) feedWant {
+			return feedWant{kind: "image", id: id, op: "put", path: imagesPath(ann) + "/" + id}
+		}
+		del := func(id string) feedWant { return feedWant{kind: "image", id: id, op: "delete"} }
+		step := func(want ...feedWant) {
+			t.Helper()
+			var got []feedChange
+			got, anns = h.catchUp(ann, anns, 100)
+			h.wantFeed(ann, got, want)
+		}
+		item := func(id string, up uploaded, i int) map[string]any {
+			return map[string]any{"_id": id, "url": up.Files[i].Data.URL, "key": up.Files[i].Data.Key}
+		}
+
+		g := h.mustUpload(ann, filePart("a.png", "image/png", png), filePart("b.png", "image/png", png))
+		gIDs := h.groupIDs(ann, g.GroupID)
+		step(put(gIDs[0]), put(gIDs[1]))
+		fresh := h.mustUpload(ann, filePart("c.png", "image/png", png))
+		freshID := h.groupIDs(ann, fresh.GroupID)[0]
+		step(put(freshID))
+		expect(t, h.do(PUT(imagesPath(ann)+"/"+gIDs[0], item(gIDs[0], fresh, 0)).by(ann)), 200, "")
+		step(put(gIDs[0]), del(freshID)) // the upload's own image merged into the one updated
+		expect(t, h.do(PUT(imagesPath(ann)+"/"+gIDs[0], item(gIDs[0], fresh, 0)).by(bob)), 403, "")
+		n := h.mustUpload(ann, filePart("d.png", "image/png", png))
+		nID := h.groupIDs(ann, n.GroupID)[0]
+		step(put(nID))
+		expect(t, h.do(PUT(imagesPath(ann)+"/group/"+g.GroupID, map[string]any{"images": []any{item(gIDs[1], n, 0)}}).by(ann)), 200, "")
+		step(put(gIDs[1]), del(nID))
+		expect(t, h.do(PUT(imagesPath(ann)+"/group/"+g.GroupID, map[string]any{"images": []any{item("nope", n, 0)}}).by(ann)), 404, "")
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(ann) + "/" + gIDs[0], Token: ann.Token}), 200, "")
+		step(del(gIDs[0]))
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(ann) + "/group/" + g.GroupID, Token: ann.Token}), 200, "")
+		step(del(gIDs[1]))
+		expect(t, h.do(req{Method: "DELETE", Path: imagesPath(ann) + "/group/" + g.GroupID, Token: ann.Token}), 404, "")
+		step()
+
+		if got, _ := h.catchUpAll(bob, bobs, 100); len(got) != 0 { // images are their owner's only
+			t.Fatalf("the partner's feed: %s", jsonStr(got))
+		}
+		if got, _ := h.catchUpAll(eve, eves, 100); len(got) != 0 {
+			t.Fatalf("a stranger's feed: %s", jsonStr(got))
 		}
 	})
 }

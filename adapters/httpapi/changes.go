@@ -9,6 +9,7 @@ import (
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/changes"
+	"tandem/modules/images"
 	"tandem/modules/partners"
 	"tandem/modules/premium"
 )
@@ -35,6 +36,8 @@ func renderChangeOnly(rec any) (any, bool) {
 		return profileReply{Success: true, accountJSON: toAccountJSON(r.Account, r.Methods)}, true
 	case partners.Partner: // the partnership: the partnerId of GET .../pairing
 		return partnershipJSON{PartnerID: r.PartnerID}, true
+	case images.Image: // GET .../images/{imageId}
+		return toImageJSON(r), true
 	case premium.Status: // GET .../premiums?action=subscription
 		return subscriptionReply{Success: true, IsPremium: r.IsPremium, Subscription: toSubscriptionJSON(r)}, true
 	}

@@ -1639,7 +1639,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"] | components["schemas"]["ChangeImage"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1665,6 +1665,19 @@ export interface components {
             hasMore: boolean;
             /** @constant */
             success: true;
+        };
+        /** @description kind image: one of the caller's images, as GET /api/users/user/{userId}/images/{imageId} returns it; its owner's only (every image route is the caller's own). An upload puts each image it stores; an update (PUT of one image, or of a group's) puts each image it changed and deletes the upload's image whose file a changed image took over; a delete (of one image, or of a group) deletes. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangeImage: {
+            data?: components["schemas"]["Image"];
+            /** @description the image's _id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "image";
+            /** @enum {string} */
+            op: "put" | "delete";
         };
         /** @description kind memory: one of the caller's memories, as GET /api/users/user/{userId}/memories/{memoryId} returns it (the owner's only: memories are private). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeMemory: {
