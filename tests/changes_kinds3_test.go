@@ -181,3 +181,58 @@ func TestChangesFeedCarriesTheOwnersImages(t *testing.T) {
 		}
 	})
 }
+
+// Each post to the couple's question (an answer, a reply, a reaction, a
+// reaction replaced) puts the question to both partners, each as their own
+// GET returns it (locked until they answer, with the streak); a stranger's
+// feed stays empty.
+func TestChangesFeedCarriesTheQuestionToBothPartners(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob, eve := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("eve@x.io")
+		h.pair(ann, bob)
+		anns, bobs, eves := h.cursorOf(ann), h.cursorOf(bob), h.cursorOf(eve)
+		qid := h.dqQuestion(ann)["id"].(string)
+		step := func(steps ...func() response) {
+			t.Helper()
+			for _, post := range steps {
+				expect(t, post(), 200, "")
+				var got []feedChange
+				got, anns = h.catchUp(ann, anns, 100)
+				h.wantFeed(ann, got, []feedWant{{kind: "question", id: qid, op: "put", path: dqPath(ann)}})
+				got, bobs = h.catchUp(bob, bobs, 100)
+				h.wantFeed(bob, got, []feedWant{{kind: "question", id: qid, op: "put", path: dqPath(bob)}})
+			}
+		}
+		post := func(u user, body map[string]any) func() response {
+			return func() response { return h.dqPost(u, body) }
+		}
+		step(post(ann, map[string]any{"action": "answer", "text": "Paris"}))
+		if got := string(h.dqGet(bob).Body); !strings.Contains(got, `"locked":true`) {
+			t.Fatalf("bob reads ann's answer before his own: %s", got)
+		}
+		step(post(bob, map[string]any{"action": "answer", "text": "Rome"}))
+		conv := h.dqGet(ann).JSON(t)["conversation"].([]any)
+		bobsAnswer := conv[1].(map[string]any)["id"].(string)
+		step(post(ann, map[string]any{"action": "reply", "text": "why Rome?", "replyTo": bobsAnswer}),
+			post(ann, map[string]any{"action": "react", "messageId": bobsAnswer, "reaction": "❤️"}),
+			post(ann, map[string]any{"action": "react", "messageId": bobsAnswer, "reaction": "😂"}))
+		expect(t, h.dqPost(ann, map[string]any{"action": "answer", "text": "again"}), 409, "")
+		if got, _ := h.catchUp(ann, anns, 100); len(got) != 0 {
+			t.Fatalf("a refused answer in the feed: %s", jsonStr(got))
+		}
+		if got, _ := h.catchUpAll(eve, eves, 100); len(got) != 0 {
+			t.Fatalf("a stranger's feed: %s", jsonStr(got))
+		}
+
+		// an unpair: neither reads the couple's question any more
+		expect(t, h.do(POST("/api/users/user/"+ann.ID+"/pairing/unpair", nil).by(ann)), 200, "")
+		for _, u := range []struct {
+			user
+			since string
+		}{{ann, anns}, {bob, bobs}} {
+			got, _ := h.catchUp(u.user, u.since, 100)
+			h.wantFeed(u.user, ofKind(got, "question"), []feedWant{{kind: "question", id: qid, op: "delete"}})
+			expect(t, h.dqGet(u.user), 409, "")
+		}
+	})
+}

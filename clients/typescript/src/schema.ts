@@ -1639,7 +1639,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"] | components["schemas"]["ChangeImage"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"] | components["schemas"]["ChangeImage"] | components["schemas"]["ChangeQuestion"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1782,6 +1782,19 @@ export interface components {
              * @enum {string}
              */
             kind: "profile";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind question: the couple's question of the caller's today, as GET /api/users/user/{userId}/daily-question returns it to the caller (the partner's answer locked until the caller answered, the couple's streak). Each post to its conversation (an answer, a reply, a reaction) puts it to both partners, each with their own read; a partner whose today is another date (far-apart timezones) reads another question and gets nothing. The date's turn to the next question is no write: the app reads the new question over REST. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangeQuestion: {
+            data?: components["schemas"]["DailyQuestionReply"];
+            /** @description the question's id (of the couple's date) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question";
             /** @enum {string} */
             op: "put" | "delete";
         };
