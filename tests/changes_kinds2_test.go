@@ -56,7 +56,7 @@ func TestChangesFeedCarriesTheRelationshipToBothPartners(t *testing.T) {
 				t.Fatalf("%s's relationship: %s", u.ID, got[0].Data)
 			}
 		}
-		if got, _ := h.catchUp(eve, eves, 100); len(got) != 0 {
+		if got, _ := h.catchUpAll(eve, eves, 100); len(got) != 0 {
 			t.Fatalf("a stranger's feed: %s", jsonStr(got))
 		}
 	})
@@ -114,7 +114,7 @@ func TestChangesFeedPairsAndUnpairs(t *testing.T) {
 		expect(t, h.keyed("GET", "/api/messages/list", bob, nil), 200, "[]")
 		expect(t, h.get(eventPath(bob, annsEvent), bob.Token), 404, "")
 		expect(t, h.get(eventPath(bob, bobsEvent), bob.Token), 200, "")
-		if got, _ := h.catchUp(eve, eves, 100); len(got) != 0 {
+		if got, _ := h.catchUpAll(eve, eves, 100); len(got) != 0 {
 			t.Fatalf("a stranger's feed: %s", jsonStr(got))
 		}
 	})

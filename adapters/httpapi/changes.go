@@ -9,7 +9,10 @@ import (
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/changes"
+	"tandem/modules/images"
 	"tandem/modules/partners"
+	"tandem/modules/premium"
+	"tandem/modules/questions"
 )
 
 // RenderChange renders a change's record as the JSON of its REST read
@@ -34,6 +37,12 @@ func renderChangeOnly(rec any) (any, bool) {
 		return profileReply{Success: true, accountJSON: toAccountJSON(r.Account, r.Methods)}, true
 	case partners.Partner: // the partnership: the partnerId of GET .../pairing
 		return partnershipJSON{PartnerID: r.PartnerID}, true
+	case questions.View: // GET .../daily-question (with success; the live events' record has none)
+		return dailyQuestionReply{Success: true, dailyQuestionToday: toDailyQuestionToday(r)}, true
+	case images.Image: // GET .../images/{imageId}
+		return toImageJSON(r), true
+	case premium.Status: // GET .../premiums?action=subscription
+		return subscriptionReply{Success: true, IsPremium: r.IsPremium, Subscription: toSubscriptionJSON(r)}, true
 	}
 	return nil, false
 }

@@ -172,13 +172,16 @@ func (r *NotificationRepo) CountUnread(_ context.Context, userID string) (int, e
 	return n, nil
 }
 
-func (r *NotificationRepo) MarkRead(_ context.Context, userID, id string) error {
+func (r *NotificationRepo) MarkRead(_ context.Context, userID, id string, made func(notifications.Notification)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	list := r.inbox[userID]
 	for i := range list {
 		if list[i].ID == id {
 			list[i].Read = true
+			if made != nil {
+				made(list[i])
+			}
 			return nil
 		}
 	}

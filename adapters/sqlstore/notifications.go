@@ -281,9 +281,24 @@ func (r *NotificationRepo) CountUnread(ctx context.Context, userID string) (int,
 
 // MarkRead matches the row by id and owner; ClientFoundRows (MySQL) makes an
 // already read one count as found.
-func (r *NotificationRepo) MarkRead(ctx context.Context, userID, id string) error {
-	return r.db.execOne(ctx, r.db, r.db.sb.Update("notifications").Set("is_read", true).
-		Where(sq.Eq{"id": id, "user_id": userID}))
+// made, when given, reads the row back in the transaction.
+func (r *NotificationRepo) MarkRead(ctx context.Context, userID, id string, made func(notifications.Notification)) error {
+	mark := r.db.sb.Update("notifications").Set("is_read", true).Where(sq.Eq{"id": id, "user_id": userID})
+	if made == nil {
+		return r.db.execOne(ctx, r.db, mark)
+	}
+	return r.db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := r.db.execOne(ctx, tx, mark); err != nil {
+			return err
+		}
+		var row notificationRow
+		if err := r.db.get(ctx, tx, &row, r.db.sb.Select(notificationColumns...).From("notifications").
+			Where(sq.Eq{"id": id, "user_id": userID})); err != nil {
+			return err
+		}
+		made(row.notification())
+		return nil
+	})
 }
 
 func (r *NotificationRepo) MarkAllRead(ctx context.Context, userID string) (int, error) {

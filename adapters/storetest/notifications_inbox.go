@@ -37,11 +37,15 @@ func (nt notificationSuite) inboxOrderAndRead(t *testing.T) {
 		t.Fatalf("unread %d", n)
 	}
 
-	must(t, r.MarkRead(ctx, "u1", "n2"))
-	must(t, r.MarkRead(ctx, "u1", "n2")) // again is harmless
-	wantKind(t, r.MarkRead(ctx, "u2", "n1"), core.KindNotFound)
-	wantKind(t, r.MarkRead(ctx, "u1", "x1"), core.KindNotFound)
-	wantKind(t, r.MarkRead(ctx, "u1", "nope"), core.KindNotFound)
+	must(t, r.MarkRead(ctx, "u1", "n2", nil))
+	var made notifications.Notification                                                   // the feed's put: the entry as stored, read
+	must(t, r.MarkRead(ctx, "u1", "n2", func(n notifications.Notification) { made = n })) // again is harmless
+	if made.ID != "n2" || made.UserID != "u1" || !made.Read || made.Title != "t-n2" || !made.CreatedAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("the notification MarkRead made: %+v", made)
+	}
+	wantKind(t, r.MarkRead(ctx, "u2", "n1", nil), core.KindNotFound)
+	wantKind(t, r.MarkRead(ctx, "u1", "x1", nil), core.KindNotFound)
+	wantKind(t, r.MarkRead(ctx, "u1", "nope", nil), core.KindNotFound)
 	unread, _ := nt.list(t, r, "u1", true, core.Page{})
 	if nt.ids(unread) != "n3,n1,n4" {
 		t.Fatalf("unread %s", nt.ids(unread))
@@ -79,7 +83,7 @@ func (nt notificationSuite) inboxPages(t *testing.T) {
 		at := now.Add(time.Duration(i/3) * time.Second) // three per second
 		must(t, r.AddNotification(ctx, nt.note(fmt.Sprintf("n%d", i), "u1", at)))
 	}
-	must(t, r.MarkRead(ctx, "u1", "n5"))
+	must(t, r.MarkRead(ctx, "u1", "n5", nil))
 	for _, tc := range []struct {
 		unread bool
 		want   []string
@@ -152,7 +156,7 @@ func (nt notificationSuite) activityCollects(t *testing.T) {
 	add(notifications.Activity{UserID: "u1", From: "u3", Kind: notifications.ActivityMemoryAdded}, "m1", now.Add(quiet+2*time.Minute),
 		"m1", "Your partner added a memory.", true)
 	// a read entry collects no more: the next one starts again at 1
-	must(t, r.MarkRead(ctx, "u1", "n1"))
+	must(t, r.MarkRead(ctx, "u1", "n1", nil))
 	add(memo, "n6", now.Add(quiet+3*time.Minute), "n6", "Your partner added a memory.", false)
 	if ns, _ := nt.list(t, r, "u1", false, core.Page{}); nt.ids(ns) != "n6,m1,n1" || ns[2].Message != "Your partner added 5 memories." {
 		t.Fatalf("inbox %s", nt.ids(ns))

@@ -42,7 +42,7 @@ func (l *storageLimits) set(userID string, bytes int64, label string) {
 
 // limitedService is a service on the fixture's stores with limits in place.
 func limitedService(f *fixture, repo images.Repository, limits images.Limits) *images.Service {
-	return images.NewService(repo, f.blobs, rawImages{}, f.orphans, limits, settings, f.clock, &coretest.SeqIDs{})
+	return images.NewService(repo, f.blobs, rawImages{}, f.orphans, limits, settings, f.clock, &coretest.SeqIDs{}, nil)
 }
 
 func files(bs ...[]byte) []images.File {

@@ -67,7 +67,17 @@ func (s *Service) relink(ctx context.Context, userID, groupID string, us []Updat
 		}
 		changes[i] = Change{ID: u.ID, Key: u.Key}
 	}
-	changed, freed, err := s.repo.Relink(ctx, userID, groupID, changes, s.clock.Now())
+	at := s.clock.Now()
+	feed, err := s.relinkChanges(ctx, userID, groupID, changes, at)
+	if err != nil {
+		return nil, err
+	}
+	var changed []Image
+	var freed []string
+	err = core.WriteWithChanges(ctx, s.bus, feed, func(ctx context.Context) (err error) {
+		changed, freed, err = s.repo.Relink(ctx, userID, groupID, changes, at)
+		return err
+	})
 	switch {
 	case core.IsKind(err, core.KindNotFound) && groupID != "":
 		return nil, errNotInGroup(notFoundID(ctx, s.repo, userID, groupID, changes))

@@ -18,14 +18,15 @@ type Service struct {
 	settings Settings
 	clock    core.Clock
 	ids      core.IDs
-	thumbs   flights // one rendering per missing thumbnail at a time
+	bus      core.Publisher // the feed's changes (core.WriteWithChanges)
+	thumbs   flights        // one rendering per missing thumbnail at a time
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, blobs Blobs, images Processor, report Reporter, limits Limits, settings Settings,
-	clock core.Clock, ids core.IDs) *Service {
+	clock core.Clock, ids core.IDs, bus core.Publisher) *Service {
 	return &Service{repo: repo, blobs: blobs, images: images, report: report, limits: limits, settings: settings,
-		clock: clock, ids: ids}
+		clock: clock, ids: ids, bus: bus}
 }
 
 // Get returns the user's image (404 not_found for an unknown or another user's).
@@ -83,7 +84,12 @@ func (s *Service) Group(ctx context.Context, userID, groupID string) ([]Image, e
 
 // Delete removes the user's image and its file.
 func (s *Service) Delete(ctx context.Context, userID, imageID string) (Image, error) {
-	img, err := s.repo.Delete(ctx, userID, imageID)
+	var img Image
+	gone := []core.Change{core.Delete(userID, core.ChangeImage, imageID)}
+	err := core.WriteWithChanges(ctx, s.bus, gone, func(ctx context.Context) (err error) {
+		img, err = s.repo.Delete(ctx, userID, imageID)
+		return err
+	})
 	if core.IsKind(err, core.KindNotFound) {
 		return Image{}, errNoImage()
 	}
@@ -96,7 +102,15 @@ func (s *Service) Delete(ctx context.Context, userID, imageID string) (Image, er
 
 // DeleteGroup removes the user's images of the group and their files.
 func (s *Service) DeleteGroup(ctx context.Context, userID, groupID string) ([]Image, error) {
-	imgs, err := s.repo.DeleteGroup(ctx, userID, groupID)
+	gone, err := s.groupDeletes(ctx, userID, groupID)
+	if err != nil {
+		return nil, err
+	}
+	var imgs []Image
+	err = core.WriteWithChanges(ctx, s.bus, gone, func(ctx context.Context) (err error) {
+		imgs, err = s.repo.DeleteGroup(ctx, userID, groupID)
+		return err
+	})
 	if core.IsKind(err, core.KindNotFound) {
 		return nil, errNoGroup()
 	}

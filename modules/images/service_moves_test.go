@@ -28,7 +28,7 @@ func TestAddressesMoveWithThePublicURL(t *testing.T) {
 	for range 10 { // past the ids the first service handed out
 		ids.New()
 	}
-	svc := images.NewService(f.repo, f.blobs, rawImages{}, f.orphans, &storageLimits{}, moved, f.clock, ids)
+	svc := images.NewService(f.repo, f.blobs, rawImages{}, f.orphans, &storageLimits{}, moved, f.clock, ids, nil)
 	at := func(what string, imgs ...images.Image) {
 		t.Helper()
 		if len(imgs) == 0 {

@@ -99,7 +99,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewImageRepo(), blobs: &flakyBlobs{Store: memblob.New(), failDelete: map[string]bool{}},
 		orphans: &orphans{}, clock: coretest.NewClock(time.Time{})}
-	f.svc = images.NewService(f.repo, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+	f.svc = images.NewService(f.repo, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{}, nil)
 	return f
 }
 
@@ -306,7 +306,7 @@ func TestARefusedUploadTouchesNoStore(t *testing.T) {
 	t.Parallel()
 	ctrl := gomock.NewController(t)
 	repo, blobs, report := NewMockRepository(ctrl), NewMockBlobs(ctrl), NewMockReporter(ctrl) // any call fails the test
-	svc := images.NewService(repo, blobs, rawImages{}, report, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, blobs, rawImages{}, report, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{}, nil)
 	for _, files := range [][]images.File{
 		nil,
 		{file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes), file(pngBytes)},
@@ -326,7 +326,7 @@ func TestAPresigningStoreIsRedirectedTo(t *testing.T) {
 	presigner := NewMockPresigner(ctrl)
 	store := &presigning{Store: memblob.New(), Presigner: presigner}
 	repo := memory.NewImageRepo()
-	svc := images.NewService(repo, store, rawImages{}, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{})
+	svc := images.NewService(repo, store, rawImages{}, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}), &coretest.SeqIDs{}, nil)
 	up, err := svc.Upload(ctx, "user-1", []images.File{file(pngBytes)})
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 	})
 	t.Run("the records cannot be written", func(t *testing.T) {
 		f := newFixture(t)
-		svc := images.NewService(failingCreate{f.repo}, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(failingCreate{f.repo}, f.blobs, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{}, nil)
 		_, err := svc.Upload(ctx, "user-1", three)
 		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if ids, keys := f.stored(t, "user-1"); len(ids)+len(keys) != 0 {
@@ -105,7 +105,7 @@ func TestUploadLeavesNothingWhenStoringFails(t *testing.T) {
 		f := newFixture(t)
 		f.blobs.failPut = 2
 		var first string
-		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{})
+		svc := images.NewService(f.repo, &firstKeyFails{flakyBlobs: f.blobs, first: &first}, rawImages{}, f.orphans, &storageLimits{}, settings, f.clock, &coretest.SeqIDs{}, nil)
 		_, err := svc.Upload(ctx, "user-1", three)
 		coretest.WantErr(t, err, core.KindUnavailable, "unavailable")
 		if len(f.orphans.keys) != 1 || f.orphans.keys[0] != first {

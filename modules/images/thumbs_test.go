@@ -34,7 +34,7 @@ func newThumbFixture(t *testing.T) (*images.Service, *memblob.Store, *slowImages
 	t.Helper()
 	repo, blobs, proc := memory.NewImageRepo(), memblob.New(), &slowImages{}
 	svc := images.NewService(repo, blobs, proc, &orphans{}, &storageLimits{}, settings, coretest.NewClock(time.Time{}),
-		&coretest.SeqIDs{})
+		&coretest.SeqIDs{}, nil)
 	return svc, blobs, proc, repo
 }
 
@@ -114,7 +114,7 @@ func TestSweepRemovesThumbnailsWithoutTheirImage(t *testing.T) {
 	ctx := context.Background()
 	clock := coretest.NewClock(time.Time{})
 	repo, blobs := memory.NewImageRepo(), memblob.New()
-	svc := images.NewService(repo, blobs, rawImages{}, &orphans{}, &storageLimits{}, settings, clock, &coretest.SeqIDs{})
+	svc := images.NewService(repo, blobs, rawImages{}, &orphans{}, &storageLimits{}, settings, clock, &coretest.SeqIDs{}, nil)
 	up, err := svc.Upload(ctx, "user-1", []images.File{file(pngBytes)})
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,9 @@ func (s *Service) Upload(ctx context.Context, userID string, files []File) (Uplo
 			return Uploaded{}, err
 		}
 	}
-	if err := s.repo.Create(ctx, imgs, limit.Room(total)); err != nil {
+	if err := core.WriteWithChanges(ctx, s.bus, s.puts(userID, imgs...), func(ctx context.Context) error {
+		return s.repo.Create(ctx, imgs, limit.Room(total))
+	}); err != nil {
 		s.discard(ctx, imgs)
 		return Uploaded{}, err
 	}

@@ -315,17 +315,17 @@ func (c *MockRepositoryMarkAllReadCall) DoAndReturn(f func(context.Context, stri
 }
 
 // MarkRead mocks base method.
-func (m *MockRepository) MarkRead(ctx context.Context, userID, id string) error {
+func (m *MockRepository) MarkRead(ctx context.Context, userID, id string, made func(notifications.Notification)) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "MarkRead", ctx, userID, id)
+	ret := m.ctrl.Call(m, "MarkRead", ctx, userID, id, made)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // MarkRead indicates an expected call of MarkRead.
-func (mr *MockRepositoryMockRecorder) MarkRead(ctx, userID, id any) *MockRepositoryMarkReadCall {
+func (mr *MockRepositoryMockRecorder) MarkRead(ctx, userID, id, made any) *MockRepositoryMarkReadCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MarkRead", reflect.TypeOf((*MockRepository)(nil).MarkRead), ctx, userID, id)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MarkRead", reflect.TypeOf((*MockRepository)(nil).MarkRead), ctx, userID, id, made)
 	return &MockRepositoryMarkReadCall{Call: call}
 }
 
@@ -341,13 +341,13 @@ func (c *MockRepositoryMarkReadCall) Return(arg0 error) *MockRepositoryMarkReadC
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockRepositoryMarkReadCall) Do(f func(context.Context, string, string) error) *MockRepositoryMarkReadCall {
+func (c *MockRepositoryMarkReadCall) Do(f func(context.Context, string, string, func(notifications.Notification)) error) *MockRepositoryMarkReadCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRepositoryMarkReadCall) DoAndReturn(f func(context.Context, string, string) error) *MockRepositoryMarkReadCall {
+func (c *MockRepositoryMarkReadCall) DoAndReturn(f func(context.Context, string, string, func(notifications.Notification)) error) *MockRepositoryMarkReadCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -40,7 +40,9 @@ type Repository interface {
 	CountUnread(ctx context.Context, userID string) (int, error)
 	// MarkRead marks one of the user's notifications read (again is
 	// harmless); core.KindNotFound when the user has no notification id.
-	MarkRead(ctx context.Context, userID, id string) error
+	// made (when not nil) is called in the transaction with the
+	// notification as stored (the feed's put).
+	MarkRead(ctx context.Context, userID, id string, made func(Notification)) error
 	// MarkAllRead marks every unread notification of the user read and
 	// returns how many it marked.
 	MarkAllRead(ctx context.Context, userID string) (int, error)

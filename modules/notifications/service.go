@@ -154,7 +154,7 @@ func (s *Service) Notify(ctx context.Context, userID, category, title, message s
 	}
 	n := Notification{ID: s.ids.New(), UserID: userID, Title: title, Message: message, Category: c,
 		CreatedAt: s.clock.Now()}
-	if err := s.repo.AddNotification(ctx, n); err != nil {
+	if err := s.add(ctx, n); err != nil {
 		return Result{}, err
 	}
 	s.announce(ctx, n)
@@ -182,7 +182,7 @@ func (s *Service) Tell(ctx context.Context, userID, category string, m core.Mess
 	if err != nil {
 		return Result{}, err
 	}
-	if err := s.repo.AddNotification(ctx, n); err != nil {
+	if err := s.add(ctx, n); err != nil {
 		return Result{}, err
 	}
 	return s.deliver(ctx, n, settings)
@@ -215,21 +215,32 @@ func (s *Service) NotifyActivity(ctx context.Context, a Activity) (Result, error
 		return Result{}, err
 	}
 	n := Notification{ID: s.ids.New(), UserID: a.UserID, Category: a.Kind.Category(), CreatedAt: s.clock.Now()}
+	locale, err := s.localeOf(ctx, a.UserID)
+	if err != nil {
+		return Result{}, err
+	}
 	var push bool
-	stored, err := s.repo.AddActivity(ctx, a, func(c Collected) Collected {
-		var next Collected
-		next, push = Collect(c, a, n, PushEvery)
-		s.write(next.Entry, "en")
-		return next
+	var made Notification // the entry stored, for the feed's put
+	put := []core.Change{core.PutMade(a.UserID, core.ChangeNotification, func() (string, any) {
+		e := made
+		s.write(&e, locale)
+		return e.ID, e
+	})}
+	var stored Collected
+	err = core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) (err error) {
+		stored, err = s.repo.AddActivity(ctx, a, func(c Collected) Collected {
+			var next Collected
+			next, push = Collect(c, a, n, PushEvery)
+			s.write(next.Entry, "en")
+			made = *next.Entry
+			return next
+		})
+		return err
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	entry := *stored.Entry
-	locale, err := s.localeOf(ctx, a.UserID)
-	if err != nil {
-		return Result{}, err
-	}
 	s.write(&entry, locale)
 	s.announce(ctx, entry)
 	if !push {
@@ -316,25 +327,6 @@ func unreadKey(userID string) string { return "notifications.unread:" + userID }
 // rest. Without a memo it does nothing.
 func RememberUnread(ctx context.Context, userID string, n int) {
 	core.Remember(ctx, unreadKey(userID), n, nil)
-}
-
-// MarkRead marks one of the user's notifications read; 404 not_found for an
-// unknown id or another user's.
-func (s *Service) MarkRead(ctx context.Context, userID, notificationID string) error {
-	if strings.TrimSpace(notificationID) == "" {
-		return core.Required("notificationId")
-	}
-	err := s.repo.MarkRead(ctx, userID, notificationID)
-	if core.IsKind(err, core.KindNotFound) {
-		return errNotificationNotFound()
-	}
-	return err
-}
-
-// MarkAllRead marks every unread notification of the user read and returns
-// how many there were.
-func (s *Service) MarkAllRead(ctx context.Context, userID string) (int, error) {
-	return s.repo.MarkAllRead(ctx, userID)
 }
 
 // RegisterDevice registers a push token for the user. The same token again

@@ -84,7 +84,7 @@ func TestQuotaFollowsThePremiumState(t *testing.T) {
 		FreeLimits:    premium.Limits{"memories": json.Number("3"), "storage": "1MB"},
 		PremiumLimits: premium.Limits{"memories": json.Number("30"), "storage": "1GB"},
 	}
-	svc := premium.NewService(memory.NewPremiumRepo(), partners, purchases.NewTrust(), purchases.NewTrust(), policy, clock)
+	svc := premium.NewService(memory.NewPremiumRepo(), partners, purchases.NewTrust(), purchases.NewTrust(), policy, clock, nil)
 	now := clock.Now()
 	if err := svc.Subscribe(ctx, "payer", premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.AddDate(0, 1, 0)}); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"tandem/core"
 )
@@ -16,13 +17,14 @@ type Service struct {
 	notifications NotificationReader
 	policy        Policy
 	clock         core.Clock
+	bus           core.Publisher // the feed's changes (core.WriteWithChanges)
 }
 
 // NewService is a plain constructor, usable without fx.
 func NewService(repo Repository, partners Partners, verifier PurchaseVerifier, notifications NotificationReader,
-	policy Policy, clock core.Clock) *Service {
+	policy Policy, clock core.Clock, bus core.Publisher) *Service {
 	return &Service{repo: repo, partners: partners, verifier: verifier, notifications: notifications, policy: policy,
-		clock: clock}
+		clock: clock, bus: bus}
 }
 
 // Status is a user's premium as of the clock's now.
@@ -47,34 +49,53 @@ type Status struct {
 // current partner's. Nothing inherited is ever stored, so it ends with the
 // partnership or with the partner's subscription by itself.
 func (s *Service) Status(ctx context.Context, userID string) (Status, error) {
-	now := s.clock.Now()
 	own, hasOwn, err := s.find(ctx, userID)
 	if err != nil {
 		return Status{}, err
 	}
+	now := s.clock.Now()
 	if hasOwn && own.Grants(now) {
-		return Status{IsPremium: true, Source: SourceDirect, Subscription: &own, InForce: true}, nil
+		return statusOf(now, &own, "", nil), nil
 	}
 	partnerID, paired, err := s.partners.PartnerOf(ctx, userID)
 	if err != nil {
 		return Status{}, err
 	}
+	var theirs *Subscription
 	if paired {
-		theirs, found, err := s.find(ctx, partnerID)
+		sub, found, err := s.find(ctx, partnerID)
 		if err != nil {
 			return Status{}, err
 		}
-		if found && theirs.Grants(now) {
-			theirs.BillingID, theirs.Meta = "", json.RawMessage("{}") // the partner's billing stays theirs
-			return Status{IsPremium: true, Source: SourcePartner, PartnerID: partnerID, Subscription: &theirs,
-				InForce: true, Inherited: true}, nil
+		if found {
+			theirs = &sub
 		}
 	}
-	st := Status{Source: SourceNone}
-	if hasOwn {
-		st.Subscription = &own
+	if !hasOwn {
+		return statusOf(now, nil, partnerID, theirs), nil
 	}
-	return st, nil
+	return statusOf(now, &own, partnerID, theirs), nil
+}
+
+// statusOf is the premium of a user whose own subscription is own (nil:
+// none) and whose partner partnerID ("" unpaired) holds theirs (nil: none).
+func statusOf(now time.Time, own *Subscription, partnerID string, theirs *Subscription) Status {
+	if own != nil && own.Grants(now) {
+		o := *own
+		return Status{IsPremium: true, Source: SourceDirect, Subscription: &o, InForce: true}
+	}
+	if partnerID != "" && theirs != nil && theirs.Grants(now) {
+		t := *theirs
+		t.BillingID, t.Meta = "", json.RawMessage("{}") // the partner's billing stays theirs
+		return Status{IsPremium: true, Source: SourcePartner, PartnerID: partnerID, Subscription: &t,
+			InForce: true, Inherited: true}
+	}
+	st := Status{Source: SourceNone}
+	if own != nil {
+		o := *own
+		st.Subscription = &o
+	}
+	return st
 }
 
 // Limits returns the limits object that applies to the user.
@@ -122,7 +143,12 @@ func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 	}
 	now := s.clock.Now()
 	sub := Subscription{UserID: userID, IsActive: true, LastRenewed: now, Meta: meta, CreatedAt: now, UpdatedAt: now}
-	return s.repo.Put(ctx, sub.withPurchase(p))
+	sub = sub.withPurchase(p)
+	cs, err := s.changes(ctx, userID, func() *Subscription { return &sub })
+	if err != nil {
+		return err
+	}
+	return core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Put(ctx, sub) })
 }
 
 // Update changes the given fields of the user's subscription (404 not_found
@@ -148,16 +174,25 @@ func (s *Service) Update(ctx context.Context, userID string, p Patch) error {
 		return err
 	}
 	now := s.clock.Now()
-	_, err = s.repo.Update(ctx, userID, func(sub *Subscription) error {
-		if verified.EndDate.After(sub.EndDate) {
-			sub.LastRenewed = now
-		}
-		*sub = sub.withPurchase(verified)
-		if p.Meta != nil {
-			sub.Meta = want.Meta
-		}
-		sub.UpdatedAt = now
-		return nil
+	var made Subscription
+	cs, err := s.changes(ctx, userID, func() *Subscription { return &made })
+	if err != nil {
+		return err
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		_, err := s.repo.Update(ctx, userID, func(sub *Subscription) error {
+			if verified.EndDate.After(sub.EndDate) {
+				sub.LastRenewed = now
+			}
+			*sub = sub.withPurchase(verified)
+			if p.Meta != nil {
+				sub.Meta = want.Meta
+			}
+			sub.UpdatedAt = now
+			made = *sub
+			return nil
+		})
+		return err
 	})
 	if core.IsKind(err, core.KindNotFound) {
 		return errNoPremium() // deleted meanwhile
@@ -170,9 +205,18 @@ func (s *Service) Update(ctx context.Context, userID string, p Patch) error {
 // the partner's.
 func (s *Service) Cancel(ctx context.Context, userID string) error {
 	now := s.clock.Now()
-	_, err := s.repo.Update(ctx, userID, func(sub *Subscription) error {
-		sub.IsActive, sub.Cancelled, sub.UpdatedAt = false, true, now
-		return nil
+	var made Subscription
+	cs, err := s.changes(ctx, userID, func() *Subscription { return &made })
+	if err != nil {
+		return err
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		_, err := s.repo.Update(ctx, userID, func(sub *Subscription) error {
+			sub.IsActive, sub.Cancelled, sub.UpdatedAt = false, true, now
+			made = *sub
+			return nil
+		})
+		return err
 	})
 	if core.IsKind(err, core.KindNotFound) {
 		return errNoPremium()

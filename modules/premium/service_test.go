@@ -35,7 +35,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{repo: memory.NewPremiumRepo(), partners: coretest.NewCouples(), clock: coretest.NewClock(time.Time{})}
-	f.svc = premium.NewService(f.repo, f.partners, purchases.NewTrust(), purchases.NewTrust(), policy, f.clock)
+	f.svc = premium.NewService(f.repo, f.partners, purchases.NewTrust(), purchases.NewTrust(), policy, f.clock, nil)
 	return f
 }
 
@@ -343,8 +343,10 @@ func TestOwnPremiumDoesNotConsultThePartner(t *testing.T) {
 	partners := NewMockPartners(ctrl) // any call fails the test
 	repo := memory.NewPremiumRepo()
 	clock := coretest.NewClock(time.Time{})
-	svc := premium.NewService(repo, partners, purchases.NewTrust(), purchases.NewTrust(), policy, clock)
+	svc := premium.NewService(repo, partners, purchases.NewTrust(), purchases.NewTrust(), policy, clock, nil)
 	now := clock.Now()
+	// the write asks once: its feed's readers (a partner whose premium it may change)
+	partners.EXPECT().PartnerOf(gomock.Any(), "u1").Return("", false, nil).Times(1)
 	if err := svc.Subscribe(context.Background(), "u1", premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +368,7 @@ func TestWritesStoreWhatTheVerifierVouchesFor(t *testing.T) {
 	verifier := NewMockPurchaseVerifier(ctrl)
 	repo := memory.NewPremiumRepo()
 	clock := coretest.NewClock(time.Time{})
-	svc := premium.NewService(repo, coretest.NewCouples(), verifier, purchases.NewTrust(), policy, clock)
+	svc := premium.NewService(repo, coretest.NewCouples(), verifier, purchases.NewTrust(), policy, clock, nil)
 	now := clock.Now()
 	claimed := premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.AddDate(1, 0, 0), BillingID: "receipt", Platform: "ios"}
 	storeEnd := now.AddDate(0, 1, 0) // the store only vouches for a month

@@ -49,7 +49,7 @@ type storeFixture struct {
 func newStoreFixture() *storeFixture {
 	f := &storeFixture{repo: memory.NewPremiumRepo(), clock: coretest.NewClock(time.Time{}),
 		store: &fakeStore{byProof: map[string]premium.Purchase{}, events: map[string]premium.StoreEvent{}}}
-	f.svc = premium.NewService(f.repo, coretest.NewCouples(), f.store, f.store, policy, f.clock)
+	f.svc = premium.NewService(f.repo, coretest.NewCouples(), f.store, f.store, policy, f.clock, nil)
 	return f
 }
 

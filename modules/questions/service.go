@@ -137,7 +137,7 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 			return View{}, errAnsweredAlready()
 		}
 		m.Kind, m.Text = KindAnswer, p.Text
-		err := s.repo.AddMessage(ctx, m)
+		err := s.post(ctx, c, d, msgs, m, func(ctx context.Context) error { return s.repo.AddMessage(ctx, m) })
 		if core.IsKind(err, core.KindConflict) {
 			return View{}, errAnsweredAlready() // a concurrent answer of the same user won
 		}
@@ -156,7 +156,7 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 			}
 		}
 		m.Kind, m.Text, m.ReplyTo = KindReply, p.Text, p.ReplyTo
-		if err := s.repo.AddMessage(ctx, m); err != nil {
+		if err := s.post(ctx, c, d, msgs, m, func(ctx context.Context) error { return s.repo.AddMessage(ctx, m) }); err != nil {
 			return View{}, err
 		}
 	case React:
@@ -168,7 +168,8 @@ func (s *Service) Act(ctx context.Context, userID string, p Post) (View, error) 
 			return View{}, err
 		}
 		m.Kind, m.Reaction, m.MessageID = KindReaction, p.Reaction, p.MessageID
-		if _, err := s.repo.React(ctx, m); err != nil {
+		react := func(ctx context.Context) error { _, err := s.repo.React(ctx, m); return err }
+		if err := s.post(ctx, c, d, msgs, m, react); err != nil {
 			return View{}, err
 		}
 	}

@@ -1639,7 +1639,7 @@ export interface components {
             title?: string;
         };
         /** @description One change of the feed: a put (data: the record as its REST read returns it to the caller) or a delete (no data) of the record kind/id. Applied by kind and id, in order, the changes leave an app with what a full refetch returns. New kinds are additions: an app skips a kind it does not know. */
-        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"];
+        Change: components["schemas"]["ChangeMessage"] | components["schemas"]["ChangeMemory"] | components["schemas"]["ChangeEvent"] | components["schemas"]["ChangeMood"] | components["schemas"]["ChangeProfile"] | components["schemas"]["ChangeRelationship"] | components["schemas"]["ChangePairing"] | components["schemas"]["ChangePartnership"] | components["schemas"]["ChangePremium"] | components["schemas"]["ChangeNotification"] | components["schemas"]["ChangeImage"] | components["schemas"]["ChangeQuestion"];
         /** @description kind event: a calendar event of the caller or of the current partner, as GET /api/users/user/{userId}/events/{eventId} returns it to the caller (isPartnerEvent included; both partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeEvent: {
             data?: components["schemas"]["CalendarEvent"] & {
@@ -1665,6 +1665,19 @@ export interface components {
             hasMore: boolean;
             /** @constant */
             success: true;
+        };
+        /** @description kind image: one of the caller's images, as GET /api/users/user/{userId}/images/{imageId} returns it; its owner's only (every image route is the caller's own). An upload puts each image it stores; an update (PUT of one image, or of a group's) puts each image it changed and deletes the upload's image whose file a changed image took over; a delete (of one image, or of a group) deletes. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangeImage: {
+            data?: components["schemas"]["Image"];
+            /** @description the image's _id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "image";
+            /** @enum {string} */
+            op: "put" | "delete";
         };
         /** @description kind memory: one of the caller's memories, as GET /api/users/user/{userId}/memories/{memoryId} returns it (the owner's only: memories are private). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeMemory: {
@@ -1705,6 +1718,19 @@ export interface components {
             /** @enum {string} */
             op: "put" | "delete";
         };
+        /** @description kind notification: an entry of the caller's inbox, as GET /api/users/user/{userId}/notifications lists it (its item of notifications), written in the caller's language at the write; its owner's only (only the recipient reads an inbox). A notification saved, an activity entry counted once more, one marked read and each one a mark-all-read marks (one put per notification) put it. put: data is exactly the item that REST read lists to the caller now. */
+        ChangeNotification: {
+            data?: components["schemas"]["Notification"];
+            /** @description the notification's id */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "notification";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
         /** @description kind pairing: the caller's pairing status, as GET /api/users/user/{userId}/pairing returns it: put when the caller makes a pairing code, connects (both partners) or unpairs (both ex-partners). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangePairing: {
             data?: components["schemas"]["PairingStatus"];
@@ -1733,6 +1759,19 @@ export interface components {
             /** @enum {string} */
             op: "put" | "delete";
         };
+        /** @description kind premium: the caller's premium, as GET /api/users/user/{userId}/premiums?action=subscription returns it (the status's action=status form carries a message in the caller's language, which the feed cannot know). A write of the caller's own subscription (create, subscribe, update, cancel, deactivate) puts it; so does one of the partner's when the caller's premium is the partner's (shared), and an unpair that ends an inherited premium. A premium that lapses with time (its endDate passed) and a store's notification are not recorded: a refetch of the subscription read tells. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangePremium: {
+            data?: components["schemas"]["PremiumSubscriptionReply"];
+            /** @description the caller's own user id (one premium per user) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "premium";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
         /** @description kind profile: the caller's profile, as GET /api/users/user/{userId} returns it (its owner's only: every profile route is the caller's own). put: data is exactly the JSON that REST read returns to the caller now; delete: the record is gone or no longer readable by the caller (no data). */
         ChangeProfile: {
             data?: components["schemas"]["Profile"];
@@ -1743,6 +1782,19 @@ export interface components {
              * @enum {string}
              */
             kind: "profile";
+            /** @enum {string} */
+            op: "put" | "delete";
+        };
+        /** @description kind question: the couple's question of the caller's today, as GET /api/users/user/{userId}/daily-question returns it to the caller (the partner's answer locked until the caller answered, the couple's streak). Each post to its conversation (an answer, a reply, a reaction) puts it to both partners, each with their own read; a partner whose today is another date (far-apart timezones) reads another question and gets nothing. The date's turn to the next question is no write: the app reads the new question over REST. put: data is exactly the JSON that REST read returns to the caller now. */
+        ChangeQuestion: {
+            data?: components["schemas"]["DailyQuestionReply"];
+            /** @description the question's id (of the couple's date) */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question";
             /** @enum {string} */
             op: "put" | "delete";
         };

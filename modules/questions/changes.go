@@ -1,0 +1,105 @@
+package questions
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"tandem/core"
+)
+
+// The feed's question (issue 47): a post to the conversation of the
+// couple's question (an answer, a reply, a reaction) puts the question to
+// both partners, each as their own GET .../daily-question returns it (the
+// partner's answer locked for a reader who has not answered, the couple's
+// streak), keyed by the question's id. As announce, a partner whose today
+// is another date reads another question: nothing for them.
+
+// postChanges are the feed's puts of m posted to d, whose conversation
+// was msgs: the views after the write, computed from what it adds.
+func (s *Service) postChanges(ctx context.Context, c couple, d Daily, msgs []Message, m Message) ([]core.Change, error) {
+	after := withPost(msgs, m)
+	loc, err := s.users.Location(ctx, c.partnerID)
+	if err != nil {
+		return nil, err
+	}
+	theirs := core.Today(s.clock.Now(), loc)
+	today := c.today
+	if theirs.Before(today) {
+		today = theirs
+	}
+	days, err := s.repo.AnsweredByBoth(ctx, c.partnershipID)
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind == KindAnswer && answered(c.partnerID, msgs) && !slices.Contains(days, d.Date) {
+		days = append(slices.Clone(days), d.Date)
+		slices.SortFunc(days, func(a, b core.Date) int { return a.Time().Compare(b.Time()) })
+	}
+	streak := StreakOf(days, today)
+	var cs []core.Change
+	for _, r := range []struct {
+		user   string
+		today  core.Date
+		locale string
+	}{{m.UserID, c.today, c.locale}, {c.partnerID, theirs, ""}} {
+		if r.today != d.Date {
+			continue
+		}
+		if r.locale == "" {
+			if r.locale, err = s.users.Locale(ctx, r.user); err != nil {
+				return nil, err
+			}
+		}
+		v := s.viewFor(r.locale, r.user, d, after)
+		v.Streak = streak
+		cs = append(cs, core.Put(r.user, core.ChangeQuestion, d.ID, v))
+	}
+	return cs, nil
+}
+
+// withPost is msgs with m stored, in the store's order (by time to the
+// millisecond, then id): an answer or a reply added, a reaction added or
+// replacing the poster's reaction to the same item (its id kept, m's time).
+func withPost(msgs []Message, m Message) []Message {
+	out, replaced := slices.Clone(msgs), false
+	if m.Kind == KindReaction {
+		for i, o := range out {
+			if o.Kind == KindReaction && o.UserID == m.UserID && o.MessageID == m.MessageID {
+				o.Reaction, o.CreatedAt = m.Reaction, m.CreatedAt
+				out[i], replaced = o, true
+			}
+		}
+	}
+	if !replaced {
+		out = append(out, m)
+	}
+	slices.SortStableFunc(out, func(a, b Message) int {
+		if c := cmp.Compare(a.CreatedAt.UnixMilli(), b.CreatedAt.UnixMilli()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// post runs write, the store's of m, with its feed's puts.
+func (s *Service) post(ctx context.Context, c couple, d Daily, msgs []Message, m Message, write func(context.Context) error) error {
+	cs, err := s.postChanges(ctx, c, d, msgs, m)
+	if err != nil {
+		return err
+	}
+	return core.WriteWithChanges(ctx, s.bus, cs, write)
+}
+
+// LostWith are the deletes, for reader, of the questions of the
+// partnership: without it, GET .../daily-question is 409 and the history
+// holds none of them (core.SharedData). Every date the couple opened, to
+// the latest any timezone has reached.
+func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	until := core.Today(s.clock.Now().Add(48*time.Hour), time.UTC)
+	return core.EveryPage(func(p core.Page) ([]Daily, string, error) {
+		return s.repo.History(ctx, partnershipID, until, p)
+	}, func(d Daily) core.Change { return core.Delete(reader, core.ChangeQuestion, d.ID) })
+}
