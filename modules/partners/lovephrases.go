@@ -10,9 +10,8 @@ import (
 // A couple choosing a connection code reaches for the words they say to each
 // other, and so does whoever guesses it: "iloveyou_forever", "mi_amor_2024",
 // "ichliebedich". zxcvbn knows English passwords; these lists add the love
-// phrases of every language Tandem speaks (en, de, fr, es, pt-BR, ja, ru:
-// adapters/i18n/catalogs), and of a few more languages a guesser tries
-// early (it, nl, zh, ko). Each entry is written as people write it;
+// phrases of every language Tandem speaks (en, de, fr, es, it, nl, pl,
+// pt-BR, ru, tr, ja, ko, zh: adapters/i18n/catalogs). Each entry is written as people write it;
 // foldLove makes it what a code can hold (lower case, no accents,
 // separators or apostrophes), so one entry covers "te amo", "te_amo",
 // "Te-Amo" and "teamo". Japanese, Chinese, Korean and Russian come in their
@@ -77,6 +76,12 @@ var loveWords = []string{
 	// Korean
 	"사랑해", "사랑해요", "사랑", "자기야", "여보", "saranghae", "saranghaeyo", "sarang", "nae sarang",
 	"jagiya", "jagi", "yeobo",
+	// Polish
+	"kocham cię", "kocham cie", "kocham", "kochanie", "kochana", "kochany", "skarbie", "skarb", "misiu",
+	"misiaczek", "żabko", "słoneczko", "tęsknię", "moja miłość", "miłość", "na zawsze",
+	// Turkish
+	"seni seviyorum", "seviyorum", "aşkım", "aşk", "canım", "bir tanem", "sevgilim", "hayatım",
+	"tatlım", "bebeğim", "özledim", "seni özledim", "sonsuza dek",
 }
 
 var loveFillers = []string{

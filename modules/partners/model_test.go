@@ -238,12 +238,14 @@ func TestConnectionCodeLovePhrases(t *testing.T) {
 		{"ya-tebya-lyublyu", true},
 		{"lyublyu-tebya-navsegda", true},
 		{"moya-lyubov-2022", true},
-		// Italian, Dutch, Chinese, Korean
+		// Italian, Dutch, Chinese, Korean, Polish, Turkish
 		{"ti-amo-amore-mio", true},
 		{"tiamo-per-sempre", true},
 		{"ik-hou-van-jou", true},
 		{"woaini-1314", true},
 		{"saranghae-yeobo", true},
+		{"kocham_cie_kochanie", true},
+		{"seni-seviyorum-2024", true},
 		// digits beside the phrases: a year, a date, eight at most
 		{"teamo-83920571", true},
 		// passes: enough random characters or digits beside a love word,
