@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"tandem/modules/changes"
 )
 
 // The live stream follows the durable change feed (issue 47): every stream
@@ -80,10 +82,10 @@ func TestStreamResumesFromTheFeedAfterARestart(t *testing.T) {
 	})
 }
 
-// A gap longer than the process keeps (its last 100 events) is still
-// resumed from the feed, in order; the id of an ordinary event of that age
-// gets a reset.
-func TestStreamResumesFromTheFeedPastTheReplayBuffer(t *testing.T) {
+// Every event's id is a feed cursor: a resume from an ordinary event's id
+// is served from the feed like one from a change's, after a gap of any
+// length (here more changes than one read of the feed takes), in order.
+func TestStreamResumesFromAnyEventsID(t *testing.T) {
 	eachProfileAndBus(t, func(t *testing.T, h *harness) {
 		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
 		h.pair(ann, bob)
@@ -92,26 +94,27 @@ func TestStreamResumesFromTheFeedPastTheReplayBuffer(t *testing.T) {
 		change := s.expectEvent(time.Second, "change", "")
 		live := s.expectEvent(time.Second, "message.sent", "")
 		s.cancel()
-		const n = 120 // past DefaultStreamConfig.ReplayMax
+		if _, err := changes.ParseCursor(live.ID); err != nil {
+			t.Fatalf("the message.sent event's id %q is no feed cursor: %v", live.ID, err)
+		}
+		if p := h.feed(bob, live.ID, ""); len(withoutKind(p.Changes, "notification")) != 0 {
+			t.Fatalf("the feed after the live event's id holds its own write: %+v", p)
+		}
+		n := changes.MaxLimit/2 + 10 // with their notifications, more than one read of the feed
 		ids, ats := make([]string, n), make([]int64, n)
 		for i := range n {
 			ats[i] = h.Clock.Now().UnixMilli()
 			ids[i] = h.sendMessage(ann, "m"+strconv.Itoa(i))
 		}
-		time.Sleep(50 * time.Millisecond) // the bus has delivered them to the buffer
-		lost := h.openStream(bob, live.ID)
-		lost.expectEvent(time.Second, "reset", `{}`)
-		lost.cancel()
-
-		again := h.openStream(bob, change.ID)
-		for i := range n {
-			e := again.nextBut(time.Second, isNotificationChange)
-			if e.Type != "change" {
-				t.Fatalf("event %d: %+v", i, e)
+		for _, from := range []sseEvent{live, change} {
+			again := h.openStream(bob, from.ID)
+			for i := range n {
+				e := again.nextBut(time.Second, liveOrInbox)
+				sameJSON(t, json.RawMessage(e.Data), messageChange(ids[i], "m"+strconv.Itoa(i), ann, ats[i]))
 			}
-			sameJSON(t, json.RawMessage(e.Data), messageChange(ids[i], "m"+strconv.Itoa(i), ann, ats[i]))
+			again.noneBut(100*time.Millisecond, liveOrInbox)
+			again.cancel()
 		}
-		again.noneBut(100*time.Millisecond, isNotificationChange)
 	}, withUnboundedWrites())
 }
 
@@ -159,6 +162,22 @@ func (s *sse) nextOf(d time.Duration, types ...string) sseEvent {
 func isNotificationChange(e sseEvent) bool {
 	var c struct{ Kind string }
 	return e.Type == "change" && json.Unmarshal([]byte(e.Data), &c) == nil && c.Kind == "notification"
+}
+
+// expectChange fails unless the next event within d, passing over the inbox
+// entries' changes and the live events, is a change with exactly this JSON.
+func (s *sse) expectChange(d time.Duration, data string) sseEvent {
+	s.t.Helper()
+	e := s.nextBut(d, liveOrInbox)
+	expect(s.t, response{Status: 200, Body: []byte(e.Data)}, 200, data)
+	return e
+}
+
+// liveOrInbox says whether e is a live event (not a change: on NATS one
+// published before a resume may still come after it) or an inbox entry's
+// change. A reset is neither: never passed over.
+func liveOrInbox(e sseEvent) bool {
+	return e.Type != "change" && e.Type != "reset" || isNotificationChange(e)
 }
 
 // nextBut is the next event within d that skip does not pass over.

@@ -34,45 +34,34 @@ func (h *Streams) open(c *fiber.Ctx) error {
 	if len(lastID) > maxLastEventID {
 		return core.TooLong("Last-Event-ID", maxLastEventID)
 	}
-	feedID := isFeedCursor(lastID) // resumed from the feed, not the replay buffer
-	ringID := lastID
-	if feedID {
-		ringID = ""
-	}
-	s, backlog, reset, err := h.attach(c.Params("userId"), accounts.HashToken(token), ringID)
+	s, err := h.attach(c.Params("userId"), accounts.HashToken(token))
 	if err != nil {
 		return err
 	}
-	cursor := ""
-	if feedID {
-		cursor = lastID
-	}
-	expired, err := h.position(c.UserContext(), s, cursor)
+	reset, err := h.position(c.UserContext(), s, lastID)
 	if err != nil {
 		h.detach(s)
 		return err
 	}
-	reset = reset || expired
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer h.detach(s)
-		h.serve(&sseWriter{w: w, conn: conn, timeout: h.write}, s, backlog, reset, p.ExpiresAt)
+		h.serve(&sseWriter{w: w, conn: conn, timeout: h.write}, s, reset, p.ExpiresAt)
 	})
 	return nil
 }
 
 // serve writes the stream until it ends, its token expires or the client is
-// gone. The token was checked once, at open: without the timer a stream
-// would go on carrying the partner's life long after its token died.
-func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool, expires time.Time) {
+// gone: first what the feed holds after the position, then each event as
+// the bus brings it, after the feed's changes before it. The token was
+// checked once, at open: without the timer a stream would go on carrying
+// the partner's life long after its token died.
+func (h *Streams) serve(w *sseWriter, s *stream, reset bool, expires time.Time) {
 	w.raw(": connected\nretry: 3000\n\n")
 	if reset {
 		w.raw("event: reset\ndata: {}\n\n")
-	}
-	for _, e := range backlog {
-		w.event(e)
 	}
 	h.follow(w, s)
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
@@ -87,15 +76,12 @@ func (h *Streams) serve(w *sseWriter, s *stream, backlog []liveEvent, reset bool
 	for w.flush() == nil {
 		select {
 		case e := <-s.events:
-			if e.ID == "" { // resetEvent: every event from the bus has an id
-				w.raw("event: reset\ndata: {}\n\n")
-				if h.confirmed(s) {
-					h.follow(w, s) // what the gap may have kept from the bus is in the feed
-				}
+			if !h.confirmed(s) {
 				continue
 			}
-			if h.confirmed(s) {
-				h.follow(w, s) // the write's changes first: they committed before it was published
+			h.follow(w, s) // the write's changes first: they committed before it was published
+			if e.Type != catchUp.Type {
+				e.ID = s.cursor() // a resume from this event reads the feed after what was written
 				w.event(e)
 			}
 		case <-heartbeat.C:

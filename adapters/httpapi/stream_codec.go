@@ -14,8 +14,8 @@ import (
 )
 
 // liveEvent is one event for one reader, as it travels on core.TopicLive:
-// every process hears it, keeps it for resumes and writes it to the
-// reader's streams it serves.
+// every process hears it and writes it to the reader's streams it serves,
+// with the feed's cursor as its SSE id (stream_feed.go).
 type liveEvent struct {
 	ID   string          `json:"id"`
 	User string          `json:"user"`
@@ -108,7 +108,7 @@ func splitLive(b []byte) (e liveEvent, ok bool) {
 	if isJSONSpace(e.Data[0]) || isJSONSpace(e.Data[len(e.Data)-1]) || !json.Valid(e.Data) {
 		return liveEvent{}, false
 	}
-	e.Data = bytes.Clone(e.Data) // kept for resumes: not the bus's buffer
+	e.Data = bytes.Clone(e.Data) // queued for the streams: not the bus's buffer
 	return e, true
 }
 

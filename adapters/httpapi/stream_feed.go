@@ -1,11 +1,14 @@
 // This file is how the live stream follows the durable change feed (issue
 // 47): every stream writes the changes of its user's feed, in commit order,
-// as `change` events whose id is the feed cursor after the change. A
-// Last-Event-ID that is a feed cursor resumes from the feed (the changes
-// after it, then live) on any process, after any gap: a restart, a bus
-// outage, days offline. The feed is read when the stream opens and again
-// before each event the bus brings for the user (a write's events are
-// published after its commit, so its changes are in the feed by then).
+// as `change` events whose id is the feed cursor after the change; every
+// other event goes out with the cursor of the changes written before it.
+// So every id is a feed cursor, and a Last-Event-ID resumes from the feed
+// (the changes after it, then live) on any process, after any gap: a
+// restart, a bus outage, days offline. The feed is read when the stream
+// opens, again before each event the bus brings for the user (a write's
+// events are published after its commit, so its changes are in the feed by
+// then), and at once after a bus gap. The other events are live news: the
+// feed's changes are the record an app resumes from.
 
 package httpapi
 
@@ -28,31 +31,29 @@ const followPage = changes.MaxLimit
 
 // position is where s starts following the feed, read after attach (so a
 // change committed after this read reaches s as a bus event first): after
-// the change a feed cursor names, or the feed's current end. reset is true
-// for a cursor the feed no longer serves to this user (410 cursor_expired
-// on GET .../changes: another user's, or past the retention).
-func (h *Streams) position(ctx context.Context, s *stream, cursor string) (reset bool, err error) {
-	if cursor != "" {
-		c, err := h.feed.Resume(s.user, cursor)
+// the change the Last-Event-ID names, or the feed's current end. reset is
+// true for an id the feed does not serve to this user (410 cursor_expired
+// on GET .../changes: another user's, past the retention, or no cursor of
+// the feed at all, as the event ids of an earlier release).
+func (h *Streams) position(ctx context.Context, s *stream, lastID string) (reset bool, err error) {
+	if lastID != "" {
+		c, err := h.feed.Resume(s.user, lastID)
 		switch {
 		case err == nil:
-			s.after = c.Seq
+			s.after, s.at = c.Seq, c.At
 			return false, nil
-		case !core.IsKind(err, core.KindGone):
+		case !core.IsKind(err, core.KindGone) && !core.IsKind(err, core.KindInvalid):
 			return false, err
 		}
 		reset = true
 	}
+	s.at = h.clock.Now()
 	s.after, err = h.feed.Head(ctx, s.user)
 	return reset, err
 }
 
-// isFeedCursor says whether a Last-Event-ID is one of the feed's cursors
-// (the others are the ids of events kept in this process's replay buffer).
-func isFeedCursor(id string) bool {
-	_, err := changes.ParseCursor(id)
-	return id != "" && err == nil
-}
+// cursor is the feed cursor after what s wrote: the id of its next event.
+func (s *stream) cursor() string { return changes.NewCursor(s.user, s.after, s.at).String() }
 
 // follow writes the changes of s's feed after s.after, page by page. A read
 // that fails is logged and tried again before the next event: what was not
@@ -64,6 +65,7 @@ func (h *Streams) follow(w *sseWriter, s *stream) {
 			return
 		default:
 		}
+		readAt := h.clock.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), recheckTimeout)
 		cs, err := h.feed.Tail(ctx, s.user, s.after, followPage)
 		cancel()
@@ -78,9 +80,13 @@ func (h *Streams) follow(w *sseWriter, s *stream) {
 				return
 			}
 			w.event(liveEvent{ID: changes.CursorOf(s.user, c), Type: liveChange, Data: data})
-			s.after = c.Seq
+			s.after, s.at = c.Seq, c.At
 		}
-		if len(cs) < followPage || w.flush() != nil {
+		if len(cs) < followPage {
+			s.at = readAt // caught up: whatever follows is younger than this read
+			return
+		}
+		if w.flush() != nil {
 			return
 		}
 	}

@@ -1,7 +1,7 @@
 // This file is the live stream's hub: the core.Live listener that
 // publishes each reader's event on the bus, the bus subscription that fans
-// events out to this process's open streams, the replay buffers a resume is
-// served from, and the caps. How an event is encoded on the bus is
+// events out to this process's open streams, and the caps. A resume is
+// served from the durable change feed (stream_feed.go), not from memory. How an event is encoded on the bus is
 // stream_codec.go's; how a stream is written to its connection is
 // stream.go's; the token rechecks that end a stream are stream_recheck.go's;
 // how a stream follows the change feed is stream_feed.go's.
@@ -28,23 +28,16 @@ import (
 // StreamConfig sizes the live partner streams of one process.
 type StreamConfig struct {
 	Heartbeat time.Duration // a comment line this often keeps proxies and NATs from closing an idle stream
-	ReplayMax int           // events kept per user for Last-Event-ID
-	ReplayAge time.Duration // and for at most this long
 	PerUser   int           // open streams per user; a new one beyond ends the oldest
 	Max       int           // open streams in this process; beyond, 503
-	// ReplayBytes bounds the replay buffers of users with no open stream
-	// here; past it their events are not kept (a resume gets a reset).
-	ReplayBytes int
 	// Recheck is how often every open stream's token is looked up in the
 	// store again (TANDEM_STREAM_RECHECK): a revocation travels on the bus
 	// once, at most once, and a stream must not outlive a lost one.
 	Recheck time.Duration
 }
 
-// DefaultStreamConfig: 25 s heartbeats, the last 100 events or 10 minutes,
-// tokens rechecked every 30 s.
-var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, ReplayMax: 100, ReplayAge: 10 * time.Minute,
-	PerUser: 8, Max: 20000, ReplayBytes: 64 << 20, Recheck: 30 * time.Second}
+// DefaultStreamConfig: 25 s heartbeats, tokens rechecked every 30 s.
+var DefaultStreamConfig = StreamConfig{Heartbeat: 25 * time.Second, PerUser: 8, Max: 20000, Recheck: 30 * time.Second}
 
 // streamRetryAfter is what a stream refused for the process's cap is told
 // to wait (another process may have room sooner: a balancer retries there).
@@ -55,13 +48,9 @@ const streamRetryAfter = 5 * time.Second
 const recheckTimeout = 5 * time.Second
 
 // sendBuffer is how many events a stream may lag behind before it is ended
-// (the client resumes with Last-Event-ID instead of holding memory here).
+// (the client resumes from the feed with Last-Event-ID instead of holding
+// memory here).
 const sendBuffer = 64
-
-type replayed struct {
-	liveEvent
-	at time.Time
-}
 
 // stream is one open GET .../stream.
 type stream struct {
@@ -75,24 +64,25 @@ type stream struct {
 	// Only the stream's own writer reads and writes it after attach.
 	checked uint64
 	// after is the Seq of the last change of the user's feed written (or
-	// known to the client): the stream writes the feed from there
-	// (follow). Only the stream's own writer touches it after open.
+	// known to the client), at the time of that change or of the read that
+	// found nothing after it: the cursor every event goes out with
+	// (stream_feed.go). Only the stream's own writer touches them after open.
 	after int64
+	at    time.Time
 }
 
-// resetEvent, on a stream's channel, is written as `event: reset` (no id):
-// events may have been missed, the app refetches. Kept in line with the
-// events so that none heard after the gap goes before it.
-var resetEvent = liveEvent{Type: "reset"}
+// catchUp, on a stream's channel, is the bus's word that events may have
+// been lost (a gap): the stream reads the feed at once, where every change
+// is, rather than waiting for the next event. Kept in line with the events
+// so that none heard after the gap goes before what it missed.
+var catchUp = liveEvent{}
 
 func (s *stream) end(reason string) {
 	s.once.Do(func() { s.reason = reason; close(s.done) })
 }
 
 type userStreams struct {
-	open   []*stream // oldest first
-	replay []replayed
-	bytes  int
+	open []*stream // oldest first
 }
 
 // Streams is the live partner stream: the route, the core.Live listener
@@ -113,19 +103,18 @@ type Streams struct {
 	write   time.Duration // each write's deadline (TANDEM_WRITE_TIMEOUT)
 	gauge   prometheus.Gauge
 	dropped prometheus.Counter
-	resets  prometheus.Counter
+	gaps    prometheus.Counter
 	recheck chan struct{}               // a token recheck is wanted now (a bus gap); cap 1
 	evict   func(tokenHashes ...string) // ForgetWith's
 	// epoch counts the bus gaps: a stream opened, or last confirmed, in an
 	// earlier one looks its token up before its next event (confirmed).
 	epoch atomic.Uint64
 
-	mu       sync.Mutex
-	users    map[string]*userStreams
-	byToken  map[string]map[*stream]struct{}
-	total    int
-	buffered int // bytes replayable for users with no stream here
-	closed   bool
+	mu      sync.Mutex
+	users   map[string]*userStreams // users with a stream open here
+	byToken map[string]map[*stream]struct{}
+	total   int
+	closed  bool
 }
 
 // NewStreams subscribes to the bus for the app's lifetime.
@@ -146,10 +135,10 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tandem_streams_open", Help: "Open live streams."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_lagged_total",
 			Help: "Live streams ended because their client read too slowly."}),
-		resets: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_gaps_total",
-			Help: "Bus gaps (a reconnection, a dropped message) after which every open stream was sent event: reset."}),
+		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "tandem_stream_gaps_total",
+			Help: "Bus gaps (a reconnection, a dropped message) after which every open stream caught up from the change feed."}),
 	}
-	m.MustRegister(h.gauge, h.dropped, h.resets)
+	m.MustRegister(h.gauge, h.dropped, h.gaps)
 	stop, err := bus.Subscribe(core.TopicLive, h.receive)
 	if err != nil {
 		return nil, err
@@ -158,7 +147,7 @@ func NewStreams(lc fx.Lifecycle, cfg Config, bus core.Broadcast, ids core.IDs, c
 	stopLost := bus.OnDisconnect(h.lost)
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error { go h.sweep(ctx); go h.rechecks(ctx); return nil },
+		OnStart: func(context.Context) error { go h.rechecks(ctx); return nil },
 		OnStop: func(context.Context) error {
 			cancel()
 			stopGaps()
@@ -193,13 +182,15 @@ func (h *Streams) publish(ctx context.Context, live core.Live) error {
 		if err != nil {
 			return err
 		}
+		// the bus message's own id is kept for processes of the last release
+		// in a rolling deploy; a stream writes the feed's cursor instead
 		msg := encodeLive(liveEvent{ID: h.ids.New(), User: user, Type: live.Type, Data: data})
 		_ = h.bus.Publish(ctx, core.TopicLive, msg) // logged and counted by the bus
 	}
 	return nil
 }
 
-// receive keeps an event for resumes and hands it to the reader's streams.
+// receive hands an event to its reader's streams open here.
 func (h *Streams) receive(_ context.Context, data []byte) {
 	e, ok := decodeLive(data)
 	if !ok {
@@ -208,59 +199,9 @@ func (h *Streams) receive(_ context.Context, data []byte) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	u := h.users[e.User]
-	if u == nil {
-		u = &userStreams{}
-		h.users[e.User] = u
-	}
-	if len(u.open) > 0 || h.buffered+len(e.Data) <= h.cfg.ReplayBytes {
-		h.keep(u, replayed{liveEvent: e, at: time.Now()})
-	}
-	for _, s := range u.open {
-		h.send(s, e)
-	}
-}
-
-// keep appends to u's replay buffer within its bounds. Caller holds h.mu.
-func (h *Streams) keep(u *userStreams, r replayed) {
-	u.replay = append(u.replay, r)
-	h.account(u, len(r.Data))
-	if over := len(u.replay) - h.cfg.ReplayMax; over > 0 {
-		h.forget(u, over)
-	}
-}
-
-// forget drops u's n oldest buffered events. Caller holds h.mu.
-func (h *Streams) forget(u *userStreams, n int) {
-	for _, r := range u.replay[:n] {
-		h.account(u, -len(r.Data))
-	}
-	u.replay = append(u.replay[:0], u.replay[n:]...)
-}
-
-func (h *Streams) account(u *userStreams, n int) {
-	u.bytes += n
-	if len(u.open) == 0 {
-		h.buffered += n
-	}
-}
-
-// sweep drops expired events and forgotten users once a minute.
-func (h *Streams) sweep(ctx context.Context) {
-	core.Every(ctx, time.Minute, func() { h.expire(time.Now()) })
-}
-
-func (h *Streams) expire(now time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for id, u := range h.users {
-		n := 0
-		for n < len(u.replay) && now.Sub(u.replay[n].at) > h.cfg.ReplayAge {
-			n++
-		}
-		h.forget(u, n)
-		if len(u.open) == 0 && len(u.replay) == 0 {
-			delete(h.users, id)
+	if u := h.users[e.User]; u != nil {
+		for _, s := range u.open {
+			h.send(s, e)
 		}
 	}
 }
@@ -284,18 +225,17 @@ func (h *Streams) endTokens(reason string, tokenHashes ...string) {
 func (h *Streams) ForgetWith(evict func(tokenHashes ...string)) { h.evict = evict }
 
 // gap is the bus's word that this process may have missed messages: live
-// events, so every open stream is told to refetch and no resume is served
-// from buffers with a hole in them; and revocations, so every token is
+// events, so every open stream catches up from the feed, which holds every
+// change the lost events announced; and revocations, so every token is
 // looked up again at once. Called on the bus's goroutine: nothing here
 // waits for the store.
 func (h *Streams) gap() {
 	h.epoch.Add(1)
-	h.resets.Inc()
+	h.gaps.Inc()
 	h.mu.Lock()
 	for _, u := range h.users {
-		h.forget(u, len(u.replay))
 		for _, s := range u.open {
-			h.send(s, resetEvent)
+			h.send(s, catchUp)
 		}
 	}
 	h.mu.Unlock()
@@ -307,7 +247,7 @@ func (h *Streams) gap() {
 
 // lost is the bus's word that it lost the broker: from now on a revocation
 // may go unheard, so every stream looks its token up again before its next
-// event (confirmed); the gap that follows the reconnection resets them.
+// event (confirmed); the gap that follows the reconnection catches them up.
 func (h *Streams) lost() { h.epoch.Add(1) }
 
 // send queues e on s; a stream too far behind is ended rather than waited
@@ -342,16 +282,14 @@ func (h *Streams) Close() {
 	}
 }
 
-// attach registers a stream and returns what it missed after lastID; reset
-// is true when lastID is not among the kept events. Taking both under one
-// lock means no event is lost or sent twice between the two.
-func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool, error) {
+// attach registers a stream of user opened with token.
+func (h *Streams) attach(user, token string) (*stream, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || h.total >= h.cfg.Max {
 		e := core.Unavailable("unavailable", "httpapi.tooManyOpenStreamsRetry", "too many open streams; retry later")
 		e.RetryAfter = streamRetryAfter
-		return nil, nil, false, e
+		return nil, e
 	}
 	u := h.users[user]
 	if u == nil {
@@ -361,12 +299,8 @@ func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool
 	if len(u.open) >= h.cfg.PerUser {
 		u.open[0].end("replaced")
 	}
-	backlog, reset := missed(u.replay, lastID)
 	s := &stream{user: user, token: token, events: make(chan liveEvent, sendBuffer), done: make(chan struct{}),
 		checked: h.epoch.Load()}
-	if len(u.open) == 0 {
-		h.buffered -= u.bytes // a user with a stream here is kept whatever the budget
-	}
 	u.open = append(u.open, s)
 	if h.byToken[token] == nil {
 		h.byToken[token] = map[*stream]struct{}{}
@@ -374,25 +308,7 @@ func (h *Streams) attach(user, token, lastID string) (*stream, []liveEvent, bool
 	h.byToken[token][s] = struct{}{}
 	h.total++
 	h.gauge.Inc()
-	return s, backlog, reset, nil
-}
-
-// missed is what followed lastID in the buffer; reset when lastID is given
-// but no longer kept (or never was).
-func missed(buf []replayed, lastID string) ([]liveEvent, bool) {
-	if lastID == "" {
-		return nil, false
-	}
-	for i := range buf {
-		if buf[i].ID == lastID {
-			out := make([]liveEvent, 0, len(buf)-i-1)
-			for _, r := range buf[i+1:] {
-				out = append(out, r.liveEvent)
-			}
-			return out, false
-		}
-	}
-	return nil, true
+	return s, nil
 }
 
 func (h *Streams) detach(s *stream) {
@@ -406,7 +322,7 @@ func (h *Streams) detach(s *stream) {
 		}
 	}
 	if len(u.open) == 0 {
-		h.buffered += u.bytes
+		delete(h.users, s.user)
 	}
 	delete(h.byToken[s.token], s)
 	if len(h.byToken[s.token]) == 0 {

@@ -35,7 +35,7 @@ func newTestStreams(t *testing.T, sc StreamConfig) (*Streams, *localbus.Bus) {
 }
 
 // emptyFeed is a change feed that holds nothing (these tests are about the
-// bus and the replay buffer; tests/stream_feed_test.go follows real feeds).
+// bus and the caps; tests/stream_feed_test.go follows real feeds).
 func emptyFeed() *changes.Service {
 	return changes.NewService(noChanges{}, changes.Settings{}, core.SystemClock{})
 }
@@ -98,7 +98,7 @@ func startedStreams(t *testing.T, recheck time.Duration, store *sessionStore) (*
 	t.Helper()
 	bus := &gappyBus{Bus: localbus.New()}
 	lc := fxtest.NewLifecycle(t)
-	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: recheck}
+	sc := StreamConfig{Heartbeat: time.Hour, PerUser: 8, Max: 10, Recheck: recheck}
 	h, err := NewStreams(lc, Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, emptyFeed(), zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
@@ -135,9 +135,9 @@ func TestStreamRecheckEndsStreamsOfDeadTokens(t *testing.T) {
 			evicted <- x
 		}
 	})
-	revoked, _, _, _ := h.attach("ann", "t1", "")
-	expired, _, _, _ := h.attach("ann", "t2", "")
-	kept, _, _, _ := h.attach("ann", "t3", "")
+	revoked, _ := h.attach("ann", "t1")
+	expired, _ := h.attach("ann", "t2")
+	kept, _ := h.attach("ann", "t3")
 
 	store.set(func(s *sessionStore) { s.down = true; delete(s.live, "t1") })
 	time.Sleep(100 * time.Millisecond) // several rounds, every read failing
@@ -156,17 +156,17 @@ func TestStreamRecheckEndsStreamsOfDeadTokens(t *testing.T) {
 	}
 }
 
-// A bus gap sends every open stream a reset, in line with its events,
-// forgets the buffers a resume would be served from (they have a hole),
-// and rechecks the tokens at once rather than at the next round.
-func TestStreamGapResetsAndRechecksAtOnce(t *testing.T) {
+// A bus gap sends every open stream word to catch up from the feed, in
+// line with its events, and rechecks the tokens at once rather than at the
+// next round.
+func TestStreamGapCatchesUpAndRechecksAtOnce(t *testing.T) {
 	t.Parallel()
 	later := time.Now().Add(time.Hour)
 	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later}}
 	h, bus := startedStreams(t, time.Hour, store)
 	publishLive(t, bus, "e1", "ann")
-	revoked, _, _, _ := h.attach("ann", "t1", "")
-	kept, _, _, _ := h.attach("ann", "t2", "")
+	revoked, _ := h.attach("ann", "t1")
+	kept, _ := h.attach("ann", "t2")
 	publishLive(t, bus, "e2", "ann")
 
 	store.set(func(s *sessionStore) { delete(s.live, "t1") })
@@ -182,18 +182,11 @@ func TestStreamGapResetsAndRechecksAtOnce(t *testing.T) {
 			t.Fatalf("the stream got %v and then nothing", got)
 		}
 	}
-	if want := []string{"e2/message.sent", "/reset", "e3/message.sent"}; !slices.Equal(got, want) {
+	if want := []string{"e2/message.sent", "/", "e3/message.sent"}; !slices.Equal(got, want) {
 		t.Fatalf("the stream got %v, want %v", got, want)
 	}
 	if ended(kept) {
 		t.Fatalf("a live token's stream ended: %s", kept.reason)
-	}
-	// a resume from before the gap is a reset; one from after it is served
-	if _, _, reset, _ := h.attach("ann", "t2", "e2"); !reset {
-		t.Fatal("a resume across the gap was served from a buffer with a hole")
-	}
-	if _, backlog, reset, _ := h.attach("ann", "t2", "e3"); reset || len(backlog) != 0 {
-		t.Fatalf("a resume after the gap: %v reset %v", ids(backlog), reset)
 	}
 }
 
@@ -205,58 +198,37 @@ func publishLive(t *testing.T, bus core.Broadcast, id, user string) {
 	}
 }
 
-func ids(es []liveEvent) string {
-	out := ""
-	for _, e := range es {
-		out += e.ID + " "
-	}
-	return out
-}
-
-func TestStreamResumeFromTheBuffer(t *testing.T) {
+// A user with no stream here holds nothing in this process: an event for
+// them is dropped (the feed keeps the changes), and the last stream's
+// detach forgets the user.
+func TestStreamKeepsNothingForUsersWithoutAStream(t *testing.T) {
 	t.Parallel()
-	h, bus := newTestStreams(t, StreamConfig{Heartbeat: time.Hour, ReplayMax: 3, ReplayAge: time.Minute, PerUser: 2, Max: 10, ReplayBytes: 1 << 20})
-	for i := 1; i <= 5; i++ {
-		publishLive(t, bus, fmt.Sprint("e", i), "ann")
+	h, bus := newTestStreams(t, StreamConfig{Heartbeat: time.Hour, PerUser: 2, Max: 10})
+	publishLive(t, bus, "e1", "ann")
+	s, _ := h.attach("ann", "tok")
+	publishLive(t, bus, "e2", "ann")
+	if e := <-s.events; e.ID != "e2" || len(s.events) != 0 {
+		t.Fatalf("the stream got %+v and %d more, want e2 alone", e, len(s.events))
 	}
-	publishLive(t, bus, "b1", "bob")
-	cases := []struct {
-		last, want string
-		reset      bool
-	}{
-		{"", "", false}, // a fresh stream replays nothing
-		{"e3", "e4 e5 ", false},
-		{"e5", "", false},  // up to date
-		{"e2", "", true},   // fell out of the last 3
-		{"b1", "", true},   // another user's event is not ann's
-		{"nope", "", true}, // never was
-	}
-	for _, tc := range cases {
-		s, backlog, reset, err := h.attach("ann", "tok", tc.last)
-		if err != nil || ids(backlog) != tc.want || reset != tc.reset {
-			t.Fatalf("after %q: %q reset %v err %v", tc.last, ids(backlog), reset, err)
-		}
-		h.detach(s)
-	}
-	// past ReplayAge everything is gone, and the user with it
-	h.expire(time.Now().Add(2 * time.Minute))
-	if _, ok := h.users["ann"]; ok {
-		t.Fatal("an idle user's buffer outlived ReplayAge")
+	h.detach(s)
+	publishLive(t, bus, "e3", "ann")
+	if len(h.users) != 0 {
+		t.Fatalf("a user without a stream is held: %v", h.users)
 	}
 }
 
 func TestStreamCaps(t *testing.T) {
 	t.Parallel()
-	h, bus := newTestStreams(t, StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 2, Max: 3, ReplayBytes: 1 << 20})
-	first, _, _, _ := h.attach("ann", "t1", "")
-	second, _, _, _ := h.attach("ann", "t2", "")
-	third, _, _, _ := h.attach("ann", "t3", "") // beyond 2 per user: the oldest ends
+	h, bus := newTestStreams(t, StreamConfig{Heartbeat: time.Hour, PerUser: 2, Max: 3})
+	first, _ := h.attach("ann", "t1")
+	second, _ := h.attach("ann", "t2")
+	third, _ := h.attach("ann", "t3") // beyond 2 per user: the oldest ends
 	if !ended(first) || first.reason != "replaced" || ended(second) || ended(third) {
 		t.Fatal("the per-user cap did not end the oldest stream")
 	}
 	h.detach(first)
-	_, _, _, _ = h.attach("bob", "t4", "")
-	if _, _, _, err := h.attach("cid", "t5", ""); core.KindOf(err) != core.KindUnavailable {
+	_, _ = h.attach("bob", "t4")
+	if _, err := h.attach("cid", "t5"); core.KindOf(err) != core.KindUnavailable {
 		t.Fatalf("beyond the process cap: %v", err)
 	}
 	// a stream that does not read is ended once its buffer is full, and
@@ -289,14 +261,14 @@ func TestAGapHoldsEventsUntilTheTokenIsCheckedAgain(t *testing.T) {
 	t.Parallel()
 	later := time.Now().Add(time.Hour)
 	store := &sessionStore{live: map[string]time.Time{"t1": later, "t2": later}}
-	sc := StreamConfig{Heartbeat: time.Hour, ReplayMax: 100, ReplayAge: time.Minute, PerUser: 8, Max: 10, ReplayBytes: 1 << 20, Recheck: time.Hour}
+	sc := StreamConfig{Heartbeat: time.Hour, PerUser: 8, Max: 10, Recheck: time.Hour}
 	bus := &gappyBus{Bus: localbus.New()}
 	// not started: no recheck round reads the store beside confirmed
 	h, err := NewStreams(fxtest.NewLifecycle(t), Config{Stream: sc}, bus, core.NewUUIDv7(), core.SystemClock{}, store, emptyFeed(), zap.NewNop(), NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, _, _, _ := h.attach("ann", "t1", "")
+	kept, _ := h.attach("ann", "t1")
 	reads := func() int { store.mu.Lock(); defer store.mu.Unlock(); return store.reads }
 	if !h.confirmed(kept) || reads() != 0 {
 		t.Fatalf("a stream opened since the last gap was looked up (%d reads)", reads())
@@ -308,17 +280,17 @@ func TestAGapHoldsEventsUntilTheTokenIsCheckedAgain(t *testing.T) {
 		t.Fatalf("a live token after a gap: %v %v, want one lookup, got %d", first, second, reads())
 	}
 
-	revoked, _, _, _ := h.attach("ann", "t2", "")
+	revoked, _ := h.attach("ann", "t2")
 	var out bytes.Buffer
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		w := bufio.NewWriter(&out)
-		h.serve(&sseWriter{w: w}, revoked, nil, false, time.Time{})
+		h.serve(&sseWriter{w: w}, revoked, false, time.Time{})
 	}()
 	store.set(func(s *sessionStore) { delete(s.live, "t2") }) // logged out elsewhere; the bus lost the word
 	bus.gap()
-	h.receive(context.Background(), encodeLive(liveEvent{ID: "after-logout", User: "ann", Type: "message.sent", Data: []byte(`{}`)}))
+	h.receive(context.Background(), encodeLive(liveEvent{ID: "e1", User: "ann", Type: "message.sent", Data: []byte(`{"body":"after-logout"}`)}))
 	select {
 	case <-served:
 	case <-time.After(5 * time.Second):

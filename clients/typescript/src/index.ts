@@ -322,7 +322,7 @@ type LiveEndFromDoc = Schemas extends { LiveEnd: { reason: infer R } } ? R : nev
 /**
  * A live event as the stream delivers it: `event` is the SSE `event:` line (its type,
  * e.g. "message.sent"), `data` the JSON of its `data:` line (what the REST read returns),
- * `id` the resume token. Typed by the document's LiveEvent union (discriminated on `event`)
+ * `id` a cursor of the change feed (every event's: resume with the last one seen). Typed by the document's LiveEvent union (discriminated on `event`)
  * once it has one; `reset` and `end` go to onReset and onEnd instead.
  */
 export type LiveEvent = ([LiveEventFromDoc] extends [never]
@@ -353,14 +353,17 @@ export type EndReason = [LiveEndFromDoc] extends [never]
 export interface StreamHandlers {
   /** A live event (`message.sent`, `event.created`, ...): narrow on `e.event` to type `e.data`. */
   onEvent?: (e: LiveEvent) => void;
-  /** `event: reset`: events may have been missed; refetch over REST, then carry on. */
+  /**
+   * `event: reset`, at the start of a connection whose Last-Event-ID the change feed cannot
+   * serve (past the retention, another user's): refetch over REST, then carry on.
+   */
   onReset?: () => void;
   /** `event: end`, before the server closes the stream (reconnects unless the reason is final). */
   onEnd?: (reason: EndReason) => void;
   /**
    * A connection is open: the server answered 200 with a body, before any of its events.
    * Called once per connection, so again after each reconnection (the retry delay starts
-   * over then). Events replayed for Last-Event-ID come after it.
+   * over then). The changes the feed holds after Last-Event-ID come after it.
    */
   onOpen?: () => void;
   /** A failed connection (the stream retries unless the error is final, e.g. 401/403). */

@@ -1385,7 +1385,7 @@ export interface paths {
          *
          *     Each event decoded as {event, data} (event the `event:` line, data the JSON of the `data:` line) is a LiveEvent (components): a oneOf of one named schema per event type or group, told apart by event (its discriminator); x-events maps each event type to its data's schema, the same the REST read uses.
          *
-         *     Control lines: a comment `: heartbeat` every 25 s (TANDEM_STREAM_HEARTBEAT); `event: reset` (data {}) when Last-Event-ID names an event no longer kept, or mid-stream when the server may have missed events (its bus reconnected after an outage): refetch over REST, then carry on with this stream; `event: end` (data LiveEnd) just before the server closes the stream. Resuming: send the id of the last event seen as the `Last-Event-ID` header (EventSource does it by itself). A feed cursor (the id of a `change` event, or the cursor of GET .../changes) resumes from the feed on any process after any gap (a restart, a bus outage, days offline): the changes after it, in order, then live; delivery of `change` events is at least once. A cursor past the retention or another user's gets `event: reset` (as GET .../changes answers it 410 cursor_expired), and the stream then follows the feed from its end. Any other id is looked up among the events this process kept: the events kept are the caller's last 100, for at most 10 minutes, on every process (they all hear every event), and they follow in order before the live ones. Delivery of the other events is at most once: what must not be missed is in the REST reads (inbox, messages, ...). The stream's token is looked up again every 30 s (TANDEM_STREAM_RECHECK) and after each bus outage: a revoked one ends the stream even when word of the revocation was lost. At most 8 open streams per user (a ninth ends the oldest, reason replaced); a process holds at most 20,000 (503 unavailable beyond).
+         *     Control lines: a comment `: heartbeat` every 25 s (TANDEM_STREAM_HEARTBEAT); `event: reset` (data {}) only at the start of a stream whose Last-Event-ID the change feed cannot serve: refetch over REST, then carry on with this stream; `event: end` (data LiveEnd) just before the server closes the stream. Every event's id is a cursor of the caller's change feed (GET .../changes): a `change` event's is the cursor after its change, any other's the cursor of the changes written before it. Resuming: send the id of the last event seen as the `Last-Event-ID` header (EventSource does it by itself): the stream resumes from the feed on any process after any gap (a restart, a bus outage, days offline): the changes after it, in order, as `change` events, then live; delivery of `change` events is at least once, in order. A cursor past the retention, another user's, or any other id (an earlier release's) gets `event: reset` (as GET .../changes answers 410 cursor_expired), and the stream then follows the feed from its end. After a bus outage the stream reads the feed at once (no reset: the feed holds what the lost events announced). The other events are live news, never replayed, at most once: their records are in the `change` events. The stream's token is looked up again every 30 s (TANDEM_STREAM_RECHECK) and after each bus outage: a revoked one ends the stream even when word of the revocation was lost. At most 8 open streams per user (a ninth ends the oldest, reason replaced); a process holds at most 20,000 (503 unavailable beyond).
          */
         get: operations["openStream"];
         put?: never;
@@ -2317,7 +2317,7 @@ export interface components {
              */
             event: "relationship.changed";
         };
-        /** @description reset: events may have been missed; refetch over REST. Always {} */
+        /** @description reset: the Last-Event-ID sent is no cursor the change feed can serve (past the retention, another user's, or none of the feed's): refetch over REST; the stream follows the feed from its end. Always {} */
         LiveReset: Record<string, never>;
         /** @description the SSE event reset with its data line decoded */
         LiveResetEvent: {
@@ -8806,7 +8806,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the id of the last event received; 400 invalid_request beyond 64 characters */
+                /** @description the id of the last event received (a cursor of the change feed): the stream resumes from the feed after it; 400 invalid_request beyond 64 characters */
                 "Last-Event-ID"?: string;
                 /**
                  * @description The caller's languages (RFC 9110), such as `de-DE,de;q=0.9,en;q=0.5`. The answer's `message` texts are written in the closest of en, de, fr, es, es-419, pt-BR, ja and ru (English when none is close, or without the header); `error` and `code` stay as documented. A sign-up or first sign-in stores the match as the account's `locale`.

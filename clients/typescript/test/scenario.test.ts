@@ -261,20 +261,20 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     );
   });
 
-  await t.test("reconnecting with Last-Event-ID replays what was missed", async () => {
+  await t.test("reconnecting with Last-Event-ID writes the change that was missed", async () => {
     const last = stream.lastEventId;
     assert.ok(last, "the stream saw ids");
     const missed: LiveEvent[] = [];
     const sent = await ann.c.sendMessage("while you were away");
     const again = bob.c.stream({ onEvent: (e) => missed.push(e) }, { lastEventId: last, reconnect: false });
-    const e = await waitFor(missed, (x) => x.event === "message.sent" && x.data.id === sent.id);
+    const e = await waitFor(missed, (x) => x.event === "change" && x.data.kind === "message" && x.data.id === sent.id);
     assert.ok(e);
     again.close();
     assert.deepEqual(await withTimeout(again.done, 3000, "close"), { kind: "closed" });
   });
 
-  // Three messages Bob's open stream has seen: a stream resuming before them gets the three
-  // replayed in one write, so one read holds them all.
+  // Three messages Bob's open stream has seen: a stream resuming before them gets their
+  // changes from the feed in one write, so one read holds them all.
   const before = stream.lastEventId;
   assert.ok(before, "the stream saw ids");
   const three: string[] = [];
@@ -291,7 +291,11 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
           if (stopIn === "onOpen") s.close();
         },
         onEvent: (e) => {
-          calls.push(e.event === "message.sent" ? `message ${e.data.body}` : e.event);
+          calls.push(
+            e.event === "change" && e.data.kind === "message" && e.data.op === "put"
+              ? `message ${(e.data.data as { body: string }).body}`
+              : e.event,
+          );
           if (stopIn === "onEvent") s.close();
         },
         onReset: () => calls.push("reset"),
@@ -314,7 +318,7 @@ test("the couple's scenario: sign-up, login, pairing, messages, events, upload, 
     assert.deepEqual(calls, ["open", "message replayed 1"]);
   });
 
-  await t.test("close() in onOpen: no event at all, though the replay was on its way", async () => {
+  await t.test("close() in onOpen: no event at all, though the changes were on their way", async () => {
     const calls = await closeFrom("onOpen");
     const later = await ann.c.sendMessage("after the second close");
     await waitFor(events, (e) => e.event === "message.sent" && e.data.id === later.id);
