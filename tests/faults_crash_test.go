@@ -25,7 +25,8 @@ import (
 // of a write and upload load, restarted on the same database and blob
 // directory. Every acknowledged write is there; no image row lacks its
 // file; the sweep removes the files a crash left without a row and the
-// temporary files of cut uploads.
+// temporary files of cut uploads; each write and its change feed record
+// committed together (issue 47): the feed puts exactly the stored messages.
 
 var tandemBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "tandem-bin-")
@@ -252,6 +253,7 @@ func TestFaultCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 				"TANDEM_BLOBS": "file:" + blobs, "TANDEM_SWEEP_INTERVAL": "200ms", "TANDEM_SWEEP_GRACE": "1s"}
 			p := startTandem(t, env)
 			u := p.signUp("crash@x.io")
+			start := p.feedCursor(u)
 			photo := noisyPNG(t, 120, 120)
 			load := &crashLoad{}
 			wg := load.run(t, p, u, photo)
@@ -276,6 +278,18 @@ func TestFaultCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 					t.Fatalf("acknowledged image %s: %d", key, status)
 				}
 			}
+			// a write whose transaction the kill cut left neither the write nor its change
+			put := p.feedPuts(u, start, "message")
+			for id := range stored {
+				if !put[id] {
+					t.Fatalf("stored message %s has no change in the feed", id)
+				}
+			}
+			for id := range put {
+				if !stored[id] {
+					t.Fatalf("the feed puts message %s, which was never stored", id)
+				}
+			}
 			rows := imageKeys(t, p, u)
 			for _, key := range rows {
 				if status, _ := p.call("GET", "/files/"+key, "", nil, ""); status != 200 {
@@ -287,10 +301,41 @@ func TestFaultCrashKeepsEveryAcknowledgedWrite(t *testing.T) {
 				files, temps := blobFiles(t, dir)
 				return len(temps) == 0 && len(files) == len(rows)
 			})
-			t.Logf("%s: %d messages and %d images acknowledged before SIGKILL, all found; %d image rows, each with its file; orphans swept",
-				prof.name, len(load.messages), len(load.images), len(rows))
+			t.Logf("%s: %d messages and %d images acknowledged before SIGKILL, all found; %d stored messages, each put in the feed and no other; %d image rows, each with its file; orphans swept",
+				prof.name, len(load.messages), len(load.images), len(stored), len(rows))
 		})
 	}
+}
+
+// feedCursor is u's change feed's current cursor.
+func (p *proc) feedCursor(u user) string {
+	status, m := p.callJSON("GET", "/api/users/user/"+u.ID+"/changes", u.Token, nil)
+	if status != 200 || m["cursor"] == nil {
+		p.t.Fatalf("feed: %d %v", status, m)
+	}
+	return m["cursor"].(string)
+}
+
+// feedPuts are the ids of kind put in u's feed after since, page by page.
+func (p *proc) feedPuts(u user, since, kind string) map[string]bool {
+	out := map[string]bool{}
+	for range 1000 {
+		status, body := p.call("GET", "/api/users/user/"+u.ID+"/changes?limit=500&since="+since, u.Token, nil, "")
+		var page feedPage
+		if status != 200 || json.Unmarshal(body, &page) != nil {
+			p.t.Fatalf("feed: %d %s", status, body)
+		}
+		for _, c := range page.Changes {
+			if c.Kind == kind && c.Op == "put" {
+				out[c.ID] = true
+			}
+		}
+		if since = page.Cursor; !page.HasMore {
+			return out
+		}
+	}
+	p.t.Fatal("the feed never ended")
+	return nil
 }
 
 // messageIDs pages through u's whole thread.
