@@ -20,7 +20,10 @@ import (
 // write and its changes commit together or not at all. A module never sees
 // JSON, and the feed's read is one index range, with nothing to render.
 // A reader who may no longer read a record (an ex-partner) is given its
-// ChangeDelete by the write that took the access away (SharedData).
+// ChangeDelete by the write that took the access away (SharedData), and
+// one who may read records again or anew (the solo thread after an
+// unpair, the partner's events after a pairing) their puts by the write
+// that gave the access (SharedData, GainedData).
 //
 // A write looks up its readers (the current partner) before it runs, not
 // in its transaction: the partnership is another module's, and each
@@ -192,12 +195,35 @@ func (c Change) Dropped() bool {
 
 // SharedData is implemented by every module whose records a partnership
 // lets a partner read: when a partnership ends, each former partner is
-// given the feed's deletes of what they read only through it. Modules
-// contribute one through the "shared" value group.
+// given the feed's deletes of what they read only through it (and the
+// puts of what they read again). Modules contribute one through the
+// "shared" value group.
+//
+// Each owner enumerates its records page by page before the pairing's
+// write (or its end's), which records them all in its transaction: a
+// couple with many records gives as many rows, one per record per reader,
+// held in memory until the commit. That is the refetch the feed spares
+// the app, and pairings and their ends are rare.
 type SharedData interface {
-	// LostWith are the deletes, for reader, of the records reader may read
-	// only while partnered with exPartner in partnershipID.
+	// LostWith are the changes, for reader, of the end of partnershipID
+	// with exPartner: the deletes of the records reader may read only
+	// while partnered, and the puts of those the end makes readable
+	// again (the solo thread).
 	LostWith(ctx context.Context, partnershipID, reader, exPartner string) ([]Change, error)
+}
+
+// GainedData is a SharedData owner whose records a new partnership
+// changes for a member: the pairing records, in its transaction, the puts
+// of what the member may now read through it (the partner's events) and
+// the deletes of what it hides (the solo thread). An owner whose records
+// belong to the partnership (moods, the relationship, the question)
+// has none at its start: those the partnership makes are recorded by the
+// writes that make them.
+type GainedData interface {
+	SharedData
+	// GainedWith are the changes, for reader, of the start of
+	// partnershipID with partner.
+	GainedWith(ctx context.Context, partnershipID, reader, partner string) ([]Change, error)
 }
 
 // Resolved is c with the record (and, for a PutMade, the id) the write

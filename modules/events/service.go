@@ -329,6 +329,20 @@ func notFound(err error) error {
 // LostWith are the deletes, for reader, of the ex-partner's events, which
 // reader read only while partnered (core.SharedData).
 func (s *Service) LostWith(ctx context.Context, _, reader, exPartner string) ([]core.Change, error) {
-	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, exPartner, p) }
-	return core.EveryPage(list, func(e Event) core.Change { return core.Delete(reader, core.ChangeEvent, e.ID) })
+	return s.eventsOf(ctx, exPartner, func(e Event) core.Change { return core.Delete(reader, core.ChangeEvent, e.ID) })
+}
+
+// GainedWith are the puts, for reader, of the new partner's events, each
+// as reader's single read shows it (isPartnerEvent): a partner reads all
+// of them, from before the pairing too (core.GainedData).
+func (s *Service) GainedWith(ctx context.Context, _, reader, partner string) ([]core.Change, error) {
+	return s.eventsOf(ctx, partner, func(e Event) core.Change {
+		return core.Put(reader, core.ChangeEvent, e.ID, Read{Event: e, Partner: true})
+	})
+}
+
+// eventsOf is change of each of the owner's events, page by page.
+func (s *Service) eventsOf(ctx context.Context, ownerID string, change func(Event) core.Change) ([]core.Change, error) {
+	list := func(p core.Page) ([]Event, string, error) { return s.repo.List(ctx, ownerID, p) }
+	return core.EveryPage(list, change)
 }

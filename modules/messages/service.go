@@ -209,11 +209,37 @@ func requireUser(userID string) error {
 	return nil
 }
 
-// LostWith are the deletes, for reader, of the messages of the thread of
-// partnershipID: once it ends, neither member reads it (core.SharedData).
+// LostWith are the changes, for reader, of the end of partnershipID
+// (core.SharedData): the deletes of its thread's messages, which neither
+// member reads once it ends, and the puts of reader's solo thread, listed
+// again from then on.
 func (s *Service) LostWith(ctx context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
-	list := func(p core.Page) ([]Message, string, error) {
-		return s.repo.List(ctx, ScopeOf(reader, partnershipID), p)
+	lost, err := s.thread(ctx, ScopeOf(reader, partnershipID), func(m Message) core.Change {
+		return core.Delete(reader, core.ChangeMessage, m.ID)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return core.EveryPage(list, func(m Message) core.Change { return core.Delete(reader, core.ChangeMessage, m.ID) })
+	back, err := s.thread(ctx, SoloScope(reader), func(m Message) core.Change {
+		return core.Put(reader, core.ChangeMessage, m.ID, m) // as the list shows it
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(lost, back...), nil
+}
+
+// GainedWith are the deletes, for reader, of their solo thread's messages,
+// listed no more while paired; the new partnership's thread is empty
+// (core.GainedData).
+func (s *Service) GainedWith(ctx context.Context, _, reader, _ string) ([]core.Change, error) {
+	return s.thread(ctx, SoloScope(reader), func(m Message) core.Change {
+		return core.Delete(reader, core.ChangeMessage, m.ID)
+	})
+}
+
+// thread is change of each message of the thread scope, page by page.
+func (s *Service) thread(ctx context.Context, scope string, change func(Message) core.Change) ([]core.Change, error) {
+	list := func(p core.Page) ([]Message, string, error) { return s.repo.List(ctx, scope, p) }
+	return core.EveryPage(list, change)
 }

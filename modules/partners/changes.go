@@ -12,10 +12,14 @@ import (
 // two records of it: their pairing status (kind pairing, keyed by the
 // reader's own id: GET .../pairing) and the partnership itself (kind
 // partnership, keyed by its id: a Partner, the partnerId GET .../pairing
-// names). A connect puts both for both members; an end puts the status
-// (unpaired) and deletes the partnership, and with them every record a
-// member read only through the partnership (the core.SharedData owners:
-// the thread's messages, the other's events and moods, the relationship).
+// names). A connect puts both for both members, and with them every record
+// a member may now read through the partnership (the core.GainedData
+// owners: the other's events), and deletes what it hides (the solo
+// thread); an end puts the status (unpaired) and deletes the partnership,
+// and with them every record a member read only through the partnership
+// (the core.SharedData owners: the thread's messages, the other's events
+// and moods, the relationship, the question), and puts what the end shows
+// again (the solo thread).
 
 // Partner is the partnership as one member reads it: the other member.
 type Partner struct {
@@ -26,51 +30,81 @@ type Partner struct {
 // (bootstrap, once the graph is built: they depend on this service).
 func (s *Service) AddShared(shared ...core.SharedData) { s.shared = append(s.shared, shared...) }
 
-// connectChanges are the feed's changes of p's connect for both members;
-// connected, called in the write's transaction after it ran, says whether
-// the write connected them (a submit may only wait): else none is made.
-func connectChanges(p Partnership, connected func() bool) []core.Change {
-	cs := make([]core.Change, 0, 4)
+// connectChanges are the feed's changes of p's connect for both members:
+// their status and the partnership, and what each may read, or no longer
+// read, through it (the core.GainedData owners: the other's events, the
+// solo thread's deletes). connected, called in the write's transaction
+// after it ran, says whether the write connected them (a submit may only
+// wait): else none is made. The shared records are enumerated before the
+// write, on every submit (one that seems to wait may connect: the other
+// may submit at the same instant); one written while the pairing waits
+// may miss its put (see docs/api.md "Sync").
+func (s *Service) connectChanges(ctx context.Context, p Partnership, connected func() bool) ([]core.Change, error) {
+	var cs []core.Change
 	for _, u := range p.Users() {
 		other := p.PartnerOf(u)
-		made := func(rec any) func() any {
-			return func() any {
-				if !connected() {
-					return core.NoChange{}
-				}
-				return rec
-			}
-		}
 		cs = append(cs,
-			core.Put(u, core.ChangePairing, u, made(Status{State: StateConnected, PartnerID: other})),
-			core.Put(u, core.ChangePartnership, p.ID, made(Partner{PartnerID: other})))
+			core.Put(u, core.ChangePairing, u, Status{State: StateConnected, PartnerID: other}),
+			core.Put(u, core.ChangePartnership, p.ID, Partner{PartnerID: other}))
+		gained, err := s.sharedChanges(func(sh core.SharedData) ([]core.Change, error) {
+			if g, ok := sh.(core.GainedData); ok {
+				return g.GainedWith(ctx, p.ID, u, other)
+			}
+			return nil, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, gained...)
 	}
-	return cs
+	for i := range cs {
+		rec := cs[i].Record
+		cs[i].Record = func() any {
+			if !connected() {
+				return core.NoChange{}
+			}
+			return core.RecordOf(rec) // a delete's: nil
+		}
+	}
+	return cs, nil
 }
 
 // endChanges are the feed's changes of p's end for readers (its members
 // who remain): their status, unpaired (an end clears every code and
-// request of both), the partnership's delete, and the delete of every
-// record each read only through p. The records are enumerated before the
-// write: one shared while it waits (a message sent in the same instant)
-// may miss its delete (see docs/api.md "Sync").
+// request of both), the partnership's delete, and the changes of every
+// record each read, or reads again, without p (LostWith: the deletes of
+// the thread, the other's events and moods, the relationship; the puts of
+// the solo thread). The records are enumerated before the write: one
+// shared while it waits (a message sent in the same instant) may miss its
+// delete (see docs/api.md "Sync").
 func (s *Service) endChanges(ctx context.Context, p Partnership, readers ...string) ([]core.Change, error) {
 	var cs []core.Change
 	for _, u := range readers {
 		other := p.PartnerOf(u)
 		cs = append(cs, core.Put(u, core.ChangePairing, u, Status{State: StateUnpaired}), core.Delete(u, core.ChangePartnership, p.ID))
-		var lost []core.Change
-		for _, sh := range s.shared {
-			l, err := sh.LostWith(ctx, p.ID, u, other)
-			if err != nil {
-				return nil, err
-			}
-			lost = append(lost, l...)
+		lost, err := s.sharedChanges(func(sh core.SharedData) ([]core.Change, error) {
+			return sh.LostWith(ctx, p.ID, u, other)
+		})
+		if err != nil {
+			return nil, err
 		}
-		// by kind, each owner's in its own order: the same feed whatever
-		// order the owners were registered in
-		slices.SortStableFunc(lost, func(a, b core.Change) int { return strings.Compare(a.Kind, b.Kind) })
 		cs = append(cs, lost...)
 	}
 	return cs, nil
+}
+
+// sharedChanges are of's changes of every shared-data owner, by kind, each
+// owner's in its own order: the same feed whatever order the owners were
+// registered in.
+func (s *Service) sharedChanges(of func(core.SharedData) ([]core.Change, error)) ([]core.Change, error) {
+	var out []core.Change
+	for _, sh := range s.shared {
+		cs, err := of(sh)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	slices.SortStableFunc(out, func(a, b core.Change) int { return strings.Compare(a.Kind, b.Kind) })
+	return out, nil
 }

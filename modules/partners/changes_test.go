@@ -9,21 +9,38 @@ import (
 )
 
 // sharedStub is a module whose records a partnership shares: each reader
-// loses "<reader>'s view of <exPartner>".
+// loses "<partnership>:<exPartner>" at its end, and at its start gains
+// the partner's event "<partnership>:<partner>" and loses their solo
+// message "solo:<reader>".
 type sharedStub struct{}
 
 func (sharedStub) LostWith(_ context.Context, partnershipID, reader, exPartner string) ([]core.Change, error) {
 	return []core.Change{core.Delete(reader, core.ChangeMessage, partnershipID+":"+exPartner)}, nil
 }
 
+func (sharedStub) GainedWith(_ context.Context, partnershipID, reader, partner string) ([]core.Change, error) {
+	return []core.Change{core.Delete(reader, core.ChangeMessage, "solo:"+reader),
+		core.Put(reader, core.ChangeEvent, partnershipID+":"+partner, "read")}, nil
+}
+
+// lostOnlyStub shares records that a partnership's start changes for
+// nobody (core.SharedData without GainedWith).
+type lostOnlyStub struct{}
+
+func (lostOnlyStub) LostWith(_ context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	return []core.Change{core.Delete(reader, core.ChangeRelationship, reader)}, nil
+}
+
 // TestPairingChangesReachTheFeed: a code's owner gets their status; a
-// submit that only waits records nothing; a connect puts both statuses and
-// the partnership for both; an unpair puts both statuses, deletes the
-// partnership and gives each the deletes of the shared records.
+// submit that only waits records nothing (nor what the shared-data owners
+// gave for it); a connect puts both statuses and the partnership for
+// both, with the changes each owner gives at a start; an unpair puts both
+// statuses, deletes the partnership and gives each the changes of the
+// shared records at an end.
 func TestPairingChangesReachTheFeed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.svc.AddShared(sharedStub{})
+	f.svc.AddShared(sharedStub{}, lostOnlyStub{})
 	since := func() func() []string {
 		n := len(f.bus.Changes())
 		return func() []string { got := f.bus.Changes()[n:]; slices.Sort(got); return got }
@@ -45,7 +62,8 @@ func TestPairingChangesReachTheFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a pairing a put", "a partnership " + p + " put", "b pairing b put", "b partnership " + p + " put"}
+	want := []string{"a event " + p + ":b put", "a message solo:a delete", "a pairing a put", "a partnership " + p + " put",
+		"b event " + p + ":a put", "b message solo:b delete", "b pairing b put", "b partnership " + p + " put"}
 	if g := got(); !slices.Equal(g, want) {
 		t.Fatalf("connect: %q, want %q", g, want)
 	}
@@ -53,8 +71,8 @@ func TestPairingChangesReachTheFeed(t *testing.T) {
 	if err := f.svc.Unpair(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"a message " + p + ":b delete", "a pairing a put", "a partnership " + p + " delete",
-		"b message " + p + ":a delete", "b pairing b put", "b partnership " + p + " delete"}
+	want = []string{"a message " + p + ":b delete", "a pairing a put", "a partnership " + p + " delete", "a relationship a delete",
+		"b message " + p + ":a delete", "b pairing b put", "b partnership " + p + " delete", "b relationship b delete"}
 	if g := got(); !slices.Equal(g, want) {
 		t.Fatalf("unpair: %q, want %q", g, want)
 	}
