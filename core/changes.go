@@ -20,7 +20,12 @@ import (
 // write and its changes commit together or not at all. A module never sees
 // JSON, and the feed's read is one index range, with nothing to render.
 // A reader who may no longer read a record (an ex-partner) is given its
-// ChangeDelete by the write that took the access away (SharedData).
+// ChangeDelete by the write that took the access away (SharedData); a new
+// partner, the put of what the pairing changes of their own reads
+// (SharedGain). A read that changes with time alone is recorded by the
+// job that notices it (a premium's lapse), or by no one when the app can
+// tell the moment itself (the daily question of a new date: docs/api.md
+// "Sync").
 //
 // A write looks up its readers (the current partner) before it runs, not
 // in its transaction: the partnership is another module's, and each
@@ -198,6 +203,43 @@ type SharedData interface {
 	// LostWith are the deletes, for reader, of the records reader may read
 	// only while partnered with exPartner in partnershipID.
 	LostWith(ctx context.Context, partnershipID, reader, exPartner string) ([]Change, error)
+}
+
+// SharedGain is implemented by a SharedData owner whose record a reader
+// reads of their own changes when a partnership begins (the premium a
+// partner shares): the connect gives each new partner its put.
+type SharedGain interface {
+	// GainedWith are the puts, for reader, of what pairing with
+	// newPartner in partnershipID changes of reader's own reads.
+	GainedWith(ctx context.Context, partnershipID, reader, newPartner string) ([]Change, error)
+}
+
+// ChangesIf are cs, each made only when made says so: a write that decides
+// in its transaction whether it changes anything (a pairing code submitted
+// that connects or only waits; a store's notification older than the
+// state stored). made is called after the write ran, in its transaction.
+func ChangesIf(cs []Change, made func() bool) []Change {
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		if f, ok := c.Record.(func() (string, any)); ok {
+			c.Record = func() (string, any) {
+				if !made() {
+					return c.ID, NoChange{}
+				}
+				return f()
+			}
+		} else {
+			rec := c.Record
+			c.Record = func() any {
+				if !made() {
+					return NoChange{}
+				}
+				return RecordOf(rec)
+			}
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // Resolved is c with the record (and, for a PutMade, the id) the write

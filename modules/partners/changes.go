@@ -12,7 +12,8 @@ import (
 // two records of it: their pairing status (kind pairing, keyed by the
 // reader's own id: GET .../pairing) and the partnership itself (kind
 // partnership, keyed by its id: a Partner, the partnerId GET .../pairing
-// names). A connect puts both for both members; an end puts the status
+// names). A connect puts both for both members, with the premium a
+// partner starts sharing (core.SharedGain); an end puts the status
 // (unpaired) and deletes the partnership, and with them every record a
 // member read only through the partnership (the core.SharedData owners:
 // the thread's messages, the other's events and moods, the relationship).
@@ -26,26 +27,32 @@ type Partner struct {
 // (bootstrap, once the graph is built: they depend on this service).
 func (s *Service) AddShared(shared ...core.SharedData) { s.shared = append(s.shared, shared...) }
 
-// connectChanges are the feed's changes of p's connect for both members;
-// connected, called in the write's transaction after it ran, says whether
-// the write connected them (a submit may only wait): else none is made.
-func connectChanges(p Partnership, connected func() bool) []core.Change {
-	cs := make([]core.Change, 0, 4)
+// connectChanges are the feed's changes of p's connect for both members:
+// their status, the partnership, and what the pairing changes of each
+// one's own reads (the core.SharedGain owners: the premium a partner
+// shares). connected, called in the write's transaction after it ran,
+// says whether the write connected them (a submit may only wait): else
+// none is made.
+func (s *Service) connectChanges(ctx context.Context, p Partnership, connected func() bool) ([]core.Change, error) {
+	cs := make([]core.Change, 0, 6)
 	for _, u := range p.Users() {
 		other := p.PartnerOf(u)
-		made := func(rec any) func() any {
-			return func() any {
-				if !connected() {
-					return core.NoChange{}
-				}
-				return rec
-			}
-		}
 		cs = append(cs,
-			core.Put(u, core.ChangePairing, u, made(Status{State: StateConnected, PartnerID: other})),
-			core.Put(u, core.ChangePartnership, p.ID, made(Partner{PartnerID: other})))
+			core.Put(u, core.ChangePairing, u, Status{State: StateConnected, PartnerID: other}),
+			core.Put(u, core.ChangePartnership, p.ID, Partner{PartnerID: other}))
+		for _, sh := range s.shared {
+			g, ok := sh.(core.SharedGain)
+			if !ok {
+				continue
+			}
+			gained, err := g.GainedWith(ctx, p.ID, u, other)
+			if err != nil {
+				return nil, err
+			}
+			cs = append(cs, gained...)
+		}
 	}
-	return cs
+	return core.ChangesIf(cs, connected), nil
 }
 
 // endChanges are the feed's changes of p's end for readers (its members

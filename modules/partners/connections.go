@@ -157,8 +157,11 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, c.UserID) // their requests go with the link
 	// a link that stands always connects
-	linked := func() bool { return true }
-	if err := core.WriteWithChanges(ctx, s.bus, connectChanges(p, linked), func(ctx context.Context) error {
+	cs, err := s.connectChanges(ctx, p, func() bool { return true })
+	if err != nil {
+		return "", err
+	}
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		return s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
 			return DecideLink(st, c.Code, p, now)
 		})

@@ -116,7 +116,10 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 	q := Request{From: userID, To: target.UserID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, target.UserID) // a request the submit replaces, or clears on connecting
 	var out SubmitOutcome
-	cs := connectChanges(p, func() bool { return out.Connected })
+	cs, err := s.connectChanges(ctx, p, func() bool { return out.Connected })
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
 	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		return s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
 			change, outcome, err := DecideSubmit(st, q, code, p, now)
