@@ -18,6 +18,7 @@ import (
 	"tandem/modules/images"
 	"tandem/modules/notifications"
 	"tandem/modules/partners"
+	"tandem/modules/premium"
 	"tandem/modules/relationship"
 	"tandem/modules/throttle"
 )
@@ -40,7 +41,7 @@ type job struct {
 var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *telemetry.Tracing, limiter *throttle.Limiter,
 	accts *accounts.Service, mail *accounts.Sender, revoker *accounts.Revoker, reminders *events.Reminders, daily *notifications.Reminders,
 	receipts *notifications.Receipts, sweeper *images.Sweeper, milestones *relationship.MilestonePushes,
-	pairs *partners.Service, keys *idempotency.Service, feed *changes.Service) {
+	pairs *partners.Service, keys *idempotency.Service, feed *changes.Service, prem *premium.Service) {
 	list := []job{
 		{name: "send mail", every: cfg.MailPoll, run: mail.SendDue, wake: mail.Woken()},
 		{name: "revoke the grants of removed sign-in identities", every: time.Minute, run: revoker.RevokeDue, wake: revoker.Woken()},
@@ -49,6 +50,7 @@ var jobs = fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger, cfg Config, tr *tele
 		{name: "purge expired connection codes", every: 10 * time.Minute, run: pairs.PurgeExpiredConnections},
 		{name: "purge expired idempotency keys", every: 10 * time.Minute, run: keys.Purge},
 		{name: "purge changes past the retention", every: 10 * time.Minute, run: feed.Purge},
+		{name: "record the premiums that lapsed in the change feed", every: time.Minute, run: prem.RecordLapses},
 		{name: "send event reminders", every: cfg.ReminderInterval, run: reminders.SendDue},
 		{name: "send daily reminders", every: cfg.ReminderInterval, run: daily.SendDue},
 		{name: "purge daily reminder claims", every: 10 * time.Minute, run: daily.Purge},

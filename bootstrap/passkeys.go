@@ -10,6 +10,7 @@ import (
 
 	"tandem/adapters/httpapi"
 	"tandem/adapters/webauthn"
+	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/passkeys"
 )
@@ -129,6 +130,10 @@ func (p passkeyAccounts) RemovePasskey(ctx context.Context, userID, id string) e
 
 func (p passkeyAccounts) PasskeyAdded(ctx context.Context, userID string) error {
 	return p.a.WayInAdded(ctx, userID, accounts.MethodPasskey)
+}
+
+func (p passkeyAccounts) FirstPasskeyChanges(ctx context.Context, userID string) ([]core.Change, error) {
+	return p.a.FirstPasskeyChanges(ctx, userID)
 }
 
 func (p passkeyAccounts) StartSession(ctx context.Context, userID string, cl passkeys.Client) (string, error) {

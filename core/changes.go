@@ -22,8 +22,10 @@ import (
 // A reader who may no longer read a record (an ex-partner) is given its
 // ChangeDelete by the write that took the access away (SharedData), and
 // one who may read records again or anew (the solo thread after an
-// unpair, the partner's events after a pairing) their puts by the write
-// that gave the access (SharedData, GainedData).
+// unpair, the partner's events and shared premium after a pairing) their
+// puts by the write that gave the access (SharedData, GainedData). A read
+// that changes with time alone is recorded by the job that notices it (a
+// premium's lapse).
 //
 // A write looks up its readers (the current partner) before it runs, not
 // in its transaction: the partnership is another module's, and each
@@ -214,16 +216,44 @@ type SharedData interface {
 
 // GainedData is a SharedData owner whose records a new partnership
 // changes for a member: the pairing records, in its transaction, the puts
-// of what the member may now read through it (the partner's events) and
-// the deletes of what it hides (the solo thread). An owner whose records
-// belong to the partnership (moods, the relationship, the question)
-// has none at its start: those the partnership makes are recorded by the
-// writes that make them.
+// of what the member may now read through it (the partner's events, the
+// premium a partner shares) and the deletes of what it hides (the solo
+// thread). An owner whose records belong to the partnership (moods, the
+// relationship, the question) has none at its start: those the
+// partnership makes are recorded by the writes that make them.
 type GainedData interface {
 	SharedData
 	// GainedWith are the changes, for reader, of the start of
 	// partnershipID with partner.
 	GainedWith(ctx context.Context, partnershipID, reader, partner string) ([]Change, error)
+}
+
+// ChangesIf are cs, each made only when made says so: a write that decides
+// in its transaction whether it changes anything (a pairing code submitted
+// that connects or only waits; a store's notification older than the
+// state stored). made is called after the write ran, in its transaction.
+func ChangesIf(cs []Change, made func() bool) []Change {
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		if f, ok := c.Record.(func() (string, any)); ok {
+			c.Record = func() (string, any) {
+				if !made() {
+					return c.ID, NoChange{}
+				}
+				return f()
+			}
+		} else {
+			rec := c.Record
+			c.Record = func() any {
+				if !made() {
+					return NoChange{}
+				}
+				return RecordOf(rec)
+			}
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // Resolved is c with the record (and, for a PutMade, the id) the write

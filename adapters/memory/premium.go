@@ -2,7 +2,9 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +96,26 @@ func (r *PremiumRepo) ApplyStoreEvent(_ context.Context, eventID, key string, at
 	}
 	r.events[eventID] = at
 	return true, found, nil
+}
+
+func (r *PremiumRepo) ByKey(_ context.Context, key string) (premium.Subscription, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, s, found := r.subs.pick(func(s premium.Subscription) bool { return key != "" && s.Key() == key })
+	if !found {
+		return premium.Subscription{}, r.subs.notFound()
+	}
+	return s, nil
+}
+
+func (r *PremiumRepo) DueLapses(_ context.Context, now time.Time, limit int) ([]premium.Subscription, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	due := r.subs.scan(func(s premium.Subscription) bool { return !s.LapseDue.IsZero() && !s.LapseDue.After(now) },
+		func(a, b premium.Subscription) int {
+			return cmp.Or(a.LapseDue.Compare(b.LapseDue), strings.Compare(a.UserID, b.UserID))
+		})
+	return due[:min(limit, len(due))], nil
 }
 
 func (r *PremiumRepo) Delete(_ context.Context, userID string) error {

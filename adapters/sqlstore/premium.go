@@ -24,11 +24,12 @@ func NewPremiumRepo(db *DB) *PremiumRepo { return &PremiumRepo{db: db} }
 
 var premiumColumns = []string{"user_id", "plan", "start_date", "end_date", "is_active", "cancelled",
 	"billing_id", "platform", "last_renewed", "meta", "created_at", "updated_at",
-	"store", "store_ref", "product_id", "state", "store_signed_at"}
+	"store", "store_ref", "product_id", "state", "store_signed_at", "lapse_due"}
 
 // premiumReplaced are the columns a Put overwrites: all but the key and created_at.
 var premiumReplaced = []string{"plan", "start_date", "end_date", "is_active", "cancelled", "billing_id",
-	"platform", "last_renewed", "meta", "updated_at", "store", "store_ref", "product_id", "state", "store_signed_at"}
+	"platform", "last_renewed", "meta", "updated_at", "store", "store_ref", "product_id", "state", "store_signed_at",
+	"lapse_due"}
 
 type premiumRow struct {
 	UserID      string         `db:"user_id"`
@@ -48,6 +49,7 @@ type premiumRow struct {
 	ProductID   string         `db:"product_id"`
 	State       string         `db:"state"`
 	SignedAt    int64          `db:"store_signed_at"`
+	LapseDue    sql.NullInt64  `db:"lapse_due"` // NULL: none due (idx_premium_lapse)
 }
 
 func (r premiumRow) subscription() premium.Subscription {
@@ -56,7 +58,20 @@ func (r premiumRow) subscription() premium.Subscription {
 		Platform: premium.Platform(r.Platform), LastRenewed: core.FromMillis(r.LastRenewed),
 		Meta: json.RawMessage(r.Meta), CreatedAt: core.FromMillis(r.CreatedAt), UpdatedAt: core.FromMillis(r.UpdatedAt),
 		Store: premium.Store(r.Store), StoreRef: r.StoreRef.String, ProductID: r.ProductID, State: premium.State(r.State),
-		StoreSignedAt: core.FromMillis(r.SignedAt)}
+		StoreSignedAt: core.FromMillis(r.SignedAt), LapseDue: fromNullMillis(r.LapseDue)}
+}
+
+// fromNullMillis is a nullable time column: NULL is the zero time.
+func fromNullMillis(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return core.FromMillis(n.Int64)
+}
+
+// nullMillis stores the zero time as NULL.
+func nullMillis(t time.Time) sql.NullInt64 {
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: !t.IsZero()}
 }
 
 func premiumValues(s premium.Subscription) []any {
@@ -67,7 +82,7 @@ func premiumValues(s premium.Subscription) []any {
 	ref := sql.NullString{String: s.StoreRef, Valid: s.Key() != ""} // NULL: unique among store purchases only
 	return []any{s.UserID, s.Plan, s.StartDate.UnixMilli(), s.EndDate.UnixMilli(), s.IsActive, s.Cancelled,
 		s.BillingID, string(s.Platform), s.LastRenewed.UnixMilli(), meta, s.CreatedAt.UnixMilli(), s.UpdatedAt.UnixMilli(),
-		string(s.Store), ref, s.ProductID, string(s.State), s.StoreSignedAt.UnixMilli()}
+		string(s.Store), ref, s.ProductID, string(s.State), s.StoreSignedAt.UnixMilli(), nullMillis(s.LapseDue)}
 }
 
 func (r *PremiumRepo) Get(ctx context.Context, userID string) (premium.Subscription, error) {
@@ -187,6 +202,24 @@ func (r *PremiumRepo) ApplyStoreEvent(ctx context.Context, eventID, key string, 
 		return err
 	})
 	return applied, found, err
+}
+
+// ByKey reads the holder of a store key by uq_premium_store_ref.
+func (r *PremiumRepo) ByKey(ctx context.Context, key string) (premium.Subscription, error) {
+	store, ref, _ := strings.Cut(key, ":")
+	return r.getWhere(ctx, r.db, sq.Eq{"store_ref": ref, "store": store}, "")
+}
+
+// DueLapses reads idx_premium_lapse's range up to now.
+func (r *PremiumRepo) DueLapses(ctx context.Context, now time.Time, limit int) ([]premium.Subscription, error) {
+	var rows []premiumRow
+	err := r.db.selectInto(ctx, r.db, &rows, r.db.sb.Select(premiumColumns...).From("premium_subscriptions").
+		Where(sq.LtOrEq{"lapse_due": now.UnixMilli()}).OrderBy("lapse_due", "user_id").Limit(uint64(limit)))
+	out := make([]premium.Subscription, len(rows))
+	for i, row := range rows {
+		out[i] = row.subscription()
+	}
+	return out, err
 }
 
 func (r *PremiumRepo) Delete(ctx context.Context, userID string) error {

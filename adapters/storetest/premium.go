@@ -20,6 +20,8 @@ func PremiumRepository(t *testing.T, newRepo func(t *testing.T) premium.Reposito
 	t.Run("store fields round-trip; trusted subscriptions share no key", ps.storeFields)
 	t.Run("one store purchase, one account", ps.onePurchaseOneAccount)
 	t.Run("store events apply once, to the key's holder", ps.storeEventsOnce)
+	t.Run("a store key's holder", ps.byKey)
+	t.Run("lapses due, soonest first, up to now", ps.dueLapses)
 }
 
 // premiumSuite holds PremiumRepository's helpers and subtests.
@@ -40,7 +42,7 @@ func (premiumSuite) same(t *testing.T, got, want premium.Subscription) {
 		got.BillingID != want.BillingID || got.Platform != want.Platform || !got.LastRenewed.Equal(want.LastRenewed) ||
 		string(got.Meta) != string(want.Meta) || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) ||
 		got.Store != want.Store || got.StoreRef != want.StoreRef || got.ProductID != want.ProductID ||
-		got.State != want.State || !got.StoreSignedAt.Equal(want.StoreSignedAt) {
+		got.State != want.State || !got.StoreSignedAt.Equal(want.StoreSignedAt) || !got.LapseDue.Equal(want.LapseDue) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
 }
@@ -196,5 +198,46 @@ func (ps premiumSuite) storeEventsOnce(t *testing.T) {
 	other, _ = r.Get(ctx, "u2")
 	if other.Plan != "9.99" || !other.EndDate.Equal(end) {
 		t.Fatalf("after the retry: %+v", other)
+	}
+}
+
+func (ps premiumSuite) byKey(t *testing.T) {
+	r := ps.newRepo(t)
+	must(t, r.Put(ctx, ps.stored("u1", "1000000001")))
+	must(t, r.Put(ctx, ps.sub("u2", "9.99")))
+	got, err := r.ByKey(ctx, "appstore:1000000001")
+	must(t, err)
+	ps.same(t, got, ps.stored("u1", "1000000001"))
+	for _, key := range []string{"play:1000000001", "appstore:2", ""} {
+		_, err = r.ByKey(ctx, key)
+		wantKind(t, err, core.KindNotFound)
+	}
+}
+
+func (ps premiumSuite) dueLapses(t *testing.T) {
+	r := ps.newRepo(t)
+	due := func(user string, at time.Time) premium.Subscription {
+		s := ps.sub(user, "9.99")
+		s.LapseDue = at
+		must(t, r.Put(ctx, s))
+		return s
+	}
+	late, early := due("u1", now.Add(2*time.Hour)), due("u2", now.Add(time.Hour))
+	due("u3", now.Add(3*time.Hour))
+	due("u4", time.Time{}) // none due
+	got, err := r.DueLapses(ctx, now.Add(2*time.Hour), 10)
+	must(t, err)
+	if len(got) != 2 {
+		t.Fatalf("due: %+v", got)
+	}
+	ps.same(t, got[0], early)
+	ps.same(t, got[1], late)
+	if got, _ = r.DueLapses(ctx, now.Add(2*time.Hour), 1); len(got) != 1 || got[0].UserID != "u2" {
+		t.Fatalf("limited: %+v", got)
+	}
+	_, err = r.Update(ctx, "u2", func(s *premium.Subscription) error { s.LapseDue = time.Time{}; return nil })
+	must(t, err)
+	if got, _ = r.DueLapses(ctx, now.Add(2*time.Hour), 10); len(got) != 1 || got[0].UserID != "u1" {
+		t.Fatalf("after one recorded: %+v", got)
 	}
 }

@@ -90,7 +90,7 @@ func (s *Service) setAdminPassword(ctx context.Context, a Account, password stri
 	// command line wants none, so it is deleted at once (its token was
 	// never shown to anyone: should the delete fail, nobody holds it).
 	_, t := s.token(a.ID, Client{UserAgent: "tandem admin create"})
-	revoked, err := s.repo.SetPassword(ctx, a.ID, hash, s.clock.Now(), t)
+	revoked, err := s.setPassword(ctx, a, hash, t)
 	if err != nil {
 		return AdminSetup{}, err
 	}

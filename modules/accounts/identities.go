@@ -281,7 +281,7 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 	}
 	var u SignInUpdate
 	for try := 0; ; try++ {
-		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, withGrant(DecideSignIn(c, s.ids.New(), s.clock.Now()), grant))
+		u, err = s.signIn(ctx, c, withGrant(DecideSignIn(c, s.ids.New(), s.clock.Now()), grant))
 		if core.IsKind(err, core.KindConflict) && try == 0 {
 			continue // a concurrent first sign-in stored it: decide again on what it wrote
 		}
@@ -299,6 +299,26 @@ func (s *Service) SignIn(ctx context.Context, r SignInRequest, cl Client) (userI
 	}
 	s.afterSignIn(ctx, u, c.Provider)
 	return u.Account.ID, plain, u.Create, nil
+}
+
+// signIn writes the sign-in decide decides (Repository.SignIn) with its
+// feed's changes (linkChanges).
+func (s *Service) signIn(ctx context.Context, c IdentityClaim, decide SignInDecision) (SignInUpdate, error) {
+	var made SignInUpdate // the update decide made in the write
+	cs, err := s.linkChanges(ctx, c, func() SignInUpdate { return made })
+	if err != nil {
+		return SignInUpdate{}, err
+	}
+	var u SignInUpdate
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		u, err = s.repo.SignIn(ctx, c.Provider, c.Subject, c.Email, func(st SignInState) (SignInUpdate, error) {
+			var err error
+			made, err = decide(st)
+			return made, err
+		})
+		return err
+	})
+	return u, err
 }
 
 // afterSignIn tells the owner what a committed sign-in changed: a take-over
@@ -363,8 +383,7 @@ func (s *Service) Unlink(ctx context.Context, userID, provider string) error {
 	if provider != ProviderApple && provider != ProviderGoogle {
 		return errNotLinked()
 	}
-	w := WayIn{Provider: provider}
-	if err := s.repo.RemoveWayIn(ctx, userID, w, DecideRemoveWay(w)); err != nil {
+	if err := s.removeWay(ctx, userID, WayIn{Provider: provider}); err != nil {
 		return err
 	}
 	s.wakeRevoker() // the identity's grant was queued for revocation with its removal

@@ -68,13 +68,11 @@ func (s *Service) UpdateProfile(ctx context.Context, userID string, p ProfilePat
 		return Account{}, err
 	}
 	a.UpdatedAt = s.clock.Now()
-	methods, err := s.SignInMethods(ctx, a)
+	ids, n, err := s.waysOf(ctx, userID)
 	if err != nil {
 		return Account{}, err
 	}
-	// the feed: the owner's profile (no one else reads it: every profile
-	// route is the caller's own)
-	put := []core.Change{core.Put(userID, core.ChangeProfile, userID, ProfileRead{Account: a, Methods: methods})}
+	put := profilePut(userID, profileOf(a, ids, n)) // the feed: the owner's profile (changes.go)
 	if err := core.WriteWithChanges(ctx, s.bus, put, func(ctx context.Context) error { return s.repo.UpdateProfile(ctx, a) }); err != nil {
 		return Account{}, err
 	}

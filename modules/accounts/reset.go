@@ -71,7 +71,7 @@ func (s *Service) UpdatePassword(ctx context.Context, userID, password string, p
 		return "", err
 	}
 	plain, t := s.token(userID, cl)
-	removed, err := s.repo.UpdateCode(ctx, userID, PurposeReset, SpendReset(c.Hash, hash, s.clock.Now(), t))
+	removed, err := s.spendReset(ctx, userID, SpendReset(c.Hash, hash, s.clock.Now(), t), hash)
 	if err != nil {
 		return "", codeGone(err)
 	}
@@ -108,7 +108,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID string, signedInAt 
 		return "", err
 	}
 	plain, t := s.token(userID, cl)
-	revoked, err := s.repo.SetPassword(ctx, userID, hash, s.clock.Now(), t)
+	revoked, err := s.setPassword(ctx, a, hash, t)
 	if err != nil {
 		return "", err
 	}

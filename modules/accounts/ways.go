@@ -111,7 +111,7 @@ func (s *Service) LogoutEverywhere(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.repo.EndWaysIn(ctx, userID)
+	r, err := s.endWaysIn(ctx, a)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (s *Service) RemovePasskey(ctx context.Context, userID, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return errPasskeyNotFound()
 	}
-	return s.repo.RemoveWayIn(ctx, userID, WayIn{Passkey: id}, DecideRemoveWay(WayIn{Passkey: id}))
+	return s.removeWay(ctx, userID, WayIn{Passkey: id})
 }
 
 // NoticeTTL is how long a notice mail may wait for the relay.

@@ -14,7 +14,7 @@ import (
 // partnership, keyed by its id: a Partner, the partnerId GET .../pairing
 // names). A connect puts both for both members, and with them every record
 // a member may now read through the partnership (the core.GainedData
-// owners: the other's events), and deletes what it hides (the solo
+// owners: the other's events, the premium a partner shares), and deletes what it hides (the solo
 // thread); an end puts the status (unpaired) and deletes the partnership,
 // and with them every record a member read only through the partnership
 // (the core.SharedData owners: the thread's messages, the other's events
@@ -33,7 +33,7 @@ func (s *Service) AddShared(shared ...core.SharedData) { s.shared = append(s.sha
 // connectChanges are the feed's changes of p's connect for both members:
 // their status and the partnership, and what each may read, or no longer
 // read, through it (the core.GainedData owners: the other's events, the
-// solo thread's deletes). connected, called in the write's transaction
+// premium a partner shares, the solo thread's deletes). connected, called in the write's transaction
 // after it ran, says whether the write connected them (a submit may only
 // wait): else none is made. The shared records are enumerated before the
 // write, on every submit (one that seems to wait may connect: the other
@@ -57,16 +57,7 @@ func (s *Service) connectChanges(ctx context.Context, p Partnership, connected f
 		}
 		cs = append(cs, gained...)
 	}
-	for i := range cs {
-		rec := cs[i].Record
-		cs[i].Record = func() any {
-			if !connected() {
-				return core.NoChange{}
-			}
-			return core.RecordOf(rec) // a delete's: nil
-		}
-	}
-	return cs, nil
+	return core.ChangesIf(cs, connected), nil
 }
 
 // endChanges are the feed's changes of p's end for readers (its members

@@ -3,6 +3,8 @@ package passkeys
 import (
 	"context"
 	"time"
+
+	"tandem/core"
 )
 
 // Repository stores passkeys and challenges.
@@ -67,6 +69,10 @@ type Accounts interface {
 	// PasskeyAdded tells the owner a passkey was added (a mail and a
 	// notification: one planted by someone else is seen).
 	PasskeyAdded(ctx context.Context, userID string) error
+	// FirstPasskeyChanges are the change feed's changes of the user's
+	// first passkey added (their profile's sign-in methods gain it),
+	// recorded with the write that stores it.
+	FirstPasskeyChanges(ctx context.Context, userID string) ([]core.Change, error)
 }
 
 // Options are a begun ceremony's options for the client, and what the

@@ -16,13 +16,15 @@ type Service struct {
 	limiter  core.Limiter
 	clock    core.Clock
 	ids      core.IDs
+	bus      core.Publisher // the feed's changes (core.WriteWithChanges)
 }
 
 // NewService is a plain constructor, usable without fx. A nil cer turns
 // the ceremonies off: they answer 404 passkeys_disabled, while a user's
 // passkeys can still be listed and deleted.
-func NewService(repo Repository, accounts Accounts, cer Ceremonies, limiter core.Limiter, clock core.Clock, ids core.IDs) *Service {
-	return &Service{repo: repo, accounts: accounts, cer: cer, limiter: limiter, clock: clock, ids: ids}
+func NewService(repo Repository, accounts Accounts, cer Ceremonies, limiter core.Limiter, clock core.Clock, ids core.IDs,
+	bus core.Publisher) *Service {
+	return &Service{repo: repo, accounts: accounts, cer: cer, limiter: limiter, clock: clock, ids: ids, bus: bus}
 }
 
 // Enabled says whether the ceremonies are configured.
@@ -91,7 +93,15 @@ func (s *Service) Register(ctx context.Context, userID string, signedInAt time.T
 		return Passkey{}, core.Invalid("invalid_registration", "passkeys.passkeyCouldNotVerified", "the passkey could not be verified").Wrap(err)
 	}
 	p.ID, p.UserID, p.CreatedAt, p.LastUsedAt = s.ids.New(), userID, s.clock.Now(), time.Time{}
-	if err := s.repo.Create(ctx, p, MaxPasskeys); err != nil {
+	var cs []core.Change
+	if len(existing) == 0 { // the feed: "passkey" joins the profile's sign-in methods
+		if cs, err = s.accounts.FirstPasskeyChanges(ctx, userID); err != nil {
+			return Passkey{}, err
+		}
+	}
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		return s.repo.Create(ctx, p, MaxPasskeys)
+	}); err != nil {
 		return Passkey{}, err
 	}
 	return p, s.accounts.PasskeyAdded(ctx, userID)

@@ -81,6 +81,10 @@ func (accountsFake) RemovePasskey(context.Context, string, string) error { retur
 
 func (accountsFake) PasskeyAdded(context.Context, string) error { return nil }
 
+func (accountsFake) FirstPasskeyChanges(context.Context, string) ([]core.Change, error) {
+	return nil, nil
+}
+
 func (accountsFake) StartSession(_ context.Context, userID string, _ passkeys.Client) (string, error) {
 	if userID == "u2" {
 		return "", core.Forbidden("email_not_verified", "passkeys.verifyMailBeforeLogging", "verify your e-mail before logging in")
@@ -96,7 +100,7 @@ type fixture struct {
 func newFixture(rp passkeys.Ceremonies) fixture {
 	clock := coretest.NewClock(time.Time{})
 	limiter := throttle.NewLimiter(memory.NewThrottleRepo(), clock)
-	return fixture{svc: passkeys.NewService(memory.NewPasskeyRepo(), accountsFake{}, rp, limiter, clock, &coretest.SeqIDs{}), clock: clock}
+	return fixture{svc: passkeys.NewService(memory.NewPasskeyRepo(), accountsFake{}, rp, limiter, clock, &coretest.SeqIDs{}, nil), clock: clock}
 }
 
 func answer(a fakeAnswer) []byte { b, _ := json.Marshal(a); return b }

@@ -35,11 +35,26 @@ type Subscription struct {
 	// StoreSignedAt is when the store signed the state stored: a statement
 	// signed earlier (a notification that arrives late) changes nothing.
 	StoreSignedAt time.Time
+	// LapseDue is when the change feed is to record that the subscription
+	// stopped granting (its EndDate passed: RecordLapses); zero when it
+	// grants nothing, or its lapse is recorded. Every write sets it
+	// (noted).
+	LapseDue time.Time
+}
+
+// noted is s with LapseDue as of a write at now: its EndDate while it
+// grants, none when it does not (the write's own put shows that).
+func (s Subscription) noted(now time.Time) Subscription {
+	s.LapseDue = time.Time{}
+	if s.Grants(now) {
+		s.LapseDue = s.EndDate
+	}
+	return s
 }
 
 // Grants reports whether s makes its owner premium at now: active, not
 // cancelled and not yet ended. It is computed on every read, so expiry needs
-// no job.
+// no write; only the change feed records it (RecordLapses).
 func (s Subscription) Grants(now time.Time) bool {
 	return s.IsActive && !s.Cancelled && now.Before(s.EndDate)
 }

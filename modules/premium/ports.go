@@ -27,6 +27,12 @@ type Repository interface {
 	// nothing (applied false); so does a key no account holds (found false,
 	// the event still recorded). An error from fn writes nothing.
 	ApplyStoreEvent(ctx context.Context, eventID, key string, at time.Time, fn func(s *Subscription) error) (applied, found bool, err error)
+	// ByKey returns the subscription that holds the store key
+	// (Subscription.Key); core.KindNotFound when none does.
+	ByKey(ctx context.Context, key string) (Subscription, error)
+	// DueLapses lists up to limit subscriptions whose LapseDue is set and
+	// not after now, soonest due first.
+	DueLapses(ctx context.Context, now time.Time, limit int) ([]Subscription, error)
 }
 
 // Partners resolves the current partner (partners.Service): inherited premium

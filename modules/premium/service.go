@@ -87,6 +87,7 @@ func statusOf(now time.Time, own *Subscription, partnerID string, theirs *Subscr
 	if partnerID != "" && theirs != nil && theirs.Grants(now) {
 		t := *theirs
 		t.BillingID, t.Meta = "", json.RawMessage("{}") // the partner's billing stays theirs
+		t.LapseDue = time.Time{}                        // and their bookkeeping: a status compares equal without it
 		return Status{IsPremium: true, Source: SourcePartner, PartnerID: partnerID, Subscription: &t,
 			InForce: true, Inherited: true}
 	}
@@ -143,7 +144,7 @@ func (s *Service) Subscribe(ctx context.Context, userID string, d Draft) error {
 	}
 	now := s.clock.Now()
 	sub := Subscription{UserID: userID, IsActive: true, LastRenewed: now, Meta: meta, CreatedAt: now, UpdatedAt: now}
-	sub = sub.withPurchase(p)
+	sub = sub.withPurchase(p).noted(now)
 	cs, err := s.changes(ctx, userID, func() *Subscription { return &sub })
 	if err != nil {
 		return err
@@ -189,6 +190,7 @@ func (s *Service) Update(ctx context.Context, userID string, p Patch) error {
 				sub.Meta = want.Meta
 			}
 			sub.UpdatedAt = now
+			*sub = sub.noted(now)
 			made = *sub
 			return nil
 		})
@@ -213,6 +215,7 @@ func (s *Service) Cancel(ctx context.Context, userID string) error {
 	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		_, err := s.repo.Update(ctx, userID, func(sub *Subscription) error {
 			sub.IsActive, sub.Cancelled, sub.UpdatedAt = false, true, now
+			*sub = sub.noted(now)
 			made = *sub
 			return nil
 		})
@@ -296,7 +299,9 @@ func (s *Service) verify(ctx context.Context, p Purchase) (Purchase, error) {
 // Notify applies a store's server notification to the subscription it is
 // about, once per notification id. A statement signed before the stored one
 // (notifications arrive out of order) changes nothing, and so does one about
-// a purchase no account holds yet: the app's own create brings it.
+// a purchase no account holds yet: the app's own create brings it. The feed
+// puts the holder's premium, and the partner's when it changes with it, as
+// an app's own write does (changes).
 func (s *Service) Notify(ctx context.Context, n Notification) (StoreEvent, error) {
 	ev, err := s.notifications.Read(ctx, n)
 	if err != nil || ev.Purchase == nil {
@@ -304,18 +309,54 @@ func (s *Service) Notify(ctx context.Context, n Notification) (StoreEvent, error
 	}
 	p := *ev.Purchase
 	now := s.clock.Now()
-	_, _, err = s.repo.ApplyStoreEvent(ctx, string(n.Store)+":"+ev.ID, p.Key(), now, func(sub *Subscription) error {
-		if p.SignedAt.Before(sub.StoreSignedAt) {
+	var made *Subscription // the holder's subscription as the notification left it; nil: unchanged
+	cs, holder, err := s.storeChanges(ctx, p.Key(), func() *Subscription { return made })
+	if err != nil {
+		return ev, err
+	}
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		_, _, err := s.repo.ApplyStoreEvent(ctx, string(n.Store)+":"+ev.ID, p.Key(), now, func(sub *Subscription) error {
+			made = nil // a re-run of the transaction decides afresh
+			if p.SignedAt.Before(sub.StoreSignedAt) {
+				return nil
+			}
+			if p.EndDate.After(sub.EndDate) && p.State.Entitles() {
+				sub.LastRenewed = now
+			}
+			*sub = sub.withStoreEvent(p)
+			sub.UpdatedAt = now
+			*sub = sub.noted(now)
+			if sub.UserID == holder {
+				m := *sub
+				made = &m
+			}
 			return nil
-		}
-		if p.EndDate.After(sub.EndDate) && p.State.Entitles() {
-			sub.LastRenewed = now
-		}
-		*sub = sub.withStoreEvent(p)
-		sub.UpdatedAt = now
-		return nil
+		})
+		return err
 	})
 	return ev, err
+}
+
+// storeChanges are the feed's puts of a store notification about the
+// purchase key (changes), made only when the write changed the
+// subscription of the account that held it when they were read (made not
+// nil); none when no account holds it.
+func (s *Service) storeChanges(ctx context.Context, key string, made func() *Subscription) ([]core.Change, string, error) {
+	if key == "" {
+		return nil, "", nil
+	}
+	held, err := s.repo.ByKey(ctx, key)
+	if core.IsKind(err, core.KindNotFound) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	cs, err := s.changes(ctx, held.UserID, made)
+	if err != nil {
+		return nil, "", err
+	}
+	return core.ChangesIf(cs, func() bool { return made() != nil }), held.UserID, nil
 }
 
 // find returns the user's own subscription, ok false when there is none.
