@@ -236,3 +236,33 @@ func TestChangesFeedCarriesTheQuestionToBothPartners(t *testing.T) {
 		}
 	})
 }
+
+// The first read of a date picks the couple's question (a write): both
+// partners' feeds get it, each as their own GET returns it; a later read
+// records nothing, and neither does a partner's read of the same date.
+func TestChangesFeedCarriesTheDaysPick(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob := h.newUser("ann@x.io"), h.newUser("bob@x.io")
+		h.pair(ann, bob)
+		anns, bobs := h.cursorOf(ann), h.cursorOf(bob)
+		qid := h.dqQuestion(ann)["id"].(string)
+		for _, u := range []struct {
+			user
+			since *string
+		}{{ann, &anns}, {bob, &bobs}} {
+			var got []feedChange
+			got, *u.since = h.catchUp(u.user, *u.since, 100)
+			h.wantFeed(u.user, got, []feedWant{{kind: "question", id: qid, op: "put", path: dqPath(u.user)}})
+		}
+		expect(t, h.dqGet(bob), 200, "")
+		expect(t, h.dqGet(ann), 200, "")
+		for _, u := range []struct {
+			user
+			since string
+		}{{ann, anns}, {bob, bobs}} {
+			if got, _ := h.catchUp(u.user, u.since, 100); len(got) != 0 {
+				t.Fatalf("a read that picked nothing in %s's feed: %s", u.ID, jsonStr(got))
+			}
+		}
+	})
+}

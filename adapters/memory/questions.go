@@ -33,10 +33,14 @@ func questionDateKey(partnershipID string, day core.Date) string {
 	return partnershipID + "|" + day.String()
 }
 
-func (r *QuestionRepo) Open(_ context.Context, partnershipID string, day core.Date, pick func(nearby []questions.Daily) (questions.Daily, error)) (questions.Daily, error) {
+func (r *QuestionRepo) Open(_ context.Context, partnershipID string, day core.Date, pick func(nearby []questions.Daily) (questions.Daily, error), opened func(d questions.Daily, picked bool)) (questions.Daily, error) {
+	if opened == nil {
+		opened = func(questions.Daily, bool) {}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if d, ok := r.dailies.lookup(questionDateKey(partnershipID, day)); ok {
+		opened(d, false)
 		return d, nil
 	}
 	from, to := questions.NearbyFrom(day), questions.NearbyTo(day)
@@ -50,6 +54,7 @@ func (r *QuestionRepo) Open(_ context.Context, partnershipID string, day core.Da
 	if err := r.dailies.insert(d.ID, d); err != nil {
 		return questions.Daily{}, err
 	}
+	opened(d, true)
 	return d, nil
 }
 

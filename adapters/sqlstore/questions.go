@@ -68,12 +68,16 @@ func questionMessageValues(m questions.Message) []any {
 // inserts. Of two concurrent first opens on MySQL one is a deadlock victim
 // and re-runs (inTx), finding the other's row; a duplicate key that still
 // slips through is answered by reading the winner's row.
-func (r *QuestionRepo) Open(ctx context.Context, partnershipID string, day core.Date, pick func(nearby []questions.Daily) (questions.Daily, error)) (questions.Daily, error) {
+func (r *QuestionRepo) Open(ctx context.Context, partnershipID string, day core.Date, pick func(nearby []questions.Daily) (questions.Daily, error), opened func(d questions.Daily, picked bool)) (questions.Daily, error) {
+	if opened == nil {
+		opened = func(questions.Daily, bool) {}
+	}
 	var out questions.Daily
 	err := r.db.inTx(ctx, func(tx *sqlx.Tx) error {
 		d, err := r.dailyOn(ctx, tx, partnershipID, day, r.db.forUpdate())
 		if err == nil {
 			out = d
+			opened(d, false)
 			return nil
 		}
 		if !isNotFound(err) {
@@ -101,8 +105,12 @@ func (r *QuestionRepo) Open(ctx context.Context, partnershipID string, day core.
 		}
 		d.PartnershipID, d.Date = partnershipID, day
 		out = d
-		return r.db.exec(ctx, tx, r.db.sb.Insert("question_dailies").Columns(questionDailyColumns...).
+		err = r.db.exec(ctx, tx, r.db.sb.Insert("question_dailies").Columns(questionDailyColumns...).
 			Values(d.ID, d.PartnershipID, dateArg(d.Date), d.QuestionID, d.Text, string(d.Category), d.CreatedAt.UnixMilli()))
+		if err == nil {
+			opened(d, true)
+		}
+		return err
 	})
 	if core.IsKind(err, core.KindConflict) {
 		return r.dailyOn(ctx, r.db, partnershipID, day, "")

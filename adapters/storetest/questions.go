@@ -41,7 +41,7 @@ func (questionSuite) daily(id, pid string, d core.Date) questions.Daily {
 // open stores d (when its date is new) and returns what Open returned.
 func (questionSuite) open(t *testing.T, r questions.Repository, d questions.Daily) questions.Daily {
 	t.Helper()
-	got, err := r.Open(ctx, d.PartnershipID, d.Date, func([]questions.Daily) (questions.Daily, error) { return d, nil })
+	got, err := r.Open(ctx, d.PartnershipID, d.Date, func([]questions.Daily) (questions.Daily, error) { return d, nil }, nil)
 	must(t, err)
 	return got
 }
@@ -85,13 +85,15 @@ func (s questionSuite) openOnce(t *testing.T) {
 	want.Text, want.Category = "Ünïcode — “quotes” 💞", questions.CategoryFun
 	want.CreatedAt = time.UnixMilli(1718452800123).UTC()
 	calls := 0
+	var opened []string // what each open said it opened (the feed's pick change follows it)
+	record := func(d questions.Daily, picked bool) { opened = append(opened, fmt.Sprint(d.ID, " ", picked)) }
 	got, err := r.Open(ctx, "p1", s.day, func(nearby []questions.Daily) (questions.Daily, error) {
 		calls++
 		if len(nearby) != 0 {
 			t.Fatalf("nearby of a new couple: %v", nearby)
 		}
 		return want, nil
-	})
+	}, record)
 	must(t, err)
 	if got != want {
 		t.Fatalf("opened %+v", got)
@@ -99,10 +101,13 @@ func (s questionSuite) openOnce(t *testing.T) {
 	again, err := r.Open(ctx, "p1", s.day, func([]questions.Daily) (questions.Daily, error) {
 		calls++
 		return s.daily("d2", "p1", s.day), nil
-	})
+	}, record)
 	must(t, err)
 	if again != want || calls != 1 {
 		t.Fatalf("second open %+v, %d picks", again, calls)
+	}
+	if len(opened) != 2 || opened[0] != "d1 true" || opened[1] != "d1 false" {
+		t.Fatalf("opened said %q, want the pick then the stored one", opened)
 	}
 	if other := s.open(t, r, s.daily("d3", "p2", s.day)); other.ID != "d3" {
 		t.Fatalf("another couple's date: %+v", other)
@@ -128,7 +133,7 @@ func (s questionSuite) pickSeesRecentDates(t *testing.T) {
 	_, err := r.Open(ctx, "p1", s.day, func(nearby []questions.Daily) (questions.Daily, error) {
 		seen = nearby
 		return s.daily("today", "p1", s.day), nil
-	})
+	}, nil)
 	must(t, err)
 	if got := s.dates(seen); got != "2025-05-17,2025-06-16,2025-06-18,2025-07-14" {
 		t.Fatalf("nearby %s", got)
@@ -141,7 +146,7 @@ func (s questionSuite) pickSeesRecentDates(t *testing.T) {
 func (s questionSuite) failingPick(t *testing.T) {
 	r := s.newRepo(t)
 	boom := errors.New("boom")
-	_, err := r.Open(ctx, "p1", s.day, func([]questions.Daily) (questions.Daily, error) { return questions.Daily{}, boom })
+	_, err := r.Open(ctx, "p1", s.day, func([]questions.Daily) (questions.Daily, error) { return questions.Daily{}, boom }, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("pick error: %v", err)
 	}
@@ -160,7 +165,7 @@ func (s questionSuite) concurrentOpens(t *testing.T) {
 			var err error
 			got[i], err = r.Open(ctx, "p1", s.day, func([]questions.Daily) (questions.Daily, error) {
 				return s.daily(fmt.Sprintf("d%d", n.Add(1)), "p1", s.day), nil
-			})
+			}, nil)
 			return err
 		}
 	}

@@ -84,6 +84,44 @@ func withPost(msgs []Message, m Message) []Message {
 	return out
 }
 
+// pickChanges are the feed's puts of the pick of c's question of today, to
+// each partner whose today it is, as their GET .../daily-question returns
+// it (no conversation yet, the couple's streak). opened says, in the
+// write's transaction, which question the write opened and whether it
+// picked it: of two first reads at once only the one that picked records.
+func (s *Service) pickChanges(ctx context.Context, c couple, opened func() (Daily, bool)) ([]core.Change, error) {
+	streak, err := s.streak(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := s.users.Location(ctx, c.partnerID)
+	if err != nil {
+		return nil, err
+	}
+	readers := []struct{ user, locale string }{{c.partnerID, ""}, {c.userID, c.locale}}
+	if core.Today(s.clock.Now(), loc) != c.today {
+		readers = readers[1:] // the partner reads another date's question
+	}
+	var cs []core.Change
+	for _, r := range readers {
+		if r.locale == "" {
+			if r.locale, err = s.users.Locale(ctx, r.user); err != nil {
+				return nil, err
+			}
+		}
+		cs = append(cs, core.PutMade(r.user, core.ChangeQuestion, func() (string, any) {
+			d, picked := opened()
+			if !picked {
+				return d.ID, core.NoChange{}
+			}
+			v := s.viewFor(r.locale, r.user, d, nil)
+			v.Streak = streak
+			return d.ID, v
+		}))
+	}
+	return cs, nil
+}
+
 // post runs write, the store's of m, with its feed's puts.
 func (s *Service) post(ctx context.Context, c couple, d Daily, msgs []Message, m Message, write func(context.Context) error) error {
 	cs, err := s.postChanges(ctx, c, d, msgs, m)

@@ -19,8 +19,11 @@ type Repository interface {
 	// NearbyFrom(day)..NearbyTo(day) (in date order) and stores what pick
 	// returns, all at once: of two concurrent first calls for a date, one
 	// picks and both return its question. An error from pick is returned
-	// and nothing is stored.
-	Open(ctx context.Context, partnershipID string, day core.Date, pick func(nearby []Daily) (Daily, error)) (Daily, error)
+	// and nothing is stored. opened (may be nil) is called in the write's
+	// transaction, at the end of each attempt that gets that far, with the
+	// question and whether this attempt picked it: the feed's change of a
+	// pick is made by the attempt that commits, never by one rolled back.
+	Open(ctx context.Context, partnershipID string, day core.Date, pick func(nearby []Daily) (Daily, error), opened func(d Daily, picked bool)) (Daily, error)
 	// Find returns the partnership's question for day without picking one;
 	// core.KindNotFound when neither partner has opened that date.
 	Find(ctx context.Context, partnershipID string, day core.Date) (Daily, error)

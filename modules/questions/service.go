@@ -55,9 +55,9 @@ const CategoryNotify = "questions"
 
 // couple is the caller's side of a partnership and their today.
 type couple struct {
-	partnershipID, partnerID string
-	today                    core.Date
-	locale                   string // the caller's: the question is read in it
+	userID, partnershipID, partnerID string
+	today                            core.Date
+	locale                           string // the caller's: the question is read in it
 }
 
 // Today returns the couple's question of the caller's today (the date in the
@@ -306,7 +306,7 @@ func (s *Service) coupleOf(ctx context.Context, userID string) (couple, bool, er
 	if err != nil {
 		return couple{}, false, err
 	}
-	return couple{partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc), locale: locale}, true, nil
+	return couple{userID: userID, partnershipID: pid, partnerID: partnerID, today: core.Today(s.clock.Now(), loc), locale: locale}, true, nil
 }
 
 // streak is c's streak as of the couple's today: the earlier of the two
@@ -333,11 +333,24 @@ func (s *Service) streak(ctx context.Context, c couple) (Streak, error) {
 // open returns the couple's question of c.today, picking it by Pick when it
 // is the first time either partner asks for that date.
 func (s *Service) open(ctx context.Context, c couple) (Daily, error) {
-	return s.repo.Open(ctx, c.partnershipID, c.today, func(nearby []Daily) (Daily, error) {
-		q := Pick(s.bank, c.partnershipID, c.today, nearby)
-		return Daily{ID: s.ids.New(), PartnershipID: c.partnershipID, Date: c.today, QuestionID: q.ID, Text: q.Text,
-			Category: q.Category, CreatedAt: s.clock.Now()}, nil
+	var got struct {
+		d      Daily
+		picked bool
+	}
+	cs, err := s.pickChanges(ctx, c, func() (Daily, bool) { return got.d, got.picked })
+	if err != nil {
+		return Daily{}, err
+	}
+	var d Daily
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+		d, err = s.repo.Open(ctx, c.partnershipID, c.today, func(nearby []Daily) (Daily, error) {
+			q := Pick(s.bank, c.partnershipID, c.today, nearby)
+			return Daily{ID: s.ids.New(), PartnershipID: c.partnershipID, Date: c.today, QuestionID: q.ID, Text: q.Text,
+				Category: q.Category, CreatedAt: s.clock.Now()}, nil
+		}, func(d Daily, picked bool) { got.d, got.picked = d, picked })
+		return err
 	})
+	return d, err
 }
 
 // todaysView is the couple's question of today as userID sees it: one read
