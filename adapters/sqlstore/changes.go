@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -29,28 +30,60 @@ func (d *DB) RecordChangesWith(r changes.Recording) { d.changes = r }
 
 // renderChanges fills the data and time of the changes, after the write ran
 // in the transaction (its record may be one the write made), and returns
-// those the write made (not core.NoChange), in place.
+// those the write made (not core.NoChange), in place. A record given to
+// several readers as the same value (a message: both partners) is rendered
+// once; one given to each as their own (a question: each partner's view)
+// is rendered for each.
 func (d *DB) renderChanges(cs []core.Change) ([]core.Change, error) {
 	if d.changes.Render == nil || d.changes.Clock == nil {
 		return nil, core.Internal(fmt.Errorf("changes: the store has no renderer"))
 	}
 	now := d.changes.Clock.Now()
 	kept := cs[:0]
+	var done map[[2]string]core.Change // the last put rendered, by kind and id
 	for _, c := range cs {
 		if c = c.Resolved(); c.Dropped() {
 			continue
 		}
 		c.At = now
 		if c.Op == core.ChangePut && c.Data == nil {
-			data, err := d.changes.Render(c.Record)
-			if err != nil {
-				return nil, core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
+			key := [2]string{c.Kind, c.ID}
+			if prev, ok := done[key]; ok && sameRecord(prev.Record, c.Record) {
+				c.Data = prev.Data
+			} else {
+				data, err := d.changes.Render(c.Record)
+				if err != nil {
+					return nil, core.Internal(fmt.Errorf("changes: render %s %s: %w", c.Kind, c.ID, err))
+				}
+				c.Data = data
+				if done == nil {
+					done = make(map[[2]string]core.Change, 1)
+				}
+				done[key] = c
 			}
-			c.Data = data
 		}
 		kept = append(kept, c)
 	}
 	return kept, nil
+}
+
+// sameRecord says whether a and b are one value, so render the same (a
+// renderer reads nothing but its record). It may say no of equal values
+// (then both are rendered), never yes of different ones.
+func sameRecord(a, b any) (same bool) {
+	t := reflect.TypeOf(a)
+	if t == nil || t != reflect.TypeOf(b) {
+		return false
+	}
+	if !t.Comparable() {
+		return reflect.DeepEqual(a, b)
+	}
+	defer func() {
+		if recover() != nil { // an interface field holding a value == cannot compare
+			same = reflect.DeepEqual(a, b)
+		}
+	}()
+	return a == b
 }
 
 // recording is fn that also inserts p's changes in fn's transaction: the
@@ -68,8 +101,13 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 	}
 }
 
-// insertChanges inserts each change, one row per statement, and sets its
-// Seq (a multi-row insert's ids are not all known on every dialect).
+// insertChanges inserts the changes, all readers' in one multi-row INSERT
+// (changesPerInsert rows at most: a mark-all-read's may be many). It sets
+// no Seq: nothing reads a change's position back from its write (the feed
+// and the live stream read it from the table), so no dialect's way of
+// handing out several ids to one statement is relied on. A statement's
+// rows take increasing ids in their order, so one reader's changes of one
+// write stay in the order given.
 //
 // The feed's read is "ids after the cursor", and on MySQL an AUTO_INCREMENT
 // id is taken at the insert, not at the commit: two writes for one reader
@@ -80,55 +118,89 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 // circle): its row lock serializes the writes with changes for one reader,
 // each taking its ids after the one before it committed. Writes for other
 // readers never wait; a couple's writes wait on each other only for the
-// few inserts at the end of the transaction. (A hold-back window on the
+// two statements at the end of the transaction. (A hold-back window on the
 // read was the other way: it delays every change by the window, and a
 // window is a guess about how long a transaction may stay open.)
 func (d *DB) insertChanges(ctx context.Context, e sqlx.ExecerContext, cs []core.Change) error {
+	if len(cs) == 0 { // every change one the write did not make
+		return nil
+	}
 	if err := d.lockHeads(ctx, e, cs); err != nil {
 		return err
 	}
-	for i := range cs {
-		c := &cs[i]
-		var data any
-		if c.Op == core.ChangePut {
-			data = string(c.Data)
+	for rows := range slices.Chunk(cs, changesPerInsert) {
+		args := make([]any, 0, len(rows)*len(changeCols))
+		for _, c := range rows {
+			var data any
+			if c.Op == core.ChangePut {
+				data = string(c.Data)
+			}
+			args = append(args, c.UserID, c.Kind, c.ID, string(c.Op), data, c.At.UnixMilli())
 		}
-		q, args, err := d.build(d.sb.Insert("changes").
-			Columns("user_id", "kind", "record_id", "op", "data", "created_at").
-			Values(c.UserID, c.Kind, c.ID, string(c.Op), data, c.At.UnixMilli()))
-		if err != nil {
+		if err := d.insertRows(ctx, e, "changes", changeCols, "", args); err != nil {
 			return err
-		}
-		var res sql.Result
-		if st := d.prepared(ctx, e, q); st != nil {
-			res, err = st.ExecContext(ctx, args...)
-		} else {
-			res, err = e.ExecContext(ctx, q, args...)
-		}
-		if err != nil {
-			return mapErr(err)
-		}
-		if c.Seq, err = res.LastInsertId(); err != nil {
-			return mapErr(err)
 		}
 	}
 	return nil
 }
 
-// lockHeads bumps the change_heads row of each reader of cs, in user order.
+var (
+	changeCols = []string{"user_id", "kind", "record_id", "op", "data", "created_at"}
+	headCols   = []string{"user_id", "writes"}
+)
+
+// changesPerInsert bounds the rows of one INSERT of changes: 3,000
+// placeholders, far below SQLite's 32,766 and MySQL's 65,535.
+const changesPerInsert = 500
+
+// preparedRows is the most rows of an INSERT whose text is kept (changeSQL)
+// and prepared (stmtCache): a write's readers are one or two; the longer
+// lists of a mark-all-read, each length its own text, would fill both.
+const preparedRows = 4
+
+// insertRows inserts the rows of args (cols' values, row after row) into
+// table in one statement, with suffix.
+func (d *DB) insertRows(ctx context.Context, e sqlx.ExecerContext, table string, cols []string, suffix string, args []any) error {
+	n := len(args) / len(cols)
+	text := func() sq.Sqlizer {
+		ins, row := d.sb.Insert(table).Columns(cols...), make([]any, len(cols))
+		for range n {
+			ins = ins.Values(row...)
+		}
+		if suffix == "" {
+			return ins
+		}
+		return ins.Suffix(suffix)
+	}
+	if n <= preparedRows {
+		q, err := d.changeSQL.text([2]any{table, n}, text)
+		if err != nil {
+			return err
+		}
+		return d.exec(ctx, e, built{q, args})
+	}
+	q, _, err := d.build(text())
+	if err != nil {
+		return err
+	}
+	_, err = e.ExecContext(ctx, q, args...)
+	return mapErr(err)
+}
+
+// lockHeads bumps the change_heads row of each reader of cs, in one
+// statement, in user order (its rows are locked in their order).
 func (d *DB) lockHeads(ctx context.Context, e sqlx.ExecerContext, cs []core.Change) error {
 	users := make([]string, 0, 2)
 	for _, c := range cs {
 		users = append(users, c.UserID)
 	}
 	slices.Sort(users)
-	for _, u := range slices.Compact(users) {
-		if err := d.exec(ctx, e, d.sb.Insert("change_heads").Columns("user_id", "writes").Values(u, 1).
-			Suffix(d.upsert("user_id", "writes = writes + 1"))); err != nil {
-			return err
-		}
+	users = slices.Compact(users)
+	args := make([]any, 0, 2*len(users))
+	for _, u := range users {
+		args = append(args, u, 1)
 	}
-	return nil
+	return d.insertRows(ctx, e, "change_heads", headCols, d.upsert("user_id", "writes = writes + 1"), args)
 }
 
 // Append records changes in a transaction of their own (those a write did

@@ -23,17 +23,15 @@ func TestChangesOfOneReaderTakeTheirIdsInCommitOrder(t *testing.T) {
 		}
 		db := sqltest.Open(t, d)
 		ctx := context.Background()
-		change := func(reader string) []core.Change {
-			c := core.Delete(reader, core.ChangeMessage, "m-"+reader)
-			return []core.Change{c}
+		change := func(reader, id string) []core.Change {
+			return []core.Change{core.Delete(reader, core.ChangeMessage, id)}
 		}
 		first, err := db.BeginTxx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer first.Rollback() //nolint:errcheck // committed below
-		anns := change("ann")
-		if err := sqlstore.InsertChangesIn(ctx, db, first, anns); err != nil {
+		if err := sqlstore.InsertChangesIn(ctx, db, first, change("ann", "first")); err != nil {
 			t.Fatal(err)
 		}
 		second, err := db.BeginTxx(ctx, nil)
@@ -41,7 +39,7 @@ func TestChangesOfOneReaderTakeTheirIdsInCommitOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer second.Rollback() //nolint:errcheck // committed below
-		if err := sqlstore.InsertChangesIn(ctx, db, second, change("bob")); err != nil {
+		if err := sqlstore.InsertChangesIn(ctx, db, second, change("bob", "bob's")); err != nil {
 			t.Fatalf("another reader's change waited: %v", err)
 		}
 		var writes int64
@@ -55,15 +53,15 @@ func TestChangesOfOneReaderTakeTheirIdsInCommitOrder(t *testing.T) {
 		if err := second.GetContext(ctx, &writes, lock); err != nil || writes != 1 {
 			t.Fatalf("after the commit: %d %v", writes, err)
 		}
-		later := change("ann")
-		if err := sqlstore.InsertChangesIn(ctx, db, second, later); err != nil {
+		if err := sqlstore.InsertChangesIn(ctx, db, second, change("ann", "later")); err != nil {
 			t.Fatal(err)
 		}
 		if err := second.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if later[0].Seq <= anns[0].Seq {
-			t.Fatalf("ids %d then %d", anns[0].Seq, later[0].Seq)
+		feed, err := sqlstore.NewChangeRepo(db).Since(ctx, "ann", 0, 10)
+		if err != nil || len(feed) != 2 || feed[0].ID != "first" || feed[1].ID != "later" {
+			t.Fatalf("ann's feed %+v %v", feed, err)
 		}
 	}
 }

@@ -32,6 +32,7 @@ func ChangeRepository(t *testing.T, newStore func(t *testing.T, rec changes.Reco
 	s := changeSuite{newStore: newStore}
 	t.Run("append and read back in order, per reader, after a position, up to a limit", s.appendAndRead)
 	t.Run("last is the reader's newest position, 0 without changes", s.last)
+	t.Run("one write's changes for several readers, many for one, are each reader's in the order given", s.manyInOneWrite)
 	t.Run("a write and its changes commit together; a failed write records none", s.withWrite)
 	t.Run("purge deletes what is older than the bound and nothing else", s.purge)
 	t.Run("a write's changes the write did not make (NoChange) are not recorded", s.dropped)
@@ -92,6 +93,35 @@ func (s changeSuite) appendAndRead(t *testing.T) {
 	must(t, err)
 	if len(u2) != 1 || u2[0].UserID != "u2" {
 		t.Fatalf("u2 sees only its own change, got %+v", u2)
+	}
+}
+
+// manyInOneWrite records one write's changes for two readers, interleaved,
+// and as many for one reader as a mark-all-read of a full inbox puts (more
+// than one statement's worth on the SQL stores).
+func (s changeSuite) manyInOneWrite(t *testing.T) {
+	st, _ := s.store(t)
+	cs := []core.Change{core.Put("u1", "message", "a", record{"a", "hi"}), core.Put("u2", "message", "a", record{"a", "hi"})}
+	for i := range 1201 {
+		id := fmt.Sprint("n", i)
+		cs = append(cs, core.Put("u1", "notification", id, record{id, "read"}))
+	}
+	cs = append(cs, core.Delete("u2", "message", "b"), core.Delete("u1", "message", "b"))
+	must(t, st.Repo.Append(ctx, cs))
+	u1, err := st.Repo.Since(ctx, "u1", 0, 2000)
+	must(t, err)
+	if len(u1) != 1203 || u1[0].ID != "a" || u1[1202].ID != "b" || u1[1202].Op != core.ChangeDelete {
+		t.Fatalf("u1's feed: want a, n0…n1200, b; got %d changes", len(u1))
+	}
+	for i, c := range u1[1:1202] {
+		if want := fmt.Sprint("n", i); c.ID != want || string(c.Data) != fmt.Sprintf(`{"id":%q,"text":"read"}`, want) {
+			t.Fatalf("u1's change %d: want %s's put, got %+v (data %s)", i+1, want, c, c.Data)
+		}
+	}
+	u2, err := st.Repo.Since(ctx, "u2", 0, 10)
+	must(t, err)
+	if len(u2) != 2 || u2[0].ID != "a" || string(u2[0].Data) != `{"id":"a","text":"hi"}` || u2[1].ID != "b" {
+		t.Fatalf("u2's feed: want a's put and b's delete, got %+v", u2)
 	}
 }
 
@@ -176,6 +206,12 @@ func (s changeSuite) dropped(t *testing.T) {
 	must(t, err)
 	if len(u1) != 1 || string(u1[0].Data) != `{"id":"u1","text":"always"}` || len(u2) != 0 {
 		t.Fatalf("want u1's put only, got %+v and %+v", u1, u2)
+	}
+	none := []core.Change{core.Put("u2", "pairing", "u2", func() any { return core.NoChange{} })}
+	m.ID = "msg-2" // a write that makes none of its changes stands
+	must(t, core.WriteWithChanges(ctx, bus, none, func(ctx context.Context) error { return st.Messages.Add(ctx, m) }))
+	if u2, err = st.Repo.Since(ctx, "u2", 0, 10); err != nil || len(u2) != 0 {
+		t.Fatalf("u2 after a write that made none: %+v %v", u2, err)
 	}
 }
 

@@ -9,17 +9,20 @@ import (
 
 	sq "github.com/Masterminds/squirrel"
 
+	"tandem/adapters/httpapi"
 	"tandem/adapters/sqlstore"
 	"tandem/core"
 	"tandem/modules/accounts"
 	"tandem/modules/events"
+	"tandem/modules/memories"
 	"tandem/modules/messages"
+	"tandem/modules/moods"
 )
 
 // The crowd at scale (issue 36): `prepare -spread` writes the couples and a
 // realistic spread of what they keep (events, some with reminders; messages;
 // memories; image records; notifications; moods; daily questions and their
-// answers) straight into the tables, in multi-row INSERTs, a few thousand
+// answers; the change feed's rows) straight into the tables, in multi-row INSERTs, a few thousand
 // rows a transaction. Writing 100,000 couples through the repositories, one
 // transaction a row, would take hours on MySQL. The rows are the ones the
 // repositories write (their columns, ids, scopes and keys): the benchmarks'
@@ -32,10 +35,13 @@ const crowdPassword = "crowd-password"
 type spread struct {
 	eventsPerUser, messagesPerCouple, memoriesPerUser, imagesPerUser int
 	notificationsPerUser, moodsPerUser, questionDays                 int
+	changesPerCouple                                                 int // rows of the change feed
 }
 
+// The default spread's change feed is one active couple's day (BENCHMARKS.md
+// "Change feed": 116 rows).
 var defaultSpread = spread{eventsPerUser: 12, messagesPerCouple: 15, memoriesPerUser: 2, imagesPerUser: 2,
-	notificationsPerUser: 6, moodsPerUser: 5, questionDays: 4}
+	notificationsPerUser: 6, moodsPerUser: 5, questionDays: 4, changesPerCouple: 116}
 
 // bulk collects rows per table and writes them, many to a statement.
 type bulk struct {
@@ -119,6 +125,8 @@ var (
 	moodCols         = []string{"id", "user_id", "mood_date", "mood", "note", "partnership_id", "created_at", "updated_at"}
 	dailyCols        = []string{"id", "partnership_id", "day", "question_id", "body", "category", "created_at"}
 	answerCols       = []string{"id", "daily_id", "user_id", "kind", "body", "created_at"}
+	changeCols       = []string{"user_id", "kind", "record_id", "op", "data", "created_at"}
+	changeHeadCols   = []string{"user_id", "writes"}
 	eventCols        = []string{"id", "user_id", "title", "description", "start_date", "end_date", "start_time", "end_time",
 		"location", "event_type", "importance", "notify", "participants", "created_at", "updated_at", "remind_at"}
 )
@@ -214,6 +222,9 @@ func spreadCouple(ctx context.Context, b *bulk, hash string, i int, s spread, no
 			}
 		}
 	}
+	if err := addChanges(add, a, c, i, s.changesPerCouple, now); err != nil {
+		return err
+	}
 	for j, u := range []string{a, c} {
 		seed := 2*i + j
 		for k := range vary(s.eventsPerUser*2, seed) {
@@ -293,6 +304,74 @@ func addEvent(add func(string, []string, ...any) error, user string, k, seed int
 		e.Location, string(e.Type), string(e.Importance), notify, "[]", ms, ms, remindAt)
 }
 
+// addChanges queues couple i's change feed: around perCouple rows (some
+// couples none, some twice as many), in the mix of an active couple's day,
+// one row per reader (of 58 writes: 50 messages, 5 events and 2 moods to
+// both, a memory to its owner), each with the JSON of a record of its kind
+// as the stores render it, their times spread over the last 31 days (the
+// retention is 30: the purge has work); and each partner's feed head.
+func addChanges(add func(string, []string, ...any) error, a, c string, i, perCouple int, now time.Time) error {
+	n := vary(perCouple*2, i)
+	if n == 0 {
+		return nil
+	}
+	data, err := changeData(a, now)
+	if err != nil {
+		return err
+	}
+	for k := range n {
+		reader, w := a, (k/2)%58
+		if k%2 == 1 {
+			reader = c
+		}
+		kind := core.ChangeMessage
+		switch {
+		case w >= 57:
+			kind = core.ChangeMemory
+		case w >= 55:
+			kind = core.ChangeMood
+		case w >= 50:
+			kind = core.ChangeEvent
+		}
+		at := now.Add(-time.Duration((k*7919+i)%(31*24*60)) * time.Minute)
+		if err := add("changes", changeCols, reader, kind, fmt.Sprintf("%s-%s-%d", kind, a, k/2), string(core.ChangePut),
+			data[kind], at.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	for _, u := range []string{a, c} {
+		if err := add("change_heads", changeHeadCols, u, (n+1)/2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changeData is the JSON of one record of each kind of the feed's mix, as
+// httpapi.RenderChange renders it into a change.
+func changeData(u string, now time.Time) (map[string]string, error) {
+	day := core.DateOf(now)
+	recs := map[string]any{
+		core.ChangeMessage: messages.Message{ID: "m-" + u, Scope: "p-" + u, AuthorID: u, Body: "see you tonight", CreatedAt: now},
+		core.ChangeEvent: events.Read{Event: events.Event{ID: "ev-" + u, UserID: u, Title: "Dinner", Description: "At the usual place",
+			StartDate: day, EndDate: day, Location: "Home", Type: events.TypeDate, Importance: events.ImportanceMedium,
+			CreatedAt: now, UpdatedAt: now}},
+		core.ChangeMood: moods.Mood{ID: "mood-" + u, UserID: u, Level: moods.Good, Date: day, PartnershipID: "p-" + u,
+			CreatedAt: now, UpdatedAt: now},
+		core.ChangeMemory: memories.Memory{ID: "mem-" + u, UserID: u, Title: "Our trip", Description: "a good day", Date: day,
+			Images: []string{}, CreatedAt: now, UpdatedAt: now},
+	}
+	out := make(map[string]string, len(recs))
+	for kind, rec := range recs {
+		b, err := httpapi.RenderChange(rec)
+		if err != nil {
+			return nil, fmt.Errorf("render a %s: %w", kind, err)
+		}
+		out[kind] = string(b)
+	}
+	return out, nil
+}
+
 // vary is a count around avg/2 for seed: 0 up to avg-1, evenly.
 func vary(avg, seed int) int {
 	if avg <= 0 {
@@ -315,13 +394,13 @@ func parseSpread(s string) (spread, error) {
 	if s == "" || s == "default" {
 		return out, nil
 	}
-	fields := map[string]*int{"events": &out.eventsPerUser, "messages": &out.messagesPerCouple, "memories": &out.memoriesPerUser,
+	fields := map[string]*int{"changes": &out.changesPerCouple, "events": &out.eventsPerUser, "messages": &out.messagesPerCouple, "memories": &out.memoriesPerUser,
 		"images": &out.imagesPerUser, "notifications": &out.notificationsPerUser, "moods": &out.moodsPerUser, "questions": &out.questionDays}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		p := fields[k]
 		if !ok || p == nil {
-			return spread{}, fmt.Errorf("-spread: %q is not NAME=COUNT (names: events, messages, memories, images, notifications, moods, questions)", kv)
+			return spread{}, fmt.Errorf("-spread: %q is not NAME=COUNT (names: events, messages, memories, images, notifications, moods, questions, changes)", kv)
 		}
 		if _, err := fmt.Sscanf(v, "%d", p); err != nil || *p < 0 {
 			return spread{}, fmt.Errorf("-spread: %q: a count of 0 or more", kv)

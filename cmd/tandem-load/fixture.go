@@ -110,7 +110,7 @@ func fixtureFlags(fs *flag.FlagSet) (db, out *string, f *fixture) {
 	fs.IntVar(&f.users, "users", 20, "benchmark users, paired two by two, each with a token")
 	fs.IntVar(&f.events, "events", 10_000, "calendar events, spread over the benchmark users")
 	fs.StringVar(&f.spread, "spread", "", `"default" or NAME=COUNT,...: the crowd also keeps events, messages, memories, images, `+
-		`notifications, moods and daily questions, written in bulk (bulk.go; SQL stores only)`)
+		`notifications, moods, daily questions and the change feed's rows, written in bulk (bulk.go; SQL stores only)`)
 	return db, out, f
 }
 

@@ -4,12 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
 	"tandem/adapters/sqlstore"
 	"tandem/modules/accounts"
+	"tandem/modules/changes"
 	"tandem/modules/events"
 	"tandem/modules/idempotency"
 	"tandem/modules/images"
@@ -34,6 +36,7 @@ type jobServices struct {
 	Milestones *relationship.MilestonePushes
 	Pairs      *partners.Service
 	Keys       *idempotency.Service
+	Feed       *changes.Service
 }
 
 // jobsCmd runs one pass of every background job on -db, one after another,
@@ -42,6 +45,7 @@ type jobServices struct {
 func jobsCmd(args []string) error {
 	fs := flag.NewFlagSet("jobs", flag.ExitOnError)
 	db := fs.String("db", "sqlite:bench/out/bench.db", "TANDEM_DB to run the jobs on")
+	only := fs.String("only", "", "run only the jobs whose name holds this")
 	fs.Parse(args)
 	var js jobServices
 	if _, _, err := assemble(*db, "", fx.Populate(&js)); err != nil {
@@ -57,6 +61,7 @@ func jobsCmd(args []string) error {
 		{"purge expired tokens, codes, reset proofs and mail", js.Accounts.Purge},
 		{"purge expired connection codes", js.Pairs.PurgeExpiredConnections},
 		{"purge expired idempotency keys", js.Keys.Purge},
+		{"purge changes past the retention", js.Feed.Purge},
 		{"send event reminders (claims)", js.Reminders.SendDue},
 		{"send daily reminders", js.Daily.SendDue},
 		{"purge daily reminder claims", js.Daily.Purge},
@@ -66,6 +71,9 @@ func jobsCmd(args []string) error {
 	}
 	ctx := context.Background()
 	for _, j := range list {
+		if !strings.Contains(j.name, *only) {
+			continue
+		}
 		before := js.DB.Statements()
 		start := time.Now()
 		n, err := j.run(ctx)
