@@ -147,3 +147,33 @@ func TestChangesFeedOfADeletedAccount(t *testing.T) {
 		}
 	})
 }
+
+// A pairing request that waits puts both statuses (sent, waiting for the
+// code's owner); a connect that clears a third user's request puts that
+// user's status too; each as their own GET .../pairing returns it.
+func TestChangesFeedCarriesRequestsThatWait(t *testing.T) {
+	eachProfile(t, func(t *testing.T, h *harness) {
+		ann, bob, cid := h.newUser("ann@x.io"), h.newUser("bob@x.io"), h.newUser("cid@x.io")
+		ca := h.generateCode(ann)
+		anns, bobs, cids := h.cursorOf(ann), h.cursorOf(bob), h.cursorOf(cid)
+		status := func(u user) feedWant { return feedWant{kind: "pairing", id: u.ID, op: "put", path: pairingPath(u)} }
+		catchUp := func(u user, since *string, want ...feedWant) {
+			t.Helper()
+			var got []feedChange
+			got, *since = h.catchUp(u, *since, 100)
+			h.wantFeed(u, got, want)
+		}
+		expect(t, h.submitCode(cid, ca), 200, `{"status":"pending","message":"<string>","partnerId":"`+ann.ID+`","actionRequired":false}`)
+		catchUp(cid, &cids, status(cid))
+		catchUp(ann, &anns, status(ann))
+		expect(t, h.submitCode(bob, ca), 200, "")
+		catchUp(bob, &bobs, status(bob))
+		catchUp(ann, &anns, status(ann)) // bob's is the newest request now
+		catchUp(cid, &cids)              // cid's own request still waits: nothing
+
+		// ann connects with bob: cid's request to ann goes with it
+		expect(t, h.submitCode(ann, h.generateCode(bob)), 200, `{"state":"connected","message":"<string>","partnerId":"`+bob.ID+`","myCode":"<string>"}`)
+		catchUp(cid, &cids, status(cid))
+		expect(t, h.pairingStatus(cid), 200, "")
+	})
+}

@@ -1,6 +1,7 @@
 package partners
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -98,4 +99,72 @@ func (s *Service) sharedChanges(of func(core.SharedData) ([]core.Change, error))
 	}
 	slices.SortStableFunc(out, func(a, b core.Change) int { return strings.Compare(a.Kind, b.Kind) })
 	return out, nil
+}
+
+// statusChanges are the feed's pairing-status puts of users after a write
+// that changes each one's snapshot as apply says: a request sent, waiting
+// or cleared. The snapshots are read before the write, as every write's
+// readers are (docs/api.md "Sync"); made says, in the write's transaction,
+// whether the write made that change.
+func (s *Service) statusChanges(ctx context.Context, users []string, apply func(u string, snap *Snapshot), made func() bool) ([]core.Change, error) {
+	now := s.clock.Now()
+	var cs []core.Change
+	seen := map[string]bool{"": true}
+	for _, u := range users {
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		snap, err := s.repo.Snapshot(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		before := statusOf(u, snap, now)
+		apply(u, &snap)
+		if after := statusOf(u, snap, now); !after.equal(before) { // a status the write leaves as it was: no put
+			cs = append(cs, core.Put(u, core.ChangePairing, u, after))
+		}
+	}
+	return core.ChangesIf(cs, made), nil
+}
+
+// equal says whether two statuses read the same.
+func (st Status) equal(o Status) bool {
+	sameCode := st.MyCode == nil && o.MyCode == nil || st.MyCode != nil && o.MyCode != nil && *st.MyCode == *o.MyCode
+	st.MyCode, o.MyCode = nil, nil
+	return sameCode && st == o
+}
+
+// withoutRequestsOf drops from snap every request from or to one of users.
+func withoutRequestsOf(snap *Snapshot, users ...string) {
+	if snap.Outgoing != nil && slices.Contains(users, snap.Outgoing.To) {
+		snap.Outgoing = nil
+	}
+	snap.Incoming = slices.DeleteFunc(slices.Clone(snap.Incoming), func(r Request) bool { return slices.Contains(users, r.From) })
+}
+
+// requestChanges are the statuses a submit that waits changes: the
+// submitter's (q is their request now), the code owner's (q is the newest
+// waiting for them) and that of whoever q replaces a request to.
+func (s *Service) requestChanges(ctx context.Context, q Request, others []string, made func() bool) ([]core.Change, error) {
+	return s.statusChanges(ctx, append([]string{q.From, q.To}, others...), func(u string, snap *Snapshot) {
+		snap.Incoming = slices.DeleteFunc(slices.Clone(snap.Incoming), func(r Request) bool { return r.From == q.From })
+		switch u {
+		case q.From:
+			snap.Outgoing = &q
+		case q.To:
+			// in the stores' order: newest first (to the millisecond), then by sender
+			snap.Incoming = append(snap.Incoming, q)
+			slices.SortStableFunc(snap.Incoming, func(a, b Request) int {
+				return cmp.Or(cmp.Compare(b.CreatedAt.UnixMilli(), a.CreatedAt.UnixMilli()), strings.Compare(a.From, b.From))
+			})
+		}
+	}, made)
+}
+
+// clearedChanges are the statuses of the others (not p's members) whose
+// requests to or from p's members p's connect clears.
+func (s *Service) clearedChanges(ctx context.Context, p Partnership, others []string, made func() bool) ([]core.Change, error) {
+	others = slices.DeleteFunc(slices.Clone(others), func(u string) bool { return u == p.UserA || u == p.UserB })
+	return s.statusChanges(ctx, others, func(_ string, snap *Snapshot) { withoutRequestsOf(snap, p.UserA, p.UserB) }, made)
 }

@@ -32,8 +32,8 @@ func (lostOnlyStub) LostWith(_ context.Context, partnershipID, reader, _ string)
 }
 
 // TestPairingChangesReachTheFeed: a code's owner gets their status; a
-// submit that only waits records nothing (nor what the shared-data owners
-// gave for it); a connect puts both statuses and the partnership for
+// submit that only waits records both statuses (the request, sent and
+// waiting), nothing of what the shared-data owners gave for a connect; a connect puts both statuses and the partnership for
 // both, with the changes each owner gives at a start; an unpair puts both
 // statuses, deletes the partnership and gives each the changes of the
 // shared records at an end.
@@ -52,8 +52,8 @@ func TestPairingChangesReachTheFeed(t *testing.T) {
 	}
 	got = since()
 	f.submit("b", ca)
-	if len(got()) != 0 {
-		t.Fatalf("a submit that waits: %q", got())
+	if want := []string{"a pairing a put", "b pairing b put"}; !slices.Equal(got(), want) {
+		t.Fatalf("a submit that waits: %q, want both statuses alone", got())
 	}
 	cb := f.code(t, "b")
 	got = since()

@@ -157,10 +157,16 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 	p := Partnership{ID: s.ids.New(), UserA: c.UserID, UserB: userID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, c.UserID) // their requests go with the link
 	// a link that stands always connects
-	cs, err := s.connectChanges(ctx, p, func() bool { return true })
+	always := func() bool { return true }
+	cs, err := s.connectChanges(ctx, p, always)
 	if err != nil {
 		return "", err
 	}
+	cleared, err := s.clearedChanges(ctx, p, waiting, always)
+	if err != nil {
+		return "", err
+	}
+	cs = append(cs, cleared...)
 	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		return s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
 			return DecideLink(st, c.Code, p, now)

@@ -116,14 +116,15 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 	q := Request{From: userID, To: target.UserID, CreatedAt: now}
 	waiting := s.counterparts(ctx, userID, target.UserID) // a request the submit replaces, or clears on connecting
 	var out SubmitOutcome
-	cs, err := s.connectChanges(ctx, p, func() bool { return out.Connected })
+	var requested bool
+	cs, err := s.submitChanges(ctx, p, q, waiting, func() bool { return out.Connected }, func() bool { return requested })
 	if err != nil {
 		return SubmitOutcome{}, err
 	}
 	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		return s.repo.Pair(ctx, p.Users(), func(st Pairing) (PairingChange, error) {
 			change, outcome, err := DecideSubmit(st, q, code, p, now)
-			out = outcome
+			out, requested = outcome, change.Request != nil
 			return change, err
 		})
 	}); err != nil {
@@ -134,6 +135,25 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 	}
 	s.announcePairing(ctx, append([]string{userID, target.UserID}, waiting...)...)
 	return out, nil
+}
+
+// submitChanges are the feed's changes of a submit, whichever it turns out
+// to be in its transaction: a connect (connected) or a request that waits
+// (requested).
+func (s *Service) submitChanges(ctx context.Context, p Partnership, q Request, waiting []string, connected, requested func() bool) ([]core.Change, error) {
+	connect, err := s.connectChanges(ctx, p, connected)
+	if err != nil {
+		return nil, err
+	}
+	cleared, err := s.clearedChanges(ctx, p, waiting, connected)
+	if err != nil {
+		return nil, err
+	}
+	wait, err := s.requestChanges(ctx, q, waiting, requested)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(connect, cleared...), wait...), nil
 }
 
 // Status is the user's pairing status.
@@ -228,9 +248,16 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 	} else if !core.IsKind(err, core.KindNotFound) {
 		return err
 	}
+	others := slices.DeleteFunc(slices.Clone(waiting), func(u string) bool { return u == userID })
+	cleared, err := s.statusChanges(ctx, others, func(_ string, snap *Snapshot) { withoutRequestsOf(snap, userID) },
+		func() bool { return true })
+	if err != nil {
+		return err
+	}
+	cs = append(cs, cleared...)
 	var p Partnership
 	var ended bool
-	err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
+	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
 		p, ended, err = s.repo.Purge(ctx, userID)
 		return err
 	})
@@ -268,7 +295,18 @@ func (s *Service) Listener() core.Listener {
 // and tells everyone whose status that changes.
 func (s *Service) clearPairing(ctx context.Context, userID string) error {
 	waiting := s.counterparts(ctx, userID)
-	if err := s.repo.ClearPairing(ctx, userID); err != nil {
+	cs, err := s.statusChanges(ctx, append([]string{userID}, waiting...), func(u string, snap *Snapshot) {
+		if u == userID {
+			snap.PairingCode, snap.Outgoing, snap.Incoming = nil, nil, nil
+		}
+		withoutRequestsOf(snap, userID)
+	}, func() bool { return true })
+	if err != nil {
+		return err
+	}
+	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
+		return s.repo.ClearPairing(ctx, userID)
+	}); err != nil {
 		return err
 	}
 	s.announcePairing(ctx, append(waiting, userID)...)
