@@ -399,9 +399,9 @@ func (o *offline) relationship(annAt, bobAt *harness) {
 	expect(o.t, annAt.post(relationshipPath(ann), ann.Token, map[string]any{"action": "start", "date": "2024-03-01"}), 200, "")
 }
 
-// premium: ann subscribes (bob inherits it), changes her plan, and
-// cancels before the unpair (a premium a pairing starts sharing is not
-// recorded: another part of issue 47).
+// premium: ann subscribes (bob inherits it) and changes her plan; the
+// unpair and the new pairing take bob's inherited premium away and give
+// it back.
 func (o *offline) premium(annAt *harness) {
 	ann, now := o.ann, annAt.Clock.Now()
 	expect(o.t, annAt.post(premiumPath(ann), ann.Token, map[string]any{"action": "create", "plan": "9.99",
@@ -424,14 +424,13 @@ func (o *offline) notifications(annAt, bobAt *harness) {
 	expect(o.t, bobAt.do(PATCH(list, map[string]any{"markAll": true}).by(bob)), 200, "")
 }
 
-// repair ends the partnership and makes a new one: ann unpairs, ann (who
-// cancelled her premium, so that the pairing shares none) and bob pair
-// again and each writes in the new thread. The new partnership lets bob
-// read ann's events again, and its first read of the daily question
-// picks one: a refetch shows both, so the feed must hold them.
+// repair ends the partnership and makes a new one: ann unpairs, ann and
+// bob pair again and each writes in the new thread. The new partnership
+// lets bob read ann's events again and inherit her premium, and its first
+// read of the daily question picks one: a refetch shows all three, so the
+// feed must hold them.
 func (o *offline) repair(annAt, bobAt *harness) {
 	ann, bob := o.ann, o.bobElsewhere
-	expect(o.t, annAt.post(premiumPath(ann), ann.Token, map[string]any{"action": "cancel"}), 200, "")
 	expect(o.t, annAt.do(POST(pairingPath(ann)+"/unpair", nil).by(ann)), 200, "")
 	anns, bobs := annAt.generateCode(ann), bobAt.generateCode(bob)
 	expect(o.t, annAt.submitCode(ann, bobs), 200, "")
@@ -538,7 +537,7 @@ func TestChangesOfflineCatchUpMatchesARefetch(t *testing.T) {
 					}
 					h = newHarness(t, p, sharingDB(first), withClock(first.Clock))
 				}
-				h.Clock.Advance(2 * time.Hour) // the same day: the day's question stays
+				h.Clock.Advance(72 * time.Hour) // three days offline
 				return h, h, h
 			})
 		})
@@ -560,7 +559,7 @@ func TestChangesOfflineCatchUpAcrossProcesses(t *testing.T) {
 				clock := coretest.NewClock(time.Time{})
 				hs := processes(t, p, 3, url, withClock(clock))
 				runOffline(t, hs[0], func() (_, _, _ *harness) {
-					clock.Advance(2 * time.Hour)
+					clock.Advance(72 * time.Hour) // three days offline
 					return hs[1], hs[0], hs[2]
 				})
 			})
