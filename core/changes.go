@@ -29,9 +29,10 @@ import (
 //
 // A write looks up its readers (the current partner) before it runs, not
 // in its transaction: the partnership is another module's, and each
-// store's write would have to re-read it. So a write racing an unpair may
-// still give the ex-partner one put (a message sent while the unpair
-// enumerated the thread), and one racing a pairing may miss the new
+// store's write would have to re-read it. An unpair enumerates what each
+// partner loses again after its commit and records what that adds (a
+// message sent while it ran); a write still running after that may leave
+// the ex-partner one put, and one racing a pairing may miss the new
 // partner; docs/api.md "Sync" says so, and a full refetch repairs it.
 
 // The feed's kinds of record (the change union of /openapi.json).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"tandem/modules/changes"
 )
@@ -166,6 +167,7 @@ func TestChangesFeedCarriesRequestsThatWait(t *testing.T) {
 		expect(t, h.submitCode(cid, ca), 200, `{"status":"pending","message":"<string>","partnerId":"`+ann.ID+`","actionRequired":false}`)
 		catchUp(cid, &cids, status(cid))
 		catchUp(ann, &anns, status(ann))
+		h.Clock.Advance(time.Second) // bob's request is the newer
 		expect(t, h.submitCode(bob, ca), 200, "")
 		catchUp(bob, &bobs, status(bob))
 		catchUp(ann, &anns, status(ann)) // bob's is the newest request now

@@ -66,9 +66,9 @@ func (s *Service) connectChanges(ctx context.Context, p Partnership, connected f
 // request of both), the partnership's delete, and the changes of every
 // record each read, or reads again, without p (LostWith: the deletes of
 // the thread, the other's events and moods, the relationship; the puts of
-// the solo thread). The records are enumerated before the write: one
-// shared while it waits (a message sent in the same instant) may miss its
-// delete (see docs/api.md "Sync").
+// the solo thread). The records are enumerated before the write, and
+// again after it (reconcileEnd): one shared while it ran (a message sent
+// in the same instant) gets its delete then (see docs/api.md "Sync").
 func (s *Service) endChanges(ctx context.Context, p Partnership, readers ...string) ([]core.Change, error) {
 	var cs []core.Change
 	for _, u := range readers {
@@ -99,6 +99,31 @@ func (s *Service) sharedChanges(of func(core.SharedData) ([]core.Change, error))
 	}
 	slices.SortStableFunc(out, func(a, b core.Change) int { return strings.Compare(a.Kind, b.Kind) })
 	return out, nil
+}
+
+// reconcileEnd records, after p's end committed, the changes of the end
+// that its enumeration before the write missed: a record written while the
+// end ran (a message sent in the same instant), which its readers read no
+// longer. A failure is logged by the bus; the end stands.
+func (s *Service) reconcileEnd(ctx context.Context, p Partnership, recorded []core.Change, readers ...string) {
+	ctx, cancel := core.AfterCommit(ctx)
+	defer cancel()
+	again, err := s.endChanges(ctx, p, readers...)
+	if err != nil {
+		return // the first enumeration stands; a refetch repairs what it missed
+	}
+	type key struct {
+		user, kind, id string
+		op             core.ChangeOp
+	}
+	seen := make(map[key]bool, len(recorded))
+	for _, c := range recorded {
+		seen[key{c.UserID, c.Kind, c.ID, c.Op}] = true
+	}
+	missed := slices.DeleteFunc(again, func(c core.Change) bool { return seen[key{c.UserID, c.Kind, c.ID, c.Op}] })
+	if len(missed) > 0 {
+		_ = core.WriteWithChanges(ctx, s.bus, missed, func(context.Context) error { return nil })
+	}
 }
 
 // statusChanges are the feed's pairing-status puts of users after a write

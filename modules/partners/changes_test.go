@@ -3,6 +3,7 @@ package partners_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"tandem/core"
@@ -75,5 +76,44 @@ func TestPairingChangesReachTheFeed(t *testing.T) {
 		"b message " + p + ":a delete", "b pairing b put", "b partnership " + p + " delete", "b relationship b delete"}
 	if g := got(); !slices.Equal(g, want) {
 		t.Fatalf("unpair: %q, want %q", g, want)
+	}
+}
+
+// growingStub is a module whose reader gains a record while the end runs:
+// its second enumeration, after the end committed, finds one more.
+type growingStub struct{ calls *int }
+
+func (g growingStub) LostWith(_ context.Context, partnershipID, reader, _ string) ([]core.Change, error) {
+	*g.calls++
+	out := []core.Change{core.Delete(reader, core.ChangeMessage, "m1")}
+	if *g.calls > 2 { // both readers' first enumeration done: "m2" was written meanwhile
+		out = append(out, core.Delete(reader, core.ChangeMessage, "m2"))
+	}
+	return out, nil
+}
+
+// TestAnEndRecordsWhatItsFirstEnumerationMissed: a record written between
+// the end's enumeration and its commit gets its delete after the commit,
+// once; what the first enumeration had is not recorded twice.
+func TestAnEndRecordsWhatItsFirstEnumerationMissed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	calls := 0
+	f.svc.AddShared(growingStub{&calls})
+	f.pairByCodes(t, "a", "b")
+	n := len(f.bus.Changes())
+	if err := f.svc.Unpair(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	got := f.bus.Changes()[n:]
+	want := []string{"a pairing a put", "a partnership ", "a message m1 delete", "b pairing b put", "b partnership ",
+		"b message m1 delete", "a message m2 delete", "b message m2 delete"}
+	if len(got) != len(want) {
+		t.Fatalf("unpair: %q, want %q", got, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Fatalf("unpair: %q, want %q", got, want)
+		}
 	}
 }

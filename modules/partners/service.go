@@ -265,6 +265,7 @@ func (s *Service) PurgeUser(ctx context.Context, userID string) error {
 		return err
 	}
 	if ended {
+		s.reconcileEnd(ctx, p, cs, p.PartnerOf(userID))
 		s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
 		s.announceEnded(ctx, p)
 		waiting = append(waiting, p.PartnerOf(userID))
@@ -339,6 +340,7 @@ func (s *Service) end(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
+	s.reconcileEnd(ctx, was, cs, was.UserA, was.UserB)
 	s.bus.Publish(ctx, core.PartnershipEnded{PartnershipID: p.ID, UserIDs: p.Users()})
 	s.announceEnded(ctx, p)
 	s.announcePairing(ctx, p.UserA, p.UserB)
