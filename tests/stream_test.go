@@ -183,22 +183,6 @@ func (s *sse) none(d time.Duration) {
 	}
 }
 
-// noneOf fails if an event of type typ arrives within d.
-func (s *sse) noneOf(d time.Duration, typ string) {
-	s.t.Helper()
-	timeout := time.After(d)
-	for {
-		select {
-		case e := <-s.events:
-			if e.Type == typ {
-				s.t.Fatalf("unexpected event %+v", e)
-			}
-		case <-timeout:
-			return
-		}
-	}
-}
-
 // ends fails unless the stream says why it ends and then closes, within d.
 func (s *sse) ends(d time.Duration, reason string) {
 	s.t.Helper()
