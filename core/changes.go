@@ -28,12 +28,17 @@ import (
 // premium's lapse).
 //
 // A write looks up its readers (the current partner) before it runs, not
-// in its transaction: the partnership is another module's, and each
-// store's write would have to re-read it. An unpair enumerates what each
-// partner loses again after its commit and records what that adds (a
-// message sent while it ran); a write still running after that may leave
-// the ex-partner one put, and one racing a pairing may miss the new
-// partner; docs/api.md "Sync" says so, and a full refetch repairs it.
+// in its transaction: the partnership is another module's. An unpair
+// enumerates what each partner loses again after its commit and records
+// what that adds (a message sent while it ran). A change read through the
+// partnership names it (Through), and the store records it only while the
+// partnership stands: the SQL stores read its row in the write's
+// transaction, which the unpair's lock on the row orders, so a write that
+// looked up the partner before an unpair and commits after it gives the
+// ex-partner nothing; the memory store checks when it appends the changes.
+// A write racing a pairing may still miss the new partner, and one's own
+// premium written after an unpair may still show the ex-partner's;
+// docs/api.md "Sync" says so, and a full refetch repairs it.
 
 // The feed's kinds of record (the change union of /openapi.json).
 const (
@@ -88,6 +93,23 @@ type Change struct {
 	Record any
 	Data   []byte // the rendered JSON of a put; nil for a delete
 	At     time.Time
+	// Via is the partnership through which the reader reads the record
+	// (Through): "" for what they read as their own. A store that checks
+	// it in the write's transaction drops the change when the partnership
+	// is gone (an unpair that committed first).
+	Via string
+}
+
+// Through is cs, each read through the partnership partnershipID (Via): a
+// partner's changes, which a write that commits after the unpair must not
+// record. An empty partnershipID (unpaired) leaves them as they are.
+func Through(partnershipID string, cs ...Change) []Change {
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		c.Via = partnershipID
+		out[i] = c
+	}
+	return out
 }
 
 // Put is a put of rec for reader.

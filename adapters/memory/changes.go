@@ -17,13 +17,16 @@ var _ changes.Repository = (*ChangeRepo)(nil)
 // no transactions: a write's changes reach it after the write, through
 // core.ChangesCommitted (changes.Service.Listener), under its own lock.
 type ChangeRepo struct {
-	rec  changes.Recording
-	mu   sync.RWMutex
-	seq  int64
-	rows []core.Change // by Seq
+	rec      changes.Recording
+	partners *PartnerRepo // the partnerships a change is read through (core.Change.Via); nil: not checked
+	mu       sync.RWMutex
+	seq      int64
+	rows     []core.Change // by Seq
 }
 
-func NewChangeRepo(rec changes.Recording) *ChangeRepo { return &ChangeRepo{rec: rec} }
+func NewChangeRepo(rec changes.Recording, partners *PartnerRepo) *ChangeRepo {
+	return &ChangeRepo{rec: rec, partners: partners}
+}
 
 func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 	if r.rec.Render == nil || r.rec.Clock == nil {
@@ -50,12 +53,25 @@ func (r *ChangeRepo) Append(_ context.Context, cs []core.Change) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	out = r.throughLiveLocked(out)
 	for i := range out {
 		r.seq++
 		out[i].Seq = r.seq
 		r.rows = append(r.rows, out[i])
 	}
 	return nil
+}
+
+// throughLiveLocked is cs without the changes read through a partnership
+// that no longer exists, in place. It is checked under r.mu, with the
+// changes inserted: an unpair's changes are appended after its end, so a
+// write's put either comes before them or finds the partnership gone (as
+// the SQL stores' shared lock on its row).
+func (r *ChangeRepo) throughLiveLocked(cs []core.Change) []core.Change {
+	if r.partners == nil {
+		return cs
+	}
+	return slices.DeleteFunc(cs, func(c core.Change) bool { return c.Via != "" && !r.partners.exists(c.Via) })
 }
 
 func (r *ChangeRepo) Since(_ context.Context, userID string, seq int64, limit int) ([]core.Change, error) {

@@ -139,6 +139,7 @@ func TestStats(t *testing.T) {
 
 func TestChangeRepository(t *testing.T) {
 	storetest.ChangeRepository(t, func(_ *testing.T, rec changes.Recording) storetest.ChangeStore {
-		return storetest.ChangeStore{Repo: memory.NewChangeRepo(rec), Messages: memory.NewMessageRepo()}
+		p := memory.NewPartnerRepo()
+		return storetest.ChangeStore{Repo: memory.NewChangeRepo(rec, p), Messages: memory.NewMessageRepo(), Partners: p}
 	})
 }

@@ -73,6 +73,14 @@ func (r *PartnerRepo) PartnershipOf(_ context.Context, userID string) (partners.
 	return p, nil
 }
 
+// exists says whether the partnership id stands.
+func (r *PartnerRepo) exists(id string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.partnerships.get(id)
+	return ok
+}
+
 func (r *PartnerRepo) partnershipLocked(userID string) (partners.Partnership, bool) {
 	id, ok := r.members[userID]
 	if !ok {

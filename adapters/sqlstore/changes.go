@@ -93,12 +93,71 @@ func (d *DB) recording(ctx context.Context, p *core.PendingChanges, fn func(tx *
 		if err := fn(tx); err != nil {
 			return err
 		}
-		cs, err := d.renderChanges(append([]core.Change(nil), p.Changes...)) // a re-run renders afresh
+		cs, err := d.throughLive(ctx, tx, append([]core.Change(nil), p.Changes...)) // a re-run renders afresh
 		if err != nil {
+			return err
+		}
+		if cs, err = d.renderChanges(cs); err != nil {
 			return err
 		}
 		return d.insertChanges(ctx, tx, cs)
 	}
+}
+
+// throughLive is cs without the changes read through a partnership
+// (core.Change.Via) that no longer exists, in place: a write that looked
+// up the partner before an unpair and commits after it gives the
+// ex-partner nothing. One read of every partnership named, with a shared
+// lock on MySQL: the unpair's end reads the row FOR UPDATE, so the two
+// run one after the other. A write first is seen by the unpair's second
+// enumeration, which records its delete (partners' reconcileEnd); one
+// after finds the row gone. On SQLite the write's transaction holds the
+// database's write lock, and a plain read is as good.
+func (d *DB) throughLive(ctx context.Context, tx *sqlx.Tx, cs []core.Change) ([]core.Change, error) {
+	var via []string
+	for _, c := range cs {
+		if c.Via != "" && !slices.Contains(via, c.Via) {
+			via = append(via, c.Via)
+		}
+	}
+	if len(via) == 0 {
+		return cs, nil
+	}
+	live, err := d.livePartnerships(ctx, tx, via)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cs, func(c core.Change) bool { return c.Via != "" && !slices.Contains(live, c.Via) }), nil
+}
+
+// livePartnerships are those of ids that exist, read with shareLock.
+func (d *DB) livePartnerships(ctx context.Context, tx *sqlx.Tx, ids []string) ([]string, error) {
+	build := func() sq.Sqlizer {
+		return d.sb.Select("id").From("partnerships").Where(sq.Eq{"id": ids}).Suffix(d.shareLock())
+	}
+	var read sq.Sqlizer
+	if len(ids) == 1 { // a write's usual one: its text kept (and prepared on SQLite)
+		q, err := d.changeSQL.text("partnerships", build)
+		if err != nil {
+			return nil, err
+		}
+		read = built{q, []any{ids[0]}}
+	} else {
+		read = build()
+	}
+	var live []string
+	err := d.selectInto(ctx, tx, &live, read)
+	return live, err
+}
+
+// shareLock is the suffix of a read that holds its rows against a writer
+// until the commit (MariaDB has no FOR SHARE); "" on SQLite, whose
+// writers run one at a time.
+func (d *DB) shareLock() string {
+	if d.Dialect == MySQL {
+		return "LOCK IN SHARE MODE"
+	}
+	return ""
 }
 
 // insertChanges inserts the changes, all readers' in one multi-row INSERT
@@ -204,14 +263,19 @@ func (d *DB) lockHeads(ctx context.Context, e sqlx.ExecerContext, cs []core.Chan
 }
 
 // Append records changes in a transaction of their own (those a write did
-// not: core.ChangesCommitted).
+// not: core.ChangesCommitted), but those read through a partnership that
+// ended (throughLive).
 func (r *ChangeRepo) Append(ctx context.Context, cs []core.Change) error {
 	cs, err := r.db.renderChanges(append([]core.Change(nil), cs...))
 	if err != nil {
 		return err
 	}
 	return r.db.inTx(core.WithoutChanges(ctx), func(tx *sqlx.Tx) error {
-		return r.db.insertChanges(ctx, tx, cs)
+		live, err := r.db.throughLive(ctx, tx, slices.Clone(cs)) // a re-run filters afresh
+		if err != nil {
+			return err
+		}
+		return r.db.insertChanges(ctx, tx, live)
 	})
 }
 

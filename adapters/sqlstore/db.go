@@ -70,7 +70,7 @@ type DB struct {
 	full       fullMark      // the last write refused for want of space (readiness)
 	purge      purgeSizes    // tests: smaller purge batches
 	changes    changes.Recording
-	changeSQL  queryMemo // the INSERTs of a write's changes and heads, by row count
+	changeSQL  queryMemo // the INSERTs of a write's changes and heads, by row count; its partnerships' read
 }
 
 // Close releases the prepared statements, then the connections.

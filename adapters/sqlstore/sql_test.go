@@ -247,7 +247,8 @@ func TestChangeRepository(t *testing.T) {
 		storetest.ChangeRepository(t, func(t *testing.T, rec changes.Recording) storetest.ChangeStore {
 			db := newDB(t)
 			db.RecordChangesWith(rec)
-			return storetest.ChangeStore{Repo: sqlstore.NewChangeRepo(db), Messages: sqlstore.NewMessageRepo(db)}
+			return storetest.ChangeStore{Repo: sqlstore.NewChangeRepo(db), Messages: sqlstore.NewMessageRepo(db),
+				Partners: sqlstore.NewPartnerRepo(db)}
 		})
 	})
 }

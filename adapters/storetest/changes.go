@@ -11,13 +11,16 @@ import (
 	"tandem/core/coretest"
 	"tandem/modules/changes"
 	"tandem/modules/messages"
+	"tandem/modules/partners"
 )
 
 // ChangeStore is a change feed store with one write of the same store to
-// carry changes: a message added (a second add of one id fails, conflict).
+// carry changes: a message added (a second add of one id fails, conflict);
+// and the partnerships a change may be read through (core.Change.Via).
 type ChangeStore struct {
 	Repo     changes.Repository
 	Messages messages.Repository
+	Partners partners.Repository
 }
 
 // ChangeRecording is the recording the contract's stores are made with:
@@ -37,6 +40,7 @@ func ChangeRepository(t *testing.T, newStore func(t *testing.T, rec changes.Reco
 	t.Run("purge deletes what is older than the bound and nothing else", s.purge)
 	t.Run("a write's changes the write did not make (NoChange) are not recorded", s.dropped)
 	t.Run("deleting a user deletes their changes only, and is idempotent", s.deleteUser)
+	t.Run("a change read through a partnership is recorded while it stands, none once it ended", s.through)
 }
 
 type changeSuite struct {
@@ -232,5 +236,39 @@ func (s changeSuite) deleteUser(t *testing.T) {
 	must(t, st.Repo.Append(ctx, []core.Change{core.Delete("u1", "event", "e3")}))
 	if u1, err = st.Repo.Since(ctx, "u1", 0, 10); err != nil || len(u1) != 1 || u1[0].ID != "e3" {
 		t.Fatalf("a new change after the deletion: %+v, %v", u1, err)
+	}
+}
+
+func (s changeSuite) through(t *testing.T) {
+	st, _ := s.store(t)
+	bus := core.NewBus(nil, func(l string, _ core.Event, err error) { t.Errorf("listener %s: %v", l, err) })
+	bus.Subscribe(changes.NewService(st.Repo, changes.Settings{}, coretest.NewClock(now)).Listener())
+	p := partners.Partnership{ID: "p-u1-u2", UserA: "u1", UserB: "u2", CreatedAt: now}
+	must(t, st.Partners.Pair(ctx, p.Users(), func(partners.Pairing) (partners.PairingChange, error) {
+		return partners.PairingChange{Partnership: &p}, nil
+	}))
+	send := func(id string) error { // a message of the thread to both, and a record of u3's own
+		m := messages.Message{ID: id, Scope: p.ID, AuthorID: "u1", Body: "hi", CreatedAt: now}
+		cs := append(core.Through(p.ID,
+			core.Put("u1", "message", id, record{id, "hi"}), core.Put("u2", "message", id, record{id, "hi"})),
+			core.Put("u3", "memory", id, record{id, "own"}))
+		return core.WriteWithChanges(ctx, bus, cs, func(ctx context.Context) error { return st.Messages.Add(ctx, m) })
+	}
+	must(t, send("msg-1"))
+	_, err := st.Partners.End(ctx, "u2")
+	must(t, err)
+	must(t, send("msg-2")) // looked its readers up before the end, commits after it
+	// a change appended on its own (a write the store did not record) is checked as well
+	must(t, st.Repo.Append(ctx, core.Through(p.ID, core.Put("u2", "message", "msg-3", record{"msg-3", "hi"}))))
+	for u, want := range map[string][]string{"u1": {"msg-1"}, "u2": {"msg-1"}, "u3": {"msg-1", "msg-2"}} {
+		got, err := st.Repo.Since(ctx, u, 0, 10)
+		must(t, err)
+		var ids []string
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(want) {
+			t.Errorf("%s's feed: %v, want %v", u, ids, want)
+		}
 	}
 }

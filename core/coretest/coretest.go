@@ -2,9 +2,11 @@
 package coretest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,6 +112,24 @@ func (r *Events) Changes() []string {
 			}
 		}
 	}
+	return out
+}
+
+// Through returns the changes of the core.ChangesCommitted events
+// published as "reader kind via" (via: the partnership the reader reads
+// the record through, "-" for their own), sorted.
+func (r *Events) Through() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if cc, ok := e.(core.ChangesCommitted); ok {
+			for _, c := range cc.Changes {
+				out = append(out, c.UserID+" "+c.Kind+" "+cmp.Or(c.Via, "-"))
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

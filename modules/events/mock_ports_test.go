@@ -496,6 +496,47 @@ func (c *MockPartnersPartnerOfCall) DoAndReturn(f func(context.Context, string) 
 	return c
 }
 
+// PartnershipOf mocks base method.
+func (m *MockPartners) PartnershipOf(ctx context.Context, userID string) (string, string, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PartnershipOf", ctx, userID)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(string)
+	ret2, _ := ret[2].(bool)
+	ret3, _ := ret[3].(error)
+	return ret0, ret1, ret2, ret3
+}
+
+// PartnershipOf indicates an expected call of PartnershipOf.
+func (mr *MockPartnersMockRecorder) PartnershipOf(ctx, userID any) *MockPartnersPartnershipOfCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PartnershipOf", reflect.TypeOf((*MockPartners)(nil).PartnershipOf), ctx, userID)
+	return &MockPartnersPartnershipOfCall{Call: call}
+}
+
+// MockPartnersPartnershipOfCall wrap *gomock.Call
+type MockPartnersPartnershipOfCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockPartnersPartnershipOfCall) Return(partnershipID, partnerID string, ok bool, err error) *MockPartnersPartnershipOfCall {
+	c.Call = c.Call.Return(partnershipID, partnerID, ok, err)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockPartnersPartnershipOfCall) Do(f func(context.Context, string) (string, string, bool, error)) *MockPartnersPartnershipOfCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockPartnersPartnershipOfCall) DoAndReturn(f func(context.Context, string) (string, string, bool, error)) *MockPartnersPartnershipOfCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // MockPartnerNotifier is a mock of PartnerNotifier interface.
 type MockPartnerNotifier struct {
 	ctrl     *gomock.Controller

@@ -72,7 +72,10 @@ type PartnerNotifier interface {
 }
 
 // Partners resolves the current partner (partners.Service): the single read
-// may return the partner's event, and date ranges include the partner's.
+// may return the partner's event, and date ranges include the partner's. A
+// write's feed names the partnership the partner reads its event through
+// (PartnershipOf).
 type Partners interface {
 	PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error)
+	PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error)
 }

@@ -69,12 +69,12 @@ func (s *Service) announce(ctx context.Context, typ, ownerID string, record func
 // the reader's record, as for announce.
 func (s *Service) changesFor(ctx context.Context, ownerID, id string, record func(partner bool) any) ([]core.Change, error) {
 	cs := []core.Change{changeOf(ownerID, id, record(false))}
-	partnerID, paired, err := s.partners.PartnerOf(ctx, ownerID)
+	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, ownerID)
 	if err != nil {
 		return nil, err
 	}
-	if paired {
-		cs = append(cs, changeOf(partnerID, id, record(true)))
+	if paired { // read through the partnership: none once it ended
+		cs = append(cs, core.Through(pid, changeOf(partnerID, id, record(true)))...)
 	}
 	return cs, nil
 }

@@ -111,9 +111,11 @@ func TestOwnEventDoesNotConsultThePartner(t *testing.T) {
 	svc := events.NewService(repo, partners, coretest.NewZones(), &coretest.Activities{}, &coretest.Events{},
 		limiter(clock), events.Settings{}, clock, &coretest.SeqIDs{})
 	// Each write asks for the owner's partner twice: before it is stored,
-	// for the readers of its change feed, and after, to announce it (create,
-	// update, delete); the rules never do.
-	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil).Times(6)
+	// for the readers of its change feed (and the partnership they read it
+	// through), and after, to announce it (create, update, delete); the
+	// rules never do.
+	partners.EXPECT().PartnershipOf(gomock.Any(), "me").Return("", "", false, nil).Times(3)
+	partners.EXPECT().PartnerOf(gomock.Any(), "me").Return("", false, nil).Times(3)
 	mine, err := svc.Create(ctx, "me", events.Draft{Title: "mine", StartDate: "2025-07-01"})
 	if err != nil {
 		t.Fatal(err)

@@ -353,3 +353,15 @@ func TestCreateSpendsTheWriteBudget(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// The partner's change of an event is read through the partnership, so a
+// store records none after an unpair; the owner's is their own.
+func TestEventChangeIsThePartnersThroughThePartnership(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.partners.Pair("ann", "bob")
+	f.create(t, "ann", "dinner", "2025-07-01", "")
+	if got, want := f.bus.Through(), []string{"ann event -", "bob event p-ann-bob"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}

@@ -65,7 +65,8 @@ func (s *Service) Send(ctx context.Context, userID, body string) (Message, error
 	if paired {
 		readers[partnerID] = m
 	}
-	cs := core.ChangesOf(core.ChangeMessage, m.ID, readers)
+	// both read a partnership's thread through it: none once it ended
+	cs := core.Through(partnershipID, core.ChangesOf(core.ChangeMessage, m.ID, readers)...)
 	if err := core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error { return s.repo.Add(ctx, m) }); err != nil {
 		return Message{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -361,4 +362,21 @@ func TestSendSpendsTheWriteBudget(t *testing.T) {
 	}
 	_, err := f.svc.Send(ctx, "ann", strings.Repeat("x", messages.MaxBody))
 	coretest.WantErr(t, err, core.KindRateLimited, "rate_limited")
+}
+
+// A paired send's changes are read through the partnership, both partners'
+// (the thread is the partnership's: neither reads it once it ended), so a
+// store records none after an unpair; a solo send's through none.
+func TestSendChangesAreReadThroughThePartnership(t *testing.T) {
+	t.Parallel()
+	paired, solo := newFixture(t), newFixture(t)
+	paired.couples.Pair("ann", "bob")
+	paired.send(t, "ann", "hi")
+	solo.send(t, "ann", "hi")
+	if got, want := paired.bus.Through(), []string{"ann message p-ann-bob", "bob message p-ann-bob"}; !slices.Equal(got, want) {
+		t.Errorf("paired: %v, want %v", got, want)
+	}
+	if got, want := solo.bus.Through(), []string{"ann message -"}; !slices.Equal(got, want) {
+		t.Errorf("solo: %v, want %v", got, want)
+	}
 }

@@ -82,7 +82,7 @@ func (s *Service) CheckIn(ctx context.Context, userID string, d Draft) (Mood, er
 	made := func() (string, any) { return stored.ID, stored }
 	cs := []core.Change{core.PutMade(userID, core.ChangeMood, made)}
 	if pid != "" {
-		cs = append(cs, core.PutMade(partnerID, core.ChangeMood, made))
+		cs = append(cs, core.Through(pid, core.PutMade(partnerID, core.ChangeMood, made))...)
 	}
 	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) (err error) {
 		_, err = s.repo.Put(ctx, m, func(made Mood) { stored = made })

@@ -348,3 +348,15 @@ func TestCheckInSpendsTheWriteBudget(t *testing.T) {
 		return err
 	}, func(user string) string { return fmt.Sprint(f.stored(t, user), len(f.bus.All())) })
 }
+
+// The partner's change of a check-in is read through the partnership, so a
+// store records none after an unpair; the owner's is their own.
+func TestCheckInChangeIsThePartnersThroughThePartnership(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.couples.Pair("ann", "bob")
+	f.checkIn(t, "ann", moods.Great, "")
+	if got, want := f.bus.Through(), []string{"ann mood -", "bob mood p-ann-bob"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}

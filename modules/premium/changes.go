@@ -25,7 +25,7 @@ import (
 // stored. The partner and their subscription are read before the write.
 func (s *Service) changes(ctx context.Context, userID string, made func() *Subscription) ([]core.Change, error) {
 	now := s.clock.Now()
-	partnerID, paired, err := s.partners.PartnerOf(ctx, userID)
+	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +44,12 @@ func (s *Service) changes(ctx context.Context, userID string, made func() *Subsc
 	}
 	cs[0] = core.Put(userID, core.ChangePremium, userID, func() any { return statusOf(now, made(), partnerID, theirs) })
 	before := statusOf(now, theirs, userID, own)
-	return append(cs, core.Put(partnerID, core.ChangePremium, partnerID, func() any {
+	return append(cs, core.Through(pid, core.Put(partnerID, core.ChangePremium, partnerID, func() any {
 		if after := statusOf(now, theirs, userID, made()); !reflect.DeepEqual(after, before) {
 			return after
 		}
 		return core.NoChange{} // the partner's own premium, or the same inherited one
-	})), nil
+	}))...), nil
 }
 
 // LostWith is, for reader, the put of their premium without exPartner's
@@ -129,7 +129,7 @@ func (s *Service) RecordLapses(ctx context.Context) (int, error) {
 // recordLapse records the lapse of sub at now; false when its LapseDue
 // moved meanwhile.
 func (s *Service) recordLapse(ctx context.Context, sub Subscription, now time.Time) (bool, error) {
-	partnerID, paired, err := s.partners.PartnerOf(ctx, sub.UserID)
+	pid, partnerID, paired, err := s.partners.PartnershipOf(ctx, sub.UserID)
 	if err != nil {
 		return false, err
 	}
@@ -147,12 +147,12 @@ func (s *Service) recordLapse(ctx context.Context, sub Subscription, now time.Ti
 	})}
 	if partnerID != "" { // the partner's, when it changed at the lapse
 		before := statusOf(sub.EndDate.Add(-time.Millisecond), theirs, sub.UserID, &sub)
-		cs = append(cs, core.Put(partnerID, core.ChangePremium, partnerID, func() any {
+		cs = append(cs, core.Through(pid, core.Put(partnerID, core.ChangePremium, partnerID, func() any {
 			if after := statusOf(now, theirs, sub.UserID, &made); !reflect.DeepEqual(after, before) {
 				return after
 			}
 			return core.NoChange{}
-		}))
+		}))...)
 	}
 	err = core.WriteWithChanges(ctx, s.bus, cs, func(ctx context.Context) error {
 		_, err := s.repo.Update(ctx, sub.UserID, func(cur *Subscription) error {

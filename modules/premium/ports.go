@@ -36,9 +36,12 @@ type Repository interface {
 }
 
 // Partners resolves the current partner (partners.Service): inherited premium
-// is derived from the partner's own subscription on every read.
+// is derived from the partner's own subscription on every read. A write's
+// feed names the partnership the partner inherits it through
+// (PartnershipOf).
 type Partners interface {
 	PartnerOf(ctx context.Context, userID string) (partnerID string, ok bool, err error)
+	PartnershipOf(ctx context.Context, userID string) (partnershipID, partnerID string, ok bool, err error)
 }
 
 // PurchaseVerifier confirms a purchase with its store before it is written

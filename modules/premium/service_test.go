@@ -345,8 +345,9 @@ func TestOwnPremiumDoesNotConsultThePartner(t *testing.T) {
 	clock := coretest.NewClock(time.Time{})
 	svc := premium.NewService(repo, partners, purchases.NewTrust(), purchases.NewTrust(), policy, clock, nil)
 	now := clock.Now()
-	// the write asks once: its feed's readers (a partner whose premium it may change)
-	partners.EXPECT().PartnerOf(gomock.Any(), "u1").Return("", false, nil).Times(1)
+	// the write asks once: its feed's readers (a partner whose premium it
+	// may change, and the partnership they inherit it through)
+	partners.EXPECT().PartnershipOf(gomock.Any(), "u1").Return("", "", false, nil).Times(1)
 	if err := svc.Subscribe(context.Background(), "u1", premium.Draft{Plan: "9.99", StartDate: now, EndDate: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}

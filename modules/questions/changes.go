@@ -56,7 +56,7 @@ func (s *Service) postChanges(ctx context.Context, c couple, d Daily, msgs []Mes
 		v.Streak = streak
 		cs = append(cs, core.Put(r.user, core.ChangeQuestion, d.ID, v))
 	}
-	return cs, nil
+	return core.Through(c.partnershipID, cs...), nil // the couple's: none once it ended
 }
 
 // withPost is msgs with m stored, in the store's order (by time to the
@@ -119,7 +119,7 @@ func (s *Service) pickChanges(ctx context.Context, c couple, opened func() (Dail
 			return d.ID, v
 		}))
 	}
-	return cs, nil
+	return core.Through(c.partnershipID, cs...), nil // the couple's: none once it ended
 }
 
 // post runs write, the store's of m, with its feed's puts.

@@ -167,7 +167,7 @@ func (s *Service) changesFor(ctx context.Context, userID, partnerID string, r Re
 		}
 		cs = append(cs, core.Put(u, core.ChangeRelationship, u, r.DurationOn(today)))
 	}
-	return cs, nil
+	return core.Through(r.PartnershipID, cs...), nil // the couple's: none once it ended
 }
 
 // announce tells both partners of r, just stored, each with their own

@@ -3,6 +3,7 @@ package relationship_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -442,4 +443,15 @@ func (r hookedRepo) End(ctx context.Context, id string, on core.Date, at time.Ti
 		r.after()
 	}
 	return out, err
+}
+
+// The relationship is the couple's: both partners' changes are read
+// through the partnership, so a store records none after an unpair.
+func TestStartChangesAreReadThroughThePartnership(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC))
+	f.start(t, "ann", "2025-06-01")
+	if got, want := f.live.Through(), []string{"ann relationship p1", "bob relationship p1"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
 }
