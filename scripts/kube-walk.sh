@@ -193,40 +193,16 @@ waited=0
 for p in "${PODS[@]}"; do pm logs "$p-tandem" 2>&1 | grep -q 'waiting for its migrations' && waited=$((waited + 1)); done
 step "two replicas ready on the empty database (${IPS[*]}; $waited waited for the other's migrations)"
 
-KEY=$(sed -n 's/^  TANDEM_API_KEYS: *//p' "$K/tandem.yaml" | cut -d, -f1)
-# call N METHOD PATH [TOKEN] [JSON]: a request to replica N (0 or 1).
-call() {
-  local auth=() body=()
-  [ -n "${4:-}" ] && auth=(-H "Authorization: Bearer $4")
-  [ -n "${5:-}" ] && body=(-H 'Content-Type: application/json' -d "$5")
-  curl -fsS -X "$2" "http://${IPS[$1]}:8080$3" -H "X-API-Key: $KEY" "${auth[@]}" "${body[@]}"
-}
-code_for() { # the newest code mailed to $1, from both replicas' logs (the log mailer's "code" field: any language)
-  local c=""
-  for _ in $(seq 1 40); do
-    c=$(for p in "${PODS[@]}"; do pm logs "$p-tandem" 2>&1; done |
-      jq -rR --arg to "$1" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
-    [ -n "$c" ] && { echo "$c"; return; }
-    sleep 0.25
-  done
-  fail "no code mailed to $1"
-}
-member() { # sign up on replica $2, verify on replica $3; prints "ID TOKEN"
-  local id token
-  id=$(call "$2" POST /api/auth/signup/email "" "{\"email\":\"$1\",\"password\":\"kube walk password\"}" | jq -r .userId)
-  token=$(call "$3" POST /api/auth/signup/email "" "{\"userId\":\"$id\",\"verificationCode\":\"$(code_for "$1")\"}" | jq -r .token)
-  [ "$token" != null ] || fail "verification of $1"
-  echo "$id $token"
-}
+API_KEY=$(sed -n 's/^  TANDEM_API_KEYS: *//p' "$K/tandem.yaml" | cut -d, -f1)
+url_of() { echo "http://${IPS[$1]}:8080"; } # replica 0 or 1
+server_logs() { for p in "${PODS[@]}"; do pm logs "$p-tandem" 2>&1; done; }
+# shellcheck source=scripts/walk-lib.sh
+. scripts/walk-lib.sh
 read -r ANN ANN_T <<< "$(member ann-$$@example.com 0 1)"
 read -r BOB BOB_T <<< "$(member bob-$$@example.com 1 0)"
 step "Ann and Bob signed up on one replica and verified on the other"
 
-ann_code=$(call 0 POST "/api/users/user/$ANN/pairing" "$ANN_T" '{"action":"generate-code"}' | jq -r .code)
-bob_code=$(call 1 POST "/api/users/user/$BOB/pairing" "$BOB_T" '{"action":"generate-code"}' | jq -r .code)
-call 0 POST "/api/users/user/$BOB/pairing" "$BOB_T" "{\"action\":\"submit-code\",\"targetCode\":\"$ann_code\"}" | jq -e '.status == "pending"' >/dev/null || fail "Bob's submit"
-call 1 POST "/api/users/user/$ANN/pairing" "$ANN_T" "{\"action\":\"submit-code\",\"targetCode\":\"$bob_code\"}" | jq -e '.state == "connected"' >/dev/null || fail "Ann's submit"
-call 0 GET "/api/users/user/$BOB/pairing" "$BOB_T" | jq -e --arg a "$ANN" '.state == "connected" and .partnerId == $a' >/dev/null || fail "Bob's status"
+pair_by_codes 0 1 0 1 0
 step "paired by codes across the replicas"
 
 sent=$(call 0 POST /api/messages/send "$ANN_T" '{"body":"Dinner at eight?"}' | jq -r .id)
@@ -234,19 +210,14 @@ call 1 GET /api/messages/list "$BOB_T" | jq -e --arg id "$sent" --arg a "$ANN" \
   'any(.[]; .id == $id and .body == "Dinner at eight?" and .author == $a)' >/dev/null || fail "Bob does not read Ann's message on the other replica"
 step "a message sent through one replica is read by the partner through the other"
 
-png="$WORK/p.png"
-base64 -d > "$png" <<< 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
-url=$(curl -fsS -X POST "http://${IPS[0]}:8080/api/users/user/$ANN/images" -H "Authorization: Bearer $ANN_T" \
-  -F "file=@$png;type=image/png" | jq -r '.files[0].data.url')
+url=$(upload_photo 0 "$WORK/p.png")
 public=$(sed -n 's/^  TANDEM_PUBLIC_URL: *//p' "$K/tandem.yaml")
 case "$url" in "$public/"*) ;; *) fail "the photo's URL is not under TANDEM_PUBLIC_URL: '$url'" ;; esac
 location=$(curl -fsS -o /dev/null -w '%{redirect_url}' "http://${IPS[1]}:8080${url#"$public"}")
 case "$location" in "http://seaweedfs:8333/tandem/"*) ;; *) fail "the photo is not served from the bucket: '$location'" ;; esac
 # The URL is presigned for seaweedfs:8333, the name the apps would resolve:
 # here it is the pod's address.
-ctype=$(curl -fsS --connect-to "seaweedfs:8333:$S3:8333" -o "$WORK/back.png" -w '%{content_type}' "$location")
-[ "$ctype" = image/png ] && [ "$(head -c 4 "$WORK/back.png" | od -An -c | tr -d ' ')" = "211PNG" ] ||
-  fail "the photo read back from the bucket is not the PNG stored ($ctype)"
+is_png "$WORK/back.png" "$(curl -fsS --connect-to "seaweedfs:8333:$S3:8333" -o "$WORK/back.png" -w '%{content_type}' "$location")"
 step "a photo uploaded through one replica is read back through the other, from the bucket"
 
 # Both replicas mount the one volume podman makes of the emptyDir: the first

@@ -46,50 +46,22 @@ for i in 0 1 2; do
 done
 step "three processes ready on one new MySQL database ($(grep -l 'waiting for its migrations' "$WORK"/p*.log | wc -l) waited for another's migrations)"
 
-# call N METHOD PATH [TOKEN] [JSON]: a request to process N (1-3).
-call() {
-  local auth=() body=()
-  [ -n "${4:-}" ] && auth=(-H "Authorization: Bearer $4")
-  [ -n "${5:-}" ] && body=(-H 'Content-Type: application/json' -d "$5")
-  curl -fsS -X "$2" "http://127.0.0.1:${PORTS[$(($1 - 1))]}$3" "${auth[@]}" "${body[@]}"
-}
-code_for() { # the newest code mailed to $1, from every process's log (the log mailer's "code" field)
-  local c=""
-  for _ in $(seq 1 40); do
-    c=$(cat "$WORK"/p*.log | jq -rR --arg to "$1" 'fromjson? | select(.msg == "mail" and .to == $to) | .code // empty' | tail -1)
-    [ -n "$c" ] && { echo "$c"; return; }
-    sleep 0.25
-  done
-  fail "no code mailed to $1"
-}
-member() { # sign up on process $2, verify on process $3; prints "ID TOKEN"
-  local id token
-  id=$(call "$2" POST /api/auth/signup/email "" "{\"email\":\"$1\",\"password\":\"walk-through password\"}" | jq -r .userId)
-  token=$(call "$3" POST /api/auth/signup/email "" "{\"userId\":\"$id\",\"verificationCode\":\"$(code_for "$1")\"}" | jq -r .token)
-  [ "$token" != null ] || fail "verification of $1"
-  echo "$id $token"
-}
+url_of() { echo "http://127.0.0.1:${PORTS[$(($1 - 1))]}"; } # process 1-3
+server_logs() { cat "$WORK"/p*.log; }
+# shellcheck source=scripts/walk-lib.sh
+. scripts/walk-lib.sh
 read -r ANN ANN_T <<< "$(member ann-$$@example.com 1 2)"
 read -r BOB BOB_T <<< "$(member bob-$$@example.com 2 3)"
 step "Ann and Bob signed up on one process and verified on another"
 
-ann_code=$(call 1 POST "/api/users/user/$ANN/pairing" "$ANN_T" '{"action":"generate-code"}' | jq -r .code)
-bob_code=$(call 3 POST "/api/users/user/$BOB/pairing" "$BOB_T" '{"action":"generate-code"}' | jq -r .code)
-call 2 POST "/api/users/user/$BOB/pairing" "$BOB_T" "{\"action\":\"submit-code\",\"targetCode\":\"$ann_code\"}" | jq -e '.status == "pending"' >/dev/null || fail "Bob's submit"
-call 3 POST "/api/users/user/$ANN/pairing" "$ANN_T" "{\"action\":\"submit-code\",\"targetCode\":\"$bob_code\"}" | jq -e '.state == "connected"' >/dev/null || fail "Ann's submit"
-call 1 GET "/api/users/user/$BOB/pairing" "$BOB_T" | jq -e --arg a "$ANN" '.state == "connected" and .partnerId == $a' >/dev/null || fail "Bob's status"
+pair_by_codes 1 3 2 3 1
 step "paired by codes across three processes"
 
-png="$WORK/p.png"
-base64 -d > "$png" <<< 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
-url=$(curl -fsS -X POST "http://127.0.0.1:${PORTS[2]}/api/users/user/$ANN/images" -H "Authorization: Bearer $ANN_T" \
-  -F "file=@$png;type=image/png" | jq -r '.files[0].data.url')
+url=$(upload_photo 3 "$WORK/p.png")
 path=${url#http://127.0.0.1:${PORTS[2]}}
-location=$(curl -fsS -o /dev/null -w '%{redirect_url}' "http://127.0.0.1:${PORTS[0]}$path")
+location=$(curl -fsS -o /dev/null -w '%{redirect_url}' "$(url_of 1)$path")
 case "$location" in "http://$S3_HOST/walk-$$/"*) ;; *) fail "the photo is not served from the bucket: '$location'" ;; esac
-ctype=$(curl -fsS -o "$WORK/back.png" -w '%{content_type}' "$location")
-[ "$ctype" = image/png ] && [ "$(head -c 4 "$WORK/back.png" | od -An -c | tr -d ' ')" = "211PNG" ] ||
-  fail "the photo read back from the bucket is not the PNG stored ($ctype)" # stored re-encoded: the type, not the bytes
+is_png "$WORK/back.png" "$(curl -fsS -o "$WORK/back.png" -w '%{content_type}' "$location")"
 step "a photo uploaded through one process is read from the bucket through another"
 
 event=$(call 2 POST "/api/users/user/$BOB/events" "$BOB_T" '{"action":"create","title":"Anniversary dinner","startDate":"2026-12-24"}' | jq -r '.data.id // .id')
