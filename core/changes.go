@@ -36,7 +36,8 @@ import (
 // transaction, which the unpair's lock on the row orders, so a write that
 // looked up the partner before an unpair and commits after it gives the
 // ex-partner nothing; the memory store checks when it appends the changes.
-// A write racing a pairing may still miss the new partner, and one's own
+// A pairing enumerates what each partner gains again after its commit too;
+// a write racing it past that may still miss the new partner, and one's own
 // premium written after an unpair may still show the ex-partner's;
 // docs/api.md "Sync" says so, and a full refetch repairs it.
 

@@ -104,11 +104,26 @@ func (s *Service) sharedChanges(of func(core.SharedData) ([]core.Change, error))
 // reconcileEnd records, after p's end committed, the changes of the end
 // that its enumeration before the write missed: a record written while the
 // end ran (a message sent in the same instant), which its readers read no
-// longer. A failure is logged by the bus; the end stands.
+// longer. The end stands whatever happens here.
 func (s *Service) reconcileEnd(ctx context.Context, p Partnership, recorded []core.Change, readers ...string) {
+	s.reconcile(ctx, recorded, func(ctx context.Context) ([]core.Change, error) { return s.endChanges(ctx, p, readers...) })
+}
+
+// reconcileStart is reconcileEnd for p's start: a record written while the
+// connect ran (an event created in the same instant), which the new
+// partner now reads.
+func (s *Service) reconcileStart(ctx context.Context, p Partnership, recorded []core.Change) {
+	s.reconcile(ctx, recorded, func(ctx context.Context) ([]core.Change, error) {
+		return s.connectChanges(ctx, p, func() bool { return true })
+	})
+}
+
+// reconcile enumerates a committed write's changes again and records
+// those the first enumeration, before the write, did not have.
+func (s *Service) reconcile(ctx context.Context, recorded []core.Change, enumerate func(context.Context) ([]core.Change, error)) {
 	ctx, cancel := core.AfterCommit(ctx)
 	defer cancel()
-	again, err := s.endChanges(ctx, p, readers...)
+	again, err := enumerate(ctx)
 	if err != nil {
 		return // the first enumeration stands; a refetch repairs what it missed
 	}

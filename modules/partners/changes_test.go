@@ -117,3 +117,46 @@ func TestAnEndRecordsWhatItsFirstEnumerationMissed(t *testing.T) {
 		}
 	}
 }
+
+// growingGain is a module whose partner writes a record while the connect
+// runs: its enumerations after both members' first find one more.
+type growingGain struct{ calls *int }
+
+func (growingGain) LostWith(context.Context, string, string, string) ([]core.Change, error) {
+	return nil, nil
+}
+
+func (g growingGain) GainedWith(_ context.Context, _, reader, partner string) ([]core.Change, error) {
+	*g.calls++
+	out := []core.Change{core.Put(reader, core.ChangeEvent, partner+"-e1", "read")}
+	if *g.calls > 2 {
+		out = append(out, core.Put(reader, core.ChangeEvent, partner+"-e2", "read"))
+	}
+	return out, nil
+}
+
+// TestAStartRecordsWhatItsFirstEnumerationMissed: a record the new partner
+// may read, written between the connect's enumeration and its commit, gets
+// its put after the commit, once.
+func TestAStartRecordsWhatItsFirstEnumerationMissed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	calls := 0
+	f.svc.AddShared(growingGain{&calls})
+	ca := f.code(t, "a")
+	f.submit("b", ca)
+	calls = 0 // the waiting submit enumerated too
+	cb := f.code(t, "b")
+	n := len(f.bus.Changes())
+	f.submit("a", cb)
+	var events []string
+	for _, c := range f.bus.Changes()[n:] {
+		if strings.Contains(c, " event ") {
+			events = append(events, c)
+		}
+	}
+	want := []string{"b event a-e1 put", "a event b-e1 put", "b event a-e2 put", "a event b-e2 put"} // the code's owner first
+	if !slices.Equal(events, want) {
+		t.Fatalf("connect: %q, want %q", events, want)
+	}
+}

@@ -174,6 +174,7 @@ func (s *Service) Link(ctx context.Context, userID, code, clientIP string) (stri
 	}); err != nil {
 		return "", err
 	}
+	s.reconcileStart(ctx, p, cs)
 	s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
 	s.announcePairing(ctx, append([]string{userID, c.UserID}, waiting...)...)
 	_ = s.notifier.Notify(ctx, c.UserID, CategoryPartnerActivity, core.Msg("partner.linked")) // logged by the adapter; the link stands

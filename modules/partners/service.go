@@ -131,6 +131,7 @@ func (s *Service) SubmitCode(ctx context.Context, userID, targetCode, clientIP s
 		return SubmitOutcome{}, err
 	}
 	if out.Connected {
+		s.reconcileStart(ctx, p, cs)
 		s.bus.Publish(ctx, core.PartnershipStarted{PartnershipID: p.ID, UserIDs: p.Users()})
 	}
 	s.announcePairing(ctx, append([]string{userID, target.UserID}, waiting...)...)
