@@ -145,7 +145,8 @@ step "images built FROM scratch: tandem, tandem-mariadb, tandem-nats, tandem-sea
 # a secret given to environment variables as JSON (key: base64), not as the
 # Kubernetes Secret it stores from a YAML: so the Secret is made here.
 hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
-db_pw=$(hex 16) nats_pw=$(hex 16)
+# NATS reads a value that starts with a digit as a number (secret.example.yaml)
+db_pw=$(hex 16) nats_pw=n$(hex 16)
 jq -n --arg db "$db_pw" --arg nats "$nats_pw" --arg bus "$(hex 32)" --arg ak "$(hex 10)" --arg sk "$(hex 20)" '{
   MARIADB_PASSWORD: $db, TANDEM_DB: "mysql:tandem:\($db)@tcp(mariadb:3306)/tandem",
   NATS_PASSWORD: $nats, TANDEM_BUS: "nats://tandem:\($nats)@nats:4222",
