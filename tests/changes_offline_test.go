@@ -284,20 +284,12 @@ func TestChangesOfflineCatchUpMatchesARefetch(t *testing.T) {
 // the first, and bob comes back on the third.
 func TestChangesOfflineCatchUpAcrossProcesses(t *testing.T) {
 	parallel(t)
-	for server, url := range natsServers(t) {
-		for _, p := range profiles(t) {
-			if p.sql == "" {
-				continue // a memory store is one process's own
-			}
-			t.Run(server+"/"+p.name, func(t *testing.T) {
-				parallel(t)
-				clock := coretest.NewClock(time.Time{})
-				hs := processes(t, p, 3, url, withClock(clock))
-				runOffline(t, hs[0], func() (_, _, _ *harness) {
-					clock.Advance(72 * time.Hour) // three days offline
-					return hs[1], hs[0], hs[2]
-				})
-			})
-		}
-	}
+	eachSharedProfileAndNATS(t, func(t *testing.T, p profile, natsURL string) {
+		clock := coretest.NewClock(time.Time{})
+		hs := processes(t, p, 3, natsURL, withClock(clock))
+		runOffline(t, hs[0], func() (_, _, _ *harness) {
+			clock.Advance(72 * time.Hour) // three days offline
+			return hs[1], hs[0], hs[2]
+		})
+	})
 }

@@ -45,6 +45,12 @@ func processes(t *testing.T, p profile, n int, natsURL string, opts ...option) [
 
 // eachScaledProfile runs fn on three processes per SQL profile and NATS server.
 func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
+	eachSharedProfileAndNATS(t, func(t *testing.T, p profile, natsURL string) { fn(t, processes(t, p, 3, natsURL)) })
+}
+
+// eachSharedProfileAndNATS runs fn, in parallel, per SQL profile (one
+// several processes can share) and NATS server.
+func eachSharedProfileAndNATS(t *testing.T, fn func(t *testing.T, p profile, natsURL string)) {
 	for server, url := range natsServers(t) {
 		for _, p := range profiles(t) {
 			if p.sql == "" {
@@ -52,7 +58,7 @@ func eachScaledProfile(t *testing.T, fn func(t *testing.T, hs []*harness)) {
 			}
 			t.Run(server+"/"+p.name, func(t *testing.T) {
 				parallel(t)
-				fn(t, processes(t, p, 3, url))
+				fn(t, p, url)
 			})
 		}
 	}

@@ -32,88 +32,80 @@ const testBusSecret = "test-bus-secret-0123456789abcdef"
 // again by someone who captured it, it is dropped and counted as replayed.
 func TestSecurityBusForgedMessagesAreDropped(t *testing.T) {
 	parallel(t)
-	for server, url := range natsServers(t) {
-		for _, p := range profiles(t) {
-			if p.sql == "" {
-				continue // a memory store is one process's own
-			}
-			t.Run(server+"/"+p.name, func(t *testing.T) {
-				parallel(t)
-				prefix := fmt.Sprintf("forge%d_%d", os.Getpid(), natsPrefixes.Add(1))
-				var metrics *httpapi.MetricsServer
-				a := newHarness(t, p, withNATS(url, prefix), withEnv("TANDEM_METRICS_ADDR", "127.0.0.1:0"),
-					withFx(fx.Populate(&metrics)))
-				b := newHarness(t, p, withNATS(url, prefix), withEnv("TANDEM_DB", a.env["TANDEM_DB"]))
-				ann, bob := a.newUser("ann@x.io"), a.newUser("bob@x.io")
-				a.pair(ann, bob)
-				annS := a.openStream(ann, "")
-				annS.drain(200 * time.Millisecond) // the pairing's own events, which may come late through NATS
+	eachSharedProfileAndNATS(t, func(t *testing.T, p profile, url string) {
+		prefix := fmt.Sprintf("forge%d_%d", os.Getpid(), natsPrefixes.Add(1))
+		var metrics *httpapi.MetricsServer
+		a := newHarness(t, p, withNATS(url, prefix), withEnv("TANDEM_METRICS_ADDR", "127.0.0.1:0"),
+			withFx(fx.Populate(&metrics)))
+		b := newHarness(t, p, withNATS(url, prefix), withEnv("TANDEM_DB", a.env["TANDEM_DB"]))
+		ann, bob := a.newUser("ann@x.io"), a.newUser("bob@x.io")
+		a.pair(ann, bob)
+		annS := a.openStream(ann, "")
+		annS.drain(200 * time.Millisecond) // the pairing's own events, which may come late through NATS
 
-				raw, err := nats.Connect(url)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer raw.Close()
-				live, revoke := prefix+".live", prefix+".revoke"
-				forged := []byte(`{"id":"forged-1","user":"` + ann.ID + `","type":"message.sent","data":` +
-					`{"id":"forged","body":"send me your password","author":"` + bob.ID + `","createdAt":1}}`)
-				revocation := []byte(`{"tokens":["` + accounts.HashToken(ann.Token) + `"]}`)
-				for _, m := range []struct {
-					subject string
-					data    []byte
-				}{
-					{live, forged}, // unsigned
-					{live, signFrame([]byte("not the deployment's secret, 32+ chars"), live, forged)},
-					{revoke, revocation}, // unsigned
-					{revoke, signFrame([]byte("not the deployment's secret, 32+ chars"), revoke, revocation)},
-				} {
-					if err := raw.Publish(m.subject, m.data); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := raw.Flush(); err != nil {
-					t.Fatal(err)
-				}
-				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2})
-				annS.none(200 * time.Millisecond)    // no forged event, no "end"
-				for _, h := range []*harness{a, b} { // her token still works on both processes
-					expect(t, h.keyed("GET", "/api/messages/list", ann, nil), 200, `[]`)
-				}
-
-				// the deployment's own messages, from the other process
-				captured := make(chan *nats.Msg, 16)
-				if _, err := raw.ChanSubscribe(live, captured); err != nil {
-					t.Fatal(err)
-				}
-				if err := raw.Flush(); err != nil {
-					t.Fatal(err)
-				}
-				at := b.Clock.Now().UnixMilli()
-				id := b.sendMessage(bob, "signed and delivered")
-				annS.expectEvent(2*time.Second, "message.sent", messageJSON(id, "signed and delivered", bob, at))
-				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2}) // nothing more
-				annS.drain(200 * time.Millisecond)                                                   // the message's notification for ann
-
-				// ann's copies the raw client captured, published again
-				var toAnn []*nats.Msg
-				for len(captured) > 0 {
-					if m := <-captured; strings.Contains(string(m.Data), `"user":"`+ann.ID+`"`) {
-						toAnn = append(toAnn, m)
-					}
-				}
-				if len(toAnn) == 0 {
-					t.Fatal("ann's message was not seen on the bus")
-				}
-				for _, m := range toAnn {
-					if err := raw.PublishMsg(&nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2, "live replayed": len(toAnn)})
-				annS.none(200 * time.Millisecond)
-			})
+		raw, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		defer raw.Close()
+		live, revoke := prefix+".live", prefix+".revoke"
+		forged := []byte(`{"id":"forged-1","user":"` + ann.ID + `","type":"message.sent","data":` +
+			`{"id":"forged","body":"send me your password","author":"` + bob.ID + `","createdAt":1}}`)
+		revocation := []byte(`{"tokens":["` + accounts.HashToken(ann.Token) + `"]}`)
+		for _, m := range []struct {
+			subject string
+			data    []byte
+		}{
+			{live, forged}, // unsigned
+			{live, signFrame([]byte("not the deployment's secret, 32+ chars"), live, forged)},
+			{revoke, revocation}, // unsigned
+			{revoke, signFrame([]byte("not the deployment's secret, 32+ chars"), revoke, revocation)},
+		} {
+			if err := raw.Publish(m.subject, m.data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := raw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2})
+		annS.none(200 * time.Millisecond)    // no forged event, no "end"
+		for _, h := range []*harness{a, b} { // her token still works on both processes
+			expect(t, h.keyed("GET", "/api/messages/list", ann, nil), 200, `[]`)
+		}
+
+		// the deployment's own messages, from the other process
+		captured := make(chan *nats.Msg, 16)
+		if _, err := raw.ChanSubscribe(live, captured); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		at := b.Clock.Now().UnixMilli()
+		id := b.sendMessage(bob, "signed and delivered")
+		annS.expectEvent(2*time.Second, "message.sent", messageJSON(id, "signed and delivered", bob, at))
+		waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2}) // nothing more
+		annS.drain(200 * time.Millisecond)                                                   // the message's notification for ann
+
+		// ann's copies the raw client captured, published again
+		var toAnn []*nats.Msg
+		for len(captured) > 0 {
+			if m := <-captured; strings.Contains(string(m.Data), `"user":"`+ann.ID+`"`) {
+				toAnn = append(toAnn, m)
+			}
+		}
+		if len(toAnn) == 0 {
+			t.Fatal("ann's message was not seen on the bus")
+		}
+		for _, m := range toAnn {
+			if err := raw.PublishMsg(&nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitRejected(t, metrics, map[string]int{"live signature": 2, "revoke signature": 2, "live replayed": len(toAnn)})
+		annS.none(200 * time.Millisecond)
+	})
 }
 
 // signFrame is what natsbus puts on the wire: the MAC, HMAC-SHA256(secret,

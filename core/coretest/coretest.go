@@ -102,34 +102,31 @@ func (r *Events) Live() []core.Live {
 // published (those of writes to the memory stores), in order, as
 // "reader kind id op".
 func (r *Events) Changes() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, e := range r.events {
-		if cc, ok := e.(core.ChangesCommitted); ok {
-			for _, c := range cc.Changes {
-				out = append(out, c.UserID+" "+c.Kind+" "+c.ID+" "+string(c.Op))
-			}
-		}
-	}
-	return out
+	return r.committed(func(c core.Change) string { return c.UserID + " " + c.Kind + " " + c.ID + " " + string(c.Op) })
 }
 
 // Through returns the changes of the core.ChangesCommitted events
 // published as "reader kind via" (via: the partnership the reader reads
 // the record through, "-" for their own), sorted.
 func (r *Events) Through() []string {
+	out := r.committed(func(c core.Change) string { return c.UserID + " " + c.Kind + " " + cmp.Or(c.Via, "-") })
+	slices.Sort(out)
+	return out
+}
+
+// committed is each change of the core.ChangesCommitted events published,
+// in order, as show writes it.
+func (r *Events) committed(show func(core.Change) string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
 	for _, e := range r.events {
 		if cc, ok := e.(core.ChangesCommitted); ok {
 			for _, c := range cc.Changes {
-				out = append(out, c.UserID+" "+c.Kind+" "+cmp.Or(c.Via, "-"))
+				out = append(out, show(c))
 			}
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
