@@ -15,7 +15,12 @@ func TestMistypedSettingsAreCaught(t *testing.T) {
 	if err := dev.serving(30 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting") {
+	// the warning is a start hook of its own: it may follow the first answer of /readyz
+	warned := func() bool { return strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting") }
+	for deadline := time.Now().Add(10 * time.Second); !warned() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !warned() {
 		t.Fatalf("development: no warning in %s", dev.out.String())
 	}
 	for _, tc := range []struct{ mode, env, value, want string }{
