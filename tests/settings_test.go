@@ -16,7 +16,9 @@ func TestMistypedSettingsAreCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the warning is a start hook of its own: it may follow the first answer of /readyz
-	warned := func() bool { return strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting") }
+	warned := func() bool {
+		return strings.Contains(dev.out.String(), "unknown setting ignored: TANDEM_TYPO: not a Tandem setting")
+	}
 	for deadline := time.Now().Add(10 * time.Second); !warned() && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
